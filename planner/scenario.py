@@ -1,0 +1,22 @@
+"""A scenario: the catalog, inventory, workload mix and assumptions one plan is made from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.assumptions import Assumptions
+from planner.catalog import Catalog
+from planner.inventory import Inventory
+from planner.workloads import WorkloadClass
+
+__all__ = ["Scenario"]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a plan is computed from; equal scenarios give equal plans."""
+
+    catalog: Catalog
+    inventory: Inventory
+    workloads: tuple[WorkloadClass, ...]
+    assumptions: Assumptions = field(default_factory=Assumptions)
