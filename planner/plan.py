@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from planner.inventory import Host
+
 __all__ = [
     "GpuLoad",
     "GpuPacking",
@@ -71,7 +73,7 @@ class GpuLoad:
 
     gpu_model: str
     config: str
-    """How the GPU is set up: ``passthrough``, ``vGPU 16C x5``, ``MIG 3g.40gb@0+1g.10gb@4``, ``pool``."""
+    """How the GPU is set up: ``passthrough``, ``vGPU 16C x5``, ``MIG 3g.40gb@0+...``, ``pool``."""
     slots: tuple[Slot, ...]
 
 
@@ -145,3 +147,5 @@ class MethodPlan:
     solve_seconds: float
     """Wall time of the packing [s]."""
     notes: tuple[str, ...] = field(default=())
+    hosts: tuple[Host, ...] = field(default=())
+    """The hosts the plan could use: the inventory's, or those opened when sizing a cluster."""
