@@ -1,0 +1,215 @@
+"""What a plan costs per year: amortised hardware, licences, power and remote-pool network."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from planner.metrics import GpuKey, gpu_compute_utilisation, placements_by_gpu
+from planner.plan import Method, MethodPlan
+from planner.scenario import Scenario
+
+__all__ = [
+    "COST_COMPONENTS",
+    "HOURS_PER_YEAR",
+    "CostBreakdown",
+    "amortised_usd_per_year",
+    "gpu_power_w",
+    "gpu_usd_per_year",
+    "licensed",
+    "plan_cost",
+    "power_usd_per_year",
+]
+
+HOURS_PER_YEAR = 8760.0
+"""Hours in a (non-leap) year [h]."""
+
+COST_COMPONENTS = ("hardware", "licences", "power", "network")
+"""The parts of ``CostBreakdown``, in the order charts stack them."""
+
+REMOTE_POOL_LICENCE_NOTE = (
+    "Remote-pool software is not costed: VMware Bitfusion reached end of availability in 2023, "
+    "and today's GPU-over-IP products carry their own licence; add it to the total."
+)
+
+
+@dataclass(frozen=True)
+class CostBreakdown:
+    """Annual cost of one method's plan, by component."""
+
+    method: Method
+    hardware_usd_per_year: float
+    """GPUs and hosts in use, purchase price spread over the amortisation period [USD/year]."""
+    licences_usd_per_year: float
+    """NVIDIA AI Enterprise per GPU in use, where the method needs it [USD/year]."""
+    power_usd_per_year: float
+    """Electricity of the GPUs in use, including cooling via PUE [USD/year]."""
+    network_usd_per_year: float
+    """Remote-pool network per GPU server in use [USD/year]; 0 for the other methods."""
+    instances_placed: int
+    """Instances the cost serves [instances]."""
+    notes: tuple[str, ...] = ()
+    """What the figures leave out or assume, in plain words."""
+
+    @property
+    def total_usd_per_year(self) -> float:
+        """Sum of all components [USD/year]."""
+        return (
+            self.hardware_usd_per_year
+            + self.licences_usd_per_year
+            + self.power_usd_per_year
+            + self.network_usd_per_year
+        )
+
+    @property
+    def usd_per_instance_year(self) -> float | None:
+        """Total over placed instances [USD per instance per year]; None when none is placed."""
+        if self.instances_placed == 0:
+            return None
+        return self.total_usd_per_year / self.instances_placed
+
+    def component_usd_per_year(self, component: str) -> float:
+        """One component of ``COST_COMPONENTS`` by name [USD/year]."""
+        values = {
+            "hardware": self.hardware_usd_per_year,
+            "licences": self.licences_usd_per_year,
+            "power": self.power_usd_per_year,
+            "network": self.network_usd_per_year,
+        }
+        return values[component]
+
+
+def amortised_usd_per_year(purchase_usd: float, amortisation_years: float) -> float:
+    """Straight-line write-off of a purchase [USD/year].
+
+    Parameters: ``purchase_usd`` price paid [USD]; ``amortisation_years`` period [years], > 0.
+    """
+    if amortisation_years <= 0:
+        raise ValueError(f"amortisation_years must be positive, got {amortisation_years}")
+    return purchase_usd / amortisation_years
+
+
+def gpu_power_w(tdp_w: float, utilisation: float, idle_power_share: float) -> float:
+    """Average electrical draw of one GPU [W]: ``TDP × (idle + (1 − idle) × utilisation)``.
+
+    Parameters: ``tdp_w`` board power [W]; ``utilisation`` busy share of the time [0-1];
+    ``idle_power_share`` share of TDP drawn when idle [0-1].
+    """
+    return tdp_w * (idle_power_share + (1.0 - idle_power_share) * utilisation)
+
+
+def power_usd_per_year(power_w: float, pue: float, usd_per_kwh: float) -> float:
+    """Electricity bill of a constant IT load, cooling included [USD/year].
+
+    ``power_w × PUE × 8,760 h / 1,000 × usd_per_kwh``. Parameters: ``power_w`` average IT draw
+    [W]; ``pue`` power usage effectiveness [-]; ``usd_per_kwh`` electricity price [USD/kWh].
+    """
+    return power_w * pue * HOURS_PER_YEAR / 1000.0 * usd_per_kwh
+
+
+def licensed(method: Method, *, mig_backed_vgpu: bool) -> bool:
+    """Whether each GPU in use needs an NVIDIA AI Enterprise licence under ``method``.
+
+    vGPU always does; MIG does under vSphere, where it is MIG-backed vGPU; passthrough and the
+    remote pool do not.
+    """
+    return method is Method.VGPU or (method is Method.MIG and mig_backed_vgpu)
+
+
+def _gpu_price_usd(scenario: Scenario, gpu_model: str) -> float:
+    """Price of one GPU [USD]: the user's override, else the catalog's."""
+    override = scenario.assumptions.gpu_price_usd.get(gpu_model)
+    return override if override is not None else scenario.catalog.gpus[gpu_model].price_usd
+
+
+def gpu_usd_per_year(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float]:
+    """Annual cost of every GPU in use, its host's cost shared among the host's GPUs in use.
+
+    The per-GPU figures sum to ``plan_cost(plan, scenario).total_usd_per_year``; they let a
+    workload's share of the cost be read off the GPUs it sits on [USD/year].
+    """
+    a = scenario.assumptions
+    groups = placements_by_gpu(plan)
+    utilisation = gpu_compute_utilisation(plan, scenario)
+    gpus_on_host: dict[str, int] = defaultdict(int)
+    for host, _ in groups:
+        gpus_on_host[host] += 1
+    licence = (
+        a.licence_usd_per_gpu_year
+        if licensed(plan.method, mig_backed_vgpu=a.mig_backed_vgpu)
+        else 0.0
+    )
+    network = a.network.usd_per_server_year if plan.method is Method.REMOTE_POOL else 0.0
+    costs: dict[GpuKey, float] = {}
+    for key, placements in groups.items():
+        host = key[0]
+        model = scenario.catalog.gpus[placements[0].gpu_model]
+        hardware = amortised_usd_per_year(
+            _gpu_price_usd(scenario, model.name) + a.host_usd / gpus_on_host[host],
+            a.amortisation_years,
+        )
+        power = power_usd_per_year(
+            gpu_power_w(model.tdp_w, utilisation[key], a.idle_power_share),
+            a.pue,
+            a.power_usd_per_kwh,
+        )
+        costs[key] = hardware + licence + power + network / gpus_on_host[host]
+    return costs
+
+
+def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
+    """Annual cost of a plan: only the GPUs and hosts it uses are charged.
+
+    - hardware: ``(Σ GPU price + host_usd × hosts used) / amortisation_years``
+    - licences: ``licence_usd_per_gpu_year × GPUs used`` for vGPU, and for MIG when MIG-backed
+    - power: ``Σ TDP × (idle + (1 − idle) × u_gpu) × PUE × 8,760 h × USD/kWh``, ``u_gpu`` the
+      GPU's week-averaged compute utilisation
+    - network: ``usd_per_server_year × GPU servers used`` for the remote pool
+    """
+    a = scenario.assumptions
+    groups = placements_by_gpu(plan)
+    utilisation = gpu_compute_utilisation(plan, scenario)
+    hosts_used = {host for host, _ in groups}
+    gpu_purchase = 0.0
+    power = 0.0
+    for key, placements in groups.items():
+        model = scenario.catalog.gpus[placements[0].gpu_model]
+        gpu_purchase += _gpu_price_usd(scenario, model.name)
+        power += power_usd_per_year(
+            gpu_power_w(model.tdp_w, utilisation[key], a.idle_power_share),
+            a.pue,
+            a.power_usd_per_kwh,
+        )
+    hardware = amortised_usd_per_year(
+        gpu_purchase + a.host_usd * len(hosts_used), a.amortisation_years
+    )
+    needs_licence = licensed(plan.method, mig_backed_vgpu=a.mig_backed_vgpu)
+    licences = a.licence_usd_per_gpu_year * len(groups) if needs_licence else 0.0
+    network = 0.0
+    notes: list[str] = []
+    if plan.method is Method.REMOTE_POOL:
+        network = a.network.usd_per_server_year * len(hosts_used)
+        notes.append(REMOTE_POOL_LICENCE_NOTE)
+    if plan.method is Method.MIG and not a.mig_backed_vgpu:
+        notes.append("MIG without vGPU (bare-metal or container host): no vGPU licence charged.")
+    defaults = sorted(
+        {
+            p.gpu_model
+            for p in plan.placements
+            if p.gpu_model not in a.gpu_price_usd
+            and scenario.catalog.gpus[p.gpu_model].price_is_default
+        }
+    )
+    if defaults:
+        notes.append(
+            "GPU prices are street-price defaults for " + ", ".join(defaults) + "; edit them."
+        )
+    return CostBreakdown(
+        method=plan.method,
+        hardware_usd_per_year=hardware,
+        licences_usd_per_year=licences,
+        power_usd_per_year=power,
+        network_usd_per_year=network,
+        instances_placed=len({p.instance for p in plan.placements}),
+        notes=tuple(notes),
+    )

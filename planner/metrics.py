@@ -1,0 +1,200 @@
+"""How well a plan uses its GPUs: counts, memory and compute utilisation, stranded capacity."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from planner.inventory import Host
+from planner.plan import Method, MethodPlan, Placement
+from planner.scenario import Scenario
+from planner.workloads import HOURS_PER_DAY, WorkloadClass
+
+__all__ = [
+    "GpuKey",
+    "PlanMetrics",
+    "busy_gpu_share",
+    "gpu_compute_utilisation",
+    "hosts_of",
+    "measure",
+    "placements_by_gpu",
+]
+
+DAYS_PER_WEEK = 7
+
+GpuKey = tuple[str, int]
+"""(host name, 0-based GPU index in the host): one physical GPU."""
+
+
+@dataclass(frozen=True)
+class PlanMetrics:
+    """What one method's plan uses and how well it uses it."""
+
+    gpus_used: int
+    """GPUs holding at least one instance [GPUs]."""
+    hosts_used: int
+    """Hosts with at least one GPU in use [hosts]."""
+    gpus_available: int
+    """GPUs in the hosts the plan could use (inventory, or the hosts opened when sizing) [GPUs]."""
+    instances_placed: int
+    """Instances placed on some GPU [instances]."""
+    instances_not_placed: int
+    """Instances the plan could not place [instances]."""
+    memory_capacity_gib: float
+    """Frame buffer of the GPUs in use [GiB]."""
+    memory_allocated_gib: float
+    """Frame buffer reserved for instances: whole GPUs, profiles, MIG instances, shares [GiB]."""
+    memory_used_gib: float
+    """GPU memory the placed instances themselves ask for [GiB]."""
+    memory_utilisation: float
+    """``memory_used_gib / memory_capacity_gib`` [0-1]; 0 when no GPU is in use."""
+    compute_utilisation: float
+    """Busy GPU-hours over available GPU-hours of the GPUs in use, averaged over a week [0-1]."""
+    stranded_memory_gib: float
+    """Memory on GPUs in use that no instance can use [GiB]: reserved beyond an instance's need,
+    held whole by passthrough, or free but smaller than any workload's per-GPU request."""
+    stranded_gpus: int
+    """Free GPUs on hosts whose spare cores or RAM cannot take any workload's instance [GPUs]."""
+    lower_bound_gpus: int
+    """No packing of the placed instances uses fewer GPUs [GPUs]."""
+    ratio_to_bound: float | None
+    """``gpus_used / lower_bound_gpus`` [-]: 1.0 is provably optimal; None when the bound is 0."""
+
+
+def hosts_of(plan: MethodPlan, scenario: Scenario) -> tuple[Host, ...]:
+    """The hosts a plan could use: those it carries, else the scenario's inventory."""
+    return plan.hosts if plan.hosts else scenario.inventory.hosts
+
+
+def placements_by_gpu(plan: MethodPlan) -> dict[GpuKey, list[Placement]]:
+    """Placements grouped by the physical GPU they sit on, in plan order."""
+    groups: dict[GpuKey, list[Placement]] = defaultdict(list)
+    for placement in plan.placements:
+        groups[(placement.host, placement.gpu_index)].append(placement)
+    return dict(groups)
+
+
+def _gpus_per_instance(workload: WorkloadClass) -> int:
+    """Physical GPUs one instance spans: a fraction of a GPU still sits on one GPU."""
+    return max(1, math.ceil(workload.gpus))
+
+
+def busy_gpu_share(workload: WorkloadClass) -> float:
+    """Week-averaged share of one GPU that one instance keeps busy, per GPU it spans [0-1].
+
+    ``min(gpus, 1) × busy_fraction × (active hours per day / 24) × (days per week / 7)``: a
+    quarter-GPU notebook busy half its active time, 6 h a day, 5 days a week, keeps its GPU
+    ``0.25 × 0.5 × 0.25 × 5/7 = 0.0223`` busy.
+    """
+    per_gpu_demand = min(workload.gpus, 1.0)
+    active_share = workload.active_hours_per_day / HOURS_PER_DAY
+    return (
+        per_gpu_demand
+        * workload.busy_fraction
+        * active_share
+        * (workload.days_per_week / DAYS_PER_WEEK)
+    )
+
+
+def gpu_compute_utilisation(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float]:
+    """Week-averaged compute utilisation of every GPU in use [0-1], capped at 1."""
+    by_name = {w.name: w for w in scenario.workloads}
+    utilisation: dict[GpuKey, float] = {}
+    for key, placements in placements_by_gpu(plan).items():
+        busy = sum(busy_gpu_share(by_name[p.workload]) for p in placements)
+        utilisation[key] = min(busy, 1.0)
+    return utilisation
+
+
+def _gpu_memory_gib(scenario: Scenario, gpu_model: str) -> float:
+    return scenario.catalog.gpus[gpu_model].memory_gib
+
+
+def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario) -> float:
+    """Memory on GPUs in use that no instance can use [GiB]; see ``PlanMetrics``."""
+    by_name = {w.name: w for w in scenario.workloads}
+    # The smallest per-GPU memory request any workload makes: free memory below it is stranded.
+    smallest_request_gib = min(
+        (w.memory_gib / _gpus_per_instance(w) for w in scenario.workloads), default=0.0
+    )
+    stranded = 0.0
+    for placements in placements_by_gpu(plan).values():
+        capacity = _gpu_memory_gib(scenario, placements[0].gpu_model)
+        reserved = sum(p.memory_gib for p in placements)
+        needed = sum(
+            by_name[p.workload].memory_gib / _gpus_per_instance(by_name[p.workload])
+            for p in placements
+        )
+        # Memory reserved for an instance beyond its own need helps no other instance.
+        stranded += max(reserved - needed, 0.0)
+        free = max(capacity - reserved, 0.0)
+        # A passthrough GPU belongs to one instance whole; nothing else may use its free memory.
+        exclusive = plan.method is Method.PASSTHROUGH or any(
+            p.profile == "whole GPU" for p in placements
+        )
+        if exclusive or free < smallest_request_gib:
+            stranded += free
+    return stranded
+
+
+def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
+    """Free GPUs on hosts whose spare cores or RAM fit no workload's instance [GPUs]."""
+    if plan.method is Method.REMOTE_POOL or not scenario.workloads:
+        # Remote-pool clients run on any host, so a GPU server's own CPU and RAM strand nothing.
+        return 0
+    by_name = {w.name: w for w in scenario.workloads}
+    gpus_in_use: dict[str, set[int]] = defaultdict(set)
+    instances_on: dict[str, dict[str, str]] = defaultdict(dict)
+    for p in plan.placements:
+        gpus_in_use[p.host].add(p.gpu_index)
+        instances_on[p.host][p.instance] = p.workload
+    stranded = 0
+    for host in hosts_of(plan, scenario):
+        free_gpus = host.gpus - len(gpus_in_use[host.name])
+        if free_gpus <= 0:
+            continue
+        workloads = [by_name[name] for name in instances_on[host.name].values()]
+        spare_cores = host.cpu_cores - sum(w.vcpus for w in workloads)
+        spare_ram_gib = host.ram_gib - sum(w.ram_gib for w in workloads)
+        fits_some = any(
+            w.vcpus <= spare_cores and w.ram_gib <= spare_ram_gib for w in scenario.workloads
+        )
+        if not fits_some:
+            stranded += free_gpus
+    return stranded
+
+
+def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
+    """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
+
+    Compute utilisation is ``Σ busy_gpu_share(instance) / gpus_used`` summed over each GPU an
+    instance spans, with each GPU capped at fully busy.
+    """
+    by_name: Mapping[str, WorkloadClass] = {w.name: w for w in scenario.workloads}
+    groups = placements_by_gpu(plan)
+    gpus_used = len(groups)
+    hosts_used = len({host for host, _ in groups})
+    placed = {p.instance: p.workload for p in plan.placements}
+    capacity = sum(_gpu_memory_gib(scenario, ps[0].gpu_model) for ps in groups.values())
+    allocated = sum(p.memory_gib for p in plan.placements)
+    used = sum(by_name[workload].memory_gib for workload in placed.values())
+    busy = sum(gpu_compute_utilisation(plan, scenario).values())
+    bound = plan.lower_bound_gpus
+    return PlanMetrics(
+        gpus_used=gpus_used,
+        hosts_used=hosts_used,
+        gpus_available=sum(h.gpus for h in hosts_of(plan, scenario)),
+        instances_placed=len(placed),
+        instances_not_placed=len({n.instance for n in plan.not_placed}),
+        memory_capacity_gib=capacity,
+        memory_allocated_gib=allocated,
+        memory_used_gib=used,
+        memory_utilisation=used / capacity if capacity > 0 else 0.0,
+        compute_utilisation=busy / gpus_used if gpus_used else 0.0,
+        stranded_memory_gib=_stranded_memory_gib(plan, scenario),
+        stranded_gpus=_stranded_gpus(plan, scenario),
+        lower_bound_gpus=bound,
+        ratio_to_bound=gpus_used / bound if bound > 0 else None,
+    )

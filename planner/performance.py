@@ -1,0 +1,324 @@
+"""Expected slowdown of each workload class under each sharing method, against bare metal.
+
+The model, for one instance ``w`` on a GPU it shares with co-residents ``j``:
+
+- passthrough: ``s = 1`` (VMware: passthrough matches bare metal for HPC/ML).
+- vGPU (time-sliced C-series): ``s = o_vgpu × share × (1 + λ_kind × p)``, where
+  ``o_vgpu`` is the vGPU overhead with no contention, ``p = 1 − Π_j (1 − d_j)`` the chance that
+  some co-resident is busy while ``w`` runs, ``d_j`` co-resident ``j``'s busy share while ``w`` is
+  active, ``λ_kind`` the extra cost of time slicing under load, and ``share`` the scheduler's
+  slice of the GPU: best effort ``1 + Σ_j d_j`` (idle slots go to busy vGPUs), equal share ``n``
+  (resident vGPUs), fixed share ``GPU memory / profile memory`` (the profile's fixed slot).
+- MIG: ``s = max(1, asked compute / instance compute)``; hardware isolation means no
+  interference, only the instance's own slices.
+- remote pool: ``s = o_net × (1 + κ × Σ_j d_j)`` with ``o_net = 1 + ν_kind × (latency /
+  20 µs) × (1 if RDMA else τ)``. Compute is shared, not time-sliced per client, so only the part
+  ``κ`` of a co-tenant's busy time delays ``w``; ``κ`` is calibrated so that three always-busy
+  training jobs on one GPU over 20 µs RDMA each run 17 % slower, i.e. 3 / 1.17 = 2.56× aggregate
+  throughput (VMware's seed slide: 2.5–3× throughput, each job ~17 % slower).
+
+Every constant, its unit and source is in ``CONSTANTS``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from planner.assumptions import Network, VgpuScheduler
+from planner.metrics import placements_by_gpu
+from planner.plan import Method, MethodPlan, Placement
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass, WorkloadKind
+
+__all__ = [
+    "CONSTANTS",
+    "ModelConstant",
+    "WorkloadSlowdown",
+    "co_busy_share",
+    "mig_slowdown",
+    "remote_pool_slowdown",
+    "slowdowns",
+    "vgpu_slowdown",
+]
+
+
+@dataclass(frozen=True)
+class ModelConstant:
+    """One constant of the slowdown model, with where it comes from."""
+
+    name: str
+    value: float
+    unit: str
+    source: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class WorkloadSlowdown:
+    """Expected slowdown of one workload class under one method, against bare metal."""
+
+    workload: str
+    method: Method
+    slowdown: float
+    """Mean over the class's placed instances of runtime / bare-metal runtime [-]; 1.0 = none."""
+    note: str
+    """What drives the figure, in plain words."""
+    worst_slowdown: float = 1.0
+    """Largest slowdown of any placed instance of the class [-]."""
+
+
+_COLFAX = "Colfax Research 2024, A30 split four ways under vGPU time slicing"
+_DEFAULT = "planner default (no public figure; edit to match your measurements)"
+_SEED = "VMware seed slide (2019): one GPU shared by several jobs, 2.5–3× throughput, ~17 % slower"
+
+VGPU_OVERHEAD = 1.0 / 0.972
+"""Uncontended vGPU runtime / bare metal: VMware MLPerf v1.1 inference ran at 94.4–100 % of bare
+metal; the midpoint 97.2 % is used for every kind, as no other public figure exists."""
+
+VGPU_LOAD_PENALTY: Mapping[WorkloadKind, float] = MappingProxyType(
+    {
+        WorkloadKind.TRAINING: 0.05,
+        WorkloadKind.BATCH: 0.05,
+        WorkloadKind.INFERENCE: 0.20,
+        WorkloadKind.VDI: 0.20,
+        WorkloadKind.NOTEBOOK: 2.0,
+    }
+)
+"""Extra runtime while a co-resident vGPU is busy [-]: large matrix work ~5 %, memory-bound work
+~20 % (memory bandwidth), small interactive kernels several (here 3) times slower (Colfax)."""
+
+NETWORK_OVERHEAD: Mapping[WorkloadKind, float] = MappingProxyType(
+    {
+        WorkloadKind.TRAINING: 0.05,
+        WorkloadKind.BATCH: 0.05,
+        WorkloadKind.INFERENCE: 0.15,
+        WorkloadKind.NOTEBOOK: 0.10,
+        WorkloadKind.VDI: 0.50,
+    }
+)
+"""Remote-pool runtime added per 20 µs of RDMA latency [-], by how often the kind talks to the
+GPU: large batched kernels little, request-sized inference and VDI frames much (defaults)."""
+
+REFERENCE_LATENCY_US = 20.0
+"""Latency at which ``NETWORK_OVERHEAD`` holds [µs] (VMware recommends at most 50 µs)."""
+
+NO_RDMA_FACTOR = 2.0
+"""Multiplier on the network overhead over TCP instead of RDMA/PVRDMA [-] (a default)."""
+
+SEED_JOBS = 3
+"""Jobs sharing one GPU on the seed slide ("nearly 3×" throughput) [jobs]."""
+
+SEED_SLOWDOWN = 1.17
+"""Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
+
+
+def _seed_interference() -> float:
+    """κ such that ``SEED_JOBS`` always-busy training jobs over 20 µs RDMA run ``SEED_SLOWDOWN``.
+
+    ``o_net × (1 + κ × (n − 1)) = s`` gives ``κ = (s / o_net − 1) / (n − 1)``.
+    """
+    network = 1.0 + NETWORK_OVERHEAD[WorkloadKind.TRAINING]
+    return (SEED_SLOWDOWN / network - 1.0) / (SEED_JOBS - 1)
+
+
+REMOTE_INTERFERENCE = _seed_interference()
+"""κ: share of a remote-pool co-tenant's busy time that delays another tenant [-]."""
+
+CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
+    {
+        c.name: c
+        for c in (
+            ModelConstant(
+                "vgpu_overhead",
+                VGPU_OVERHEAD,
+                "runtime ratio",
+                "VMware MLPerf Inference v1.1 on vGPU: 94.4–100 % of bare metal (midpoint)",
+                "vGPU runtime over bare metal with no contention",
+            ),
+            *(
+                ModelConstant(
+                    f"vgpu_load_penalty_{kind.value}",
+                    penalty,
+                    "fraction of runtime",
+                    _COLFAX,
+                    f"extra {kind.value} runtime while a co-resident vGPU is busy",
+                )
+                for kind, penalty in VGPU_LOAD_PENALTY.items()
+            ),
+            *(
+                ModelConstant(
+                    f"network_overhead_{kind.value}",
+                    overhead,
+                    "fraction of runtime per 20 µs",
+                    _DEFAULT,
+                    f"remote-pool runtime added to {kind.value} work per 20 µs RDMA latency",
+                )
+                for kind, overhead in NETWORK_OVERHEAD.items()
+            ),
+            ModelConstant(
+                "reference_latency",
+                REFERENCE_LATENCY_US,
+                "µs",
+                "VMware Bitfusion guidance: ≤ 50 µs, RDMA/PVRDMA recommended",
+                "latency at which the network overheads hold",
+            ),
+            ModelConstant(
+                "no_rdma_factor",
+                NO_RDMA_FACTOR,
+                "multiplier",
+                _DEFAULT,
+                "network overhead over TCP relative to RDMA",
+            ),
+            ModelConstant(
+                "remote_interference",
+                REMOTE_INTERFERENCE,
+                "fraction of co-tenant busy time",
+                _SEED + "; calibrated for three always-busy training jobs",
+                "κ: how much a busy co-tenant on a pooled GPU delays another",
+            ),
+        )
+    }
+)
+"""Every constant of the model by name, for the dashboard and the workbook to show."""
+
+
+def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
+    """Share of ``workload``'s active time during which an ``other`` instance is busy [0-1].
+
+    ``busy_other × Σ_h a_w(h) a_o(h) / Σ_h a_w(h) × min(1, days_other / days_w)``, with ``a(h)``
+    the hourly active shares: a night-time batch job barely meets an office-hours notebook.
+    """
+    own_hours = sum(workload.daily_schedule)
+    if own_hours <= 0:
+        return 0.0
+    overlap = sum(a * b for a, b in zip(workload.daily_schedule, other.daily_schedule, strict=True))
+    days = min(1.0, other.days_per_week / workload.days_per_week)
+    return min(1.0, other.busy_fraction * overlap / own_hours * days)
+
+
+def _any_busy(shares: Sequence[float]) -> float:
+    """Chance that at least one of independent co-residents is busy [0-1]."""
+    return 1.0 - math.prod(1.0 - d for d in shares)
+
+
+def vgpu_slowdown(
+    kind: WorkloadKind,
+    co_busy: Sequence[float],
+    *,
+    scheduler: VgpuScheduler = VgpuScheduler.BEST_EFFORT,
+    fixed_slots: float = 1.0,
+) -> float:
+    """Runtime / bare metal of a time-sliced vGPU [-] (module docstring, vGPU).
+
+    Parameters: ``kind`` the workload kind; ``co_busy`` each co-resident's busy share while
+    this instance runs [0-1]; ``scheduler`` NVIDIA's time-slice scheduler; ``fixed_slots`` the
+    vGPUs of this profile one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time).
+    """
+    if scheduler is VgpuScheduler.BEST_EFFORT:
+        share = 1.0 + sum(co_busy)
+    elif scheduler is VgpuScheduler.EQUAL_SHARE:
+        share = 1.0 + len(co_busy)
+    else:
+        share = max(1.0, fixed_slots)
+    return VGPU_OVERHEAD * share * (1.0 + VGPU_LOAD_PENALTY[kind] * _any_busy(co_busy))
+
+
+def mig_slowdown(asked_compute_share: float, instance_compute_share: float) -> float:
+    """Runtime / bare metal on a MIG instance [-]: ``max(1, asked / given)`` compute share.
+
+    Parameters: ``asked_compute_share`` share of a GPU the workload asked for [0-1];
+    ``instance_compute_share`` compute slices of its instance over the GPU's [0-1]. More than
+    asked is not counted as a speed-up.
+    """
+    if instance_compute_share <= 0:
+        return 1.0
+    return max(1.0, asked_compute_share / instance_compute_share)
+
+
+def remote_pool_slowdown(kind: WorkloadKind, co_busy: Sequence[float], network: Network) -> float:
+    """Runtime / bare metal through a remote GPU pool [-] (module docstring, remote pool).
+
+    Parameters: ``kind`` the workload kind; ``co_busy`` each co-tenant's busy share while this
+    instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server.
+    """
+    transport = 1.0 if network.rdma else NO_RDMA_FACTOR
+    overhead = 1.0 + NETWORK_OVERHEAD[kind] * network.latency_us / REFERENCE_LATENCY_US * transport
+    return overhead * (1.0 + REMOTE_INTERFERENCE * sum(co_busy))
+
+
+def _instance_slowdown(
+    placement: Placement,
+    workload: WorkloadClass,
+    residents: Sequence[Placement],
+    method: Method,
+    scenario: Scenario,
+) -> float:
+    """Slowdown of one instance on one of its GPUs, given everything else on that GPU."""
+    if method is Method.PASSTHROUGH:
+        return 1.0
+    by_name = {w.name: w for w in scenario.workloads}
+    co_busy = [
+        co_busy_share(workload, by_name[r.workload])
+        for r in residents
+        if r.instance != placement.instance
+    ]
+    if method is Method.MIG:
+        return mig_slowdown(min(workload.gpus, 1.0), placement.compute_share)
+    if method is Method.VGPU:
+        gpu_memory = scenario.catalog.gpus[placement.gpu_model].memory_gib
+        slots = gpu_memory / placement.memory_gib if placement.memory_gib > 0 else 1.0
+        return vgpu_slowdown(
+            workload.kind,
+            co_busy,
+            scheduler=scenario.assumptions.vgpu_scheduler,
+            fixed_slots=math.floor(slots + 1e-9),
+        )
+    return remote_pool_slowdown(workload.kind, co_busy, scenario.assumptions.network)
+
+
+_NOTES: Mapping[Method, str] = MappingProxyType(
+    {
+        Method.PASSTHROUGH: "whole GPUs, bare-metal speed",
+        Method.VGPU: "time-sliced with co-resident vGPUs",
+        Method.MIG: "hardware-isolated slices; slower only with less compute than asked",
+        Method.REMOTE_POOL: "network overhead plus contention with co-tenants",
+    }
+)
+
+
+def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, ...]:
+    """Expected slowdown of every workload class with placed instances, in scenario order.
+
+    An instance spanning several GPUs runs at the pace of its slowest GPU.
+    """
+    by_name = {w.name: w for w in scenario.workloads}
+    per_instance: dict[str, float] = {}
+    workload_of: dict[str, str] = {}
+    for residents in placements_by_gpu(plan).values():
+        for placement in residents:
+            workload = by_name[placement.workload]
+            value = _instance_slowdown(placement, workload, residents, plan.method, scenario)
+            per_instance[placement.instance] = max(value, per_instance.get(placement.instance, 0))
+            workload_of[placement.instance] = placement.workload
+    results = []
+    for workload in scenario.workloads:
+        values = [v for i, v in per_instance.items() if workload_of[i] == workload.name]
+        if not values:
+            continue
+        note = _NOTES[plan.method]
+        if plan.method is Method.VGPU:
+            note += f" ({scenario.assumptions.vgpu_scheduler.value} scheduler)"
+        results.append(
+            WorkloadSlowdown(
+                workload=workload.name,
+                method=plan.method,
+                slowdown=statistics.fmean(values),
+                note=note,
+                worst_slowdown=max(values),
+            )
+        )
+    return tuple(results)

@@ -1,0 +1,137 @@
+"""Hand-made scenarios and plans for the metrics, costs, performance, report and export tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from planner.assumptions import Assumptions
+from planner.catalog import Catalog, GpuModel
+from planner.inventory import Host, Inventory
+from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass, WorkloadKind
+
+ALWAYS = (1.0,) * 24
+OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
+NIGHT = tuple(1.0 if h < 6 or h >= 22 else 0.0 for h in range(24))
+
+H100 = GpuModel(
+    name="H100-80GB-PCIe",
+    memory_gib=80.0,
+    tdp_w=350.0,
+    fp16_tflops=756.0,
+    price_usd=30000.0,
+    price_is_default=True,
+    mig_capable=True,
+    vgpu_capable=True,
+    gpus_per_board=1,
+    mig_memory_slices=8,
+    mig_compute_slices=7,
+    source="test",
+)
+
+CATALOG = Catalog(gpus={H100.name: H100}, vgpu_profiles={}, mig_profiles={})
+
+
+def workload(
+    name: str,
+    *,
+    kind: WorkloadKind = WorkloadKind.TRAINING,
+    instances: int = 1,
+    gpus: float = 1.0,
+    memory_gib: float = 40.0,
+    busy_fraction: float = 1.0,
+    schedule: tuple[float, ...] = ALWAYS,
+    days_per_week: int = 7,
+    vcpus: float = 8.0,
+    ram_gib: float = 64.0,
+    needs_live_migration: bool = False,
+    needs_isolation: bool = False,
+    latency_tolerant: bool = True,
+) -> WorkloadClass:
+    return WorkloadClass(
+        name=name,
+        kind=kind,
+        instances=instances,
+        gpus=gpus,
+        memory_gib=memory_gib,
+        busy_fraction=busy_fraction,
+        daily_schedule=schedule,
+        days_per_week=days_per_week,
+        vcpus=vcpus,
+        ram_gib=ram_gib,
+        needs_live_migration=needs_live_migration,
+        needs_isolation=needs_isolation,
+        latency_tolerant=latency_tolerant,
+    )
+
+
+def host(name: str, *, gpus: int = 4, cpu_cores: float = 64.0, ram_gib: float = 512.0) -> Host:
+    return Host(
+        name=name,
+        cluster="c1",
+        gpu_model=H100.name,
+        gpus=gpus,
+        cpu_cores=cpu_cores,
+        ram_gib=ram_gib,
+        network_gbps=100.0,
+        rdma=True,
+        mig_enabled=True,
+    )
+
+
+def scenario(
+    workloads: Sequence[WorkloadClass],
+    hosts: Sequence[Host] = (),
+    assumptions: Assumptions | None = None,
+) -> Scenario:
+    return Scenario(
+        catalog=CATALOG,
+        inventory=Inventory(hosts=tuple(hosts) or (host("h1"), host("h2"))),
+        workloads=tuple(workloads),
+        assumptions=assumptions or Assumptions(),
+    )
+
+
+def place(
+    instance: str,
+    host_name: str,
+    gpu_index: int,
+    *,
+    profile: str = "share",
+    memory_gib: float = 40.0,
+    compute_share: float = 0.0,
+    start_slice: int | None = None,
+) -> Placement:
+    return Placement(
+        instance=instance,
+        workload=instance.rsplit("#", 1)[0],
+        host=host_name,
+        gpu_index=gpu_index,
+        gpu_model=H100.name,
+        profile=profile,
+        memory_gib=memory_gib,
+        compute_share=compute_share,
+        start_slice=start_slice,
+    )
+
+
+def plan(
+    method: Method,
+    placements: Sequence[Placement],
+    *,
+    not_placed: Sequence[NotPlaced] = (),
+    lower_bound_gpus: int = 1,
+    hosts: Sequence[Host] = (),
+    config: str = "test",
+) -> MethodPlan:
+    return MethodPlan(
+        method=method,
+        placements=tuple(placements),
+        not_placed=tuple(not_placed),
+        gpu_configs={(p.host, p.gpu_index): config for p in placements},
+        lower_bound_gpus=lower_bound_gpus,
+        status=SolveStatus.HEURISTIC,
+        solve_seconds=0.01,
+        hosts=tuple(hosts),
+    )

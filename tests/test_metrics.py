@@ -1,0 +1,113 @@
+"""Tests of planner.metrics on hand-made plans."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.metrics import busy_gpu_share, gpu_compute_utilisation, measure
+from planner.plan import Method, NotPlaced
+from tests.report_fixtures import OFFICE, host, place, plan, scenario, workload
+
+
+def test_counts_gpus_hosts_and_instances() -> None:
+    """GPUs and hosts used count distinct GPUs and hosts; placed and not placed count instances."""
+    nb = workload("nb", instances=3, gpus=0.25, memory_gib=10.0)
+    s = scenario([nb])
+    p = plan(
+        Method.VGPU,
+        [
+            place("nb#1", "h1", 0, memory_gib=20.0),
+            place("nb#2", "h1", 0, memory_gib=20.0),
+        ],
+        not_placed=[NotPlaced("nb#3", "nb", "no room")],
+        lower_bound_gpus=1,
+    )
+    m = measure(p, s)
+    assert (m.gpus_used, m.hosts_used, m.gpus_available) == (1, 1, 8)
+    assert (m.instances_placed, m.instances_not_placed) == (2, 1)
+    assert m.ratio_to_bound == pytest.approx(1.0)
+
+
+def test_memory_allocated_used_and_utilisation() -> None:
+    """Allocated sums the reserved slots; used sums the instances' own memory over GPU capacity."""
+    nb = workload("nb", instances=2, gpus=0.25, memory_gib=10.0)
+    p = plan(
+        Method.VGPU,
+        [place("nb#1", "h1", 0, memory_gib=20.0), place("nb#2", "h1", 0, memory_gib=20.0)],
+    )
+    m = measure(p, scenario([nb]))
+    assert m.memory_capacity_gib == pytest.approx(80.0)
+    assert m.memory_allocated_gib == pytest.approx(40.0)
+    assert m.memory_used_gib == pytest.approx(20.0)
+    assert m.memory_utilisation == pytest.approx(0.25)
+
+
+def test_stranded_memory_counts_slack_in_slots_and_unusable_free_memory() -> None:
+    """Slack inside reserved slots is stranded; free memory is stranded only below every request."""
+    small = workload("small", gpus=0.25, memory_gib=10.0)
+    big = workload("big", gpus=0.5, memory_gib=50.0)
+    # GPU 0: small reserves 20 (10 slack), big reserves 50 -> 10 free, usable by 'small' (10 GiB).
+    p = plan(
+        Method.VGPU,
+        [place("small#1", "h1", 0, memory_gib=20.0), place("big#1", "h1", 0, memory_gib=50.0)],
+    )
+    assert measure(p, scenario([small, big])).stranded_memory_gib == pytest.approx(10.0)
+    # With only 'big' workloads asking 50 GiB, the 10 free GiB are stranded too.
+    only_big = workload("small", gpus=0.25, memory_gib=50.0)
+    q = plan(Method.VGPU, [place("small#1", "h1", 0, memory_gib=60.0)])
+    assert measure(q, scenario([only_big])).stranded_memory_gib == pytest.approx(10.0 + 20.0)
+
+
+def test_passthrough_free_memory_is_all_stranded() -> None:
+    """A passthrough GPU holds one instance; memory it does not use is stranded."""
+    nb = workload("nb", gpus=0.25, memory_gib=10.0)
+    p = plan(Method.PASSTHROUGH, [place("nb#1", "h1", 0, profile="whole GPU", memory_gib=80.0)])
+    assert measure(p, scenario([nb])).stranded_memory_gib == pytest.approx(70.0)
+
+
+def test_compute_utilisation_from_busy_schedule_and_days() -> None:
+    """Compute utilisation is gpus × busy × active hours / 24 × days / 7 over GPUs in use."""
+    office = workload("office", gpus=1.0, busy_fraction=0.5, schedule=OFFICE, days_per_week=5)
+    assert busy_gpu_share(office) == pytest.approx(0.5 * 8 / 24 * 5 / 7)
+    p = plan(
+        Method.PASSTHROUGH,
+        [place("office#1", "h1", 0, profile="whole GPU", memory_gib=80.0)],
+    )
+    m = measure(p, scenario([office]))
+    assert m.compute_utilisation == pytest.approx(0.5 * 8 / 24 * 5 / 7)
+
+
+def test_gpu_utilisation_is_capped_at_one() -> None:
+    """Several always-busy instances on one GPU cannot make it more than fully busy."""
+    job = workload("job", instances=3, gpus=0.5, memory_gib=20.0)
+    p = plan(Method.REMOTE_POOL, [place(f"job#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2, 3)])
+    assert gpu_compute_utilisation(p, scenario([job])) == {("h1", 0): pytest.approx(1.0)}
+
+
+def test_free_gpus_on_host_without_spare_cpu_are_stranded() -> None:
+    """Free GPUs on a host whose cores are all taken cannot be used, so they are stranded."""
+    job = workload("job", instances=2, vcpus=32.0, memory_gib=40.0)
+    tight = host("h1", gpus=4, cpu_cores=64.0)
+    roomy = host("h2", gpus=4, cpu_cores=128.0)
+    p = plan(
+        Method.VGPU,
+        [place("job#1", "h1", 0), place("job#2", "h1", 1)],
+        hosts=[tight, roomy],
+    )
+    m = measure(p, scenario([job], hosts=[tight, roomy]))
+    assert m.stranded_gpus == 2
+
+
+def test_remote_pool_strands_no_gpus_for_cpu() -> None:
+    """Remote-pool clients run on any host, so a full GPU server strands no GPU for want of CPU."""
+    job = workload("job", instances=2, vcpus=32.0, memory_gib=40.0)
+    tight = host("h1", gpus=4, cpu_cores=64.0)
+    p = plan(Method.REMOTE_POOL, [place("job#1", "h1", 0), place("job#2", "h1", 1)], hosts=[tight])
+    assert measure(p, scenario([job], hosts=[tight])).stranded_gpus == 0
+
+
+def test_ratio_to_bound_none_when_bound_is_zero() -> None:
+    """With nothing to place the bound is 0 and the ratio is undefined (None), not a division."""
+    m = measure(plan(Method.MIG, [], lower_bound_gpus=0), scenario([workload("a")]))
+    assert m.ratio_to_bound is None
+    assert m.compute_utilisation == 0.0
