@@ -1,0 +1,930 @@
+"""Cycle harvesting: ML batch work on the GPUs that serve VDI desktops, when desktops are idle.
+
+Desktops hold priority (vSphere shares 100 vs 1): in every step the desktops active take the GPUs
+they need first, and an ML backlog runs on what is left. When desktops return, ML jobs are
+suspended (checkpointed jobs lose nothing, thanks to vSphere suspend/resume of vGPU VMs) or killed
+(jobs that cannot checkpoint lose the work done since they started and start over).
+
+The model, per step ``t`` of length ``dt`` hours over ``weeks`` simulated weeks:
+
+- ``vdi[t] = min(demand[t], pool)`` GPUs serve desktops; ``free[t] = pool − vdi[t]``.
+- Jobs (``gpus_per_job`` GPUs each, ``gpu_hours_per_job`` of work) are submitted at
+  ``submit_hour`` on each submit day and queue first in, first out.
+- ``k = ⌊free[t] / gpus_per_job⌋`` jobs may hold GPUs in step ``t``. Jobs already running keep
+  running, oldest submission first; if more than ``k`` run, the newest are interrupted; if fewer,
+  the oldest waiting jobs start (or resume).
+- A running job does ``min(remaining, gpus_per_job × dt)`` GPU-hours of work in the step; a job
+  that finishes part-way through the step frees its GPUs at the next step.
+
+Figures are read from the last simulated week, so work carried over from earlier weeks counts.
+A job's GPUs are counted in the pool as a whole; the model does not check they sit on one host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from planner.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.demand import (
+    DAYS,
+    HOURS_PER_WEEK,
+    STEPS_PER_HOUR_ALLOWED,
+    WeeklyCurve,
+    curve_preset,
+    step_labels,
+    weekly_demand,
+)
+from planner.scenario import Scenario
+from planner.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
+
+__all__ = [
+    "HarvestResult",
+    "HarvestSettings",
+    "Turnaround",
+    "VdiPool",
+    "add_cli",
+    "harvest_scenario",
+    "harvest_summary",
+    "harvest_tables",
+    "simulate_harvest",
+    "utilisation_by_hour",
+    "vdi_pool",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+_EPS_GPU_HOURS = 1e-9
+"""Work below this is treated as none left [GPU-hours] (guards float round-off)."""
+
+
+@dataclass(frozen=True)
+class HarvestSettings:
+    """The ML backlog and how it runs on harvested VDI GPUs."""
+
+    backlog_gpu_hours_per_day: float = 200.0
+    """ML work submitted on each submit day [GPU-hours/day] (a default; edit it)."""
+    submit_hour: float = 17.0
+    """Hour of day the day's backlog is submitted [h, 0-24), e.g. 17.0 for 17:00."""
+    gpus_per_job: int = 1
+    """GPUs one job holds while it runs [GPUs]."""
+    gpu_hours_per_job: float = 8.0
+    """Work in one job [GPU-hours]; it runs ``gpu_hours_per_job / gpus_per_job`` hours."""
+    checkpointing: bool = True
+    """Jobs checkpoint and resume where they stopped; False: they restart from scratch."""
+    submit_days: tuple[int, ...] = (0, 1, 2, 3, 4)
+    """Days that submit work, 0 = Monday ... 6 = Sunday."""
+    resolution_minutes: int = 60
+    """Step length [min]: 60, 30 or 15."""
+    weeks: int = 2
+    """Weeks simulated; figures come from the last, so work carried over counts [weeks]."""
+
+    @property
+    def steps_per_hour(self) -> int:
+        """Steps per hour at this resolution."""
+        return 60 // self.resolution_minutes
+
+    @property
+    def job_hours(self) -> float:
+        """Wall-clock hours one uninterrupted job runs [h]."""
+        return self.gpu_hours_per_job / self.gpus_per_job
+
+    @property
+    def submitted_gpu_hours_per_week(self) -> float:
+        """ML work submitted per week [GPU-hours/week]."""
+        return self.backlog_gpu_hours_per_day * len(set(self.submit_days))
+
+
+def _check_settings(settings: HarvestSettings) -> None:
+    """Raise ValueError naming the first setting that breaks its rule."""
+    allowed = [60 // s for s in STEPS_PER_HOUR_ALLOWED]
+    if settings.resolution_minutes not in allowed:
+        raise ValueError(
+            f"resolution_minutes must be one of {allowed}, got {settings.resolution_minutes}"
+        )
+    if not (math.isfinite(settings.backlog_gpu_hours_per_day)) or (
+        settings.backlog_gpu_hours_per_day < 0
+    ):
+        raise ValueError(
+            "backlog_gpu_hours_per_day must be a number >= 0 [GPU-hours/day], "
+            f"got {settings.backlog_gpu_hours_per_day}"
+        )
+    if settings.gpus_per_job < 1:
+        raise ValueError(f"gpus_per_job must be at least 1, got {settings.gpus_per_job}")
+    if not (math.isfinite(settings.gpu_hours_per_job)) or settings.gpu_hours_per_job <= 0:
+        raise ValueError(
+            f"gpu_hours_per_job must be a number > 0 [GPU-hours], got {settings.gpu_hours_per_job}"
+        )
+    if not 0 <= settings.submit_hour < HOURS_PER_DAY:
+        raise ValueError(f"submit_hour must be in [0, 24), got {settings.submit_hour}")
+    offset = settings.submit_hour * settings.steps_per_hour
+    if abs(offset - round(offset)) > 1e-9:
+        raise ValueError(
+            f"submit_hour {settings.submit_hour} does not start a "
+            f"{settings.resolution_minutes}-minute step; use a finer resolution or round the hour"
+        )
+    bad_days = [d for d in settings.submit_days if not 0 <= d <= 6]
+    if bad_days:
+        raise ValueError(f"submit_days are 0 (Monday) to 6 (Sunday), got {bad_days[0]}")
+    if settings.weeks < 1:
+        raise ValueError(f"weeks must be at least 1, got {settings.weeks}")
+
+
+@dataclass(frozen=True)
+class Turnaround:
+    """When one day's batch, submitted at the submit hour, is done."""
+
+    day: str
+    """Day the batch was submitted (``Mon`` ...)."""
+    submitted_hour: float
+    """Hour of the week the batch was submitted [h since Monday 00:00 of the reported week]."""
+    hours: float | None
+    """Hours from submission until its last job finishes [h]; None if not done in the
+    simulated weeks."""
+
+    @property
+    def finished_hour(self) -> float | None:
+        """Hour of the week the batch finished [h since Monday 00:00]; may pass 168."""
+        return None if self.hours is None else self.submitted_hour + self.hours
+
+
+@dataclass(frozen=True)
+class _QueueRun:
+    """Per-step and per-job traces of one queue simulation (all simulated weeks)."""
+
+    ml_gpus: IntArray
+    harvested_gpu_hours: FloatArray
+    lost_gpu_hours: FloatArray
+    backlog_gpu_hours: FloatArray
+    interruptions: IntArray
+    finish_hour: FloatArray
+    """Per job, hour it finished since the start of the simulation; NaN if never [h]."""
+    last_interrupted_step: IntArray
+    """Per job, the last step it was interrupted in; -1 if never."""
+
+
+def _run_queue(
+    free_gpus: IntArray,
+    submit_step: IntArray,
+    work_gpu_hours: FloatArray,
+    *,
+    gpus_per_job: int,
+    step_hours: float,
+    checkpointing: bool,
+) -> _QueueRun:
+    """Run a FIFO queue of equal-width jobs on ``free_gpus[t]`` GPUs per step.
+
+    ``submit_step`` must be sorted ascending. Vectorised over jobs; one pass over the steps.
+    """
+    n_steps = len(free_gpus)
+    n_jobs = len(work_gpu_hours)
+    remaining = work_gpu_hours.copy()
+    running = np.zeros(n_jobs, dtype=bool)
+    done = np.zeros(n_jobs, dtype=bool)
+    finish_hour = np.full(n_jobs, np.nan)
+    last_interrupted = np.full(n_jobs, -1, dtype=np.int64)
+    ml_gpus = np.zeros(n_steps, dtype=np.int64)
+    harvested = np.zeros(n_steps)
+    lost = np.zeros(n_steps)
+    backlog = np.zeros(n_steps)
+    interruptions = np.zeros(n_steps, dtype=np.int64)
+    work_per_step = gpus_per_job * step_hours
+    submitted_by = np.searchsorted(submit_step, np.arange(n_steps), side="right")
+    first_open = 0  # every job before it is done
+    for t in range(n_steps):
+        last = int(submitted_by[t])
+        while first_open < last and done[first_open]:
+            first_open += 1
+        if first_open == last:
+            continue
+        window = slice(first_open, last)
+        running_now = np.flatnonzero(running[window]) + first_open
+        slots = int(free_gpus[t]) // gpus_per_job
+        if len(running_now) > slots:
+            # Desktops return: the newest jobs give their GPUs back.
+            stopped = running_now[slots:]
+            running[stopped] = False
+            interruptions[t] = len(stopped)
+            last_interrupted[stopped] = t
+            if not checkpointing:
+                # Without a checkpoint a job loses all work since it (re)started.
+                lost[t] = float(np.sum(work_gpu_hours[stopped] - remaining[stopped]))
+                remaining[stopped] = work_gpu_hours[stopped]
+        elif len(running_now) < slots:
+            waiting = np.flatnonzero(~running[window] & ~done[window]) + first_open
+            running[waiting[: slots - len(running_now)]] = True
+        active = np.flatnonzero(running[window]) + first_open
+        ml_gpus[t] = len(active) * gpus_per_job
+        step_work = np.minimum(remaining[active], work_per_step)
+        remaining[active] -= step_work
+        harvested[t] = float(step_work.sum())
+        finishing = remaining[active] <= _EPS_GPU_HOURS
+        finished = active[finishing]
+        # A job that ends part-way through the step finishes at its share of the step.
+        finish_hour[finished] = t * step_hours + step_work[finishing] / gpus_per_job
+        remaining[finished] = 0.0
+        done[finished] = True
+        running[finished] = False
+        backlog[t] = float(remaining[window].sum())
+    return _QueueRun(
+        ml_gpus=ml_gpus,
+        harvested_gpu_hours=harvested,
+        lost_gpu_hours=lost,
+        backlog_gpu_hours=backlog,
+        interruptions=interruptions,
+        finish_hour=finish_hour,
+        last_interrupted_step=last_interrupted,
+    )
+
+
+@dataclass(frozen=True)
+class _JobStream:
+    """Every job submitted over the simulated weeks, in submission order."""
+
+    submit_step: IntArray
+    work_gpu_hours: FloatArray
+    batch: IntArray
+    """Per job, index of its batch in ``batches``."""
+    batches: tuple[tuple[int, int], ...]
+    """(week, day) of each batch, in submission order."""
+
+
+def _job_stream(settings: HarvestSettings) -> _JobStream:
+    """Jobs of ``gpu_hours_per_job`` each, plus one smaller job for any remainder, per batch."""
+    steps_per_day = HOURS_PER_DAY * settings.steps_per_hour
+    offset = round(settings.submit_hour * settings.steps_per_hour)
+    full_jobs = math.floor(settings.backlog_gpu_hours_per_day / settings.gpu_hours_per_job + 1e-9)
+    remainder = settings.backlog_gpu_hours_per_day - full_jobs * settings.gpu_hours_per_job
+    sizes = [settings.gpu_hours_per_job] * full_jobs
+    if remainder > _EPS_GPU_HOURS:
+        sizes.append(remainder)
+    batches = tuple(
+        (week, day) for week in range(settings.weeks) for day in sorted(set(settings.submit_days))
+    )
+    per_batch = len(sizes)
+    submit = np.repeat(
+        np.array([(week * 7 + day) * steps_per_day + offset for week, day in batches], np.int64),
+        per_batch,
+    )
+    work = np.tile(np.asarray(sizes, dtype=np.float64), len(batches))
+    batch = np.repeat(np.arange(len(batches), dtype=np.int64), per_batch)
+    return _JobStream(submit, work, batch, batches)
+
+
+def _turnarounds(
+    stream: _JobStream, finish_hour: FloatArray, settings: HarvestSettings
+) -> tuple[Turnaround, ...]:
+    """Turnaround of each batch submitted in the last simulated week."""
+    last_week = settings.weeks - 1
+    result = []
+    for index, (week, day) in enumerate(stream.batches):
+        if week != last_week:
+            continue
+        jobs = stream.batch == index
+        submitted = float(stream.submit_step[jobs][0]) / settings.steps_per_hour
+        finishes = finish_hour[jobs]
+        hours = None if np.isnan(finishes).any() else float(finishes.max()) - submitted
+        week_start = last_week * HOURS_PER_WEEK
+        result.append(Turnaround(DAYS[day], submitted - week_start, hours))
+    return tuple(result)
+
+
+def _worst(turnarounds: Sequence[Turnaround]) -> float | None:
+    """Longest turnaround; None when there is none or one batch never finished."""
+    if not turnarounds or any(t.hours is None for t in turnarounds):
+        return None
+    return max(t.hours for t in turnarounds if t.hours is not None)
+
+
+def _backlog_growth(run: _QueueRun, week: slice) -> float:
+    """Backlog at the end of ``week`` minus at the end of the week before [GPU-hours]."""
+    end = float(run.backlog_gpu_hours[week.stop - 1])
+    before = float(run.backlog_gpu_hours[week.start - 1]) if week.start > 0 else 0.0
+    return end - before
+
+
+def _dedicated(
+    stream: _JobStream,
+    settings: HarvestSettings,
+    n_steps: int,
+    week: slice,
+    *,
+    useful: float,
+    keeps_up: bool,
+) -> tuple[int, _QueueRun | None]:
+    """The fewest dedicated GPUs (a multiple of ``gpus_per_job``) that match harvesting.
+
+    When harvesting keeps up with the backlog, the dedicated GPUs must keep up too (their
+    backlog does not grow week over week); when it does not, they must do at least the same
+    useful work in the week. The search starts at the bound no packing can beat,
+    ``ceil(useful / 168 h)``, gallops up and halves back, so it needs few queue runs.
+    """
+    width = settings.gpus_per_job
+    if useful <= _EPS_GPU_HOURS:
+        return 0, None
+    step_hours = 1.0 / settings.steps_per_hour
+
+    def run_on(gpus: int) -> _QueueRun:
+        return _run_queue(
+            np.full(n_steps, gpus, dtype=np.int64),
+            stream.submit_step,
+            stream.work_gpu_hours,
+            gpus_per_job=width,
+            step_hours=step_hours,
+            checkpointing=True,
+        )
+
+    def enough(run: _QueueRun) -> bool:
+        if keeps_up:
+            return _backlog_growth(run, week) <= _EPS_GPU_HOURS
+        return float(run.harvested_gpu_hours[week].sum()) >= useful - 1e-6
+
+    lower = width * math.ceil(math.ceil(useful / HOURS_PER_WEEK - 1e-9) / width)
+    runs: dict[int, _QueueRun] = {}
+    gap = width
+    candidate = lower
+    # Every job of every batch at once always keeps up, so the search ends.
+    ceiling = max(lower, width * len(stream.work_gpu_hours))
+    while True:
+        runs[candidate] = run_on(candidate)
+        if enough(runs[candidate]) or candidate >= ceiling:
+            break
+        failed = candidate
+        candidate = min(candidate + gap, ceiling)
+        gap *= 2
+    if candidate > lower:
+        # Halve back between the last failing and the first passing count.
+        low, high = failed, candidate
+        while high - low > width:
+            middle = low + width * ((high - low) // width // 2)
+            runs[middle] = run_on(middle)
+            if enough(runs[middle]):
+                high = middle
+            else:
+                low = middle
+        candidate = high
+    return candidate, runs[candidate]
+
+
+@dataclass(frozen=True, eq=False)
+class HarvestResult:
+    """What harvesting gives over one week (the last simulated). Per-step arrays start Monday
+    00:00 and have ``168 × steps_per_hour`` entries."""
+
+    settings: HarvestSettings
+    pool_gpus: int
+    """GPUs that serve desktops and are harvested [GPUs]."""
+    vdi_demand_gpus: FloatArray
+    """GPUs the active desktops ask for, per step [GPUs]."""
+    vdi_gpus: FloatArray
+    """GPUs serving desktops, per step: ``min(demand, pool)`` [GPUs]."""
+    ml_gpus: FloatArray
+    """GPUs held by ML jobs, per step [GPUs]."""
+    harvested_gpu_hours: FloatArray
+    """ML work done per step, including work later lost to restarts [GPU-hours]."""
+    lost_gpu_hours: FloatArray
+    """Work thrown away by restarts, at the step the job was stopped [GPU-hours]."""
+    backlog_gpu_hours: FloatArray
+    """ML work submitted and not yet done, at the end of each step [GPU-hours]."""
+    interruptions: FloatArray
+    """Jobs stopped because desktops returned, per step [jobs]."""
+    jobs_interrupted_per_week: int
+    """Distinct jobs stopped at least once in the week [jobs]."""
+    turnarounds: tuple[Turnaround, ...]
+    """When each batch submitted in the week was done."""
+    backlog_growth_gpu_hours_per_week: float
+    """Backlog at the end of the week minus a week earlier [GPU-hours/week]; above 0 the pool
+    cannot keep up."""
+    dedicated_gpus: int
+    """The fewest dedicated GPUs that match harvesting: they keep up with the same submissions
+    when harvesting does, else do the same useful work per week [GPUs]."""
+    dedicated_turnarounds: tuple[Turnaround, ...]
+    """Turnarounds of the same batches on ``dedicated_gpus`` dedicated GPUs."""
+    dedicated_usd_per_gpu_year: float | None = None
+    """Annual cost of one dedicated GPU [USD/year]; None when not known."""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def steps_per_hour(self) -> int:
+        return self.settings.steps_per_hour
+
+    @property
+    def step_hours(self) -> float:
+        """Length of a step [h]."""
+        return 1.0 / self.steps_per_hour
+
+    @property
+    def idle_gpus(self) -> FloatArray:
+        """GPUs doing nothing, per step [GPUs]."""
+        return self.pool_gpus - self.vdi_gpus - self.ml_gpus
+
+    @property
+    def harvested_gpu_hours_per_week(self) -> float:
+        """ML work done in the week, lost work included [GPU-hours/week]."""
+        return float(self.harvested_gpu_hours.sum())
+
+    @property
+    def lost_gpu_hours_per_week(self) -> float:
+        """Work thrown away by restarts in the week [GPU-hours/week]."""
+        return float(self.lost_gpu_hours.sum())
+
+    @property
+    def useful_gpu_hours_per_week(self) -> float:
+        """Harvested work that counts: done minus lost [GPU-hours/week]."""
+        return self.harvested_gpu_hours_per_week - self.lost_gpu_hours_per_week
+
+    @property
+    def harvested_gpu_hours_by_day(self) -> FloatArray:
+        """ML work done on each day, Monday first [GPU-hours/day]."""
+        by_day: FloatArray = self.harvested_gpu_hours.reshape(7, -1).sum(axis=1)
+        return by_day
+
+    @property
+    def interruptions_per_week(self) -> int:
+        """Times a job was stopped because desktops returned [stops/week]."""
+        return int(self.interruptions.sum())
+
+    @property
+    def utilisation_before(self) -> float:
+        """Share of pool GPU-time serving desktops [0-1]."""
+        return float(self.vdi_gpus.mean() / self.pool_gpus) if self.pool_gpus else 0.0
+
+    @property
+    def utilisation_after(self) -> float:
+        """Share of pool GPU-time serving desktops or ML [0-1]."""
+        if not self.pool_gpus:
+            return 0.0
+        return float((self.vdi_gpus + self.ml_gpus).mean() / self.pool_gpus)
+
+    @property
+    def vdi_shortfall_gpu_hours_per_week(self) -> float:
+        """Desktop demand above the pool [GPU-hours/week]; above 0 the pool is too small."""
+        short = np.maximum(self.vdi_demand_gpus - self.pool_gpus, 0.0)
+        return float(short.sum() * self.step_hours)
+
+    @property
+    def turnaround_hours(self) -> float | None:
+        """Longest batch turnaround in the week [h]; None if a batch was not done."""
+        return _worst(self.turnarounds)
+
+    @property
+    def dedicated_turnaround_hours(self) -> float | None:
+        """Longest turnaround of the same batches on the dedicated GPUs [h]."""
+        return _worst(self.dedicated_turnarounds)
+
+    @property
+    def dedicated_usd_per_year(self) -> float | None:
+        """What the dedicated GPUs harvesting replaces cost per year [USD/year]."""
+        if self.dedicated_usd_per_gpu_year is None:
+            return None
+        return self.dedicated_gpus * self.dedicated_usd_per_gpu_year
+
+    @property
+    def keeps_up(self) -> bool:
+        """The backlog does not grow week over week."""
+        return self.backlog_growth_gpu_hours_per_week <= 1e-6
+
+
+def simulate_harvest(
+    pool_gpus: int,
+    vdi_demand_gpus: npt.ArrayLike,
+    settings: HarvestSettings,
+    *,
+    dedicated_usd_per_gpu_year: float | None = None,
+) -> HarvestResult:
+    """Simulate an ML backlog on the VDI GPUs desktops leave idle.
+
+    Parameters
+    ----------
+    pool_gpus
+        GPUs serving desktops [GPUs], >= 0.
+    vdi_demand_gpus
+        GPUs the active desktops need in each step of a week [GPUs], ``168 × steps_per_hour``
+        values >= 0, Monday 00:00 first; repeated every simulated week. Fractions are rounded up:
+        a GPU with any active desktop is not free.
+    settings
+        The backlog and how it runs.
+    dedicated_usd_per_gpu_year
+        Annual cost of one dedicated GPU [USD/year], to price the GPUs harvesting replaces.
+
+    Returns
+    -------
+    HarvestResult
+        Figures for the last simulated week, and the same job stream on dedicated GPUs.
+    """
+    _check_settings(settings)
+    if pool_gpus < 0:
+        raise ValueError(f"pool_gpus must be >= 0, got {pool_gpus}")
+    demand = np.asarray(vdi_demand_gpus, dtype=np.float64)
+    steps_per_week = HOURS_PER_WEEK * settings.steps_per_hour
+    if demand.shape != (steps_per_week,):
+        raise ValueError(
+            f"vdi_demand_gpus needs {steps_per_week} values (a week at "
+            f"{settings.resolution_minutes}-minute steps), got shape {demand.shape}"
+        )
+    if not np.isfinite(demand).all() or (demand < 0).any():
+        raise ValueError("vdi_demand_gpus must be finite and >= 0 [GPUs]")
+
+    # A GPU with any active desktop on it is not free for ML.
+    vdi = np.minimum(np.ceil(demand - 1e-9), pool_gpus)
+    free_week = (pool_gpus - vdi).astype(np.int64)
+    # One more week of capacity, with no new submissions, lets the last week's batches finish
+    # so their turnaround can be measured; older jobs never wait for newer ones (FIFO).
+    free = np.tile(free_week, settings.weeks + 1)
+    stream = _job_stream(settings)
+    step_hours = 1.0 / settings.steps_per_hour
+    run = _run_queue(
+        free,
+        stream.submit_step,
+        stream.work_gpu_hours,
+        gpus_per_job=settings.gpus_per_job,
+        step_hours=step_hours,
+        checkpointing=settings.checkpointing,
+    )
+    last = slice((settings.weeks - 1) * steps_per_week, settings.weeks * steps_per_week)
+    growth = _backlog_growth(run, last)
+    useful = float(run.harvested_gpu_hours[last].sum() - run.lost_gpu_hours[last].sum())
+    dedicated, on_dedicated = _dedicated(
+        stream, settings, len(free), last, useful=useful, keeps_up=growth <= _EPS_GPU_HOURS
+    )
+    dedicated_turnarounds = (
+        () if on_dedicated is None else _turnarounds(stream, on_dedicated.finish_hour, settings)
+    )
+
+    notes = []
+    shortfall = np.maximum(demand - pool_gpus, 0.0)
+    if shortfall.any():
+        notes.append(
+            f"Desktops ask for up to {float(demand.max()):.0f} GPUs but the pool has {pool_gpus}: "
+            "the pool is too small for the VDI peak."
+        )
+    last_week_steps = np.arange(last.start, last.stop)
+    interrupted_jobs = int(np.isin(run.last_interrupted_step, last_week_steps).sum())
+    return HarvestResult(
+        settings=settings,
+        pool_gpus=pool_gpus,
+        vdi_demand_gpus=demand,
+        vdi_gpus=vdi,
+        ml_gpus=run.ml_gpus[last].astype(np.float64),
+        harvested_gpu_hours=run.harvested_gpu_hours[last],
+        lost_gpu_hours=run.lost_gpu_hours[last],
+        backlog_gpu_hours=run.backlog_gpu_hours[last],
+        interruptions=run.interruptions[last].astype(np.float64),
+        jobs_interrupted_per_week=interrupted_jobs,
+        turnarounds=_turnarounds(stream, run.finish_hour, settings),
+        backlog_growth_gpu_hours_per_week=growth,
+        dedicated_gpus=dedicated,
+        dedicated_turnarounds=dedicated_turnarounds,
+        dedicated_usd_per_gpu_year=dedicated_usd_per_gpu_year,
+        notes=tuple(notes),
+    )
+
+
+# --- From a scenario ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class VdiPool:
+    """The VDI GPUs of a scenario and what desktops ask of them over a week."""
+
+    gpu_model: str
+    """Catalog model the desktops run on (the first VDI class's)."""
+    pool_gpus: int
+    """GPUs that serve desktops [GPUs]."""
+    demand_gpus: FloatArray
+    """GPUs the active desktops need per step [GPUs]."""
+    desktops_per_gpu: dict[str, float]
+    """Per VDI class, desktops one GPU holds (from its vGPU profile) [desktops/GPU]."""
+    source: str
+    """How ``pool_gpus`` was found, in plain words."""
+
+
+def _desktops_per_gpu(workload: WorkloadClass, scenario: Scenario, model: str) -> float:
+    """Desktops of the class one GPU holds: the ``max_equal`` of the smallest vGPU profile that
+    holds the desktop's memory (NVIDIA's table, never memory / size). Desktops of a whole GPU or
+    more hold ``1 / ceil(gpus)``."""
+    gpu = scenario.catalog.gpus[model]
+    whole = max(math.ceil(workload.gpus - 1e-9), math.ceil(workload.memory_gib / gpu.memory_gib))
+    if workload.gpus >= 1 or workload.memory_gib > gpu.memory_gib:
+        return 1.0 / max(whole, 1)
+    fitting = [
+        p
+        for p in scenario.catalog.vgpu_profiles.get(model, ())
+        if p.memory_gib >= workload.memory_gib
+    ]
+    if not fitting:
+        raise ValueError(
+            f"VDI workload {workload.name!r}: GPU model {model} has no vGPU profile of at least "
+            f"{workload.memory_gib} GiB; pick a vGPU-capable model for the class"
+        )
+    smallest = min(fitting, key=lambda p: p.memory_gib)
+    return float(smallest.max_equal)
+
+
+def _vdi_model(workload: WorkloadClass, scenario: Scenario) -> str:
+    """The model a VDI class runs on: its first allowed vGPU model in the inventory."""
+    owned = scenario.inventory.gpus_by_model()
+    candidates = workload.gpu_models or tuple(owned)
+    for model in candidates:
+        gpu = scenario.catalog.gpus.get(model)
+        if model in owned and gpu is not None and gpu.vgpu_capable:
+            return model
+    for model in candidates:
+        gpu = scenario.catalog.gpus.get(model)
+        if gpu is not None and gpu.vgpu_capable:
+            return model
+    raise ValueError(
+        f"VDI workload {workload.name!r}: no vGPU-capable GPU model among "
+        f"{list(candidates) or 'the inventory'}; add one to the inventory or the class"
+    )
+
+
+def vdi_pool(
+    scenario: Scenario,
+    *,
+    curve: WeeklyCurve | None = None,
+    steps_per_hour: int = 1,
+    pool_gpus: int | None = None,
+) -> VdiPool:
+    """The scenario's VDI GPUs and their weekly demand.
+
+    Demand per step is ``Σ_classes ceil(active desktops / desktops per GPU)``: desktops of one
+    class share GPUs of one profile (equal-size vGPU). The pool, unless given, is what the
+    desktops need with every one of them active: ``Σ ceil(instances / desktops per GPU)``, the
+    GPUs an equal-size vGPU packing of those desktops uses.
+
+    ``curve`` replaces every VDI class's own schedule (e.g. the ``vdi-office`` preset).
+    """
+    desktops = [w for w in scenario.workloads if w.kind is WorkloadKind.VDI]
+    if not desktops:
+        raise ValueError(
+            "the scenario has no VDI workload to harvest from; add a workload of kind 'vdi' "
+            "to the workload file"
+        )
+    demand = np.zeros(HOURS_PER_WEEK * steps_per_hour)
+    density: dict[str, float] = {}
+    reserved = 0
+    models = []
+    for workload in desktops:
+        model = _vdi_model(workload, scenario)
+        models.append(model)
+        per_gpu = _desktops_per_gpu(workload, scenario, model)
+        density[workload.name] = per_gpu
+        active = weekly_demand(workload, curve=curve, steps_per_hour=steps_per_hour)
+        demand += np.ceil(active / per_gpu - 1e-9)
+        reserved += math.ceil(workload.instances / per_gpu - 1e-9)
+    source = (
+        "given"
+        if pool_gpus is not None
+        else "equal-size vGPU packing of every VDI desktop (NVIDIA max vGPUs per GPU)"
+    )
+    return VdiPool(
+        gpu_model=models[0],
+        pool_gpus=reserved if pool_gpus is None else pool_gpus,
+        demand_gpus=demand,
+        desktops_per_gpu=density,
+        source=source,
+    )
+
+
+def dedicated_usd_per_gpu_year(scenario: Scenario, gpu_model: str) -> float:
+    """Annual cost of one dedicated passthrough GPU of ``gpu_model``, busy 24×7 [USD/year].
+
+    Amortised GPU price plus its share of a host (``host_usd`` over the GPUs per host of the
+    inventory's hosts of that model, 8 if none), and power at full use. No licence: dedicated ML
+    GPUs run passthrough.
+    """
+    a = scenario.assumptions
+    gpu = scenario.catalog.gpus[gpu_model]
+    price = a.gpu_price_usd.get(gpu_model, gpu.price_usd)
+    per_host = [h.gpus for h in scenario.inventory.hosts if h.gpu_model == gpu_model and h.gpus]
+    gpus_per_host = max(per_host) if per_host else 8
+    hardware = amortised_usd_per_year(price + a.host_usd / gpus_per_host, a.amortisation_years)
+    power = power_usd_per_year(
+        gpu_power_w(gpu.tdp_w, 1.0, a.idle_power_share), a.pue, a.power_usd_per_kwh
+    )
+    return hardware + power
+
+
+def harvest_scenario(
+    scenario: Scenario,
+    settings: HarvestSettings,
+    *,
+    curve: WeeklyCurve | None = None,
+    pool_gpus: int | None = None,
+) -> HarvestResult:
+    """Harvest the scenario's VDI GPUs (see :func:`vdi_pool`) for the backlog in ``settings``;
+    the GPUs it replaces are priced as dedicated GPUs of the VDI model."""
+    _check_settings(settings)
+    pool = vdi_pool(
+        scenario, curve=curve, steps_per_hour=settings.steps_per_hour, pool_gpus=pool_gpus
+    )
+    result = simulate_harvest(
+        pool.pool_gpus,
+        pool.demand_gpus,
+        settings,
+        dedicated_usd_per_gpu_year=dedicated_usd_per_gpu_year(scenario, pool.gpu_model),
+    )
+    note = f"VDI pool: {pool.pool_gpus} × {pool.gpu_model}, {pool.source}."
+    return replace(result, notes=(note, *result.notes))
+
+
+# --- Tables, summary and command line ----------------------------------------------------------
+
+
+def utilisation_by_hour(result: HarvestResult) -> pd.DataFrame:
+    """Average day: pool utilisation before and after harvesting, per hour of day.
+
+    Columns: ``hour`` (0-23), ``before``, ``after`` [0-1], averaged over the week's 7 days and
+    the steps of each hour.
+    """
+    pool = max(result.pool_gpus, 1)
+    per_hour = HOURS_PER_DAY * result.steps_per_hour
+    before = (result.vdi_gpus / pool).reshape(7, per_hour).mean(axis=0)
+    after = ((result.vdi_gpus + result.ml_gpus) / pool).reshape(7, per_hour).mean(axis=0)
+    by_hour = pd.DataFrame(
+        {
+            "hour": np.repeat(np.arange(HOURS_PER_DAY), result.steps_per_hour),
+            "before": before,
+            "after": after,
+        }
+    )
+    return by_hour.groupby("hour", as_index=False).mean()
+
+
+def _format_hours(hours: float | None) -> str:
+    return "not done in the simulated weeks" if hours is None else f"{hours:.1f} h"
+
+
+def harvest_summary(result: HarvestResult) -> pd.DataFrame:
+    """The headline figures, one per row. Columns: ``figure``, ``value``, ``unit``."""
+    s = result.settings
+    rows: list[tuple[str, Any, str]] = [
+        ("VDI pool", result.pool_gpus, "GPUs"),
+        ("ML backlog submitted", s.submitted_gpu_hours_per_week, "GPU-hours/week"),
+        (
+            "Submission",
+            f"{s.submit_hour:05.2f} h on " + ", ".join(DAYS[d] for d in sorted(set(s.submit_days))),
+            "",
+        ),
+        ("Job size", f"{s.gpus_per_job} GPU(s) × {s.job_hours:g} h", ""),
+        ("Jobs checkpoint", "yes" if s.checkpointing else "no, they restart", ""),
+        ("Resolution", s.resolution_minutes, "minutes"),
+        ("Harvested", result.harvested_gpu_hours_per_week, "GPU-hours/week"),
+        ("Lost to restarts", result.lost_gpu_hours_per_week, "GPU-hours/week"),
+        ("Useful harvested work", result.useful_gpu_hours_per_week, "GPU-hours/week"),
+        ("Utilisation before", result.utilisation_before, "share 0-1"),
+        ("Utilisation after", result.utilisation_after, "share 0-1"),
+        ("Jobs interrupted", result.jobs_interrupted_per_week, "jobs/week"),
+        ("Interruptions", result.interruptions_per_week, "stops/week"),
+        ("Backlog growth", result.backlog_growth_gpu_hours_per_week, "GPU-hours/week"),
+        ("Longest batch turnaround", result.turnaround_hours, "h"),
+        ("Dedicated GPUs replaced", result.dedicated_gpus, "GPUs"),
+        ("Turnaround on those dedicated GPUs", result.dedicated_turnaround_hours, "h"),
+        ("Dedicated GPUs' cost", result.dedicated_usd_per_year, "USD/year"),
+        ("VDI demand above the pool", result.vdi_shortfall_gpu_hours_per_week, "GPU-hours/week"),
+    ]
+    rows += [(f"Turnaround, {t.day} batch", t.hours, "h") for t in result.turnarounds]
+    frame = pd.DataFrame(rows, columns=["figure", "value", "unit"])
+    frame["value"] = frame["value"].astype(object)
+    return frame
+
+
+def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
+    """Sheets for ``planner.export.write_workbook(..., extra_sheets=...)``.
+
+    ``Harvest summary``: :func:`harvest_summary`. ``Harvest by step``: one row per step of the
+    week with ``step`` (``Mon 17:00``), ``vdi_demand_gpus``, ``vdi_gpus``, ``ml_gpus``,
+    ``idle_gpus`` [GPUs], ``harvested_gpu_hours``, ``lost_gpu_hours``, ``backlog_gpu_hours``
+    [GPU-hours], ``interruptions`` [jobs], ``utilisation_before``, ``utilisation_after`` [0-1].
+    """
+    pool = max(result.pool_gpus, 1)
+    by_step = pd.DataFrame(
+        {
+            "step": step_labels(result.steps_per_hour),
+            "vdi_demand_gpus": result.vdi_demand_gpus,
+            "vdi_gpus": result.vdi_gpus,
+            "ml_gpus": result.ml_gpus,
+            "idle_gpus": result.idle_gpus,
+            "harvested_gpu_hours": result.harvested_gpu_hours,
+            "lost_gpu_hours": result.lost_gpu_hours,
+            "backlog_gpu_hours": result.backlog_gpu_hours,
+            "interruptions": result.interruptions,
+            "utilisation_before": result.vdi_gpus / pool,
+            "utilisation_after": (result.vdi_gpus + result.ml_gpus) / pool,
+        }
+    )
+    return {"Harvest summary": harvest_summary(result), "Harvest by step": by_step}
+
+
+def add_cli(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``harvest`` on an ``argparse`` sub-parser set; its handler is ``args.func``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "harvest",
+        help="ML work harvested from idle VDI GPUs at night and at weekends",
+        description=(
+            "Simulate an ML backlog on the GPUs that serve VDI desktops, desktops first. "
+            "Defaults to the sample scenario."
+        ),
+    )
+    parser.add_argument("--inventory", type=Path, help="inventory CSV (default: the sample)")
+    parser.add_argument("--workloads", type=Path, help="workload CSV (default: the sample)")
+    parser.add_argument(
+        "--curve",
+        help="VDI curve: a preset name (vdi-office, ...) or a file of 24 or 168 values; "
+        "default: each VDI class's own schedule",
+    )
+    parser.add_argument("--pool-gpus", type=int, help="GPUs serving desktops (default: sized)")
+    defaults = HarvestSettings()
+    parser.add_argument(
+        "--backlog",
+        type=float,
+        default=defaults.backlog_gpu_hours_per_day,
+        help="ML GPU-hours submitted per submit day",
+    )
+    parser.add_argument("--submit-hour", type=float, default=defaults.submit_hour)
+    parser.add_argument("--job-gpus", type=int, default=defaults.gpus_per_job)
+    parser.add_argument("--job-gpu-hours", type=float, default=defaults.gpu_hours_per_job)
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="jobs cannot checkpoint: they lose their work when desktops return",
+    )
+    parser.add_argument("--resolution", type=int, choices=(60, 30, 15), default=60)
+    parser.add_argument(
+        "--submit-days",
+        default="0,1,2,3,4",
+        help="days that submit work, 0 = Monday (default: 0,1,2,3,4)",
+    )
+    parser.add_argument("--workbook", type=Path, help="write the harvest sheets to this .xlsx")
+    parser.set_defaults(func=_run_cli)
+    return parser
+
+
+def _load_curve(text: str) -> WeeklyCurve:
+    from planner.demand import CURVE_PRESETS, parse_curve
+
+    if text in CURVE_PRESETS:
+        return curve_preset(text)
+    path = Path(text)
+    if not path.is_file():
+        known = ", ".join(CURVE_PRESETS)
+        raise ValueError(f"--curve {text!r} is neither a preset ({known}) nor a file")
+    return parse_curve(path.read_text(encoding="utf-8"), source=path.name)
+
+
+def _cli_scenario(args: argparse.Namespace) -> Scenario:
+    """The scenario the command runs on: the given files, the sample for any not given."""
+    from planner import inputs  # type: ignore[attr-defined]  # the inputs helper's loader
+
+    loaded: Scenario = inputs.load_scenario(inventory=args.inventory, workloads=args.workloads)
+    return loaded
+
+
+def _run_cli(args: argparse.Namespace) -> int:
+    """Print the harvest summary; write the workbook sheets when asked."""
+    try:
+        submit_days = tuple(int(d) for d in str(args.submit_days).split(",") if d.strip())
+    except ValueError:
+        print(f"--submit-days: {args.submit_days!r} is not a list like 0,1,2,3,4")
+        return 2
+    settings = HarvestSettings(
+        backlog_gpu_hours_per_day=args.backlog,
+        submit_hour=args.submit_hour,
+        gpus_per_job=args.job_gpus,
+        gpu_hours_per_job=args.job_gpu_hours,
+        checkpointing=not args.restart,
+        submit_days=submit_days,
+        resolution_minutes=args.resolution,
+    )
+    try:
+        curve = None if args.curve is None else _load_curve(args.curve)
+        scenario = _cli_scenario(args)
+        result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
+    except ValueError as error:  # InputError is a ValueError; both carry the fix
+        print(f"harvest: {error}")
+        return 2
+    summary = harvest_summary(result)
+    width = int(summary["figure"].str.len().max())
+    for figure, value, unit in summary.itertuples(index=False):
+        shown = f"{value:,.2f}" if isinstance(value, float) else str(value)
+        if value is None:
+            shown = "—"
+        print(f"{figure:<{width}}  {shown} {unit}".rstrip())
+    for note in result.notes:
+        print(f"Note: {note}")
+    if args.workbook is not None:
+        with pd.ExcelWriter(args.workbook, engine="openpyxl") as writer:
+            for name, frame in harvest_tables(result).items():
+                frame.to_excel(writer, sheet_name=name, index=False)
+        print(f"Wrote {args.workbook}")
+    return 0
