@@ -19,6 +19,7 @@ __all__ = [
     "licensed",
     "plan_cost",
     "power_usd_per_year",
+    "workload_usd_per_instance_year",
 ]
 
 HOURS_PER_YEAR = 8760.0
@@ -213,3 +214,21 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
         instances_placed=len({p.instance for p in plan.placements}),
         notes=tuple(notes),
     )
+
+
+def workload_usd_per_instance_year(plan: MethodPlan, scenario: Scenario) -> dict[str, float]:
+    """Each workload class's share of the plan's cost, per placed instance [USD/year].
+
+    Every GPU's annual cost (``gpu_usd_per_year``) is split among the instances on it in
+    proportion to the memory each reserves, so the shares of all classes sum to the total.
+    """
+    per_gpu = gpu_usd_per_year(plan, scenario)
+    share_usd: dict[str, float] = defaultdict(float)
+    instances: dict[str, set[str]] = defaultdict(set)
+    for key, placements in placements_by_gpu(plan).items():
+        reserved = sum(p.memory_gib for p in placements)
+        for p in placements:
+            weight = p.memory_gib / reserved if reserved > 0 else 1.0 / len(placements)
+            share_usd[p.workload] += per_gpu[key] * weight
+            instances[p.workload].add(p.instance)
+    return {name: usd / len(instances[name]) for name, usd in share_usd.items()}

@@ -14,6 +14,7 @@ from planner.costs import (
     licensed,
     plan_cost,
     power_usd_per_year,
+    workload_usd_per_instance_year,
 )
 from planner.plan import Method, MethodPlan
 from planner.scenario import Scenario
@@ -109,3 +110,23 @@ def test_empty_plan_costs_nothing_and_has_no_per_instance_cost() -> None:
     cost = plan_cost(plan(Method.VGPU, []), scenario([workload("a")]))
     assert cost.total_usd_per_year == 0.0
     assert cost.usd_per_instance_year is None
+
+
+def test_workload_shares_split_gpu_cost_by_reserved_memory() -> None:
+    """Classes sharing a GPU split its cost by reserved memory; the shares sum to the total."""
+    small = workload("small", instances=2, gpus=0.25, memory_gib=20.0)
+    big = workload("big", gpus=0.5, memory_gib=40.0)
+    p = plan(
+        Method.VGPU,
+        [
+            place("small#1", "h1", 0, memory_gib=20.0),
+            place("small#2", "h1", 0, memory_gib=20.0),
+            place("big#1", "h1", 0, memory_gib=40.0),
+        ],
+    )
+    s = scenario([small, big])
+    shares = workload_usd_per_instance_year(p, s)
+    total = plan_cost(p, s).total_usd_per_year
+    assert shares["big"] == pytest.approx(total / 2)
+    assert shares["small"] == pytest.approx(total / 4)
+    assert 2 * shares["small"] + shares["big"] == pytest.approx(total)
