@@ -1,0 +1,22 @@
+"""Workload presets for first-time users (planner.presets)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.presets import PRESETS, WORKLOAD_COLUMNS, preset_frame
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_preset_frames_use_the_workload_csv_columns(key: str) -> None:
+    """Each preset is a frame in the workload CSV's own columns, with unique class names."""
+    frame = preset_frame(key)
+    assert tuple(frame.columns) == WORKLOAD_COLUMNS
+    assert len(frame) >= 3
+    assert frame["name"].is_unique
+
+
+def test_an_unknown_preset_names_the_known_ones() -> None:
+    """Asking for a preset that does not exist names every preset that does."""
+    with pytest.raises(KeyError, match="data-science"):
+        preset_frame("gaming")

@@ -1,0 +1,202 @@
+"""Altair charts of a plan: pure functions from frames to charts, testable without Streamlit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import altair as alt
+import pandas as pd
+
+__all__ = [
+    "METHOD_ORDER",
+    "cost_chart",
+    "gpus_vs_bound_chart",
+    "placement_chart",
+    "placement_layout",
+    "utilisation_chart",
+]
+
+METHOD_ORDER = ["Passthrough", "vGPU (time-sliced)", "MIG", "Remote pool"]
+"""Method labels in the order every chart lists them."""
+
+_COMPONENT_COLOURS = alt.Scale(
+    domain=["hardware", "licences", "power", "network"],
+    range=["#4c78a8", "#f58518", "#54a24b", "#b279a2"],
+)
+
+
+def cost_chart(costs: pd.DataFrame) -> alt.Chart:
+    """Annual cost per method, stacked by component.
+
+    ``costs`` is long form: ``method`` (label), ``component``, ``usd_per_year`` [USD/year].
+    """
+    return (
+        alt.Chart(costs, title="Annual cost by component")
+        .mark_bar()
+        .encode(
+            y=alt.Y("method:N", sort=METHOD_ORDER, title=None),
+            x=alt.X("sum(usd_per_year):Q", title="USD per year", axis=alt.Axis(format="$,.2s")),
+            color=alt.Color(
+                "component:N",
+                scale=_COMPONENT_COLOURS,
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
+            order=alt.Order("component:N"),
+            tooltip=[
+                alt.Tooltip("method:N", title="method"),
+                alt.Tooltip("component:N", title="component"),
+                alt.Tooltip("sum(usd_per_year):Q", title="USD per year", format="$,.0f"),
+            ],
+        )
+        .properties(height=200)
+    )
+
+
+def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
+    """Memory and compute utilisation of the GPUs each method uses.
+
+    ``utilisation`` is long form: ``method`` (label), ``measure`` (``memory``/``compute``),
+    ``share`` [0-1].
+    """
+    return (
+        alt.Chart(utilisation, title="Utilisation of the GPUs in use")
+        .mark_bar()
+        .encode(
+            y=alt.Y("method:N", sort=METHOD_ORDER, title=None),
+            yOffset=alt.YOffset("measure:N"),
+            x=alt.X(
+                "share:Q",
+                title="share of the GPUs used",
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, 1]),
+            ),
+            color=alt.Color(
+                "measure:N",
+                scale=alt.Scale(domain=["memory", "compute"], range=["#4c78a8", "#e45756"]),
+                legend=alt.Legend(orient="bottom", title=None),
+            ),
+            tooltip=[
+                alt.Tooltip("method:N"),
+                alt.Tooltip("measure:N"),
+                alt.Tooltip("share:Q", format=".1%"),
+            ],
+        )
+        .properties(height=200)
+    )
+
+
+def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
+    """GPUs each method uses against the lower bound no packing can beat.
+
+    ``comparison`` has ``method`` (label), ``gpus_used`` and ``lower_bound_gpus``.
+    """
+    base = alt.Chart(comparison, title="GPUs used against the lower bound").encode(
+        y=alt.Y("method:N", sort=METHOD_ORDER, title=None)
+    )
+    bars = base.mark_bar(color="#4c78a8").encode(
+        x=alt.X("gpus_used:Q", title="GPUs"),
+        tooltip=[
+            alt.Tooltip("method:N"),
+            alt.Tooltip("gpus_used:Q", title="GPUs used"),
+            alt.Tooltip("lower_bound_gpus:Q", title="lower bound"),
+        ],
+    )
+    bound = base.mark_tick(color="#222222", thickness=3, size=26).encode(
+        x=alt.X("lower_bound_gpus:Q"),
+        tooltip=[alt.Tooltip("lower_bound_gpus:Q", title="lower bound [GPUs]")],
+    )
+    return alt.layer(bars, bound).properties(height=200)
+
+
+def placement_layout(
+    placements: pd.DataFrame,
+    gpu_memory_gib: Mapping[str, float],
+    mig_memory_slices: Mapping[str, int],
+) -> pd.DataFrame:
+    """Where each slot sits on its GPU's memory bar, for the placement map.
+
+    ``placements`` is ``planner.report.placement_frame``: one row per (instance, GPU) with
+    ``instance``, ``workload``, ``host``, ``gpu_index``, ``gpu_model``, ``gpu_config``,
+    ``profile``, ``memory_gib``, ``compute_share`` and, for MIG, ``start_slice``. A MIG slot
+    starts at its first memory slice (slice width = GPU memory / memory slices); other slots are
+    laid end to end in instance order. Adds ``gpu`` (row label), ``start_gib``, ``end_gib`` and
+    ``capacity_gib`` [GiB].
+    """
+    columns = [*placements.columns, "gpu", "start_gib", "end_gib", "capacity_gib"]
+    if placements.empty:
+        return pd.DataFrame(columns=columns)
+    frame = placements.sort_values(["host", "gpu_index", "instance"], kind="stable").copy()
+    frame["gpu"] = (
+        frame["host"].astype(str) + " · GPU " + frame["gpu_index"].astype(int).astype(str)
+    )
+    frame["capacity_gib"] = frame["gpu_model"].map(gpu_memory_gib).astype(float)
+    stacked_end = frame.groupby("gpu", sort=False)["memory_gib"].cumsum()
+    frame["start_gib"] = stacked_end - frame["memory_gib"]
+    if "start_slice" in frame.columns:
+        slices = frame["gpu_model"].map(mig_memory_slices).fillna(0).astype(float)
+        on_mig = frame["start_slice"].notna() & (slices > 0)
+        slice_gib = frame["capacity_gib"] / slices.where(slices > 0)
+        frame.loc[on_mig, "start_gib"] = (
+            frame.loc[on_mig, "start_slice"].astype(float) * slice_gib[on_mig]
+        )
+    frame["end_gib"] = frame["start_gib"] + frame["memory_gib"]
+    return frame[columns].reset_index(drop=True)
+
+
+def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.LayerChart:
+    """Hosts × GPUs: each GPU a memory bar, each slot a coloured block with its workload.
+
+    ``layout`` comes from ``placement_layout``. Grey is the GPU's memory, blocks are the slots.
+    """
+    gpus = layout.drop_duplicates("gpu")[["gpu", "host", "gpu_model", "gpu_config", "capacity_gib"]]
+    order = list(gpus["gpu"])
+    height = max(120, 22 * len(order))
+    y = alt.Y("gpu:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
+    memory = (
+        alt.Chart(gpus)
+        .mark_bar(color="#e8e8e8", stroke="#bdbdbd", strokeWidth=0.5)
+        .encode(
+            y=y,
+            x=alt.X("capacity_gib:Q", title="GPU memory [GiB]"),
+            tooltip=[
+                alt.Tooltip("gpu:N", title="GPU"),
+                alt.Tooltip("gpu_model:N", title="model"),
+                alt.Tooltip("capacity_gib:Q", title="memory [GiB]", format=",.0f"),
+                alt.Tooltip("gpu_config:N", title="set-up"),
+            ],
+        )
+    )
+    slots = (
+        alt.Chart(layout)
+        .mark_bar(stroke="white", strokeWidth=1)
+        .encode(
+            y=y,
+            x=alt.X("start_gib:Q"),
+            x2=alt.X2("end_gib:Q"),
+            color=alt.Color(
+                "workload:N",
+                legend=alt.Legend(orient="bottom", title="workload", columns=4, labelLimit=200),
+                scale=alt.Scale(scheme="tableau20"),
+            ),
+            tooltip=[
+                alt.Tooltip("instance:N", title="instance"),
+                alt.Tooltip("workload:N", title="workload"),
+                alt.Tooltip("profile:N", title="profile"),
+                alt.Tooltip("memory_gib:Q", title="memory [GiB]", format=",.1f"),
+                alt.Tooltip("compute_share:Q", title="compute share", format=".0%"),
+                alt.Tooltip("gpu:N", title="GPU"),
+            ],
+        )
+    )
+    labels = (
+        alt.Chart(layout)
+        .transform_calculate(
+            mid="(datum.start_gib + datum.end_gib) / 2",
+            short=f"substring(datum.profile, 0, {max_label_chars})",
+        )
+        # Only blocks wide enough to hold their label get one; the tooltip names every block.
+        .transform_filter("(datum.end_gib - datum.start_gib) >= 0.12 * datum.capacity_gib")
+        .mark_text(fontSize=10, color="white", baseline="middle")
+        .encode(y=y, x=alt.X("mid:Q"), text=alt.Text("short:N"))
+    )
+    return alt.layer(memory, slots, labels).properties(height=height)

@@ -1,0 +1,71 @@
+"""How numbers read on screen: money, shares, memory, ratios. Formatting lives only here."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["count", "gib", "pct", "ratio", "seconds", "slowdown", "usd"]
+
+_DASH = "–"
+"""Shown where a figure does not exist (no GPU used, nothing placed)."""
+
+
+def _missing(value: float | None) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def usd(value: float | None) -> str:
+    """US dollars, compact: ``$950``, ``$12.3k``, ``$1.46M``."""
+    if value is None or _missing(value):
+        return _DASH
+    size = abs(value)
+    sign = "-" if value < 0 else ""
+    if size >= 1e6:
+        return f"{sign}${size / 1e6:,.2f}M"
+    if size >= 1e4:
+        return f"{sign}${size / 1e3:,.1f}k"
+    return f"{sign}${size:,.0f}"
+
+
+def pct(share: float | None) -> str:
+    """A share in [0, 1] as a percentage: ``0.634`` -> ``63 %``."""
+    if share is None or _missing(share):
+        return _DASH
+    return f"{share * 100:.0f} %"
+
+
+def gib(value: float | None) -> str:
+    """Memory in GiB, or TiB above 10,000 GiB."""
+    if value is None or _missing(value):
+        return _DASH
+    if abs(value) >= 10_000:
+        return f"{value / 1024:,.1f} TiB"
+    return f"{value:,.0f} GiB"
+
+
+def ratio(value: float | None) -> str:
+    """A ratio such as GPUs used over the lower bound: ``1.04×``."""
+    if value is None or _missing(value):
+        return _DASH
+    return f"{value:.2f}×"
+
+
+def slowdown(factor: float | None) -> str:
+    """A slowdown factor (1.0 = bare metal) as the extra time it costs: ``1.17`` -> ``+17 %``."""
+    if factor is None or _missing(factor):
+        return _DASH
+    return f"+{(factor - 1) * 100:.0f} %" if factor >= 1 else f"{(factor - 1) * 100:.0f} %"
+
+
+def count(value: float | None) -> str:
+    """A whole number with thousands separators."""
+    if value is None or _missing(value):
+        return _DASH
+    return f"{value:,.0f}"
+
+
+def seconds(value: float | None) -> str:
+    """A wall time: ``0.042`` -> ``42 ms``, ``3.2`` -> ``3.2 s``."""
+    if value is None or _missing(value):
+        return _DASH
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"

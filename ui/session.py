@@ -1,0 +1,153 @@
+"""The committed scenario inputs of one browser session: what the dashboard is planning right now.
+
+Only inputs live here (file bytes as the user gave them, assumptions, the question asked), never a
+derived result. Pages change them on intent through the ``commit_*`` functions; everything derived
+is recomputed by cached functions in ``ui.planning``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import streamlit as st
+
+from planner.assumptions import Assumptions
+from planner.inventory import ServerType
+
+__all__ = [
+    "SAMPLE_DIR",
+    "TEMPLATE_DIR",
+    "InputFile",
+    "Question",
+    "QuestionKind",
+    "ScenarioInputs",
+    "commit_assumptions",
+    "commit_inventory",
+    "commit_mig_clusters",
+    "commit_question",
+    "commit_workloads",
+    "question",
+    "reset_to_sample",
+    "sample_inputs",
+    "scenario_inputs",
+]
+
+_REPO = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = _REPO / "data" / "sample"
+"""The bundled sample scenario a newcomer sees first."""
+TEMPLATE_DIR = _REPO / "data" / "templates"
+"""Empty-ish CSV templates users download and fill in."""
+
+# Private session-state keys: only this module reads or writes them.
+_INPUTS_KEY = "_session_scenario_inputs"
+_QUESTION_KEY = "_session_question"
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A CSV file as the user gave it (or the bundled sample)."""
+
+    name: str
+    """File name as the user knows it; problems are reported against it."""
+    content: bytes
+    """The raw bytes, never evaluated."""
+    is_sample: bool = False
+    """True for the bundled sample file."""
+
+
+@dataclass(frozen=True)
+class ScenarioInputs:
+    """Everything a plan is made from, in the form the user gave it; hashable for caching."""
+
+    inventory: InputFile
+    workloads: InputFile
+    assumptions: Assumptions = dataclasses.field(default_factory=Assumptions)
+    mig_clusters: tuple[str, ...] | None = None
+    """Clusters whose hosts have MIG enabled, sorted; None keeps each host's ``mig_enabled`` as the
+    inventory file says. A sorted tuple, not a set, so the cache key is stable."""
+
+
+class QuestionKind(StrEnum):
+    """The two questions the planner answers."""
+
+    FIT = "fit"
+    """Fit the workload mix to my inventory."""
+    SIZE = "size"
+    """Size a new cluster: how many servers of one type."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """The question asked, with the server type when sizing a cluster."""
+
+    kind: QuestionKind = QuestionKind.FIT
+    server: ServerType | None = None
+
+
+def sample_inputs() -> ScenarioInputs:
+    """The bundled sample scenario with default assumptions."""
+    return ScenarioInputs(
+        inventory=_sample_file("inventory.csv"),
+        workloads=_sample_file("workloads.csv"),
+    )
+
+
+def _sample_file(name: str) -> InputFile:
+    return InputFile(
+        name=f"sample {name}", content=(SAMPLE_DIR / name).read_bytes(), is_sample=True
+    )
+
+
+def scenario_inputs() -> ScenarioInputs:
+    """The committed inputs of this session (the sample scenario until the user changes it)."""
+    inputs = st.session_state.get(_INPUTS_KEY)
+    if not isinstance(inputs, ScenarioInputs):
+        inputs = sample_inputs()
+        st.session_state[_INPUTS_KEY] = inputs
+    return inputs
+
+
+def _commit(inputs: ScenarioInputs) -> None:
+    st.session_state[_INPUTS_KEY] = inputs
+
+
+def commit_inventory(file: InputFile) -> None:
+    """Plan with this inventory from now on; MIG choices per cluster start again from the file."""
+    _commit(dataclasses.replace(scenario_inputs(), inventory=file, mig_clusters=None))
+
+
+def commit_workloads(file: InputFile) -> None:
+    """Plan with this workload mix from now on."""
+    _commit(dataclasses.replace(scenario_inputs(), workloads=file))
+
+
+def commit_assumptions(assumptions: Assumptions) -> None:
+    """Plan with these assumptions from now on."""
+    _commit(dataclasses.replace(scenario_inputs(), assumptions=assumptions))
+
+
+def commit_mig_clusters(clusters: Iterable[str] | None) -> None:
+    """Enable MIG on exactly these clusters' hosts (None: as the inventory file says)."""
+    chosen = None if clusters is None else tuple(sorted(set(clusters)))
+    _commit(dataclasses.replace(scenario_inputs(), mig_clusters=chosen))
+
+
+def reset_to_sample() -> None:
+    """Forget every change: the sample scenario, default assumptions, the fit question."""
+    _commit(sample_inputs())
+    st.session_state[_QUESTION_KEY] = Question()
+
+
+def question() -> Question:
+    """The committed question (fit to my inventory until the user asks to size a cluster)."""
+    asked = st.session_state.get(_QUESTION_KEY)
+    return asked if isinstance(asked, Question) else Question()
+
+
+def commit_question(asked: Question) -> None:
+    """Answer this question from now on."""
+    st.session_state[_QUESTION_KEY] = asked
