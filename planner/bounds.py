@@ -1,0 +1,100 @@
+"""Lower bounds for bin packing: no packing of the items can use fewer bins than these.
+
+Sizes and capacities are integers in a unit the caller chooses (GPUs, micro-GPUs of memory,
+MIG slices), so the bounds are exact and free of rounding. A plan reports its GPU count beside
+the bound so the user sees how far from optimal it can at most be.
+
+- ``l1_bound``: the continuous bound, ``ceil(sum(sizes) / capacity)``.
+- ``martello_toth_l2``: Martello and Toth's L2 (1990), never weaker than L1. For an integer
+  ``k`` in ``[0, capacity / 2]`` split the items into ``J1`` (size > capacity - k), ``J2``
+  (capacity / 2 < size <= capacity - k) and ``J3`` (k <= size <= capacity / 2); no two items of
+  ``J1 + J2`` share a bin and no ``J3`` item fits beside a ``J1`` item, so
+  ``L(k) = |J1| + |J2| + max(0, ceil((sum(J3) - (|J2| capacity - sum(J2))) / capacity))``
+  and ``L2 = max_k L(k)``. Only ``k`` equal to 0 or to an item size can raise the maximum.
+- ``vector_bound``: items that take a different size in each period (hour of day) of a bin whose
+  capacity holds in every period; any packing needs at least the L2 bound of every period.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["l1_bound", "martello_toth_l2", "vector_bound"]
+
+
+def _check(sizes: Sequence[int], capacity: int) -> None:
+    if capacity <= 0:
+        raise ValueError(f"capacity must be positive, got {capacity}")
+    for size in sizes:
+        if size < 0 or size > capacity:
+            raise ValueError(f"every size must lie in [0, capacity={capacity}], got {size}")
+
+
+def l1_bound(sizes: Sequence[int], capacity: int) -> int:
+    """Continuous bound: bins needed if items could be cut, ``ceil(sum(sizes) / capacity)``."""
+    _check(sizes, capacity)
+    return -(-sum(sizes) // capacity)
+
+
+def martello_toth_l2(sizes: Sequence[int], capacity: int) -> int:
+    """Martello-Toth L2 bound on the bins needed for ``sizes`` in bins of ``capacity``.
+
+    Parameters
+    ----------
+    sizes : item sizes, integers in ``[0, capacity]`` [caller's unit]
+    capacity : bin capacity [same unit]
+
+    Returns
+    -------
+    int : a lower bound on the bins of any packing, at least ``l1_bound``.
+    """
+    _check(sizes, capacity)
+    items = np.sort(np.asarray([s for s in sizes if s > 0], dtype=np.int64))
+    if items.size == 0:
+        return 0
+    total = int(items.sum())
+    # prefix[i] = sum of the i smallest items, so sums over size ranges are two look-ups.
+    prefix = np.concatenate(([0], np.cumsum(items)))
+    half = capacity // 2  # sizes <= half are "small" (at most capacity / 2)
+
+    def count_le(value: int) -> int:
+        return int(np.searchsorted(items, value, side="right"))
+
+    def count_lt(value: int) -> int:
+        return int(np.searchsorted(items, value, side="left"))
+
+    n_le_half = count_le(half)
+    best = -(-total // capacity)
+    candidates = np.unique(items[items <= half])
+    for k in [0, *candidates.tolist()]:
+        # J1: size > capacity - k; J2: half < size <= capacity - k; J3: k <= size <= half.
+        n_le_cap_minus_k = count_le(capacity - k)
+        j1 = items.size - n_le_cap_minus_k
+        j2 = n_le_cap_minus_k - n_le_half
+        sum_j2 = int(prefix[n_le_cap_minus_k] - prefix[n_le_half])
+        lo = count_lt(k)
+        sum_j3 = int(prefix[n_le_half] - prefix[lo])
+        room_in_j2 = j2 * capacity - sum_j2
+        overflow = max(0, sum_j3 - room_in_j2)
+        best = max(best, j1 + j2 + -(-overflow // capacity))
+    return best
+
+
+def vector_bound(hourly_sizes: Sequence[Sequence[int]], capacity: int) -> int:
+    """Bins needed when each item has a size per period and each bin holds ``capacity`` per period.
+
+    Parameters
+    ----------
+    hourly_sizes : one row per item, one integer per period (24 hours of a day) [caller's unit]
+    capacity : what one bin holds in any one period [same unit]
+
+    Returns
+    -------
+    int : the largest Martello-Toth L2 bound over the periods.
+    """
+    if not hourly_sizes:
+        return 0
+    matrix = np.asarray(hourly_sizes, dtype=np.int64)
+    return max(martello_toth_l2(matrix[:, h].tolist(), capacity) for h in range(matrix.shape[1]))

@@ -1,0 +1,385 @@
+"""Host assignment (stage B): put each method's host requests on hosts with free GPUs, cores, RAM.
+
+Every sharing method first turns instances into ``HostRequest``s (stage A, per GPU model); this
+module places those requests on physical hosts. A request takes as many free GPUs of its model as
+it has loads, plus its cores and RAM, all on one host. Requests are placed most urgent first
+(priority 1 before 2), larger first within a priority, each on the host that leaves the fewest
+GPUs free (best fit; ties go to the host listed first). Requests with different non-empty
+``host_group`` never share a host (vGPU host-equal mode). What does not fit becomes ``NotPlaced``
+with the resource that ran out.
+
+When sizing a cluster, ``HostPool`` is given a way to open new hosts of one server type and opens
+one whenever no open host fits.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import lil_matrix
+
+from planner.inventory import Host
+from planner.plan import HostRequest, NotPlaced, Placement
+
+__all__ = ["HostAssignment", "HostPool", "assign_hosts", "min_hosts_exact", "request_order"]
+
+_TOLERANCE = 1e-9
+"""Slack on cores and RAM [cores, GiB] so that sums of fractions fit exactly-sized hosts."""
+
+
+class HostPool:
+    """The free GPUs, cores and RAM of a set of hosts while requests are placed (mutable).
+
+    Parameters
+    ----------
+    hosts : the hosts that may take requests; GPU indices run 0 .. ``host.gpus - 1``.
+    open_host : when given, ``open_host(i)`` returns the ``i``-th new host (0-based) to open when
+        no host in the pool fits a request of that host's GPU model (cluster sizing).
+    """
+
+    def __init__(
+        self, hosts: Sequence[Host], open_host: Callable[[int], Host] | None = None
+    ) -> None:
+        self.hosts: list[Host] = []
+        self.free_gpus: list[list[int]] = []
+        self.free_cores: list[float] = []
+        self.free_ram: list[float] = []
+        self.group: list[str] = []
+        # (model, free GPU count) -> indices of hosts in that state, ascending: best fit on GPUs
+        # scans counts upward from the request's size and takes the first host that also fits
+        # cores, RAM and group.
+        self._buckets: dict[tuple[str, int], list[int]] = {}
+        self._largest: dict[str, int] = {}
+        self._open_host = open_host
+        self.opened = 0
+        """Hosts opened through ``open_host`` so far."""
+        for host in hosts:
+            self._add(host)
+
+    def _add(self, host: Host) -> int:
+        index = len(self.hosts)
+        self.hosts.append(host)
+        self.free_gpus.append(list(range(host.gpus)))
+        self.free_cores.append(host.cpu_cores)
+        self.free_ram.append(host.ram_gib)
+        self.group.append("")
+        self._buckets.setdefault((host.gpu_model, host.gpus), []).append(index)
+        self._largest[host.gpu_model] = max(self._largest.get(host.gpu_model, 0), host.gpus)
+        return index
+
+    def copy(self) -> HostPool:
+        """An independent copy: placing on it leaves this pool unchanged."""
+        clone = HostPool((), self._open_host)
+        clone.hosts = list(self.hosts)
+        clone.free_gpus = [list(free) for free in self.free_gpus]
+        clone.free_cores = list(self.free_cores)
+        clone.free_ram = list(self.free_ram)
+        clone.group = list(self.group)
+        clone._buckets = {key: list(ids) for key, ids in self._buckets.items()}
+        clone._largest = dict(self._largest)
+        clone.opened = self.opened
+        return clone
+
+    def free_gpu_count(self, model: str) -> int:
+        """Free GPUs of ``model`` over all hosts in the pool."""
+        return sum(
+            len(self.free_gpus[i]) for i, host in enumerate(self.hosts) if host.gpu_model == model
+        )
+
+    def _fits(self, index: int, request: HostRequest) -> bool:
+        return (
+            self.free_cores[index] + _TOLERANCE >= request.cpu_cores
+            and self.free_ram[index] + _TOLERANCE >= request.ram_gib
+            and (
+                not request.host_group
+                or not self.group[index]
+                or self.group[index] == request.host_group
+            )
+        )
+
+    def _find(self, request: HostRequest) -> int | None:
+        needed = len(request.loads)
+        for free in range(needed, self._largest.get(request.gpu_model, -1) + 1):
+            for index in self._buckets.get((request.gpu_model, free), ()):
+                if self._fits(index, request):
+                    return index
+        return None
+
+    def _take(self, index: int, request: HostRequest) -> tuple[int, ...]:
+        model = self.hosts[index].gpu_model
+        free = self.free_gpus[index]
+        bucket = self._buckets[(model, len(free))]
+        del bucket[bisect.bisect_left(bucket, index)]
+        taken = tuple(free[: len(request.loads)])
+        del free[: len(request.loads)]
+        bisect.insort(self._buckets.setdefault((model, len(free)), []), index)
+        self.free_cores[index] -= request.cpu_cores
+        self.free_ram[index] -= request.ram_gib
+        if request.host_group:
+            self.group[index] = request.host_group
+        return taken
+
+    def _can_open_for(self, request: HostRequest) -> Host | None:
+        if self._open_host is None:
+            return None
+        candidate = self._open_host(self.opened)
+        if candidate.gpu_model != request.gpu_model:
+            return None
+        fits_empty = (
+            candidate.gpus >= len(request.loads)
+            and candidate.cpu_cores + _TOLERANCE >= request.cpu_cores
+            and candidate.ram_gib + _TOLERANCE >= request.ram_gib
+        )
+        return candidate if fits_empty else None
+
+    def place(self, request: HostRequest) -> tuple[Host, tuple[int, ...]] | None:
+        """Place ``request`` best fit; return its host and GPU indices, or None if nothing fits."""
+        index = self._find(request)
+        if index is None:
+            new_host = self._can_open_for(request)
+            if new_host is None:
+                return None
+            index = self._add(new_host)
+            self.opened += 1
+        return self.hosts[index], self._take(index, request)
+
+    def place_on(self, index: int, request: HostRequest) -> tuple[Host, tuple[int, ...]] | None:
+        """Place ``request`` on the ``index``-th host if it fits there, else return None."""
+        host = self.hosts[index]
+        if host.gpu_model != request.gpu_model or len(self.free_gpus[index]) < len(request.loads):
+            return None
+        if not self._fits(index, request):
+            return None
+        return host, self._take(index, request)
+
+    def reason(self, request: HostRequest) -> str:
+        """Why ``request`` fits on no host of the pool, naming the resource that ran out."""
+        model = request.gpu_model
+        needed = len(request.loads)
+        what = f"{needed} free GPU{'s' if needed != 1 else ''}"
+        if self._open_host is not None:
+            server = self._open_host(self.opened)
+            if server.gpu_model != model:
+                return f"the server type has {server.gpu_model} GPUs, not {model}"
+            if server.gpus < needed:
+                return f"needs {needed} GPUs on one host; the server type has {server.gpus}"
+            if server.cpu_cores + _TOLERANCE < request.cpu_cores:
+                return (
+                    f"needs {request.cpu_cores:g} cores on one host; "
+                    f"the server type has {server.cpu_cores:g}"
+                )
+            return (
+                f"needs {request.ram_gib:g} GiB RAM on one host; "
+                f"the server type has {server.ram_gib:g} GiB"
+            )
+        if model not in self._largest:
+            return f"no usable host has {model} GPUs"
+        if self._largest[model] < needed:
+            return (
+                f"needs {needed} GPUs on one host; the largest host of model {model} "
+                f"has {self._largest[model]}"
+            )
+        with_gpus = [
+            i
+            for i, host in enumerate(self.hosts)
+            if host.gpu_model == model and len(self.free_gpus[i]) >= needed
+        ]
+        if not with_gpus:
+            return f"no host of model {model} has {what} left"
+        with_cores = [i for i in with_gpus if self.free_cores[i] + _TOLERANCE >= request.cpu_cores]
+        what += f" and {request.cpu_cores:g} free cores"
+        if not with_cores:
+            return f"no host of model {model} has {what} left"
+        with_ram = [i for i in with_cores if self.free_ram[i] + _TOLERANCE >= request.ram_gib]
+        what += f" and {request.ram_gib:g} GiB free RAM"
+        if not with_ram:
+            return f"no host of model {model} has {what} left"
+        return (
+            f"every host of model {model} with {what} left already holds vGPUs of another "
+            f"profile size than {request.host_group} (one partial profile size per host)"
+        )
+
+
+@dataclass(frozen=True)
+class HostAssignment:
+    """Where stage B put each request's GPU loads, and what it could not place."""
+
+    placements: tuple[Placement, ...]
+    not_placed: tuple[NotPlaced, ...]
+    gpu_configs: dict[tuple[str, int], str]
+    """(host, GPU index) -> configuration of that GPU, for every GPU given a load."""
+
+
+def request_order(requests: Sequence[HostRequest]) -> list[int]:
+    """Indices of ``requests`` in placing order: priority, then more GPUs, cores, RAM first.
+
+    Ties keep the input order, so equal inputs give equal plans.
+    """
+    return sorted(
+        range(len(requests)),
+        key=lambda i: (
+            requests[i].priority,
+            -len(requests[i].loads),
+            -requests[i].cpu_cores,
+            -requests[i].ram_gib,
+            i,
+        ),
+    )
+
+
+def assign_hosts(
+    requests: Sequence[HostRequest],
+    pool: HostPool,
+    *,
+    fixed: Sequence[int] | None = None,
+) -> HostAssignment:
+    """Place ``requests`` on the hosts of ``pool`` (which is updated), most urgent first.
+
+    Parameters
+    ----------
+    requests : stage-A requests; each lands whole on one host or not at all.
+    pool : free capacity of the hosts; it is changed in place.
+    fixed : when given, ``requests[i]`` goes to host ``fixed[i]`` of the pool (an exact
+        solution from ``min_hosts_exact``) if it fits there.
+
+    Returns
+    -------
+    HostAssignment : one ``Placement`` per slot placed, one ``NotPlaced`` per instance of a
+        request that did not fit, with the reason.
+    """
+    placements: list[Placement] = []
+    not_placed: list[NotPlaced] = []
+    configs: dict[tuple[str, int], str] = {}
+    reasons: dict[tuple[str, int, float, float, str], str] = {}
+    for i in request_order(requests):
+        request = requests[i]
+        spot = pool.place(request) if fixed is None else pool.place_on(fixed[i], request)
+        if spot is None:
+            # The pool only changes when a request is placed, so a reason found for one shape
+            # of request holds for the next request of the same shape until then.
+            key = (
+                request.gpu_model,
+                len(request.loads),
+                request.cpu_cores,
+                request.ram_gib,
+                request.host_group,
+            )
+            if key not in reasons:
+                reasons[key] = pool.reason(request)
+            seen: set[str] = set()
+            for load in request.loads:
+                for slot in load.slots:
+                    if slot.instance not in seen:
+                        seen.add(slot.instance)
+                        not_placed.append(NotPlaced(slot.instance, slot.workload, reasons[key]))
+            continue
+        reasons.clear()
+        host, gpu_indices = spot
+        for load, gpu_index in zip(request.loads, gpu_indices, strict=True):
+            configs[(host.name, gpu_index)] = load.config
+            placements.extend(
+                Placement(
+                    instance=slot.instance,
+                    workload=slot.workload,
+                    host=host.name,
+                    gpu_index=gpu_index,
+                    gpu_model=load.gpu_model,
+                    profile=slot.profile,
+                    memory_gib=slot.memory_gib,
+                    compute_share=slot.compute_share,
+                    start_slice=slot.start_slice,
+                )
+                for slot in load.slots
+            )
+    return HostAssignment(tuple(placements), tuple(not_placed), configs)
+
+
+# scipy.optimize.milp's documented status vocabulary.
+_MILP_OPTIMAL = 0
+_MILP_LIMIT_REACHED = 1
+
+
+def min_hosts_exact(
+    requests: Sequence[HostRequest],
+    server: Host,
+    *,
+    upper_bound: int,
+    time_limit_s: float,
+) -> tuple[list[int], bool] | None:
+    """The fewest hosts shaped like ``server`` that hold ``requests``: a vector bin-packing MILP.
+
+    Model (``scipy.optimize.milp``), for requests ``r`` and hosts ``h < upper_bound``:
+    ``x[r, h] = 1`` when request ``r`` is on host ``h``, ``y[h] = 1`` when host ``h`` is open,
+    ``z[g, h] = 1`` when host ``h`` serves host group ``g``.
+
+    Returns
+    -------
+    (host index per request, proven optimal), or None when the solver found no solution in time.
+    """
+    n_req = len(requests)
+    if n_req == 0 or upper_bound <= 0:
+        return ([], True) if n_req == 0 else None
+    groups = sorted({r.host_group for r in requests if r.host_group})
+    n_h = upper_bound
+    n_x = n_req * n_h
+    n_z = len(groups) * n_h
+
+    def x(r: int, h: int) -> int:
+        return r * n_h + h
+
+    def y(h: int) -> int:
+        return n_x + h
+
+    def z(g: int, h: int) -> int:
+        return n_x + n_h + g * n_h + h
+
+    n_vars = n_x + n_h + n_z
+    rows: list[tuple[dict[int, float], float, float]] = []
+    # Each request is placed on exactly one host.
+    rows.extend(({x(r, h): 1.0 for h in range(n_h)}, 1.0, 1.0) for r in range(n_req))
+    # No open host holds more GPUs, cores or RAM than it has; a closed host holds nothing.
+    for h in range(n_h):
+        for need, have in (
+            ([len(r.loads) for r in requests], server.gpus),
+            ([r.cpu_cores for r in requests], server.cpu_cores),
+            ([r.ram_gib for r in requests], server.ram_gib),
+        ):
+            row = {x(r, h): float(need[r]) for r in range(n_req) if need[r] > 0}
+            row[y(h)] = -float(have)
+            rows.append((row, -np.inf, _TOLERANCE))
+    # Hosts open in order, so equal solutions that only rename hosts are not searched twice.
+    rows.extend(({y(h): 1.0, y(h + 1): -1.0}, 0.0, np.inf) for h in range(n_h - 1))
+    # A host serves at most one host group, and a grouped request only a host of its group.
+    for h in range(n_h):
+        if groups:
+            rows.append(({z(g, h): 1.0 for g in range(len(groups))}, -np.inf, 1.0))
+        for r, request in enumerate(requests):
+            if request.host_group:
+                g = groups.index(request.host_group)
+                rows.append(({x(r, h): 1.0, z(g, h): -1.0}, -np.inf, 0.0))
+
+    matrix = lil_matrix((len(rows), n_vars))
+    lower = np.empty(len(rows))
+    upper = np.empty(len(rows))
+    for i, (row, lo, hi) in enumerate(rows):
+        for column, value in row.items():
+            matrix[i, column] = value
+        lower[i], upper[i] = lo, hi
+    cost = np.zeros(n_vars)
+    cost[n_x : n_x + n_h] = 1.0  # objective: hosts opened
+    result = milp(
+        cost,
+        constraints=LinearConstraint(matrix.tocsr(), lower, upper),
+        integrality=np.ones(n_vars, dtype=np.int64),
+        bounds=Bounds(0, 1),
+        options={"time_limit": time_limit_s},
+    )
+    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+        return None
+    chosen = np.asarray(result.x)
+    assignment = [int(np.argmax([chosen[x(r, h)] for h in range(n_h)])) for r in range(n_req)]
+    return assignment, result.status == _MILP_OPTIMAL

@@ -1,0 +1,394 @@
+"""Remote pool: GPUs on GPU servers shared over the network, held only while a workload runs.
+
+Modelled on VMware Bitfusion, which pooled passthrough GPUs of GPU servers and handed client VMs
+on any host an arbitrary fraction of a GPU's memory over the network. Bitfusion reached end of
+availability in 2023; the method is named "remote pool" here because GPU-over-IP products carry
+the same idea on.
+
+Rules:
+
+- Unit: a fraction of one GPU's memory, ``memory / GPU memory`` (one third and two thirds of the
+  same GPU are fine); compute is not partitioned, it is contended. An instance with
+  ``gpus >= 1`` (or more memory than one GPU) takes whole GPUs, all from one server.
+- Time: a partition is taken when the application starts and released when it exits, so a GPU's
+  memory need only hold, in every hour of the day, the instances active in that hour. Instance
+  ``i`` (0-based) of a class of ``n`` is active in hour ``h`` when ``i < round(share[h] × n)``
+  (half rounds up), which turns the class's ``daily_schedule`` shares into concrete instances.
+- Client VMs run on any host, so requests carry no CPU or RAM onto the GPU servers.
+- Not eligible for a workload that needs hardware isolation, or one that is not latency tolerant
+  when the network is worse than VMware's recommendation (latency above 50 µs, or no RDMA).
+
+Heuristic: best fit decreasing over (hour, memory) vectors; instances with equal vectors are
+placed together, each batch filling the tightest GPUs that still hold it, so it scales to
+fleets of thousands of GPUs. Exact: a small MILP (``scipy.optimize.milp``). Multi-GPU instances
+are packed as *gangs* of whole GPUs that share over time only with instances of the same size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import lil_matrix
+
+from planner.assumptions import Assumptions
+from planner.bounds import vector_bound
+from planner.catalog import Catalog, GpuModel
+from planner.passthrough import whole_gpus
+from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.workloads import HOURS_PER_DAY, Instance, WorkloadClass
+
+__all__ = [
+    "CONFIG",
+    "MAX_LATENCY_US",
+    "PROFILE_SHARE",
+    "PROFILE_WHOLE",
+    "UNITS_PER_GPU",
+    "active_hours",
+    "gpus_per_instance",
+    "ineligible_reason",
+    "instance_index",
+    "pack_exact",
+    "pack_heuristic",
+    "share_units",
+]
+
+CONFIG = "pool"
+"""``GpuLoad.config`` of a pooled GPU."""
+PROFILE_SHARE = "share"
+"""``Slot.profile`` of a fraction of one GPU's memory."""
+PROFILE_WHOLE = "whole GPU"
+"""``Slot.profile`` of an instance holding whole GPUs while it runs."""
+MAX_LATENCY_US = 50.0
+"""VMware's recommended maximum client-to-server round-trip latency [µs]."""
+UNITS_PER_GPU = 1_000_000
+"""Integer units of one GPU's memory: sizes are rounded up to a millionth, so sums stay exact."""
+
+_NOTES = (
+    "Remote pool: client VMs run on any host, so GPU servers carry no client CPU or RAM here.",
+    "Remote pool: GPU memory is held only in the hours an instance runs; instance i of n is "
+    "active in hour h when i < round(share[h] × n).",
+)
+
+
+def instance_index(instance_id: str) -> int:
+    """0-based index of an instance in its class, from its id ``workload#n``."""
+    return int(instance_id.rsplit("#", 1)[1]) - 1
+
+
+def active_hours(workload: WorkloadClass, index: int) -> tuple[bool, ...]:
+    """Hours of the day (0-23) in which instance ``index`` (0-based) of ``workload`` runs."""
+    return tuple(
+        index < math.floor(share * workload.instances + 0.5) for share in workload.daily_schedule
+    )
+
+
+def gpus_per_instance(workload: WorkloadClass, model: GpuModel) -> int:
+    """Whole GPUs an instance takes, or 0 when it takes a fraction of one GPU."""
+    if workload.gpus < 1.0 and workload.memory_gib <= model.memory_gib:
+        return 0
+    return whole_gpus(workload, model)
+
+
+def share_units(workload: WorkloadClass, model: GpuModel) -> int:
+    """Memory one instance holds on one GPU while it runs [millionths of the GPU's memory]."""
+    if gpus_per_instance(workload, model):
+        return UNITS_PER_GPU
+    share = math.ceil(workload.memory_gib / model.memory_gib * UNITS_PER_GPU - 1e-6)
+    return min(UNITS_PER_GPU, max(1, share))
+
+
+def ineligible_reason(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> str | None:
+    """Why ``workload`` cannot use a remote pool of ``model`` GPUs; None when it can."""
+    if workload.needs_isolation:
+        return "the remote pool shares GPUs without hardware isolation, which the workload needs"
+    network = assumptions.network
+    if not workload.latency_tolerant and (network.latency_us > MAX_LATENCY_US or not network.rdma):
+        rdma = "with RDMA" if network.rdma else "without RDMA"
+        return (
+            f"the workload is not latency tolerant and the network ({network.latency_us:g} µs "
+            f"{rdma}) is worse than VMware's recommendation (at most {MAX_LATENCY_US:g} µs "
+            "with RDMA)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One instance as the packer sees it: its memory per hour on each GPU it takes."""
+
+    instance: Instance
+    gpus: int
+    """1 for a share or a single whole GPU; k >= 2 for a gang of k whole GPUs."""
+    hourly: tuple[int, ...]
+    """Units held per GPU in each hour [millionths of a GPU's memory]."""
+
+
+def _items(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> tuple[list[_Item], list[NotPlaced]]:
+    items: list[_Item] = []
+    not_placed: list[NotPlaced] = []
+    for instance in instances:
+        workload = instance.workload
+        reason = ineligible_reason(workload, model, catalog, assumptions)
+        if reason is not None:
+            not_placed.append(NotPlaced(instance.id, workload.name, reason))
+            continue
+        size = share_units(workload, model)
+        hours = active_hours(workload, instance_index(instance.id))
+        items.append(
+            _Item(
+                instance=instance,
+                gpus=max(1, gpus_per_instance(workload, model)),
+                hourly=tuple(size if on else 0 for on in hours),
+            )
+        )
+    return items, not_placed
+
+
+def _best_fit(vectors: Sequence[tuple[int, ...]], capacity: int) -> list[int]:
+    """Bin index per vector: best fit decreasing, equal vectors placed as one batch.
+
+    Batches go largest first (peak, then total). A batch fills the open bins that hold at
+    least one copy, tightest first (least free capacity left in the batch's active hours),
+    each taking as many copies as it holds; the rest open new bins.
+    """
+    if not vectors:
+        return []
+    batches: dict[tuple[int, ...], list[int]] = {}
+    for index, vector in enumerate(vectors):
+        batches.setdefault(vector, []).append(index)
+    order = sorted(batches, key=lambda v: (-max(v), -sum(v), batches[v][0]))
+    loads = np.zeros((len(vectors), HOURS_PER_DAY), dtype=np.int64)
+    open_bins = 0
+    where = [0] * len(vectors)
+    for vector in order:
+        members = batches[vector]
+        size = np.asarray(vector, dtype=np.int64)
+        active = size > 0
+        if not active.any():
+            continue  # placed after all bins exist; it holds nothing
+        if open_bins:
+            free = capacity - loads[:open_bins][:, active]
+            copies = (free // size[active]).min(axis=1)
+            tightness = free.sum(axis=1)
+            candidates = np.flatnonzero(copies > 0)
+            ranked = candidates[np.lexsort((candidates, tightness[candidates]))]
+        else:
+            copies = np.zeros(0, dtype=np.int64)
+            ranked = np.zeros(0, dtype=np.int64)
+        cursor = 0
+        for b in ranked.tolist():
+            if cursor >= len(members):
+                break
+            take = min(int(copies[b]), len(members) - cursor)
+            for m in members[cursor : cursor + take]:
+                where[m] = b
+            loads[b] += size * take
+            cursor += take
+        per_bin = capacity // int(size.max())
+        while cursor < len(members):
+            take = min(per_bin, len(members) - cursor)
+            for m in members[cursor : cursor + take]:
+                where[m] = open_bins
+            loads[open_bins] += size * take
+            open_bins += 1
+            cursor += take
+    idle = [m for v in order if not any(v) for m in batches[v]]
+    if idle:
+        # Instances that never run hold nothing; they join the first bin (one is opened if none).
+        open_bins = max(open_bins, 1)
+        for m in idle:
+            where[m] = 0
+    return where
+
+
+def _requests(
+    items: Sequence[_Item], bins: Sequence[int], model: GpuModel, gpus: int
+) -> list[HostRequest]:
+    """One request per bin: one pooled GPU, or a gang of ``gpus`` whole GPUs on one server."""
+    members: dict[int, list[_Item]] = {}
+    for item, b in zip(items, bins, strict=True):
+        members.setdefault(b, []).append(item)
+    requests = []
+    for b in sorted(members):
+        slots = tuple(
+            Slot(
+                instance=item.instance.id,
+                workload=item.instance.workload.name,
+                profile=PROFILE_WHOLE
+                if gpus_per_instance(item.instance.workload, model)
+                else PROFILE_SHARE,
+                memory_gib=min(model.memory_gib, item.instance.workload.memory_gib / gpus),
+                compute_share=0.0,  # compute is contended, not partitioned
+            )
+            for item in members[b]
+        )
+        load = GpuLoad(gpu_model=model.name, config=CONFIG, slots=slots)
+        requests.append(
+            HostRequest(
+                gpu_model=model.name,
+                loads=(load,) * gpus,
+                cpu_cores=0.0,
+                ram_gib=0.0,
+                priority=min(item.instance.workload.priority for item in members[b]),
+            )
+        )
+    return requests
+
+
+def _lower_bound(items: Sequence[_Item]) -> int:
+    """Per-hour Martello-Toth bound with each gang counted as its whole GPUs: holds for any plan."""
+    rows = [item.hourly for item in items for _ in range(item.gpus)]
+    return vector_bound(rows, UNITS_PER_GPU)
+
+
+def _groups(items: Sequence[_Item]) -> dict[int, list[_Item]]:
+    """Items by GPUs per instance: shares and single GPUs (1), then gangs of 2, 3, ..."""
+    grouped: dict[int, list[_Item]] = {}
+    for item in items:
+        grouped.setdefault(item.gpus, []).append(item)
+    return dict(sorted(grouped.items()))
+
+
+def _packing(
+    requests: list[HostRequest],
+    not_placed: list[NotPlaced],
+    bound: int,
+    status: SolveStatus,
+) -> GpuPacking:
+    used = sum(len(r.loads) for r in requests)
+    if used == bound:
+        status = SolveStatus.OPTIMAL
+    return GpuPacking(
+        requests=tuple(requests),
+        not_placed=tuple(not_placed),
+        lower_bound_gpus=bound,
+        status=status,
+        notes=_NOTES
+        + (
+            ("Remote pool: multi-GPU instances share whole GPUs over time only with instances "
+             "of the same GPU count.",)
+            if any(r for r in requests if len(r.loads) > 1)
+            else ()
+        ),
+    )  # fmt: skip
+
+
+def pack_heuristic(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> GpuPacking:
+    """Best fit decreasing over (hour, memory) vectors; see the module docstring."""
+    items, not_placed = _items(instances, model, catalog, assumptions)
+    requests: list[HostRequest] = []
+    for gpus, group in _groups(items).items():
+        bins = _best_fit([item.hourly for item in group], UNITS_PER_GPU)
+        requests.extend(_requests(group, bins, model, gpus))
+    return _packing(requests, not_placed, _lower_bound(items), SolveStatus.HEURISTIC)
+
+
+# scipy.optimize.milp's documented status vocabulary.
+_MILP_OPTIMAL = 0
+_MILP_LIMIT_REACHED = 1
+
+
+def _exact_bins(
+    vectors: Sequence[tuple[int, ...]], capacity: int, upper_bound: int, time_limit_s: float
+) -> tuple[list[int], bool] | None:
+    """Fewest bins for the vectors: MILP over ``x[i, b]`` (item i in bin b) and ``y[b]`` (open).
+
+    Returns the bin per item and whether it is proven optimal, or None when the solver has no
+    solution (or its solution breaks a capacity once read back in integers).
+    """
+    n_items, n_bins = len(vectors), upper_bound
+    hours = [h for h in range(HOURS_PER_DAY) if any(v[h] for v in vectors)]
+    n_x = n_items * n_bins
+    n_vars = n_x + n_bins
+    rows: list[tuple[dict[int, float], float, float]] = []
+    # Each instance is in exactly one bin.
+    rows.extend(({i * n_bins + b: 1.0 for b in range(n_bins)}, 1.0, 1.0) for i in range(n_items))
+    # In every hour, an open bin holds at most its capacity; a closed bin holds nothing.
+    for b in range(n_bins):
+        for h in hours:
+            row = {
+                i * n_bins + b: vectors[i][h] / capacity for i in range(n_items) if vectors[i][h]
+            }
+            row[n_x + b] = -1.0
+            rows.append((row, -np.inf, 0.0))
+    # Bins open in order, so renamings of one solution are not searched twice.
+    rows.extend(({n_x + b: 1.0, n_x + b + 1: -1.0}, 0.0, np.inf) for b in range(n_bins - 1))
+    matrix = lil_matrix((len(rows), n_vars))
+    lower, upper = np.empty(len(rows)), np.empty(len(rows))
+    for r, (row, lo, hi) in enumerate(rows):
+        for column, value in row.items():
+            matrix[r, column] = value
+        lower[r], upper[r] = lo, hi
+    cost = np.zeros(n_vars)
+    cost[n_x:] = 1.0  # objective: GPUs (bins) used
+    result = milp(
+        cost,
+        constraints=LinearConstraint(matrix.tocsr(), lower, upper),
+        integrality=np.ones(n_vars, dtype=np.int64),
+        bounds=Bounds(0, 1),
+        options={"time_limit": time_limit_s},
+    )
+    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+        return None
+    x = np.asarray(result.x[:n_x]).reshape(n_items, n_bins)
+    where = [int(np.argmax(x[i])) for i in range(n_items)]
+    loads = np.zeros((n_bins, HOURS_PER_DAY), dtype=np.int64)
+    for i, b in enumerate(where):
+        loads[b] += np.asarray(vectors[i], dtype=np.int64)
+    if (loads > capacity).any():
+        return None  # the solver's tolerance let a bin overflow in integers; keep the heuristic
+    return where, result.status == _MILP_OPTIMAL
+
+
+def pack_exact(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> GpuPacking:
+    """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s`` overall.
+
+    Proven optimal when every group solves to optimality and there are no gangs (gangs are
+    kept apart from shares, a restriction of the model), or when the GPUs equal the bound.
+    """
+    items, not_placed = _items(instances, model, catalog, assumptions)
+    requests: list[HostRequest] = []
+    proven = True
+    limited = False
+    groups = _groups(items)
+    budget = assumptions.time_limit_s / max(1, len(groups))
+    for gpus, group in groups.items():
+        vectors = [item.hourly for item in group]
+        heuristic = _best_fit(vectors, UNITS_PER_GPU)
+        upper = max(heuristic) + 1
+        bins = heuristic
+        if any(any(v) for v in vectors):
+            solved = _exact_bins(vectors, UNITS_PER_GPU, upper, budget)
+            if solved is None:
+                proven, limited = False, True
+            else:
+                where, optimal = solved
+                if len(set(where)) <= upper:
+                    bins = [sorted(set(where)).index(b) for b in where]
+                proven = proven and optimal
+                limited = limited or not optimal
+        requests.extend(_requests(group, bins, model, gpus))
+    if any(gpus > 1 for gpus in groups):
+        proven = False
+    if proven:
+        status = SolveStatus.OPTIMAL
+    elif limited:
+        status = SolveStatus.TIME_LIMIT
+    else:
+        status = SolveStatus.HEURISTIC
+    bound = _lower_bound(items)
+    if status is SolveStatus.OPTIMAL:
+        bound = sum(len(r.loads) for r in requests)
+    return _packing(requests, not_placed, bound, status)
