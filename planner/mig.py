@@ -1,0 +1,503 @@
+"""MIG (Multi-Instance GPU): hardware-isolated GPU instances laid out by NVIDIA's placement rules.
+
+Profile choice
+    An instance takes the smallest profile (fewest compute slices, then least memory) whose
+    memory holds its ``memory_gib`` and whose compute share ``compute_slices / total compute
+    slices`` covers its ``gpus``. An instance with ``gpus >= 1``, or whose memory no partial
+    profile holds, takes ``max(ceil(gpus), ceil(memory / whole-GPU profile memory))`` whole-GPU
+    profiles (``7g.80gb``), one per GPU, all on one host. Under vSphere a MIG instance is a
+    MIG-backed vGPU, so a VM holds at most ``max_vgpus_per_vm`` of them.
+
+Layouts
+    A layout is a set of (profile, start memory slice) with each start in the profile's catalog
+    placements, no two instances sharing a memory slice, compute slices summing to at most the
+    GPU's, and no profile above its per-GPU maximum. :func:`enumerate_layouts` derives every
+    *maximal* layout (nothing more fits) by searching the placements; any valid layout is a
+    subset of a maximal one, so covering with maximal layouts loses nothing.
+
+Packing
+    Instances are counted per profile, so the packing works on counts: the exact packer solves
+    the pattern MILP of :mod:`planner.milp` over the distinct maximal layouts (its size depends on
+    the layouts, never on the fleet), the heuristic repeatedly takes the layout that holds the
+    most remaining demand (largest instances weigh most). Both then hand instances to slots in a
+    fixed order (priority, then input order), so results are deterministic. A GPU is set up with
+    the instances it actually holds, so its ``config`` lists occupied instances only, except under
+    :func:`pack_with_layout`, where the user fixed the full layout.
+
+Profile choice is fixed before packing: ``lower_bound_gpus`` is a bound for these profiles
+(giving an instance a larger profile than it needs is never considered).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from planner.assumptions import Assumptions
+from planner.catalog import Catalog, GpuModel, MigProfile
+from planner.milp import Contents, pack_counts
+from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.workloads import Instance, WorkloadClass
+
+__all__ = [
+    "Layout",
+    "ProfileChoice",
+    "choose_profile",
+    "enumerate_layouts",
+    "ineligible_reason",
+    "layout_is_valid",
+    "pack_exact",
+    "pack_heuristic",
+    "pack_with_layout",
+]
+
+_TOLERANCE = 1e-9
+"""Float noise allowed when comparing memory [GiB] and compute shares [-]."""
+
+LIVE_MIGRATION_REASON = (
+    "MIG-backed vGPU VMs are treated as not live-migratable (no public source confirmed vMotion "
+    "of MIG-backed vGPUs on this stack), and the workload needs live migration"
+)
+
+
+@dataclass(frozen=True)
+class ProfileChoice:
+    """The MIG profile one instance takes, and on how many GPUs."""
+
+    profile: MigProfile
+    gpus: int
+    """GPUs the instance spans: 1 for a partial profile, n whole-GPU profiles otherwise."""
+    shared: bool
+    """The instance takes part of one GPU, so others may share that GPU."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One valid way to partition a GPU into MIG instances."""
+
+    placed: tuple[tuple[MigProfile, int], ...]
+    """(profile, first memory slice) per GPU instance, ordered by start slice."""
+
+    @property
+    def config(self) -> str:
+        """How the GPU is set up, e.g. ``MIG 3g.40gb@0 + 1g.10gb@4 + 1g.10gb@5``."""
+        return "MIG " + " + ".join(f"{p.name}@{start}" for p, start in self.placed)
+
+    def counts(self) -> Counter[str]:
+        """GPU instances per profile name."""
+        return Counter(p.name for p, _ in self.placed)
+
+
+def _whole_profile(profiles: Sequence[MigProfile], model: GpuModel) -> MigProfile | None:
+    """The profile taking every compute and memory slice (``7g.80gb``), if the catalog has one."""
+    for profile in profiles:
+        if (
+            profile.compute_slices >= model.mig_compute_slices
+            and profile.memory_slices >= model.mig_memory_slices
+        ):
+            return profile
+    return None
+
+
+def _ordered(profiles: Sequence[MigProfile]) -> list[MigProfile]:
+    """Smallest first: fewest compute slices, then least memory, then name."""
+    return sorted(profiles, key=lambda p: (p.compute_slices, p.memory_gib, p.name))
+
+
+def _choice_or_reason(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> ProfileChoice | str:
+    """The profile choice for ``workload`` on ``model``, or why there is none."""
+    if not model.mig_capable:
+        return f"{model.name} does not support MIG"
+    profiles = _ordered(catalog.mig_profiles.get(model.name, ()))
+    if not profiles or model.mig_compute_slices <= 0:
+        return f"the catalog lists no MIG profiles for {model.name}"
+    if workload.needs_live_migration:
+        return LIVE_MIGRATION_REASON
+    if workload.gpus < 1 - _TOLERANCE:
+        for profile in profiles:
+            share = profile.compute_slices / model.mig_compute_slices
+            if (
+                profile.memory_gib >= workload.memory_gib - _TOLERANCE
+                and share >= workload.gpus - _TOLERANCE
+            ):
+                return ProfileChoice(profile, 1, shared=True)
+    whole = _whole_profile(profiles, model)
+    if whole is None:
+        return f"the catalog lists no whole-GPU MIG profile for {model.name}"
+    gpus = max(
+        1,
+        math.ceil(workload.gpus - _TOLERANCE),
+        math.ceil((workload.memory_gib - _TOLERANCE) / whole.memory_gib),
+    )
+    most = assumptions.vsphere_version.max_vgpus_per_vm
+    if assumptions.mig_backed_vgpu and gpus > most:
+        return (
+            f"needs {gpus} MIG-backed vGPUs ({whole.name}, one per GPU) but vSphere "
+            f"{assumptions.vsphere_version.value} allows at most {most} vGPUs per VM"
+        )
+    return ProfileChoice(whole, gpus, shared=False)
+
+
+def choose_profile(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> ProfileChoice | None:
+    """The MIG profile (and GPU count) one instance of ``workload`` takes; None if not eligible."""
+    choice = _choice_or_reason(workload, model, catalog, assumptions)
+    return choice if isinstance(choice, ProfileChoice) else None
+
+
+def ineligible_reason(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> str | None:
+    """Why ``workload`` cannot use MIG on ``model``; None when it can.
+
+    MIG isolates instances in hardware, so workloads needing isolation are eligible.
+    """
+    choice = _choice_or_reason(workload, model, catalog, assumptions)
+    return choice if isinstance(choice, str) else None
+
+
+def layout_is_valid(placed: Sequence[tuple[MigProfile, int]], model: GpuModel) -> bool:
+    """True when ``placed`` (profile, start slice) pairs can coexist on one GPU of ``model``.
+
+    Rules: the model supports MIG; each profile is the model's; each start is one of the
+    profile's placements and the instance ends within the GPU's memory slices; no memory slice is
+    used twice; compute slices sum to at most the GPU's; no profile exceeds its per-GPU maximum.
+    """
+    if not model.mig_capable:
+        return False
+    used = 0  # bit i set: memory slice i is taken
+    compute = 0
+    counts: Counter[str] = Counter()
+    for profile, start in placed:
+        if profile.gpu_model != model.name or start not in profile.starts:
+            return False
+        if start < 0 or start + profile.memory_slices > model.mig_memory_slices:
+            return False
+        mask = ((1 << profile.memory_slices) - 1) << start
+        if used & mask:
+            return False
+        used |= mask
+        compute += profile.compute_slices
+        counts[profile.name] += 1
+        if counts[profile.name] > profile.max_per_gpu:
+            return False
+    return compute <= model.mig_compute_slices
+
+
+def enumerate_layouts(profiles: Sequence[MigProfile], model: GpuModel) -> list[Layout]:
+    """Every maximal valid layout of ``profiles`` on ``model``: no further placement fits.
+
+    Depth-first search over the catalog's placements (profile, start), each taken at most once
+    and in a fixed order, so each set is met once. Layouts come ordered by their config string.
+    Results are cached per (profiles, model): the search takes ~50 ms on an 8-slice GPU.
+    """
+    return list(_maximal_layouts(tuple(profiles), model))
+
+
+@functools.lru_cache(maxsize=256)
+def _maximal_layouts(profiles: tuple[MigProfile, ...], model: GpuModel) -> tuple[Layout, ...]:
+    placements = [
+        (profile, start)
+        for profile in _ordered(profiles)
+        for start in sorted(profile.starts)
+        if profile.gpu_model == model.name
+    ]
+    found: list[Layout] = []
+
+    def fits(chosen: list[tuple[MigProfile, int]], candidate: tuple[MigProfile, int]) -> bool:
+        return layout_is_valid([*chosen, candidate], model)
+
+    def search(next_index: int, chosen: list[tuple[MigProfile, int]]) -> None:
+        for index in range(next_index, len(placements)):
+            if fits(chosen, placements[index]):
+                chosen.append(placements[index])
+                search(index + 1, chosen)
+                chosen.pop()
+        # Maximal: no placement at all (earlier ones included) can be added.
+        if chosen and not any(fits(chosen, p) for p in placements if p not in chosen):
+            found.append(Layout(tuple(sorted(chosen, key=lambda ps: (ps[1], ps[0].name)))))
+
+    if model.mig_capable:
+        search(0, [])
+    return tuple(sorted(found, key=lambda layout: layout.config))
+
+
+def _distinct_patterns(
+    layouts: Sequence[Layout], names: Sequence[str]
+) -> list[tuple[tuple[int, ...], Layout]]:
+    """One layout per non-dominated count vector over ``names`` (first met wins)."""
+    by_counts: dict[tuple[int, ...], Layout] = {}
+    for layout in layouts:
+        counts = layout.counts()
+        by_counts.setdefault(tuple(counts[n] for n in names), layout)
+    vectors = list(by_counts)
+    kept = [
+        v
+        for v in vectors
+        if any(v)
+        and not any(w != v and all(a <= b for a, b in zip(v, w, strict=True)) for w in vectors)
+    ]
+    return [(v, by_counts[v]) for v in sorted(kept, reverse=True)]
+
+
+@dataclass(frozen=True)
+class _Demand:
+    """Eligible instances grouped for packing."""
+
+    shared: dict[str, list[Instance]]
+    """Instances on partial profiles, per profile name, in hand-out order."""
+    whole: list[tuple[Instance, ProfileChoice]]
+    """Instances on whole-GPU profiles (one request each)."""
+    profiles: dict[str, MigProfile]
+    not_placed: list[NotPlaced]
+
+
+def _group(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> _Demand:
+    choices: dict[str, ProfileChoice | str] = {}
+    shared: dict[str, list[Instance]] = {}
+    whole: list[tuple[Instance, ProfileChoice]] = []
+    profiles: dict[str, MigProfile] = {}
+    not_placed: list[NotPlaced] = []
+    # Stable sort: most urgent first, input order within a priority.
+    for instance in sorted(instances, key=lambda i: i.workload.priority):
+        workload = instance.workload
+        if workload.name not in choices:
+            choices[workload.name] = _choice_or_reason(workload, model, catalog, assumptions)
+        choice = choices[workload.name]
+        if isinstance(choice, str):
+            not_placed.append(NotPlaced(instance.id, workload.name, choice))
+        elif choice.shared:
+            profiles[choice.profile.name] = choice.profile
+            shared.setdefault(choice.profile.name, []).append(instance)
+        else:
+            whole.append((instance, choice))
+    return _Demand(shared, whole, profiles, not_placed)
+
+
+def _slot(instance: Instance, profile: MigProfile, model: GpuModel, start: int) -> Slot:
+    return Slot(
+        instance=instance.id,
+        workload=instance.workload.name,
+        profile=profile.name,
+        memory_gib=profile.memory_gib,
+        compute_share=profile.compute_slices / model.mig_compute_slices,
+        start_slice=start,
+    )
+
+
+def _whole_requests(demand: _Demand, model: GpuModel) -> list[HostRequest]:
+    requests = []
+    for instance, choice in demand.whole:
+        load = GpuLoad(
+            gpu_model=model.name,
+            config=Layout(((choice.profile, 0),)).config,
+            slots=(_slot(instance, choice.profile, model, 0),),
+        )
+        requests.append(
+            HostRequest(
+                gpu_model=model.name,
+                loads=(load,) * choice.gpus,
+                cpu_cores=instance.workload.vcpus,
+                ram_gib=instance.workload.ram_gib,
+                priority=instance.workload.priority,
+            )
+        )
+    return requests
+
+
+def _hand_out(
+    layouts: Sequence[tuple[Layout, int]],
+    demand: _Demand,
+    model: GpuModel,
+    *,
+    full_config: bool,
+) -> list[HostRequest]:
+    """Fill ``count`` GPUs of each layout with the grouped instances, in order.
+
+    Each profile's instances go, in hand-out order, to that profile's slots GPU by GPU, so the
+    most urgent instances share the first GPUs. GPUs left empty are dropped.
+    """
+    queues = {name: iter(queue) for name, queue in demand.shared.items()}
+    requests = []
+    for layout, count in layouts:
+        for _ in range(count):
+            filled: list[tuple[Instance, MigProfile, int]] = []
+            for profile, start in layout.placed:
+                queue = queues.get(profile.name)
+                instance = next(queue, None) if queue is not None else None
+                if instance is not None:
+                    filled.append((instance, profile, start))
+            if not filled:
+                continue
+            config = (
+                layout.config if full_config else Layout(tuple((p, s) for _, p, s in filled)).config
+            )
+            slots = tuple(_slot(i, p, model, s) for i, p, s in filled)
+            requests.append(
+                HostRequest(
+                    gpu_model=model.name,
+                    loads=(GpuLoad(gpu_model=model.name, config=config, slots=slots),),
+                    cpu_cores=sum(i.workload.vcpus for i, _, _ in filled),
+                    ram_gib=sum(i.workload.ram_gib for i, _, _ in filled),
+                    priority=min(i.workload.priority for i, _, _ in filled),
+                )
+            )
+    return requests
+
+
+def _simple_bound(demand: Sequence[int], profiles: Sequence[MigProfile], model: GpuModel) -> int:
+    """Compute slices, memory slices and per-profile maxima each bound the GPUs needed."""
+    compute = sum(n * p.compute_slices for n, p in zip(demand, profiles, strict=True))
+    memory = sum(n * p.memory_slices for n, p in zip(demand, profiles, strict=True))
+    per_profile = max(
+        (math.ceil(n / p.max_per_gpu) for n, p in zip(demand, profiles, strict=True)), default=0
+    )
+    return max(
+        math.ceil(compute / model.mig_compute_slices),
+        math.ceil(memory / model.mig_memory_slices),
+        per_profile,
+    )
+
+
+def _greedy_uses(
+    patterns: Sequence[tuple[int, ...]], demand: Sequence[int], weights: Sequence[int]
+) -> list[int]:
+    """Largest-first greedy on counts: repeatedly take the pattern holding the most remaining
+    demand, weighted by instance size, as many times as it stays fully used (at least once)."""
+    remaining = list(demand)
+    uses = [0] * len(patterns)
+    while any(remaining):
+        held = [
+            sum(min(a, r) * w for a, r, w in zip(pattern, remaining, weights, strict=True))
+            for pattern in patterns
+        ]
+        best = max(range(len(patterns)), key=lambda p: (held[p], -p))
+        pattern = patterns[best]
+        copies = max(
+            1, min((r // a for a, r in zip(pattern, remaining, strict=True) if a), default=1)
+        )
+        uses[best] += copies
+        remaining = [max(0, r - a * copies) for a, r in zip(pattern, remaining, strict=True)]
+    return uses
+
+
+def _pack(
+    instances: Sequence[Instance],
+    model: GpuModel,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    *,
+    exact: bool,
+) -> GpuPacking:
+    demand = _group(instances, model, catalog, assumptions)
+    whole = _whole_requests(demand, model)
+    whole_gpus = sum(len(r.loads) for r in whole)
+    names = [p.name for p in _ordered([demand.profiles[n] for n in demand.shared])]
+    if not names:
+        return GpuPacking(
+            requests=tuple(whole),
+            not_placed=tuple(demand.not_placed),
+            lower_bound_gpus=whole_gpus,
+            status=SolveStatus.OPTIMAL,
+        )
+    profiles = [demand.profiles[n] for n in names]
+    counts = [len(demand.shared[n]) for n in names]
+    pattern_layouts = _distinct_patterns(enumerate_layouts(profiles, model), names)
+    patterns = [v for v, _ in pattern_layouts]
+    weights = [p.memory_slices * model.mig_compute_slices + p.compute_slices for p in profiles]
+
+    layout_of = dict(pattern_layouts)
+
+    def greedy(remaining: Sequence[int]) -> Contents:
+        uses = _greedy_uses(patterns, remaining, weights)
+        return tuple((p, n) for p, n in zip(patterns, uses, strict=True) if n)
+
+    packing = pack_counts(
+        patterns, counts, greedy, exact=exact, time_limit_s=assumptions.time_limit_s
+    )
+    notes = [f"{len(patterns)} distinct maximal MIG layouts considered", *packing.notes]
+    lower, status = packing.lower_bound, packing.status
+    requests = _hand_out(
+        [(layout_of[vector], n) for vector, n in packing.contents],
+        demand,
+        model,
+        full_config=False,
+    )
+    if len(requests) <= lower:
+        # A GPU the cover left empty was dropped, and what remains meets the bound.
+        status = SolveStatus.OPTIMAL
+    return GpuPacking(
+        requests=tuple(requests + whole),
+        not_placed=tuple(demand.not_placed),
+        lower_bound_gpus=lower + whole_gpus,
+        status=status,
+        notes=tuple(notes),
+    )
+
+
+def pack_heuristic(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> GpuPacking:
+    """Greedy largest-first packing into best-fitting MIG layouts, with the LP lower bound.
+
+    OPTIMAL when the GPU count meets the lower bound, HEURISTIC otherwise.
+    """
+    return _pack(instances, model, catalog, assumptions, exact=False)
+
+
+def pack_exact(
+    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> GpuPacking:
+    """Fewest GPUs: the pattern MILP over maximal layouts, bounded by the heuristic's answer.
+
+    Falls back to the heuristic when the solver finds nothing better within
+    ``assumptions.time_limit_s``; OPTIMAL only when proven.
+    """
+    return _pack(instances, model, catalog, assumptions, exact=True)
+
+
+def pack_with_layout(
+    instances: Sequence[Instance],
+    model: GpuModel,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    layout: Layout,
+) -> GpuPacking:
+    """Every shared GPU set up with the user's fixed ``layout``: GPUs = max over profiles of
+    ``ceil(instances of the profile / its slots in the layout)``, which is optimal for that layout.
+
+    Instances whose profile has no slot in the layout are NotPlaced, saying so. Whole-GPU
+    instances still get whole GPUs.
+    """
+    if not layout_is_valid(layout.placed, model):
+        raise ValueError(f"layout: '{layout.config}' is not a valid MIG layout on {model.name}")
+    demand = _group(instances, model, catalog, assumptions)
+    slots = layout.counts()
+    for name in [n for n in demand.shared if slots[n] == 0]:
+        for instance in demand.shared.pop(name):
+            demand.not_placed.append(
+                NotPlaced(
+                    instance.id,
+                    instance.workload.name,
+                    f"needs MIG profile {name}, which the fixed layout '{layout.config}' lacks",
+                )
+            )
+    gpus = max((math.ceil(len(q) / slots[n]) for n, q in demand.shared.items()), default=0)
+    requests = _hand_out([(layout, gpus)], demand, model, full_config=True)
+    whole = _whole_requests(demand, model)
+    used = len(requests) + sum(len(r.loads) for r in whole)
+    return GpuPacking(
+        requests=tuple(requests + whole),
+        not_placed=tuple(demand.not_placed),
+        lower_bound_gpus=used,
+        status=SolveStatus.OPTIMAL,
+        notes=(f"fixed MIG layout {layout.config} on every shared GPU",),
+    )
