@@ -1,0 +1,419 @@
+"""Cycle harvesting: ML work on idle VDI GPUs, desktops first."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+
+from planner.assumptions import Assumptions
+from planner.catalog import Catalog, GpuModel, VgpuProfile
+from planner.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.demand import HOURS_PER_WEEK, curve_preset
+from planner.harvesting import (
+    HarvestSettings,
+    add_cli,
+    dedicated_usd_per_gpu_year,
+    harvest_scenario,
+    harvest_summary,
+    harvest_tables,
+    simulate_harvest,
+    utilisation_by_hour,
+    vdi_pool,
+)
+from planner.inventory import Host, Inventory
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass, WorkloadKind
+
+OFFICE_DAY = tuple(1.0 if 8 <= h < 18 else 0.0 for h in range(24))
+
+
+def office_demand(pool: int, steps_per_hour: int = 1) -> np.ndarray:
+    """Every GPU busy 08:00-18:00 every day, none at night."""
+    hourly = np.tile(np.asarray(OFFICE_DAY) * pool, 7)
+    return np.repeat(hourly, steps_per_hour)
+
+
+def random_demand(seed: int, pool: int) -> np.ndarray:
+    """Hourly desktop demand that wanders between 0 and the pool, sometimes above it."""
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0, pool * 1.1, HOURS_PER_WEEK)
+
+
+MIXED_SETTINGS = [
+    HarvestSettings(backlog_gpu_hours_per_day=60, gpus_per_job=1, gpu_hours_per_job=5),
+    HarvestSettings(
+        backlog_gpu_hours_per_day=90, gpus_per_job=2, gpu_hours_per_job=7, checkpointing=False
+    ),
+    HarvestSettings(
+        backlog_gpu_hours_per_day=33, gpus_per_job=4, gpu_hours_per_job=12, submit_hour=9
+    ),
+    HarvestSettings(backlog_gpu_hours_per_day=500, gpu_hours_per_job=3, submit_days=(0, 6)),
+]
+
+
+@pytest.mark.parametrize("settings", MIXED_SETTINGS)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_capacity_is_never_exceeded(settings: HarvestSettings, seed: int) -> None:
+    """In every step, GPUs serving desktops plus GPUs held by ML are at most the pool."""
+    result = simulate_harvest(12, random_demand(seed, 12), settings)
+    assert (result.vdi_gpus + result.ml_gpus <= result.pool_gpus).all()
+    assert (result.idle_gpus >= 0).all()
+
+
+@pytest.mark.parametrize("settings", MIXED_SETTINGS)
+@pytest.mark.parametrize("seed", [4, 5])
+def test_desktops_are_served_first(settings: HarvestSettings, seed: int) -> None:
+    """Desktops get every GPU they ask for (up to the pool); ML only takes what is left."""
+    demand = random_demand(seed, 12)
+    result = simulate_harvest(12, demand, settings)
+    np.testing.assert_array_equal(result.vdi_gpus, np.minimum(np.ceil(demand), 12))
+    assert (result.ml_gpus <= 12 - np.minimum(np.ceil(demand), 12)).all()
+    # ML holds whole jobs' worth of GPUs.
+    assert (result.ml_gpus % settings.gpus_per_job == 0).all()
+
+
+@pytest.mark.parametrize("settings", MIXED_SETTINGS)
+def test_harvested_work_never_exceeds_the_backlog(settings: HarvestSettings) -> None:
+    """Over one simulated week from an empty queue, useful work is at most what was submitted,
+    and what was submitted is either done or still in the backlog."""
+    one_week = HarvestSettings(**{**settings.__dict__, "weeks": 1})
+    result = simulate_harvest(12, random_demand(7, 12), one_week)
+    submitted = one_week.submitted_gpu_hours_per_week
+    assert result.useful_gpu_hours_per_week <= submitted + 1e-9
+    # Work is conserved: submitted = useful + still queued at the end of the week.
+    assert result.useful_gpu_hours_per_week + result.backlog_gpu_hours[-1] == pytest.approx(
+        submitted
+    )
+
+
+def interrupt_demand() -> np.ndarray:
+    """One GPU; desktops take it on Monday 19:00-20:00 only."""
+    demand = np.zeros(HOURS_PER_WEEK)
+    demand[19] = 1.0
+    return demand
+
+
+ONE_JOB = HarvestSettings(
+    backlog_gpu_hours_per_day=4, gpu_hours_per_job=4, submit_hour=17, submit_days=(0,), weeks=1
+)
+
+
+def test_checkpointed_work_loses_nothing() -> None:
+    """A 4-hour job stopped at 19:00 by a desktop resumes at 20:00 and ends at 22:00."""
+    result = simulate_harvest(1, interrupt_demand(), ONE_JOB)
+    assert result.interruptions_per_week == 1
+    assert result.jobs_interrupted_per_week == 1
+    assert result.lost_gpu_hours_per_week == 0.0
+    assert result.harvested_gpu_hours_per_week == pytest.approx(4.0)
+    assert result.turnaround_hours == pytest.approx(5.0)
+
+
+def test_restarted_work_loses_the_work_since_its_start() -> None:
+    """Without checkpoints the job loses its 2 hours done since 17:00 and ends at midnight."""
+    restart = HarvestSettings(**{**ONE_JOB.__dict__, "checkpointing": False})
+    result = simulate_harvest(1, interrupt_demand(), restart)
+    assert result.interruptions_per_week == 1
+    assert result.lost_gpu_hours_per_week == pytest.approx(2.0)
+    assert result.lost_gpu_hours[19] == pytest.approx(2.0)
+    assert result.harvested_gpu_hours_per_week == pytest.approx(6.0)
+    assert result.useful_gpu_hours_per_week == pytest.approx(4.0)
+    assert result.turnaround_hours == pytest.approx(7.0)
+
+
+def test_restart_loses_only_since_the_latest_start() -> None:
+    """A job stopped twice loses, the second time, only the work since it restarted."""
+    demand = np.zeros(HOURS_PER_WEEK)
+    demand[[19, 22]] = 1.0  # stops at 19:00 (2 h done) and at 22:00 (1 h done since 21:00)
+    restart = HarvestSettings(**{**ONE_JOB.__dict__, "checkpointing": False})
+    result = simulate_harvest(1, demand, restart)
+    assert result.lost_gpu_hours[19] == pytest.approx(2.0)
+    assert result.lost_gpu_hours[22] == pytest.approx(2.0)  # ran 20:00 and 21:00
+    assert result.interruptions_per_week == 2
+    assert result.jobs_interrupted_per_week == 1
+    # Restarts at 23:00, runs 4 h: done at 03:00 Tuesday, 10 h after submission.
+    assert result.turnaround_hours == pytest.approx(10.0)
+
+
+def test_a_flat_all_day_vdi_load_harvests_nothing() -> None:
+    """When desktops hold every GPU all week, no ML work runs and no batch finishes."""
+    result = simulate_harvest(8, np.full(HOURS_PER_WEEK, 8.0), HarvestSettings())
+    assert result.harvested_gpu_hours_per_week == 0.0
+    assert result.ml_gpus.sum() == 0.0
+    assert result.utilisation_after == pytest.approx(result.utilisation_before)
+    assert result.turnaround_hours is None
+    assert result.dedicated_gpus == 0
+    assert not result.keeps_up
+
+
+def test_an_empty_night_harvests_everything_that_fits() -> None:
+    """Desktops hold all 10 GPUs 08-18 h; 120 GPU-hours submitted at 18:00 fit in the night."""
+    settings = HarvestSettings(
+        backlog_gpu_hours_per_day=120, gpu_hours_per_job=6, submit_hour=18, weeks=1
+    )
+    result = simulate_harvest(10, office_demand(10), settings)
+    assert result.harvested_gpu_hours_per_week == pytest.approx(5 * 120)
+    assert result.backlog_gpu_hours[-1] == 0.0
+    assert result.interruptions_per_week == 0
+    # 20 jobs of 6 h on 10 GPUs: two rounds, done at 06:00.
+    assert result.turnaround_hours == pytest.approx(12.0)
+    assert result.keeps_up
+
+
+def test_fifteen_minutes_agree_with_hourly_on_hour_aligned_inputs() -> None:
+    """Hour-aligned demand and whole-hour jobs give the same figures at 15 and 60 minutes."""
+    pool = 40
+    hourly_demand = curve_preset("vdi-office").as_array() * pool
+    for checkpointing in (True, False):
+        hourly = HarvestSettings(
+            backlog_gpu_hours_per_day=300,
+            gpus_per_job=2,
+            gpu_hours_per_job=10,
+            checkpointing=checkpointing,
+        )
+        fine = HarvestSettings(**{**hourly.__dict__, "resolution_minutes": 15})
+        coarse_result = simulate_harvest(pool, hourly_demand, hourly)
+        fine_result = simulate_harvest(pool, np.repeat(hourly_demand, 4), fine)
+        np.testing.assert_allclose(
+            fine_result.harvested_gpu_hours.reshape(-1, 4).sum(axis=1),
+            coarse_result.harvested_gpu_hours,
+        )
+        np.testing.assert_allclose(
+            fine_result.ml_gpus.reshape(-1, 4).mean(axis=1), coarse_result.ml_gpus
+        )
+        assert fine_result.lost_gpu_hours_per_week == pytest.approx(
+            coarse_result.lost_gpu_hours_per_week
+        )
+        assert fine_result.interruptions_per_week == coarse_result.interruptions_per_week
+        assert fine_result.turnaround_hours == pytest.approx(coarse_result.turnaround_hours)
+        assert fine_result.dedicated_gpus == coarse_result.dedicated_gpus
+        assert fine_result.utilisation_after == pytest.approx(coarse_result.utilisation_after)
+
+
+def test_submit_today_results_tomorrow_morning() -> None:
+    """100 office desktop GPUs harvest 1,000 GPU-hours submitted at 17:00 by 09:00 next day.
+
+    By hand: 70 jobs start at 17:00, 10 at 18:00, 10 at 19:00, 5 at 21:00; the first 70 end at
+    01:00 and the last 30 start then, ending at 09:00 without being stopped by the 08:00 arrivals
+    (65 % of desktops leave 35 GPUs, 30 jobs hold them).
+    """
+    demand = curve_preset("vdi-office").as_array() * 100
+    result = simulate_harvest(100, demand, HarvestSettings(backlog_gpu_hours_per_day=1000))
+    assert result.turnaround_hours == pytest.approx(16.0)
+    assert result.turnarounds[0].day == "Mon"
+    assert result.turnarounds[0].finished_hour == pytest.approx(24 + 9)
+    assert result.harvested_gpu_hours_per_week == pytest.approx(5000)
+    assert result.interruptions_per_week == 0
+    # The same batches queue for days on the dedicated GPUs that would replace harvesting.
+    assert result.dedicated_turnaround_hours is not None
+    assert result.dedicated_turnaround_hours > 24
+
+
+def test_dedicated_gpus_are_the_fewest_that_keep_up() -> None:
+    """The replaced dedicated GPUs keep up with the same submissions; one fewer does not."""
+    demand = curve_preset("vdi-office").as_array() * 60
+    settings = HarvestSettings(backlog_gpu_hours_per_day=400, gpu_hours_per_job=8)
+    result = simulate_harvest(60, demand, settings)
+    assert result.keeps_up
+    idle = np.zeros(HOURS_PER_WEEK)
+    on_dedicated = simulate_harvest(result.dedicated_gpus, idle, settings)
+    one_fewer = simulate_harvest(result.dedicated_gpus - 1, idle, settings)
+    assert on_dedicated.keeps_up
+    assert not one_fewer.keeps_up
+    # Never fewer than the bound no packing can beat: the work over 168 GPU-hours per GPU.
+    assert result.dedicated_gpus >= result.useful_gpu_hours_per_week / HOURS_PER_WEEK
+
+
+def test_a_backlog_too_large_for_the_nights_grows() -> None:
+    """More work than the idle GPUs can do leaves a growing backlog and unfinished batches."""
+    settings = HarvestSettings(backlog_gpu_hours_per_day=2000, weeks=2)
+    result = simulate_harvest(10, office_demand(10), settings)
+    assert not result.keeps_up
+    assert result.backlog_growth_gpu_hours_per_week > 0
+    # 10 GPUs × 14 idle hours × 7 days is all the pool can give.
+    assert result.harvested_gpu_hours_per_week == pytest.approx(10 * 14 * 7)
+
+
+def test_utilisation_rises_by_the_harvested_share() -> None:
+    """Utilisation after minus before is the ML GPU-hours over the pool's GPU-hours."""
+    demand = curve_preset("vdi-office").as_array() * 20
+    result = simulate_harvest(20, demand, HarvestSettings(backlog_gpu_hours_per_day=150))
+    gain = result.ml_gpus.sum() / (20 * HOURS_PER_WEEK)
+    assert result.utilisation_after - result.utilisation_before == pytest.approx(gain)
+    by_hour = utilisation_by_hour(result)
+    assert list(by_hour["hour"]) == list(range(24))
+    assert (by_hour["after"] >= by_hour["before"]).all()
+    assert by_hour["before"].mean() == pytest.approx(result.utilisation_before)
+
+
+def test_harvest_by_day_sums_to_the_week() -> None:
+    """Harvested GPU-hours per day add up to the week's."""
+    demand = curve_preset("vdi-office").as_array() * 20
+    result = simulate_harvest(20, demand, HarvestSettings(backlog_gpu_hours_per_day=150))
+    by_day = result.harvested_gpu_hours_by_day
+    assert by_day.shape == (7,)
+    assert by_day.sum() == pytest.approx(result.harvested_gpu_hours_per_week)
+
+
+def test_a_pool_smaller_than_the_peak_is_reported() -> None:
+    """Desktop demand above the pool is counted and named in a note."""
+    demand = np.full(HOURS_PER_WEEK, 5.0)
+    result = simulate_harvest(4, demand, HarvestSettings())
+    assert result.vdi_shortfall_gpu_hours_per_week == pytest.approx(HOURS_PER_WEEK)
+    assert any("too small" in note for note in result.notes)
+
+
+def test_bad_inputs_name_the_argument() -> None:
+    """A wrong demand length or an off-step submission hour is refused with its name."""
+    with pytest.raises(ValueError, match="vdi_demand_gpus needs 168"):
+        simulate_harvest(4, np.zeros(24), HarvestSettings())
+    with pytest.raises(ValueError, match=r"submit_hour 17\.5"):
+        simulate_harvest(4, np.zeros(HOURS_PER_WEEK), HarvestSettings(submit_hour=17.5))
+    with pytest.raises(ValueError, match="resolution_minutes"):
+        simulate_harvest(4, np.zeros(HOURS_PER_WEEK), HarvestSettings(resolution_minutes=20))
+    with pytest.raises(ValueError, match="gpus_per_job"):
+        simulate_harvest(4, np.zeros(HOURS_PER_WEEK), HarvestSettings(gpus_per_job=0))
+
+
+def test_half_hour_submission_works_at_15_minutes() -> None:
+    """At 15-minute steps work can be submitted at 17:30 and a batch ends on the quarter."""
+    settings = HarvestSettings(
+        backlog_gpu_hours_per_day=2.5,
+        gpu_hours_per_job=2.5,
+        submit_hour=17.5,
+        submit_days=(0,),
+        resolution_minutes=15,
+        weeks=1,
+    )
+    result = simulate_harvest(1, np.zeros(4 * HOURS_PER_WEEK), settings)
+    assert result.turnaround_hours == pytest.approx(2.5)
+    assert result.turnarounds[0].finished_hour == pytest.approx(20.0)
+
+
+# --- From a scenario -------------------------------------------------------------------------
+
+H100 = GpuModel(
+    name="H100-80GB-PCIe",
+    memory_gib=80.0,
+    tdp_w=350.0,
+    fp16_tflops=756.0,
+    price_usd=30000.0,
+    price_is_default=True,
+    mig_capable=True,
+    vgpu_capable=True,
+    gpus_per_board=1,
+    mig_memory_slices=8,
+    mig_compute_slices=7,
+    source="test",
+)
+# NVIDIA's H100 80GB table (DOMAIN.md): 16C allows 6 per GPU, not 80/16 = 5.
+PROFILES = tuple(
+    VgpuProfile(H100.name, f"{size}C", float(size), equal, mixed, False, "test")
+    for size, equal, mixed in [(4, 20, 16), (8, 10, 8), (16, 6, 4), (40, 2, 2), (80, 1, 1)]
+)
+
+
+def scenario(*workloads: WorkloadClass) -> Scenario:
+    hosts = tuple(
+        Host(f"h{i}", "vdi", H100.name, 4, 64.0, 512.0, 100.0, True, False) for i in range(3)
+    )
+    return Scenario(
+        catalog=Catalog(
+            gpus={H100.name: H100}, vgpu_profiles={H100.name: PROFILES}, mig_profiles={}
+        ),
+        inventory=Inventory(hosts=hosts),
+        workloads=workloads,
+        assumptions=Assumptions(),
+    )
+
+
+def desktops(instances: int, memory_gib: float, name: str = "desktops") -> WorkloadClass:
+    return WorkloadClass(
+        name=name,
+        kind=WorkloadKind.VDI,
+        instances=instances,
+        gpus=0.1,
+        memory_gib=memory_gib,
+        busy_fraction=0.3,
+        daily_schedule=OFFICE_DAY,
+        days_per_week=5,
+        vcpus=4.0,
+        ram_gib=16.0,
+        needs_live_migration=True,
+        needs_isolation=False,
+        latency_tolerant=False,
+    )
+
+
+def test_vdi_pool_uses_nvidias_maxima() -> None:
+    """36 desktops of 13 GiB take the 16C profile, 6 per GPU: 6 GPUs, not ceil(36/5) = 8."""
+    pool = vdi_pool(scenario(desktops(36, 13.0)))
+    assert pool.desktops_per_gpu == {"desktops": 6.0}
+    assert pool.pool_gpus == 6
+    monday = pool.demand_gpus[:24]
+    assert monday[10] == 6.0
+    assert monday[3] == 0.0
+    # Weekend: the class works 5 days.
+    assert pool.demand_gpus[5 * 24 :].sum() == 0.0
+
+
+def test_a_curve_replaces_the_desktops_schedule() -> None:
+    """With the VDI office curve, 08:00 asks for 65 % of 36 desktops: ceil(23.4 / 6) = 4 GPUs."""
+    pool = vdi_pool(scenario(desktops(36, 13.0)), curve=curve_preset("vdi-office"))
+    assert pool.demand_gpus[8] == 4.0
+    assert pool.demand_gpus[9] == 6.0
+
+
+def test_a_scenario_without_desktops_says_what_to_add() -> None:
+    """No VDI class: harvesting has nothing to harvest and the message names the fix."""
+    notebook = WorkloadClass(
+        **{**desktops(4, 8.0).__dict__, "kind": WorkloadKind.NOTEBOOK, "name": "nb"}
+    )
+    with pytest.raises(ValueError, match="kind 'vdi'"):
+        harvest_scenario(scenario(notebook), HarvestSettings())
+
+
+def test_harvest_scenario_prices_the_replaced_gpus() -> None:
+    """The replaced dedicated GPUs cost their count × one GPU's amortised price, host share and
+    power at full use."""
+    sc = scenario(desktops(120, 7.0))
+    result = harvest_scenario(sc, HarvestSettings(backlog_gpu_hours_per_day=100))
+    a = sc.assumptions
+    per_gpu = amortised_usd_per_year(30000.0 + a.host_usd / 4, a.amortisation_years)
+    per_gpu += power_usd_per_year(gpu_power_w(350.0, 1.0, a.idle_power_share), a.pue, 0.15)
+    assert dedicated_usd_per_gpu_year(sc, H100.name) == pytest.approx(per_gpu)
+    assert result.pool_gpus == 12  # 8C: 10 desktops per GPU
+    assert result.dedicated_gpus > 0
+    assert result.dedicated_usd_per_year == pytest.approx(result.dedicated_gpus * per_gpu)
+    assert "12 × H100-80GB-PCIe" in result.notes[0]
+
+
+def test_harvest_tables_are_workbook_sheets() -> None:
+    """The tables hold one row per step and a summary whose figures match the result."""
+    demand = curve_preset("vdi-office").as_array() * 20
+    result = simulate_harvest(20, demand, HarvestSettings(backlog_gpu_hours_per_day=150))
+    tables = harvest_tables(result)
+    assert set(tables) == {"Harvest summary", "Harvest by step"}
+    assert all(len(name) <= 31 for name in tables)  # Excel's sheet-name limit
+    by_step = tables["Harvest by step"]
+    assert len(by_step) == HOURS_PER_WEEK
+    assert by_step["step"].iloc[17] == "Mon 17:00"
+    assert by_step["harvested_gpu_hours"].sum() == pytest.approx(
+        result.harvested_gpu_hours_per_week
+    )
+    summary = harvest_summary(result).set_index("figure")
+    assert summary.loc["Harvested", "value"] == pytest.approx(result.harvested_gpu_hours_per_week)
+    assert summary.loc["Dedicated GPUs replaced", "value"] == result.dedicated_gpus
+
+
+def test_the_cli_registers_harvest() -> None:
+    """``add_cli`` adds a ``harvest`` command whose options reach the settings."""
+    parser = argparse.ArgumentParser(prog="planner")
+    add_cli(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["harvest", "--backlog", "50", "--restart", "--resolution", "15"])
+    assert args.command == "harvest"
+    assert args.backlog == 50.0
+    assert args.restart is True
+    assert args.resolution == 15
+    assert callable(args.func)
