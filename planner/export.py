@@ -1,0 +1,291 @@
+"""The plan as an Excel workbook that documents itself: results, inputs and every assumption.
+
+Text from a user's file never becomes a formula: any string that a spreadsheet would read as one
+(starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) is stored as a plain string.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import io
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pandas as pd
+from openpyxl import Workbook
+from openpyxl.styles import Alignment, Font
+from openpyxl.utils import get_column_letter
+
+from planner.assumptions import Assumptions, Network
+from planner.performance import CONSTANTS
+from planner.report import (
+    COMPARISON_COLUMNS,
+    ScenarioPlan,
+    comparison_frame,
+    placement_frame,
+    recommendations_frame,
+    slowdown_frame,
+    utilisation_frame,
+)
+
+__all__ = ["FORMULA_PREFIXES", "sheet_name", "workbook_bytes", "write_workbook"]
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet treat text as a formula (OWASP CSV injection)."""
+
+USD = '"$"#,##0'
+PERCENT = "0.0%"
+DECIMAL = "0.00"
+ONE_DECIMAL = "0.0"
+
+_MAX_WIDTH = 60
+_FORBIDDEN_IN_SHEET_NAMES = str.maketrans(dict.fromkeys("[]:*?/\\", " "))
+
+_ASSUMPTION_DOCS: Mapping[str, tuple[str, str]] = {
+    "vgpu_mode": ("-", "how vGPU profiles may be mixed on a GPU or host"),
+    "vgpu_scheduler": ("-", "NVIDIA vGPU time-slice scheduler"),
+    "vsphere_version": ("-", "vSphere release: vGPUs per VM and which profiles combine"),
+    "mig_backed_vgpu": ("yes/no", "MIG under vSphere is MIG-backed vGPU, licensed per GPU"),
+    "licence_usd_per_gpu_year": ("USD/GPU/year", "NVIDIA AI Enterprise list price"),
+    "power_usd_per_kwh": ("USD/kWh", "electricity price"),
+    "pue": ("-", "data-centre power usage effectiveness"),
+    "amortisation_years": ("years", "period over which hardware is written off"),
+    "host_usd": ("USD/host", "server without GPUs: chassis, CPUs, RAM, NICs"),
+    "idle_power_share": ("0-1", "share of TDP a GPU draws when idle"),
+    "time_limit_s": ("s", "wall-time limit of each exact (MILP) solve"),
+    "network.latency_us": ("µs", "remote pool: client to GPU server round trip"),
+    "network.bandwidth_gbps": ("Gbit/s", "remote pool: bandwidth per GPU server"),
+    "network.rdma": ("yes/no", "remote pool: RDMA/PVRDMA between clients and servers"),
+    "network.usd_per_server_year": ("USD/server/year", "remote pool: network per GPU server"),
+}
+
+
+def sheet_name(text: str) -> str:
+    """A valid, at most 31-character Excel sheet name from ``text``."""
+    return text.translate(_FORBIDDEN_IN_SHEET_NAMES).strip()[:31]
+
+
+def _cell_value(value: Any) -> Any:
+    """A value openpyxl writes faithfully: NaN and NA become empty, enums their value."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if hasattr(value, "item") and not isinstance(value, str):
+        value = value.item()  # numpy scalar to Python
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, (tuple, list)):
+        return ", ".join(str(v) for v in value)
+    return value
+
+
+def _write(sheet: Any, row: int, column: int, value: Any) -> Any:
+    """Write one cell; text a spreadsheet would evaluate is forced to be a plain string."""
+    cell = sheet.cell(row=row, column=column)
+    value = _cell_value(value)
+    cell.value = value
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        # openpyxl marks such text as a formula on assignment; the string type undoes that.
+        cell.data_type = "s"
+    return cell
+
+
+def _number_format(column: str) -> str | None:
+    """Number format from a column's unit suffix or meaning."""
+    if "usd" in column or column in {"hardware", "licences", "power", "network", "total"}:
+        return USD
+    if "utilisation" in column or column.endswith("_share") or column == "share":
+        return PERCENT
+    if "slowdown" in column or column.startswith("ratio") or column.endswith("_seconds"):
+        return DECIMAL
+    if column.endswith(("_gib", "_gbps", "_w")):
+        return ONE_DECIMAL
+    return None
+
+
+def _write_table(sheet: Any, frame: pd.DataFrame, *, start_row: int = 1) -> int:
+    """Write ``frame`` with a bold header at ``start_row``; return the next free row."""
+    for j, column in enumerate(frame.columns, start=1):
+        _write(sheet, start_row, j, str(column)).font = Font(bold=True)
+    formats = [_number_format(str(c)) for c in frame.columns]
+    for i, values in enumerate(frame.itertuples(index=False, name=None), start=start_row + 1):
+        for j, value in enumerate(values, start=1):
+            cell = _write(sheet, i, j, value)
+            if formats[j - 1] and isinstance(cell.value, (int, float)):
+                cell.number_format = formats[j - 1]
+    return start_row + len(frame) + 1
+
+
+def _fit_columns(sheet: Any) -> None:
+    """Width of each column from its longest value, capped; long text wraps."""
+    widths: dict[int, int] = {}
+    for row in sheet.iter_rows():
+        for cell in row:
+            if cell.value is None:
+                continue
+            shown = (
+                len(f"{cell.value:,.2f}") if isinstance(cell.value, float) else len(str(cell.value))
+            )
+            widths[cell.column] = max(widths.get(cell.column, 0), shown)
+            if shown > _MAX_WIDTH:
+                cell.alignment = Alignment(wrap_text=True, vertical="top")
+    for column, width in widths.items():
+        sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, _MAX_WIDTH)
+
+
+def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> Any:
+    sheet = book.create_sheet(sheet_name(title))
+    _write_table(sheet, frame)
+    sheet.freeze_panes = freeze
+    _fit_columns(sheet)
+    return sheet
+
+
+def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
+    sheet = book.active
+    sheet.title = "Summary"
+    row = _write_table(sheet, comparison_frame(plan)) + 1
+    _write(sheet, row, 1, "Recommendations").font = Font(bold=True, size=12)
+    row = _write_table(sheet, recommendations_frame(plan), start_row=row + 1) + 1
+    notes = [
+        (r.method.label, note)
+        for r in plan.results
+        for note in (*r.plan.notes, *r.cost.notes, *r.feasibility_violations)
+    ]
+    if notes:
+        _write(sheet, row, 1, "Notes").font = Font(bold=True, size=12)
+        row = _write_table(
+            sheet, pd.DataFrame(notes, columns=["method", "note"]), start_row=row + 1
+        )
+        row += 1
+    _write(sheet, row, 1, "Columns").font = Font(bold=True, size=12)
+    meanings = pd.DataFrame(list(COMPARISON_COLUMNS.items()), columns=["column", "meaning"])
+    row = _write_table(sheet, meanings, start_row=row + 1) + 1
+    question = (
+        "fit the workloads into the inventory"
+        if plan.question == "fit"
+        else f"size a cluster of {plan.server}"
+    )
+    _write(sheet, row, 1, "Question")
+    _write(sheet, row, 2, question)
+    sheet.freeze_panes = "B2"
+    _fit_columns(sheet)
+
+
+def _not_placed(plan: ScenarioPlan) -> pd.DataFrame:
+    rows = [
+        (r.method.value, r.method.label, n.instance, n.workload, n.reason)
+        for r in plan.results
+        for n in r.plan.not_placed
+    ]
+    return pd.DataFrame(rows, columns=["method", "label", "instance", "workload", "reason"])
+
+
+def _costs(plan: ScenarioPlan) -> pd.DataFrame:
+    rows = [
+        {
+            "method": r.method.value,
+            "label": r.method.label,
+            "hardware_usd_per_year": r.cost.hardware_usd_per_year,
+            "licences_usd_per_year": r.cost.licences_usd_per_year,
+            "power_usd_per_year": r.cost.power_usd_per_year,
+            "network_usd_per_year": r.cost.network_usd_per_year,
+            "total_usd_per_year": r.cost.total_usd_per_year,
+            "usd_per_instance_year": r.cost.usd_per_instance_year,
+            "instances_placed": r.cost.instances_placed,
+            "notes": " ".join(r.cost.notes),
+        }
+        for r in plan.results
+    ]
+    return pd.DataFrame(rows)
+
+
+def _records(values: Sequence[Any]) -> pd.DataFrame:
+    """One row per dataclass instance, one column per field."""
+    return pd.DataFrame(
+        [{f.name: getattr(v, f.name) for f in dataclasses.fields(v)} for v in values]
+    )
+
+
+def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
+    given = plan.scenario.assumptions
+    defaults = Assumptions()
+    rows = []
+    for name, (unit, meaning) in _ASSUMPTION_DOCS.items():
+        if name.startswith("network."):
+            field = name.removeprefix("network.")
+            value = getattr(given.network, field)
+            default = getattr(Network(), field)
+        else:
+            value, default = getattr(given, name), getattr(defaults, name)
+        rows.append((name, _cell_value(value), unit, value == default, meaning))
+    models = sorted({p.gpu_model for r in plan.results for p in r.plan.placements})
+    for model in models:
+        gpu = plan.scenario.catalog.gpus[model]
+        override = given.gpu_price_usd.get(model)
+        price = override if override is not None else gpu.price_usd
+        source = "user override" if override is not None else f"catalog: {gpu.source}"
+        rows.append(
+            (
+                f"gpu_price_usd[{model}]",
+                price,
+                "USD/GPU",
+                override is None and gpu.price_is_default,
+                f"purchase price per GPU ({source})",
+            )
+        )
+    return pd.DataFrame(rows, columns=["assumption", "value", "unit", "is_default", "meaning"])
+
+
+def _performance_model() -> pd.DataFrame:
+    rows = [(c.name, c.value, c.unit, c.meaning, c.source) for c in CONSTANTS.values()]
+    return pd.DataFrame(rows, columns=["constant", "value", "unit", "meaning", "source"])
+
+
+def write_workbook(
+    plan: ScenarioPlan,
+    target: Path | BinaryIO,
+    *,
+    extra_sheets: Mapping[str, pd.DataFrame] | None = None,
+) -> None:
+    """Write the plan to an .xlsx file or binary stream.
+
+    Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
+    per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
+    Workloads (the inputs as used), Assumptions (value, unit, whether it is a default),
+    Performance model (constants and sources), then ``extra_sheets`` in order.
+    """
+    book = Workbook()
+    _summary_sheet(book, plan)
+    for result in plan.results:
+        _table_sheet(book, f"Placement {result.method.label}", placement_frame(result), freeze="B2")
+    _table_sheet(book, "Not placed", _not_placed(plan))
+    _table_sheet(book, "Costs", _costs(plan), freeze="C2")
+    _table_sheet(book, "Utilisation", utilisation_frame(plan), freeze="C2")
+    _table_sheet(book, "Slowdown", slowdown_frame(plan))
+    hosts = plan.scenario.inventory.hosts
+    if plan.question == "size":
+        # Sizing opens hosts of one type; show those the plans could use, not the inventory.
+        hosts = tuple({h.name: h for r in plan.results for h in r.plan.hosts}.values())
+    _table_sheet(book, "Inventory", _records(hosts), freeze="B2")
+    _table_sheet(book, "Workloads", _records(plan.scenario.workloads), freeze="B2")
+    _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
+    _table_sheet(book, "Performance model", _performance_model(), freeze="B2")
+    for title, frame in (extra_sheets or {}).items():
+        _table_sheet(book, title, frame)
+    book.save(target)
+
+
+def workbook_bytes(
+    plan: ScenarioPlan, *, extra_sheets: Mapping[str, pd.DataFrame] | None = None
+) -> bytes:
+    """The workbook of ``write_workbook`` as bytes, for a download button."""
+    buffer = io.BytesIO()
+    write_workbook(plan, buffer, extra_sheets=extra_sheets)
+    return buffer.getvalue()
