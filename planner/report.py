@@ -22,6 +22,7 @@ from planner.costs import (
     plan_cost,
     workload_usd_per_instance_year,
 )
+from planner.feasibility import check_plan
 from planner.inventory import ServerType
 from planner.metrics import (
     PlanMetrics,
@@ -29,6 +30,7 @@ from planner.metrics import (
     measure,
     placements_by_gpu,
 )
+from planner.packing import plan_method, size_method
 from planner.performance import WorkloadSlowdown, slowdowns
 from planner.plan import Method, MethodPlan
 from planner.scenario import Scenario
@@ -110,13 +112,6 @@ class Recommendation:
     """Methods the class's needs rule out, each with the rule (``Passthrough: needs vMotion``)."""
 
 
-def _check(plan: MethodPlan, scenario: Scenario) -> tuple[str, ...]:
-    """Violations of the shared feasibility checker (imported late: the engine owns it)."""
-    from planner.feasibility import check_plan
-
-    return tuple(check_plan(plan, scenario))
-
-
 def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
     """Measure one method's plan: metrics, cost, slowdowns and feasibility."""
     return MethodResult(
@@ -124,7 +119,7 @@ def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
         metrics=measure(plan, scenario),
         cost=plan_cost(plan, scenario),
         slowdowns=slowdowns(plan, scenario),
-        feasibility_violations=_check(plan, scenario),
+        feasibility_violations=tuple(check_plan(plan, scenario)),
     )
 
 
@@ -142,8 +137,6 @@ def assemble(
 
 def plan_scenario(scenario: Scenario, *, methods: Sequence[Method] = tuple(Method)) -> ScenarioPlan:
     """Fit the workload mix into the inventory under each method, and measure each plan."""
-    from planner.packing import plan_method
-
     return assemble(scenario, (plan_method(method, scenario) for method in methods))
 
 
@@ -151,8 +144,6 @@ def size_cluster(
     scenario: Scenario, server: ServerType, *, methods: Sequence[Method] = tuple(Method)
 ) -> ScenarioPlan:
     """Count the servers of type ``server`` each method needs for the mix, and measure each."""
-    from planner.packing import size_method
-
     plans = (size_method(method, scenario, server) for method in methods)
     return assemble(scenario, plans, question="size", server=server)
 

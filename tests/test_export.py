@@ -1,0 +1,137 @@
+"""Tests of planner.export: sheets, frozen panes, numeric cells and formula injection."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from openpyxl import load_workbook
+
+from planner.assumptions import Assumptions
+from planner.export import FORMULA_PREFIXES, sheet_name, workbook_bytes, write_workbook
+from planner.plan import Method, NotPlaced
+from planner.report import ScenarioPlan, assemble
+from tests.report_fixtures import place, plan, scenario, workload
+
+HOSTILE_NAMES = ('=HYPERLINK("http://x","y")', "+1+1", "-2", "@SUM(A1)", "\tcmd", "\rcmd")
+
+
+def _plan(names: tuple[str, ...] = ("train",)) -> ScenarioPlan:
+    classes = [workload(name, memory_gib=40.0) for name in names]
+    s = scenario(classes, assumptions=Assumptions(pue=1.3))
+    whole = [
+        place(f"{name}#1", "h1", i, profile="whole GPU", memory_gib=80.0)
+        for i, name in enumerate(names)
+    ]
+    shared = [place(f"{name}#1", "h1", 0, profile="40C", memory_gib=40.0) for name in names[:2]]
+    missing = [NotPlaced(f"{name}#1", name, "no room") for name in names[2:]]
+    return assemble(
+        s,
+        [
+            plan(Method.PASSTHROUGH, whole, lower_bound_gpus=len(names)),
+            plan(Method.VGPU, shared, not_placed=missing, lower_bound_gpus=1),
+        ],
+    )
+
+
+def _book(sp: ScenarioPlan, **kwargs: dict[str, pd.DataFrame]) -> object:
+    return load_workbook(io.BytesIO(workbook_bytes(sp, **kwargs)))
+
+
+def test_workbook_has_every_sheet_in_order() -> None:
+    """The workbook holds the summary, one placement sheet per method, inputs and assumptions."""
+    book = _book(_plan())
+    assert book.sheetnames == [  # type: ignore[attr-defined]
+        "Summary",
+        "Placement Passthrough",
+        "Placement vGPU (time-sliced)",
+        "Not placed",
+        "Costs",
+        "Utilisation",
+        "Slowdown",
+        "Inventory",
+        "Workloads",
+        "Assumptions",
+        "Performance model",
+    ]
+
+
+def test_header_rows_are_frozen() -> None:
+    """Every sheet keeps its header row in view when scrolled."""
+    book = _book(_plan())
+    for sheet in book.worksheets:  # type: ignore[attr-defined]
+        assert sheet.freeze_panes is not None, sheet.title
+        assert sheet.freeze_panes.endswith("2"), sheet.title
+
+
+def test_numbers_are_numbers_with_formats() -> None:
+    """Counts are integers, costs are USD-formatted numbers, utilisation is a percentage."""
+    sheet = _book(_plan())["Summary"]  # type: ignore[index]
+    header = [c.value for c in sheet[1]]
+    row = dict(zip(header, sheet[2], strict=False))
+    assert row["gpus_used"].value == 1
+    assert isinstance(row["gpus_used"].value, int)
+    assert isinstance(row["usd_per_year"].value, float)
+    assert "$" in row["usd_per_year"].number_format
+    assert row["memory_utilisation"].number_format == "0.0%"
+    assert 0.0 < row["memory_utilisation"].value <= 1.0
+
+
+def test_assumptions_sheet_marks_defaults_and_changes() -> None:
+    """The assumptions sheet gives each value with its unit and says which the user changed."""
+    sheet = _book(_plan())["Assumptions"]  # type: ignore[index]
+    rows = {r[0]: r for r in sheet.iter_rows(min_row=2, values_only=True)}
+    assert rows["pue"][1:4] == (1.3, "-", "no")
+    assert rows["power_usd_per_kwh"][1:4] == (0.15, "USD/kWh", "yes")
+    assert rows["network.latency_us"][2] == "µs"
+    assert rows["gpu_price_usd[H100-80GB-PCIe]"][1] == 30000
+
+
+def test_user_text_never_becomes_a_formula() -> None:
+    """Workload names that look like formulas are read back as the same plain strings."""
+    sp = _plan(HOSTILE_NAMES)
+    data = workbook_bytes(sp)
+    book = load_workbook(io.BytesIO(data))
+    found = set()
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith((*FORMULA_PREFIXES, "\n")):
+                    assert cell.data_type == "s", (sheet.title, cell.coordinate)
+                    found.add(cell.value)
+    # XML parsing turns a carriage return into a line feed; the text stays text.
+    assert {name.replace("\r", "\n") for name in HOSTILE_NAMES} <= found
+    # No cell anywhere is stored as a formula.
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for name in archive.namelist():
+            if name.startswith("xl/worksheets/"):
+                assert b"<f>" not in archive.read(name), name
+
+
+def test_extra_sheets_are_appended() -> None:
+    """Extra frames (the harvest results) become extra sheets with their data."""
+    extra = {"Harvest summary": pd.DataFrame({"figure": ["GPU-hours"], "value": [42.5]})}
+    book = _book(_plan(), extra_sheets=extra)
+    sheet = book["Harvest summary"]  # type: ignore[index]
+    assert [c.value for c in sheet[2]] == ["GPU-hours", 42.5]
+
+
+def test_writes_to_a_path(tmp_path: Path) -> None:
+    """Writing to a path gives a file openpyxl can read, with the not-placed reasons."""
+    target = tmp_path / "plan.xlsx"
+    write_workbook(_plan(("a", "b", "c")), target)
+    sheet = load_workbook(target)["Not placed"]
+    assert [c.value for c in sheet[2]][2:] == ["c#1", "c", "no room"]
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [("Placement vGPU (time-sliced)", "Placement vGPU (time-sliced)"), ("a/b:c", "a b c")],
+)
+def test_sheet_names_are_valid(title: str, expected: str) -> None:
+    """Sheet names lose the characters Excel forbids and stay within 31 characters."""
+    assert sheet_name(title) == expected
+    assert len(sheet_name("x" * 40)) == 31

@@ -1,0 +1,195 @@
+"""Tests of planner.report: frames with documented columns, recommendations from the rules."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from planner.costs import COST_COMPONENTS
+from planner.plan import Method, MethodPlan, NotPlaced
+from planner.report import (
+    COMPARISON_COLUMNS,
+    ScenarioPlan,
+    assemble,
+    comparison_frame,
+    cost_frame,
+    not_placed_frame,
+    placement_frame,
+    recommendations,
+    recommendations_frame,
+    ruled_out_reason,
+    slowdown_frame,
+    utilisation_frame,
+)
+from planner.scenario import Scenario
+from planner.workloads import WorkloadKind
+from tests.report_fixtures import place, plan, scenario, workload
+
+
+def _notebooks(kind: WorkloadKind = WorkloadKind.INFERENCE, busy: float = 0.1) -> Scenario:
+    """Four quarter-GPU instances of class ``nb`` (the name the plans below place)."""
+    return scenario(
+        [
+            workload(
+                "nb",
+                kind=kind,
+                instances=4,
+                gpus=0.25,
+                memory_gib=20.0,
+                busy_fraction=busy,
+            )
+        ]
+    )
+
+
+def _plans() -> list[MethodPlan]:
+    """Four notebooks: passthrough takes 4 GPUs, vGPU packs 4 on one GPU, MIG 3 of 4 placed."""
+    whole = [
+        place(f"nb#{i}", "h1", i - 1, profile="whole GPU", memory_gib=80.0) for i in range(1, 5)
+    ]
+    shared = [place(f"nb#{i}", "h1", 0, profile="20C", memory_gib=20.0) for i in range(1, 5)]
+    mig = [
+        place(f"nb#{i}", "h1", 0, profile="2g.20gb", memory_gib=20.0, compute_share=2 / 7)
+        for i in range(1, 4)
+    ]
+    return [
+        plan(Method.PASSTHROUGH, whole, lower_bound_gpus=4),
+        plan(Method.VGPU, shared, lower_bound_gpus=1),
+        plan(
+            Method.MIG,
+            mig,
+            not_placed=[NotPlaced("nb#4", "nb", "a GPU holds at most three 2g.20gb")],
+            lower_bound_gpus=1,
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def notebook_plan() -> ScenarioPlan:
+    return assemble(_notebooks(), _plans())
+
+
+def test_comparison_has_one_row_per_method_and_documented_columns(
+    notebook_plan: ScenarioPlan,
+) -> None:
+    """The comparison has one row per planned method and exactly the documented columns."""
+    frame = comparison_frame(notebook_plan)
+    assert list(frame.columns) == list(COMPARISON_COLUMNS)
+    assert list(frame["method"]) == ["passthrough", "vgpu", "mig"]
+    by_method = frame.set_index("method")
+    assert by_method.loc["passthrough", "gpus_used"] == 4
+    assert by_method.loc["vgpu", "gpus_used"] == 1
+    assert by_method.loc["mig", "not_placed"] == 1
+    assert by_method.loc["vgpu", "ratio_to_bound"] == pytest.approx(1.0)
+    # Passthrough: 4 GPUs bought where vGPU needs 1, so it costs more per instance.
+    assert (
+        by_method.loc["passthrough", "usd_per_instance_year"]
+        > by_method.loc["vgpu", "usd_per_instance_year"]
+    )
+    assert by_method.loc["passthrough", "mean_slowdown"] == pytest.approx(1.0)
+
+
+def test_placement_and_not_placed_frames(notebook_plan: ScenarioPlan) -> None:
+    """Placements list one row per instance per GPU; not placed rows carry the reason."""
+    mig = notebook_plan.result(Method.MIG)
+    placements = placement_frame(mig)
+    assert len(placements) == 3
+    assert set(placements["profile"]) == {"2g.20gb"}
+    missing = not_placed_frame(mig)
+    assert list(missing["instance"]) == ["nb#4"]
+    assert "2g.20gb" in missing.loc[0, "reason"]
+    assert not_placed_frame(notebook_plan.result(Method.VGPU)).empty
+
+
+def test_cost_frame_is_long_form_summing_to_totals(notebook_plan: ScenarioPlan) -> None:
+    """The cost frame has one row per method and component, summing to each method's total."""
+    frame = cost_frame(notebook_plan)
+    assert len(frame) == 3 * len(COST_COMPONENTS)
+    totals = frame.groupby("method")["usd_per_year"].sum()
+    for result in notebook_plan.results:
+        assert totals[result.method.value] == pytest.approx(result.cost.total_usd_per_year)
+
+
+def test_utilisation_frame_per_gpu(notebook_plan: ScenarioPlan) -> None:
+    """Utilisation has one row per GPU in use; vGPU's single GPU holds all four notebooks."""
+    frame = utilisation_frame(notebook_plan)
+    assert (frame["method"] == "passthrough").sum() == 4
+    vgpu = frame[frame["method"] == "vgpu"].iloc[0]
+    assert vgpu["instances"] == 4
+    assert vgpu["memory_utilisation"] == pytest.approx(1.0)
+    assert 0.0 < vgpu["compute_utilisation"] <= 1.0
+
+
+def test_slowdown_frame_names_workload_and_method(notebook_plan: ScenarioPlan) -> None:
+    """Slowdowns are listed per workload and method, time-sliced vGPU slower than passthrough."""
+    frame = slowdown_frame(notebook_plan).set_index("method")
+    assert frame.loc["vgpu", "slowdown"] > frame.loc["passthrough", "slowdown"]
+
+
+def test_result_lookup_names_missing_method(notebook_plan: ScenarioPlan) -> None:
+    """Asking for a method that was not planned raises KeyError naming it."""
+    with pytest.raises(KeyError, match="remote-pool"):
+        notebook_plan.result(Method.REMOTE_POOL)
+
+
+def test_recommends_cheapest_method_placing_everything(notebook_plan: ScenarioPlan) -> None:
+    """Among methods placing the whole class, the lowest cost per unit of work is recommended."""
+    (rec,) = recommendations(notebook_plan)
+    # MIG leaves one notebook out; vGPU places all four on one GPU, far cheaper than passthrough.
+    assert rec.method is Method.VGPU
+    assert "all 4 placed" in rec.reason
+    assert "Passthrough" in rec.reason
+    assert "Places fewer: MIG 3 of 4" in rec.reason
+
+
+def test_too_slow_sharing_is_not_recommended() -> None:
+    """Busy notebooks time-sliced four ways run beyond 1.5× bare metal; passthrough is chosen."""
+    sp = assemble(_notebooks(WorkloadKind.NOTEBOOK, busy=0.3), _plans())
+    (rec,) = recommendations(sp)
+    assert rec.method is Method.PASSTHROUGH
+    assert "Too slow: vGPU" in rec.reason
+    # Accepting any slowdown brings back the cheaper vGPU.
+    (lenient,) = recommendations(sp, max_slowdown=10.0)
+    assert lenient.method is Method.VGPU
+
+
+def test_rules_rule_methods_out() -> None:
+    """Live migration bars passthrough; isolation bars vGPU and the pool; latency bars the pool."""
+    mobile = workload("m", needs_live_migration=True)
+    isolated = workload("i", needs_isolation=True)
+    local = workload("l", latency_tolerant=False)
+    assert ruled_out_reason(mobile, Method.PASSTHROUGH) is not None
+    assert ruled_out_reason(mobile, Method.VGPU) is None
+    assert ruled_out_reason(isolated, Method.VGPU) is not None
+    assert ruled_out_reason(isolated, Method.REMOTE_POOL) is not None
+    assert ruled_out_reason(isolated, Method.MIG) is None
+    assert ruled_out_reason(local, Method.REMOTE_POOL) is not None
+    assert ruled_out_reason(local, Method.PASSTHROUGH) is None
+
+
+def test_isolated_class_is_not_sent_to_cheaper_vgpu() -> None:
+    """A class needing isolation gets MIG or passthrough even when vGPU would be cheaper."""
+    s = scenario([workload("nb", instances=4, gpus=0.25, memory_gib=20.0, needs_isolation=True)])
+    sp = assemble(s, _plans())
+    (rec,) = recommendations(sp)
+    assert rec.method in (Method.MIG, Method.PASSTHROUGH)
+    assert any("vGPU" in r and "isolation" in r for r in rec.ruled_out)
+
+
+def test_no_method_possible_says_why() -> None:
+    """When every planned method is ruled out, no method is recommended and the rules are given."""
+    s = scenario([workload("x", needs_isolation=True, latency_tolerant=False)])
+    sp = assemble(s, [plan(Method.VGPU, [], lower_bound_gpus=0)])
+    frame = recommendations_frame(sp)
+    assert frame.loc[0, "method"] == ""
+    assert "isolation" in frame.loc[0, "reason"]
+
+
+def test_empty_plan_gives_nan_not_errors() -> None:
+    """A method that places nothing reports NaN cost per instance and slowdown, not a crash."""
+    s = scenario([workload("x")])
+    frame = comparison_frame(assemble(s, [plan(Method.MIG, [], lower_bound_gpus=0)]))
+    assert math.isnan(frame.loc[0, "usd_per_instance_year"])
+    assert math.isnan(frame.loc[0, "mean_slowdown"])
+    assert frame.loc[0, "usd_per_year"] == 0.0
