@@ -2,10 +2,39 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TypeVar
 
-__all__ = ["Catalog", "GpuModel", "MigProfile", "VgpuProfile"]
+from planner.problems import InputError, InputProblem
+from planner.tabular import (
+    CellError,
+    Table,
+    parse_bool,
+    parse_cells,
+    parse_float,
+    parse_int,
+    parse_text,
+    read_csv_table,
+    source_name,
+)
+
+__all__ = [
+    "CATALOG_DIR",
+    "Catalog",
+    "GpuModel",
+    "MigProfile",
+    "UnknownGpuModel",
+    "VgpuProfile",
+    "load_catalog",
+    "normalise_model_name",
+]
+
+CATALOG_DIR = Path(__file__).resolve().parent.parent / "data" / "catalog"
+"""The shipped catalog: ``data/catalog`` beside the ``planner`` package."""
 
 
 @dataclass(frozen=True)
@@ -92,3 +121,533 @@ class Catalog:
     """Per model, ordered by memory ascending."""
     mig_profiles: Mapping[str, tuple[MigProfile, ...]]
     """Per model, ordered by (compute slices, memory) ascending."""
+
+    def resolve(self, name: str) -> str | None:
+        """The catalog name ``name`` refers to (exactly, or ignoring case, spaces, dashes)."""
+        if name in self.gpus:
+            return name
+        wanted = normalise_model_name(name)
+        matches = [known for known in self.gpus if normalise_model_name(known) == wanted]
+        return matches[0] if len(matches) == 1 else None
+
+    def gpu(self, name: str) -> GpuModel:
+        """The model called ``name`` (exactly, or ignoring case, spaces and dashes).
+
+        Raises ``UnknownGpuModel`` (a ``KeyError``) whose message lists the closest known names.
+        """
+        canonical = self.resolve(name)
+        if canonical is None:
+            raise UnknownGpuModel(name, self.closest_names(name))
+        return self.gpus[canonical]
+
+    def closest_names(self, name: str, n: int = 3) -> list[str]:
+        """Up to ``n`` known model names closest to ``name``, best first.
+
+        Names are compared normalised (case, spaces, dashes ignored). A known name that contains
+        the whole query (``a100 80gb`` is in ``A100-80GB-PCIe`` and ``A100-80GB-SXM``) ranks first;
+        the rest rank by difflib similarity, and names below 0.5 similarity are left out.
+        """
+        wanted = normalise_model_name(name)
+        scored = []
+        for order, known in enumerate(self.gpus):
+            candidate = normalise_model_name(known)
+            contains = bool(wanted) and wanted in candidate
+            ratio = difflib.SequenceMatcher(None, wanted, candidate).ratio()
+            if contains or ratio >= 0.5:
+                scored.append((not contains, -ratio, order, known))
+        return [known for *_, known in sorted(scored)[:n]]
+
+    def vgpu(self, model: str) -> tuple[VgpuProfile, ...]:
+        """The model's C-series vGPU profiles, memory ascending (empty when it has none)."""
+        return self.vgpu_profiles.get(model, ())
+
+    def mig(self, model: str) -> tuple[MigProfile, ...]:
+        """The model's MIG profiles, (compute slices, memory) ascending (empty when none)."""
+        return self.mig_profiles.get(model, ())
+
+
+class UnknownGpuModel(KeyError):  # noqa: N818 (the brief names it; it is a lookup failure)
+    """A GPU model name that is not in the catalog; the message lists the closest known names.
+
+    A ``KeyError`` (a lookup by name failed), so ``except KeyError`` catches it; loaders turn
+    it into an ``InputProblem`` naming the file, row and column.
+    """
+
+    def __init__(self, name: str, suggestions: Sequence[str]) -> None:
+        self.name = name
+        self.suggestions = tuple(suggestions)
+        super().__init__(name)
+
+    @property
+    def message(self) -> str:
+        """What is wrong, without the fix."""
+        return f"unknown GPU model '{self.name}'"
+
+    @property
+    def fix(self) -> str:
+        """The closest known names, or where to find the list of names."""
+        if self.suggestions:
+            quoted = [f"'{s}'" for s in self.suggestions]
+            options = (
+                quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+            )
+            return f"use a catalog name: did you mean {options}?"
+        return "use a name from data/catalog/gpus.csv, or add the model as your own GPU"
+
+    def __str__(self) -> str:
+        return f"{self.message}; {self.fix}"
+
+
+def normalise_model_name(name: str) -> str:
+    """Model name as compared: case, spaces, dashes and underscores ignored (``a100 80gb``)."""
+    return re.sub(r"[\s\-_]+", "", name).lower()
+
+
+_GPU_REQUIRED = ("name", "memory_gib", "tdp_w", "fp16_tflops", "price_usd")
+_GPU_FLAGS = (
+    "price_is_default",
+    "mig_capable",
+    "vgpu_capable",
+    "gpus_per_board",
+    "mig_memory_slices",
+    "mig_compute_slices",
+    "source",
+)
+_VGPU_COLUMNS = (
+    "gpu_model",
+    "profile",
+    "memory_gib",
+    "max_equal",
+    "max_mixed",
+    "derived",
+    "source",
+)
+_MIG_COLUMNS = (
+    "gpu_model",
+    "profile",
+    "compute_slices",
+    "memory_gib",
+    "memory_slices",
+    "starts",
+    "max_per_gpu",
+    "source",
+)
+
+
+def load_catalog(
+    directory: Path | None = None,
+    *,
+    extra_gpus: Path | str | bytes | None = None,
+    extra_gpus_name: str = "my_gpus.csv",
+) -> Catalog:
+    """Read ``gpus.csv``, ``vgpu_profiles.csv`` and ``mig_profiles.csv`` into a ``Catalog``.
+
+    Parameters
+    ----------
+    directory
+        Folder holding the three files; default ``data/catalog`` beside the package
+        (``CATALOG_DIR``), wherever the program is started from.
+    extra_gpus
+        The user's own models: a path, or the bytes of an uploaded CSV, with the columns of
+        ``gpus.csv``. Only ``name``, ``memory_gib``, ``tdp_w``, ``fp16_tflops`` and ``price_usd``
+        are required. An optional ``profiles_like`` column names a catalog model of the same
+        memory whose vGPU and MIG tables the new model shares.
+    extra_gpus_name
+        File name shown in problems when ``extra_gpus`` is bytes.
+
+    Raises
+    ------
+    InputError
+        Any malformed file, listing every problem with file, row, column and the fix. The
+        catalog is all or nothing: a half-read catalog would give wrong plans silently.
+    """
+    folder = CATALOG_DIR if directory is None else Path(directory)
+    problems: list[InputProblem] = []
+    gpus_table = read_csv_table(folder / "gpus.csv", "gpus.csv")
+    problems += gpus_table.require_columns([*_GPU_REQUIRED, *_GPU_FLAGS], ["notes"])
+    gpus = _read_gpus(gpus_table, problems, user_file=False)
+    vgpu_table = read_csv_table(folder / "vgpu_profiles.csv", "vgpu_profiles.csv")
+    problems += vgpu_table.require_columns(_VGPU_COLUMNS, ["notes"])
+    vgpu = _read_vgpu_profiles(vgpu_table, gpus, problems)
+    mig_table = read_csv_table(folder / "mig_profiles.csv", "mig_profiles.csv")
+    problems += mig_table.require_columns(_MIG_COLUMNS, ["notes"])
+    mig = _read_mig_profiles(mig_table, gpus, problems)
+    problems += _check_tables(gpus, vgpu, mig, gpus_table)
+    if extra_gpus is not None:
+        name = source_name(extra_gpus, None, extra_gpus_name)
+        extra_table = read_csv_table(extra_gpus, name)
+        problems += extra_table.require_columns(
+            _GPU_REQUIRED, [*_GPU_FLAGS, "notes", "profiles_like"]
+        )
+        _add_user_gpus(extra_table, gpus, vgpu, mig, problems)
+    if problems:
+        raise InputError(problems)
+    return Catalog(
+        gpus=gpus,
+        vgpu_profiles={m: tuple(sorted(vgpu.get(m, []), key=lambda p: p.memory_gib)) for m in gpus},
+        mig_profiles={
+            m: tuple(sorted(mig.get(m, []), key=lambda p: (p.compute_slices, p.memory_gib)))
+            for m in gpus
+        },
+    )
+
+
+def _read_gpus(
+    table: Table, problems: list[InputProblem], *, user_file: bool
+) -> dict[str, GpuModel]:
+    """One ``GpuModel`` per good row; bad cells become problems."""
+    gpus: dict[str, GpuModel] = {}
+    first_row: dict[str, int] = {}
+    for row in table.rows:
+        values = parse_cells(
+            table,
+            row,
+            {
+                "name": lambda t: parse_text(t, what="a model name"),
+                "memory_gib": lambda t: parse_float(
+                    t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=1024
+                ),
+                "tdp_w": lambda t: parse_float(
+                    t, unit="W", minimum=0, minimum_inclusive=False, maximum=5000
+                ),
+                "fp16_tflops": lambda t: parse_float(
+                    t, unit="TFLOPS", minimum=0, minimum_inclusive=False
+                ),
+                "price_usd": lambda t: parse_float(t, unit="USD", minimum=0),
+                # In the user's own file the price is theirs unless they flag it as a guess.
+                "price_is_default": lambda t: parse_bool(t, default=False if user_file else None),
+                "mig_capable": lambda t: parse_bool(t, default=False if user_file else None),
+                "vgpu_capable": lambda t: parse_bool(t, default=False if user_file else None),
+                "gpus_per_board": lambda t: parse_int(
+                    t, minimum=1, maximum=16, default=1 if user_file else None
+                ),
+                "mig_memory_slices": lambda t: parse_int(
+                    t, minimum=0, maximum=8, default=0 if user_file else None
+                ),
+                "mig_compute_slices": lambda t: parse_int(
+                    t, minimum=0, maximum=8, default=0 if user_file else None
+                ),
+                "source": (lambda t: t or f"user: {table.file}")
+                if user_file
+                else (lambda t: parse_text(t, what="the source of the figures")),
+                "notes": lambda t: t,
+            },
+            problems,
+        )
+        if values is None:
+            continue
+        name = values["name"]
+        if name in first_row:
+            problems.append(
+                table.problem(
+                    row,
+                    "name",
+                    f"model '{name}' is already defined on row {first_row[name]}",
+                    "give each model one row with a unique name",
+                )
+            )
+            continue
+        has_slices = values["mig_memory_slices"] > 0 and values["mig_compute_slices"] > 0
+        no_slices = values["mig_memory_slices"] == 0 and values["mig_compute_slices"] == 0
+        if not (has_slices if values["mig_capable"] else no_slices):
+            problems.append(
+                table.problem(
+                    row,
+                    "mig_capable",
+                    "mig_capable disagrees with mig_memory_slices and mig_compute_slices",
+                    "a MIG-capable model has both slice counts above 0; others have 0 and 0",
+                )
+            )
+            continue
+        first_row[name] = row.number
+        gpus[name] = GpuModel(**values)
+    return gpus
+
+
+def _read_vgpu_profiles(
+    table: Table, gpus: Mapping[str, GpuModel], problems: list[InputProblem]
+) -> dict[str, list[VgpuProfile]]:
+    profiles: dict[str, list[VgpuProfile]] = {}
+    for row in table.rows:
+        values = parse_cells(
+            table,
+            row,
+            {
+                "gpu_model": lambda t: _known_model(t, gpus),
+                "profile": lambda t: parse_text(t, what="a profile name such as 16C"),
+                "memory_gib": lambda t: parse_float(
+                    t, unit="GiB", minimum=0, minimum_inclusive=False
+                ),
+                "max_equal": lambda t: parse_int(t, minimum=1, maximum=64),
+                "max_mixed": lambda t: parse_int(t, minimum=1, maximum=64),
+                "derived": lambda t: parse_bool(t),
+                "source": lambda t: parse_text(t, what="the source of the maxima"),
+            },
+            problems,
+        )
+        if values is None:
+            continue
+        model = gpus[values["gpu_model"]]
+        problem = None
+        if values["memory_gib"] > model.memory_gib:
+            problem = (
+                "memory_gib",
+                f"{values['memory_gib']:g} GiB is more than the {model.name}'s "
+                f"{model.memory_gib:g} GiB",
+                f"enter at most {model.memory_gib:g}",
+            )
+        elif values["max_mixed"] > values["max_equal"]:
+            problem = (
+                "max_mixed",
+                "max_mixed is above max_equal (mixed-size mode never allows more)",
+                f"enter at most {values['max_equal']} (NVIDIA's mixed-size table)",
+            )
+        elif any(p.name == values["profile"] for p in profiles.get(model.name, [])):
+            problem = (
+                "profile",
+                f"profile {values['profile']} of {model.name} is listed twice",
+                "keep one row per (gpu_model, profile)",
+            )
+        if problem is not None:
+            problems.append(table.problem(row, *problem))
+            continue
+        profiles.setdefault(model.name, []).append(
+            VgpuProfile(
+                gpu_model=model.name,
+                name=values["profile"],
+                memory_gib=values["memory_gib"],
+                max_equal=values["max_equal"],
+                max_mixed=values["max_mixed"],
+                derived=values["derived"],
+                source=values["source"],
+            )
+        )
+    return profiles
+
+
+def _read_mig_profiles(
+    table: Table, gpus: Mapping[str, GpuModel], problems: list[InputProblem]
+) -> dict[str, list[MigProfile]]:
+    profiles: dict[str, list[MigProfile]] = {}
+    for row in table.rows:
+        values = parse_cells(
+            table,
+            row,
+            {
+                "gpu_model": lambda t: _known_model(t, gpus),
+                "profile": lambda t: parse_text(t, what="a profile name such as 3g.40gb"),
+                "compute_slices": lambda t: parse_int(t, minimum=1, maximum=8),
+                "memory_gib": lambda t: parse_float(
+                    t, unit="GiB", minimum=0, minimum_inclusive=False
+                ),
+                "memory_slices": lambda t: parse_int(t, minimum=1, maximum=8),
+                "starts": _parse_starts,
+                "max_per_gpu": lambda t: parse_int(t, minimum=1, maximum=8),
+                "source": lambda t: parse_text(t, what="the source of the profile"),
+            },
+            problems,
+        )
+        if values is None:
+            continue
+        model = gpus[values["gpu_model"]]
+        problem = _mig_row_problem(model, values, profiles.get(model.name, []))
+        if problem is not None:
+            problems.append(table.problem(row, *problem))
+            continue
+        profiles.setdefault(model.name, []).append(
+            MigProfile(
+                gpu_model=model.name,
+                name=values["profile"],
+                compute_slices=values["compute_slices"],
+                memory_gib=values["memory_gib"],
+                memory_slices=values["memory_slices"],
+                starts=values["starts"],
+                max_per_gpu=values["max_per_gpu"],
+                source=values["source"],
+            )
+        )
+    return profiles
+
+
+def _mig_row_problem(
+    model: GpuModel, values: Mapping[str, object], known: Sequence[MigProfile]
+) -> tuple[str, str, str] | None:
+    """The first rule a MIG profile row breaks for its model, as (column, message, fix)."""
+    compute = values["compute_slices"]
+    width = values["memory_slices"]
+    starts = values["starts"]
+    memory = values["memory_gib"]
+    assert isinstance(compute, int)
+    assert isinstance(width, int)
+    assert isinstance(starts, tuple)
+    assert isinstance(memory, float)
+    if not model.mig_capable:
+        return (
+            "gpu_model",
+            f"{model.name} is not MIG-capable in gpus.csv",
+            "delete the row, or mark the model mig_capable with its slice counts",
+        )
+    if compute > model.mig_compute_slices:
+        return (
+            "compute_slices",
+            f"{compute} is more than the {model.mig_compute_slices} compute slices of {model.name}",
+            f"enter at most {model.mig_compute_slices}",
+        )
+    if width > model.mig_memory_slices:
+        return (
+            "memory_slices",
+            f"{width} is more than the {model.mig_memory_slices} memory slices of {model.name}",
+            f"enter at most {model.mig_memory_slices}",
+        )
+    too_late = [s for s in starts if s + width > model.mig_memory_slices]
+    if too_late:
+        return (
+            "starts",
+            f"a {width}-slice instance starting at {too_late[0]} runs past memory slice "
+            f"{model.mig_memory_slices - 1}",
+            f"use starts from 0 to {model.mig_memory_slices - width}",
+        )
+    if memory > model.memory_gib:
+        return (
+            "memory_gib",
+            f"{memory:g} GiB is more than the {model.name}'s {model.memory_gib:g} GiB",
+            f"enter at most {model.memory_gib:g}",
+        )
+    if any(p.name == values["profile"] for p in known):
+        return (
+            "profile",
+            f"profile {values['profile']} of {model.name} is listed twice",
+            "keep one row per (gpu_model, profile)",
+        )
+    return None
+
+
+def _parse_starts(text: str) -> tuple[int, ...]:
+    """Valid start slices, ``|``-separated (``0|2|4``), ascending and distinct."""
+    fix = "list the start memory slices separated by |, e.g. 0|2|4"
+    if not text:
+        raise CellError("no start slices", fix)
+    try:
+        starts = tuple(int(part) for part in text.split("|"))
+    except ValueError:
+        raise CellError(f"'{text}' is not a |-separated list of whole numbers", fix) from None
+    if any(s < 0 for s in starts) or list(starts) != sorted(set(starts)):
+        raise CellError(f"'{text}' must be distinct slices from 0 upwards, ascending", fix)
+    return starts
+
+
+def _known_model(text: str, gpus: Mapping[str, GpuModel]) -> str:
+    """A model named in a profile table must be a row of gpus.csv (exact name)."""
+    if text in gpus:
+        return text
+    suggestions = Catalog(gpus, {}, {}).closest_names(text)
+    error = UnknownGpuModel(text, suggestions)
+    raise CellError(error.message + " (not in gpus.csv)", error.fix)
+
+
+def _check_tables(
+    gpus: Mapping[str, GpuModel],
+    vgpu: Mapping[str, list[VgpuProfile]],
+    mig: Mapping[str, list[MigProfile]],
+    gpus_table: Table,
+) -> list[InputProblem]:
+    """Every vGPU-capable model has vGPU profiles and every MIG-capable model MIG profiles."""
+    rows = {row.get("name"): row for row in gpus_table.rows}
+    problems = []
+    for model in gpus.values():
+        if model.vgpu_capable and not vgpu.get(model.name):
+            problems.append(
+                gpus_table.problem(
+                    rows.get(model.name),
+                    "vgpu_capable",
+                    f"{model.name} is vGPU-capable but vgpu_profiles.csv has no profile for it",
+                    "add its profiles to vgpu_profiles.csv, or set vgpu_capable to no",
+                )
+            )
+        if model.mig_capable and not mig.get(model.name):
+            problems.append(
+                gpus_table.problem(
+                    rows.get(model.name),
+                    "mig_capable",
+                    f"{model.name} is MIG-capable but mig_profiles.csv has no profile for it",
+                    "add its profiles to mig_profiles.csv, or set mig_capable to no",
+                )
+            )
+    return problems
+
+
+def _add_user_gpus(
+    table: Table,
+    gpus: dict[str, GpuModel],
+    vgpu: dict[str, list[VgpuProfile]],
+    mig: dict[str, list[MigProfile]],
+    problems: list[InputProblem],
+) -> None:
+    """Add the user's own models; ``profiles_like`` lends them a catalog model's tables."""
+    shipped = dict(gpus)
+    own = _read_gpus(table, problems, user_file=True)
+    rows = {row.get("name"): row for row in table.rows}
+    for name, model in own.items():
+        row = rows[name]
+        if shipped.get(name) is not None or Catalog(shipped, {}, {}).resolve(name) is not None:
+            problems.append(
+                table.problem(
+                    row,
+                    "name",
+                    f"'{name}' is already a catalog model",
+                    "give your model a new name (change prices in the assumptions instead)",
+                )
+            )
+            continue
+        like_text = row.get("profiles_like")
+        if like_text:
+            like = Catalog(shipped, {}, {}).resolve(like_text)
+            if like is None:
+                close = Catalog(shipped, {}, {}).closest_names(like_text)
+                error = UnknownGpuModel(like_text, close)
+                problems.append(table.problem(row, "profiles_like", error.message, error.fix))
+                continue
+            template = shipped[like]
+            if template.memory_gib != model.memory_gib:
+                problems.append(
+                    table.problem(
+                        row,
+                        "profiles_like",
+                        f"{like} has {template.memory_gib:g} GiB but {name} has "
+                        f"{model.memory_gib:g} GiB, so its profile tables do not apply",
+                        "name a catalog model with the same memory, or leave profiles_like empty",
+                    )
+                )
+                continue
+            model = GpuModel(
+                **{
+                    **model.__dict__,
+                    "mig_capable": template.mig_capable,
+                    "vgpu_capable": template.vgpu_capable,
+                    "mig_memory_slices": template.mig_memory_slices,
+                    "mig_compute_slices": template.mig_compute_slices,
+                    "notes": (model.notes + f" Profile tables as {like}.").strip(),
+                }
+            )
+            vgpu[name] = [_renamed(p, name) for p in vgpu.get(like, [])]
+            mig[name] = [_renamed(p, name) for p in mig.get(like, [])]
+        elif model.vgpu_capable or model.mig_capable:
+            problems.append(
+                table.problem(
+                    row,
+                    "vgpu_capable" if model.vgpu_capable else "mig_capable",
+                    f"{name} is marked vGPU- or MIG-capable but has no profile table",
+                    "set profiles_like to a catalog model with the same profiles, "
+                    "or set vgpu_capable and mig_capable to no",
+                )
+            )
+            continue
+        gpus[name] = model
+
+
+_Profile = TypeVar("_Profile", VgpuProfile, MigProfile)
+
+
+def _renamed(profile: _Profile, model: str) -> _Profile:
+    """The same profile, listed under another model name."""
+    return replace(profile, gpu_model=model)

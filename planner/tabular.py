@@ -1,0 +1,407 @@
+"""Reading user tables (CSV files or edited DataFrames) into rows of text cells, and parsing cells.
+
+Every loader in the planner (catalog, inventory, workloads) reads through here, so a file is
+decoded, its header normalised and its rows numbered the same way everywhere: row numbers are
+as a spreadsheet shows them, with the header as row 1.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from planner.problems import InputError, InputProblem
+
+__all__ = [
+    "CellError",
+    "Row",
+    "Table",
+    "normalise_column",
+    "parse_bool",
+    "parse_cells",
+    "parse_float",
+    "parse_int",
+    "parse_text",
+    "read_csv_table",
+    "source_name",
+    "table_from_frame",
+]
+
+_TRUE = frozenset({"yes", "y", "true", "1"})
+_FALSE = frozenset({"no", "n", "false", "0"})
+_ZIP_MAGIC = b"PK\x03\x04"
+"""An .xlsx workbook is a zip file; users upload one by mistake for a CSV."""
+
+
+class CellError(ValueError):
+    """One cell's value is wrong: ``message`` says what, ``fix`` says how to correct it."""
+
+    def __init__(self, message: str, fix: str) -> None:
+        self.message = message
+        self.fix = fix
+        super().__init__(f"{message}. Fix: {fix}")
+
+
+def normalise_column(name: str) -> str:
+    """Column name as matched: case, spaces and dashes ignored (``GPU Model`` -> ``gpu_model``)."""
+    return re.sub(r"[\s\-]+", "_", name.strip().lower()).strip("_")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row: its spreadsheet row number and its cells by normalised column name."""
+
+    number: int
+    """Row number as a spreadsheet shows it (the header is row 1)."""
+    cells: Mapping[str, str]
+    """Trimmed text of each cell, keyed by normalised column name; missing cells are ``""``."""
+
+    def get(self, column: str) -> str:
+        return self.cells.get(column, "")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A user table as text: normalised column names, each with the name the user wrote."""
+
+    file: str
+    columns: Mapping[str, str]
+    """Normalised column name -> column name as written in the file."""
+    rows: tuple[Row, ...]
+
+    def problem(self, row: Row | None, column: str | None, message: str, fix: str) -> InputProblem:
+        """An ``InputProblem`` naming this file, the row and the column as the user wrote it."""
+        shown = None if column is None else self.columns.get(column, column)
+        return InputProblem(
+            file=self.file,
+            row=None if row is None else row.number,
+            column=shown,
+            message=message,
+            fix=fix,
+        )
+
+    def require_columns(
+        self, required: Sequence[str], optional: Iterable[str]
+    ) -> list[InputProblem]:
+        """Raise ``InputError`` when required columns are missing; return problems for unknown ones.
+
+        Unknown columns are not fatal (they are ignored) but are reported, because a misspelt
+        optional column would otherwise silently fall back to its default.
+        """
+        missing = [c for c in required if c not in self.columns]
+        found = ", ".join(self.columns.values())
+        if missing:
+            raise InputError(
+                [
+                    self.problem(
+                        None,
+                        None,
+                        f"required column '{c}' is missing (found: {found})",
+                        f"add a column named '{c}' to the header row",
+                    )
+                    for c in missing
+                ]
+            )
+        known = [*required, *optional]
+        problems = []
+        for column, written in self.columns.items():
+            if column in known:
+                continue
+            close = _close(column, known)
+            hint = f"rename it to '{close[0]}'" if close else "delete it"
+            problems.append(
+                self.problem(
+                    None,
+                    column,
+                    f"unknown column '{written}' is ignored (known: {', '.join(known)})",
+                    f"{hint}, or name it 'notes' to keep it as a comment",
+                )
+            )
+        return problems
+
+
+def _close(word: str, candidates: Sequence[str]) -> list[str]:
+    return difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+
+
+def source_name(source: Path | str | bytes, file_name: str | None, default: str) -> str:
+    """The file name shown in problems: ``file_name``, else the path's name, else ``default``."""
+    if file_name:
+        return file_name
+    if isinstance(source, bytes):
+        return default
+    return Path(source).name
+
+
+def _read_bytes(source: Path | str | bytes, file: str) -> bytes:
+    if isinstance(source, bytes):
+        return source
+    try:
+        return Path(source).read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            [InputProblem(file, None, None, f"file not found: {source}", "check the path")]
+        ) from None
+    except OSError as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"cannot read the file ({error})", "check the path")]
+        ) from None
+
+
+def read_csv_table(source: Path | str | bytes, file: str) -> Table:
+    """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
+
+    A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
+    writes it) is accepted. Blank lines count as rows, as in a spreadsheet, and are skipped.
+    """
+    data = _read_bytes(source, file)
+    if data.startswith(_ZIP_MAGIC):
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "this is an Excel workbook (.xlsx), not a CSV file",
+                    "in Excel use File > Save As > CSV UTF-8, then load the .csv file",
+                )
+            ]
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"not UTF-8 text (byte {error.start} cannot be decoded)",
+                    "save the file as CSV UTF-8",
+                )
+            ]
+        ) from None
+    if "\x00" in text:
+        raise InputError(
+            [InputProblem(file, None, None, "binary data, not CSV text", "load a .csv file")]
+        )
+    try:
+        records = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
+        ) from None
+    header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
+    if header_index is None:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "the file is empty",
+                    "add a header row and at least one data row (see the template)",
+                )
+            ]
+        )
+    header = records[header_index]
+    names = _header(file, header, header_row=header_index + 1)
+    rows = []
+    for index in range(header_index + 1, len(records)):
+        record = records[index]
+        if not any(cell.strip() for cell in record):
+            continue
+        number = index + 1
+        if len(record) > len(names) and any(c.strip() for c in record[len(names) :]):
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        number,
+                        None,
+                        f"the row has {len(record)} cells but the header has {len(names)} columns",
+                        "quote cells that contain commas, or add the missing column names",
+                    )
+                ]
+            )
+        cells = {
+            name: (record[i].strip() if i < len(record) else "") for i, name in enumerate(names)
+        }
+        rows.append(Row(number, cells))
+    return Table(file, dict(zip(names, (h.strip() for h in header), strict=True)), tuple(rows))
+
+
+def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
+    names = [normalise_column(h) for h in header]
+    problems = []
+    seen: set[str] = set()
+    for position, (name, written) in enumerate(zip(names, header, strict=True), start=1):
+        if not name:
+            problems.append(
+                InputProblem(
+                    file,
+                    header_row,
+                    None,
+                    f"column {position} of the header has no name",
+                    "give every column a name, or delete the empty column",
+                )
+            )
+        elif name in seen:
+            problems.append(
+                InputProblem(
+                    file,
+                    header_row,
+                    written.strip(),
+                    f"column '{written.strip()}' appears twice",
+                    "keep one column of that name",
+                )
+            )
+        seen.add(name)
+    if problems:
+        raise InputError(problems)
+    return names
+
+
+def _cell_text(value: Any) -> str:
+    """A DataFrame cell as the text a CSV file would hold (the dashboard's editor gives objects)."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        return f"{value:g}" if value.is_integer() and abs(value) < 1e15 else repr(value)
+    try:
+        if pd.isna(value):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    if hasattr(value, "item"):
+        # numpy scalars: convert to the Python value first so 8.0 reads as "8".
+        return _cell_text(value.item())
+    return str(value).strip()
+
+
+def table_from_frame(frame: pd.DataFrame, file: str) -> Table:
+    """A ``Table`` from a DataFrame (for example the dashboard's edited table).
+
+    Row numbers are as the same table saved to CSV would show them: position + 2.
+    """
+    header = [str(c) for c in frame.columns]
+    names = _header(file, header, header_row=1)
+    rows = []
+    for position, values in enumerate(frame.itertuples(index=False, name=None)):
+        cells = {name: _cell_text(v) for name, v in zip(names, values, strict=True)}
+        if not any(cells.values()):
+            continue
+        rows.append(Row(position + 2, cells))
+    return Table(file, dict(zip(names, (h.strip() for h in header), strict=True)), tuple(rows))
+
+
+def parse_text(text: str, *, what: str) -> str:
+    """A required text cell, trimmed; stored as given, never evaluated."""
+    if not text:
+        raise CellError(f"{what} is empty", f"enter {what}")
+    return text
+
+
+def parse_bool(text: str, *, default: bool | None = None) -> bool:
+    """``yes/no``, ``true/false``, ``y/n`` or ``1/0`` (any case); empty gives ``default``."""
+    lowered = text.strip().lower()
+    if not lowered and default is not None:
+        return default
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    shown = f"'{text}'" if text else "an empty cell"
+    raise CellError(f"{shown} is not yes or no", "write yes or no (true/false and 1/0 also work)")
+
+
+def parse_float(
+    text: str,
+    *,
+    unit: str = "",
+    minimum: float | None = None,
+    maximum: float | None = None,
+    minimum_inclusive: bool = True,
+    default: float | None = None,
+) -> float:
+    """A number within a range; the message says the allowed range and the unit."""
+    if not text and default is not None:
+        return float(default)
+    allowed = _range_text(minimum, maximum, minimum_inclusive, unit)
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        shown = f"'{text}'" if text else "an empty cell"
+        raise CellError(f"{shown} is not a number", f"enter a number {allowed}") from None
+    if not math.isfinite(value):
+        raise CellError(f"'{text}' is not a finite number", f"enter a number {allowed}")
+    too_small = minimum is not None and (
+        value < minimum or (not minimum_inclusive and value == minimum)
+    )
+    if too_small or (maximum is not None and value > maximum):
+        raise CellError(f"{text} is out of range", f"enter a number {allowed}")
+    return value
+
+
+def parse_int(
+    text: str,
+    *,
+    unit: str = "",
+    minimum: int | None = None,
+    maximum: int | None = None,
+    default: int | None = None,
+) -> int:
+    """A whole number within a range (``8`` and ``8.0`` both read as 8)."""
+    value = parse_float(text, unit=unit, minimum=minimum, maximum=maximum, default=default)
+    if not value.is_integer():
+        allowed = _range_text(minimum, maximum, True, unit)
+        raise CellError(f"{text} is not a whole number", f"enter a whole number {allowed}")
+    return int(value)
+
+
+def _range_text(
+    minimum: float | None, maximum: float | None, minimum_inclusive: bool, unit: str
+) -> str:
+    unit_text = f" {unit}" if unit else ""
+    low = None if minimum is None else f"{minimum:g}"
+    high = None if maximum is None else f"{maximum:g}"
+    if low is not None and high is not None:
+        if minimum_inclusive:
+            return f"from {low} to {high}{unit_text}"
+        return f"above {low} and at most {high}{unit_text}"
+    if low is not None:
+        return f"{'at least' if minimum_inclusive else 'above'} {low}{unit_text}"
+    if high is not None:
+        return f"at most {high}{unit_text}"
+    return f"(in{unit_text})" if unit else ""
+
+
+def parse_cells(
+    table: Table,
+    row: Row,
+    parsers: Mapping[str, Callable[[str], Any]],
+    problems: list[InputProblem],
+) -> dict[str, Any] | None:
+    """Run one parser per column on ``row``; each bad cell adds one problem; None if any failed."""
+    values: dict[str, Any] = {}
+    ok = True
+    for column, parse in parsers.items():
+        try:
+            values[column] = parse(row.get(column))
+        except CellError as error:
+            problems.append(table.problem(row, column, error.message, error.fix))
+            ok = False
+    return values if ok else None

@@ -1,0 +1,345 @@
+"""Tests for planner.catalog: the shipped catalog files, lookups and the loader's error messages."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner.catalog import CATALOG_DIR, Catalog, UnknownGpuModel, load_catalog
+from planner.problems import InputError
+
+DOMAIN_MODELS = [
+    "A100-40GB-PCIe",
+    "A100-40GB-SXM",
+    "A100-80GB-PCIe",
+    "A100-80GB-SXM",
+    "H100-80GB-SXM",
+    "H100-80GB-PCIe",
+    "H200-141GB-SXM",
+    "H200-141GB-NVL",
+    "L40S",
+    "L40",
+    "L4",
+    "A10",
+    "A16",
+    "A30",
+    "T4",
+]
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def _maxima(catalog: Catalog, model: str) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.max_equal, p.max_mixed) for p in catalog.vgpu(model)}
+
+
+def _copy_catalog(tmp_path: Path) -> Path:
+    folder = tmp_path / "catalog"
+    shutil.copytree(CATALOG_DIR, folder)
+    return folder
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"test setup: {old!r} not in {path.name}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_every_domain_model_is_in_the_catalog(catalog: Catalog) -> None:
+    """Every model DOMAIN.md lists is a catalog row, in the brief's order, and nothing else."""
+    assert list(catalog.gpus) == DOMAIN_MODELS
+
+
+def test_every_catalog_row_loads(catalog: Catalog) -> None:
+    """Every row of the three catalog files becomes a value (none is dropped silently)."""
+    rows = {
+        name: len((CATALOG_DIR / name).read_text().strip().splitlines()) - 1
+        for name in ("gpus.csv", "vgpu_profiles.csv", "mig_profiles.csv")
+    }
+    assert len(catalog.gpus) == rows["gpus.csv"]
+    assert sum(map(len, catalog.vgpu_profiles.values())) == rows["vgpu_profiles.csv"]
+    assert sum(map(len, catalog.mig_profiles.values())) == rows["mig_profiles.csv"]
+
+
+def test_gpu_figures_match_domain(catalog: Catalog) -> None:
+    """Memory, TDP and FP16 figures are DOMAIN.md's; A16 is per GPU (250 W / 4 per board)."""
+    figures = {
+        name: (m.memory_gib, m.tdp_w, m.fp16_tflops, m.gpus_per_board)
+        for name, m in catalog.gpus.items()
+    }
+    assert figures["A100-40GB-PCIe"] == (40, 250, 312, 1)
+    assert figures["A100-40GB-SXM"] == (40, 400, 312, 1)
+    assert figures["A100-80GB-PCIe"] == (80, 300, 312, 1)
+    assert figures["H100-80GB-SXM"] == (80, 700, 989, 1)
+    assert figures["H100-80GB-PCIe"] == (80, 350, 756, 1)
+    assert figures["H200-141GB-NVL"] == (141, 600, 989, 1)
+    assert figures["L40"] == (48, 300, 181, 1)
+    assert figures["L4"] == (24, 72, 121, 1)
+    assert figures["A16"] == (16, 62.5, pytest.approx(35.9), 4)
+    assert figures["A30"] == (24, 165, 165, 1)
+    assert figures["T4"] == (16, 70, 65, 1)
+
+
+def test_prices_are_marked_as_defaults(catalog: Catalog) -> None:
+    """Street prices change monthly, so every shipped price is flagged as a default to edit."""
+    assert all(m.price_is_default and m.price_usd > 0 for m in catalog.gpus.values())
+
+
+def test_mig_capability_matches_domain(catalog: Catalog) -> None:
+    """Only A30, A100, H100 and H200 have MIG; they have 8/7 slices, the A30 4/4."""
+    mig = {n: (m.mig_memory_slices, m.mig_compute_slices) for n, m in catalog.gpus.items()}
+    capable = {n for n, m in catalog.gpus.items() if m.mig_capable}
+    assert capable == {n for n in DOMAIN_MODELS if n[:4] in {"A100", "H100", "H200"} or n == "A30"}
+    assert mig["A30"] == (4, 4)
+    assert mig["H200-141GB-SXM"] == (8, 7)
+    assert mig["L40S"] == (0, 0)
+    assert catalog.mig("L40S") == ()
+
+
+def test_h100_vgpu_table_is_nvidias_not_memory_division(catalog: Catalog) -> None:
+    """H100 16C allows 6 per GPU in equal-size mode (not floor(80/16) = 5) and 4 mixed."""
+    for model in ("H100-80GB-SXM", "H100-80GB-PCIe"):
+        maxima = _maxima(catalog, model)
+        assert maxima["16C"] == (6, 4)
+        assert maxima["5C"] == (16, 16)
+        assert not any(p.derived for p in catalog.vgpu(model))
+
+
+def test_a100_80gb_vgpu_table(catalog: Catalog) -> None:
+    """A100-80GB 4C allows 20 per GPU equal-size and 16 mixed, on both variants."""
+    for model in ("A100-80GB-PCIe", "A100-80GB-SXM"):
+        assert _maxima(catalog, model)["4C"] == (20, 16)
+        assert _maxima(catalog, model)["16C"] == (5, 4)
+
+
+def test_a100_40gb_variants_share_the_pcie_table(catalog: Catalog) -> None:
+    """Both A100-40GB variants use NVIDIA's A100 PCIe 40GB table (8C 5/4, 4C 10/8)."""
+    expected = {"40C": (1, 1), "20C": (2, 2), "10C": (4, 4), "8C": (5, 4), "5C": (8, 8)}
+    expected["4C"] = (10, 8)
+    assert _maxima(catalog, "A100-40GB-PCIe") == expected
+    assert _maxima(catalog, "A100-40GB-SXM") == expected
+
+
+def test_h200_mixed_equals_equal(catalog: Catalog) -> None:
+    """On H200 the mixed-size maxima equal the equal-size ones (4C allows 32)."""
+    for model in ("H200-141GB-SXM", "H200-141GB-NVL"):
+        profiles = catalog.vgpu(model)
+        assert all(p.max_equal == p.max_mixed for p in profiles)
+        assert _maxima(catalog, model)["4C"] == (32, 32)
+        assert len(profiles) == 9
+
+
+def test_l40s_and_a16_tables(catalog: Catalog) -> None:
+    """L40S 16C is 3 equal / 2 mixed; A16 offers 16C, 8C and 4C per GPU."""
+    assert _maxima(catalog, "L40S")["16C"] == (3, 2)
+    assert _maxima(catalog, "L40") == _maxima(catalog, "L40S")
+    assert _maxima(catalog, "A16") == {"4C": (4, 4), "8C": (2, 2), "16C": (1, 1)}
+
+
+def test_a30_and_t4_maxima_are_marked_derived(catalog: Catalog) -> None:
+    """A30 and T4 maxima are not NVIDIA-confirmed: derived from memory and flagged as such."""
+    for model in ("A30", "T4"):
+        profiles = catalog.vgpu(model)
+        assert profiles
+        assert all(p.derived for p in profiles)
+        memory = catalog.gpus[model].memory_gib
+        assert all(p.max_equal == memory // p.memory_gib == p.max_mixed for p in profiles)
+    assert [p.name for p in catalog.vgpu("A30")] == ["4C", "6C", "8C", "12C", "24C"]
+
+
+def test_profiles_are_ordered(catalog: Catalog) -> None:
+    """vGPU profiles come memory ascending; MIG profiles by (compute slices, memory) ascending."""
+    for model in catalog.gpus:
+        vgpu = [p.memory_gib for p in catalog.vgpu(model)]
+        assert vgpu == sorted(vgpu)
+        mig = [(p.compute_slices, p.memory_gib) for p in catalog.mig(model)]
+        assert mig == sorted(mig)
+
+
+def test_a30_mig_placements(catalog: Catalog) -> None:
+    """A30: 1g.6gb starts 0..3 (width 1), 2g.12gb at 0|2 (width 2), 4g.24gb at 0 (width 4)."""
+    profiles = {p.name: p for p in catalog.mig("A30")}
+    assert set(profiles) == {"1g.6gb", "2g.12gb", "4g.24gb"}
+    assert (profiles["1g.6gb"].memory_slices, profiles["1g.6gb"].starts) == (1, (0, 1, 2, 3))
+    assert (profiles["2g.12gb"].memory_slices, profiles["2g.12gb"].starts) == (2, (0, 2))
+    assert (profiles["4g.24gb"].memory_slices, profiles["4g.24gb"].starts) == (4, (0,))
+    assert [profiles[n].max_per_gpu for n in ("1g.6gb", "2g.12gb", "4g.24gb")] == [4, 2, 1]
+
+
+def test_a100_80gb_mig_placements(catalog: Catalog) -> None:
+    """A100/H100 80GB: 1g.10gb at 0-6, 1g.20gb at 0|2|4|6, 3g.40gb at 0|4, 7g.80gb at 0."""
+    for model in ("A100-80GB-PCIe", "A100-80GB-SXM", "H100-80GB-SXM", "H100-80GB-PCIe"):
+        profiles = {p.name: p for p in catalog.mig(model)}
+        assert profiles["1g.10gb"].starts == tuple(range(7))
+        assert profiles["1g.20gb"].starts == (0, 2, 4, 6)
+        assert profiles["2g.20gb"].starts == (0, 2, 4)
+        assert (profiles["3g.40gb"].memory_slices, profiles["3g.40gb"].starts) == (4, (0, 4))
+        assert (profiles["7g.80gb"].compute_slices, profiles["7g.80gb"].memory_slices) == (7, 8)
+        assert profiles["1g.10gb"].max_per_gpu == 7
+
+
+def test_h200_mig_profiles(catalog: Catalog) -> None:
+    """H200 MIG profiles are 1g.18gb x7 up to 7g.141gb x1."""
+    names = [(p.name, p.max_per_gpu) for p in catalog.mig("H200-141GB-NVL")]
+    assert names == [
+        ("1g.18gb", 7),
+        ("1g.35gb", 4),
+        ("2g.35gb", 3),
+        ("3g.71gb", 2),
+        ("4g.71gb", 1),
+        ("7g.141gb", 1),
+    ]
+
+
+def test_default_directory_does_not_depend_on_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped catalog is found beside the package wherever the program starts."""
+    monkeypatch.chdir(tmp_path)
+    assert "L4" in load_catalog().gpus
+
+
+def test_unknown_model_suggests_both_a100_80gb_variants(catalog: Catalog) -> None:
+    """'a100 80gb' is unknown; the message suggests both A100-80GB variants first."""
+    with pytest.raises(UnknownGpuModel) as raised:
+        catalog.gpu("a100 80gb")
+    assert set(raised.value.suggestions[:2]) == {"A100-80GB-PCIe", "A100-80GB-SXM"}
+    assert "A100-80GB-PCIe" in str(raised.value)
+    assert isinstance(raised.value, KeyError)
+
+
+def test_lookup_ignores_case_spaces_and_dashes(catalog: Catalog) -> None:
+    """'h100 80gb sxm' names H100-80GB-SXM: case, spaces and dashes do not matter."""
+    assert catalog.gpu("h100 80gb sxm").name == "H100-80GB-SXM"
+    assert catalog.resolve("l40s") == "L40S"
+    assert catalog.resolve("L40") == "L40"
+
+
+def test_closest_names_for_a_typo(catalog: Catalog) -> None:
+    """A typo ('L40SS') suggests the model it was meant to be first; n limits the list."""
+    assert catalog.closest_names("L40SS")[0] == "L40S"
+    assert len(catalog.closest_names("A100", n=2)) == 2
+    assert catalog.closest_names("zzzz") == []
+
+
+def test_bad_max_gives_file_row_column_and_fix(tmp_path: Path) -> None:
+    """A non-number in vgpu_profiles.csv raises naming the file, spreadsheet row and column."""
+    folder = _copy_catalog(tmp_path)
+    _edit(folder / "vgpu_profiles.csv", "H100-80GB-SXM,16C,16,6,4", "H100-80GB-SXM,16C,16,six,4")
+    lines = (folder / "vgpu_profiles.csv").read_text().splitlines()
+    row = next(i for i, line in enumerate(lines, start=1) if ",16C,16,six" in line)
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.row, problem.column) == ("vgpu_profiles.csv", row, "max_equal")
+    assert "'six' is not a number" in problem.message
+    assert "from 1 to 64" in problem.fix
+
+
+def test_mixed_above_equal_is_rejected(tmp_path: Path) -> None:
+    """max_mixed above max_equal breaks NVIDIA's rule and is reported on that column."""
+    folder = _copy_catalog(tmp_path)
+    _edit(folder / "vgpu_profiles.csv", "L4,8C,8,3,2", "L4,8C,8,3,5")
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    assert [p.column for p in raised.value.problems] == ["max_mixed"]
+
+
+def test_mig_start_past_last_slice_is_rejected(tmp_path: Path) -> None:
+    """A 3g instance (4 slices wide) may not start at slice 6 of 8: the fix gives the range."""
+    folder = _copy_catalog(tmp_path)
+    _edit(
+        folder / "mig_profiles.csv",
+        "A100-80GB-PCIe,3g.40gb,3,40,4,0|4",
+        "A100-80GB-PCIe,3g.40gb,3,40,4,0|6",
+    )
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    (problem,) = raised.value.problems
+    assert problem.column == "starts"
+    assert "from 0 to 4" in problem.fix
+
+
+def test_profile_for_unknown_model_suggests_names(tmp_path: Path) -> None:
+    """A profile row for a model missing from gpus.csv names the closest models."""
+    folder = _copy_catalog(tmp_path)
+    _edit(folder / "vgpu_profiles.csv", "L40S,4C", "L40-S,4C")
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    (problem,) = raised.value.problems
+    assert problem.column == "gpu_model"
+    assert "'L40S'" in problem.fix
+
+
+def test_missing_column_is_fatal(tmp_path: Path) -> None:
+    """gpus.csv without tdp_w cannot be used; the problem names the missing column."""
+    folder = _copy_catalog(tmp_path)
+    _edit(folder / "gpus.csv", "tdp_w", "power")
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    assert any("'tdp_w' is missing" in p.message for p in raised.value.problems)
+
+
+def test_mig_capable_model_without_profiles_is_reported(tmp_path: Path) -> None:
+    """A MIG-capable model with no MIG rows would silently lose MIG; the loader says so."""
+    folder = _copy_catalog(tmp_path)
+    path = folder / "mig_profiles.csv"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(line for line in lines if not line.startswith("A30,")) + "\n")
+    with pytest.raises(InputError) as raised:
+        load_catalog(folder)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.column) == ("gpus.csv", "mig_capable")
+    assert "A30" in problem.message
+
+
+def test_user_gpu_with_profiles_like_gets_the_tables() -> None:
+    """A user model 'like' H100-80GB-PCIe shares its vGPU and MIG tables under its own name."""
+    extra = (
+        b"name,memory_gib,tdp_w,fp16_tflops,price_usd,profiles_like\n"
+        b"H100-80GB-NVL-lab,80,400,835,27000,H100-80GB-PCIe\n"
+        b"RTX-6000-Ada,48,300,364,6800,\n"
+    )
+    catalog = load_catalog(extra_gpus=extra)
+    lab = catalog.gpu("H100-80GB-NVL-lab")
+    assert lab.mig_capable
+    assert not lab.price_is_default
+    assert _maxima(catalog, "H100-80GB-NVL-lab")["16C"] == (6, 4)
+    assert {p.gpu_model for p in catalog.mig("H100-80GB-NVL-lab")} == {"H100-80GB-NVL-lab"}
+    ada = catalog.gpu("RTX-6000-Ada")
+    assert (ada.memory_gib, ada.vgpu_capable, ada.mig_capable) == (48, False, False)
+    assert ada.source == "user: my_gpus.csv"
+    assert catalog.vgpu("RTX-6000-Ada") == ()
+
+
+def test_user_gpu_problems_name_the_user_file() -> None:
+    """A user file with a clash, a bad number and a memory mismatch lists all three problems."""
+    extra = (
+        b"name,memory_gib,tdp_w,fp16_tflops,price_usd,profiles_like\n"
+        b"L4,24,72,121,2500,\n"
+        b"Big,lots,300,100,1000,\n"
+        b"Odd,40,300,100,1000,H100-80GB-PCIe\n"
+    )
+    with pytest.raises(InputError) as raised:
+        load_catalog(extra_gpus=extra, extra_gpus_name="lab.csv")
+    found = {(p.file, p.row, p.column) for p in raised.value.problems}
+    assert found == {
+        ("lab.csv", 2, "name"),
+        ("lab.csv", 3, "memory_gib"),
+        ("lab.csv", 4, "profiles_like"),
+    }
+
+
+def test_user_gpu_marked_vgpu_without_table_is_rejected() -> None:
+    """vgpu_capable=yes without profiles_like would give a vGPU model with no profiles."""
+    extra = b"name,memory_gib,tdp_w,fp16_tflops,price_usd,vgpu_capable\nX1,32,200,90,4000,yes\n"
+    with pytest.raises(InputError) as raised:
+        load_catalog(extra_gpus=extra)
+    (problem,) = raised.value.problems
+    assert problem.column == "vgpu_capable"
+    assert "profiles_like" in problem.fix
