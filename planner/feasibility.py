@@ -7,8 +7,8 @@ it, so the exact and heuristic packers of all four methods answer to the same ru
 - every instance of the scenario is placed completely (all its GPUs, on one host) or listed as
   not placed, never both and never twice; ineligible instances are never placed;
 - hosts and GPU indices exist and have the GPU model the placement names;
-- no GPU holds more memory than it has (remote pool: in any hour of the day), no host gives out
-  more cores or RAM than it has;
+- no GPU holds more memory than it has (remote pool: in any hour of the day; equal-size vGPU:
+  NVIDIA's per-profile maximum instead), no host gives out more cores or RAM than it has;
 - passthrough never shares a GPU;
 - vGPU: profiles exist for the model; equal-size mode never mixes profiles on a GPU and keeps the
   equal-size maximum, mixed-size mode keeps each profile's mixed maximum, host-equal mode also
@@ -242,9 +242,14 @@ def _gpu_problems(
 ) -> list[str]:
     """The memory rule for every method, then the rules of the plan's own method."""
     problems: list[str] = []
+    equal_size_vgpu = (
+        method is Method.VGPU and scenario.assumptions.vgpu_mode is not VgpuMode.MIXED_SIZE
+    )
     if method is Method.REMOTE_POOL:
         problems += _pool_memory_problems(key, rows, model, workloads)
-    else:
+    elif not equal_size_vgpu:
+        # Equal-size vGPU GPUs answer to NVIDIA's per-profile maxima instead, which may exceed
+        # the frame buffer on paper (H100 16C allows 6 per GPU).
         memory = sum(r.memory_gib for r in rows)
         if memory > model.memory_gib + _MEMORY_TOLERANCE_GIB:
             problems.append(
