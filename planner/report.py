@@ -390,6 +390,7 @@ def _describe(candidate: _Candidate, instances: int) -> str:
 
 def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float) -> Recommendation:
     ruled_out = []
+    unplaced = []
     candidates = []
     for result in plan.results:
         rule = ruled_out_reason(workload, result.method)
@@ -398,6 +399,9 @@ def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float)
             continue
         placed = len({p.instance for p in result.plan.placements if p.workload == workload.name})
         if placed == 0:
+            reasons = [n.reason for n in result.plan.not_placed if n.workload == workload.name]
+            if reasons:
+                unplaced.append(f"{result.method.label}: {reasons[0]}")
             continue
         costs = workload_usd_per_instance_year(result.plan, plan.scenario)
         slowdown = next((s.slowdown for s in result.slowdowns if s.workload == workload.name), 1.0)
@@ -406,7 +410,10 @@ def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float)
         if ruled_out and len(ruled_out) == len(plan.results):
             reason = "No planned method may serve this class: " + "; ".join(ruled_out) + "."
         else:
-            reason = "No planned method placed any instance of this class; see Not placed."
+            reason = "No planned method placed any instance of this class: " + "; ".join(
+                unplaced + ruled_out
+            )
+            reason += "."
         return Recommendation(workload.name, None, reason, tuple(ruled_out))
     most_placed = max(c.placed for c in candidates)
     # A method that places the whole class beats a cheaper one that leaves instances out.
@@ -438,6 +445,8 @@ def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float)
         reason += ". Places fewer: " + "; ".join(
             f"{c.result.method.label} {c.placed} of {workload.instances}" for c in fewer
         )
+    if unplaced:
+        reason += ". Places none: " + "; ".join(unplaced)
     if ruled_out:
         reason += ". Ruled out: " + "; ".join(ruled_out)
     return Recommendation(workload.name, best.result.method, reason + ".", tuple(ruled_out))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from planner.costs import COST_COMPONENTS
+from planner.inventory import ServerType
 from planner.plan import Method, MethodPlan, NotPlaced
 from planner.report import (
     COMPARISON_COLUMNS,
@@ -16,15 +18,17 @@ from planner.report import (
     cost_frame,
     not_placed_frame,
     placement_frame,
+    plan_scenario,
     recommendations,
     recommendations_frame,
     ruled_out_reason,
+    size_cluster,
     slowdown_frame,
     utilisation_frame,
 )
 from planner.scenario import Scenario
 from planner.workloads import WorkloadKind
-from tests.report_fixtures import place, plan, scenario, workload
+from tests.report_fixtures import host, place, plan, scenario, workload
 
 
 def _notebooks(kind: WorkloadKind = WorkloadKind.INFERENCE, busy: float = 0.1) -> Scenario:
@@ -193,3 +197,66 @@ def test_empty_plan_gives_nan_not_errors() -> None:
     assert math.isnan(frame.loc[0, "usd_per_instance_year"])
     assert math.isnan(frame.loc[0, "mean_slowdown"])
     assert frame.loc[0, "usd_per_year"] == 0.0
+
+
+def _real_scenario() -> Scenario:
+    """A small mix on two 4-GPU H100 hosts, planned with the bundled catalog."""
+    from planner.catalog import load_catalog
+    from planner.inventory import Inventory
+
+    catalog = load_catalog()
+    hosts = tuple(dataclasses.replace(host(f"h{i}"), gpu_model="H100-80GB-PCIe") for i in (1, 2))
+    mix = (
+        workload(
+            "nb",
+            kind=WorkloadKind.NOTEBOOK,
+            instances=6,
+            gpus=0.25,
+            memory_gib=10.0,
+            busy_fraction=0.2,
+            vcpus=4.0,
+            ram_gib=32.0,
+        ),
+        workload("train", instances=2, gpus=1.0, memory_gib=60.0, busy_fraction=0.9),
+        workload(
+            "svc",
+            kind=WorkloadKind.INFERENCE,
+            instances=2,
+            gpus=0.5,
+            memory_gib=20.0,
+            busy_fraction=0.5,
+            needs_live_migration=True,
+            latency_tolerant=False,
+        ),
+    )
+    return Scenario(catalog=catalog, inventory=Inventory(hosts=hosts), workloads=mix)
+
+
+def test_plan_scenario_runs_every_method_and_passes_the_checker() -> None:
+    """plan_scenario plans all four methods; each plan passes the shared feasibility checker."""
+    sp = plan_scenario(_real_scenario())
+    assert sp.methods == tuple(Method)
+    assert sp.question == "fit"
+    for result in sp.results:
+        assert result.feasibility_violations == (), result.method
+        assert result.metrics.gpus_used <= 8
+    # Passthrough cannot take the live-migrating service; its instances are listed as not placed.
+    passthrough = not_placed_frame(sp.result(Method.PASSTHROUGH))
+    assert set(passthrough["workload"]) >= {"svc"}
+    assert len(recommendations(sp)) == 3
+
+
+def test_size_cluster_opens_servers_of_the_type() -> None:
+    """size_cluster counts servers of the given type; every plan uses only those hosts and
+    places every instance its method may serve."""
+    server = ServerType(gpu_model="H100-80GB-PCIe", gpus=4, cpu_cores=64.0, ram_gib=512.0)
+    sp = size_cluster(_real_scenario(), server, methods=(Method.VGPU, Method.MIG))
+    assert sp.question == "size"
+    assert sp.server == server
+    for result in sp.results:
+        assert result.feasibility_violations == (), result.method
+        # The engine treats MIG-backed vGPU as not live-migratable, so only 'svc' may be left out.
+        assert {n.workload for n in result.plan.not_placed} <= (
+            {"svc"} if result.method is Method.MIG else set()
+        )
+        assert {p.host for p in result.plan.placements} <= {h.name for h in result.plan.hosts}
