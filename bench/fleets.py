@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel
+from planner.catalog import Catalog, GpuModel, load_catalog
 from planner.inventory import Host, Inventory
 from planner.scenario import Scenario
 from planner.workloads import WorkloadClass, WorkloadKind
@@ -150,19 +150,8 @@ def scenario_of(
 
 
 def fleet_catalog() -> Catalog:
-    """The shipped catalog when its loader exists, else the fleet's GPU models without profiles."""
-    try:
-        from planner.catalog import load_catalog  # type: ignore[attr-defined]
-    except ImportError:
-        models = [
-            gpu_model("A100-80GB-PCIe", 80.0, mig=True, tdp_w=300.0, price_usd=15000.0),
-            gpu_model("H100-80GB-SXM", 80.0, mig=True, tdp_w=700.0, price_usd=30000.0),
-            gpu_model("L40S", 48.0),
-            gpu_model("L4", 24.0, tdp_w=72.0, price_usd=2500.0),
-        ]
-        return Catalog(gpus={m.name: m for m in models}, vgpu_profiles={}, mig_profiles={})
-    catalog = load_catalog()
-    return catalog.value if hasattr(catalog, "value") else catalog  # Loaded[Catalog] or Catalog
+    """The shipped catalog (``data/catalog``), with NVIDIA's vGPU and MIG tables."""
+    return load_catalog()
 
 
 @dataclass(frozen=True)

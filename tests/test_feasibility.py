@@ -1,0 +1,335 @@
+"""The feasibility checker: every rule is shown to catch a hand-made plan that breaks it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import pytest
+
+from bench.fleets import NIGHT, OFFICE, fleet, host, scenario_of, workload
+from planner.assumptions import Assumptions, VgpuMode
+from planner.catalog import load_catalog
+from planner.feasibility import check_plan
+from planner.packing import plan_method
+from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass
+
+CATALOG = load_catalog()
+H100 = "H100-80GB-PCIe"
+L40S = "L40S"
+
+
+def _scenario(
+    workloads: Sequence[WorkloadClass], assumptions: Assumptions | None = None
+) -> Scenario:
+    hosts = [
+        host("h1", H100, 2, cpu_cores=16, ram_gib=64, mig_enabled=True),
+        host("h2", H100, 2, cpu_cores=16, ram_gib=64, mig_enabled=False),
+        host("l1", L40S, 2, cpu_cores=16, ram_gib=64),
+    ]
+    return scenario_of([], hosts, workloads, assumptions, catalog=CATALOG)
+
+
+def _row(
+    instance: str,
+    host_name: str = "h1",
+    gpu: int = 0,
+    *,
+    model: str = H100,
+    profile: str = "whole GPU",
+    memory_gib: float = 16.0,
+    compute: float = 1.0,
+    start: int | None = None,
+) -> Placement:
+    return Placement(
+        instance=instance,
+        workload=instance.split("#")[0],
+        host=host_name,
+        gpu_index=gpu,
+        gpu_model=model,
+        profile=profile,
+        memory_gib=memory_gib,
+        compute_share=compute,
+        start_slice=start,
+    )
+
+
+def _plan(
+    method: Method, rows: Sequence[Placement], not_placed: Sequence[NotPlaced] = ()
+) -> MethodPlan:
+    return MethodPlan(
+        method=method,
+        placements=tuple(rows),
+        not_placed=tuple(not_placed),
+        gpu_configs={(r.host, r.gpu_index): "test" for r in rows},
+        lower_bound_gpus=0,
+        status=SolveStatus.HEURISTIC,
+        solve_seconds=0.0,
+    )
+
+
+def _has(problems: list[str], *words: str) -> bool:
+    return any(all(w in p for w in words) for p in problems)
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_plans_from_the_packers_are_feasible(method: Method) -> None:
+    """Every plan the engine returns for a mixed fleet, heuristic and exact, passes the checker."""
+    scenario = fleet(100)
+    for exact in (False, None):
+        assert check_plan(plan_method(method, scenario, exact=exact), scenario) == []
+
+
+def test_a_correct_hand_made_plan_passes() -> None:
+    """A plan that follows every rule gives no problems (so the checks below are not noise)."""
+    scenario = _scenario([workload("a", memory_gib=16)])
+    assert check_plan(_plan(Method.PASSTHROUGH, [_row("a#1")]), scenario) == []
+
+
+def test_instance_both_placed_and_not_placed() -> None:
+    """An instance is placed at most once: placed and listed as not placed is a violation."""
+    scenario = _scenario([workload("a")])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1")], [NotPlaced("a#1", "a", "x")])
+    assert _has(check_plan(plan, scenario), "a#1", "both placed and listed")
+
+
+def test_instance_missing_from_the_plan() -> None:
+    """Every instance of the scenario is either placed or listed as not placed."""
+    scenario = _scenario([workload("a", instances=2)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1")])
+    assert _has(check_plan(plan, scenario), "a#2", "neither placed")
+
+
+def test_two_slots_of_one_instance_on_one_gpu() -> None:
+    """An instance holds at most one slot per GPU."""
+    scenario = _scenario([workload("a", gpus=2, memory_gib=32)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1"), _row("a#1")])
+    assert _has(check_plan(plan, scenario), "a#1", "2 slots")
+
+
+def test_multi_gpu_instance_split_over_hosts() -> None:
+    """All GPUs of one instance are on one host."""
+    scenario = _scenario([workload("a", gpus=2, memory_gib=32)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1", "h1"), _row("a#1", "h2")])
+    assert _has(check_plan(plan, scenario), "a#1", "split over hosts h1, h2")
+
+
+def test_instance_given_too_few_gpus() -> None:
+    """A 2-GPU passthrough instance placed on one GPU is incomplete."""
+    scenario = _scenario([workload("a", gpus=2, memory_gib=32)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1", memory_gib=32)])
+    assert _has(check_plan(plan, scenario), "a#1", "holds 1 GPUs but needs 2")
+
+
+def test_instance_given_too_little_memory() -> None:
+    """The slots of an instance hold at least its memory."""
+    scenario = _scenario([workload("a", memory_gib=30)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1", memory_gib=10)])
+    assert _has(check_plan(plan, scenario), "a#1", "10 GiB", "needs 30 GiB")
+
+
+def test_unknown_host_gpu_index_and_wrong_model() -> None:
+    """Hosts and GPU indices must exist and have the model the placement names."""
+    scenario = _scenario([workload("a", instances=3)])
+    plan = _plan(
+        Method.PASSTHROUGH,
+        [_row("a#1", "nowhere"), _row("a#2", "h1", 5), _row("a#3", "l1", model=H100)],
+    )
+    problems = check_plan(plan, scenario)
+    assert _has(problems, "a#1", "host nowhere")
+    assert _has(problems, "a#2", "GPU 5", "GPUs 0-1")
+    assert _has(problems, "a#3", "whose GPUs are L40S")
+
+
+def test_gpu_over_its_memory() -> None:
+    """No GPU holds more memory than it has (static methods)."""
+    scenario = _scenario([workload("a", memory_gib=50, gpus=0.5)], Assumptions())
+    rows = [_row("a#1", memory_gib=50)]
+    plan = _plan(Method.MIG, [replace(r, profile="7g.80gb", start_slice=0) for r in rows])
+    assert check_plan(plan, scenario) == []
+    over = _plan(Method.PASSTHROUGH, [_row("a#1", memory_gib=90)])
+    assert _has(check_plan(over, scenario), "holds 90 GiB", "has 80 GiB")
+
+
+def test_host_over_cores_and_ram() -> None:
+    """No host gives out more cores or RAM than it has."""
+    scenario = _scenario([workload("a", instances=2, vcpus=10, ram_gib=40)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1", gpu=0), _row("a#2", gpu=1)])
+    problems = check_plan(plan, scenario)
+    assert _has(problems, "host h1", "20 cores", "has 16")
+    assert _has(problems, "host h1", "80 GiB RAM", "has 64 GiB")
+
+
+def test_passthrough_never_shares_a_gpu() -> None:
+    """Two passthrough instances on one GPU is a violation."""
+    scenario = _scenario([workload("a", instances=2, memory_gib=10)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1", memory_gib=10), _row("a#2", memory_gib=10)])
+    assert _has(check_plan(plan, scenario), "shared by 2 passthrough")
+
+
+def test_ineligible_instance_placed() -> None:
+    """A workload needing live migration placed under passthrough is reported."""
+    scenario = _scenario([workload("a", needs_live_migration=True)])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1")])
+    assert _has(check_plan(plan, scenario), "a#1", "not eligible", "vMotion")
+
+
+def test_model_restriction_broken() -> None:
+    """An instance restricted to L40S placed on an H100 is reported."""
+    scenario = _scenario([workload("a", gpu_models=[L40S])])
+    plan = _plan(Method.PASSTHROUGH, [_row("a#1")])
+    assert _has(check_plan(plan, scenario), "a#1", "may only use L40S")
+
+
+def test_mig_on_host_without_mig_mode() -> None:
+    """MIG instances only go to hosts with MIG enabled."""
+    scenario = _scenario([workload("a", gpus=0.1, memory_gib=8)])
+    plan = _plan(Method.MIG, [_row("a#1", "h2", profile="1g.10gb", memory_gib=10, start=0)])
+    assert _has(check_plan(plan, scenario), "a#1", "MIG mode is not enabled")
+
+
+def _vgpu_rows(profiles: Sequence[str], host_name: str = "h1", gpu: int = 0) -> list[Placement]:
+    sizes = {"4C": 4, "8C": 8, "16C": 16, "20C": 20, "80C": 80}
+    return [
+        _row(f"v{p}#{i + 1}", host_name, gpu, profile=p, memory_gib=sizes[p], compute=0.0)
+        for i, p in enumerate(profiles)
+    ]
+
+
+def _vgpu_scenario(mode: VgpuMode) -> Scenario:
+    classes = [
+        workload(
+            f"v{p}",
+            instances=20,
+            gpus=0.1,
+            memory_gib=s,
+            vcpus=1,
+            ram_gib=4,
+            needs_live_migration=True,
+        )
+        for p, s in (("4C", 4), ("8C", 8), ("16C", 16), ("20C", 20), ("80C", 80))
+    ]
+    return _scenario(classes, Assumptions(vgpu_mode=mode))
+
+
+def _covered(scenario: Scenario, rows: Sequence[Placement]) -> list[NotPlaced]:
+    """Everything not in ``rows`` listed as not placed, so only the rule under test fires."""
+    placed = {r.instance for r in rows}
+    return [
+        NotPlaced(i, w.name, "test")
+        for w in scenario.workloads
+        for i in w.instance_ids()
+        if i not in placed
+    ]
+
+
+def _check(method: Method, scenario: Scenario, rows: list[Placement]) -> list[str]:
+    return check_plan(_plan(method, rows, _covered(scenario, rows)), scenario)
+
+
+def test_vgpu_equal_size_mode_never_mixes_profiles() -> None:
+    """In equal-size mode one GPU holds one profile; 6 × H100 16C is allowed, 7 is not."""
+    scenario = _vgpu_scenario(VgpuMode.EQUAL_SIZE)
+    assert _check(Method.VGPU, scenario, _vgpu_rows(["16C"] * 6)) == []
+    assert _has(_check(Method.VGPU, scenario, _vgpu_rows(["16C"] * 7)), "7 × 16C", "allows 6")
+    mixed = _vgpu_rows(["16C", "8C"])
+    assert _has(_check(Method.VGPU, scenario, mixed), "mixes profiles 16C, 8C")
+
+
+def test_vgpu_mixed_size_mode_keeps_mixed_maxima() -> None:
+    """Mixed-size mode allows mixing but lowers maxima: 5 × 16C exceeds the mixed maximum 4."""
+    scenario = _vgpu_scenario(VgpuMode.MIXED_SIZE)
+    assert _check(Method.VGPU, scenario, _vgpu_rows(["16C", "16C", "8C"])) == []
+    assert _has(_check(Method.VGPU, scenario, _vgpu_rows(["16C"] * 5)), "mixed-size", "4")
+
+
+def test_vgpu_host_equal_mode_one_partial_size_per_host() -> None:
+    """Host-equal mode: two GPUs of one host with 8C and 16C break VMware's 2020 guidance."""
+    scenario = _vgpu_scenario(VgpuMode.HOST_EQUAL)
+    rows = _vgpu_rows(["16C"]) + [replace(r, gpu_index=1) for r in _vgpu_rows(["8C"])]
+    assert _has(_check(Method.VGPU, scenario, rows), "host h1 mixes partial")
+    full = _vgpu_rows(["16C"]) + [replace(r, gpu_index=1) for r in _vgpu_rows(["80C"])]
+    assert _check(Method.VGPU, scenario, full) == []
+
+
+def test_vgpu_unknown_profile() -> None:
+    """A vGPU profile that the model does not have is reported."""
+    scenario = _vgpu_scenario(VgpuMode.EQUAL_SIZE)
+    rows = [replace(r, profile="3C") for r in _vgpu_rows(["4C"])]
+    assert _has(_check(Method.VGPU, scenario, rows), "profile 3C", "unknown")
+
+
+def _mig(instance: str, profile: str, start: int | None, memory: float) -> Placement:
+    return _row(instance, profile=profile, memory_gib=memory, compute=0.0, start=start)
+
+
+def _mig_scenario() -> Scenario:
+    return _scenario(
+        [
+            workload("m", instances=10, gpus=0.1, memory_gib=10),
+            workload("big", instances=3, gpus=0.4, memory_gib=40),
+        ]
+    )
+
+
+def test_mig_valid_layout_passes() -> None:
+    """One 3g.40gb and three 1g.10gb fit an H100 (DOMAIN.md's sizing check)."""
+    rows = [_mig("big#1", "3g.40gb", 0, 40)] + [
+        _mig(f"m#{i}", "1g.10gb", 3 + i, 10) for i in (1, 2, 3)
+    ]
+    assert _check(Method.MIG, _mig_scenario(), rows) == []
+
+
+def test_mig_start_not_allowed() -> None:
+    """A 3g.40gb may start at slice 0 or 4 only."""
+    rows = [_mig("big#1", "3g.40gb", 2, 40)]
+    assert _has(_check(Method.MIG, _mig_scenario(), rows), "starts at slice 2", "allowed 0, 4")
+
+
+def test_mig_overlapping_memory_slices() -> None:
+    """Two GPU instances never share a memory slice."""
+    rows = [_mig("big#1", "3g.40gb", 0, 40), _mig("m#1", "1g.10gb", 2, 10)]
+    assert _has(_check(Method.MIG, _mig_scenario(), rows), "overlap on memory slice 2")
+
+
+def test_mig_compute_slices_counted() -> None:
+    """Compute slices over the GPU's 7 are reported even when memory slices fit."""
+    rows = [
+        _mig("big#1", "4g.40gb", 0, 40),
+        _mig("big#2", "3g.40gb", 4, 40),
+        _mig("m#1", "1g.10gb", 6, 10),
+    ]
+    problems = _check(Method.MIG, _mig_scenario(), rows)
+    assert _has(problems, "uses 8 compute slices but has 7")
+
+
+def test_mig_profile_maximum() -> None:
+    """At most one 4g.40gb per GPU, whatever the slices say."""
+    rows = [_mig("big#1", "4g.40gb", 0, 40), _mig("big#2", "4g.40gb", 0, 40)]
+    assert _has(_check(Method.MIG, _mig_scenario(), rows), "2 × 4g.40gb", "at most 1")
+
+
+def test_remote_pool_memory_checked_per_hour() -> None:
+    """A pooled GPU may hold a day and a night instance of full memory, not two day ones."""
+    scenario = _scenario(
+        [
+            workload("day", instances=2, memory_gib=80, schedule=OFFICE),
+            workload("night", memory_gib=80, schedule=NIGHT),
+        ]
+    )
+    ok = [
+        _row("day#1", profile="whole GPU", memory_gib=80, compute=0.0),
+        _row("night#1", profile="whole GPU", memory_gib=80, compute=0.0),
+    ]
+    assert _check(Method.REMOTE_POOL, scenario, ok) == []
+    clash = [*ok, _row("day#2", profile="whole GPU", memory_gib=80, compute=0.0)]
+    assert _has(_check(Method.REMOTE_POOL, scenario, clash), "160 GiB in hour 9")
+
+
+def test_remote_pool_clients_take_no_host_cores() -> None:
+    """Remote-pool clients run elsewhere: their vCPUs never count against the GPU server."""
+    scenario = _scenario([workload("a", instances=4, gpus=0.25, memory_gib=20, vcpus=10)])
+    rows = [_row(f"a#{i}", profile="share", memory_gib=20, compute=0.0) for i in range(1, 5)]
+    assert _check(Method.REMOTE_POOL, scenario, rows) == []
