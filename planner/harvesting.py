@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,14 +36,17 @@ import pandas as pd
 
 from planner.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
 from planner.demand import (
+    CURVE_PRESETS,
     DAYS,
     HOURS_PER_WEEK,
     STEPS_PER_HOUR_ALLOWED,
     WeeklyCurve,
     curve_preset,
+    parse_curve,
     step_labels,
     weekly_demand,
 )
+from planner.problems import InputError
 from planner.scenario import Scenario
 from planner.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
 
@@ -836,8 +840,9 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
             "Defaults to the sample scenario."
         ),
     )
-    parser.add_argument("--inventory", type=Path, help="inventory CSV (default: the sample)")
-    parser.add_argument("--workloads", type=Path, help="workload CSV (default: the sample)")
+    from planner.cli import add_scenario_arguments  # see _run_cli for why it is imported here
+
+    add_scenario_arguments(parser)
     parser.add_argument(
         "--curve",
         help="VDI curve: a preset name (vdi-office, ...) or a file of 24 or 168 values; "
@@ -871,8 +876,6 @@ def add_cli(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _load_curve(text: str) -> WeeklyCurve:
-    from planner.demand import CURVE_PRESETS, parse_curve
-
     if text in CURVE_PRESETS:
         return curve_preset(text)
     path = Path(text)
@@ -882,20 +885,15 @@ def _load_curve(text: str) -> WeeklyCurve:
     return parse_curve(path.read_text(encoding="utf-8"), source=path.name)
 
 
-def _cli_scenario(args: argparse.Namespace) -> Scenario:
-    """The scenario the command runs on: the given files, the sample for any not given."""
-    from planner import inputs  # type: ignore[attr-defined]  # the inputs helper's loader
-
-    loaded: Scenario = inputs.load_scenario(inventory=args.inventory, workloads=args.workloads)
-    return loaded
-
-
 def _run_cli(args: argparse.Namespace) -> int:
     """Print the harvest summary; write the workbook sheets when asked."""
     try:
         submit_days = tuple(int(d) for d in str(args.submit_days).split(",") if d.strip())
     except ValueError:
-        print(f"--submit-days: {args.submit_days!r} is not a list like 0,1,2,3,4")
+        print(
+            f"harvest: --submit-days {args.submit_days!r} is not a list like 0,1,2,3,4",
+            file=sys.stderr,
+        )
         return 2
     settings = HarvestSettings(
         backlog_gpu_hours_per_day=args.backlog,
@@ -906,13 +904,23 @@ def _run_cli(args: argparse.Namespace) -> int:
         submit_days=submit_days,
         resolution_minutes=args.resolution,
     )
+    # Imported here: the CLI module pulls in the whole planner, harvesting alone does not need it.
+    from planner.cli import scenario_from_args
+
     try:
         curve = None if args.curve is None else _load_curve(args.curve)
-        scenario = _cli_scenario(args)
+        scenario, problems = scenario_from_args(args)
         result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
-    except ValueError as error:  # InputError is a ValueError; both carry the fix
-        print(f"harvest: {error}")
+    except InputError as error:
+        for problem in error.problems:
+            print(f"input: {problem}", file=sys.stderr)
+        print("harvest: the input above cannot be used; nothing was simulated.", file=sys.stderr)
         return 2
+    except ValueError as error:
+        print(f"harvest: {error}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(f"input: {problem}", file=sys.stderr)
     summary = harvest_summary(result)
     width = int(summary["figure"].str.len().max())
     for figure, value, unit in summary.itertuples(index=False):
@@ -923,8 +931,14 @@ def _run_cli(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"Note: {note}")
     if args.workbook is not None:
-        with pd.ExcelWriter(args.workbook, engine="openpyxl") as writer:
-            for name, frame in harvest_tables(result).items():
-                frame.to_excel(writer, sheet_name=name, index=False)
+        # Every cell is a number or text the planner wrote, never user text, so no formula
+        # can slip in; the plan workbook takes these sheets via ``extra_sheets`` as well.
+        try:
+            with pd.ExcelWriter(args.workbook, engine="openpyxl") as writer:
+                for name, frame in harvest_tables(result).items():
+                    frame.to_excel(writer, sheet_name=name, index=False)
+        except OSError as error:
+            print(f"harvest: cannot write {args.workbook}: {error.strerror}", file=sys.stderr)
+            return 1
         print(f"Wrote {args.workbook}")
     return 0

@@ -1,0 +1,399 @@
+"""Harvesting page: ML batch work on the GPUs that serve VDI desktops, at night and at weekends."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from planner.demand import CURVE_PRESETS, DAYS, WeeklyCurve, parse_curve, pool_vs_static
+from planner.harvesting import (
+    HarvestResult,
+    HarvestSettings,
+    harvest_scenario,
+    harvest_tables,
+    simulate_harvest,
+    utilisation_by_hour,
+)
+from planner.problems import InputError
+from planner.workloads import WorkloadKind
+from ui import components, planning, session
+from ui import format as fmt
+
+OWN_SCHEDULE = "own-schedule"
+PASTE = "paste"
+UPLOAD = "upload"
+FROM_SCENARIO = "scenario"
+GIVEN_POOL = "given"
+SERIES_COLOURS = alt.Scale(
+    domain=["VDI desktops", "Harvested ML", "Idle"], range=["#4c78a8", "#f58518", "#d9d9d9"]
+)
+
+st.title("Harvesting")
+st.caption(
+    "GPUs that serve VDI desktops by day can run ML batch work at night and at weekends. "
+    "Desktops keep priority (shares 100 vs 1); ML jobs are suspended or, without checkpoints, "
+    "restarted when desktops come back. Set the backlog and press Simulate."
+)
+
+inputs = session.scenario_inputs()
+built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
+scenario = built.scenario
+has_desktops = any(w.kind is WorkloadKind.VDI for w in scenario.workloads)
+
+# --- Inputs ---------------------------------------------------------------------------------
+curve_options = [OWN_SCHEDULE, *CURVE_PRESETS, PASTE, UPLOAD]
+curve_labels = {
+    OWN_SCHEDULE: "Each VDI class's own schedule",
+    PASTE: "Paste 24 or 168 values",
+    UPLOAD: "Upload a file of values",
+    **{name: f"Preset: {name}" for name in CURVE_PRESETS},
+}
+defaults = HarvestSettings()
+with st.form("harvest_form"):
+    pool_col, curve_col = st.columns(2)
+    pool_source = pool_col.radio(
+        "GPUs that serve desktops",
+        options=[FROM_SCENARIO, GIVEN_POOL],
+        format_func={
+            FROM_SCENARIO: "The scenario's VDI desktops (vGPU profile sizing)",
+            GIVEN_POOL: "A pool of GPUs I give, following the curve",
+        }.__getitem__,
+        index=0 if has_desktops else 1,
+        key="harvest_pool_source",
+    )
+    given_pool = pool_col.number_input(
+        "Pool size [GPUs] (for a given pool)",
+        min_value=1,
+        max_value=100_000,
+        value=64,
+        key="harvest_pool_gpus",
+    )
+    curve_choice = curve_col.selectbox(
+        "Desktop demand over the week",
+        options=curve_options,
+        index=curve_options.index(OWN_SCHEDULE if has_desktops else "vdi-office"),
+        format_func=curve_labels.__getitem__,
+        key="harvest_curve",
+        help="Share of desktops active per hour. A given pool with its own schedule uses the "
+        "vdi-office preset.",
+    )
+    pasted = curve_col.text_area(
+        "Values (share 0-1 or percent), Monday 00:00 first",
+        key="harvest_curve_text",
+        height=68,
+    )
+    uploaded = curve_col.file_uploader(
+        "File of values", type=["csv", "txt"], key="harvest_curve_file"
+    )
+
+    cols = st.columns(4)
+    backlog = cols[0].number_input(
+        "ML backlog [GPU-hours per day]",
+        min_value=0.0,
+        max_value=10_000_000.0,
+        value=defaults.backlog_gpu_hours_per_day,
+        step=10.0,
+        key="harvest_backlog",
+    )
+    submit_hour = cols[1].number_input(
+        "Submitted at [hour of day]",
+        min_value=0,
+        max_value=23,
+        value=int(defaults.submit_hour),
+        key="harvest_submit_hour",
+    )
+    gpus_per_job = cols[2].number_input(
+        "GPUs per job",
+        min_value=1,
+        max_value=64,
+        value=defaults.gpus_per_job,
+        key="harvest_job_gpus",
+    )
+    job_gpu_hours = cols[3].number_input(
+        "Work per job [GPU-hours]",
+        min_value=0.25,
+        max_value=10_000.0,
+        value=defaults.gpu_hours_per_job,
+        step=1.0,
+        key="harvest_job_gpu_hours",
+    )
+    cols = st.columns(4)
+    submit_days = cols[0].multiselect(
+        "Days that submit",
+        options=list(range(7)),
+        default=list(defaults.submit_days),
+        format_func=DAYS.__getitem__,
+        key="harvest_days",
+    )
+    checkpointing = cols[1].checkbox(
+        "Jobs checkpoint (lose nothing when suspended)",
+        value=defaults.checkpointing,
+        key="harvest_checkpointing",
+    )
+    resolution = cols[2].radio(
+        "Resolution",
+        options=[60, 15],
+        format_func=lambda m: f"{m} minutes",
+        horizontal=True,
+        key="harvest_resolution",
+    )
+    st.form_submit_button(
+        "Simulate", key="harvest_simulate", type="primary", icon=":material/play_arrow:"
+    )
+
+
+def chosen_curve() -> WeeklyCurve | None:
+    """The curve the form asks for; None means each VDI class's own schedule."""
+    if curve_choice == OWN_SCHEDULE:
+        return None
+    if curve_choice == PASTE:
+        return parse_curve(pasted, source="pasted values")
+    if curve_choice == UPLOAD:
+        if uploaded is None:
+            st.info(
+                "Choose a file of 24 or 168 values to upload, or pick a preset.",
+                icon=":material/upload_file:",
+            )
+            st.stop()
+        return parse_curve(uploaded.getvalue().decode("utf-8", "replace"), source=uploaded.name)
+    return CURVE_PRESETS[curve_choice]
+
+
+try:
+    curve = chosen_curve()
+except InputError as error:
+    st.error(
+        "The demand curve could not be read. Fix the values listed below, or pick a preset.",
+        icon=":material/error:",
+    )
+    st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    st.stop()
+
+if not submit_days:
+    st.warning("Pick at least one day that submits work.", icon=":material/warning:")
+    st.stop()
+
+settings = HarvestSettings(
+    backlog_gpu_hours_per_day=float(backlog),
+    submit_hour=float(submit_hour),
+    gpus_per_job=int(gpus_per_job),
+    gpu_hours_per_job=float(job_gpu_hours),
+    checkpointing=bool(checkpointing),
+    submit_days=tuple(sorted(submit_days)),
+    resolution_minutes=int(resolution),
+)
+
+# --- One planner call -------------------------------------------------------------------------
+if pool_source == FROM_SCENARIO:
+    if not has_desktops:
+        st.info(
+            "The scenario has no VDI workload, so there are no desktop GPUs to harvest. Add a "
+            "workload of kind 'vdi' on the Workloads page (the 'VDI plus ML' preset has two), or "
+            "choose 'A pool of GPUs I give' above.",
+            icon=":material/info:",
+        )
+        components.stop_if_empty(built, need_inventory=False)
+        st.stop()
+    result: HarvestResult = planning.guarded(
+        lambda: harvest_scenario(scenario, settings, curve=curve),
+        doing="simulate harvesting",
+    )
+else:
+    shape = (curve or CURVE_PRESETS["vdi-office"]).at_resolution(settings.steps_per_hour)
+    result = planning.guarded(
+        lambda: simulate_harvest(int(given_pool), shape.as_array() * int(given_pool), settings),
+        doing="simulate harvesting",
+    )
+
+# --- Summary ----------------------------------------------------------------------------------
+st.subheader("What harvesting gives")
+
+
+def hours_text(hours: float | None) -> str:
+    return "not done within a week" if hours is None else f"{hours:.0f} h"
+
+
+cards = st.columns(5)
+cards[0].metric(
+    "Harvested ML work",
+    f"{fmt.count(result.useful_gpu_hours_per_week)} GPU-h/week",
+    delta=f"{fmt.count(result.lost_gpu_hours_per_week)} GPU-h lost to restarts",
+    delta_color="off",
+    delta_arrow="off",
+)
+cards[1].metric(
+    "Pool utilisation",
+    f"{fmt.pct(result.utilisation_before)} → {fmt.pct(result.utilisation_after)}",
+    help="Share of the pool's GPU-hours in use, before and after harvesting.",
+)
+worst = result.turnaround_hours
+cards[2].metric(
+    f"Turnaround of the {settings.submit_hour:02.0f}:00 batch",
+    hours_text(worst),
+    delta=f"{hours_text(result.dedicated_turnaround_hours)} on dedicated GPUs",
+    delta_color="off",
+    delta_arrow="off",
+    help="Longest time from submission until a day's batch is done, over the week.",
+)
+cards[3].metric(
+    "Dedicated GPUs replaced",
+    fmt.count(result.dedicated_gpus),
+    help="The fewest dedicated GPUs that keep up with the same submissions.",
+)
+cards[4].metric(
+    "Their annual cost",
+    fmt.usd(result.dedicated_usd_per_year),
+    help="Amortised GPU and host share plus power at full use (passthrough, no licence).",
+)
+if not result.keeps_up:
+    st.warning(
+        f"The backlog grows by {fmt.count(result.backlog_growth_gpu_hours_per_week)} GPU-hours "
+        "a week: the idle desktop GPUs cannot keep up. Lower the backlog or add GPUs.",
+        icon=":material/warning:",
+    )
+for note in result.notes:
+    st.caption(note)
+
+# --- Charts -----------------------------------------------------------------------------------
+by_step = harvest_tables(result)["Harvest by step"]
+by_step["hour_of_week"] = np.arange(len(by_step)) / result.steps_per_hour
+view = st.segmented_control(
+    "Show",
+    options=["Week", "Average day"],
+    default="Week",
+    key="harvest_view",
+    required=True,
+)
+if view == "Average day":
+    by_step["hour_of_day"] = by_step["hour_of_week"] % 24
+    shown = by_step.groupby("hour_of_day", as_index=False)[
+        ["vdi_gpus", "ml_gpus", "idle_gpus", "backlog_gpu_hours"]
+    ].mean()
+    shown["x"] = shown["hour_of_day"]
+    shown["step"] = [f"{int(h):02d}:{round(h % 1 * 60):02d}" for h in shown["hour_of_day"]]
+    x_title = "Hour of day (mean of the week's days)"
+else:
+    shown = by_step.assign(x=by_step["hour_of_week"])
+    x_title = "Hour of the week (0 = Monday 00:00)"
+
+stacked = shown.melt(
+    id_vars=["x", "step"],
+    value_vars=["vdi_gpus", "ml_gpus", "idle_gpus"],
+    var_name="use",
+    value_name="gpus",
+)
+stacked["use"] = stacked["use"].map(
+    {"vdi_gpus": "VDI desktops", "ml_gpus": "Harvested ML", "idle_gpus": "Idle"}
+)
+stacked["order"] = stacked["use"].map({"VDI desktops": 0, "Harvested ML": 1, "Idle": 2})
+use_chart = (
+    alt.Chart(stacked, title="What the pool's GPUs do")
+    .mark_area(interpolate="step-after")
+    .encode(
+        x=alt.X("x:Q", title=x_title),
+        y=alt.Y("gpus:Q", stack="zero", title="GPUs"),
+        color=alt.Color(
+            "use:N", scale=SERIES_COLOURS, legend=alt.Legend(orient="bottom", title=None)
+        ),
+        order=alt.Order("order:Q"),
+        tooltip=[
+            alt.Tooltip("step:N", title="when"),
+            alt.Tooltip("use:N", title="use"),
+            alt.Tooltip("gpus:Q", title="GPUs", format=",.1f"),
+        ],
+    )
+    .properties(height=280)
+)
+st.altair_chart(use_chart, width="stretch", key="harvest_use_chart")
+
+left, right = st.columns(2)
+utilisation = utilisation_by_hour(result).melt(id_vars="hour", var_name="when", value_name="share")
+utilisation["when"] = utilisation["when"].map(
+    {"before": "Before (desktops only)", "after": "After harvesting"}
+)
+left.altair_chart(
+    alt.Chart(utilisation, title="Utilisation by hour of day, before and after")
+    .mark_line(point=True, interpolate="step-after")
+    .encode(
+        x=alt.X("hour:Q", title="Hour of day", scale=alt.Scale(domain=[0, 23])),
+        y=alt.Y("share:Q", title="Share of pool in use", axis=alt.Axis(format="%")),
+        color=alt.Color("when:N", legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[
+            alt.Tooltip("hour:Q", title="hour"),
+            alt.Tooltip("when:N", title="case"),
+            alt.Tooltip("share:Q", title="in use", format=".0%"),
+        ],
+    )
+    .properties(height=240),
+    width="stretch",
+    key="harvest_utilisation_chart",
+)
+right.altair_chart(
+    alt.Chart(shown, title="ML backlog waiting or running")
+    .mark_area(interpolate="step-after", opacity=0.7, color="#f58518")
+    .encode(
+        x=alt.X("x:Q", title=x_title),
+        y=alt.Y("backlog_gpu_hours:Q", title="GPU-hours"),
+        tooltip=[
+            alt.Tooltip("step:N", title="when"),
+            alt.Tooltip("backlog_gpu_hours:Q", title="GPU-hours", format=",.0f"),
+        ],
+    )
+    .properties(height=240),
+    width="stretch",
+    key="harvest_backlog_chart",
+)
+
+turnarounds = pd.DataFrame(
+    {
+        "batch": [f"{t.day} {settings.submit_hour:02.0f}:00" for t in result.turnarounds],
+        "harvested": [hours_text(t.hours) for t in result.turnarounds],
+        "on dedicated GPUs": [hours_text(t.hours) for t in result.dedicated_turnarounds]
+        or ["–"] * len(result.turnarounds),
+    }
+)
+with st.expander("Turnaround of each day's batch"):
+    st.dataframe(turnarounds, hide_index=True, width="stretch", key="harvest_turnarounds")
+
+# --- Pool versus static ------------------------------------------------------------------------
+st.subheader("A pool follows the combined peak")
+st.caption(
+    "Static methods (passthrough, vGPU, MIG) reserve GPUs for each VM's lifetime; a remote pool "
+    "holds them only while applications run, so it needs the peak of the combined demand, "
+    "not the sum of each class's peak."
+)
+if not scenario.workloads:
+    st.info("The workload mix is empty, so there is nothing to compare.", icon=":material/info:")
+    st.stop()
+comparison = planning.guarded(
+    lambda: pool_vs_static(scenario, steps_per_hour=settings.steps_per_hour),
+    doing="compare the pool with static reservation",
+)
+cards = st.columns(3)
+cards[0].metric("Peak of the combined demand", f"{comparison.combined_peak_gpus:,.1f} GPUs")
+cards[1].metric("Sum of each class's peak", f"{comparison.sum_of_peaks_gpus:,.1f} GPUs")
+cards[2].metric("Static reservation", f"{comparison.static_gpus:,.1f} GPUs")
+per_class = comparison.demand_gpus.drop(columns="combined")
+per_class = per_class.assign(x=np.arange(len(per_class)) / settings.steps_per_hour)
+per_class = per_class.reset_index().melt(
+    id_vars=["step", "x"], var_name="workload", value_name="gpus"
+)
+st.altair_chart(
+    alt.Chart(per_class, title="GPU demand per workload class over the week")
+    .mark_area(interpolate="step-after")
+    .encode(
+        x=alt.X("x:Q", title="Hour of the week (0 = Monday 00:00)"),
+        y=alt.Y("gpus:Q", stack="zero", title="GPUs (by memory share)"),
+        color=alt.Color("workload:N", legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[
+            alt.Tooltip("step:N", title="when"),
+            alt.Tooltip("workload:N", title="workload"),
+            alt.Tooltip("gpus:Q", title="GPUs", format=",.2f"),
+        ],
+    )
+    .properties(height=260),
+    width="stretch",
+    key="harvest_pool_chart",
+)
