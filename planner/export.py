@@ -31,7 +31,13 @@ from planner.report import (
     utilisation_frame,
 )
 
-__all__ = ["FORMULA_PREFIXES", "sheet_name", "workbook_bytes", "write_workbook"]
+__all__ = [
+    "FORMULA_PREFIXES",
+    "sheet_name",
+    "workbook_bytes",
+    "write_sheets",
+    "write_workbook",
+]
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet treat text as a formula (OWASP CSV injection)."""
@@ -278,6 +284,15 @@ def write_workbook(
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
     _table_sheet(book, "Performance model", _performance_model(), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
+        _table_sheet(book, title, frame)
+    book.save(target)
+
+
+def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | BinaryIO) -> None:
+    """Write frames alone, one sheet each, with the plan workbook's formats and text safety."""
+    book = Workbook()
+    book.remove(book.active)
+    for title, frame in frames.items():
         _table_sheet(book, title, frame)
     book.save(target)
 

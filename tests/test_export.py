@@ -11,7 +11,13 @@ import pytest
 from openpyxl import load_workbook
 
 from planner.assumptions import Assumptions
-from planner.export import FORMULA_PREFIXES, sheet_name, workbook_bytes, write_workbook
+from planner.export import (
+    FORMULA_PREFIXES,
+    sheet_name,
+    workbook_bytes,
+    write_sheets,
+    write_workbook,
+)
 from planner.plan import Method, NotPlaced
 from planner.report import ScenarioPlan, assemble
 from tests.report_fixtures import place, plan, scenario, workload
@@ -135,3 +141,17 @@ def test_sheet_names_are_valid(title: str, expected: str) -> None:
     """Sheet names lose the characters Excel forbids and stay within 31 characters."""
     assert sheet_name(title) == expected
     assert len(sheet_name("x" * 40)) == 31
+
+
+def test_write_sheets_alone_keeps_text_safe(tmp_path: Path) -> None:
+    """Frames written alone get one sheet each, frozen headers, and formula-like text as text."""
+    target = tmp_path / "harvest.xlsx"
+    frame = pd.DataFrame({"workload": ["=cmd|' /C calc'!A0"], "gpu_hours": [12.5]})
+    write_sheets({"Harvest by step": frame}, target)
+    book = load_workbook(target)
+    assert book.sheetnames == ["Harvest by step"]
+    sheet = book["Harvest by step"]
+    assert sheet.freeze_panes == "A2"
+    assert sheet["A2"].value == "=cmd|' /C calc'!A0"
+    assert sheet["A2"].data_type == "s"
+    assert sheet["B2"].value == 12.5
