@@ -1,0 +1,141 @@
+"""Host assignment (stage B): best fit by priority, specific reasons, groups and exact sizing."""
+
+from __future__ import annotations
+
+import itertools
+
+from bench.fleets import host
+from planner.hosts import HostPool, assign_hosts, min_hosts_exact
+from planner.inventory import ServerType
+from planner.plan import GpuLoad, HostRequest, Slot
+
+
+def _request(
+    name: str,
+    gpus: int = 1,
+    *,
+    cores: float = 4.0,
+    ram: float = 16.0,
+    priority: int = 2,
+    group: str = "",
+    model: str = "L40S",
+) -> HostRequest:
+    slot = Slot(
+        instance=f"{name}#1", workload=name, profile="whole GPU", memory_gib=8.0, compute_share=1.0
+    )
+    load = GpuLoad(gpu_model=model, config="passthrough", slots=(slot,))
+    return HostRequest(model, (load,) * gpus, cores, ram, priority, group)
+
+
+def test_best_fit_prefers_the_host_with_fewest_free_gpus() -> None:
+    """A one-GPU request goes to the host left with the fewest free GPUs that still fits."""
+    pool = HostPool([host("big", gpus=4), host("small", gpus=2)])
+    assign_hosts([_request("first")], pool)  # small now has 1 free
+    result = assign_hosts([_request("second")], pool)
+    assert [p.host for p in result.placements] == ["small"]
+
+
+def test_multi_gpu_request_lands_on_one_host() -> None:
+    """A 3-GPU request takes three distinct GPUs of one host."""
+    result = assign_hosts([_request("a", 3)], HostPool([host("h1", gpus=2), host("h2", gpus=4)]))
+    assert {p.host for p in result.placements} == {"h2"}
+    assert sorted(p.gpu_index for p in result.placements) == [0, 1, 2]
+
+
+def test_priority_wins_when_capacity_is_short() -> None:
+    """With one GPU left, the priority-1 request gets it even though it came last."""
+    pool = HostPool([host("h1", gpus=1)])
+    result = assign_hosts([_request("low", priority=3), _request("urgent", priority=1)], pool)
+    assert [p.instance for p in result.placements] == ["urgent#1"]
+    assert [n.instance for n in result.not_placed] == ["low#1"]
+
+
+def test_reason_names_the_gpu_shortage() -> None:
+    """When no host has the GPUs left, the reason says how many were needed."""
+    pool = HostPool([host("h1", gpus=2)])
+    result = assign_hosts([_request("a", 2), _request("b", 2)], pool)
+    assert result.not_placed[0].reason == "no host of model L40S has 2 free GPUs left"
+
+
+def test_reason_names_the_core_shortage() -> None:
+    """GPUs are free but cores are not: the reason says cores."""
+    pool = HostPool([host("h1", gpus=4, cpu_cores=16)])
+    result = assign_hosts([_request("a", cores=12), _request("b", cores=8)], pool)
+    assert result.not_placed[0].reason == (
+        "no host of model L40S has 1 free GPU and 8 free cores left"
+    )
+
+
+def test_reason_names_the_ram_shortage() -> None:
+    """GPUs and cores are free but RAM is not: the reason says RAM."""
+    pool = HostPool([host("h1", gpus=4, ram_gib=64)])
+    result = assign_hosts([_request("a", ram=60), _request("b", ram=8)], pool)
+    assert "8 GiB free RAM" in result.not_placed[0].reason
+
+
+def test_reason_for_a_request_larger_than_any_host() -> None:
+    """A request wider than every host says so, with the largest host's size."""
+    result = assign_hosts([_request("a", 8)], HostPool([host("h1", gpus=4)]))
+    assert result.not_placed[0].reason == (
+        "needs 8 GPUs on one host; the largest host of model L40S has 4"
+    )
+
+
+def test_reason_for_a_model_without_hosts() -> None:
+    """A request for a model no host has says so."""
+    result = assign_hosts([_request("a", model="L4")], HostPool([host("h1")]))
+    assert result.not_placed[0].reason == "no usable host has L4 GPUs"
+
+
+def test_host_groups_never_share_a_host() -> None:
+    """Requests of groups 8C and 16C go to different hosts even when one host has room."""
+    pool = HostPool([host("h1", gpus=4), host("h2", gpus=4)])
+    result = assign_hosts([_request("a", group="8C"), _request("b", group="16C")], pool)
+    hosts = {p.instance: p.host for p in result.placements}
+    assert hosts["a#1"] != hosts["b#1"]
+    blocked = assign_hosts([_request("c", group="4C")], pool)
+    assert "another profile size" in blocked.not_placed[0].reason
+
+
+def test_opening_hosts_when_sizing() -> None:
+    """With a server type, hosts open as needed: five 2-GPU requests need three 4-GPU hosts."""
+    server = ServerType("L40S", 4, 64.0, 512.0)
+    pool = HostPool([], open_host=server.host)
+    result = assign_hosts([_request(f"r{i}", 2) for i in range(5)], pool)
+    assert not result.not_placed
+    assert [h.name for h in pool.hosts] == ["sized-001", "sized-002", "sized-003"]
+
+
+def test_sizing_reason_for_a_request_the_server_cannot_hold() -> None:
+    """A request wider than the server type is not placed, and no host is opened for it."""
+    pool = HostPool([], open_host=ServerType("L40S", 4, 64.0, 512.0).host)
+    result = assign_hosts([_request("a", 8)], pool)
+    assert result.not_placed[0].reason == "needs 8 GPUs on one host; the server type has 4"
+    assert pool.hosts == []
+
+
+def _brute_force_hosts(requests: list[HostRequest], gpus: int, cores: float) -> int:
+    for count in range(1, len(requests) + 1):
+        for assignment in itertools.product(range(count), repeat=len(requests)):
+            used_gpus = [0] * count
+            used_cores = [0.0] * count
+            for request, h in zip(requests, assignment, strict=True):
+                used_gpus[h] += len(request.loads)
+                used_cores[h] += request.cpu_cores
+            if max(used_gpus) <= gpus and max(used_cores) <= cores:
+                return count
+    return 0
+
+
+def test_exact_host_count_matches_brute_force() -> None:
+    """The host MILP finds the fewest 4-GPU, 32-core hosts, as enumerating all assignments does."""
+    requests = [
+        _request("a", 3, cores=8), _request("b", 2, cores=20), _request("c", 2, cores=20),
+        _request("d", 1, cores=4), _request("e", 1, cores=12), _request("f", 3, cores=4),
+    ]  # fmt: skip
+    server = host("s", gpus=4, cpu_cores=32, ram_gib=512)
+    solved = min_hosts_exact(requests, server, upper_bound=6, time_limit_s=10)
+    assert solved is not None
+    assignment, proven = solved
+    assert proven
+    assert len(set(assignment)) == _brute_force_hosts(requests, 4, 32) == 4
