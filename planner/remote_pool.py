@@ -46,8 +46,9 @@ __all__ = [
     "MAX_LATENCY_US",
     "PROFILE_SHARE",
     "PROFILE_WHOLE",
-    "UNITS_PER_GPU",
+    "UNITS_PER_GIB",
     "active_hours",
+    "capacity_units",
     "gpus_per_instance",
     "ineligible_reason",
     "instance_index",
@@ -64,8 +65,8 @@ PROFILE_WHOLE = "whole GPU"
 """``Slot.profile`` of an instance holding whole GPUs while it runs."""
 MAX_LATENCY_US = 50.0
 """VMware's recommended maximum client-to-server round-trip latency [µs]."""
-UNITS_PER_GPU = 1_000_000
-"""Integer units of one GPU's memory: sizes are rounded up to a millionth, so sums stay exact."""
+UNITS_PER_GIB = 1024 * 1024
+"""Memory is packed in whole KiB, so sums stay exact integers (a third of 48 GiB is 16 GiB)."""
 
 _NOTES = (
     "Remote pool: client VMs run on any host, so GPU servers carry no client CPU or RAM here.",
@@ -93,12 +94,18 @@ def gpus_per_instance(workload: WorkloadClass, model: GpuModel) -> int:
     return whole_gpus(workload, model)
 
 
+def capacity_units(model: GpuModel) -> int:
+    """Memory of one GPU of ``model`` [KiB]."""
+    return round(model.memory_gib * UNITS_PER_GIB)
+
+
 def share_units(workload: WorkloadClass, model: GpuModel) -> int:
-    """Memory one instance holds on one GPU while it runs [millionths of the GPU's memory]."""
+    """Memory one instance holds on one GPU while it runs [KiB], rounded up; at least 1 KiB."""
+    capacity = capacity_units(model)
     if gpus_per_instance(workload, model):
-        return UNITS_PER_GPU
-    share = math.ceil(workload.memory_gib / model.memory_gib * UNITS_PER_GPU - 1e-6)
-    return min(UNITS_PER_GPU, max(1, share))
+        return capacity
+    share = math.ceil(workload.memory_gib * UNITS_PER_GIB - 1e-6)
+    return min(capacity, max(1, share))
 
 
 def ineligible_reason(
@@ -126,7 +133,7 @@ class _Item:
     gpus: int
     """1 for a share or a single whole GPU; k >= 2 for a gang of k whole GPUs."""
     hourly: tuple[int, ...]
-    """Units held per GPU in each hour [millionths of a GPU's memory]."""
+    """Memory held per GPU in each hour [KiB]."""
 
 
 def _items(
@@ -243,10 +250,10 @@ def _requests(
     return requests
 
 
-def _lower_bound(items: Sequence[_Item]) -> int:
+def _lower_bound(items: Sequence[_Item], model: GpuModel) -> int:
     """Per-hour Martello-Toth bound with each gang counted as its whole GPUs: holds for any plan."""
     rows = [item.hourly for item in items for _ in range(item.gpus)]
-    return vector_bound(rows, UNITS_PER_GPU)
+    return vector_bound(rows, capacity_units(model))
 
 
 def _groups(items: Sequence[_Item]) -> dict[int, list[_Item]]:
@@ -288,9 +295,9 @@ def pack_heuristic(
     items, not_placed = _items(instances, model, catalog, assumptions)
     requests: list[HostRequest] = []
     for gpus, group in _groups(items).items():
-        bins = _best_fit([item.hourly for item in group], UNITS_PER_GPU)
+        bins = _best_fit([item.hourly for item in group], capacity_units(model))
         requests.extend(_requests(group, bins, model, gpus))
-    return _packing(requests, not_placed, _lower_bound(items), SolveStatus.HEURISTIC)
+    return _packing(requests, not_placed, _lower_bound(items, model), SolveStatus.HEURISTIC)
 
 
 # scipy.optimize.milp's documented status vocabulary.
@@ -366,11 +373,11 @@ def pack_exact(
     budget = assumptions.time_limit_s / max(1, len(groups))
     for gpus, group in groups.items():
         vectors = [item.hourly for item in group]
-        heuristic = _best_fit(vectors, UNITS_PER_GPU)
+        heuristic = _best_fit(vectors, capacity_units(model))
         upper = max(heuristic) + 1
         bins = heuristic
         if any(any(v) for v in vectors):
-            solved = _exact_bins(vectors, UNITS_PER_GPU, upper, budget)
+            solved = _exact_bins(vectors, capacity_units(model), upper, budget)
             if solved is None:
                 proven, limited = False, True
             else:
@@ -388,7 +395,7 @@ def pack_exact(
         status = SolveStatus.TIME_LIMIT
     else:
         status = SolveStatus.HEURISTIC
-    bound = _lower_bound(items)
+    bound = _lower_bound(items, model)
     if status is SolveStatus.OPTIMAL:
         bound = sum(len(r.loads) for r in requests)
     return _packing(requests, not_placed, bound, status)

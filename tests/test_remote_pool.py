@@ -1,0 +1,173 @@
+"""Remote pool: fractional shares held only while running, gangs on one server, exact MILP."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import replace
+
+from bench.fleets import ALWAYS, NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
+from planner.assumptions import Assumptions, Network
+from planner.catalog import Catalog
+from planner.feasibility import check_plan
+from planner.packing import packing_gpus, plan_method
+from planner.plan import Method, SolveStatus
+from planner.remote_pool import (
+    active_hours,
+    capacity_units,
+    ineligible_reason,
+    pack_exact,
+    pack_heuristic,
+    share_units,
+)
+from planner.workloads import Instance, WorkloadClass
+
+L40S = gpu_model("L40S", 48.0)
+CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})
+ASSUMPTIONS = Assumptions()
+
+
+def _instances(*classes: WorkloadClass) -> list[Instance]:
+    return [Instance(i, w) for w in classes for i in w.instance_ids()]
+
+
+def test_shares_turn_into_concrete_active_instances() -> None:
+    """With share 0.5 of 4 instances in an hour, instances 0 and 1 run in it, 2 and 3 do not."""
+    schedule = [0.5] * 12 + [0.0] * 12
+    cls = workload("a", instances=4, schedule=schedule)
+    assert [active_hours(cls, i)[0] for i in range(4)] == [True, True, False, False]
+    assert not any(active_hours(cls, 0)[12:])
+
+
+def test_a_third_and_two_thirds_share_one_gpu() -> None:
+    """An arbitrary fraction of memory: 16 GiB and 32 GiB of a 48 GiB GPU fit one GPU."""
+    packing = pack_heuristic(
+        _instances(workload("third", gpus=0.2, memory_gib=16),
+                   workload("two-thirds", gpus=0.5, memory_gib=32)),
+        L40S, CATALOG, ASSUMPTIONS,
+    )  # fmt: skip
+    assert packing_gpus(packing) == 1
+    assert packing.status is SolveStatus.OPTIMAL
+
+
+def test_day_and_night_work_share_a_gpu() -> None:
+    """Capacity is held only while running: a full-GPU office job and a night job share a GPU."""
+    instances = _instances(
+        workload("day", gpus=1, memory_gib=48, schedule=OFFICE),
+        workload("night", gpus=1, memory_gib=48, schedule=NIGHT),
+    )
+    assert packing_gpus(pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)) == 1
+    always = _instances(workload("a", instances=2, gpus=1, memory_gib=48, schedule=ALWAYS))
+    assert packing_gpus(pack_heuristic(always, L40S, CATALOG, ASSUMPTIONS)) == 2
+
+
+def test_multi_gpu_requests_stay_on_one_server() -> None:
+    """A 4-GPU training job takes four GPUs of one host, never two hosts of two."""
+    scenario = scenario_of(
+        [L40S],
+        [host("a", gpus=2), host("b", gpus=2), host("c", gpus=4)],
+        [workload("train", gpus=4, memory_gib=150, schedule=ALWAYS)],
+    )
+    plan = plan_method(Method.REMOTE_POOL, scenario)
+    assert {p.host for p in plan.placements} == {"c"}
+    assert len({p.gpu_index for p in plan.placements}) == 4
+    assert check_plan(plan, scenario) == []
+    split = replace(
+        scenario, inventory=replace(scenario.inventory, hosts=scenario.inventory.hosts[:2])
+    )
+    unplaced = plan_method(Method.REMOTE_POOL, split).not_placed
+    assert [n.reason for n in unplaced] == [
+        "needs 4 GPUs on one host; the largest host of model L40S has 2"
+    ]
+
+
+def test_requests_carry_no_host_cpu_or_ram() -> None:
+    """Clients run on any host: GPU-server requests take 0 cores and 0 GiB, and a note says so."""
+    packing = pack_heuristic(
+        _instances(workload("a", instances=3, gpus=0.3, vcpus=16)), L40S, CATALOG, ASSUMPTIONS
+    )
+    assert all(r.cpu_cores == 0 and r.ram_gib == 0 for r in packing.requests)
+    assert any("no client CPU or RAM" in note for note in packing.notes)
+
+
+def test_isolation_rules_the_pool_out() -> None:
+    """A workload needing hardware isolation is not eligible."""
+    reason = ineligible_reason(workload("a", needs_isolation=True), L40S, CATALOG, ASSUMPTIONS)
+    assert reason is not None
+    assert "isolation" in reason
+
+
+def test_slow_network_rules_out_latency_sensitive_work() -> None:
+    """Above 50 µs or without RDMA, only latency-tolerant workloads may use the pool."""
+    sensitive = workload("a", latency_tolerant=False)
+    slow = Assumptions(network=Network(latency_us=80.0))
+    no_rdma = Assumptions(network=Network(rdma=False))
+    for assumptions in (slow, no_rdma):
+        reason = ineligible_reason(sensitive, L40S, CATALOG, assumptions)
+        assert reason is not None
+        assert "50 µs" in reason
+    assert ineligible_reason(sensitive, L40S, CATALOG, ASSUMPTIONS) is None
+    assert ineligible_reason(workload("b"), L40S, CATALOG, slow) is None
+
+
+def _brute_force_gpus(instances: list[Instance]) -> int:
+    """Fewest GPUs by trying every assignment of single-GPU instances to GPUs."""
+    vectors = []
+    for instance in instances:
+        size = share_units(instance.workload, L40S)
+        index = int(instance.id.split("#")[1]) - 1
+        vectors.append([size if on else 0 for on in active_hours(instance.workload, index)])
+    for gpus in range(1, len(instances) + 1):
+        for assignment in itertools.product(range(gpus), repeat=len(instances)):
+            loads = [[0] * 24 for _ in range(gpus)]
+            for vector, g in zip(vectors, assignment, strict=True):
+                for hour in range(24):
+                    loads[g][hour] += vector[hour]
+            if all(max(load) <= capacity_units(L40S) for load in loads):
+                return gpus
+    return 0
+
+
+def _random_classes(rng: random.Random, count: int) -> list[WorkloadClass]:
+    classes = []
+    for n in range(count):
+        start = rng.randint(0, 23)
+        length = rng.randint(4, 20)
+        schedule = [1.0 if (h - start) % 24 < length else 0.0 for h in range(24)]
+        memory = rng.choice([8, 12, 16, 20, 24, 30, 36, 48])
+        classes.append(workload(f"w{n}", gpus=0.5, memory_gib=memory, schedule=schedule))
+    return classes
+
+
+def test_exact_matches_brute_force_and_heuristic_is_close() -> None:
+    """On 25 random cases of up to 6 instances the MILP hits the brute-force optimum, proven,
+    and the heuristic never beats it nor falls below the lower bound."""
+    rng = random.Random(11)
+    for _ in range(25):
+        instances = _instances(*_random_classes(rng, rng.randint(2, 6)))
+        optimum = _brute_force_gpus(instances)
+        exact = pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
+        heuristic = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+        assert packing_gpus(exact) == optimum
+        assert exact.status is SolveStatus.OPTIMAL
+        assert heuristic.lower_bound_gpus <= optimum <= packing_gpus(heuristic)
+        assert packing_gpus(heuristic) <= optimum + 1
+
+
+def test_exact_and_heuristic_agree_on_small_cases() -> None:
+    """On small structured cases (office notebooks, night batch) both packers use the same GPUs."""
+    instances = _instances(
+        workload("nb", instances=5, gpus=0.25, memory_gib=12, schedule=OFFICE),
+        workload("batch", instances=3, gpus=0.5, memory_gib=24, schedule=NIGHT),
+    )
+    exact = pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
+    heuristic = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+    assert packing_gpus(exact) == packing_gpus(heuristic) == 2
+
+
+def test_fleet_plans_are_feasible_and_near_the_bound() -> None:
+    """On the 2,000-GPU fleet the heuristic plan passes the checker within 5 % of the bound."""
+    scenario = fleet(2000)
+    plan = plan_method(Method.REMOTE_POOL, scenario)
+    assert check_plan(plan, scenario) == []
+    assert len(plan.gpu_configs) <= 1.05 * plan.lower_bound_gpus
