@@ -294,6 +294,8 @@ def _turnarounds(
         if week != last_week:
             continue
         jobs = stream.batch == index
+        if not jobs.any():
+            continue  # nothing submitted (a zero backlog): no batch to wait for
         submitted = float(stream.submit_step[jobs][0]) / settings.steps_per_hour
         finishes = finish_hour[jobs]
         hours = None if np.isnan(finishes).any() else float(finishes.max()) - submitted
@@ -404,7 +406,7 @@ class HarvestResult:
     jobs_interrupted_per_week: int
     """Distinct jobs stopped at least once in the week [jobs]."""
     turnarounds: tuple[Turnaround, ...]
-    """When each batch submitted in the week was done."""
+    """When each batch submitted in the week was done; empty when nothing is submitted."""
     backlog_growth_gpu_hours_per_week: float
     """Backlog at the end of the week minus a week earlier [GPU-hours/week]; above 0 the pool
     cannot keep up."""

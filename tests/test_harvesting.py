@@ -264,6 +264,16 @@ def test_a_pool_smaller_than_the_peak_is_reported() -> None:
     assert any("too small" in note for note in result.notes)
 
 
+def test_no_backlog_means_no_batches() -> None:
+    """With nothing submitted, nothing is harvested, no batch waits and no GPU is replaced."""
+    demand = curve_preset("vdi-office").as_array() * 10
+    result = simulate_harvest(10, demand, HarvestSettings(backlog_gpu_hours_per_day=0))
+    assert result.harvested_gpu_hours_per_week == 0.0
+    assert result.turnarounds == ()
+    assert result.dedicated_gpus == 0
+    assert result.keeps_up
+
+
 def test_bad_inputs_name_the_argument() -> None:
     """A wrong demand length or an off-step submission hour is refused with its name."""
     with pytest.raises(ValueError, match="vdi_demand_gpus needs 168"):

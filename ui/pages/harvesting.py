@@ -228,10 +228,9 @@ cards[1].metric(
     f"{fmt.pct(result.utilisation_before)} → {fmt.pct(result.utilisation_after)}",
     help="Share of the pool's GPU-hours in use, before and after harvesting.",
 )
-worst = result.turnaround_hours
 cards[2].metric(
     f"Turnaround of the {settings.submit_hour:02.0f}:00 batch",
-    hours_text(worst),
+    hours_text(result.turnaround_hours) if result.turnarounds else "no work submitted",
     delta=f"{hours_text(result.dedicated_turnaround_hours)} on dedicated GPUs",
     delta_color="off",
     delta_arrow="off",

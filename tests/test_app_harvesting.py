@@ -1,0 +1,182 @@
+"""AppTest of the Harvesting page: the simulation's figures on screen, empty and error states."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from planner.demand import HOURS_PER_WEEK
+from planner.harvesting import HarvestSettings, harvest_scenario
+from planner.presets import PRESETS
+from ui import format as fmt
+from ui import planning, session
+
+PAGE = str(Path(__file__).resolve().parent.parent / "ui" / "pages" / "harvesting.py")
+TIMEOUT_S = 60
+INVENTORY = (
+    b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,count\n"
+    b"vdi,vdi,L40S,4,64,1024,100,yes,8\n"
+)
+WEEK_CHART = "What the pool's GPUs do"
+NOTEBOOKS_ONLY = PRESETS["data-science"].csv.encode()
+VDI_MIX = PRESETS["vdi-ml"].csv.encode()
+
+
+def inputs(workloads: bytes) -> session.ScenarioInputs:
+    return session.ScenarioInputs(
+        inventory=session.InputFile("inventory.csv", INVENTORY),
+        workloads=session.InputFile("workloads.csv", workloads),
+    )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def page(monkeypatch: pytest.MonkeyPatch, workloads: bytes = VDI_MIX) -> AppTest:
+    """The page on a scenario of 32 L40S GPUs and the given workload CSV."""
+    monkeypatch.setattr(session, "scenario_inputs", lambda: inputs(workloads))
+    return AppTest.from_file(PAGE, default_timeout=TIMEOUT_S)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label))
+
+
+def chart_data(at: AppTest, title: str) -> list[dict[str, object]]:
+    """The rows behind the chart titled ``title`` (AppTest does not expose chart keys)."""
+    chart = next(c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec)["title"] == title)
+    table = pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all()
+    return table.to_pylist()
+
+
+def simulate(at: AppTest) -> AppTest:
+    return at.button(key="harvest_simulate").click().run()
+
+
+def test_shows_the_planners_figures_for_the_scenarios_desktops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With VDI desktops in the mix, the page shows harvest_scenario's own figures."""
+    at = page(monkeypatch).run()
+    assert not at.exception
+    assert at.title[0].value == "Harvesting"
+    expected = harvest_scenario(
+        planning.build_scenario(inputs(VDI_MIX)).scenario, HarvestSettings()
+    )
+    assert metric(at, "Harvested ML work") == (
+        f"{fmt.count(expected.useful_gpu_hours_per_week)} GPU-h/week"
+    )
+    assert metric(at, "Pool utilisation") == (
+        f"{fmt.pct(expected.utilisation_before)} → {fmt.pct(expected.utilisation_after)}"
+    )
+    assert metric(at, "Dedicated GPUs replaced") == fmt.count(expected.dedicated_gpus)
+    assert metric(at, "Their annual cost") == fmt.usd(expected.dedicated_usd_per_year)
+    assert len(at.get("vega_lite_chart")) == 4
+
+
+def test_the_week_chart_fills_the_pool_every_hour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Desktops, harvested ML and idle GPUs stack up to the pool in every hour of the week."""
+    at = page(monkeypatch).run()
+    rows = chart_data(at, WEEK_CHART)
+    totals: dict[float, float] = {}
+    for row in rows:
+        totals[float(row["x"])] = totals.get(float(row["x"]), 0.0) + float(row["gpus"])
+    assert len(totals) == HOURS_PER_WEEK
+    pool = harvest_scenario(
+        planning.build_scenario(inputs(VDI_MIX)).scenario, HarvestSettings()
+    ).pool_gpus
+    assert all(total == pytest.approx(pool) for total in totals.values())
+    assert {row["use"] for row in rows} == {"VDI desktops", "Harvested ML", "Idle"}
+
+
+def test_fifteen_minutes_draws_four_steps_an_hour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 15-minute resolution the week chart has 672 steps."""
+    at = page(monkeypatch).run()
+    at.radio(key="harvest_resolution").set_value(15)
+    at = simulate(at)
+    assert not at.exception
+    steps = {row["x"] for row in chart_data(at, WEEK_CHART)}
+    assert len(steps) == 4 * HOURS_PER_WEEK
+
+
+def test_no_backlog_harvests_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backlog of 0 GPU-hours shows 0 harvested and no GPUs replaced."""
+    at = page(monkeypatch).run()
+    at.number_input(key="harvest_backlog").set_value(0.0)
+    at = simulate(at)
+    assert not at.exception
+    assert metric(at, "Harvested ML work") == "0 GPU-h/week"
+    assert metric(at, "Dedicated GPUs replaced") == "0"
+
+
+def test_a_bad_pasted_curve_names_the_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pasted values that do not parse show the problem with its position, never a traceback."""
+    at = page(monkeypatch).run()
+    at.selectbox(key="harvest_curve").set_value("paste")
+    at.text_area(key="harvest_curve_text").set_value("0.1 0.2 lots")
+    at = simulate(at)
+    assert not at.exception
+    assert "could not be read" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert "value 3" in list(problems["column"])
+    assert any("'lots' is not a number" in text for text in problems["problem"])
+
+
+def test_a_pasted_curve_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flat 100 % curve keeps every desktop GPU busy all week: nothing is harvested."""
+    at = page(monkeypatch).run()
+    at.selectbox(key="harvest_curve").set_value("paste")
+    at.text_area(key="harvest_curve_text").set_value(" ".join(["100"] * 24))
+    at = simulate(at)
+    assert not at.exception
+    assert metric(at, "Harvested ML work") == "0 GPU-h/week"
+    assert at.warning, "a backlog that cannot run must be flagged"
+    assert "cannot keep up" in at.warning[0].value
+
+
+def test_without_desktops_the_page_says_what_to_add(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mix without VDI opens on a given pool; choosing the scenario's desktops explains why
+    there is nothing to harvest and how to add desktops."""
+    at = page(monkeypatch, NOTEBOOKS_ONLY).run()
+    assert not at.exception
+    assert at.radio(key="harvest_pool_source").value == "given"
+    assert metric(at, "Harvested ML work").endswith("GPU-h/week")
+    at.radio(key="harvest_pool_source").set_value("scenario")
+    at = simulate(at)
+    assert not at.exception
+    assert "no VDI workload" in at.info[0].value
+    assert "kind 'vdi'" in at.info[0].value
+
+
+def test_a_given_pool_follows_the_chosen_preset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A given pool of 10 GPUs on the vdi-office curve has 10 GPUs in every hour of the chart."""
+    at = page(monkeypatch, NOTEBOOKS_ONLY).run()
+    at.number_input(key="harvest_pool_gpus").set_value(10)
+    at = simulate(at)
+    rows = chart_data(at, WEEK_CHART)
+    monday_10 = [row for row in rows if row["x"] == 10.0]
+    assert sum(float(row["gpus"]) for row in monday_10) == pytest.approx(10)
+    desktops = next(row for row in monday_10 if row["use"] == "VDI desktops")
+    assert float(desktops["gpus"]) == pytest.approx(10)  # 100 % of desktops at 10:00
+
+
+def test_pool_versus_static_shows_the_planner_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The combined peak shown is at most the sum of peaks, and both are the planner's."""
+    from planner.demand import pool_vs_static
+
+    at = page(monkeypatch).run()
+    expected = pool_vs_static(planning.build_scenario(inputs(VDI_MIX)).scenario)
+    assert metric(at, "Peak of the combined demand") == (f"{expected.combined_peak_gpus:,.1f} GPUs")
+    assert metric(at, "Sum of each class's peak") == f"{expected.sum_of_peaks_gpus:,.1f} GPUs"
+    assert expected.combined_peak_gpus <= expected.sum_of_peaks_gpus
