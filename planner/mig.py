@@ -370,16 +370,26 @@ def _simple_bound(demand: Sequence[int], profiles: Sequence[MigProfile], model: 
 def _greedy_uses(
     patterns: Sequence[tuple[int, ...]], demand: Sequence[int], weights: Sequence[int]
 ) -> list[int]:
-    """Largest-first greedy on counts: repeatedly take the pattern holding the most remaining
-    demand, weighted by instance size, as many times as it stays fully used (at least once)."""
+    """Largest-first greedy on counts.
+
+    Take the largest profile still in demand; among the layouts, pick the one holding most of
+    it, then the most remaining demand weighted by instance size; use it as many times as every
+    profile it holds stays fully used (at least once). Repeat until all demand is held.
+    """
     remaining = list(demand)
     uses = [0] * len(patterns)
     while any(remaining):
-        held = [
-            sum(min(a, r) * w for a, r, w in zip(pattern, remaining, weights, strict=True))
-            for pattern in patterns
+        largest = max((k for k, r in enumerate(remaining) if r), key=lambda k: (weights[k], -k))
+
+        fit = [
+            (
+                min(pattern[largest], remaining[largest]),
+                sum(min(a, r) * w for a, r, w in zip(pattern, remaining, weights, strict=True)),
+                -index,
+            )
+            for index, pattern in enumerate(patterns)
         ]
-        best = max(range(len(patterns)), key=lambda p: (held[p], -p))
+        best = max(range(len(patterns)), key=fit.__getitem__)
         pattern = patterns[best]
         copies = max(
             1, min((r // a for a, r in zip(pattern, remaining, strict=True) if a), default=1)

@@ -1,0 +1,130 @@
+"""Tests for planner.milp: the pattern-covering MILP, its LP bound and the counts packer."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import pytest
+
+from planner.milp import (
+    Contents,
+    cover_with_patterns,
+    lp_lower_bound,
+    pack_counts,
+    relax,
+    residual_demand,
+)
+from planner.plan import SolveStatus
+
+# Cutting-stock style case: three item kinds, four ways to set up a GPU.
+PATTERNS = [(3, 0, 0), (1, 2, 0), (0, 1, 1), (1, 0, 2)]
+DEMAND = [7, 5, 4]
+
+
+def _brute_force_gpus(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> int:
+    """Fewest GPUs covering ``demand``, by trying every use count up to 8 per pattern."""
+    best = 10**9
+    for uses in itertools.product(range(9), repeat=len(patterns)):
+        held = [sum(u * p[k] for u, p in zip(uses, patterns, strict=True)) for k in range(3)]
+        if all(h >= d for h, d in zip(held, demand, strict=True)):
+            best = min(best, sum(uses))
+    return best
+
+
+def _covers(patterns: Sequence[Sequence[int]], uses: Sequence[int], demand: Sequence[int]) -> bool:
+    return not any(residual_demand(patterns, uses, demand))
+
+
+def test_cover_is_feasible_and_matches_brute_force() -> None:
+    """The MILP's cover holds every demanded item, uses whole GPUs, and no cover is smaller."""
+    cover = cover_with_patterns(PATTERNS, DEMAND, time_limit_s=10)
+    assert cover is not None
+    assert all(isinstance(u, int) and u >= 0 for u in cover.uses)
+    assert _covers(PATTERNS, cover.uses, DEMAND)
+    assert cover.gpus == _brute_force_gpus(PATTERNS, DEMAND)
+    assert cover.status is SolveStatus.OPTIMAL
+    assert cover.lower_bound == cover.gpus
+
+
+def test_lp_bound_never_exceeds_the_optimum() -> None:
+    """The LP relaxation rounded up is a lower bound: at most the brute-force optimum."""
+    bound = lp_lower_bound(PATTERNS, DEMAND)
+    assert 0 < bound <= _brute_force_gpus(PATTERNS, DEMAND)
+
+
+def test_rounded_down_lp_leaves_a_residual_to_cover() -> None:
+    """The LP solution rounded down plus the residual demand accounts for all demand."""
+    lp = relax(PATTERNS, DEMAND)
+    base = lp.rounded_down()
+    rest = residual_demand(PATTERNS, base, DEMAND)
+    assert all(b <= u + 1e-6 for b, u in zip(base, lp.uses, strict=True))
+    held = [sum(b * p[k] for b, p in zip(base, PATTERNS, strict=True)) for k in range(3)]
+    assert all(h + r >= d for h, r, d in zip(held, rest, DEMAND, strict=True))
+
+
+def test_upper_bound_below_the_optimum_gives_none() -> None:
+    """With an upper bound no cover meets, the solver reports nothing instead of a bad cover."""
+    optimum = _brute_force_gpus(PATTERNS, DEMAND)
+    assert cover_with_patterns(PATTERNS, DEMAND, time_limit_s=10, upper_bound=optimum - 1) is None
+
+
+def test_zero_demand_needs_no_gpus() -> None:
+    """Nothing to place uses no GPU, proven."""
+    cover = cover_with_patterns(PATTERNS, [0, 0, 0], time_limit_s=1)
+    assert cover is not None
+    assert cover.gpus == 0
+    assert cover.status is SolveStatus.OPTIMAL
+
+
+@pytest.mark.parametrize(
+    ("patterns", "demand", "message"),
+    [
+        ([(1, 0)], [1, 2], "demand\\[1\\] = 2 but no pattern holds item kind 1"),
+        ([(1, 0, 0)], [1, 2], "patterns\\[0\\]: has 3 entries, demand has 2"),
+        ([(1, -1)], [1, 0], "patterns\\[0\\]: counts must be >= 0"),
+        ([(1, 1)], [-1, 0], "demand: every entry must be >= 0"),
+    ],
+)
+def test_bad_input_names_the_argument(
+    patterns: list[tuple[int, ...]], demand: list[int], message: str
+) -> None:
+    """Malformed patterns or demand raise ValueError naming the argument and the rule."""
+    with pytest.raises(ValueError, match=message):
+        cover_with_patterns(patterns, demand, time_limit_s=1)
+
+
+def test_time_limit_must_be_positive() -> None:
+    """A non-positive time limit is refused, naming the argument."""
+    with pytest.raises(ValueError, match="time_limit_s must be > 0"):
+        cover_with_patterns(PATTERNS, DEMAND, time_limit_s=0)
+
+
+def _one_kind_per_gpu(demand: Sequence[int]) -> Contents:
+    """A poor heuristic: every item on its own GPU."""
+    contents: list[tuple[tuple[int, ...], int]] = []
+    for kind, n in enumerate(demand):
+        if n:
+            vector = tuple(1 if k == kind else 0 for k in range(len(demand)))
+            contents.append((vector, n))
+    return tuple(contents)
+
+
+def test_exact_counts_packing_beats_a_poor_heuristic() -> None:
+    """The exact path improves on a poor heuristic, covers the demand and is proven optimal."""
+    packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=10)
+    uses = [0] * len(PATTERNS)
+    for vector, n in packing.contents:
+        uses[PATTERNS.index(vector)] += n
+    assert _covers(PATTERNS, uses, DEMAND)
+    assert packing.gpus == _brute_force_gpus(PATTERNS, DEMAND) < sum(DEMAND)
+    assert packing.status is SolveStatus.OPTIMAL
+
+
+def test_heuristic_counts_packing_reports_its_gap() -> None:
+    """Without the exact path the heuristic's answer is returned, marked heuristic, with the
+    LP bound below it."""
+    packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=False, time_limit_s=10)
+    assert packing.gpus == sum(DEMAND)
+    assert packing.status is SolveStatus.HEURISTIC
+    assert packing.lower_bound == lp_lower_bound(PATTERNS, DEMAND) < packing.gpus
