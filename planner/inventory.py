@@ -3,8 +3,36 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-__all__ = ["Host", "Inventory", "ServerType"]
+import pandas as pd
+
+from planner.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.problems import InputError, InputProblem, Loaded
+from planner.tabular import (
+    CellError,
+    Row,
+    Table,
+    parse_bool,
+    parse_cells,
+    parse_float,
+    parse_int,
+    parse_text,
+    read_csv_table,
+    source_name,
+    table_from_frame,
+)
+
+__all__ = [
+    "INVENTORY_COLUMNS",
+    "Host",
+    "Inventory",
+    "ServerType",
+    "inventory_frame",
+    "inventory_from_frame",
+    "load_inventory",
+]
 
 
 @dataclass(frozen=True)
@@ -73,3 +101,237 @@ class Inventory:
         for host in self.hosts:
             counts[host.gpu_model] = counts.get(host.gpu_model, 0) + host.gpus
         return counts
+
+
+INVENTORY_COLUMNS = (
+    "host",
+    "cluster",
+    "gpu_model",
+    "gpus_per_host",
+    "cpu_cores",
+    "ram_gib",
+    "network_gbps",
+    "rdma",
+)
+"""Required columns of the inventory CSV, in the template's order."""
+_OPTIONAL = ("count", "mig_enabled", "notes")
+_MAX_COUNT = 1000
+"""More identical hosts than this in one row is almost surely a typo."""
+
+
+def load_inventory(
+    source: Path | str | bytes, catalog: Catalog, *, file_name: str | None = None
+) -> Loaded[Inventory]:
+    """Read an inventory CSV (a path, or an upload's bytes): one row per host or group of hosts.
+
+    Columns (matched ignoring case and spaces): ``host``, ``cluster``, ``gpu_model``,
+    ``gpus_per_host``, ``cpu_cores``, ``ram_gib`` [GiB], ``network_gbps`` [Gbit/s], ``rdma``
+    (yes/no), and optionally ``count`` (identical hosts, named ``host-01`` .. ``host-NN``;
+    default 1), ``mig_enabled`` (default yes on MIG-capable models) and ``notes`` (ignored).
+
+    Each bad cell is one problem in ``Loaded.problems`` and its row is skipped; good rows load.
+    Raises ``InputError`` when the file cannot be used at all: not CSV, empty, a required column
+    missing, no usable row, or two hosts with one name. A ``str`` is a path.
+    """
+    name = source_name(source, file_name, "inventory.csv")
+    return _inventory(read_csv_table(source, name), catalog)
+
+
+def inventory_from_frame(
+    frame: pd.DataFrame, catalog: Catalog, *, file_name: str
+) -> Loaded[Inventory]:
+    """Validate a table (such as the dashboard's edited one) exactly as ``load_inventory`` does."""
+    return _inventory(table_from_frame(frame, file_name), catalog)
+
+
+def inventory_frame(inventory: Inventory) -> pd.DataFrame:
+    """One row per host with the CSV's columns (``mig_enabled`` included, no ``count``).
+
+    Booleans are ``yes``/``no`` text as in the CSV, so the frame loads back through
+    ``inventory_from_frame`` to an equal inventory.
+    """
+    columns = [*INVENTORY_COLUMNS, "mig_enabled"]
+    rows = [
+        [
+            h.name,
+            h.cluster,
+            h.gpu_model,
+            h.gpus,
+            h.cpu_cores,
+            h.ram_gib,
+            h.network_gbps,
+            _yes_no(h.rdma),
+            _yes_no(h.mig_enabled),
+        ]
+        for h in inventory.hosts
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.astype(
+        {
+            "gpus_per_host": "int64",
+            "cpu_cores": "float64",
+            "ram_gib": "float64",
+            "network_gbps": "float64",
+        }
+    )
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
+    problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL)
+    groups: list[tuple[Row, list[Host]]] = []
+    for row in table.rows:
+        group = _row_hosts(table, row, catalog, problems)
+        if group is not None:
+            groups.append((row, group))
+    _refuse_duplicate_names(table, groups)
+    if not groups:
+        raise InputError(
+            [
+                *problems,
+                table.problem(
+                    None,
+                    None,
+                    "no usable host row",
+                    "add at least one valid host row (see data/templates/inventory_template.csv)",
+                ),
+            ]
+        )
+    hosts = tuple(host for _, group in groups for host in group)
+    return Loaded(Inventory(hosts), tuple(problems))
+
+
+def _row_hosts(
+    table: Table, row: Row, catalog: Catalog, problems: list[InputProblem]
+) -> list[Host] | None:
+    """The hosts one row describes (several when ``count`` > 1), or None if a cell is bad."""
+    values = parse_cells(
+        table,
+        row,
+        {
+            "host": lambda t: parse_text(t, what="a host name"),
+            "cluster": lambda t: parse_text(t, what="a cluster name"),
+            "gpu_model": lambda t: _model(t, catalog),
+            "gpus_per_host": lambda t: parse_int(t, unit="GPUs", minimum=1, maximum=64),
+            "cpu_cores": lambda t: parse_float(
+                t, unit="cores", minimum=0, minimum_inclusive=False, maximum=4096
+            ),
+            "ram_gib": lambda t: parse_float(
+                t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=1_048_576
+            ),
+            "network_gbps": lambda t: parse_float(
+                t, unit="Gbit/s", minimum=0, minimum_inclusive=False, maximum=10_000
+            ),
+            "rdma": parse_bool,
+            "count": lambda t: parse_int(t, unit="hosts", minimum=1, maximum=_MAX_COUNT, default=1),
+            "mig_enabled": lambda t: t,
+        },
+        problems,
+    )
+    if values is None:
+        return None
+    model: GpuModel = values["gpu_model"]
+    checks = _model_checks(table, row, model, values, problems)
+    if checks is None:
+        return None
+    mig_enabled = checks
+    count: int = values["count"]
+    names = (
+        [values["host"]]
+        if count == 1
+        else [f"{values['host']}-{i:0{max(2, len(str(count)))}d}" for i in range(1, count + 1)]
+    )
+    return [
+        Host(
+            name=name,
+            cluster=values["cluster"],
+            gpu_model=model.name,
+            gpus=values["gpus_per_host"],
+            cpu_cores=values["cpu_cores"],
+            ram_gib=values["ram_gib"],
+            network_gbps=values["network_gbps"],
+            rdma=values["rdma"],
+            mig_enabled=mig_enabled,
+        )
+        for name in names
+    ]
+
+
+def _model_checks(
+    table: Table,
+    row: Row,
+    model: GpuModel,
+    values: dict[str, Any],
+    problems: list[InputProblem],
+) -> bool | None:
+    """Rules that tie a row to its GPU model; returns ``mig_enabled``, or None on a problem."""
+    ok = True
+    mig_text: str = values["mig_enabled"]
+    mig_enabled = model.mig_capable
+    try:
+        mig_enabled = parse_bool(mig_text, default=model.mig_capable)
+    except CellError as error:
+        problems.append(table.problem(row, "mig_enabled", error.message, error.fix))
+        ok = False
+    if ok and mig_enabled and not model.mig_capable:
+        problems.append(
+            table.problem(
+                row,
+                "mig_enabled",
+                f"{model.name} has no MIG, so MIG cannot be enabled",
+                "write no (or leave it empty); MIG needs an A30, A100, H100 or H200",
+            )
+        )
+        ok = False
+    gpus: int = values["gpus_per_host"]
+    if gpus % model.gpus_per_board:
+        problems.append(
+            table.problem(
+                row,
+                "gpus_per_host",
+                f"{model.name} boards carry {model.gpus_per_board} GPUs each, "
+                f"so a host cannot have {gpus}",
+                f"enter a multiple of {model.gpus_per_board} (GPUs, not boards)",
+            )
+        )
+        ok = False
+    return mig_enabled if ok else None
+
+
+def _model(text: str, catalog: Catalog) -> GpuModel:
+    if not text:
+        raise CellError("the GPU model is empty", "enter a model name from the catalog")
+    try:
+        return catalog.gpu(text)
+    except UnknownGpuModel as error:
+        raise CellError(error.message, error.fix) from None
+
+
+def _refuse_duplicate_names(table: Table, groups: list[tuple[Row, list[Host]]]) -> None:
+    """Two hosts with one name make placements ambiguous: the file is refused."""
+    first: dict[str, Row] = {}
+    problems = []
+    for row, hosts in groups:
+        for host in hosts:
+            if host.name in first:
+                earlier = first[host.name]
+                problems.append(
+                    table.problem(
+                        row,
+                        "host",
+                        f"host '{host.name}' is already defined on row {earlier.number}"
+                        + (
+                            " (hosts of a group are named host-01, host-02 ...)"
+                            if row.get("count")
+                            else ""
+                        ),
+                        "give every host a unique name",
+                    )
+                )
+                break
+            first[host.name] = row
+    if problems:
+        raise InputError(problems)

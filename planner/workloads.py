@@ -2,10 +2,44 @@
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 
-__all__ = ["HOURS_PER_DAY", "Instance", "WorkloadClass", "WorkloadKind"]
+import pandas as pd
+
+from planner.catalog import Catalog, UnknownGpuModel
+from planner.problems import InputError, InputProblem, Loaded
+from planner.tabular import (
+    CellError,
+    Row,
+    Table,
+    parse_bool,
+    parse_cells,
+    parse_float,
+    parse_int,
+    read_csv_table,
+    source_name,
+    table_from_frame,
+)
+
+__all__ = [
+    "DEFAULT_START_HOUR",
+    "HOURS_PER_DAY",
+    "WORKLOAD_COLUMNS",
+    "Instance",
+    "WorkloadClass",
+    "WorkloadKind",
+    "expand_instances",
+    "load_workloads",
+    "parse_active_hours",
+    "schedule_text",
+    "workloads_frame",
+    "workloads_from_frame",
+]
 
 HOURS_PER_DAY = 24
 
@@ -74,3 +108,422 @@ class Instance:
 
     id: str
     workload: WorkloadClass
+
+
+DEFAULT_START_HOUR: dict[WorkloadKind, int | None] = {
+    WorkloadKind.NOTEBOOK: 9,
+    WorkloadKind.VDI: 8,
+    WorkloadKind.BATCH: 20,
+    WorkloadKind.TRAINING: None,
+    WorkloadKind.INFERENCE: None,
+}
+"""Hour of day at which a number of ``active_hours`` starts; None = spread over the whole day."""
+
+WORKLOAD_COLUMNS = (
+    "name",
+    "kind",
+    "instances",
+    "gpus",
+    "memory_gib",
+    "busy_fraction",
+    "active_hours",
+    "days_per_week",
+    "vcpus",
+    "ram_gib",
+    "live_migration",
+    "isolation",
+    "latency_tolerant",
+    "priority",
+    "gpu_models",
+)
+"""Columns of the workload CSV in the template's order; ``priority`` and ``gpu_models`` optional."""
+_REQUIRED = WORKLOAD_COLUMNS[:-2]
+_OPTIONAL = ("priority", "gpu_models", "notes")
+_ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
+_RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
+_SCHEDULE_FIX = (
+    "enter hours per day (8 or 2.5), hour ranges (9-17, 9-12,13-18 or 22-6), 24x7, "
+    "or 24 shares from 0 to 1 separated by spaces"
+)
+
+
+def expand_instances(workloads: Sequence[WorkloadClass]) -> list[Instance]:
+    """Every instance of every class: by priority (1 first), then in file order."""
+    ordered = sorted(workloads, key=lambda w: w.priority)  # sorted() is stable: file order kept
+    return [Instance(id, w) for w in ordered for id in w.instance_ids()]
+
+
+def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
+    """The 24-hour schedule an ``active_hours`` cell describes (share of instances per hour).
+
+    - A number of hours per day (``8``, ``2.5``) starts at the kind's default hour
+      (``DEFAULT_START_HOUR``: notebook 9:00, vdi 8:00, batch 20:00) and fills whole hours, the
+      last one partly (2.5 h from 9:00 is 9-10 and 10-11 fully, 11-12 at 0.5). Training and
+      inference run all day, so their hours are spread evenly: 12 h is 0.5 in every hour.
+    - Hour ranges, end exclusive: ``9-17``, ``9-12,13-18``, ``22-6`` (wraps past midnight),
+      ``9:30-17`` (half of hour 9). ``24x7`` is every hour.
+    - 24 shares from 0 to 1 separated by spaces, hour 0 first (what ``schedule_text`` writes
+      for a schedule the other forms cannot express).
+
+    Raises ``CellError`` with the accepted forms when the text is none of these.
+    """
+    cleaned = text.strip().lower()
+    if not cleaned:
+        raise CellError("active_hours is empty", _SCHEDULE_FIX)
+    if cleaned in _ALWAYS:
+        return (1.0,) * HOURS_PER_DAY
+    parts = cleaned.split()
+    if len(parts) == HOURS_PER_DAY:
+        return _shares(parts, text)
+    try:
+        hours = float(cleaned)
+    except ValueError:
+        return _ranges(cleaned, text)
+    return _hours_per_day(hours, kind, text)
+
+
+def _hours_per_day(hours: float, kind: WorkloadKind, text: str) -> tuple[float, ...]:
+    if not (math.isfinite(hours) and 0 < hours <= HOURS_PER_DAY):
+        raise CellError(
+            f"{text} hours per day is out of range", "enter above 0 and at most 24 hours"
+        )
+    start = DEFAULT_START_HOUR[kind]
+    if start is None:
+        return (hours / HOURS_PER_DAY,) * HOURS_PER_DAY
+    schedule = [0.0] * HOURS_PER_DAY
+    remaining = hours
+    for offset in range(HOURS_PER_DAY):
+        share = min(1.0, remaining)
+        if share <= 0:
+            break
+        schedule[(start + offset) % HOURS_PER_DAY] = share
+        remaining -= share
+    return tuple(schedule)
+
+
+def _shares(parts: list[str], text: str) -> tuple[float, ...]:
+    fix = "give 24 shares from 0 to 1, hour 0 first, separated by spaces"
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        raise CellError(f"'{text}' is not 24 numbers", fix) from None
+    if not all(0 <= v <= 1 for v in values):
+        raise CellError("an hourly share is outside 0 to 1", fix)
+    if not any(values):
+        raise CellError("every hourly share is 0 (the class is never active)", fix)
+    return values
+
+
+def _ranges(cleaned: str, text: str) -> tuple[float, ...]:
+    schedule = [0.0] * HOURS_PER_DAY
+    for part in cleaned.split(","):
+        match = _RANGE.match(part.strip())
+        if match is None:
+            raise CellError(
+                f"'{text}' is not a number of hours or a list of hour ranges", _SCHEDULE_FIX
+            )
+        start_h, start_m, end_h, end_m = match.groups()
+        start = int(start_h) + int(start_m or 0) / 60
+        end = int(end_h) + int(end_m or 0) / 60
+        if (
+            start > HOURS_PER_DAY
+            or end > HOURS_PER_DAY
+            or int(start_m or 0) >= 60
+            or int(end_m or 0) >= 60
+        ):
+            raise CellError(
+                f"'{part.strip()}' is not a time of day", "use hours 0 to 24, e.g. 9-17"
+            )
+        if start == end or (start, end) == (HOURS_PER_DAY, 0):
+            raise CellError(
+                f"'{part.strip()}' starts and ends at the same hour",
+                "write 24x7 for all day, or a range such as 9-17",
+            )
+        # A range whose end is before its start wraps past midnight (22-6 is 22-24 and 0-6).
+        pieces = [(start, end)] if start < end else [(start, HOURS_PER_DAY), (0.0, end)]
+        for low, high in pieces:
+            for hour in range(HOURS_PER_DAY):
+                overlap = min(high, hour + 1) - max(low, hour)
+                if overlap > 0:
+                    schedule[hour] += overlap
+    if any(share > 1 + 1e-9 for share in schedule):
+        raise CellError(f"the ranges in '{text}' overlap", "list each hour in one range only")
+    return tuple(min(1.0, share) for share in schedule)
+
+
+def schedule_text(schedule: Sequence[float], kind: WorkloadKind) -> str:
+    """The shortest ``active_hours`` text that ``parse_active_hours`` reads back as ``schedule``.
+
+    ``24x7``; else hour ranges when every hour is fully on or off (``9-17``, ``22-6``); else a
+    number of hours when the kind's default start gives the schedule; else 24 shares.
+    """
+    values = tuple(float(v) for v in schedule)
+    if all(v == 1 for v in values):
+        return "24x7"
+    if all(v in (0, 1) for v in values) and any(values):
+        return _ranges_text(values)
+    hours = round(sum(values), 9)
+    try:
+        if _close_schedules(_hours_per_day(hours, kind, _number(hours)), values):
+            return _number(hours)
+    except CellError:
+        pass
+    return " ".join(_number(v) for v in values)
+
+
+def _close_schedules(a: Sequence[float], b: Sequence[float]) -> bool:
+    return all(math.isclose(x, y, abs_tol=1e-9) for x, y in zip(a, b, strict=True))
+
+
+def _ranges_text(values: Sequence[float]) -> str:
+    """Runs of active hours as ranges; a run through midnight is one wrapping range (22-6)."""
+    starts = [h for h in range(HOURS_PER_DAY) if values[h] and not values[h - 1]]
+    ranges = []
+    for start in starts:
+        end = start
+        while values[end % HOURS_PER_DAY] and end - start < HOURS_PER_DAY:
+            end += 1
+        ranges.append(f"{start}-{end if end <= HOURS_PER_DAY else end - HOURS_PER_DAY}")
+    return ",".join(ranges)
+
+
+def _number(value: float) -> str:
+    """A number as the shortest text that reads back exactly (8, 2.5, 0.1)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _busy_fraction(text: str) -> float:
+    """0-1, or a percentage such as ``35%``."""
+    cleaned = text.strip()
+    if cleaned.endswith("%"):
+        percent = parse_float(cleaned[:-1].strip(), unit="%", minimum=0, maximum=100)
+        return percent / 100
+    try:
+        return parse_float(cleaned, minimum=0, maximum=1)
+    except CellError as error:
+        raise CellError(
+            error.message, "enter a share from 0 to 1, or a percentage such as 35%"
+        ) from None
+
+
+def _gpus(text: str) -> float:
+    """A fraction of one GPU (0 < g <= 1) or a whole number of GPUs."""
+    fix = "enter a fraction of one GPU above 0 and at most 1 (0.25), or whole GPUs (1, 2, 8)"
+    try:
+        value = parse_float(text, unit="GPUs", minimum=0, minimum_inclusive=False, maximum=64)
+    except CellError as error:
+        raise CellError(error.message, fix) from None
+    if value > 1 and not value.is_integer():
+        raise CellError(f"{text} GPUs is more than one GPU but not a whole number", fix)
+    return value
+
+
+def _kind(text: str) -> WorkloadKind:
+    try:
+        return WorkloadKind(text.strip().lower())
+    except ValueError:
+        allowed = ", ".join(k.value for k in WorkloadKind)
+        shown = f"'{text}'" if text else "an empty cell"
+        raise CellError(f"{shown} is not a workload kind", f"write one of {allowed}") from None
+
+
+def _name(text: str) -> str:
+    if not text:
+        raise CellError("the name is empty", "give the class a unique name")
+    if "#" in text:
+        # Instance ids are name#1, name#2 ...: a # in the name would make them ambiguous.
+        raise CellError(f"'{text}' contains #", "remove the # from the name")
+    return text
+
+
+def _gpu_models(text: str, catalog: Catalog) -> tuple[str, ...]:
+    models: list[str] = []
+    for part in text.split("|"):
+        name = part.strip()
+        if not name:
+            continue
+        try:
+            model = catalog.gpu(name).name
+        except UnknownGpuModel as error:
+            raise CellError(
+                error.message, error.fix + " (separate several models with |)"
+            ) from None
+        if model not in models:
+            models.append(model)
+    return tuple(models)
+
+
+def load_workloads(
+    source: Path | str | bytes, catalog: Catalog, *, file_name: str | None = None
+) -> Loaded[tuple[WorkloadClass, ...]]:
+    """Read a workload-mix CSV (a path, or an upload's bytes): one row per class of instances.
+
+    Columns are ``WORKLOAD_COLUMNS`` (matched ignoring case and spaces), see
+    ``docs/input-formats.md``; ``priority`` (default 2), ``gpu_models`` (default any) and
+    ``notes`` (ignored) are optional. Each bad cell is one problem in ``Loaded.problems`` and its
+    row is skipped; good rows load. Raises ``InputError`` when the file cannot be used: not CSV,
+    empty, a required column missing, no usable row, or two classes with one name.
+    """
+    name = source_name(source, file_name, "workloads.csv")
+    return _workloads(read_csv_table(source, name), catalog)
+
+
+def workloads_from_frame(
+    frame: pd.DataFrame, catalog: Catalog, *, file_name: str
+) -> Loaded[tuple[WorkloadClass, ...]]:
+    """Validate a table (such as the dashboard's edited one) exactly as ``load_workloads`` does."""
+    return _workloads(table_from_frame(frame, file_name), catalog)
+
+
+def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
+    """One row per class with ``WORKLOAD_COLUMNS``; ``workloads_from_frame`` reads it back equal.
+
+    ``active_hours`` is ``schedule_text`` of the schedule; yes/no columns are ``yes``/``no``;
+    ``gpu_models`` is ``|``-separated (empty for any model).
+    """
+    rows = [
+        [
+            w.name,
+            w.kind.value,
+            w.instances,
+            w.gpus,
+            w.memory_gib,
+            w.busy_fraction,
+            schedule_text(w.daily_schedule, w.kind),
+            w.days_per_week,
+            w.vcpus,
+            w.ram_gib,
+            _yes_no(w.needs_live_migration),
+            _yes_no(w.needs_isolation),
+            _yes_no(w.latency_tolerant),
+            w.priority,
+            "|".join(w.gpu_models),
+        ]
+        for w in workloads
+    ]
+    frame = pd.DataFrame(rows, columns=list(WORKLOAD_COLUMNS))
+    return frame.astype(
+        {
+            "instances": "int64",
+            "gpus": "float64",
+            "memory_gib": "float64",
+            "busy_fraction": "float64",
+            "days_per_week": "int64",
+            "vcpus": "float64",
+            "ram_gib": "float64",
+            "priority": "int64",
+        }
+    )
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ...]]:
+    problems = table.require_columns(_REQUIRED, _OPTIONAL)
+    loaded: list[tuple[Row, WorkloadClass]] = []
+    for row in table.rows:
+        workload = _row_workload(table, row, catalog, problems)
+        if workload is not None:
+            loaded.append((row, workload))
+    _refuse_duplicate_names(table, loaded)
+    if not loaded:
+        raise InputError(
+            [
+                *problems,
+                table.problem(
+                    None,
+                    None,
+                    "no usable workload row",
+                    "add at least one valid row (see data/templates/workloads_template.csv)",
+                ),
+            ]
+        )
+    return Loaded(tuple(w for _, w in loaded), tuple(problems))
+
+
+def _row_workload(
+    table: Table, row: Row, catalog: Catalog, problems: list[InputProblem]
+) -> WorkloadClass | None:
+    values = parse_cells(
+        table,
+        row,
+        {
+            "name": _name,
+            "kind": _kind,
+            "instances": lambda t: parse_int(t, unit="instances", minimum=1, maximum=100_000),
+            "gpus": _gpus,
+            "memory_gib": lambda t: parse_float(
+                t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=8192
+            ),
+            "busy_fraction": _busy_fraction,
+            "days_per_week": lambda t: parse_int(t, unit="days", minimum=1, maximum=7),
+            "vcpus": lambda t: parse_float(t, unit="vCPUs", minimum=0, maximum=4096),
+            "ram_gib": lambda t: parse_float(t, unit="GiB", minimum=0, maximum=1_048_576),
+            "live_migration": parse_bool,
+            "isolation": parse_bool,
+            "latency_tolerant": parse_bool,
+            "priority": lambda t: parse_int(t, minimum=1, maximum=100, default=2),
+            "gpu_models": lambda t: _gpu_models(t, catalog),
+        },
+        problems,
+    )
+    if values is None:
+        # The schedule is checked only when the kind is known, so report it with the rest.
+        _check_schedule_alone(table, row, problems)
+        return None
+    try:
+        schedule = parse_active_hours(row.get("active_hours"), values["kind"])
+    except CellError as error:
+        problems.append(table.problem(row, "active_hours", error.message, error.fix))
+        return None
+    return WorkloadClass(
+        name=values["name"],
+        kind=values["kind"],
+        instances=values["instances"],
+        gpus=values["gpus"],
+        memory_gib=values["memory_gib"],
+        busy_fraction=values["busy_fraction"],
+        daily_schedule=schedule,
+        days_per_week=values["days_per_week"],
+        vcpus=values["vcpus"],
+        ram_gib=values["ram_gib"],
+        needs_live_migration=values["live_migration"],
+        needs_isolation=values["isolation"],
+        latency_tolerant=values["latency_tolerant"],
+        priority=values["priority"],
+        gpu_models=values["gpu_models"],
+    )
+
+
+def _check_schedule_alone(table: Table, row: Row, problems: list[InputProblem]) -> None:
+    """Report a bad ``active_hours`` even when another cell of the row is bad too."""
+    try:
+        kind = _kind(row.get("kind"))
+    except CellError:
+        kind = WorkloadKind.TRAINING  # the kind only sets the start hour, not validity
+    try:
+        parse_active_hours(row.get("active_hours"), kind)
+    except CellError as error:
+        problems.append(table.problem(row, "active_hours", error.message, error.fix))
+
+
+def _refuse_duplicate_names(table: Table, loaded: list[tuple[Row, WorkloadClass]]) -> None:
+    """Two classes with one name would give two instances one id: the file is refused."""
+    first: dict[str, Row] = {}
+    problems = []
+    for row, workload in loaded:
+        if workload.name in first:
+            problems.append(
+                table.problem(
+                    row,
+                    "name",
+                    f"name '{workload.name}' is already used on row {first[workload.name].number}",
+                    "give every class a unique name",
+                )
+            )
+        else:
+            first[workload.name] = row
+    if problems:
+        raise InputError(problems)
