@@ -13,8 +13,12 @@ import pytest
 from planner import mig
 from planner.assumptions import Assumptions, VsphereVersion
 from planner.catalog import Catalog, GpuModel, MigProfile, load_catalog
+from planner.feasibility import check_plan
+from planner.inventory import Host, Inventory
 from planner.mig import Layout, enumerate_layouts, layout_is_valid
-from planner.plan import GpuPacking, SolveStatus
+from planner.packing import plan_method
+from planner.plan import GpuPacking, Method, SolveStatus
+from planner.scenario import Scenario
 from planner.workloads import Instance, WorkloadClass, WorkloadKind
 
 CATALOG = load_catalog()
@@ -419,3 +423,25 @@ def test_urgent_instances_share_the_first_gpus() -> None:
     packing = mig.pack_exact(_instances(later, urgent), A100_80, CATALOG, ASSUME)
     assert [r.priority for r in packing.requests] == [1, 3]
     assert {s.workload for s in packing.requests[0].loads[0].slots} == {"urgent"}
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "heuristic"])
+def test_placed_plans_pass_the_feasibility_checker(exact: bool) -> None:
+    """Packed and placed on an inventory of A100-80GB and H100 hosts, a random mix (some needing
+    live migration, some whole GPUs) gives a MIG plan the shared feasibility checker accepts."""
+    rng = random.Random(21)
+    workloads = (
+        *_random_mix(rng, 10),
+        _workload("train", 2, 2, 120),
+        _workload("vmotion", 3, 0.1, 10, needs_live_migration=True),
+    )
+    hosts = tuple(
+        Host(f"{model.lower()}-{i}", "c1", model, 4, 64, 1024, 100, True, mig_enabled=True)
+        for model in ("A100-80GB-PCIe", "H100-80GB-PCIe")
+        for i in range(3)
+    )
+    scenario = Scenario(CATALOG, Inventory(hosts), workloads, ASSUME)
+    plan = plan_method(Method.MIG, scenario, exact=exact)
+    assert check_plan(plan, scenario) == []
+    assert plan.placements
+    assert {n.workload for n in plan.not_placed} >= {"vmotion"}

@@ -12,7 +12,11 @@ import pytest
 from planner import vgpu
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import Catalog, GpuModel, VgpuProfile, load_catalog
-from planner.plan import GpuPacking, SolveStatus
+from planner.feasibility import check_plan
+from planner.inventory import Host, Inventory
+from planner.packing import plan_method
+from planner.plan import GpuPacking, Method, SolveStatus
+from planner.scenario import Scenario
 from planner.workloads import Instance, WorkloadClass, WorkloadKind
 
 CATALOG = load_catalog()
@@ -359,3 +363,30 @@ def test_packing_is_deterministic() -> None:
     first = vgpu.pack_exact(instances, A100_80, CATALOG, MIXED)
     second = vgpu.pack_exact(list(instances), A100_80, CATALOG, MIXED)
     assert first == second
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "heuristic"])
+@pytest.mark.parametrize("assumptions", [EQUAL, MIXED, HOST_EQUAL], ids=lambda a: a.vgpu_mode)
+def test_placed_plans_pass_the_feasibility_checker(exact: bool, assumptions: Assumptions) -> None:
+    """Packed and placed on an inventory of A100-80GB and L40S hosts, a random mix (some needing
+    isolation, some whole GPUs) gives a vGPU plan the shared feasibility checker accepts, in
+    every mode."""
+    rng = random.Random(13)
+    workloads = (
+        *(
+            _workload(f"w{k}", rng.randint(1, 6), 0.1, rng.choice([4, 8, 10, 16, 20, 40]))
+            for k in range(12)
+        ),
+        _workload("train", 2, 2, 100),
+        _workload("isolated", 2, 0.1, 8, needs_isolation=True),
+    )
+    hosts = tuple(
+        Host(f"{model.lower()}-{i}", "c1", model, 4, 64, 1024, 100, True, mig_enabled=False)
+        for model in ("A100-80GB-PCIe", "L40S")
+        for i in range(3)
+    )
+    scenario = Scenario(CATALOG, Inventory(hosts), workloads, assumptions)
+    plan = plan_method(Method.VGPU, scenario, exact=exact)
+    assert check_plan(plan, scenario) == []
+    assert plan.placements
+    assert {n.workload for n in plan.not_placed} >= {"isolated"}
