@@ -138,6 +138,10 @@ _AUTO_EXACT_MAX_INSTANCES: Mapping[Method, int] = {
 
 PackMode = Literal["heuristic", "exact", "auto"]
 
+_MAX_BISECTIONS = 12
+"""When capacity is short, at most this many extra packings search for the longest run of
+instances (in priority order) that fits whole; 12 halvings pin it to 1/4096 of a level."""
+
 
 def packing_gpus(packing: GpuPacking) -> int:
     """GPUs a packing uses: one per load over all its requests."""
@@ -228,32 +232,51 @@ def _fit_model(
             trial,
             (first,),
         )
-    # Capacity is short: find the largest run of priority levels that fits whole.
-    levels = sorted({i.workload.priority for i in instances})
+    # Capacity is short: find the longest run of instances, in priority order, that fits whole
+    # when packed together: whole priority levels first, then a bisection inside the first
+    # level that does not fit.
     committed = pool
     packings: list[GpuPacking] = []
     placements: list[Placement] = []
     not_placed: list[NotPlaced] = []
     configs: dict[tuple[str, int], str] = {}
-    fitted_through: int | None = None
-    for level in levels[:-1]:
-        subset = [i for i in instances if i.workload.priority <= level]
-        packing = _pack(method, subset, model, scenario, "heuristic")
-        attempt = pool.copy()
-        result = assign_hosts(packing.requests, attempt)
+
+    def attempt(count: int) -> bool:
+        nonlocal committed, packings, placements, not_placed, configs
+        packing = _pack(method, instances[:count], model, scenario, "heuristic")
+        trial_pool = pool.copy()
+        result = assign_hosts(packing.requests, trial_pool)
         if result.not_placed:
-            break
-        fitted_through = level
-        committed = attempt
-        packings = [packing]
-        placements = list(result.placements)
-        not_placed = list(packing.not_placed)
+            return False
+        committed, packings = trial_pool, [packing]
+        placements, not_placed = list(result.placements), list(packing.not_placed)
         configs = dict(result.gpu_configs)
-    # Each later level is packed on its own into what is left, most urgent first.
-    for level in levels:
-        if fitted_through is not None and level <= fitted_through:
-            continue
-        subset = [i for i in instances if i.workload.priority == level]
+        return True
+
+    level_ends = [
+        n
+        for n in range(1, len(instances))
+        if instances[n].workload.priority != instances[n - 1].workload.priority
+    ]
+    fitted, failed = 0, len(instances)
+    for end in level_ends:
+        if not attempt(end):
+            failed = end
+            break
+        fitted = end
+    for _ in range(_MAX_BISECTIONS):
+        if failed - fitted <= 1:
+            break
+        middle = (fitted + failed) // 2
+        if attempt(middle):
+            fitted = middle
+        else:
+            failed = middle
+    # ``committed`` and the lists now hold the last attempt that fitted, the run of ``fitted``.
+    # The rest is packed level by level into what is left, most urgent first.
+    rest = instances[fitted:]
+    for level in sorted({i.workload.priority for i in rest}):
+        subset = [i for i in rest if i.workload.priority == level]
         packing = _pack(method, subset, model, scenario, "heuristic")
         result = assign_hosts(packing.requests, committed)
         packings.append(packing)
@@ -272,14 +295,16 @@ def _placed_bound(
     scenario: Scenario,
 ) -> int:
     """A lower bound on the GPUs of ``model`` for the instances of ``fit`` that were placed."""
-    if len(fit.packings) == 1 and not any(
-        n.instance in {p.instance for p in fit.placements} for n in fit.not_placed
-    ):
-        dropped = {n.instance for n in fit.not_placed}
-        packed = {s.instance for r in fit.packings[0].requests for ld in r.loads for s in ld.slots}
-        if not dropped & packed:
-            return fit.packings[0].lower_bound_gpus
     placed = {p.instance for p in fit.placements}
+    if len(fit.packings) == 1:
+        packed = {
+            slot.instance
+            for request in fit.packings[0].requests
+            for load in request.loads
+            for slot in load.slots
+        }
+        if packed <= placed:
+            return fit.packings[0].lower_bound_gpus  # everything it bounded was placed
     kept = [i for i in instances if i.id in placed]
     if not kept:
         return 0

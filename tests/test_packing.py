@@ -1,0 +1,250 @@
+"""The packing engine: registry, host rules per method, models, priority, determinism, sizing."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
+from planner.catalog import Catalog, load_catalog
+from planner.feasibility import check_plan
+from planner.inventory import ServerType
+from planner.packing import PACKERS, plan_method, size_method
+from planner.plan import Method, SolveStatus
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass
+
+CATALOG = load_catalog()
+H100 = "H100-80GB-PCIe"
+
+
+def _catalog_scenario(hosts: list, workloads: list[WorkloadClass]) -> Scenario:  # type: ignore[type-arg]
+    return scenario_of([], hosts, workloads, catalog=CATALOG)
+
+
+def test_every_method_has_a_packer() -> None:
+    """The registry serves all four methods, each with the three functions of the protocol."""
+    assert set(PACKERS) == set(Method)
+    for method in Method:
+        packer = PACKERS[method]
+        assert callable(packer.ineligible_reason)
+        assert callable(packer.pack_heuristic)
+        assert callable(packer.pack_exact)
+
+
+def test_mig_uses_only_hosts_with_mig_enabled() -> None:
+    """MIG slices go only to MIG-capable models on hosts with MIG mode on."""
+    scenario = _catalog_scenario(
+        [
+            host("off", H100, 2, mig_enabled=False),
+            host("on", H100, 2, mig_enabled=True),
+            host("l40s", "L40S", 4, mig_enabled=True),
+        ],
+        [workload("nb", instances=6, gpus=0.1, memory_gib=8)],
+    )
+    plan = plan_method(Method.MIG, scenario)
+    assert {p.host for p in plan.placements} == {"on"}
+    assert not plan.not_placed
+    assert check_plan(plan, scenario) == []
+
+
+def test_mig_without_any_enabled_host_says_why() -> None:
+    """With MIG off everywhere, every instance is not placed with a reason naming MIG."""
+    scenario = _catalog_scenario([host("off", H100, 2)], [workload("nb", gpus=0.1, memory_gib=8)])
+    plan = plan_method(Method.MIG, scenario)
+    assert [n.reason for n in plan.not_placed] == ["no host in the inventory can serve MIG"]
+
+
+def test_vgpu_skips_models_without_profiles() -> None:
+    """vGPU never lands on a model without C-series profiles."""
+    plain = gpu_model("Plain-48GB", 48.0, vgpu=False)
+    catalog = Catalog(
+        gpus={**CATALOG.gpus, plain.name: plain},
+        vgpu_profiles=CATALOG.vgpu_profiles,
+        mig_profiles=CATALOG.mig_profiles,
+    )
+    scenario = scenario_of(
+        [],
+        [host("plain", plain.name, 4), host("l40s", "L40S", 1)],
+        [workload("vdi", instances=4, gpus=0.1, memory_gib=6, vcpus=1)],
+        catalog=catalog,
+    )
+    plan = plan_method(Method.VGPU, scenario)
+    assert {p.host for p in plan.placements} == {"l40s"}
+    assert check_plan(plan, scenario) == []
+
+
+def test_model_restrictions_are_respected() -> None:
+    """A class restricted to L4 runs only on L4 even when L40S GPUs are free."""
+    scenario = _catalog_scenario(
+        [host("big", "L40S", 4), host("small", "L4", 4)],
+        [workload("only-l4", instances=3, gpus=0.5, memory_gib=10, gpu_models=["L4"])],
+    )
+    for method in (Method.PASSTHROUGH, Method.VGPU, Method.REMOTE_POOL):
+        plan = plan_method(method, scenario)
+        assert {p.gpu_model for p in plan.placements} == {"L4"}, method
+
+
+def test_priority_is_respected_when_capacity_is_short() -> None:
+    """With room for two of four whole-GPU jobs, both priority-1 jobs are placed."""
+    scenario = _catalog_scenario(
+        [host("h", "L40S", 2)],
+        [
+            workload("later", instances=2, gpus=1, memory_gib=40, priority=3),
+            workload("urgent", instances=2, gpus=1, memory_gib=40, priority=1),
+        ],
+    )
+    for method in (Method.PASSTHROUGH, Method.VGPU, Method.REMOTE_POOL):
+        plan = plan_method(method, scenario)
+        assert {p.workload for p in plan.placements} == {"urgent"}, method
+        assert [n.workload for n in plan.not_placed] == ["later", "later"], method
+        assert check_plan(plan, scenario) == []
+
+
+def test_shared_gpus_keep_priority_order() -> None:
+    """When sharing, low-priority instances only get what the urgent ones leave over."""
+    scenario = _catalog_scenario(
+        [host("h", "L40S", 1)],
+        [
+            workload("low", instances=4, gpus=0.25, memory_gib=12, priority=3),
+            workload("high", instances=3, gpus=0.25, memory_gib=12, priority=1),
+        ],
+    )
+    plan = plan_method(Method.REMOTE_POOL, scenario)
+    placed = Counter(p.workload for p in plan.placements)
+    assert placed == {"high": 3, "low": 1}
+
+
+def test_not_placed_reasons_are_specific() -> None:
+    """Ineligible instances carry the method's reason; capacity shortfalls name the resource."""
+    scenario = _catalog_scenario(
+        [host("h", "L40S", 2, cpu_cores=16)],
+        [
+            workload("movable", needs_live_migration=True),
+            workload("hungry", instances=2, gpus=1, memory_gib=40, vcpus=12),
+        ],
+    )
+    plan = plan_method(Method.PASSTHROUGH, scenario)
+    reasons = {n.instance: n.reason for n in plan.not_placed}
+    assert "cannot be vMotioned" in reasons["movable#1"]
+    assert reasons["hungry#2"] == "no host of model L40S has 1 free GPU and 12 free cores left"
+
+
+def test_instances_spill_to_another_eligible_model() -> None:
+    """When the model an instance was given is full, it moves to the next eligible model."""
+    scenario = _catalog_scenario(
+        [host("a", "L40S", 1), host("b", "L4", 3)],
+        [workload("job", instances=4, gpus=1, memory_gib=20)],
+    )
+    plan = plan_method(Method.PASSTHROUGH, scenario)
+    assert not plan.not_placed
+    assert Counter(p.gpu_model for p in plan.placements) == {"L40S": 1, "L4": 3}
+    assert check_plan(plan, scenario) == []
+
+
+def test_flexible_instances_spread_over_models_by_capacity() -> None:
+    """Water-filling: eight flexible jobs on two models of four GPUs each split four and four."""
+    scenario = _catalog_scenario(
+        [host("a", "L40S", 4), host("b", "L4", 4)],
+        [workload("job", instances=8, gpus=0.5, memory_gib=10, vcpus=1)],
+    )
+    plan = plan_method(Method.PASSTHROUGH, scenario)
+    assert Counter(p.gpu_model for p in plan.placements) == {"L40S": 4, "L4": 4}
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_plans_are_deterministic(method: Method) -> None:
+    """The same scenario gives the same plan twice (placements, reasons, GPU set-up, bound)."""
+    scenario = fleet(100)
+    first = plan_method(method, scenario)
+    second = plan_method(method, scenario)
+    assert first.placements == second.placements
+    assert first.not_placed == second.not_placed
+    assert dict(first.gpu_configs) == dict(second.gpu_configs)
+    assert first.lower_bound_gpus == second.lower_bound_gpus
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_bound_never_exceeds_gpus_used(method: Method) -> None:
+    """The lower bound is at most the GPUs used; OPTIMAL plans of the 100-GPU fleet reach it."""
+    scenario = fleet(100)
+    plan = plan_method(method, scenario, exact=True)
+    used = len(plan.gpu_configs)
+    assert plan.lower_bound_gpus <= used
+    assert check_plan(plan, scenario) == []
+    if plan.status is SolveStatus.OPTIMAL and method is not Method.REMOTE_POOL:
+        assert used == plan.lower_bound_gpus
+
+
+def test_exact_and_heuristic_agree_on_small_pool() -> None:
+    """On a small mixed pool the exact and heuristic plans use the same GPUs; exact is proven."""
+    scenario = _catalog_scenario(
+        [host("h", "L40S", 4)],
+        [
+            workload("nb", instances=4, gpus=0.25, memory_gib=16, schedule=OFFICE),
+            workload("batch", instances=2, gpus=0.5, memory_gib=24, schedule=NIGHT),
+        ],
+    )
+    exact = plan_method(Method.REMOTE_POOL, scenario, exact=True)
+    heuristic = plan_method(Method.REMOTE_POOL, scenario, exact=False)
+    assert len(exact.gpu_configs) == len(heuristic.gpu_configs) == 2
+    assert exact.status is SolveStatus.OPTIMAL
+
+
+def _brute_force_hosts(demands: list[tuple[int, float]], gpus: int, cores: float) -> int:
+    """Fewest hosts for (GPUs, cores) requests, by trying every assignment."""
+    for count in range(1, len(demands) + 1):
+        for assignment in itertools.product(range(count), repeat=len(demands)):
+            g = [0] * count
+            c = [0.0] * count
+            for (need_g, need_c), h in zip(demands, assignment, strict=True):
+                g[h] += need_g
+                c[h] += need_c
+            if max(g) <= gpus and max(c) <= cores:
+                return count
+    return 0
+
+
+def test_sizing_returns_the_minimum_hosts() -> None:
+    """Sizing passthrough jobs of 3, 2, 2, 1, 1, 3 GPUs on 4-GPU, 32-core servers opens the
+    fewest hosts that enumeration finds, and lists them in the plan."""
+    shapes = [(3, 8.0), (2, 20.0), (2, 20.0), (1, 4.0), (1, 12.0), (3, 4.0)]
+    workloads = [
+        workload(f"j{i}", gpus=g, memory_gib=8, vcpus=c, ram_gib=8)
+        for i, (g, c) in enumerate(shapes)
+    ]
+    scenario = _catalog_scenario([], workloads)
+    plan = size_method(Method.PASSTHROUGH, scenario, ServerType("L40S", 4, 32.0, 512.0))
+    assert len(plan.hosts) == _brute_force_hosts(shapes, 4, 32.0) == 4
+    assert not plan.not_placed
+    assert check_plan(plan, scenario) == []
+    assert "proven minimum" in plan.notes[-1]
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_sizing_plans_are_feasible(method: Method) -> None:
+    """Sizing an H100 cluster for the 100-GPU fleet gives a feasible plan on the hosts it opens."""
+    scenario = fleet(100)
+    plan = size_method(method, scenario, ServerType(H100, 8, 128.0, 2048.0))
+    assert plan.hosts
+    assert all(h.gpu_model == H100 for h in plan.hosts)
+    assert check_plan(plan, scenario) == []
+
+
+def test_sizing_reports_an_unusable_server_type() -> None:
+    """Sizing MIG on a server type without MIG says why for every instance."""
+    scenario = _catalog_scenario([], [workload("nb", instances=2, gpus=0.1, memory_gib=8)])
+    plan = size_method(Method.MIG, scenario, ServerType("L40S", 4, 64.0, 512.0))
+    assert not plan.placements
+    assert {n.reason for n in plan.not_placed} == {"server type: L40S does not support MIG"}
+
+
+def test_sizing_with_mig_mode_off_is_unusable() -> None:
+    """A MIG-capable server type with MIG mode off cannot serve MIG."""
+    scenario = _catalog_scenario([], [workload("nb", gpus=0.1, memory_gib=8)])
+    server = replace(ServerType(H100, 4, 64.0, 512.0), mig_enabled=False)
+    plan = size_method(Method.MIG, scenario, server)
+    assert plan.not_placed[0].reason == "server type: MIG mode is not enabled on the host"
