@@ -388,7 +388,12 @@ def _describe(candidate: _Candidate, instances: int) -> str:
     )
 
 
-def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float) -> Recommendation:
+def _recommend(
+    workload: WorkloadClass,
+    plan: ScenarioPlan,
+    max_slowdown: float,
+    workload_costs: Mapping[Method, Mapping[str, float]],
+) -> Recommendation:
     ruled_out = []
     unplaced = []
     candidates = []
@@ -403,7 +408,7 @@ def _recommend(workload: WorkloadClass, plan: ScenarioPlan, max_slowdown: float)
             if reasons:
                 unplaced.append(f"{result.method.label}: {reasons[0]}")
             continue
-        costs = workload_usd_per_instance_year(result.plan, plan.scenario)
+        costs = workload_costs[result.method]
         slowdown = next((s.slowdown for s in result.slowdowns if s.workload == workload.name), 1.0)
         candidates.append(_Candidate(result, placed, costs[workload.name], slowdown))
     if not candidates:
@@ -462,7 +467,13 @@ def recommendations(
     instances by reserved memory) whose slowdown is at most ``max_slowdown`` [-]; if none is
     that fast, the least slow.
     """
-    return tuple(_recommend(workload, plan, max_slowdown) for workload in plan.scenario.workloads)
+    workload_costs = {
+        r.method: workload_usd_per_instance_year(r.plan, plan.scenario) for r in plan.results
+    }
+    return tuple(
+        _recommend(workload, plan, max_slowdown, workload_costs)
+        for workload in plan.scenario.workloads
+    )
 
 
 def recommendations_frame(plan: ScenarioPlan) -> pd.DataFrame:
