@@ -75,7 +75,7 @@ _EPS_GPU_HOURS = 1e-9
 class HarvestSettings:
     """The ML backlog and how it runs on harvested VDI GPUs."""
 
-    backlog_gpu_hours_per_day: float = 200.0
+    backlog_gpu_hours_per_day: float = 100.0
     """ML work submitted on each submit day [GPU-hours/day] (a default; edit it)."""
     submit_hour: float = 17.0
     """Hour of day the day's backlog is submitted [h, 0-24), e.g. 17.0 for 17:00."""
@@ -771,6 +771,12 @@ def _format_hours(hours: float | None) -> str:
     return "not done in the simulated weeks" if hours is None else f"{hours:.1f} h"
 
 
+def _clock(hour: float) -> str:
+    """Hour of day as a clock time: ``17.5`` -> ``17:30``."""
+    minutes = round(hour * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def harvest_summary(result: HarvestResult) -> pd.DataFrame:
     """The headline figures, one per row. Columns: ``figure``, ``value``, ``unit``."""
     s = result.settings
@@ -779,7 +785,7 @@ def harvest_summary(result: HarvestResult) -> pd.DataFrame:
         ("ML backlog submitted", s.submitted_gpu_hours_per_week, "GPU-hours/week"),
         (
             "Submission",
-            f"{s.submit_hour:05.2f} h on " + ", ".join(DAYS[d] for d in sorted(set(s.submit_days))),
+            f"{_clock(s.submit_hour)} on " + ", ".join(DAYS[d] for d in sorted(set(s.submit_days))),
             "",
         ),
         ("Job size", f"{s.gpus_per_job} GPU(s) × {s.job_hours:g} h", ""),
@@ -788,8 +794,8 @@ def harvest_summary(result: HarvestResult) -> pd.DataFrame:
         ("Harvested", result.harvested_gpu_hours_per_week, "GPU-hours/week"),
         ("Lost to restarts", result.lost_gpu_hours_per_week, "GPU-hours/week"),
         ("Useful harvested work", result.useful_gpu_hours_per_week, "GPU-hours/week"),
-        ("Utilisation before", result.utilisation_before, "share 0-1"),
-        ("Utilisation after", result.utilisation_after, "share 0-1"),
+        ("Utilisation before", 100 * result.utilisation_before, "%"),
+        ("Utilisation after", 100 * result.utilisation_after, "%"),
         ("Jobs interrupted", result.jobs_interrupted_per_week, "jobs/week"),
         ("Interruptions", result.interruptions_per_week, "stops/week"),
         ("Backlog growth", result.backlog_growth_gpu_hours_per_week, "GPU-hours/week"),

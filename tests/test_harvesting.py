@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from planner.assumptions import Assumptions
@@ -427,3 +429,35 @@ def test_the_cli_registers_harvest() -> None:
     assert args.restart is True
     assert args.resolution == 15
     assert callable(args.func)
+
+
+def test_the_harvest_command_prints_and_writes_the_sheets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m planner harvest`` on the sample prints the summary and writes both sheets,
+    with the figures harvest_scenario gives for the same scenario."""
+    from planner.cli import build_parser, main, scenario_from_args
+
+    target = tmp_path / "harvest.xlsx"
+    assert main(["harvest", "--backlog", "80", "--workbook", str(target)]) == 0
+    printed = capsys.readouterr().out
+    scenario, _ = scenario_from_args(build_parser().parse_args(["harvest"]))
+    expected = harvest_scenario(scenario, HarvestSettings(backlog_gpu_hours_per_day=80))
+    assert f"Harvested {expected.harvested_gpu_hours_per_week:,.2f}" in " ".join(printed.split())
+    assert f"Dedicated GPUs replaced {expected.dedicated_gpus} GPUs" in " ".join(printed.split())
+    sheets = pd.read_excel(target, sheet_name=None)
+    assert set(sheets) == {"Harvest summary", "Harvest by step"}
+    assert len(sheets["Harvest by step"]) == HOURS_PER_WEEK
+
+
+def test_the_harvest_command_explains_a_bad_curve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A curve file with a bad value exits 2 and names the file, line and value."""
+    from planner.cli import main
+
+    curve = tmp_path / "curve.txt"
+    curve.write_text("0.5 " * 23 + "x")
+    assert main(["harvest", "--curve", str(curve)]) == 2
+    err = capsys.readouterr().err
+    assert "curve.txt, row 1, column 'value 24'" in err
