@@ -323,11 +323,7 @@ def _refuse_duplicate_names(table: Table, groups: list[tuple[Row, list[Host]]]) 
                         row,
                         "host",
                         f"host '{host.name}' is already defined on row {earlier.number}"
-                        + (
-                            " (hosts of a group are named host-01, host-02 ...)"
-                            if row.get("count")
-                            else ""
-                        ),
+                        + _group_hint(row),
                         "give every host a unique name",
                     )
                 )
@@ -335,3 +331,11 @@ def _refuse_duplicate_names(table: Table, groups: list[tuple[Row, list[Host]]]) 
             first[host.name] = row
     if problems:
         raise InputError(problems)
+
+
+def _group_hint(row: Row) -> str:
+    """Explain generated names when the clash comes from a group row."""
+    if row.get("count") in ("", "1"):
+        return ""
+    base = row.get("host")
+    return f" (a row with count {row.get('count')} names its hosts {base}-01, {base}-02 ...)"

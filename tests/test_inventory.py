@@ -1,0 +1,261 @@
+"""Tests for planner.inventory: loading, validating and round-tripping the inventory CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from planner.catalog import Catalog, load_catalog
+from planner.inventory import (
+    Inventory,
+    inventory_frame,
+    inventory_from_frame,
+    load_inventory,
+)
+from planner.problems import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def _csv(*rows: str, header: str = HEADER) -> bytes:
+    return ("\n".join([header, *rows]) + "\n").encode()
+
+
+def test_sample_inventory_loads_without_problems(catalog: Catalog) -> None:
+    """The shipped sample has no bad cell and expands its groups to 200 GPUs in 36 hosts."""
+    loaded = load_inventory(ROOT / "data" / "sample" / "inventory.csv", catalog)
+    assert loaded.problems == ()
+    assert loaded.value.gpu_count == 200
+    assert len(loaded.value.hosts) == 36
+    assert len({h.cluster for h in loaded.value.hosts}) == 6
+
+
+def test_template_loads_without_problems(catalog: Catalog) -> None:
+    """The template's example rows are valid, so a user can start from them."""
+    loaded = load_inventory(ROOT / "data" / "templates" / "inventory_template.csv", catalog)
+    assert loaded.problems == ()
+    assert loaded.value.hosts
+
+
+def test_one_row_gives_one_host_with_every_field(catalog: Catalog) -> None:
+    """A row without count is one host named as written, its model the catalog's name."""
+    data = _csv("gpu-a,prod,l40s,4,64,768,100,yes")
+    (host,) = load_inventory(data, catalog).value.hosts
+    assert host.name == "gpu-a"
+    assert host.cluster == "prod"
+    assert host.gpu_model == "L40S"
+    assert (host.gpus, host.cpu_cores, host.ram_gib, host.network_gbps) == (4, 64, 768, 100)
+    assert host.rdma is True
+    assert host.mig_enabled is False
+
+
+def test_count_expands_a_group_with_numbered_names(catalog: Catalog) -> None:
+    """count 3 gives three identical hosts named NAME-01 .. NAME-03."""
+    data = _csv("a100,dev,A100-80GB-PCIe,4,64,1024,100,no,3", header=HEADER + ",count")
+    hosts = load_inventory(data, catalog).value.hosts
+    assert [h.name for h in hosts] == ["a100-01", "a100-02", "a100-03"]
+    assert {(h.gpus, h.gpu_model, h.rdma) for h in hosts} == {(4, "A100-80GB-PCIe", False)}
+
+
+def test_count_above_99_widens_the_numbers(catalog: Catalog) -> None:
+    """A group of 120 hosts is numbered 001 .. 120 so names sort in order."""
+    data = _csv("n,edge,L4,1,8,64,10,no,120", header=HEADER + ",count")
+    names = [h.name for h in load_inventory(data, catalog).value.hosts]
+    assert names[0] == "n-001"
+    assert names[-1] == "n-120"
+
+
+def test_mig_defaults_to_the_models_capability(catalog: Catalog) -> None:
+    """Without mig_enabled, MIG is on for MIG-capable models and off for others."""
+    data = _csv("a,x,A30,4,32,256,25,no", "b,x,L4,2,32,256,25,no")
+    a, b = load_inventory(data, catalog).value.hosts
+    assert a.mig_enabled is True
+    assert b.mig_enabled is False
+
+
+def test_mig_on_a_model_without_mig_is_a_problem(catalog: Catalog) -> None:
+    """mig_enabled yes on an L40S cannot be: the row is skipped with the reason."""
+    data = _csv(
+        "a,x,L40S,4,32,256,25,no,yes",
+        "b,x,A30,4,32,256,25,no,no",
+        header=HEADER + ",mig_enabled",
+    )
+    loaded = load_inventory(data, catalog, file_name="inv.csv")
+    assert [h.name for h in loaded.value.hosts] == ["b"]
+    assert loaded.value.hosts[0].mig_enabled is False
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("inv.csv", 2, "mig_enabled")
+    assert "has no MIG" in problem.message
+
+
+def test_columns_match_ignoring_case_and_spaces(catalog: Catalog) -> None:
+    """'GPU Model', ' Host ' and 'RAM GiB' name the same columns as gpu_model, host, ram_gib."""
+    header = "Host ,Cluster,GPU Model,GPUs per host,CPU cores,RAM GiB,Network Gbps,RDMA"
+    (host,) = load_inventory(_csv("h1,c,T4,1,8,64,10,true", header=header), catalog).value.hosts
+    assert (host.name, host.gpu_model, host.ram_gib, host.rdma) == ("h1", "T4", 64, True)
+
+
+def test_unknown_model_lists_the_closest_names(catalog: Catalog) -> None:
+    """'A100 80GB' is not a catalog name; the fix suggests both A100-80GB variants."""
+    loaded = load_inventory(_csv("a,x,A100 80GB,4,32,256,25,no", "b,x,L4,2,32,256,25,no"), catalog)
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (2, "gpu_model")
+    assert "unknown GPU model 'A100 80GB'" in problem.message
+    assert "A100-80GB-PCIe" in problem.fix
+    assert "A100-80GB-SXM" in problem.fix
+
+
+def test_each_bad_cell_is_one_problem_and_good_rows_load(catalog: Catalog) -> None:
+    """Two bad cells in one row give two problems; that row is skipped, the others load."""
+    loaded = load_inventory(
+        _csv(
+            "good-1,x,L4,2,32,256,25,no",
+            "bad,x,L4,two,32,256,25,maybe",
+            "good-2,x,L4,2,32,256,25,no",
+        ),
+        catalog,
+        file_name="hosts.csv",
+    )
+    assert [h.name for h in loaded.value.hosts] == ["good-1", "good-2"]
+    found = {(p.file, p.row, p.column) for p in loaded.problems}
+    assert found == {("hosts.csv", 3, "gpus_per_host"), ("hosts.csv", 3, "rdma")}
+    assert all(p.fix for p in loaded.problems)
+
+
+def test_range_messages_state_the_allowed_range(catalog: Catalog) -> None:
+    """A negative RAM and a count of 0 say what range is allowed, with the unit."""
+    loaded = load_inventory(
+        _csv("a,x,L4,2,32,-5,25,no,0", "b,x,L4,2,32,256,25,no,1", header=HEADER + ",count"),
+        catalog,
+    )
+    problems = {p.column: p for p in loaded.problems}
+    assert set(problems) == {"ram_gib", "count"}
+    assert "GiB" in problems["ram_gib"].fix
+    assert "from 1 to 1000 hosts" in problems["count"].fix
+
+
+def test_a16_hosts_hold_whole_boards(catalog: Catalog) -> None:
+    """A16 boards carry 4 GPUs, so a host with 6 A16 GPUs is rejected with the rule."""
+    loaded = load_inventory(_csv("v1,vdi,A16,6,64,512,25,no", "v2,vdi,A16,8,64,512,25,no"), catalog)
+    assert [h.name for h in loaded.value.hosts] == ["v2"]
+    (problem,) = loaded.problems
+    assert problem.column == "gpus_per_host"
+    assert "multiple of 4" in problem.fix
+
+
+def test_duplicate_host_names_make_the_file_unusable(catalog: Catalog) -> None:
+    """A group's generated name clashing with an explicit host raises, naming both rows."""
+    data = _csv("h100,t,H100-80GB-SXM,8,64,1024,400,yes,2", "h100-02,t,L4,1,8,64,10,no,1")
+    with pytest.raises(InputError) as raised:
+        load_inventory(
+            data.replace(HEADER.encode(), (HEADER + ",count").encode()),
+            catalog,
+            file_name="inv.csv",
+        )
+    (problem,) = raised.value.problems
+    assert (problem.row, problem.column) == (3, "host")
+    assert "already defined on row 2" in problem.message
+
+
+def test_missing_required_column_is_fatal(catalog: Catalog) -> None:
+    """Without a gpu_model column no host can be read; the problem names the column."""
+    with pytest.raises(InputError) as raised:
+        load_inventory(b"host,cluster\na,b\n", catalog, file_name="inv.csv")
+    messages = [p.message for p in raised.value.problems]
+    assert any("'gpu_model' is missing" in m for m in messages)
+    assert all(p.file == "inv.csv" for p in raised.value.problems)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", "the file is empty"),
+        (b"PK\x03\x04rest-of-a-zip", "Excel workbook"),
+        (b"\xff\xfe\x00h\x00o", "not UTF-8"),
+    ],
+)
+def test_unusable_files_raise_with_a_fix(catalog: Catalog, data: bytes, expected: str) -> None:
+    """Empty files, Excel workbooks and non-UTF-8 bytes raise InputError with a fix."""
+    with pytest.raises(InputError) as raised:
+        load_inventory(data, catalog, file_name="upload.csv")
+    (problem,) = raised.value.problems
+    assert expected in problem.message
+    assert problem.fix
+    assert problem.file == "upload.csv"
+
+
+def test_header_only_file_raises(catalog: Catalog) -> None:
+    """A header with no host rows is unusable, not an empty inventory."""
+    with pytest.raises(InputError, match="no usable host row"):
+        load_inventory(_csv(), catalog)
+
+
+def test_every_row_bad_raises_with_each_problem(catalog: Catalog) -> None:
+    """When no row loads, the error lists the cell problems too, not only 'no usable row'."""
+    with pytest.raises(InputError) as raised:
+        load_inventory(_csv("a,x,Z9,2,32,256,25,no"), catalog)
+    columns = [p.column for p in raised.value.problems]
+    assert columns == ["gpu_model", None]
+
+
+def test_blank_lines_count_as_rows(catalog: Catalog) -> None:
+    """A blank line is a row in a spreadsheet, so the row after it is reported as row 4."""
+    data = _csv("a,x,L4,2,32,256,25,no", "", "b,x,L4,2,32,256,25,oops")
+    (problem,) = load_inventory(data, catalog).problems
+    assert problem.row == 4
+
+
+def test_unknown_column_is_reported_but_not_fatal(catalog: Catalog) -> None:
+    """A misspelt optional column ('mig_enable') is reported with the right name; rows load."""
+    data = _csv("a,x,A30,4,32,256,25,no,no", header=HEADER + ",mig_enable")
+    loaded = load_inventory(data, catalog)
+    assert len(loaded.value.hosts) == 1
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (None, "mig_enable")
+    assert "'mig_enabled'" in problem.fix
+
+
+def test_text_cells_are_kept_as_written(catalog: Catalog) -> None:
+    """A host name that looks like a formula is stored as text, trimmed, never evaluated."""
+    data = _csv('"  =1+1 ",x,L4,2,32,256,25,no')
+    (host,) = load_inventory(data, catalog).value.hosts
+    assert host.name == "=1+1"
+
+
+def test_a_str_source_is_a_path(catalog: Catalog, tmp_path: Path) -> None:
+    """A str is read as a path and the problems name that file."""
+    path = tmp_path / "mine.csv"
+    path.write_bytes(_csv("a,x,L4,2,32,256,25,no", "b,x,L4,2,32,256,25,perhaps"))
+    loaded = load_inventory(str(path), catalog)
+    assert loaded.problems[0].file == "mine.csv"
+
+
+def test_frame_round_trip_is_stable(catalog: Catalog) -> None:
+    """inventory -> frame -> inventory gives the same hosts (groups stay expanded)."""
+    inventory = load_inventory(ROOT / "data" / "sample" / "inventory.csv", catalog).value
+    frame = inventory_frame(inventory)
+    assert len(frame) == len(inventory.hosts)
+    again = inventory_from_frame(frame, catalog, file_name="edited")
+    assert again.problems == ()
+    assert again.value == inventory
+    pd.testing.assert_frame_equal(inventory_frame(again.value), frame)
+
+
+def test_edited_frame_is_validated_like_a_file(catalog: Catalog) -> None:
+    """A bad cell typed in the dashboard's table is a problem at the row a CSV would show."""
+    frame = inventory_frame(
+        Inventory(load_inventory(_csv("a,x,L4,2,32,256,25,no"), catalog).value.hosts)
+    )
+    frame = pd.concat([frame, frame.assign(host="b", gpu_model="L5")], ignore_index=True)
+    loaded = inventory_from_frame(frame, catalog, file_name="edited table")
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("edited table", 3, "gpu_model")
+    assert [h.name for h in loaded.value.hosts] == ["a"]
