@@ -365,7 +365,10 @@ def parse_int(
     default: int | None = None,
 ) -> int:
     """A whole number within a range (``8`` and ``8.0`` both read as 8)."""
-    value = parse_float(text, unit=unit, minimum=minimum, maximum=maximum, default=default)
+    try:
+        value = parse_float(text, unit=unit, minimum=minimum, maximum=maximum, default=default)
+    except CellError as error:
+        raise CellError(error.message, error.fix.replace("a number", "a whole number")) from None
     if not value.is_integer():
         allowed = _range_text(minimum, maximum, True, unit)
         raise CellError(f"{text} is not a whole number", f"enter a whole number {allowed}")

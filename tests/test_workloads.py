@@ -1,0 +1,293 @@
+"""Tests for planner.workloads: the workload CSV, schedules and instance expansion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from planner.catalog import Catalog, load_catalog
+from planner.problems import InputError
+from planner.tabular import CellError
+from planner.workloads import (
+    HOURS_PER_DAY,
+    WORKLOAD_COLUMNS,
+    WorkloadKind,
+    expand_instances,
+    load_workloads,
+    parse_active_hours,
+    schedule_text,
+    workloads_frame,
+    workloads_from_frame,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = ",".join(WORKLOAD_COLUMNS[:-2])
+# A valid row for HEADER; tests change one cell at a time.
+GOOD = "nb,notebook,4,0.25,10,0.1,8,5,4,32,no,no,yes"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def _csv(*rows: str, header: str = HEADER) -> bytes:
+    return ("\n".join([header, *rows]) + "\n").encode()
+
+
+def _row(**cells: str) -> str:
+    values = dict(zip(WORKLOAD_COLUMNS[:-2], GOOD.split(","), strict=True))
+    values.update(cells)
+    return ",".join(values.values())
+
+
+def _problem_columns(data: bytes, catalog: Catalog) -> list[str | None]:
+    return [p.column for p in load_workloads(data, catalog).problems]
+
+
+def test_sample_workloads_load_without_problems(catalog: Catalog) -> None:
+    """The shipped sample has no bad cell: 13 classes, 252 instances, every kind."""
+    loaded = load_workloads(ROOT / "data" / "sample" / "workloads.csv", catalog)
+    assert loaded.problems == ()
+    assert len(loaded.value) == 13
+    assert sum(w.instances for w in loaded.value) == 252
+    assert {w.kind for w in loaded.value} == set(WorkloadKind)
+
+
+def test_template_loads_without_problems(catalog: Catalog) -> None:
+    """The template's example rows are valid, so a user can start from them."""
+    loaded = load_workloads(ROOT / "data" / "templates" / "workloads_template.csv", catalog)
+    assert loaded.problems == ()
+    assert len(loaded.value) == 3
+
+
+def test_a_good_row_gives_every_field(catalog: Catalog) -> None:
+    """A row maps to a WorkloadClass: units, yes/no flags and default priority 2."""
+    (workload,) = load_workloads(_csv(GOOD), catalog).value
+    assert workload.name == "nb"
+    assert workload.kind is WorkloadKind.NOTEBOOK
+    assert (workload.instances, workload.gpus, workload.memory_gib) == (4, 0.25, 10)
+    assert (workload.busy_fraction, workload.days_per_week) == (0.1, 5)
+    assert (workload.vcpus, workload.ram_gib) == (4, 32)
+    assert (workload.needs_live_migration, workload.needs_isolation) == (False, False)
+    assert workload.latency_tolerant is True
+    assert workload.priority == 2
+    assert workload.gpu_models == ()
+
+
+def test_notebook_hours_start_at_nine(catalog: Catalog) -> None:
+    """'8' hours for a notebook means 9:00-17:00: hours 9..16 active, others idle."""
+    (workload,) = load_workloads(_csv(GOOD), catalog).value
+    assert [h for h, share in enumerate(workload.daily_schedule) if share] == list(range(9, 17))
+    assert workload.active_hours_per_day == 8
+
+
+def test_fractional_hours_give_a_partial_last_hour() -> None:
+    """2.5 notebook hours are 9-10 and 10-11 in full and half of 11-12."""
+    schedule = parse_active_hours("2.5", WorkloadKind.NOTEBOOK)
+    assert schedule[9:12] == (1.0, 1.0, 0.5)
+    assert sum(schedule) == 2.5
+    assert len(schedule) == HOURS_PER_DAY
+
+
+def test_default_start_hours_per_kind() -> None:
+    """A number of hours starts at 8:00 for VDI and 20:00 for batch (wrapping past midnight)."""
+    vdi = parse_active_hours("9", WorkloadKind.VDI)
+    assert [h for h, s in enumerate(vdi) if s] == list(range(8, 17))
+    batch = parse_active_hours("6", WorkloadKind.BATCH)
+    assert [h for h, s in enumerate(batch) if s] == [0, 1, 20, 21, 22, 23]
+
+
+def test_training_and_inference_hours_are_spread_over_the_day() -> None:
+    """12 hours of inference is half the instances active in every hour, not 12 busy hours."""
+    assert parse_active_hours("12", WorkloadKind.INFERENCE) == (0.5,) * HOURS_PER_DAY
+
+
+def test_overnight_range_wraps_midnight() -> None:
+    """22-6 is active 22:00-24:00 and 0:00-6:00, eight hours in all."""
+    schedule = parse_active_hours("22-6", WorkloadKind.BATCH)
+    assert [h for h, s in enumerate(schedule) if s] == [0, 1, 2, 3, 4, 5, 22, 23]
+    assert sum(schedule) == 8
+
+
+def test_several_ranges_and_half_hours() -> None:
+    """9-12,13-18 leaves lunch idle; 9:30-11 is half of hour 9 and all of hour 10."""
+    lunch = parse_active_hours("9-12,13-18", WorkloadKind.VDI)
+    assert lunch[12] == 0
+    assert sum(lunch) == 8
+    assert parse_active_hours("9:30-11", WorkloadKind.VDI)[9:11] == (0.5, 1.0)
+
+
+def test_always_on() -> None:
+    """24x7 is every hour at full share."""
+    assert parse_active_hours("24x7", WorkloadKind.NOTEBOOK) == (1.0,) * HOURS_PER_DAY
+
+
+@pytest.mark.parametrize(
+    "text", ["", "all day", "25", "0", "9-9", "9-12,11-13", "8-25", "0 1 2", "9:75-10"]
+)
+def test_bad_schedules_say_which_forms_are_accepted(text: str) -> None:
+    """Unreadable, empty, overlapping or out-of-range schedules raise with a fix."""
+    with pytest.raises(CellError) as raised:
+        parse_active_hours(text, WorkloadKind.BATCH)
+    assert raised.value.fix
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("24x7", WorkloadKind.TRAINING),
+        ("22-6", WorkloadKind.BATCH),
+        ("9-12,13-18", WorkloadKind.VDI),
+        ("2.5", WorkloadKind.NOTEBOOK),
+        ("12", WorkloadKind.INFERENCE),
+        ("9:30-17", WorkloadKind.VDI),
+    ],
+)
+def test_schedule_text_reads_back_to_the_same_schedule(text: str, kind: WorkloadKind) -> None:
+    """Whatever form a schedule was written in, schedule_text gives text that parses back equal."""
+    schedule = parse_active_hours(text, kind)
+    assert parse_active_hours(schedule_text(schedule, kind), kind) == schedule
+
+
+def test_schedule_text_prefers_the_short_forms() -> None:
+    """Whole-hour schedules are written as ranges, default-start ones as a number of hours."""
+    assert schedule_text(parse_active_hours("22-6", WorkloadKind.BATCH), WorkloadKind.BATCH) == (
+        "22-6"
+    )
+    half = parse_active_hours("2.5", WorkloadKind.NOTEBOOK)
+    assert schedule_text(half, WorkloadKind.NOTEBOOK) == "2.5"
+
+
+def test_busy_fraction_accepts_a_percentage(catalog: Catalog) -> None:
+    """'35%' and 0.35 mean the same busy share."""
+    (workload,) = load_workloads(_csv(_row(busy_fraction="35%")), catalog).value
+    assert workload.busy_fraction == pytest.approx(0.35)
+
+
+def test_busy_fraction_above_one_says_the_range(catalog: Catalog) -> None:
+    """35 (without %) is out of range; the fix offers 0-1 or a percentage."""
+    loaded = load_workloads(_csv(_row(busy_fraction="35"), GOOD.replace("nb", "ok")), catalog)
+    (problem,) = loaded.problems
+    assert problem.column == "busy_fraction"
+    assert "0 to 1" in problem.fix
+    assert "35%" in problem.fix
+
+
+@pytest.mark.parametrize("gpus", ["1.5", "0", "-1", "two"])
+def test_gpus_must_be_a_fraction_or_whole(catalog: Catalog, gpus: str) -> None:
+    """GPUs per instance is a fraction up to 1 or a whole number; 1.5 is neither."""
+    loaded = load_workloads(_csv(_row(gpus=gpus), GOOD.replace("nb", "ok")), catalog)
+    (problem,) = loaded.problems
+    assert problem.column == "gpus"
+    assert "whole GPUs" in problem.fix
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "words"),
+    [
+        ("kind", "gaming", "training, inference, notebook, batch, vdi"),
+        ("days_per_week", "8", "from 1 to 7"),
+        ("instances", "0", "whole number from 1 to 100000"),
+        ("live_migration", "sometimes", "yes or no"),
+        ("memory_gib", "", "above 0"),
+        ("active_hours", "lunchtime", "24x7"),
+        ("name", "a#b", "remove the #"),
+    ],
+)
+def test_bad_cells_name_row_column_and_fix(
+    catalog: Catalog, column: str, value: str, words: str
+) -> None:
+    """Each bad cell is a problem at its spreadsheet row and column, with the allowed values."""
+    data = _csv(GOOD.replace("nb", "first"), _row(**{column: value}))
+    loaded = load_workloads(data, catalog, file_name="mix.csv")
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("mix.csv", 3, column)
+    assert words in problem.fix
+    assert [w.name for w in loaded.value] == ["first"]
+
+
+def test_bad_schedule_is_reported_with_another_bad_cell(catalog: Catalog) -> None:
+    """A row with a bad kind and a bad schedule lists both problems, not only the first."""
+    data = _csv(GOOD.replace("nb", "ok"), _row(kind="x", active_hours="never"))
+    assert sorted(map(str, _problem_columns(data, catalog))) == ["active_hours", "kind"]
+
+
+def test_gpu_models_resolve_and_unknown_ones_get_suggestions(catalog: Catalog) -> None:
+    """'h100 80gb sxm|L40S' resolves to catalog names; 'L40X' suggests L40S and L40."""
+    header = HEADER + ",priority,gpu_models"
+    data = _csv(
+        GOOD + ",1,h100 80gb sxm|L40S",
+        GOOD.replace("nb", "nb2") + ",,L40X",
+        header=header,
+    )
+    loaded = load_workloads(data, catalog)
+    (workload,) = loaded.value
+    assert workload.gpu_models == ("H100-80GB-SXM", "L40S")
+    assert workload.priority == 1
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (3, "gpu_models")
+    assert "'L40S'" in problem.fix
+
+
+def test_duplicate_names_make_the_file_unusable(catalog: Catalog) -> None:
+    """Two classes named alike would share instance ids: the file is refused, naming both rows."""
+    with pytest.raises(InputError) as raised:
+        load_workloads(_csv(GOOD, GOOD), catalog)
+    (problem,) = raised.value.problems
+    assert (problem.row, problem.column) == (3, "name")
+    assert "row 2" in problem.message
+
+
+def test_missing_columns_are_fatal(catalog: Catalog) -> None:
+    """A file without active_hours and vcpus raises one problem per missing column."""
+    header = ",".join(c for c in WORKLOAD_COLUMNS[:-2] if c not in {"active_hours", "vcpus"})
+    with pytest.raises(InputError) as raised:
+        load_workloads(_csv(header=header), catalog)
+    missing = [p.message for p in raised.value.problems]
+    assert len(missing) == 2
+    assert any("'active_hours'" in m for m in missing)
+
+
+def test_expand_instances_orders_by_priority_then_file_order(catalog: Catalog) -> None:
+    """Priority 1 classes come first; equal priorities keep file order; ids are name#n."""
+    header = HEADER + ",priority"
+    data = _csv(
+        _row(name="late", instances="1") + ",3",
+        _row(name="b", instances="2") + ",2",
+        _row(name="first", instances="1") + ",1",
+        _row(name="c", instances="1") + ",2",
+    )
+    data = data.replace(HEADER.encode(), header.encode(), 1)
+    ids = [i.id for i in expand_instances(load_workloads(data, catalog).value)]
+    assert ids == ["first#1", "b#1", "b#2", "c#1", "late#1"]
+
+
+def test_frame_round_trip_is_stable(catalog: Catalog) -> None:
+    """workloads -> frame -> workloads is equal, and the frame written again is identical."""
+    workloads = load_workloads(ROOT / "data" / "sample" / "workloads.csv", catalog).value
+    frame = workloads_frame(workloads)
+    assert list(frame.columns) == list(WORKLOAD_COLUMNS)
+    again = workloads_from_frame(frame, catalog, file_name="edited")
+    assert again.problems == ()
+    assert again.value == workloads
+    pd.testing.assert_frame_equal(workloads_frame(again.value), frame)
+
+
+def test_frame_round_trip_keeps_odd_schedules(catalog: Catalog) -> None:
+    """A schedule no short form expresses (9:30-17) survives frame -> workloads -> frame."""
+    (workload,) = load_workloads(_csv(_row(active_hours="9:30-17")), catalog).value
+    frame = workloads_frame([workload])
+    (again,) = workloads_from_frame(frame, catalog, file_name="edited").value
+    assert again.daily_schedule == workload.daily_schedule
+
+
+def test_edited_frame_problems_use_csv_row_numbers(catalog: Catalog) -> None:
+    """A bad cell typed in the dashboard's table is reported at the row a CSV would show."""
+    frame = workloads_frame(load_workloads(_csv(GOOD), catalog).value)
+    bad = frame.assign(name="other", days_per_week=9)
+    loaded = workloads_from_frame(pd.concat([frame, bad]), catalog, file_name="edited table")
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("edited table", 3, "days_per_week")
