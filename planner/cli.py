@@ -1,0 +1,363 @@
+"""The command line: ``python -m planner plan`` writes the plan workbook and prints a summary.
+
+Subcommands are registered by the functions in ``SUBCOMMANDS``; each takes the argparse
+sub-parser set, adds its parser and sets ``func`` (``Namespace -> exit code``) as its handler.
+Commands that read a scenario reuse ``add_scenario_arguments`` and ``scenario_from_args``.
+
+Exit codes: 0 done; 2 unusable input (the message names file, row, column and the fix);
+1 the workbook could not be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.catalog import Catalog, load_catalog
+from planner.inventory import ServerType, load_inventory
+from planner.plan import Method
+from planner.problems import InputError, InputProblem
+from planner.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.scenario import Scenario
+from planner.workloads import load_workloads
+
+__all__ = [
+    "SAMPLE_DIR",
+    "SUBCOMMANDS",
+    "add_plan_command",
+    "add_scenario_arguments",
+    "build_parser",
+    "main",
+    "parse_server",
+    "scenario_from_args",
+    "summary_lines",
+]
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "data" / "sample"
+"""The bundled sample scenario, used for any input file not given."""
+SAMPLE_INVENTORY = SAMPLE_DIR / "inventory.csv"
+SAMPLE_WORKLOADS = SAMPLE_DIR / "workloads.csv"
+
+EXIT_OK = 0
+EXIT_WRITE_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(ValueError):
+    """An argument or input file the command cannot use; the message says why and the fix."""
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def _pue(text: str) -> float:
+    value = _positive_float(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is at least 1.0 (1.0 = no overhead)")
+    return value
+
+
+def parse_server(text: str, catalog: Catalog) -> ServerType:
+    """A server type from ``MODEL:GPUS:CORES:RAM_GIB`` (``H100-80GB-SXM:8:112:2048``).
+
+    Raises ``UsageError`` naming the part that is wrong and the fix.
+    """
+    parts = text.split(":")
+    if len(parts) != 4:
+        raise UsageError(
+            f"--size {text!r}: expected MODEL:GPUS:CORES:RAM_GIB with 4 parts, got {len(parts)}; "
+            "for example --size H100-80GB-SXM:8:112:2048"
+        )
+    model_text, gpus_text, cores_text, ram_text = (p.strip() for p in parts)
+    try:
+        model = catalog.gpu(model_text).name
+    except KeyError as error:
+        raise UsageError(f"--size {text!r}: {error}") from None
+    try:
+        gpus = int(gpus_text)
+        cores = float(cores_text)
+        ram_gib = float(ram_text)
+    except ValueError:
+        raise UsageError(
+            f"--size {text!r}: GPUS must be a whole number and CORES, RAM_GIB numbers"
+        ) from None
+    if gpus < 1 or cores <= 0 or ram_gib <= 0:
+        raise UsageError(f"--size {text!r}: GPUS, CORES and RAM_GIB must be greater than 0")
+    return ServerType(gpu_model=model, gpus=gpus, cpu_cores=cores, ram_gib=ram_gib)
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options naming the input files and the assumptions; defaults are the sample scenario."""
+    files = parser.add_argument_group("input files (default: the bundled sample scenario)")
+    files.add_argument("--inventory", type=Path, help="inventory CSV")
+    files.add_argument("--workloads", type=Path, help="workload CSV")
+    files.add_argument("--catalog-extra", type=Path, help="your own GPU models, as gpus.csv")
+    defaults = Assumptions()
+    given = parser.add_argument_group("assumptions (default: the value shown)")
+    given.add_argument(
+        "--vgpu-mode",
+        choices=[m.value for m in VgpuMode],
+        default=defaults.vgpu_mode.value,
+        help="how vGPU profiles may be mixed (%(default)s)",
+    )
+    given.add_argument(
+        "--vgpu-scheduler",
+        choices=[s.value for s in VgpuScheduler],
+        default=defaults.vgpu_scheduler.value,
+        help="vGPU time-slice scheduler (%(default)s)",
+    )
+    given.add_argument(
+        "--vsphere",
+        choices=[v.value for v in VsphereVersion],
+        default=defaults.vsphere_version.value,
+        help="vSphere release (%(default)s)",
+    )
+    given.add_argument(
+        "--no-mig-backed-vgpu",
+        action="store_true",
+        help="MIG without vGPU licensing (bare metal or containers)",
+    )
+    given.add_argument(
+        "--licence-usd",
+        type=_non_negative_float,
+        default=defaults.licence_usd_per_gpu_year,
+        help="NVIDIA AI Enterprise per GPU per year [USD] (%(default)s)",
+    )
+    given.add_argument(
+        "--power-usd-per-kwh",
+        type=_non_negative_float,
+        default=defaults.power_usd_per_kwh,
+        help="electricity price [USD/kWh] (%(default)s)",
+    )
+    given.add_argument("--pue", type=_pue, default=defaults.pue, help="PUE (%(default)s)")
+    given.add_argument(
+        "--years",
+        type=_positive_float,
+        default=defaults.amortisation_years,
+        help="amortisation period [years] (%(default)s)",
+    )
+    given.add_argument(
+        "--host-usd",
+        type=_non_negative_float,
+        default=defaults.host_usd,
+        help="server without GPUs [USD] (%(default)s)",
+    )
+    given.add_argument(
+        "--time-limit",
+        type=_positive_float,
+        default=defaults.time_limit_s,
+        help="wall-time limit per exact solve [s] (%(default)s)",
+    )
+
+
+def _assumptions(args: argparse.Namespace) -> Assumptions:
+    return dataclasses.replace(
+        Assumptions(),
+        vgpu_mode=VgpuMode(args.vgpu_mode),
+        vgpu_scheduler=VgpuScheduler(args.vgpu_scheduler),
+        vsphere_version=VsphereVersion(args.vsphere),
+        mig_backed_vgpu=not args.no_mig_backed_vgpu,
+        licence_usd_per_gpu_year=args.licence_usd,
+        power_usd_per_kwh=args.power_usd_per_kwh,
+        pue=args.pue,
+        amortisation_years=args.years,
+        host_usd=args.host_usd,
+        time_limit_s=args.time_limit,
+    )
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            [InputProblem(path.name, None, None, f"{what} file {path} not found", "check the path")]
+        ) from None
+    except OSError as error:
+        raise InputError(
+            [
+                InputProblem(
+                    path.name,
+                    None,
+                    None,
+                    f"{what} file {path} cannot be read ({error.strerror})",
+                    "check the path and its permissions",
+                )
+            ]
+        ) from None
+
+
+def scenario_from_args(args: argparse.Namespace) -> tuple[Scenario, tuple[InputProblem, ...]]:
+    """The scenario the arguments describe and the input rows that were skipped.
+
+    Raises ``InputError`` when a file cannot be used at all.
+    """
+    catalog = load_catalog(
+        extra_gpus=None if args.catalog_extra is None else _read(args.catalog_extra, "catalog"),
+        extra_gpus_name=args.catalog_extra.name if args.catalog_extra else "my_gpus.csv",
+    )
+    inventory_path = args.inventory or SAMPLE_INVENTORY
+    workloads_path = args.workloads or SAMPLE_WORKLOADS
+    inventory = load_inventory(
+        _read(inventory_path, "inventory"), catalog, file_name=inventory_path.name
+    )
+    workloads = load_workloads(
+        _read(workloads_path, "workloads"), catalog, file_name=workloads_path.name
+    )
+    scenario = Scenario(
+        catalog=catalog,
+        inventory=inventory.value,
+        workloads=tuple(workloads.value),
+        assumptions=_assumptions(args),
+    )
+    return scenario, (*inventory.problems, *workloads.problems)
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"${value:,.0f}"
+
+
+def summary_lines(plan: ScenarioPlan) -> list[str]:
+    """One line per method: GPUs, hosts, placed / not placed, cost per year, ratio to bound."""
+    width = max((len(r.method.label) for r in plan.results), default=0)
+    lines = []
+    if plan.server is not None:
+        s = plan.server
+        lines.append(
+            f"Sizing servers of {s.gpus} × {s.gpu_model}, {s.cpu_cores:g} cores, "
+            f"{s.ram_gib:g} GiB RAM"
+        )
+    for r in plan.results:
+        m = r.metrics
+        ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
+        line = (
+            f"{r.method.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
+            f"placed {m.instances_placed}/{m.instances_placed + m.instances_not_placed}  "
+            f"{_money(r.cost.total_usd_per_year)}/year  "
+            f"{_money(r.cost.usd_per_instance_year)}/instance  "
+            f"ratio to bound {ratio} ({r.plan.status.value})"
+        )
+        if r.feasibility_violations:
+            line += f"  BROKEN: {len(r.feasibility_violations)} rule(s) violated"
+        lines.append(line)
+    return lines
+
+
+def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
+    for problem in problems:
+        print(f"input: {problem}", file=stream)
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    """Plan (or size) the scenario, print the summary, write the workbook when asked."""
+    from planner.export import write_workbook
+
+    try:
+        scenario, problems = scenario_from_args(args)
+        server = None if args.size is None else parse_server(args.size, scenario.catalog)
+    except InputError as error:
+        _print_problems(error.problems, sys.stderr)
+        print("plan: the input above cannot be used; nothing was planned.", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UsageError as error:
+        print(f"plan: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _print_problems(problems, sys.stderr)
+    methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
+    if server is None:
+        result = plan_scenario(scenario, methods=methods)
+    else:
+        result = size_cluster(scenario, server, methods=methods)
+    for line in summary_lines(result):
+        print(line)
+    if args.out is not None:
+        try:
+            write_workbook(result, args.out)
+        except OSError as error:
+            print(f"plan: cannot write {args.out}: {error.strerror}", file=sys.stderr)
+            return EXIT_WRITE_FAILED
+        print(f"Wrote {args.out}")
+    return EXIT_OK
+
+
+def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``plan``: fit the workloads to the inventory (or size a cluster)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "plan",
+        help="plan every sharing method and write the workbook",
+        description=(
+            "Fit the workload mix to the inventory under passthrough, vGPU, MIG and a remote "
+            "pool (or, with --size, count the servers each needs), print one line per method "
+            "and write the plan workbook. With no files given, plans the bundled sample."
+        ),
+    )
+    add_scenario_arguments(parser)
+    parser.add_argument(
+        "--size",
+        metavar="MODEL:GPUS:CORES:RAM_GIB",
+        help="size a new cluster of this server type instead of fitting the inventory",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=[m.value for m in Method],
+        help="methods to plan (default: all four)",
+    )
+    parser.add_argument("--out", type=Path, help="workbook to write (.xlsx)")
+    parser.set_defaults(func=_run_plan)
+    return parser
+
+
+def _add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``harvest`` from ``planner.harvesting`` (the harvest helper owns it)."""
+    from planner.harvesting import add_cli
+
+    return add_cli(subparsers)
+
+
+SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
+    add_plan_command,
+    _add_harvest_command,
+)
+"""Functions that each register one subcommand; append one here to add a command."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``python -m planner`` parser with every subcommand of ``SUBCOMMANDS``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m planner",
+        description="GPU Share Planner: plan shared GPUs for ML workloads.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for register in SUBCOMMANDS:
+        register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (argparse exits 2 itself on a bad option)."""
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code

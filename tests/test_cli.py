@@ -1,0 +1,159 @@
+"""Tests of the command line: the sample plan, bad input exits 2 with the message, options."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from planner.assumptions import VgpuScheduler, VsphereVersion
+from planner.catalog import load_catalog
+from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
+from planner.plan import Method
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_plan_on_sample_writes_workbook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With no files given, `plan --out` plans the sample, prints a line per method, writes it."""
+    out = tmp_path / "plan.xlsx"
+    assert main(["plan", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for method in Method:
+        assert method.label in printed
+    assert "ratio to bound" in printed
+    assert f"Wrote {out}" in printed
+    book = load_workbook(out)
+    assert book.sheetnames[0] == "Summary"
+    assert "Placement MIG" in book.sheetnames
+
+
+def test_unusable_inventory_exits_2_with_file_and_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An inventory without its required columns stops with exit 2, naming file and fix."""
+    bad = tmp_path / "my_inventory.csv"
+    bad.write_text("host,cluster\nh1,c1\n", encoding="utf-8")
+    assert main(["plan", "--inventory", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "my_inventory.csv" in err
+    assert "Fix" in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A workload file that does not exist is reported by path, exit 2, no traceback."""
+    missing = tmp_path / "nowhere.csv"
+    assert main(["plan", "--workloads", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "nowhere.csv" in err
+    assert "not found" in err
+
+
+def test_unknown_server_model_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """--size with an unknown GPU model exits 2 and suggests the closest catalog names."""
+    assert main(["plan", "--size", "H100-80GB-PCI:4:64:512"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown GPU model" in err
+    assert "H100-80GB-PCIe" in err
+
+
+def test_size_question_sizes_servers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--size answers the sizing question for the methods asked, and says so."""
+    out = tmp_path / "size.xlsx"
+    code = main(
+        [
+            "plan",
+            "--size",
+            "H100-80GB-PCIe:8:128:2048",
+            "--methods",
+            "vgpu",
+            "mig",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "Sizing servers of 8 × H100-80GB-PCIe" in printed
+    assert "Passthrough" not in printed
+    summary = load_workbook(out)["Summary"]
+    texts = [v for row in summary.iter_rows(values_only=True) for v in row if isinstance(v, str)]
+    assert any(t.startswith("size a cluster") for t in texts)
+
+
+def test_parse_server_rules() -> None:
+    """A server is MODEL:GPUS:CORES:RAM with a catalog model and positive numbers."""
+    catalog = load_catalog()
+    server = parse_server("h100 80gb pcie:8:112:2048", catalog)
+    assert (server.gpu_model, server.gpus, server.cpu_cores, server.ram_gib) == (
+        "H100-80GB-PCIe",
+        8,
+        112.0,
+        2048.0,
+    )
+    with pytest.raises(UsageError, match="4 parts"):
+        parse_server("H100-80GB-PCIe:8", catalog)
+    with pytest.raises(UsageError, match="whole number"):
+        parse_server("H100-80GB-PCIe:eight:112:2048", catalog)
+    with pytest.raises(UsageError, match="greater than 0"):
+        parse_server("H100-80GB-PCIe:0:112:2048", catalog)
+
+
+def test_bad_option_value_exits_2_with_message(capsys: pytest.CaptureFixture[str]) -> None:
+    """A PUE below 1 is refused by the parser with exit 2 and the rule."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--pue", "0.8"])
+    assert exit_info.value.code == 2
+    assert "PUE is at least 1.0" in capsys.readouterr().err
+
+
+def test_options_reach_the_assumptions() -> None:
+    """Command-line assumptions replace the defaults in the scenario planned."""
+    args = build_parser().parse_args(
+        [
+            "plan",
+            "--vsphere",
+            "7",
+            "--vgpu-scheduler",
+            "equal-share",
+            "--licence-usd",
+            "1000",
+            "--years",
+            "5",
+            "--pue",
+            "1.2",
+            "--no-mig-backed-vgpu",
+        ]
+    )
+    scenario, _ = scenario_from_args(args)
+    a = scenario.assumptions
+    assert a.vsphere_version is VsphereVersion.V7
+    assert a.vgpu_scheduler is VgpuScheduler.EQUAL_SHARE
+    assert (a.licence_usd_per_gpu_year, a.amortisation_years, a.pue) == (1000.0, 5.0, 1.2)
+    assert a.mig_backed_vgpu is False
+
+
+def test_harvest_subcommand_is_registered() -> None:
+    """The harvest helper's subcommand is part of the same command line."""
+    args = build_parser().parse_args(["harvest"])
+    assert args.command == "harvest"
+    assert callable(args.func)
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    """`python -m planner plan` runs as a program and exits 0 on the sample."""
+    out = tmp_path / "p.xlsx"
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--methods", "passthrough", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.is_file()
