@@ -77,6 +77,9 @@ class Table:
     columns: Mapping[str, str]
     """Normalised column name -> column name as written in the file."""
     rows: tuple[Row, ...]
+    """Rows that could be split into cells; blank rows are left out."""
+    skipped: tuple[InputProblem, ...] = ()
+    """Rows that could not be split into cells (more cells than columns), each with its fix."""
 
     def problem(self, row: Row | None, column: str | None, message: str, fix: str) -> InputProblem:
         """An ``InputProblem`` naming this file, the row and the column as the user wrote it."""
@@ -92,10 +95,11 @@ class Table:
     def require_columns(
         self, required: Sequence[str], optional: Iterable[str]
     ) -> list[InputProblem]:
-        """Raise ``InputError`` when required columns are missing; return problems for unknown ones.
+        """Raise ``InputError`` when required columns are missing; else the table-level problems.
 
-        Unknown columns are not fatal (they are ignored) but are reported, because a misspelt
-        optional column would otherwise silently fall back to its default.
+        Those are the ``skipped`` rows and unknown columns. Unknown columns are not fatal (they
+        are ignored) but are reported, because a misspelt optional column would otherwise
+        silently fall back to its default.
         """
         missing = [c for c in required if c not in self.columns]
         found = ", ".join(self.columns.values())
@@ -112,7 +116,7 @@ class Table:
                 ]
             )
         known = [*required, *optional]
-        problems = []
+        problems = list(self.skipped)
         for column, written in self.columns.items():
             if column in known:
                 continue
@@ -216,28 +220,30 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
     header = records[header_index]
     names = _header(file, header, header_row=header_index + 1)
     rows = []
+    row_problems: list[InputProblem] = []
     for index in range(header_index + 1, len(records)):
         record = records[index]
         if not any(cell.strip() for cell in record):
             continue
         number = index + 1
         if len(record) > len(names) and any(c.strip() for c in record[len(names) :]):
-            raise InputError(
-                [
-                    InputProblem(
-                        file,
-                        number,
-                        None,
-                        f"the row has {len(record)} cells but the header has {len(names)} columns",
-                        "quote cells that contain commas, or add the missing column names",
-                    )
-                ]
+            row_problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    f"the row has {len(record)} cells but the header has {len(names)} columns",
+                    'put cells that contain commas in double quotes ("9-12,13-18"), '
+                    "or add the missing column names",
+                )
             )
+            continue
         cells = {
             name: (record[i].strip() if i < len(record) else "") for i, name in enumerate(names)
         }
         rows.append(Row(number, cells))
-    return Table(file, dict(zip(names, (h.strip() for h in header), strict=True)), tuple(rows))
+    columns = dict(zip(names, (h.strip() for h in header), strict=True))
+    return Table(file, columns, tuple(rows), tuple(row_problems))
 
 
 def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:

@@ -291,3 +291,16 @@ def test_edited_frame_problems_use_csv_row_numbers(catalog: Catalog) -> None:
     loaded = workloads_from_frame(pd.concat([frame, bad]), catalog, file_name="edited table")
     (problem,) = loaded.problems
     assert (problem.file, problem.row, problem.column) == ("edited table", 3, "days_per_week")
+
+
+def test_unquoted_comma_in_a_schedule_skips_the_row_with_the_quoting_fix(
+    catalog: Catalog,
+) -> None:
+    """9-12,13-18 without quotes splits into two cells: that row is skipped, quoting is the fix."""
+    unquoted = _row(name="split", active_hours="9-12,13-18")
+    quoted = _row(name="quoted", active_hours='"9-12,13-18"')
+    loaded = load_workloads(_csv(unquoted, quoted), catalog)
+    assert [w.name for w in loaded.value] == ["quoted"]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (2, None)
+    assert "double quotes" in problem.fix
