@@ -326,28 +326,49 @@ def _hand_out(
     most urgent instances share the first GPUs. GPUs left empty are dropped.
     """
     queues = {name: iter(queue) for name, queue in demand.shared.items()}
+    share = {p.name: p.compute_slices / model.mig_compute_slices for p in demand.profiles.values()}
+    # GPUs of one layout with the same instances filled share one config string.
+    described: dict[tuple[int, tuple[int, ...]], str] = {}
     requests = []
-    for layout, count in layouts:
+    for index, (layout, count) in enumerate(layouts):
         for _ in range(count):
-            filled: list[tuple[Instance, MigProfile, int]] = []
-            for profile, start in layout.placed:
+            slots: list[Slot] = []
+            instances: list[Instance] = []
+            positions: list[int] = []
+            for position, (profile, start) in enumerate(layout.placed):
                 queue = queues.get(profile.name)
                 instance = next(queue, None) if queue is not None else None
                 if instance is not None:
-                    filled.append((instance, profile, start))
-            if not filled:
+                    positions.append(position)
+                    instances.append(instance)
+                    slots.append(
+                        Slot(
+                            instance.id,
+                            instance.workload.name,
+                            profile.name,
+                            profile.memory_gib,
+                            share[profile.name],
+                            start,
+                        )
+                    )
+            if not slots:
                 continue
-            config = (
-                layout.config if full_config else Layout(tuple((p, s) for _, p, s in filled)).config
-            )
-            slots = tuple(_slot(i, p, model, s) for i, p, s in filled)
+            key = (index, tuple(positions))
+            if key not in described:
+                described[key] = (
+                    layout.config
+                    if full_config
+                    else Layout(tuple(layout.placed[k] for k in positions)).config
+                )
             requests.append(
                 HostRequest(
                     gpu_model=model.name,
-                    loads=(GpuLoad(gpu_model=model.name, config=config, slots=slots),),
-                    cpu_cores=sum(i.workload.vcpus for i, _, _ in filled),
-                    ram_gib=sum(i.workload.ram_gib for i, _, _ in filled),
-                    priority=min(i.workload.priority for i, _, _ in filled),
+                    loads=(
+                        GpuLoad(gpu_model=model.name, config=described[key], slots=tuple(slots)),
+                    ),
+                    cpu_cores=sum(i.workload.vcpus for i in instances),
+                    ram_gib=sum(i.workload.ram_gib for i in instances),
+                    priority=min(i.workload.priority for i in instances),
                 )
             )
     return requests

@@ -258,38 +258,50 @@ def _hand_out(
     Each profile's instances go, in hand-out order, to that profile's slots GPU by GPU, so the
     most urgent instances share the first GPUs. GPUs left empty are dropped.
     """
+    profiles = [demand.profiles[n] for n in names]
     queues = [demand.shared[n] for n in names]
+    shares = [_compute_share(p, assumptions) for p in profiles]
     taken = [0] * len(names)
     host_equal = assumptions.vgpu_mode is VgpuMode.HOST_EQUAL
+    # GPUs with the same occupancy share one config string and host group.
+    described: dict[tuple[int, ...], tuple[str, str]] = {}
     requests = []
     for pattern, count in patterns:
         for _ in range(count):
-            filled: list[tuple[Instance, VgpuProfile]] = []
-            per_profile: list[tuple[VgpuProfile, int]] = []
-            for k, slots in enumerate(pattern):
-                profile = demand.profiles[names[k]]
-                chunk = queues[k][taken[k] : taken[k] + slots]
+            slots: list[Slot] = []
+            instances: list[Instance] = []
+            occupancy = []
+            for k, room in enumerate(pattern):
+                chunk = queues[k][taken[k] : taken[k] + room]
                 taken[k] += len(chunk)
-                filled.extend((i, profile) for i in chunk)
-                per_profile.append((profile, len(chunk)))
-            if not filled:
+                occupancy.append(len(chunk))
+                profile = profiles[k]
+                instances.extend(chunk)
+                slots.extend(
+                    Slot(i.id, i.workload.name, profile.name, profile.memory_gib, shares[k])
+                    for i in chunk
+                )
+            if not slots:
                 continue
-            partial = [p.name for p, n in per_profile if n and not p.is_full]
+            key = tuple(occupancy)
+            if key not in described:
+                partial = [
+                    p.name for p, n in zip(profiles, key, strict=True) if n and not p.is_full
+                ]
+                described[key] = (
+                    _config(list(zip(profiles, key, strict=True))),
+                    # Host-equal mode: partial profiles of one size per host.
+                    partial[0] if host_equal and partial else "",
+                )
+            config, host_group = described[key]
             requests.append(
                 HostRequest(
                     gpu_model=model.name,
-                    loads=(
-                        GpuLoad(
-                            gpu_model=model.name,
-                            config=_config(per_profile),
-                            slots=tuple(_slot(i, p, assumptions) for i, p in filled),
-                        ),
-                    ),
-                    cpu_cores=sum(i.workload.vcpus for i, _ in filled),
-                    ram_gib=sum(i.workload.ram_gib for i, _ in filled),
-                    priority=min(i.workload.priority for i, _ in filled),
-                    # Host-equal mode: partial profiles of one size per host.
-                    host_group=partial[0] if host_equal and partial else "",
+                    loads=(GpuLoad(gpu_model=model.name, config=config, slots=tuple(slots)),),
+                    cpu_cores=sum(i.workload.vcpus for i in instances),
+                    ram_gib=sum(i.workload.ram_gib for i in instances),
+                    priority=min(i.workload.priority for i in instances),
+                    host_group=host_group,
                 )
             )
     return requests
