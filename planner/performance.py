@@ -1,21 +1,24 @@
 """Expected slowdown of each workload class under each sharing method, against bare metal.
 
-The model, for one instance ``w`` on a GPU it shares with co-residents ``j``:
+Slowdown ``s`` is runtime over the runtime on a dedicated bare-metal share of a GPU equal to what
+the workload asked for (``g = min(gpus, 1)``); getting more than asked is not counted as a
+speed-up. For one instance ``w`` on a GPU it shares with co-residents ``j``:
 
 - passthrough: ``s = 1`` (VMware: passthrough matches bare metal for HPC/ML).
-- vGPU (time-sliced C-series): ``s = o_vgpu × share × (1 + λ_kind × p)``, where
+- vGPU (time-sliced C-series): ``s = o_vgpu × max(1, g × share) × (1 + λ_kind × p)``, where
   ``o_vgpu`` is the vGPU overhead with no contention, ``p = 1 − Π_j (1 − d_j)`` the chance that
   some co-resident is busy while ``w`` runs, ``d_j`` co-resident ``j``'s busy share while ``w`` is
-  active, ``λ_kind`` the extra cost of time slicing under load, and ``share`` the scheduler's
-  slice of the GPU: best effort ``1 + Σ_j d_j`` (idle slots go to busy vGPUs), equal share ``n``
-  (resident vGPUs), fixed share ``GPU memory / profile memory`` (the profile's fixed slot).
-- MIG: ``s = max(1, asked compute / instance compute)``; hardware isolation means no
-  interference, only the instance's own slices.
-- remote pool: ``s = o_net × (1 + κ × Σ_j d_j)`` with ``o_net = 1 + ν_kind × (latency /
-  20 µs) × (1 if RDMA else τ)``. Compute is shared, not time-sliced per client, so only the part
-  ``κ`` of a co-tenant's busy time delays ``w``; ``κ`` is calibrated so that three always-busy
-  training jobs on one GPU over 20 µs RDMA each run 17 % slower, i.e. 3 / 1.17 = 2.56× aggregate
-  throughput (VMware's seed slide: 2.5–3× throughput, each job ~17 % slower).
+  active, ``λ_kind`` the extra cost of time slicing under load, and ``1 / share`` the part of
+  the GPU's time ``w`` gets: best effort ``share = 1 + Σ_j d_j`` (idle slots go to busy vGPUs),
+  equal share ``n`` (resident vGPUs), fixed share ``GPU memory / profile memory``.
+- MIG: ``s = max(1, g / instance compute share)``; hardware isolation means no interference,
+  only the instance's own slices.
+- remote pool: ``s = o_net × max(1, g × (1 + κ × Σ_j d_j))`` with ``o_net = 1 + ν_kind ×
+  (latency / 20 µs) × (1 if RDMA else τ)``. Compute is shared, not time-sliced per client, so
+  only the part ``κ`` of a co-tenant's busy time delays ``w``; ``κ`` is calibrated so that three
+  always-busy whole-GPU training jobs on one GPU over 20 µs RDMA each run 17 % slower, i.e.
+  3 / 1.17 = 2.56× aggregate throughput (VMware's seed slide: 2.5–3× throughput, each job
+  ~17 % slower).
 
 Every constant, its unit and source is in ``CONSTANTS``.
 """
@@ -209,14 +212,16 @@ def vgpu_slowdown(
     kind: WorkloadKind,
     co_busy: Sequence[float],
     *,
+    asked_compute_share: float = 1.0,
     scheduler: VgpuScheduler = VgpuScheduler.BEST_EFFORT,
     fixed_slots: float = 1.0,
 ) -> float:
     """Runtime / bare metal of a time-sliced vGPU [-] (module docstring, vGPU).
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-resident's busy share while
-    this instance runs [0-1]; ``scheduler`` NVIDIA's time-slice scheduler; ``fixed_slots`` the
-    vGPUs of this profile one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time).
+    this instance runs [0-1]; ``asked_compute_share`` share of a GPU the workload asked for
+    [0-1]; ``scheduler`` NVIDIA's time-slice scheduler; ``fixed_slots`` the vGPUs of this profile
+    one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time).
     """
     if scheduler is VgpuScheduler.BEST_EFFORT:
         share = 1.0 + sum(co_busy)
@@ -224,7 +229,8 @@ def vgpu_slowdown(
         share = 1.0 + len(co_busy)
     else:
         share = max(1.0, fixed_slots)
-    return VGPU_OVERHEAD * share * (1.0 + VGPU_LOAD_PENALTY[kind] * _any_busy(co_busy))
+    contention = max(1.0, asked_compute_share * share)
+    return VGPU_OVERHEAD * contention * (1.0 + VGPU_LOAD_PENALTY[kind] * _any_busy(co_busy))
 
 
 def mig_slowdown(asked_compute_share: float, instance_compute_share: float) -> float:
@@ -239,15 +245,22 @@ def mig_slowdown(asked_compute_share: float, instance_compute_share: float) -> f
     return max(1.0, asked_compute_share / instance_compute_share)
 
 
-def remote_pool_slowdown(kind: WorkloadKind, co_busy: Sequence[float], network: Network) -> float:
+def remote_pool_slowdown(
+    kind: WorkloadKind,
+    co_busy: Sequence[float],
+    network: Network,
+    *,
+    asked_compute_share: float = 1.0,
+) -> float:
     """Runtime / bare metal through a remote GPU pool [-] (module docstring, remote pool).
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-tenant's busy share while this
-    instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server.
+    instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server;
+    ``asked_compute_share`` share of a GPU the workload asked for [0-1].
     """
     transport = 1.0 if network.rdma else NO_RDMA_FACTOR
     overhead = 1.0 + NETWORK_OVERHEAD[kind] * network.latency_us / REFERENCE_LATENCY_US * transport
-    return overhead * (1.0 + REMOTE_INTERFERENCE * sum(co_busy))
+    return overhead * max(1.0, asked_compute_share * (1.0 + REMOTE_INTERFERENCE * sum(co_busy)))
 
 
 def _instance_slowdown(
@@ -266,18 +279,23 @@ def _instance_slowdown(
         for r in residents
         if r.instance != placement.instance
     ]
+    # A fraction of a GPU asks for that share of its compute; a multi-GPU instance all of each.
+    asked = min(workload.gpus, 1.0)
     if method is Method.MIG:
-        return mig_slowdown(min(workload.gpus, 1.0), placement.compute_share)
+        return mig_slowdown(asked, placement.compute_share)
     if method is Method.VGPU:
         gpu_memory = scenario.catalog.gpus[placement.gpu_model].memory_gib
         slots = gpu_memory / placement.memory_gib if placement.memory_gib > 0 else 1.0
         return vgpu_slowdown(
             workload.kind,
             co_busy,
+            asked_compute_share=asked,
             scheduler=scenario.assumptions.vgpu_scheduler,
             fixed_slots=math.floor(slots + 1e-9),
         )
-    return remote_pool_slowdown(workload.kind, co_busy, scenario.assumptions.network)
+    return remote_pool_slowdown(
+        workload.kind, co_busy, scenario.assumptions.network, asked_compute_share=asked
+    )
 
 
 _NOTES: Mapping[Method, str] = MappingProxyType(

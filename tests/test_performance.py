@@ -116,7 +116,7 @@ def test_schedules_that_never_meet_do_not_contend() -> None:
 
 def test_scheduler_assumption_reaches_the_plan_slowdowns() -> None:
     """The scenario's vGPU scheduler is the one the plan's slowdowns use."""
-    nb = workload("nb", kind=WorkloadKind.NOTEBOOK, instances=2, gpus=0.5, busy_fraction=0.1)
+    nb = workload("nb", kind=WorkloadKind.NOTEBOOK, instances=2, gpus=1.0, busy_fraction=0.1)
     p = plan(Method.VGPU, [place(f"nb#{i}", "h1", 0, memory_gib=40.0) for i in (1, 2)])
     best = scenario([nb])
     equal = dataclasses.replace(
@@ -133,3 +133,21 @@ def test_constants_table_names_every_source() -> None:
         assert constant.source
         assert constant.unit
         assert constant.value >= 0
+
+
+def test_fractional_request_is_measured_against_its_share() -> None:
+    """A quarter-GPU vGPU sharing with three always-busy vGPUs gets its quarter: no contention
+    slowdown beyond the time-slicing overheads; a whole-GPU request is slowed fourfold."""
+    busy = [1.0, 1.0, 1.0]
+    quarter = vgpu_slowdown(WorkloadKind.TRAINING, busy, asked_compute_share=0.25)
+    whole = vgpu_slowdown(WorkloadKind.TRAINING, busy, asked_compute_share=1.0)
+    assert quarter == pytest.approx(1.05 / 0.972)
+    assert whole == pytest.approx(4 * 1.05 / 0.972)
+
+
+def test_fractional_pool_tenants_below_saturation_pay_only_network() -> None:
+    """Quarter-GPU pool tenants whose demand stays under one GPU pay only the network overhead."""
+    slowdown = remote_pool_slowdown(
+        WorkloadKind.TRAINING, [1.0, 1.0], Network(), asked_compute_share=0.25
+    )
+    assert slowdown == pytest.approx(1.05)
