@@ -217,7 +217,13 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
                 )
             ]
         )
-    header = records[header_index]
+    written = records[header_index]
+    # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
+    # data rows have as many empty trailing cells.
+    width = len(written)
+    while width and not written[width - 1].strip():
+        width -= 1
+    header = written[:width]
     names = _header(file, header, header_row=header_index + 1)
     rows = []
     row_problems: list[InputProblem] = []
@@ -226,7 +232,8 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         if not any(cell.strip() for cell in record):
             continue
         number = index + 1
-        if len(record) > len(names) and any(c.strip() for c in record[len(names) :]):
+        extra = record[width:]
+        if any(c.strip() for c in extra) or len(extra) > len(written) - width:
             row_problems.append(
                 InputProblem(
                     file,

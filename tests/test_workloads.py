@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from planner.catalog import Catalog, load_catalog
+from planner.inventory import load_inventory
 from planner.problems import InputError
 from planner.tabular import CellError
 from planner.workloads import (
@@ -304,3 +305,51 @@ def test_unquoted_comma_in_a_schedule_skips_the_row_with_the_quoting_fix(
     (problem,) = loaded.problems
     assert (problem.row, problem.column) == (2, None)
     assert "double quotes" in problem.fix
+
+
+def test_unquoted_schedule_is_caught_even_when_the_last_cell_is_empty(catalog: Catalog) -> None:
+    """With an empty last cell the split still leaves one cell too many: the row is skipped."""
+    header = HEADER + ",priority,gpu_models"
+    row = _row(name="split", active_hours="9-12,13-18") + ",2,"
+    loaded = load_workloads(_csv(row, GOOD + ",2,", header=header), catalog)
+    assert [w.name for w in loaded.value] == ["nb"]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (2, None)
+    assert "16 cells but the header has 15 columns" in problem.message
+
+
+def test_trailing_blank_columns_are_accepted(catalog: Catalog) -> None:
+    """A file saved with a trailing comma on every line (blank last column) loads cleanly."""
+    data = (HEADER + ",\n" + GOOD + ",\n").encode()
+    loaded = load_workloads(data, catalog)
+    assert loaded.problems == ()
+    assert [w.name for w in loaded.value] == ["nb"]
+
+
+def test_error_messages_quoted_in_the_docs_are_the_real_ones(catalog: Catalog) -> None:
+    """docs/input-formats.md quotes each common error exactly as the loaders word it."""
+    docs = (ROOT / "docs" / "input-formats.md").read_text().replace("\\|", "|")
+    mix = _csv(
+        _row(name="a", kind="gaming"),
+        _row(name="b", gpus="1.5"),
+        _row(name="c", busy_fraction="35"),
+        _row(name="d", days_per_week="8"),
+        _row(name="e", active_hours="lunch"),
+        GOOD,
+    ).decode()
+    mix_full = (
+        HEADER + ",priority,gpu_models\n" + GOOD + ",2,L40X\n" + GOOD.replace("nb", "ok") + ",2,\n"
+    )
+    inventory = (
+        "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,mig_enabled\n"
+        "a,x,A100 80GB,4,64,512,100,yes,\nb,x,L4,two,32,256,25,maybe,\n"
+        "c,x,L40S,4,64,512,100,yes,yes\nd,x,A16,6,64,512,25,no,\ne,x,L4,2,32,256,25,no,\n"
+    )
+    problems = [
+        *load_workloads(mix.encode(), catalog).problems,
+        *load_workloads(mix_full.encode(), catalog).problems,
+        *load_inventory(inventory.encode(), catalog).problems,
+    ]
+    assert len(problems) == 11
+    for problem in problems:
+        assert f"{problem.message}. Fix: {problem.fix}" in docs, str(problem)
