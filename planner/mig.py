@@ -374,20 +374,6 @@ def _hand_out(
     return requests
 
 
-def _simple_bound(demand: Sequence[int], profiles: Sequence[MigProfile], model: GpuModel) -> int:
-    """Compute slices, memory slices and per-profile maxima each bound the GPUs needed."""
-    compute = sum(n * p.compute_slices for n, p in zip(demand, profiles, strict=True))
-    memory = sum(n * p.memory_slices for n, p in zip(demand, profiles, strict=True))
-    per_profile = max(
-        (math.ceil(n / p.max_per_gpu) for n, p in zip(demand, profiles, strict=True)), default=0
-    )
-    return max(
-        math.ceil(compute / model.mig_compute_slices),
-        math.ceil(memory / model.mig_memory_slices),
-        per_profile,
-    )
-
-
 def _greedy_uses(
     patterns: Sequence[tuple[int, ...]], demand: Sequence[int], weights: Sequence[int]
 ) -> list[int]:

@@ -128,3 +128,37 @@ def test_heuristic_counts_packing_reports_its_gap() -> None:
     assert packing.gpus == sum(DEMAND)
     assert packing.status is SolveStatus.HEURISTIC
     assert packing.lower_bound == lp_lower_bound(PATTERNS, DEMAND) < packing.gpus
+
+
+def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact path hands ``time_limit_s`` to scipy's milp as HiGHS' ``time_limit`` option."""
+    import planner.milp as module
+
+    seen: list[dict[str, object]] = []
+    real_milp = module.milp
+
+    def recording_milp(*args: object, **kwargs: object) -> object:
+        options = kwargs.get("options")
+        if isinstance(options, dict):
+            seen.append(options)
+        return real_milp(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "milp", recording_milp)
+    pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=3.5)
+    assert seen == [{"time_limit": 3.5}]
+
+
+def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the MILP stops without an answer, the exact path returns the better of the heuristic
+    and the rounded LP, marked as stopped at the time limit, with a note saying so."""
+    import planner.milp as module
+
+    monkeypatch.setattr(module, "cover_with_patterns", lambda *a, **k: None)
+    packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=1)
+    held = [sum(vector[k] * n for vector, n in packing.contents) for k in range(len(DEMAND))]
+    assert all(h >= d for h, d in zip(held, DEMAND, strict=True))
+    assert packing.status is SolveStatus.TIME_LIMIT
+    assert packing.lower_bound <= _brute_force_gpus(PATTERNS, DEMAND) <= packing.gpus
+    assert any("time limit" in note for note in packing.notes)

@@ -270,15 +270,21 @@ def test_mixed_patterns_are_feasible_and_maximal() -> None:
         )
 
 
-def _fits_one_gpu(profiles: Sequence[VgpuProfile], model: GpuModel) -> bool:
+def _fits_one_gpu(
+    profiles: Sequence[VgpuProfile], model: GpuModel, mode: VgpuMode = VgpuMode.MIXED_SIZE
+) -> bool:
     counts = Counter(p.name for p in profiles)
+    if mode is not VgpuMode.MIXED_SIZE:
+        return len(counts) == 1 and len(profiles) <= profiles[0].max_equal
     by_name = {p.name: p for p in profiles}
     return sum(p.memory_gib for p in profiles) <= model.memory_gib and all(
         n <= by_name[name].max_mixed for name, n in counts.items()
     )
 
 
-def _brute_force_gpus(profiles: Sequence[VgpuProfile], model: GpuModel) -> int:
+def _brute_force_gpus(
+    profiles: Sequence[VgpuProfile], model: GpuModel, mode: VgpuMode = VgpuMode.MIXED_SIZE
+) -> int:
     """Fewest GPUs for the instances, over every partition of them into GPUs."""
 
     def partitions(items: list[int]) -> list[list[list[int]]]:
@@ -295,7 +301,7 @@ def _brute_force_gpus(profiles: Sequence[VgpuProfile], model: GpuModel) -> int:
     return min(
         len(blocks)
         for blocks in partitions(list(range(len(profiles))))
-        if all(_fits_one_gpu([profiles[i] for i in block], model) for block in blocks)
+        if all(_fits_one_gpu([profiles[i] for i in block], model, mode) for block in blocks)
     )
 
 
@@ -327,6 +333,23 @@ def test_mixed_exact_matches_brute_force_on_small_cases(model: GpuModel) -> None
         assert _gpus(exact) == _brute_force_gpus(profiles, model)
         assert exact.status is SolveStatus.OPTIMAL
         assert _gpus(heuristic) >= _gpus(exact)
+
+
+def test_equal_size_matches_brute_force_on_small_cases() -> None:
+    """Equal-size packing (ceil(n / max_equal) GPUs per profile) equals the best partition into
+    single-profile GPUs within NVIDIA's maxima, found by brute force, on 40 random small sets."""
+    rng = random.Random(4)
+    for _ in range(40):
+        # 40C (max 2) and 80C (max 1) make small sets spill over one GPU.
+        instances = _random_instances(rng, rng.randint(1, 6), [16, 40, 80])
+        profiles = []
+        for instance in instances:
+            choice = vgpu.choose_profile(instance.workload, A100_80, CATALOG, EQUAL)
+            assert choice is not None
+            profiles.append(choice.profile)
+        packing = vgpu.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
+        _assert_feasible(packing, instances, A100_80, EQUAL)
+        assert _gpus(packing) == _brute_force_gpus(profiles, A100_80, VgpuMode.EQUAL_SIZE)
 
 
 def test_mixed_exact_and_heuristic_agree_on_small_cases() -> None:
