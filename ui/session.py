@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 from pathlib import Path
+from typing import NoReturn
 
 import streamlit as st
 
@@ -19,6 +20,7 @@ from planner.assumptions import Assumptions
 from planner.inventory import ServerType
 
 __all__ = [
+    "KEEP",
     "SAMPLE_DIR",
     "TEMPLATE_DIR",
     "InputFile",
@@ -27,7 +29,6 @@ __all__ = [
     "ScenarioInputs",
     "commit_assumptions",
     "commit_inventory",
-    "commit_mig_clusters",
     "commit_question",
     "commit_workloads",
     "question",
@@ -71,6 +72,15 @@ class ScenarioInputs:
     inventory file says. A sorted tuple, not a set, so the cache key is stable."""
 
 
+class KeepMig(Enum):
+    """Marker: leave the MIG choice per cluster as it is."""
+
+    KEEP = "keep"
+
+
+KEEP = KeepMig.KEEP
+
+
 class QuestionKind(StrEnum):
     """The two questions the planner answers."""
 
@@ -111,35 +121,38 @@ def scenario_inputs() -> ScenarioInputs:
     return inputs
 
 
-def _commit(inputs: ScenarioInputs) -> None:
+def _commit(inputs: ScenarioInputs) -> NoReturn:
+    """Store the inputs and rerun, so every part of the page (the sidebar too) shows them."""
     st.session_state[_INPUTS_KEY] = inputs
+    st.rerun()
 
 
-def commit_inventory(file: InputFile) -> None:
+def commit_inventory(file: InputFile) -> NoReturn:
     """Plan with this inventory from now on; MIG choices per cluster start again from the file."""
     _commit(dataclasses.replace(scenario_inputs(), inventory=file, mig_clusters=None))
 
 
-def commit_workloads(file: InputFile) -> None:
+def commit_workloads(file: InputFile) -> NoReturn:
     """Plan with this workload mix from now on."""
     _commit(dataclasses.replace(scenario_inputs(), workloads=file))
 
 
-def commit_assumptions(assumptions: Assumptions) -> None:
-    """Plan with these assumptions from now on."""
-    _commit(dataclasses.replace(scenario_inputs(), assumptions=assumptions))
+def commit_assumptions(
+    assumptions: Assumptions, mig_clusters: Iterable[str] | KeepMig | None = KEEP
+) -> NoReturn:
+    """Plan with these assumptions from now on, and MIG enabled on exactly ``mig_clusters``
+    (None: as the inventory file says; ``KEEP``: unchanged)."""
+    inputs = dataclasses.replace(scenario_inputs(), assumptions=assumptions)
+    if not isinstance(mig_clusters, KeepMig):
+        chosen = None if mig_clusters is None else tuple(sorted(set(mig_clusters)))
+        inputs = dataclasses.replace(inputs, mig_clusters=chosen)
+    _commit(inputs)
 
 
-def commit_mig_clusters(clusters: Iterable[str] | None) -> None:
-    """Enable MIG on exactly these clusters' hosts (None: as the inventory file says)."""
-    chosen = None if clusters is None else tuple(sorted(set(clusters)))
-    _commit(dataclasses.replace(scenario_inputs(), mig_clusters=chosen))
-
-
-def reset_to_sample() -> None:
+def reset_to_sample() -> NoReturn:
     """Forget every change: the sample scenario, default assumptions, the fit question."""
-    _commit(sample_inputs())
     st.session_state[_QUESTION_KEY] = Question()
+    _commit(sample_inputs())
 
 
 def question() -> Question:
@@ -148,6 +161,7 @@ def question() -> Question:
     return asked if isinstance(asked, Question) else Question()
 
 
-def commit_question(asked: Question) -> None:
-    """Answer this question from now on."""
+def commit_question(asked: Question) -> NoReturn:
+    """Answer this question from now on (and rerun, so the whole page shows it)."""
     st.session_state[_QUESTION_KEY] = asked
+    st.rerun()

@@ -1,0 +1,44 @@
+"""GPU Share Planner dashboard: wires the pages; every page lives in ``ui/pages/``.
+
+Run with ``make run`` (or ``streamlit run app.py``); it opens on the bundled sample scenario.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui import components
+
+_PAGES_DIR = Path(__file__).resolve().parent / "ui" / "pages"
+
+st.set_page_config(
+    page_title="GPU Share Planner",
+    page_icon=":material/memory:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+PAGES: dict[str, list[st.Page]] = {
+    "Plan": [
+        st.Page(
+            "ui/pages/compare.py", title="Compare methods", icon=":material/compare:", default=True
+        ),
+        st.Page("ui/pages/inside.py", title="Inside a plan", icon=":material/grid_view:"),
+    ],
+    "Inputs": [
+        st.Page("ui/pages/inventory.py", title="Inventory", icon=":material/dns:"),
+        st.Page("ui/pages/workloads.py", title="Workloads", icon=":material/work:"),
+        st.Page("ui/pages/assumptions.py", title="Assumptions", icon=":material/tune:"),
+    ],
+}
+# The harvesting page is written by another module owner; it joins the navigation once it exists.
+if (_PAGES_DIR / "harvesting.py").is_file():
+    PAGES["Time of day"] = [
+        st.Page("ui/pages/harvesting.py", title="Harvesting", icon=":material/nights_stay:")
+    ]
+
+page = st.navigation(PAGES)
+components.scenario_sidebar()
+page.run()

@@ -1,0 +1,172 @@
+"""Fixtures for driving the dashboard in a real headless Chromium (Debian's, never a download).
+
+For other browser test modules (the harvesting page's included):
+
+- ``dashboard_url``: session fixture; a ``streamlit run app.py`` server on a free local port,
+  healthy before the first test, stopped after the last. Open pages with ``page.goto(url)``.
+- ``page``: pytest-playwright's page, launched on ``/usr/bin/chromium`` with quiet flags.
+- ``screenshot_dir``: ``out/`` at the repository root (git-ignored), created on demand.
+- ``open_page``: a function ``open_page(page, title)`` that clicks a page in the sidebar
+  navigation and waits for its heading (the page title, e.g. ``"Harvesting"``).
+- ``repo_root``: the repository root (to read the sample files).
+
+Every test here is marked ``browser``. Without Chromium (or Playwright) the tests are skipped with
+a message saying so, unless ``REQUIRE_BROWSER=1`` (CI), where a missing browser fails the run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+STARTUP_TIMEOUT_S = 30.0
+
+
+def _chromium() -> str | None:
+    for candidate in CHROMIUM_CANDIDATES:
+        if Path(candidate).is_file():
+            return candidate
+    return shutil.which("chromium")
+
+
+def _missing_browser_reason() -> str | None:
+    """Why browser tests cannot run here, or None when they can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install -r requirements-dev.txt)"
+    if _chromium() is None:
+        return "Chromium is not installed (apt-get install chromium); browser tests need it"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under tests/browser as ``browser``; skip or fail them without Chromium."""
+    reason = _missing_browser_reason()
+    here = Path(__file__).parent
+    for item in items:
+        if here not in Path(str(item.fspath)).parents:
+            continue
+        item.add_marker(pytest.mark.browser)
+        # With REQUIRE_BROWSER=1 the tests run and ``_browser_required`` fails them instead.
+        if reason is not None and os.environ.get("REQUIRE_BROWSER") != "1":
+            item.add_marker(pytest.mark.skip(reason=f"browser test skipped: {reason}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_required() -> None:
+    """With REQUIRE_BROWSER=1 a missing browser is a failure, never a silent skip."""
+    reason = _missing_browser_reason()
+    if reason is not None and os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Launch Debian's Chromium (pytest-playwright's own download is never used here)."""
+    return {**browser_type_launch_args, "executable_path": _chromium(), "args": CHROMIUM_FLAGS}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def dashboard_url() -> Iterator[str]:
+    """The URL of a dashboard server started for this test session."""
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ]
+    log = (REPO / "out").joinpath("dashboard-server.log")
+    log.parent.mkdir(exist_ok=True)
+    with log.open("wb") as sink:
+        server = subprocess.Popen(command, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            _wait_healthy(port, server)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(10)
+
+
+def _wait_healthy(port: int, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"the dashboard server exited with {server.returncode}; see out/")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            time.sleep(0.2)
+    pytest.fail(f"the dashboard did not answer on port {port} within {STARTUP_TIMEOUT_S:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir() -> Path:
+    """Where screenshots go: ``out/`` at the repository root (git-ignored)."""
+    target = REPO / "out"
+    target.mkdir(exist_ok=True)
+    return target
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository root."""
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def open_page() -> Callable[..., None]:
+    """``open_page(page, title)``: open a dashboard page from the sidebar and wait for it."""
+    return _open_page
+
+
+def _open_page(page: Any, title: str, *, timeout_ms: float = 60_000) -> None:
+    """Open the dashboard page ``title`` from the sidebar navigation and wait for its heading."""
+    from playwright.sync_api import expect
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_role("heading", name=title, exact=True).first).to_be_visible(
+        timeout=timeout_ms
+    )

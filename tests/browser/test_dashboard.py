@@ -1,0 +1,147 @@
+"""The dashboard in a real headless Chromium: upload, edit, switch an option, download.
+
+One journey through the pages an admin would take, with screenshots in ``out/``. The time from
+pressing "Apply assumptions" to the updated number on screen is printed (run with ``-s`` to see
+it); it is a measurement, not an assertion.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT_MS = 60_000
+
+
+def _metric_in(page: Any, container_key: str, label: str) -> str:
+    """The value of metric ``label`` inside the container with ``key=container_key``."""
+    metric = page.locator(f".st-key-{container_key} [data-testid='stMetric']").filter(
+        has_text=label
+    )
+    return str(metric.locator("[data-testid='stMetricValue']").first.inner_text()).strip()
+
+
+def _page_metric(page: Any, label: str) -> str:
+    metric = page.locator("[data-testid='stMetric']").filter(
+        has=page.get_by_text(label, exact=True)
+    )
+    return str(metric.locator("[data-testid='stMetricValue']").first.inner_text()).strip()
+
+
+def _wait_idle(page: Any) -> None:
+    """Wait until Streamlit has finished the current run (no 'Running...' status widget)."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+def test_admin_journey(
+    page: Any,
+    dashboard_url: str,
+    screenshot_dir: Path,
+    tmp_path: Path,
+    repo_root: Path,
+    open_page: Callable[..., None],
+) -> None:
+    """Open on the sample, upload an inventory, edit a workload, switch the vGPU mode, see the
+    numbers change, download the workbook and find its sheets."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+
+    # 1. The sample comparison is there on arrival, with all four methods and three charts.
+    page.goto(dashboard_url)
+    expect(page.get_by_role("heading", name="Compare sharing methods")).to_be_visible()
+    expect(
+        page.locator(".st-key-headline_vgpu [data-testid='stMetricValue']").first
+    ).to_be_visible()
+    expect(page.get_by_test_id("stVegaLiteChart")).to_have_count(3)
+    _wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
+
+    # 2. Upload an inventory: the sample minus its last row plus one bad row.
+    open_page(page, "Inventory")
+    sample = (repo_root / "data" / "sample" / "inventory.csv").read_text().strip().splitlines()
+    header, rows = sample[0], sample[1:]
+    columns = header.split(",")
+    bad = dict(zip(columns, rows[0].split(","), strict=True))
+    bad[columns[0]] = "bad-host"
+    bad["gpu_model"] = "H100-90GB"
+    upload = tmp_path / "my-inventory.csv"
+    upload.write_text("\n".join([header, *rows[:-1], ",".join(bad[c] for c in columns)]) + "\n")
+    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(upload))
+    expect(page.get_by_role("heading", name="In use: my-inventory.csv")).to_be_visible()
+    expect(page.get_by_text("row(s) were skipped")).to_be_visible()
+    _wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "inventory.png"), full_page=True)
+
+    # 3. Edit a workload in place: the first class's instance count becomes 3.
+    open_page(page, "Workloads")
+    instances_before = _page_metric(page, "Instances")
+    grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 40, box["y"] + 35 + 17)  # first data row, first column
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # the instances column
+    page.keyboard.type("3")
+    page.keyboard.press("Enter")
+    page.locator(".st-key-workloads_apply button").click()
+    expect(page.get_by_role("heading", name="In use: edited workload table")).to_be_visible()
+    _wait_idle(page)
+    assert _page_metric(page, "Instances") != instances_before
+    page.screenshot(path=str(screenshot_dir / "workloads.png"), full_page=True)
+
+    # 4. Switch the vGPU mode and time the change to the updated number.
+    open_page(page, "Assumptions")
+    _wait_idle(page)
+    before = _metric_in(page, "headline_vgpu", "GPUs used")
+    cost_before = _metric_in(page, "headline_vgpu", "Annual cost")
+    page.locator(".st-key-assumptions_vsphere").click()
+    page.get_by_role("option", name=re.compile("vSphere 7")).click()
+    page.locator(".st-key-assumptions_licence input").fill("9000")
+    start = time.perf_counter()
+    page.locator(".st-key-assumptions_apply button").click()
+    expect(page.locator(".st-key-headline_vgpu").get_by_text(cost_before)).to_have_count(0)
+    elapsed = time.perf_counter() - start
+    _wait_idle(page)
+    after = _metric_in(page, "headline_vgpu", "GPUs used")
+    print(
+        f"\nassumption change to updated figure: {elapsed:.2f} s "
+        f"(vGPU GPUs {before} -> {after}, cost {cost_before} -> "
+        f"{_metric_in(page, 'headline_vgpu', 'Annual cost')})"
+    )
+    page.screenshot(path=str(screenshot_dir / "assumptions.png"), full_page=True)
+
+    # 5. Inside a plan: the placement map renders.
+    open_page(page, "Inside a plan")
+    expect(page.get_by_test_id("stVegaLiteChart").first).to_be_visible()
+    _wait_idle(page)
+    page.screenshot(path=str(screenshot_dir / "inside.png"), full_page=True)
+
+    # 6. Download the workbook from the Compare page and read it back.
+    open_page(page, "Compare methods")
+    _wait_idle(page)
+    with page.expect_download() as download:
+        page.locator(".st-key-compare_download_workbook button").click()
+    target = tmp_path / "plan.xlsx"
+    download.value.save_as(str(target))
+    workbook = openpyxl.load_workbook(io.BytesIO(target.read_bytes()))
+    names = workbook.sheetnames
+    assert "Summary" in names
+    assert any(name.startswith("Placement") for name in names)
+    assert "Assumptions" in names
+    summary = "\n".join(
+        str(cell.value) for row in workbook["Summary"].iter_rows() for cell in row if cell.value
+    )
+    assert "vGPU" in summary

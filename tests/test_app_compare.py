@@ -1,0 +1,146 @@
+"""AppTest of the entry script and the Compare page: sample first, size question, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from planner.plan import Method
+from ui import planning, session
+
+TIMEOUT_S = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    """Each test starts without cached plans, so a patched planner call is really made."""
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def _app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_opens_on_the_sample_comparison_of_all_four_methods() -> None:
+    """A newcomer lands on a full comparison of the sample scenario without uploading anything."""
+    at = _app().run()
+    assert not at.exception
+    assert at.title[0].value == "Compare sharing methods"
+    text = _markdown(at)
+    for method in Method:
+        assert f"**{method.label}**" in text
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    assert list(figures.columns) == [m.label for m in Method]
+    assert "Annual cost" in figures.index
+    assert "GPUs used / lower bound" in figures.index
+    assert len(at.get("vega_lite_chart")) == 3
+    assert at.button(key="compare_plan") is not None
+    assert "sample inventory.csv" in "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_key_figures_match_the_planner_figures() -> None:
+    """The GPUs shown per method are the planner's own figures for the sample, not other numbers."""
+    at = _app().run()
+    inputs = session.sample_inputs()
+    plan = planning.scenario_plan(inputs, session.Question())
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    for result in plan.results:
+        shown = figures.loc["GPUs used", result.plan.method.label]
+        assert shown.startswith(f"{result.metrics.gpus_used:,} of ")
+
+
+def test_every_workload_class_gets_a_recommendation() -> None:
+    """Each workload class of the sample has one recommendation line naming a method or none."""
+    at = _app().run()
+    text = _markdown(at)
+    built = planning.build_scenario(session.sample_inputs())
+    for workload in built.scenario.workloads:
+        assert f"- **{workload.name}** → " in text
+
+
+def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
+    """Asking to size a cluster plans on new servers of the chosen model, not on the inventory."""
+    at = _app().run()
+    at.radio(key="compare_question").set_value(session.QuestionKind.SIZE)
+    at.selectbox(key="compare_server_model").set_value("L40S")
+    at.number_input(key="compare_server_gpus").set_value(4)
+    at.button(key="compare_plan").click().run()
+    assert not at.exception
+    assert not at.error
+    sidebar = "\n".join(c.value for c in at.sidebar.caption)
+    assert "Sizing a cluster of 4× L40S servers" in sidebar
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    assert "GPUs used" in figures.index
+
+
+def test_an_unexpected_planner_failure_is_a_readable_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the planner raises, the page shows what failed and a way forward, never a traceback."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("division by zero in a packer")
+
+    monkeypatch.setattr(planning, "plan_scenario", broken)
+    at = _app().run()
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert "Could not plan the scenario" in message
+    assert "ZeroDivisionError: division by zero in a packer" in message
+    assert "sample scenario" in message
+    assert not at.dataframe  # nothing half-rendered after the error
+
+
+def test_an_inventory_without_usable_hosts_says_what_to_do() -> None:
+    """With no usable host the page says which row failed and how to fix it, and plans nothing."""
+    at = _app()
+    header = b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+    bad_row = b"h1,c1,NoSuchGPU,8,64,512,100,yes\n"
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.InputFile("hosts.csv", header + bad_row),
+        workloads=session.sample_inputs().workloads,
+    )
+    at.run()
+    assert not at.exception
+    assert "Could not read the scenario: a file could not be used" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert list(problems["column"]) == ["gpu_model", ""]
+    assert "NoSuchGPU" in problems.loc[0, "problem"]
+    assert not at.get("vega_lite_chart")
+
+
+def test_an_all_infeasible_mix_lists_what_was_not_placed() -> None:
+    """A mix nothing can hold shows every method placing 0 and no method recommended, no crash."""
+    at = _app()
+    workloads = (
+        b"name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,"
+        b"ram_gib,live_migration,isolation,latency_tolerant\n"
+        b"giant,training,2,8,640,0.9,24x7,7,4096,65536,yes,yes,no\n"
+    )
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.sample_inputs().inventory,
+        workloads=session.InputFile("giant.csv", workloads),
+    )
+    at.run()
+    assert not at.exception
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    assert set(figures.loc["Instances placed"]) == {"0"}
+    assert set(figures.loc["Not placed"]) == {"2"}
+    assert "**giant** → **no method**" in _markdown(at)
+
+
+def test_the_workbook_download_is_offered() -> None:
+    """The plan workbook and the key figures CSV can be downloaded from the Compare page."""
+    at = _app().run()
+    keys = {button.key for button in at.get("download_button")}
+    assert {"compare_download_workbook", "compare_download_csv"} <= keys

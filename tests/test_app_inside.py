@@ -1,0 +1,82 @@
+"""AppTest of the Inside-a-plan page: placement map per method, not-placed list, downloads."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from planner.plan import Method
+from ui import planning, session
+
+TIMEOUT_S = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def _inside_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    return at.switch_page("ui/pages/inside.py").run()
+
+
+def _chart_rows(at: AppTest) -> pd.DataFrame:
+    """The data behind the placement map, as Streamlit sent it to the browser."""
+    chart = next(c for c in at.get("vega_lite_chart"))
+    frames = [
+        pa.ipc.open_stream(io.BytesIO(dataset.data.data)).read_all().to_pandas()
+        for dataset in chart.proto.datasets
+    ]
+    return max(frames, key=len)
+
+
+def _sample_result(method: Method) -> object:
+    plan = planning.scenario_plan(session.sample_inputs(), session.Question())
+    return next(r for r in plan.results if r.plan.method == method)
+
+
+@pytest.mark.parametrize("method", list(Method))
+def test_each_method_shows_its_placements_and_not_placed(method: Method) -> None:
+    """Per method: the not-placed count and the placement table match the planner's plan."""
+    at = _inside_page()
+    at.button_group(key="inside_method").set_value(method).run()
+    assert not at.exception
+    result = _sample_result(method)
+    not_placed = len(result.plan.not_placed)  # type: ignore[attr-defined]
+    assert any(s.value == f"Not placed ({not_placed})" for s in at.subheader)
+    placements = at.get_by_key("inside_placements").dataframe[0].value
+    assert len(placements) == len(result.plan.placements)  # type: ignore[attr-defined]
+    if not_placed:
+        reasons = at.get_by_key("inside_not_placed").dataframe[0].value
+        assert reasons["reason"].str.len().min() > 0
+
+
+def test_the_placement_map_shows_one_cluster_of_gpus_with_their_slots() -> None:
+    """The map of the chosen cluster holds only that cluster's hosts, each slot with a workload."""
+    at = _inside_page()
+    at.button_group(key="inside_method").set_value(Method.VGPU).run()
+    cluster = at.selectbox(key="inside_cluster").value
+    rows = _chart_rows(at)
+    built = planning.build_scenario(session.sample_inputs())
+    hosts = {h.name for h in built.scenario.inventory.hosts if h.cluster == cluster}
+    assert set(rows["host"]) <= hosts
+    assert (rows["end_gib"] > rows["start_gib"]).all()
+    assert rows["workload"].notna().all()
+
+
+def test_placement_csv_downloads_are_offered() -> None:
+    """Placements and not-placed lists can be downloaded as CSV for the chosen method."""
+    at = _inside_page()
+    keys = {button.key for button in at.get("download_button")}
+    assert {"inside_download_placements", "inside_download_not_placed"} <= keys

@@ -1,0 +1,98 @@
+"""AppTest of the Workloads page: sample mix, presets, upload, the in-place editor, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from planner.presets import PRESETS, preset_frame
+
+TIMEOUT_S = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+HEADER = (
+    "name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,ram_gib,"
+    "live_migration,isolation,latency_tolerant\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+def _workloads_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    return at.switch_page("ui/pages/workloads.py").run()
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_shows_the_sample_mix_in_an_editor() -> None:
+    """Without changes the page shows the sample mix and its totals."""
+    at = _workloads_page()
+    assert not at.exception
+    assert at.title[0].value == "Workloads"
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+    assert int(_metric(at, "Workload classes")) > 0
+    assert at.button(key="workloads_apply") is not None
+
+
+@pytest.mark.parametrize("key", list(PRESETS))
+def test_loading_a_preset_plans_with_it(key: str) -> None:
+    """Loading a preset makes its classes the mix in use, with their instance total."""
+    at = _workloads_page()
+    at.selectbox(key="workloads_preset").set_value(key)
+    at.button(key="workloads_load_preset").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == f"In use: preset {PRESETS[key].title}"
+    frame = preset_frame(key)
+    assert _metric(at, "Workload classes") == str(len(frame))
+    assert _metric(at, "Instances") == f"{frame['instances'].astype(int).sum():,}"
+    assert not at.warning  # presets are valid input: nothing skipped
+
+
+def test_an_uploaded_mix_with_a_bad_row_loads_the_good_rows() -> None:
+    """A bad cell skips its row with row, column and fix; the good rows are the mix in use."""
+    at = _workloads_page()
+    text = (
+        HEADER
+        + "nb,notebook,10,0.25,8,0.1,9-17,5,4,16,yes,no,yes\n"
+        + "oops,notebook,10,0.25,8,1.7,9-17,5,4,16,yes,no,yes\n"
+    )
+    at.file_uploader(key="workloads_upload").set_value(("mix.csv", text.encode(), "text/csv"))
+    at.run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: mix.csv"
+    assert _metric(at, "Workload classes") == "1"
+    assert any("row(s) were skipped" in w.value for w in at.warning)
+    problems = next(df.value for df in at.dataframe if "fix" in df.value.columns)
+    assert problems.loc[0, "row"] == 3
+    assert problems.loc[0, "column"] == "busy_fraction"
+
+
+def test_an_unusable_upload_keeps_the_previous_mix() -> None:
+    """A file that is not a workload CSV is refused with the reason; the sample stays in use."""
+    at = _workloads_page()
+    at.file_uploader(key="workloads_upload").set_value(("x.csv", b"a,b\n1,2\n", "text/csv"))
+    at.run()
+    assert not at.exception
+    assert any("x.csv cannot be used" in e.value for e in at.error)
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+
+
+def test_using_the_edited_table_goes_through_validation() -> None:
+    """'Use this mix' validates the table like a file and plans with it under its own name."""
+    at = _workloads_page()
+    classes = _metric(at, "Workload classes")
+    at.button(key="workloads_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: edited workload table"
+    assert _metric(at, "Workload classes") == classes

@@ -1,0 +1,186 @@
+"""Pieces several pages share: the scenario sidebar, problem lists, headline figures."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from planner.problems import InputError, InputProblem
+from planner.report import MethodResult, Recommendation, ScenarioPlan
+from ui import format as fmt
+from ui import planning, session
+
+__all__ = [
+    "feasibility_notice",
+    "headline",
+    "method_summary",
+    "problems_notice",
+    "recommendations_list",
+    "scenario_sidebar",
+    "stop_if_empty",
+    "table",
+]
+
+
+def scenario_sidebar() -> None:
+    """The sidebar: what is being planned right now, and a way back to the sample scenario."""
+    inputs = session.scenario_inputs()
+    with st.sidebar:
+        st.markdown("**Planning with**")
+        try:
+            built = planning.build_scenario(inputs)
+        except InputError:
+            # The page itself shows the problems; the sidebar only names the files.
+            st.caption(f"{inputs.inventory.name} · {inputs.workloads.name}")
+        except Exception:
+            st.caption(f"{inputs.inventory.name} · {inputs.workloads.name}")
+        else:
+            inventory = built.scenario.inventory
+            workloads = built.scenario.workloads
+            instances = sum(w.instances for w in workloads)
+            st.caption(
+                f":material/dns: {inputs.inventory.name}: {fmt.count(len(inventory.hosts))} hosts, "
+                f"{fmt.count(inventory.gpu_count)} GPUs  \n"
+                f":material/work: {inputs.workloads.name}: {fmt.count(len(workloads))} classes, "
+                f"{fmt.count(instances)} instances"
+            )
+        asked = session.question()
+        if asked.kind is session.QuestionKind.SIZE and asked.server is not None:
+            st.caption(
+                f":material/add_box: Sizing a cluster of {asked.server.gpus}× "
+                f"{asked.server.gpu_model} servers"
+            )
+        else:
+            st.caption(":material/check_box: Fitting the mix to this inventory")
+        changed = inputs != session.sample_inputs() or asked != session.Question()
+        if st.button(
+            "Back to the sample scenario",
+            key="sidebar_reset",
+            icon=":material/restart_alt:",
+            disabled=not changed,
+            help="Forget uploads, edits and assumption changes.",
+        ):
+            session.reset_to_sample()
+            st.rerun()
+
+
+def table(frame: pd.DataFrame, *, key: str, hide_index: bool = True) -> None:
+    """A full-width read-only table inside a container named ``key`` (found by that key in tests;
+    a plain ``st.dataframe`` does not keep its key)."""
+    with st.container(key=key):
+        st.dataframe(frame, hide_index=hide_index, width="stretch")
+
+
+def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
+    """A warning listing rows that were skipped from ``what``, each with row, column and fix."""
+    if not problems:
+        return
+    rows = {p.row for p in problems if p.row is not None}
+    st.warning(
+        f"{len(problems)} problem(s) in {what}; {len(rows)} row(s) were skipped, the other rows "
+        "are in use. Fix them in the file and upload it again.",
+        icon=":material/warning:",
+    )
+    st.dataframe(planning.problems_frame(problems), hide_index=True, width="stretch")
+
+
+def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True) -> None:
+    """Stop the page with a way forward when there is no host or no workload to plan.
+
+    ``need_inventory`` is False when sizing a new cluster, which needs no host of the user's.
+    """
+    if need_inventory and not built.scenario.inventory.hosts:
+        st.warning(
+            "The inventory has no usable host, so there is nothing to plan on. Fix the rows listed "
+            "on the Inventory page, upload another file, or ask the planner to size a new cluster.",
+            icon=":material/warning:",
+        )
+        st.page_link("ui/pages/inventory.py", label="Go to the inventory", icon=":material/dns:")
+        st.stop()
+    if not built.scenario.workloads:
+        st.warning(
+            "The workload mix is empty, so there is nothing to place. Add rows on the Workloads "
+            "page or load one of the presets there.",
+            icon=":material/warning:",
+        )
+        st.page_link("ui/pages/workloads.py", label="Go to the workloads", icon=":material/work:")
+        st.stop()
+
+
+def headline(plan: ScenarioPlan) -> None:
+    """One card per method: GPUs used, annual cost, and what was not placed."""
+    cheapest = min(
+        (r.cost.total_usd_per_year for r in plan.results if r.metrics.instances_placed),
+        default=None,
+    )
+    cards = st.columns(len(plan.results))
+    for card, result in zip(cards, plan.results, strict=True):
+        m, cost = result.metrics, result.cost
+        with card.container(border=True, key=f"headline_{result.plan.method}"):
+            st.markdown(f"**{result.plan.method.label}**")
+            st.metric(
+                "GPUs used",
+                fmt.count(m.gpus_used),
+                delta=f"{fmt.count(m.hosts_used)} hosts",
+                delta_color="off",
+                delta_arrow="off",
+            )
+            st.metric(
+                "Annual cost",
+                fmt.usd(cost.total_usd_per_year),
+                delta=f"{fmt.usd(cost.usd_per_instance_year)} per instance",
+                delta_color="off",
+                delta_arrow="off",
+                help="Hardware amortised, licences, power and network per year.",
+            )
+            placed = f"{fmt.count(m.instances_placed)} placed"
+            if m.instances_not_placed:
+                st.markdown(
+                    f":orange[{placed}, **{fmt.count(m.instances_not_placed)} not placed**]"
+                )
+            else:
+                st.markdown(f":green[{placed}, none left out]")
+            if cheapest is not None and m.instances_placed and cost.total_usd_per_year == cheapest:
+                st.badge("lowest annual cost", icon=":material/savings:", color="green")
+
+
+def method_summary(result: MethodResult) -> None:
+    """A one-line summary of one method's plan, with its notes."""
+    m = result.metrics
+    st.markdown(
+        f"**{result.plan.method.label}**: {fmt.count(m.gpus_used)} GPUs on "
+        f"{fmt.count(m.hosts_used)} hosts · {fmt.count(m.instances_placed)} placed, "
+        f"{fmt.count(m.instances_not_placed)} not placed · memory {fmt.pct(m.memory_utilisation)}, "
+        f"compute {fmt.pct(m.compute_utilisation)} · {fmt.usd(result.cost.total_usd_per_year)} "
+        f"per year · lower bound {fmt.count(m.lower_bound_gpus)} GPUs ({result.plan.status})"
+    )
+    notes = [*result.plan.notes, *result.cost.notes]
+    if notes:
+        with st.expander("Notes on this plan"):
+            for note in notes:
+                st.markdown(f"- {note}")
+
+
+def feasibility_notice(plan: ScenarioPlan) -> None:
+    """A loud error when any plan breaks a sharing rule (the shared checker found violations)."""
+    for result in plan.results:
+        if result.feasibility_violations:
+            st.error(
+                f"The {result.plan.method.label} plan breaks {len(result.feasibility_violations)} "
+                "rule(s); treat its figures with care and report this: "
+                + "; ".join(result.feasibility_violations[:3]),
+                icon=":material/report:",
+            )
+
+
+def recommendations_list(recommendations: Sequence[Recommendation]) -> None:
+    """The report's recommendation per workload class, in plain words."""
+    if not recommendations:
+        st.info("No recommendation: the workload mix is empty.", icon=":material/info:")
+        return
+    for rec in recommendations:
+        method = rec.method.label if rec.method is not None else "no method"
+        # The reason already names the rules that ruled other methods out.
+        st.markdown(f"- **{rec.workload}** → **{method}**: {rec.reason}")

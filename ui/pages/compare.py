@@ -1,0 +1,134 @@
+"""Compare page: every sharing method side by side for the committed scenario and question."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.inventory import ServerType
+from planner.report import comparison_frame, recommendations
+from ui import charts, components, planning, session, tables
+
+st.title("Compare sharing methods")
+st.caption(
+    "How many GPUs and hosts each way of sharing needs for your workload mix, what it costs per "
+    "year, what does not fit, and how close each plan is to the best possible."
+)
+
+inputs = session.scenario_inputs()
+asked = session.question()
+cat = planning.catalog()
+models = sorted(cat.gpus)
+
+with st.form("compare_question_form"):
+    kind_col, server_col = st.columns([1, 2])
+    kind = kind_col.radio(
+        "Question",
+        options=list(session.QuestionKind),
+        index=list(session.QuestionKind).index(asked.kind),
+        format_func={
+            session.QuestionKind.FIT: "Fit the mix to my inventory",
+            session.QuestionKind.SIZE: "Size a new cluster",
+        }.__getitem__,
+        key="compare_question",
+    )
+    server = asked.server or ServerType(
+        gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048
+    )
+    with server_col.expander(
+        "Server type to size with", expanded=kind is session.QuestionKind.SIZE
+    ):
+        cols = st.columns(4)
+        model = cols[0].selectbox(
+            "GPU model",
+            options=models,
+            index=models.index(server.gpu_model) if server.gpu_model in models else 0,
+            key="compare_server_model",
+        )
+        gpus = cols[1].number_input(
+            "GPUs per server", 1, 16, int(server.gpus), key="compare_server_gpus"
+        )
+        cores = cols[2].number_input(
+            "Cores per server", 1, 1024, int(server.cpu_cores), key="compare_server_cores"
+        )
+        ram = cols[3].number_input(
+            "RAM per server [GiB]",
+            16,
+            16384,
+            int(server.ram_gib),
+            step=64,
+            key="compare_server_ram",
+        )
+    submitted = st.form_submit_button(
+        "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
+    )
+if submitted:
+    chosen = session.QuestionKind(kind)
+    session.commit_question(
+        session.Question(
+            kind=chosen,
+            server=ServerType(
+                gpu_model=model, gpus=int(gpus), cpu_cores=float(cores), ram_gib=float(ram)
+            )
+            if chosen is session.QuestionKind.SIZE
+            else None,
+        )
+    )
+
+built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
+components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
+limit = inputs.assumptions.time_limit_s
+with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each)…"):
+    plan = planning.guarded(
+        lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
+    )
+
+comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
+components.headline(plan)
+
+st.subheader("Key figures")
+components.table(tables.key_figures(plan, comparison), key="compare_key_figures", hide_index=False)
+components.feasibility_notice(plan)
+
+chart_cols = st.columns(3)
+chart_cols[0].altair_chart(
+    charts.cost_chart(tables.cost_long(plan)), width="stretch", key="compare_cost_chart"
+)
+chart_cols[1].altair_chart(
+    charts.utilisation_chart(tables.utilisation_long(plan)),
+    width="stretch",
+    key="compare_utilisation_chart",
+)
+chart_cols[2].altair_chart(
+    charts.gpus_vs_bound_chart(tables.bound_frame(plan)),
+    width="stretch",
+    key="compare_bound_chart",
+)
+
+st.subheader("Recommendation per workload class")
+components.recommendations_list(recommendations(plan))
+
+st.subheader("Take the plan with you")
+export_cols = st.columns([1, 1, 3])
+export_cols[0].download_button(
+    "Download the plan workbook",
+    data=lambda: planning.workbook(inputs, asked),
+    file_name="gpu-share-plan.xlsx",
+    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    key="compare_download_workbook",
+    icon=":material/table_view:",
+    type="primary",
+    on_click="ignore",
+)
+export_cols[1].download_button(
+    "Key figures as CSV",
+    data=comparison.to_csv(index=False).encode(),
+    file_name="gpu-share-comparison.csv",
+    mime="text/csv",
+    key="compare_download_csv",
+    icon=":material/download:",
+    on_click="ignore",
+)
+export_cols[2].caption(
+    "The workbook holds a summary, one placement sheet per method, what was not placed and why, "
+    "costs, the inputs and every assumption, so it documents the plan on its own."
+)

@@ -1,0 +1,100 @@
+"""Inside a plan: one method's placement map (hosts × GPUs), what was not placed and why."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.plan import Method
+from planner.report import not_placed_frame, placement_frame
+from ui import charts, components, planning, session
+
+st.title("Inside a plan")
+st.caption(
+    "Where every instance lands under one sharing method: each bar is a GPU's memory, each block "
+    "a slice, profile or share with the workload that holds it. Hover a block for details."
+)
+
+inputs = session.scenario_inputs()
+asked = session.question()
+built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
+components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
+with st.spinner("Packing every method…"):
+    plan = planning.guarded(
+        lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
+    )
+
+methods = [result.plan.method for result in plan.results]
+method = st.segmented_control(
+    "Sharing method",
+    options=methods,
+    format_func=lambda m: Method(m).label,
+    default=methods[0],
+    key="inside_method",
+    required=True,
+)
+result = next(r for r in plan.results if r.plan.method == method)
+placements = planning.guarded(lambda: placement_frame(result), doing="list the placements")
+not_placed = planning.guarded(lambda: not_placed_frame(result), doing="list what was not placed")
+
+components.method_summary(result)
+
+hosts_in_use = sorted(set(placements["host"])) if not placements.empty else []
+clusters = {host.name: host.cluster for host in result.plan.hosts or built.scenario.inventory.hosts}
+cluster_names = sorted({clusters.get(h, "") for h in hosts_in_use})
+
+st.subheader("Placement map")
+if not hosts_in_use:
+    st.info(
+        "This method placed nothing. The list below says why each instance was left out.",
+        icon=":material/info:",
+    )
+else:
+    picked = st.selectbox(
+        "Cluster",
+        options=cluster_names,
+        key="inside_cluster",
+        help="One cluster at a time keeps the map readable; the tables below list everything.",
+    )
+    shown = placements[placements["host"].map(clusters).fillna("") == picked]
+    layout = charts.placement_layout(
+        shown,
+        {name: model.memory_gib for name, model in built.scenario.catalog.gpus.items()},
+        {name: model.mig_memory_slices for name, model in built.scenario.catalog.gpus.items()},
+    )
+    if method == Method.REMOTE_POOL:
+        st.caption(
+            "Remote pool: capacity is held only while a workload runs, so instances active at "
+            "different hours can share the same memory and a GPU's blocks may add up to more "
+            "than its memory."
+        )
+    st.altair_chart(charts.placement_chart(layout), width="stretch", key="inside_placement_chart")
+
+st.subheader(f"Not placed ({len(not_placed)})")
+if not_placed.empty:
+    st.success("Every instance was placed under this method.", icon=":material/check_circle:")
+else:
+    components.table(not_placed, key="inside_not_placed")
+
+with st.expander(f"All placements ({len(placements)} rows)"):
+    components.table(placements, key="inside_placements")
+
+slug = str(method)
+download_cols = st.columns([1, 1, 3])
+download_cols[0].download_button(
+    "Placements as CSV",
+    data=placements.to_csv(index=False).encode(),
+    file_name=f"placements-{slug}.csv",
+    mime="text/csv",
+    key="inside_download_placements",
+    icon=":material/download:",
+    on_click="ignore",
+)
+download_cols[1].download_button(
+    "Not placed as CSV",
+    data=not_placed.to_csv(index=False).encode(),
+    file_name=f"not-placed-{slug}.csv",
+    mime="text/csv",
+    key="inside_download_not_placed",
+    icon=":material/download:",
+    on_click="ignore",
+)

@@ -1,0 +1,184 @@
+"""Workloads page: edit the workload mix in place, start from a preset, or upload a workload CSV."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from planner.presets import PRESETS
+from planner.problems import InputError
+from planner.workloads import workloads_from_frame
+from ui import components, planning, session
+from ui import format as fmt
+
+_SEEN_UPLOAD = "_workloads_seen_upload"
+"""file_id of the last upload this page acted on, so a file is committed once, on upload."""
+EDITED_NAME = "edited workload table"
+"""The name problems in the in-place editor are reported against."""
+
+_KINDS = ["training", "inference", "notebook", "batch", "vdi"]
+_YES_NO = ["yes", "no"]
+COLUMN_CONFIG = {
+    "name": st.column_config.TextColumn("name", help="Unique name of the class", required=True),
+    "kind": st.column_config.SelectboxColumn("kind", options=_KINDS, required=True),
+    "instances": st.column_config.NumberColumn(
+        "instances", help="Identical VMs or pods in the class", min_value=0, step=1
+    ),
+    "gpus": st.column_config.NumberColumn(
+        "gpus", help="GPUs per instance: a fraction (0.25) or whole GPUs (1, 2, 8)", min_value=0
+    ),
+    "memory_gib": st.column_config.NumberColumn(
+        "memory [GiB]", help="GPU memory per instance, over all its GPUs [GiB]", min_value=0
+    ),
+    "busy_fraction": st.column_config.NumberColumn(
+        "busy", help="Share of its active time the GPU is busy [0-1]", min_value=0, max_value=1
+    ),
+    "active_hours": st.column_config.TextColumn(
+        "active hours", help="Hours per day (8, 2.5) or a schedule (9-17, 22-6, 24x7)"
+    ),
+    "days_per_week": st.column_config.NumberColumn("days/week", min_value=1, max_value=7, step=1),
+    "vcpus": st.column_config.NumberColumn("vCPUs", min_value=0),
+    "ram_gib": st.column_config.NumberColumn(
+        "RAM [GiB]", help="Host RAM per instance", min_value=0
+    ),
+    "live_migration": st.column_config.SelectboxColumn(
+        "vMotion", help="Must be live-migratable (rules out passthrough)", options=_YES_NO
+    ),
+    "isolation": st.column_config.SelectboxColumn(
+        "isolation", help="Needs hardware isolation (passthrough or MIG only)", options=_YES_NO
+    ),
+    "latency_tolerant": st.column_config.SelectboxColumn(
+        "remote OK", help="Tolerates GPU access over the network (remote pool)", options=_YES_NO
+    ),
+    "priority": st.column_config.NumberColumn(
+        "priority", help="1 is placed first when capacity is short", min_value=1, step=1
+    ),
+    "gpu_models": st.column_config.TextColumn(
+        "GPU models", help="Allowed catalog models, separated by |; empty means any"
+    ),
+}
+
+st.title("Workloads")
+st.caption(
+    "The workload mix: one row per class of identical VMs or pods. Edit the table in place and "
+    "press **Use this mix**, start from a preset, or upload a CSV."
+)
+
+inputs = session.scenario_inputs()
+cat = planning.catalog()
+
+preset_col, upload_col = st.columns(2)
+with preset_col.form("workloads_preset_form", border=True):
+    preset_key = st.selectbox(
+        "Start from a typical mix",
+        options=list(PRESETS),
+        format_func=lambda key: PRESETS[key].title,
+        key="workloads_preset",
+        help="\n\n".join(f"**{p.title}**: {p.description}" for p in PRESETS.values()),
+    )
+    if st.form_submit_button(
+        "Load this preset", key="workloads_load_preset", icon=":material/bolt:"
+    ):
+        preset = PRESETS[preset_key]
+        session.commit_workloads(
+            session.InputFile(name=f"preset {preset.title}", content=preset.csv.encode())
+        )
+with upload_col:
+    uploaded = st.file_uploader(
+        "Upload a workload CSV", type=["csv"], key="workloads_upload", max_upload_size=20
+    )
+    buttons = st.columns(2)
+    buttons[0].download_button(
+        "Download the template",
+        data=(session.TEMPLATE_DIR / "workloads_template.csv").read_bytes,
+        file_name="workloads_template.csv",
+        mime="text/csv",
+        key="workloads_template",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    if buttons[1].button(
+        "Use the sample mix",
+        key="workloads_use_sample",
+        icon=":material/restart_alt:",
+        disabled=inputs.workloads.is_sample,
+    ):
+        session.commit_workloads(session.sample_inputs().workloads)
+
+if uploaded is not None:
+    file = session.InputFile(name=uploaded.name, content=uploaded.getvalue())
+    if uploaded.file_id != st.session_state.get(_SEEN_UPLOAD):
+        st.session_state[_SEEN_UPLOAD] = uploaded.file_id
+        try:
+            planning.load_workloads_file(file)
+        except InputError:
+            pass
+        else:
+            session.commit_workloads(file)
+    if file != inputs.workloads:
+        try:
+            planning.load_workloads_file(file)
+        except InputError as error:
+            st.error(
+                f"{file.name} cannot be used, so the planner still uses {inputs.workloads.name}. "
+                "Fix the problems below and upload the file again.",
+                icon=":material/error:",
+            )
+            st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+
+built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the workload mix")
+workloads = built.scenario.workloads
+
+with st.form("workloads_form", border=False):
+    st.subheader(f"In use: {inputs.workloads.name}")
+    edited = st.data_editor(
+        planning.workload_table(workloads),
+        key="workloads_editor",
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        column_config=COLUMN_CONFIG,
+    )
+    applied = st.form_submit_button(
+        "Use this mix", key="workloads_apply", type="primary", icon=":material/check:"
+    )
+
+if applied:
+    # The edited table goes through the same validation as a file; unusable rows are listed.
+    table = pd.DataFrame(edited).dropna(how="all")
+    try:
+        checked = workloads_from_frame(table, cat, file_name=EDITED_NAME)
+    except InputError as error:
+        st.error(
+            "The edited table cannot be used, so the planner keeps the previous mix. "
+            "Fix the problems below and press Use this mix again.",
+            icon=":material/error:",
+        )
+        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    else:
+        if checked.problems:
+            st.toast(f"{len(checked.problems)} row(s) skipped; see the list below.")
+        session.commit_workloads(
+            session.InputFile(name=EDITED_NAME, content=table.to_csv(index=False).encode())
+        )
+
+components.problems_notice(built.workload_problems, what=inputs.workloads.name)
+
+if not workloads:
+    st.warning(
+        "The mix has no usable workload class. Add rows above and press Use this mix, or load a "
+        "preset.",
+        icon=":material/warning:",
+    )
+    st.stop()
+
+instances = sum(w.instances for w in workloads)
+gpu_demand = sum(w.instances * w.gpus for w in workloads)
+memory_demand = sum(w.instances * w.memory_gib for w in workloads)
+figures = st.columns(4)
+figures[0].metric("Workload classes", fmt.count(len(workloads)), border=True)
+figures[1].metric("Instances", fmt.count(instances), border=True)
+figures[2].metric(
+    "GPUs requested", f"{gpu_demand:,.1f}", border=True, help="Σ instances × GPUs per instance"
+)
+figures[3].metric("GPU memory requested", fmt.gib(memory_demand), border=True)

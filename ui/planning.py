@@ -1,0 +1,187 @@
+"""Every ``planner`` call the dashboard makes, cached on the committed inputs and guarded.
+
+The functions here are pure functions of hashable inputs (file bytes, frozen assumptions, the
+question), so ``st.cache_data`` makes a rerun with unchanged inputs free and a changed input can
+never show a stale result. ``guarded`` turns whatever a planner call raises into a readable message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NoReturn, TypeVar
+
+import pandas as pd
+import streamlit as st
+from planner.export import workbook_bytes
+
+from planner.catalog import Catalog, load_catalog
+from planner.inventory import Inventory, inventory_frame, load_inventory
+from planner.problems import InputError, InputProblem
+from planner.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.scenario import Scenario
+from planner.workloads import WorkloadClass, load_workloads, workloads_frame
+from ui.session import InputFile, Question, QuestionKind, ScenarioInputs
+
+__all__ = [
+    "BuiltScenario",
+    "PlanningError",
+    "build_scenario",
+    "catalog",
+    "guarded",
+    "problems_frame",
+    "scenario_plan",
+    "with_mig_clusters",
+    "workbook",
+]
+
+_LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class PlanningError(RuntimeError):
+    """A planner call failed for a reason other than bad input; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class BuiltScenario:
+    """A scenario built from the committed inputs, with the rows that were skipped."""
+
+    scenario: Scenario
+    inventory_problems: tuple[InputProblem, ...]
+    """Inventory rows that were skipped (or changed), each with its reason and fix."""
+    workload_problems: tuple[InputProblem, ...]
+    """Workload rows that were skipped, each with its reason and fix."""
+
+
+@st.cache_resource(show_spinner=False)
+def catalog() -> Catalog:
+    """The bundled GPU catalog, read once per server process (it is never mutated)."""
+    return load_catalog()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_inventory_file(file: InputFile) -> tuple[Inventory, tuple[InputProblem, ...]]:
+    """The inventory in ``file`` and its skipped rows; raises ``InputError`` when unusable."""
+    loaded = load_inventory(file.content, catalog(), file_name=file.name)
+    return loaded.value, loaded.problems
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_workloads_file(
+    file: InputFile,
+) -> tuple[tuple[WorkloadClass, ...], tuple[InputProblem, ...]]:
+    """The workload classes in ``file`` and its skipped rows; ``InputError`` when unusable."""
+    loaded = load_workloads(file.content, catalog(), file_name=file.name)
+    return loaded.value, loaded.problems
+
+
+def with_mig_clusters(
+    inventory: Inventory, clusters: Sequence[str] | None, cat: Catalog
+) -> Inventory:
+    """The inventory with MIG enabled on exactly the MIG-capable hosts of ``clusters``.
+
+    ``None`` leaves every host as its file says. Hosts whose model cannot do MIG stay disabled.
+    """
+    if clusters is None:
+        return inventory
+    chosen = set(clusters)
+    hosts = tuple(
+        dataclasses.replace(
+            host,
+            mig_enabled=host.cluster in chosen and cat.gpus[host.gpu_model].mig_capable,
+        )
+        for host in inventory.hosts
+    )
+    return Inventory(hosts=hosts)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
+    """The ``Scenario`` the committed inputs describe; raises ``InputError`` on an unusable file."""
+    cat = catalog()
+    inventory, inventory_problems = load_inventory_file(inputs.inventory)
+    workloads, workload_problems = load_workloads_file(inputs.workloads)
+    scenario = Scenario(
+        catalog=cat,
+        inventory=with_mig_clusters(inventory, inputs.mig_clusters, cat),
+        workloads=workloads,
+        assumptions=inputs.assumptions,
+    )
+    return BuiltScenario(scenario, inventory_problems, workload_problems)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
+    """The plan of every sharing method for the committed inputs and question (cached)."""
+    scenario = build_scenario(inputs).scenario
+    if asked.kind is QuestionKind.SIZE:
+        if asked.server is None:
+            raise PlanningError("choose a server type to size a cluster")
+        return size_cluster(scenario, asked.server)
+    return plan_scenario(scenario)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def workbook(inputs: ScenarioInputs, asked: Question) -> bytes:
+    """The plan workbook (.xlsx) for the committed inputs and question."""
+    return workbook_bytes(scenario_plan(inputs, asked))
+
+
+def guarded(call: Callable[[], T], *, doing: str) -> T:
+    """``call()``, or a readable error on screen and a clean stop of the page.
+
+    ``doing`` completes the sentence "Could not ...", e.g. ``"plan the scenario"``.
+    """
+    try:
+        return call()
+    except InputError as error:
+        _stop_on_input_error(error, doing=doing)
+    except PlanningError as error:
+        st.error(f"Could not {doing}: {error}.", icon=":material/error:")
+        st.stop()
+    except Exception as error:
+        # The traceback goes to the server log for the maintainers, never to the screen.
+        _LOG.exception("planner call failed while trying to %s", doing)
+        st.error(
+            f"Could not {doing}: the planner stopped with {type(error).__name__}: {error}. "
+            "Check the inputs for unusual values (the Inventory and Workloads pages list every "
+            "problem found), or go back to the sample scenario with the button in the sidebar.",
+            icon=":material/error:",
+        )
+        st.stop()
+
+
+def _stop_on_input_error(error: InputError, *, doing: str) -> NoReturn:
+    st.error(
+        f"Could not {doing}: a file could not be used. Fix the problems below, upload another "
+        "file, or go back to the sample scenario with the button in the sidebar.",
+        icon=":material/error:",
+    )
+    st.dataframe(problems_frame(error.problems), hide_index=True, width="stretch")
+    st.stop()
+
+
+def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
+    """Problems as a table: file, row, column, what is wrong, how to fix it."""
+    return pd.DataFrame(
+        {
+            "file": [p.file for p in problems],
+            "row": pd.array([p.row for p in problems], dtype="Int64"),
+            "column": [p.column or "" for p in problems],
+            "problem": [p.message for p in problems],
+            "fix": [p.fix for p in problems],
+        }
+    )
+
+
+def inventory_table(inventory: Inventory) -> pd.DataFrame:
+    """The inventory as a table (one row per host)."""
+    return inventory_frame(inventory)
+
+
+def workload_table(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
+    """The workload mix as a workload-CSV frame (one row per class)."""
+    return workloads_frame(tuple(workloads))

@@ -1,0 +1,119 @@
+"""Display frames of a plan: the planner's typed results reshaped and formatted for the screen.
+
+Nothing here computes a plan figure; every number comes from ``planner.report``'s results
+(``MethodResult.metrics``, ``.cost``, ``.plan``) and is only reshaped or formatted.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from planner.report import ScenarioPlan
+from ui import format as fmt
+
+__all__ = [
+    "COST_COMPONENTS",
+    "bound_frame",
+    "cost_long",
+    "key_figures",
+    "utilisation_long",
+]
+
+COST_COMPONENTS = ("hardware", "licences", "power", "network")
+"""Cost components in stacking order."""
+
+
+def _mean_slowdowns(comparison: pd.DataFrame | None) -> dict[str, float]:
+    """``mean_slowdown`` per method value from the report's comparison frame, when it has one."""
+    if comparison is None or "mean_slowdown" not in comparison.columns:
+        return {}
+    return {
+        str(method): float(slowdown)
+        for method, slowdown in zip(comparison["method"], comparison["mean_slowdown"], strict=True)
+        if pd.notna(slowdown)
+    }
+
+
+def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Key figures with one column per method (label) and one row per figure, as text."""
+    slowdowns = _mean_slowdowns(comparison)
+    columns: dict[str, list[str]] = {}
+    index = [
+        "GPUs used",
+        "Hosts used",
+        "Instances placed",
+        "Not placed",
+        "Memory utilisation",
+        "Compute utilisation",
+        "Stranded memory",
+        "Stranded GPUs",
+        "Annual cost",
+        "Cost per placed instance",
+        "Mean slowdown",
+        "Lower bound (GPUs)",
+        "GPUs used / lower bound",
+        "Solve",
+    ]
+    for result in plan.results:
+        m, cost, p = result.metrics, result.cost, result.plan
+        slowdown = slowdowns.get(str(p.method))
+        columns[p.method.label] = [
+            f"{fmt.count(m.gpus_used)} of {fmt.count(m.gpus_available)}",
+            fmt.count(m.hosts_used),
+            fmt.count(m.instances_placed),
+            fmt.count(m.instances_not_placed),
+            fmt.pct(m.memory_utilisation),
+            fmt.pct(m.compute_utilisation),
+            fmt.gib(m.stranded_memory_gib),
+            fmt.count(m.stranded_gpus),
+            fmt.usd(cost.total_usd_per_year) + " /yr",
+            fmt.usd(cost.usd_per_instance_year),
+            fmt.slowdown(slowdown),
+            fmt.count(m.lower_bound_gpus),
+            fmt.ratio(m.ratio_to_bound),
+            f"{p.status} · {fmt.seconds(p.solve_seconds)}",
+        ]
+    return pd.DataFrame(columns, index=pd.Index(index, name="figure"))
+
+
+def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
+    """Annual cost per method and component: ``method`` (label), ``component``, ``usd_per_year``."""
+    rows = [
+        {
+            "method": result.plan.method.label,
+            "component": component,
+            "usd_per_year": result.cost.component_usd_per_year(component),
+        }
+        for result in plan.results
+        for component in COST_COMPONENTS
+    ]
+    return pd.DataFrame(rows, columns=["method", "component", "usd_per_year"])
+
+
+def utilisation_long(plan: ScenarioPlan) -> pd.DataFrame:
+    """Memory and compute utilisation per method: ``method`` (label), ``measure``, ``share``."""
+    rows = [
+        {"method": result.plan.method.label, "measure": measure, "share": share}
+        for result in plan.results
+        for measure, share in (
+            ("memory", result.metrics.memory_utilisation),
+            ("compute", result.metrics.compute_utilisation),
+        )
+    ]
+    return pd.DataFrame(rows, columns=["method", "measure", "share"])
+
+
+def bound_frame(plan: ScenarioPlan) -> pd.DataFrame:
+    """GPUs used and the lower bound per method: ``method`` (label), ``gpus_used``,
+    ``lower_bound_gpus``."""
+    return pd.DataFrame(
+        [
+            {
+                "method": result.plan.method.label,
+                "gpus_used": result.metrics.gpus_used,
+                "lower_bound_gpus": result.metrics.lower_bound_gpus,
+            }
+            for result in plan.results
+        ],
+        columns=["method", "gpus_used", "lower_bound_gpus"],
+    )
