@@ -4,9 +4,9 @@ Every sharing method first turns instances into ``HostRequest``s (stage A, per G
 module places those requests on physical hosts. A request takes as many free GPUs of its model as
 it has loads, plus its cores and RAM, all on one host. Requests are placed most urgent first
 (priority 1 before 2), larger first within a priority, each on the host that leaves the fewest
-GPUs free (best fit; ties go to the host listed first). Requests with different non-empty
-``host_group`` never share a host (vGPU host-equal mode). What does not fit becomes ``NotPlaced``
-with the resource that ran out.
+GPUs free (best fit; ties go to the host with the most free cores, then RAM, then listed
+first). Requests with different non-empty ``host_group`` never share a host (vGPU host-equal
+mode). What does not fit becomes ``NotPlaced`` with the resource that ran out.
 
 When sizing a cluster, ``HostPool`` is given a way to open new hosts of one server type and opens
 one whenever no open host fits.
@@ -25,7 +25,14 @@ from scipy.sparse import lil_matrix
 from planner.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement
 
-__all__ = ["HostAssignment", "HostPool", "assign_hosts", "min_hosts_exact", "request_order"]
+__all__ = [
+    "HostAssignment",
+    "HostPool",
+    "assign_hosts",
+    "fits_all",
+    "min_hosts_exact",
+    "request_order",
+]
 
 _TOLERANCE = 1e-9
 """Slack on cores and RAM [cores, GiB] so that sums of fractions fit exactly-sized hosts."""
@@ -49,10 +56,12 @@ class HostPool:
         self.free_cores: list[float] = []
         self.free_ram: list[float] = []
         self.group: list[str] = []
-        # (model, free GPU count) -> indices of hosts in that state, ascending: best fit on GPUs
-        # scans counts upward from the request's size and takes the first host that also fits
-        # cores, RAM and group.
-        self._buckets: dict[tuple[str, int], list[int]] = {}
+        # (model, free GPU count) -> hosts in that state as (-free cores, -free RAM, index),
+        # ascending: best fit on GPUs scans counts upward from the request's size and, within a
+        # count, takes the host with the most free cores (then RAM, then listed first) that fits.
+        # Sorted by free cores, a bucket is left as soon as its next host lacks the cores.
+        self._buckets: dict[tuple[str, int], list[tuple[float, float, int]]] = {}
+        self._keys: list[tuple[float, float, int]] = []
         self._largest: dict[str, int] = {}
         self._open_host = open_host
         self.opened = 0
@@ -67,7 +76,9 @@ class HostPool:
         self.free_cores.append(host.cpu_cores)
         self.free_ram.append(host.ram_gib)
         self.group.append("")
-        self._buckets.setdefault((host.gpu_model, host.gpus), []).append(index)
+        key = (-host.cpu_cores, -host.ram_gib, index)
+        self._keys.append(key)
+        bisect.insort(self._buckets.setdefault((host.gpu_model, host.gpus), []), key)
         self._largest[host.gpu_model] = max(self._largest.get(host.gpu_model, 0), host.gpus)
         return index
 
@@ -80,6 +91,7 @@ class HostPool:
         clone.free_ram = list(self.free_ram)
         clone.group = list(self.group)
         clone._buckets = {key: list(ids) for key, ids in self._buckets.items()}
+        clone._keys = list(self._keys)
         clone._largest = dict(self._largest)
         clone.opened = self.opened
         return clone
@@ -104,7 +116,9 @@ class HostPool:
     def _find(self, request: HostRequest) -> int | None:
         needed = len(request.loads)
         for free in range(needed, self._largest.get(request.gpu_model, -1) + 1):
-            for index in self._buckets.get((request.gpu_model, free), ()):
+            for _, _, index in self._buckets.get((request.gpu_model, free), ()):
+                if self.free_cores[index] + _TOLERANCE < request.cpu_cores:
+                    break  # later hosts of this bucket have fewer free cores still
                 if self._fits(index, request):
                     return index
         return None
@@ -113,12 +127,14 @@ class HostPool:
         model = self.hosts[index].gpu_model
         free = self.free_gpus[index]
         bucket = self._buckets[(model, len(free))]
-        del bucket[bisect.bisect_left(bucket, index)]
+        del bucket[bisect.bisect_left(bucket, self._keys[index])]
         taken = tuple(free[: len(request.loads)])
         del free[: len(request.loads)]
-        bisect.insort(self._buckets.setdefault((model, len(free)), []), index)
         self.free_cores[index] -= request.cpu_cores
         self.free_ram[index] -= request.ram_gib
+        key = (-self.free_cores[index], -self.free_ram[index], index)
+        self._keys[index] = key
+        bisect.insort(self._buckets.setdefault((model, len(free)), []), key)
         if request.host_group:
             self.group[index] = request.host_group
         return taken
@@ -229,6 +245,15 @@ def request_order(requests: Sequence[HostRequest]) -> list[int]:
             i,
         ),
     )
+
+
+def fits_all(requests: Sequence[HostRequest], pool: HostPool) -> bool:
+    """Whether every request finds a host, placing them on ``pool`` (changed) in placing order.
+
+    Stops at the first request that fits nowhere; cheaper than ``assign_hosts`` when only the
+    answer matters.
+    """
+    return all(pool.place(requests[i]) is not None for i in request_order(requests))
 
 
 def assign_hosts(

@@ -30,7 +30,7 @@ from typing import Literal, Protocol, cast
 
 from planner.assumptions import Assumptions
 from planner.catalog import Catalog, GpuModel
-from planner.hosts import HostPool, assign_hosts, min_hosts_exact
+from planner.hosts import HostPool, assign_hosts, fits_all, min_hosts_exact
 from planner.inventory import Host, ServerType
 from planner.plan import (
     GpuPacking,
@@ -132,15 +132,16 @@ _AUTO_EXACT_MAX_INSTANCES: Mapping[Method, int] = {
     Method.VGPU: 100_000,
     Method.MIG: 100_000,
     # The remote pool's exact model has a variable per instance and GPU.
-    Method.REMOTE_POOL: 40,
+    Method.REMOTE_POOL: 300,
 }
 """With ``exact=None``, the exact packer runs on at most this many instances of one model."""
 
 PackMode = Literal["heuristic", "exact", "auto"]
 
-_MAX_BISECTIONS = 12
+_MAX_BISECTIONS = 6
 """When capacity is short, at most this many extra packings search for the longest run of
-instances (in priority order) that fits whole; 12 halvings pin it to 1/4096 of a level."""
+instances (in priority order) that fits whole; 6 halvings pin it to 1/64 of a level, and the
+rest of that level is then packed into what is left."""
 
 
 def packing_gpus(packing: GpuPacking) -> int:
@@ -234,23 +235,15 @@ def _fit_model(
         )
     # Capacity is short: find the longest run of instances, in priority order, that fits whole
     # when packed together: whole priority levels first, then a bisection inside the first
-    # level that does not fit.
-    committed = pool
-    packings: list[GpuPacking] = []
-    placements: list[Placement] = []
-    not_placed: list[NotPlaced] = []
-    configs: dict[tuple[str, int], str] = {}
+    # level that does not fit. Placement is deterministic, so the run fits again when placed.
+    fitting: GpuPacking | None = None
 
     def attempt(count: int) -> bool:
-        nonlocal committed, packings, placements, not_placed, configs
+        nonlocal fitting
         packing = _pack(method, instances[:count], model, scenario, "heuristic")
-        trial_pool = pool.copy()
-        result = assign_hosts(packing.requests, trial_pool)
-        if result.not_placed:
+        if not fits_all(packing.requests, pool.copy()):
             return False
-        committed, packings = trial_pool, [packing]
-        placements, not_placed = list(result.placements), list(packing.not_placed)
-        configs = dict(result.gpu_configs)
+        fitting = packing
         return True
 
     level_ends = [
@@ -272,7 +265,19 @@ def _fit_model(
             fitted = middle
         else:
             failed = middle
-    # ``committed`` and the lists now hold the last attempt that fitted, the run of ``fitted``.
+    committed = pool.copy()
+    packings: list[GpuPacking] = []
+    placements: list[Placement] = []
+    not_placed: list[NotPlaced] = []
+    configs: dict[tuple[str, int], str] = {}
+    if fitting is not None:
+        # The packing of the longest run that fitted, placed for real.
+        result = assign_hosts(fitting.requests, committed)
+        packings.append(fitting)
+        placements.extend(result.placements)
+        not_placed.extend(fitting.not_placed)
+        not_placed.extend(result.not_placed)
+        configs.update(result.gpu_configs)
     # The rest is packed level by level into what is left, most urgent first.
     rest = instances[fitted:]
     for level in sorted({i.workload.priority for i in rest}):
