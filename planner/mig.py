@@ -261,7 +261,8 @@ class _Demand:
 def _group(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> _Demand:
-    choices: dict[str, ProfileChoice | str] = {}
+    # Keyed by object identity: the classes outlive this call, and hashing them is slow.
+    choices: dict[int, ProfileChoice | str] = {}
     shared: dict[str, list[Instance]] = {}
     whole: list[tuple[Instance, ProfileChoice]] = []
     profiles: dict[str, MigProfile] = {}
@@ -269,9 +270,9 @@ def _group(
     # Stable sort: most urgent first, input order within a priority.
     for instance in sorted(instances, key=lambda i: i.workload.priority):
         workload = instance.workload
-        if workload.name not in choices:
-            choices[workload.name] = _choice_or_reason(workload, model, catalog, assumptions)
-        choice = choices[workload.name]
+        if id(workload) not in choices:
+            choices[id(workload)] = _choice_or_reason(workload, model, catalog, assumptions)
+        choice = choices[id(workload)]
         if isinstance(choice, str):
             not_placed.append(NotPlaced(instance.id, workload.name, choice))
         elif choice.shared:

@@ -332,11 +332,17 @@ def _random_mix(rng: random.Random, count: int) -> list[WorkloadClass]:
 
 
 def _fits_one_gpu(profiles: Sequence[MigProfile], model: GpuModel) -> bool:
-    """Some choice of starts puts all ``profiles`` on one GPU (tried exhaustively)."""
-    return any(
-        layout_is_valid(list(zip(profiles, starts, strict=True)), model)
-        for starts in itertools.product(*(p.starts for p in profiles))
-    )
+    """Some choice of starts puts all ``profiles`` on one GPU (depth-first over the starts)."""
+
+    def place(placed: list[tuple[MigProfile, int]]) -> bool:
+        if not layout_is_valid(placed, model):
+            return False
+        if len(placed) == len(profiles):
+            return True
+        profile = profiles[len(placed)]
+        return any(place([*placed, (profile, start)]) for start in profile.starts)
+
+    return place([])
 
 
 def _brute_force_gpus(profiles: Sequence[MigProfile], model: GpuModel) -> int:
