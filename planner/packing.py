@@ -257,6 +257,14 @@ def _fit_model(
             failed = end
             break
         fitted = end
+    # First probe: drop as many instances as stage B could not place; usually close.
+    shortfall = len({n.instance for n in assigned.not_placed})
+    probe = max(fitted + 1, failed - shortfall)
+    if fitted < probe < failed:
+        if attempt(probe):
+            fitted = probe
+        else:
+            failed = probe
     for _ in range(_MAX_BISECTIONS):
         if failed - fitted <= 1:
             break
@@ -401,15 +409,17 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
     eligible: dict[str, list[GpuModel]] = {}
     not_placed: list[NotPlaced] = []
     servable: list[Instance] = []
+    why_not: dict[str, str] = {}
     for workload in scenario.workloads:
         models, why = _eligible_models(method, workload, model_order, scenario)
         eligible[workload.name] = models
+        why_not[workload.name] = why
     for instance in instances:
         if eligible[instance.workload.name]:
             servable.append(instance)
         else:
-            _, why = _eligible_models(method, instance.workload, model_order, scenario)
-            not_placed.append(NotPlaced(instance.id, instance.workload.name, why))
+            name = instance.workload.name
+            not_placed.append(NotPlaced(instance.id, name, why_not[name]))
 
     choice = _spread(method, servable, eligible, capacity)
     pending: dict[str, list[Instance]] = {}
