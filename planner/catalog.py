@@ -159,11 +159,11 @@ class Catalog:
 
     def vgpu(self, model: str) -> tuple[VgpuProfile, ...]:
         """The model's C-series vGPU profiles, memory ascending (empty when it has none)."""
-        return self.vgpu_profiles.get(model, ())
+        return self.vgpu_profiles.get(self.resolve(model) or model, ())
 
     def mig(self, model: str) -> tuple[MigProfile, ...]:
         """The model's MIG profiles, (compute slices, memory) ascending (empty when none)."""
-        return self.mig_profiles.get(model, ())
+        return self.mig_profiles.get(self.resolve(model) or model, ())
 
 
 class UnknownGpuModel(KeyError):  # noqa: N818 (the brief names it; it is a lookup failure)

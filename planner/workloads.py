@@ -150,7 +150,7 @@ _SCHEDULE_FIX = (
 def expand_instances(workloads: Sequence[WorkloadClass]) -> list[Instance]:
     """Every instance of every class: by priority (1 first), then in file order."""
     ordered = sorted(workloads, key=lambda w: w.priority)  # sorted() is stable: file order kept
-    return [Instance(id, w) for w in ordered for id in w.instance_ids()]
+    return [Instance(instance_id, w) for w in ordered for instance_id in w.instance_ids()]
 
 
 def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:

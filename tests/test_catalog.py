@@ -218,6 +218,8 @@ def test_lookup_ignores_case_spaces_and_dashes(catalog: Catalog) -> None:
     assert catalog.gpu("h100 80gb sxm").name == "H100-80GB-SXM"
     assert catalog.resolve("l40s") == "L40S"
     assert catalog.resolve("L40") == "L40"
+    assert catalog.vgpu("h100 80gb pcie") == catalog.vgpu("H100-80GB-PCIe")
+    assert catalog.mig("a30") == catalog.mig("A30")
 
 
 def test_closest_names_for_a_typo(catalog: Catalog) -> None:

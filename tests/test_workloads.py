@@ -10,6 +10,8 @@ import pytest
 from planner.catalog import Catalog, load_catalog
 from planner.inventory import load_inventory
 from planner.problems import InputError
+from planner.report import plan_scenario
+from planner.scenario import Scenario
 from planner.tabular import CellError
 from planner.workloads import (
     HOURS_PER_DAY,
@@ -353,3 +355,16 @@ def test_error_messages_quoted_in_the_docs_are_the_real_ones(catalog: Catalog) -
     assert len(problems) == 11
     for problem in problems:
         assert f"{problem.message}. Fix: {problem.fix}" in docs, str(problem)
+
+
+def test_sample_scenario_makes_an_interesting_comparison(catalog: Catalog) -> None:
+    """Every method places most (over half) but not all sample instances, each plan feasible."""
+    inventory = load_inventory(ROOT / "data" / "sample" / "inventory.csv", catalog).value
+    workloads = load_workloads(ROOT / "data" / "sample" / "workloads.csv", catalog).value
+    total = sum(w.instances for w in workloads)
+    plan = plan_scenario(Scenario(catalog, inventory, workloads))
+    assert len(plan.results) == 4
+    for result in plan.results:
+        not_placed = len(result.plan.not_placed)
+        assert 0 < not_placed < total / 2, result.method
+        assert result.feasibility_violations == (), result.method
