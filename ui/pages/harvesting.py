@@ -7,7 +7,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from planner.demand import CURVE_PRESETS, DAYS, WeeklyCurve, parse_curve, pool_vs_static
+from planner.demand import (
+    CURVE_PRESETS,
+    DAYS,
+    HOURS_PER_WEEK,
+    WeeklyCurve,
+    parse_curve,
+    pool_vs_static,
+)
 from planner.harvesting import (
     HarvestResult,
     HarvestSettings,
@@ -26,6 +33,11 @@ PASTE = "paste"
 UPLOAD = "upload"
 FROM_SCENARIO = "scenario"
 GIVEN_POOL = "given"
+WEEK_AXIS = alt.Axis(
+    values=list(range(0, HOURS_PER_WEEK + 1, 24)),
+    labelExpr=f"{list(DAYS)}[floor(datum.value / 24)] || ''",
+    title="Day of the week (ticks at 00:00)",
+)
 SERIES_COLOURS = alt.Scale(
     domain=["VDI desktops", "Harvested ML", "Idle"], range=["#4c78a8", "#f58518", "#d9d9d9"]
 )
@@ -217,8 +229,8 @@ def hours_text(hours: float | None) -> str:
 
 cards = st.columns(5)
 cards[0].metric(
-    "Harvested ML work",
-    f"{fmt.count(result.useful_gpu_hours_per_week)} GPU-h/week",
+    "Harvested ML work [GPU-h/week]",
+    fmt.count(result.useful_gpu_hours_per_week),
     delta=f"{fmt.count(result.lost_gpu_hours_per_week)} GPU-h lost to restarts",
     delta_color="off",
     delta_arrow="off",
@@ -229,12 +241,13 @@ cards[1].metric(
     help="Share of the pool's GPU-hours in use, before and after harvesting.",
 )
 cards[2].metric(
-    f"Turnaround of the {settings.submit_hour:02.0f}:00 batch",
+    f"{settings.submit_hour:02.0f}:00 batch turnaround",
     hours_text(result.turnaround_hours) if result.turnarounds else "no work submitted",
     delta=f"{hours_text(result.dedicated_turnaround_hours)} on dedicated GPUs",
     delta_color="off",
     delta_arrow="off",
-    help="Longest time from submission until a day's batch is done, over the week.",
+    help="Longest time from submission until a day's batch is done, over the week; below, "
+    "the same batches on the dedicated GPUs harvesting replaces.",
 )
 cards[3].metric(
     "Dedicated GPUs replaced",
@@ -272,10 +285,15 @@ if view == "Average day":
     ].mean()
     shown["x"] = shown["hour_of_day"]
     shown["step"] = [f"{int(h):02d}:{round(h % 1 * 60):02d}" for h in shown["hour_of_day"]]
-    x_title = "Hour of day (mean of the week's days)"
+    x_axis = alt.Axis(values=list(range(0, 25, 3)), title="Hour of day (mean of the week's days)")
+    span = 24
 else:
     shown = by_step.assign(x=by_step["hour_of_week"])
-    x_title = "Hour of the week (0 = Monday 00:00)"
+    x_axis = WEEK_AXIS
+    span = HOURS_PER_WEEK
+# Step charts draw each value until the next row: a closing row draws the last step to the end.
+shown = pd.concat([shown, shown.tail(1).assign(x=float(span))], ignore_index=True)
+x_scale = alt.Scale(domain=[0, span], nice=False)
 
 stacked = shown.melt(
     id_vars=["x", "step"],
@@ -291,7 +309,7 @@ use_chart = (
     alt.Chart(stacked, title="What the pool's GPUs do")
     .mark_area(interpolate="step-after")
     .encode(
-        x=alt.X("x:Q", title=x_title),
+        x=alt.X("x:Q", axis=x_axis, scale=x_scale),
         y=alt.Y("gpus:Q", stack="zero", title="GPUs"),
         color=alt.Color(
             "use:N", scale=SERIES_COLOURS, legend=alt.Legend(orient="bottom", title=None)
@@ -303,7 +321,7 @@ use_chart = (
             alt.Tooltip("gpus:Q", title="GPUs", format=",.1f"),
         ],
     )
-    .properties(height=280)
+    .properties(height=380)
 )
 st.altair_chart(use_chart, width="stretch", key="harvest_use_chart")
 
@@ -325,7 +343,7 @@ left.altair_chart(
             alt.Tooltip("share:Q", title="in use", format=".0%"),
         ],
     )
-    .properties(height=240),
+    .properties(height=330),
     width="stretch",
     key="harvest_utilisation_chart",
 )
@@ -333,14 +351,14 @@ right.altair_chart(
     alt.Chart(shown, title="ML backlog waiting or running")
     .mark_area(interpolate="step-after", opacity=0.7, color="#f58518")
     .encode(
-        x=alt.X("x:Q", title=x_title),
+        x=alt.X("x:Q", axis=x_axis, scale=x_scale),
         y=alt.Y("backlog_gpu_hours:Q", title="GPU-hours"),
         tooltip=[
             alt.Tooltip("step:N", title="when"),
             alt.Tooltip("backlog_gpu_hours:Q", title="GPU-hours", format=",.0f"),
         ],
     )
-    .properties(height=240),
+    .properties(height=330),
     width="stretch",
     key="harvest_backlog_chart",
 )
@@ -376,6 +394,7 @@ cards[1].metric("Sum of each class's peak", f"{comparison.sum_of_peaks_gpus:,.1f
 cards[2].metric("Static reservation", f"{comparison.static_gpus:,.1f} GPUs")
 per_class = comparison.demand_gpus.drop(columns="combined")
 per_class = per_class.assign(x=np.arange(len(per_class)) / settings.steps_per_hour)
+per_class = pd.concat([per_class, per_class.tail(1).assign(x=float(HOURS_PER_WEEK))])
 per_class = per_class.reset_index().melt(
     id_vars=["step", "x"], var_name="workload", value_name="gpus"
 )
@@ -383,16 +402,16 @@ st.altair_chart(
     alt.Chart(per_class, title="GPU demand per workload class over the week")
     .mark_area(interpolate="step-after")
     .encode(
-        x=alt.X("x:Q", title="Hour of the week (0 = Monday 00:00)"),
+        x=alt.X("x:Q", axis=WEEK_AXIS, scale=alt.Scale(domain=[0, HOURS_PER_WEEK], nice=False)),
         y=alt.Y("gpus:Q", stack="zero", title="GPUs (by memory share)"),
-        color=alt.Color("workload:N", legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color("workload:N", legend=alt.Legend(orient="bottom", title=None, columns=6)),
         tooltip=[
             alt.Tooltip("step:N", title="when"),
             alt.Tooltip("workload:N", title="workload"),
             alt.Tooltip("gpus:Q", title="GPUs", format=",.2f"),
         ],
     )
-    .properties(height=260),
+    .properties(height=380),
     width="stretch",
     key="harvest_pool_chart",
 )
