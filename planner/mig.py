@@ -517,5 +517,8 @@ def pack_with_layout(
         not_placed=tuple(demand.not_placed),
         lower_bound_gpus=used,
         status=SolveStatus.OPTIMAL,
-        notes=(f"fixed MIG layout {layout.config} on every shared GPU",),
+        notes=(
+            f"fixed MIG layout {layout.config} on every shared GPU; the GPU count is optimal "
+            "for that layout, and free layouts (pack_exact) may need fewer",
+        ),
     )
