@@ -619,15 +619,13 @@ def _add_user_gpus(
                     )
                 )
                 continue
-            model = GpuModel(
-                **{
-                    **model.__dict__,
-                    "mig_capable": template.mig_capable,
-                    "vgpu_capable": template.vgpu_capable,
-                    "mig_memory_slices": template.mig_memory_slices,
-                    "mig_compute_slices": template.mig_compute_slices,
-                    "notes": (model.notes + f" Profile tables as {like}.").strip(),
-                }
+            model = replace(
+                model,
+                mig_capable=template.mig_capable,
+                vgpu_capable=template.vgpu_capable,
+                mig_memory_slices=template.mig_memory_slices,
+                mig_compute_slices=template.mig_compute_slices,
+                notes=f"{model.notes} Profile tables as {like}.".strip(),
             )
             vgpu[name] = [_renamed(p, name) for p in vgpu.get(like, [])]
             mig[name] = [_renamed(p, name) for p in mig.get(like, [])]

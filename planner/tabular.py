@@ -286,6 +286,8 @@ def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
 
 def _cell_text(value: Any) -> str:
     """A DataFrame cell as the text a CSV file would hold (the dashboard's editor gives objects)."""
+    if isinstance(value, str):
+        return value.strip()
     if value is None or value is pd.NA or value is pd.NaT:
         return ""
     if isinstance(value, bool):
@@ -353,18 +355,20 @@ def parse_float(
     """A number within a range; the message says the allowed range and the unit."""
     if not text and default is not None:
         return float(default)
-    allowed = _range_text(minimum, maximum, minimum_inclusive, unit)
     try:
         value = float(text.replace("_", ""))
     except ValueError:
         shown = f"'{text}'" if text else "an empty cell"
+        allowed = _range_text(minimum, maximum, minimum_inclusive, unit)
         raise CellError(f"{shown} is not a number", f"enter a number {allowed}") from None
     if not math.isfinite(value):
+        allowed = _range_text(minimum, maximum, minimum_inclusive, unit)
         raise CellError(f"'{text}' is not a finite number", f"enter a number {allowed}")
     too_small = minimum is not None and (
         value < minimum or (not minimum_inclusive and value == minimum)
     )
     if too_small or (maximum is not None and value > maximum):
+        allowed = _range_text(minimum, maximum, minimum_inclusive, unit)
         raise CellError(f"{text} is out of range", f"enter a number {allowed}")
     return value
 
