@@ -20,7 +20,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
-from planner.performance import CONSTANTS
+from planner.performance import constants_frame
 from planner.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
@@ -249,11 +249,6 @@ def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["assumption", "value", "unit", "is_default", "meaning"])
 
 
-def _performance_model() -> pd.DataFrame:
-    rows = [(c.name, c.value, c.unit, c.meaning, c.source) for c in CONSTANTS.values()]
-    return pd.DataFrame(rows, columns=["constant", "value", "unit", "meaning", "source"])
-
-
 def write_workbook(
     plan: ScenarioPlan,
     target: Path | BinaryIO,
@@ -282,7 +277,7 @@ def write_workbook(
     _table_sheet(book, "Inventory", _records(hosts), freeze="B2")
     _table_sheet(book, "Workloads", _records(plan.scenario.workloads), freeze="B2")
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
-    _table_sheet(book, "Performance model", _performance_model(), freeze="B2")
+    _table_sheet(book, "Performance model", constants_frame(), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
     book.save(target)

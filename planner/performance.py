@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+import pandas as pd
+
 from planner.assumptions import Network, VgpuScheduler
 from planner.metrics import placements_by_gpu
 from planner.plan import Method, MethodPlan, Placement
@@ -42,6 +44,7 @@ __all__ = [
     "ModelConstant",
     "WorkloadSlowdown",
     "co_busy_share",
+    "constants_frame",
     "mig_slowdown",
     "remote_pool_slowdown",
     "slowdowns",
@@ -187,6 +190,12 @@ CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
     }
 )
 """Every constant of the model by name, for the dashboard and the workbook to show."""
+
+
+def constants_frame() -> pd.DataFrame:
+    """``CONSTANTS`` as a table: constant, value, unit, meaning, source."""
+    rows = [(c.name, c.value, c.unit, c.meaning, c.source) for c in CONSTANTS.values()]
+    return pd.DataFrame(rows, columns=["constant", "value", "unit", "meaning", "source"])
 
 
 def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:

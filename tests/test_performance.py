@@ -10,6 +10,7 @@ from planner.assumptions import Assumptions, Network, VgpuScheduler
 from planner.performance import (
     CONSTANTS,
     co_busy_share,
+    constants_frame,
     mig_slowdown,
     remote_pool_slowdown,
     slowdowns,
@@ -151,3 +152,11 @@ def test_fractional_pool_tenants_below_saturation_pay_only_network() -> None:
         WorkloadKind.TRAINING, [1.0, 1.0], Network(), asked_compute_share=0.25
     )
     assert slowdown == pytest.approx(1.05)
+
+
+def test_constants_frame_lists_every_constant() -> None:
+    """The constants table the UI shows has one row per model constant, value included."""
+    frame = constants_frame()
+    assert list(frame["constant"]) == list(CONSTANTS)
+    row = frame.set_index("constant").loc["remote_interference"]
+    assert row["value"] == pytest.approx(CONSTANTS["remote_interference"].value)
