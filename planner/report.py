@@ -398,11 +398,13 @@ def _recommend(
     unplaced = []
     candidates = []
     for result in plan.results:
+        placed = len({p.instance for p in result.plan.placements if p.workload == workload.name})
         rule = ruled_out_reason(workload, result.method)
         if rule is not None:
-            ruled_out.append(f"{result.method.label}: {rule}")
+            # A packer with a looser rule may still have placed the class; say so, not hide it.
+            anyway = f" (its plan placed {placed} anyway)" if placed else ""
+            ruled_out.append(f"{result.method.label}: {rule}{anyway}")
             continue
-        placed = len({p.instance for p in result.plan.placements if p.workload == workload.name})
         if placed == 0:
             reasons = [n.reason for n in result.plan.not_placed if n.workload == workload.name]
             if reasons:

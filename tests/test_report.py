@@ -260,3 +260,12 @@ def test_size_cluster_opens_servers_of_the_type() -> None:
             {"svc"} if result.method is Method.MIG else set()
         )
         assert {p.host for p in result.plan.placements} <= {h.name for h in result.plan.hosts}
+
+
+def test_rule_breaking_placement_is_flagged() -> None:
+    """If a plan places a class its rules bar (a looser packer rule), the recommendation says so."""
+    local = workload("nb", instances=4, gpus=0.25, memory_gib=20.0, latency_tolerant=False)
+    pooled = plan(Method.REMOTE_POOL, [place(f"nb#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2)])
+    (rec,) = recommendations(assemble(scenario([local]), [*_plans(), pooled]))
+    assert rec.method is not Method.REMOTE_POOL
+    assert any("placed 2 anyway" in r for r in rec.ruled_out)
