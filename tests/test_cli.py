@@ -157,3 +157,28 @@ def test_module_entry_point(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert out.is_file()
+
+
+def test_skipped_rows_are_reported_and_planning_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bad row is reported on stderr with row, column and fix; the rest is planned, exit 0."""
+    sample = (REPO / "data" / "sample" / "workloads.csv").read_text(encoding="utf-8")
+    header, first, *rest = sample.splitlines()
+    name, kind, _, *tail = first.split(",")
+    broken = tmp_path / "mix.csv"
+    broken.write_text("\n".join([header, ",".join([name, kind, "many", *tail]), *rest]) + "\n")
+    assert main(["plan", "--workloads", str(broken), "--methods", "passthrough"]) == 0
+    captured = capsys.readouterr()
+    assert "mix.csv, row 2, column 'instances'" in captured.err
+    assert "Fix:" in captured.err
+    assert "Passthrough" in captured.out
+
+
+def test_unwritable_workbook_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A workbook path that cannot be written gives exit 1 and the reason, after the summary."""
+    out = tmp_path / "missing-dir" / "plan.xlsx"
+    assert main(["plan", "--methods", "passthrough", "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "cannot write" in captured.err
+    assert "Passthrough" in captured.out
