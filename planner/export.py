@@ -106,7 +106,7 @@ def _number_format(column: str) -> str | None:
     """Number format from a column's unit suffix or meaning."""
     if "usd" in column or column in {"hardware", "licences", "power", "network", "total"}:
         return USD
-    if "utilisation" in column or column.endswith("_share") or column == "share":
+    if "utilisation" in column or column.endswith(("_share", "_fraction")):
         return PERCENT
     if "slowdown" in column or column.startswith("ratio") or column.endswith("_seconds"):
         return DECIMAL

@@ -155,3 +155,14 @@ def test_write_sheets_alone_keeps_text_safe(tmp_path: Path) -> None:
     assert sheet["A2"].value == "=cmd|' /C calc'!A0"
     assert sheet["A2"].data_type == "s"
     assert sheet["B2"].value == 12.5
+
+
+def test_workload_inputs_keep_their_units() -> None:
+    """The workloads sheet shows busy fractions as percentages and memory as GiB numbers."""
+    sheet = _book(_plan())["Workloads"]  # type: ignore[index]
+    header = [c.value for c in sheet[1]]
+    row = dict(zip(header, sheet[2], strict=False))
+    assert row["busy_fraction"].value == 1.0
+    assert row["busy_fraction"].number_format == "0.0%"
+    assert row["memory_gib"].value == 40.0
+    assert row["memory_gib"].number_format == "0.0"
