@@ -46,14 +46,18 @@ from planner.demand import (
     step_labels,
     weekly_demand,
 )
+from planner.packing import plan_method
+from planner.plan import Method
 from planner.problems import InputError
 from planner.scenario import Scenario
-from planner.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
+from planner.vgpu import max_per_gpu as vgpu_max_per_gpu
+from planner.workloads import HOURS_PER_DAY, WorkloadKind
 
 __all__ = [
     "HarvestResult",
     "HarvestSettings",
     "Turnaround",
+    "VdiGroup",
     "VdiPool",
     "add_cli",
     "harvest_scenario",
@@ -598,60 +602,37 @@ def simulate_harvest(
 # --- From a scenario ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class VdiGroup:
+    """Desktops that share GPUs of one model and one vGPU profile in the vGPU plan."""
+
+    gpu_model: str
+    profile: str
+    """vGPU profile name, e.g. ``4C``."""
+    vgpus_per_gpu: int
+    """vGPUs of the profile one GPU holds (NVIDIA's table for the plan's vGPU mode)."""
+    gpus: int
+    """GPUs the vGPU plan gives the group [GPUs]."""
+    desktops: dict[str, int]
+    """Desktops of each VDI class the plan put in the group [instances]."""
+
+
 @dataclass(frozen=True, eq=False)
 class VdiPool:
     """The VDI GPUs of a scenario and what desktops ask of them over a week."""
 
     gpu_model: str
-    """Catalog model the desktops run on (the first VDI class's)."""
+    """The model most pool GPUs are (it prices the dedicated GPUs harvesting replaces)."""
     pool_gpus: int
     """GPUs that serve desktops [GPUs]."""
     demand_gpus: FloatArray
     """GPUs the active desktops need per step [GPUs]."""
-    desktops_per_gpu: dict[str, float]
-    """Per VDI class, desktops one GPU holds (from its vGPU profile) [desktops/GPU]."""
+    groups: tuple[VdiGroup, ...]
+    """The plan's desktops by GPU model and profile."""
+    desktops_not_placed: int
+    """Desktops the vGPU plan could not place; they ask for no GPU here [instances]."""
     source: str
     """How ``pool_gpus`` was found, in plain words."""
-
-
-def _desktops_per_gpu(workload: WorkloadClass, scenario: Scenario, model: str) -> float:
-    """Desktops of the class one GPU holds: the ``max_equal`` of the smallest vGPU profile that
-    holds the desktop's memory (NVIDIA's table, never memory / size). Desktops of a whole GPU or
-    more hold ``1 / ceil(gpus)``."""
-    gpu = scenario.catalog.gpus[model]
-    whole = max(math.ceil(workload.gpus - 1e-9), math.ceil(workload.memory_gib / gpu.memory_gib))
-    if workload.gpus >= 1 or workload.memory_gib > gpu.memory_gib:
-        return 1.0 / max(whole, 1)
-    fitting = [
-        p
-        for p in scenario.catalog.vgpu_profiles.get(model, ())
-        if p.memory_gib >= workload.memory_gib
-    ]
-    if not fitting:
-        raise ValueError(
-            f"VDI workload {workload.name!r}: GPU model {model} has no vGPU profile of at least "
-            f"{workload.memory_gib} GiB; pick a vGPU-capable model for the class"
-        )
-    smallest = min(fitting, key=lambda p: p.memory_gib)
-    return float(smallest.max_equal)
-
-
-def _vdi_model(workload: WorkloadClass, scenario: Scenario) -> str:
-    """The model a VDI class runs on: its first allowed vGPU model in the inventory."""
-    owned = scenario.inventory.gpus_by_model()
-    candidates = workload.gpu_models or tuple(owned)
-    for model in candidates:
-        gpu = scenario.catalog.gpus.get(model)
-        if model in owned and gpu is not None and gpu.vgpu_capable:
-            return model
-    for model in candidates:
-        gpu = scenario.catalog.gpus.get(model)
-        if gpu is not None and gpu.vgpu_capable:
-            return model
-    raise ValueError(
-        f"VDI workload {workload.name!r}: no vGPU-capable GPU model among "
-        f"{list(candidates) or 'the inventory'}; add one to the inventory or the class"
-    )
 
 
 def vdi_pool(
@@ -661,43 +642,82 @@ def vdi_pool(
     steps_per_hour: int = 1,
     pool_gpus: int | None = None,
 ) -> VdiPool:
-    """The scenario's VDI GPUs and their weekly demand.
+    """The scenario's VDI GPUs, from the vGPU plan of its VDI desktops, and their weekly demand.
 
-    Demand per step is ``Σ_classes ceil(active desktops / desktops per GPU)``: desktops of one
-    class share GPUs of one profile (equal-size vGPU). The pool, unless given, is what the
-    desktops need with every one of them active: ``Σ ceil(instances / desktops per GPU)``, the
-    GPUs an equal-size vGPU packing of those desktops uses.
+    The desktops alone are planned under vGPU (``planner.packing.plan_method``). The pool is
+    every GPU that plan uses, unless ``pool_gpus`` is given. Desktops sharing a model and
+    profile are consolidated as they log on (Horizon-style pools, vMotion of vGPU VMs), so per
+    step and group
 
+    ``gpus[t] = ceil(Σ_class active[class, t] × placed[class, group] / instances[class]
+    × vgpus_per_instance / vgpus_per_gpu)``
+
+    and ``demand[t]`` is the sum over groups. Counting each group on its own GPUs is exact in
+    equal-size mode and slightly cautious in mixed-size mode, where groups may share a GPU.
     ``curve`` replaces every VDI class's own schedule (e.g. the ``vdi-office`` preset).
     """
-    desktops = [w for w in scenario.workloads if w.kind is WorkloadKind.VDI]
+    desktops = tuple(w for w in scenario.workloads if w.kind is WorkloadKind.VDI)
     if not desktops:
         raise ValueError(
             "the scenario has no VDI workload to harvest from; add a workload of kind 'vdi' "
             "to the workload file"
         )
+    plan = plan_method(Method.VGPU, replace(scenario, workloads=desktops))
+    if not plan.placements:
+        reasons = sorted({n.reason for n in plan.not_placed})
+        raise ValueError(
+            "no VDI desktop could be placed under vGPU, so no GPU serves desktops: "
+            + "; ".join(reasons[:3])
+        )
+    mode = scenario.assumptions.vgpu_mode
+    vgpus_of_instance: dict[str, int] = {}
+    group_of_instance: dict[str, tuple[str, str]] = {}
+    class_of_instance: dict[str, str] = {}
+    gpus_of_group: dict[tuple[str, str], set[tuple[str, int]]] = {}
+    for placement in plan.placements:
+        key = (placement.gpu_model, placement.profile)
+        group_of_instance[placement.instance] = key
+        class_of_instance[placement.instance] = placement.workload
+        # A desktop on n GPUs holds one vGPU on each.
+        vgpus_of_instance[placement.instance] = vgpus_of_instance.get(placement.instance, 0) + 1
+        gpus_of_group.setdefault(key, set()).add((placement.host, placement.gpu_index))
+    by_class = {w.name: w for w in desktops}
+    groups: list[VdiGroup] = []
     demand = np.zeros(HOURS_PER_WEEK * steps_per_hour)
-    density: dict[str, float] = {}
-    reserved = 0
-    models = []
-    for workload in desktops:
-        model = _vdi_model(workload, scenario)
-        models.append(model)
-        per_gpu = _desktops_per_gpu(workload, scenario, model)
-        density[workload.name] = per_gpu
-        active = weekly_demand(workload, curve=curve, steps_per_hour=steps_per_hour)
-        demand += np.ceil(active / per_gpu - 1e-9)
-        reserved += math.ceil(workload.instances / per_gpu - 1e-9)
+    for key in sorted(gpus_of_group):
+        model, profile_name = key
+        profile = next(p for p in scenario.catalog.vgpu_profiles[model] if p.name == profile_name)
+        per_gpu = vgpu_max_per_gpu(profile, mode)
+        placed: dict[str, int] = {}
+        vgpus_of_class: dict[str, int] = {}
+        for instance, instance_group in group_of_instance.items():
+            if instance_group == key:
+                name = class_of_instance[instance]
+                placed[name] = placed.get(name, 0) + 1
+                vgpus_of_class[name] = vgpus_of_class.get(name, 0) + vgpus_of_instance[instance]
+        # vGPUs the group's active desktops hold: each class's active share of its placed ones.
+        active_vgpus = np.zeros_like(demand)
+        for name, vgpus in vgpus_of_class.items():
+            workload = by_class[name]
+            share = weekly_demand(workload, curve=curve, steps_per_hour=steps_per_hour)
+            active_vgpus += share / workload.instances * vgpus
+        demand += np.ceil(active_vgpus / per_gpu - 1e-9)
+        groups.append(VdiGroup(model, profile_name, per_gpu, len(gpus_of_group[key]), placed))
+    by_model: dict[str, int] = {}
+    for group in groups:
+        by_model[group.gpu_model] = by_model.get(group.gpu_model, 0) + group.gpus
+    planned = len(plan.gpu_configs)
     source = (
-        "given"
+        f"given (the vGPU plan of the desktops uses {planned})"
         if pool_gpus is not None
-        else "equal-size vGPU packing of every VDI desktop (NVIDIA max vGPUs per GPU)"
+        else f"the GPUs the vGPU plan of the desktops uses ({mode.value} mode)"
     )
     return VdiPool(
-        gpu_model=models[0],
-        pool_gpus=reserved if pool_gpus is None else pool_gpus,
+        gpu_model=max(by_model, key=lambda m: (by_model[m], m)),
+        pool_gpus=planned if pool_gpus is None else pool_gpus,
         demand_gpus=demand,
-        desktops_per_gpu=density,
+        groups=tuple(groups),
+        desktops_not_placed=len({n.instance for n in plan.not_placed}),
         source=source,
     )
 
@@ -740,8 +760,16 @@ def harvest_scenario(
         settings,
         dedicated_usd_per_gpu_year=dedicated_usd_per_gpu_year(scenario, pool.gpu_model),
     )
-    note = f"VDI pool: {pool.pool_gpus} × {pool.gpu_model}, {pool.source}."
-    return replace(result, notes=(note, *result.notes))
+    models = ", ".join(
+        f"{g.gpus} × {g.gpu_model} {g.profile} ({g.vgpus_per_gpu} per GPU)" for g in pool.groups
+    )
+    notes = [f"VDI pool: {pool.pool_gpus} GPUs, {pool.source}: {models}."]
+    if pool.desktops_not_placed:
+        notes.append(
+            f"{pool.desktops_not_placed} desktops could not be placed under vGPU and are left "
+            "out; see the Compare page for why."
+        )
+    return replace(result, notes=(*notes, *result.notes))
 
 
 # --- Tables, summary and command line ----------------------------------------------------------

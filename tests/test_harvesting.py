@@ -326,9 +326,9 @@ PROFILES = tuple(
 )
 
 
-def scenario(*workloads: WorkloadClass) -> Scenario:
+def scenario(*workloads: WorkloadClass, cores: float = 256.0) -> Scenario:
     hosts = tuple(
-        Host(f"h{i}", "vdi", H100.name, 4, 64.0, 512.0, 100.0, True, False) for i in range(3)
+        Host(f"h{i}", "vdi", H100.name, 4, cores, 2048.0, 100.0, True, False) for i in range(3)
     )
     return Scenario(
         catalog=Catalog(
@@ -361,8 +361,11 @@ def desktops(instances: int, memory_gib: float, name: str = "desktops") -> Workl
 def test_vdi_pool_uses_nvidias_maxima() -> None:
     """36 desktops of 13 GiB take the 16C profile, 6 per GPU: 6 GPUs, not ceil(36/5) = 8."""
     pool = vdi_pool(scenario(desktops(36, 13.0)))
-    assert pool.desktops_per_gpu == {"desktops": 6.0}
+    (group,) = pool.groups
+    assert (group.gpu_model, group.profile, group.vgpus_per_gpu) == (H100.name, "16C", 6)
+    assert group.desktops == {"desktops": 36}
     assert pool.pool_gpus == 6
+    assert pool.desktops_not_placed == 0
     monday = pool.demand_gpus[:24]
     assert monday[10] == 6.0
     assert monday[3] == 0.0
@@ -398,7 +401,23 @@ def test_harvest_scenario_prices_the_replaced_gpus() -> None:
     assert result.pool_gpus == 12  # 8C: 10 desktops per GPU
     assert result.dedicated_gpus > 0
     assert result.dedicated_usd_per_year == pytest.approx(result.dedicated_gpus * per_gpu)
-    assert "12 × H100-80GB-PCIe" in result.notes[0]
+    assert "12 × H100-80GB-PCIe 8C (10 per GPU)" in result.notes[0]
+
+
+def test_desktops_the_vgpu_plan_cannot_place_are_named() -> None:
+    """Hosts with too few cores for 120 desktops: the pool is what the plan placed, and a note
+    says how many desktops were left out."""
+    sc = scenario(desktops(120, 7.0), cores=64.0)  # 3 × 64 cores hold at most 48 desktops
+    pool = vdi_pool(sc)
+    placed = sum(sum(group.desktops.values()) for group in pool.groups)
+    assert placed <= 48
+    assert pool.desktops_not_placed == 120 - placed
+    assert pool.pool_gpus == sum(group.gpus for group in pool.groups)
+    # Only placed desktops ask for GPUs: at 10:00 all are active, 10 to a GPU.
+    assert pool.demand_gpus[10] == np.ceil(placed / 10)
+    result = harvest_scenario(sc, HarvestSettings())
+    expected = f"{120 - placed} desktops could not be placed"
+    assert any(expected in note for note in result.notes)
 
 
 def test_harvest_tables_are_workbook_sheets() -> None:
