@@ -194,3 +194,34 @@ def test_the_average_day_view_spans_24_hours(monkeypatch: pytest.MonkeyPatch) ->
     ).pool_gpus
     at_ten = sum(float(row["gpus"]) for row in rows if row["x"] == 10.0)
     assert at_ten == pytest.approx(pool)
+
+
+def test_an_uploaded_curve_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An uploaded week with no desktop ever active: the pool starts at 0 % utilisation and
+    every GPU-hour submitted is harvested."""
+    at = page(monkeypatch).run()
+    at.selectbox(key="harvest_curve").set_value("upload")
+    at.file_uploader(key="harvest_curve_file").set_value(
+        ("idle.csv", ("0\n" * HOURS_PER_WEEK).encode(), "text/csv")
+    )
+    at = simulate(at)
+    assert not at.exception
+    assert metric(at, "Pool utilisation").startswith("0 % →")
+    assert metric(at, "Harvested ML work") == fmt.count(
+        HarvestSettings().submitted_gpu_hours_per_week
+    )
+
+
+def test_restarts_show_the_work_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs that cannot checkpoint lose work when desktops return; the page shows the planner's
+    lost GPU-hours."""
+    at = page(monkeypatch).run()
+    at.number_input(key="harvest_backlog").set_value(400.0)
+    at.checkbox(key="harvest_checkpointing").uncheck()
+    at = simulate(at)
+    assert not at.exception
+    settings = HarvestSettings(backlog_gpu_hours_per_day=400.0, checkpointing=False)
+    expected = harvest_scenario(planning.build_scenario(inputs(VDI_MIX)).scenario, settings)
+    assert expected.lost_gpu_hours_per_week > 0, "the case must really interrupt jobs"
+    lost = next(m for m in at.metric if m.label.startswith("Harvested ML work")).delta
+    assert lost == f"{fmt.count(expected.lost_gpu_hours_per_week)} GPU-h lost to restarts"
