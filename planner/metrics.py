@@ -54,7 +54,8 @@ class PlanMetrics:
     """Busy GPU-hours over available GPU-hours of the GPUs in use, averaged over a week [0-1]."""
     stranded_memory_gib: float
     """Memory on GPUs in use that no instance can use [GiB]: reserved beyond an instance's need,
-    held whole by passthrough, or free but smaller than any workload's per-GPU request."""
+    held whole by passthrough, free but smaller than any workload's per-GPU request, or (MIG)
+    free slices where no profile a workload fits can be placed."""
     stranded_gpus: int
     """Free GPUs on hosts whose spare cores or RAM cannot take any workload's instance [GPUs]."""
     lower_bound_gpus: int
@@ -134,9 +135,42 @@ def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario) -> float:
         exclusive = plan.method is Method.PASSTHROUGH or any(
             p.profile == "whole GPU" for p in placements
         )
-        if exclusive or free < smallest_request_gib:
+        mig_usable = _mig_room_usable(placements, scenario) if plan.method is Method.MIG else None
+        if exclusive or free < smallest_request_gib or mig_usable is False:
             stranded += free
     return stranded
+
+
+def _mig_room_usable(placements: list[Placement], scenario: Scenario) -> bool | None:
+    """Whether some workload fits a MIG instance in the GPU's free slices; None if unknown.
+
+    The free room is usable when a profile of the model can start at a free memory slice, its
+    memory slices are all free, enough compute slices remain, and some workload's per-GPU memory
+    and compute share fit the profile (NVIDIA's placement table, as ``catalog.mig_profiles``).
+    """
+    model = scenario.catalog.gpus[placements[0].gpu_model]
+    profiles = {p.name: p for p in scenario.catalog.mig_profiles.get(model.name, ())}
+    occupied: set[int] = set()
+    compute_used = 0
+    for placement in placements:
+        profile = profiles.get(placement.profile)
+        if profile is None or placement.start_slice is None:
+            return None
+        occupied.update(range(placement.start_slice, placement.start_slice + profile.memory_slices))
+        compute_used += profile.compute_slices
+    compute_free = model.mig_compute_slices - compute_used
+    for profile in profiles.values():
+        fits_slices = profile.compute_slices <= compute_free and any(
+            occupied.isdisjoint(range(start, start + profile.memory_slices))
+            for start in profile.starts
+        )
+        if fits_slices and any(
+            w.memory_gib / _gpus_per_instance(w) <= profile.memory_gib
+            and min(w.gpus, 1.0) <= profile.compute_slices / model.mig_compute_slices
+            for w in scenario.workloads
+        ):
+            return True
+    return False
 
 
 def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from planner.metrics import busy_gpu_share, gpu_compute_utilisation, measure
-from planner.plan import Method, NotPlaced
+from planner.plan import Method, NotPlaced, Placement
 from tests.report_fixtures import OFFICE, host, place, plan, scenario, workload
 
 
@@ -111,3 +113,27 @@ def test_ratio_to_bound_none_when_bound_is_zero() -> None:
     m = measure(plan(Method.MIG, [], lower_bound_gpus=0), scenario([workload("a")]))
     assert m.ratio_to_bound is None
     assert m.compute_utilisation == 0.0
+
+
+def test_mig_slice_no_profile_can_start_at_is_stranded() -> None:
+    """3g.40gb@0 and 1g.10gb@4,5,6 leave slice 7 free, where only 7g may start: it is stranded."""
+    from planner.catalog import load_catalog
+
+    catalog = load_catalog()
+    small = workload("small", gpus=0.1, memory_gib=10.0)
+    big = workload("big", gpus=0.4, memory_gib=40.0)
+    s = dataclasses.replace(scenario([small, big]), catalog=catalog)
+
+    def mig(instance: str, profile: str, memory: float, start: int) -> Placement:
+        return dataclasses.replace(
+            place(instance, "h1", 0, profile=profile, memory_gib=memory, start_slice=start),
+            gpu_model="H100-80GB-PCIe",
+        )
+
+    layout = [mig("big#1", "3g.40gb", 40.0, 0)] + [
+        mig(f"small#{i}", "1g.10gb", 10.0, start) for i, start in ((1, 4), (2, 5), (3, 6))
+    ]
+    assert measure(plan(Method.MIG, layout), s).stranded_memory_gib == pytest.approx(10.0)
+    # With slices 4-7 free, a 1g.10gb still fits: the free memory is not stranded.
+    roomy = layout[:1]
+    assert measure(plan(Method.MIG, roomy), s).stranded_memory_gib == pytest.approx(0.0)
