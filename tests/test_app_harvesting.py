@@ -74,7 +74,7 @@ def test_shows_the_planners_figures_for_the_scenarios_desktops(
     expected = harvest_scenario(
         planning.build_scenario(inputs(VDI_MIX)).scenario, HarvestSettings()
     )
-    assert metric(at, "Harvested ML work") == (fmt.count(expected.useful_gpu_hours_per_week))
+    assert metric(at, "Harvested [GPU-h/week]") == (fmt.count(expected.useful_gpu_hours_per_week))
     assert metric(at, "Pool utilisation") == (
         f"{fmt.pct(expected.utilisation_before)} → {fmt.pct(expected.utilisation_after)}"
     )
@@ -115,7 +115,7 @@ def test_no_backlog_harvests_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     at.number_input(key="harvest_backlog").set_value(0.0)
     at = simulate(at)
     assert not at.exception
-    assert metric(at, "Harvested ML work") == "0"
+    assert metric(at, "Harvested [GPU-h/week]") == "0"
     assert metric(at, "Dedicated GPUs replaced") == "0"
 
 
@@ -139,7 +139,7 @@ def test_a_pasted_curve_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     at.text_area(key="harvest_curve_text").set_value(" ".join(["100"] * 24))
     at = simulate(at)
     assert not at.exception
-    assert metric(at, "Harvested ML work") == "0"
+    assert metric(at, "Harvested [GPU-h/week]") == "0"
     assert at.warning, "a backlog that cannot run must be flagged"
     assert "cannot keep up" in at.warning[0].value
 
@@ -150,7 +150,7 @@ def test_without_desktops_the_page_says_what_to_add(monkeypatch: pytest.MonkeyPa
     at = page(monkeypatch, NOTEBOOKS_ONLY).run()
     assert not at.exception
     assert at.radio(key="harvest_pool_source").value == "given"
-    assert metric(at, "Harvested ML work").replace(",", "").isdigit()
+    assert metric(at, "Harvested [GPU-h/week]").replace(",", "").isdigit()
     at.radio(key="harvest_pool_source").set_value("scenario")
     at = simulate(at)
     assert not at.exception
@@ -207,7 +207,7 @@ def test_an_uploaded_curve_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     at = simulate(at)
     assert not at.exception
     assert metric(at, "Pool utilisation").startswith("0 % →")
-    assert metric(at, "Harvested ML work") == fmt.count(
+    assert metric(at, "Harvested [GPU-h/week]") == fmt.count(
         HarvestSettings().submitted_gpu_hours_per_week
     )
 
@@ -223,5 +223,5 @@ def test_restarts_show_the_work_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = HarvestSettings(backlog_gpu_hours_per_day=400.0, checkpointing=False)
     expected = harvest_scenario(planning.build_scenario(inputs(VDI_MIX)).scenario, settings)
     assert expected.lost_gpu_hours_per_week > 0, "the case must really interrupt jobs"
-    lost = next(m for m in at.metric if m.label.startswith("Harvested ML work")).delta
+    lost = next(m for m in at.metric if m.label.startswith("Harvested [GPU-h/week]")).delta
     assert lost == f"{fmt.count(expected.lost_gpu_hours_per_week)} GPU-h lost to restarts"

@@ -52,7 +52,7 @@ def test_harvesting_page(
 
     scenario, _ = scenario_from_args(build_parser().parse_args(["harvest"]))
     expected = harvest_scenario(scenario, HarvestSettings())
-    expect(_metric(page, "Harvested ML work")).to_have_text(
+    expect(_metric(page, "Harvested [GPU-h/week]")).to_have_text(
         fmt.count(expected.useful_gpu_hours_per_week)
     )
     expect(_metric(page, "Dedicated GPUs replaced")).to_have_text(
@@ -65,7 +65,7 @@ def test_harvesting_page(
     page.get_by_label("ML backlog [GPU-hours per day]").fill("150")
     page.get_by_role("button", name="Simulate").click()
     bigger = harvest_scenario(scenario, HarvestSettings(backlog_gpu_hours_per_day=150))
-    expect(_metric(page, "Harvested ML work")).to_have_text(
+    expect(_metric(page, "Harvested [GPU-h/week]")).to_have_text(
         fmt.count(bigger.useful_gpu_hours_per_week)
     )
     _wait_idle(page)

@@ -69,7 +69,7 @@ with st.form("harvest_form"):
         "GPUs that serve desktops",
         options=[FROM_SCENARIO, GIVEN_POOL],
         format_func={
-            FROM_SCENARIO: "The scenario's VDI desktops (vGPU profile sizing)",
+            FROM_SCENARIO: "The scenario's VDI desktops, as their vGPU plan places them",
             GIVEN_POOL: "A pool of GPUs I give, following the curve",
         }.__getitem__,
         index=0 if has_desktops else 1,
@@ -229,7 +229,7 @@ def hours_text(hours: float | None) -> str:
 
 cards = st.columns(5)
 cards[0].metric(
-    "Harvested ML work [GPU-h/week]",
+    "Harvested [GPU-h/week]",
     fmt.count(result.useful_gpu_hours_per_week),
     delta=f"{fmt.count(result.lost_gpu_hours_per_week)} GPU-h lost to restarts",
     delta_color="off",
