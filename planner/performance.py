@@ -10,7 +10,7 @@ speed-up. For one instance ``w`` on a GPU it shares with co-residents ``j``:
   some co-resident is busy while ``w`` runs, ``d_j`` co-resident ``j``'s busy share while ``w`` is
   active, ``λ_kind`` the extra cost of time slicing under load, and ``1 / share`` the part of
   the GPU's time ``w`` gets: best effort ``share = 1 + Σ_j d_j`` (idle slots go to busy vGPUs),
-  equal share ``n`` (resident vGPUs), fixed share ``GPU memory / profile memory``.
+  equal share ``n`` (resident vGPUs), fixed share the profile's max vGPUs per GPU.
 - MIG: ``s = max(1, g / instance compute share)``; hardware isolation means no interference,
   only the instance's own slices.
 - remote pool: ``s = o_net × max(1, g × (1 + κ × Σ_j d_j))`` with ``o_net = 1 + ν_kind ×
@@ -33,7 +33,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from planner.assumptions import Network, VgpuScheduler
+from planner.assumptions import Network, VgpuMode, VgpuScheduler
 from planner.metrics import placements_by_gpu
 from planner.plan import Method, MethodPlan, Placement
 from planner.scenario import Scenario
@@ -272,6 +272,19 @@ def remote_pool_slowdown(
     return overhead * max(1.0, asked_compute_share * (1.0 + REMOTE_INTERFERENCE * sum(co_busy)))
 
 
+def _fixed_share_slots(placement: Placement, scenario: Scenario) -> float:
+    """Time slots of the fixed-share scheduler: the profile's max vGPUs per GPU (NVIDIA's table,
+    mixed-size maxima in mixed-size mode), else GPU memory over the profile's memory."""
+    for profile in scenario.catalog.vgpu_profiles.get(placement.gpu_model, ()):
+        if profile.name == placement.profile:
+            mixed = scenario.assumptions.vgpu_mode is VgpuMode.MIXED_SIZE
+            return float(profile.max_mixed if mixed else profile.max_equal)
+    gpu_memory = scenario.catalog.gpus[placement.gpu_model].memory_gib
+    if placement.memory_gib <= 0:
+        return 1.0
+    return float(math.floor(gpu_memory / placement.memory_gib + 1e-9))
+
+
 def _instance_slowdown(
     placement: Placement,
     workload: WorkloadClass,
@@ -293,14 +306,12 @@ def _instance_slowdown(
     if method is Method.MIG:
         return mig_slowdown(asked, placement.compute_share)
     if method is Method.VGPU:
-        gpu_memory = scenario.catalog.gpus[placement.gpu_model].memory_gib
-        slots = gpu_memory / placement.memory_gib if placement.memory_gib > 0 else 1.0
         return vgpu_slowdown(
             workload.kind,
             co_busy,
             asked_compute_share=asked,
             scheduler=scenario.assumptions.vgpu_scheduler,
-            fixed_slots=math.floor(slots + 1e-9),
+            fixed_slots=_fixed_share_slots(placement, scenario),
         )
     return remote_pool_slowdown(
         workload.kind, co_busy, scenario.assumptions.network, asked_compute_share=asked

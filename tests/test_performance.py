@@ -160,3 +160,18 @@ def test_constants_frame_lists_every_constant() -> None:
     assert list(frame["constant"]) == list(CONSTANTS)
     row = frame.set_index("constant").loc["remote_interference"]
     assert row["value"] == pytest.approx(CONSTANTS["remote_interference"].value)
+
+
+def test_fixed_share_uses_nvidias_maximum_per_profile() -> None:
+    """Fixed share gives a vGPU 1 / (max vGPUs of its profile): H100 16C allows 6, not 80/16 = 5."""
+    from planner.catalog import load_catalog
+
+    job = workload("job", gpus=1.0, memory_gib=16.0)
+    s = dataclasses.replace(
+        scenario([job]),
+        catalog=load_catalog(),
+        assumptions=Assumptions(vgpu_scheduler=VgpuScheduler.FIXED_SHARE),
+    )
+    p = plan(Method.VGPU, [place("job#1", "h1", 0, profile="16C", memory_gib=16.0)])
+    (result,) = slowdowns(p, s)
+    assert result.slowdown == pytest.approx(6 / 0.972)
