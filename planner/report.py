@@ -135,9 +135,18 @@ def assemble(
     return ScenarioPlan(scenario=scenario, question=question, server=server, results=results)
 
 
-def plan_scenario(scenario: Scenario, *, methods: Sequence[Method] = tuple(Method)) -> ScenarioPlan:
-    """Fit the workload mix into the inventory under each method, and measure each plan."""
-    return assemble(scenario, (plan_method(method, scenario) for method in methods))
+def plan_scenario(
+    scenario: Scenario,
+    *,
+    methods: Sequence[Method] = tuple(Method),
+    exact: bool | None = None,
+) -> ScenarioPlan:
+    """Fit the workload mix into the inventory under each method, and measure each plan.
+
+    ``exact`` is passed to ``planner.packing.plan_method``: True always runs the exact solver
+    (within ``assumptions.time_limit_s``), False only the heuristic, None decides by size.
+    """
+    return assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))
 
 
 def size_cluster(

@@ -269,3 +269,11 @@ def test_rule_breaking_placement_is_flagged() -> None:
     (rec,) = recommendations(assemble(scenario([local]), [*_plans(), pooled]))
     assert rec.method is not Method.REMOTE_POOL
     assert any("placed 2 anyway" in r for r in rec.ruled_out)
+
+
+def test_heuristic_only_plan_is_never_worse_than_its_bound() -> None:
+    """exact=False plans with the heuristic alone; its plans still pass the checker and the bound."""
+    sp = plan_scenario(_real_scenario(), methods=(Method.VGPU, Method.MIG), exact=False)
+    for result in sp.results:
+        assert result.feasibility_violations == ()
+        assert result.metrics.gpus_used >= result.metrics.lower_bound_gpus
