@@ -272,7 +272,7 @@ def test_rule_breaking_placement_is_flagged() -> None:
 
 
 def test_heuristic_only_plan_is_never_worse_than_its_bound() -> None:
-    """exact=False plans with the heuristic alone; its plans still pass the checker and the bound."""
+    """exact=False plans with the heuristic alone; its plans pass the checker and the bound."""
     sp = plan_scenario(_real_scenario(), methods=(Method.VGPU, Method.MIG), exact=False)
     for result in sp.results:
         assert result.feasibility_violations == ()
