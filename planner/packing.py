@@ -548,14 +548,11 @@ def size_method(method: Method, scenario: Scenario, server: ServerType) -> Metho
         packing = _pack(method, servable, model, scenario, "auto")
         pool = HostPool((), open_host=server.host)
         assigned = assign_hosts(packing.requests, pool)
+        dropped = {n.instance for n in assigned.not_placed}
         placed_requests = [
             r
             for r in packing.requests
-            if not any(
-                s.instance in {n.instance for n in assigned.not_placed}
-                for ld in r.loads
-                for s in ld.slots
-            )
+            if not any(s.instance in dropped for ld in r.loads for s in ld.slots)
         ]
         cores = sum(r.cpu_cores for r in placed_requests)
         ram = sum(r.ram_gib for r in placed_requests)
