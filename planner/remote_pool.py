@@ -39,7 +39,7 @@ from planner.bounds import vector_bound
 from planner.catalog import Catalog, GpuModel
 from planner.passthrough import whole_gpus
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
-from planner.workloads import HOURS_PER_DAY, Instance, WorkloadClass
+from planner.workloads import HOURS_PER_DAY, Instance, WorkloadClass, WorkloadKind
 
 __all__ = [
     "CONFIG",
@@ -114,13 +114,13 @@ def ineligible_reason(
     """Why ``workload`` cannot use a remote pool of ``model`` GPUs; None when it can."""
     if workload.needs_isolation:
         return "the remote pool shares GPUs without hardware isolation, which the workload needs"
-    network = assumptions.network
-    if not workload.latency_tolerant and (network.latency_us > MAX_LATENCY_US or not network.rdma):
-        rdma = "with RDMA" if network.rdma else "without RDMA"
+    if workload.kind is WorkloadKind.VDI:
+        # The pool forwards CUDA calls; a desktop needs a display GPU in its own host.
+        return "a remote pool serves CUDA applications, not virtual desktops' graphics"
+    if not workload.latency_tolerant:
         return (
-            f"the workload is not latency tolerant and the network ({network.latency_us:g} µs "
-            f"{rdma}) is worse than VMware's recommendation (at most {MAX_LATENCY_US:g} µs "
-            "with RDMA)"
+            "the workload does not tolerate GPU access over the network "
+            "(set latency_tolerant = yes if it does)"
         )
     return None
 

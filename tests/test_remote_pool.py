@@ -20,7 +20,7 @@ from planner.remote_pool import (
     pack_heuristic,
     share_units,
 )
-from planner.workloads import Instance, WorkloadClass
+from planner.workloads import Instance, WorkloadClass, WorkloadKind
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})
@@ -97,17 +97,23 @@ def test_isolation_rules_the_pool_out() -> None:
     assert "isolation" in reason
 
 
-def test_slow_network_rules_out_latency_sensitive_work() -> None:
-    """Above 50 µs or without RDMA, only latency-tolerant workloads may use the pool."""
+def test_latency_intolerant_work_never_uses_the_pool() -> None:
+    """A workload that does not tolerate remote GPU access is not eligible, whatever the network."""
     sensitive = workload("a", latency_tolerant=False)
-    slow = Assumptions(network=Network(latency_us=80.0))
-    no_rdma = Assumptions(network=Network(rdma=False))
-    for assumptions in (slow, no_rdma):
+    for assumptions in (ASSUMPTIONS, Assumptions(network=Network(latency_us=5.0, rdma=True))):
         reason = ineligible_reason(sensitive, L40S, CATALOG, assumptions)
         assert reason is not None
-        assert "50 µs" in reason
-    assert ineligible_reason(sensitive, L40S, CATALOG, ASSUMPTIONS) is None
+        assert "latency_tolerant" in reason
+    slow = Assumptions(network=Network(latency_us=80.0, rdma=False))
     assert ineligible_reason(workload("b"), L40S, CATALOG, slow) is None
+
+
+def test_desktops_never_use_the_pool() -> None:
+    """The pool forwards CUDA work; VDI desktops need a local display GPU."""
+    desktop = workload("d", kind=WorkloadKind.VDI)
+    reason = ineligible_reason(desktop, L40S, CATALOG, ASSUMPTIONS)
+    assert reason is not None
+    assert "desktops" in reason
 
 
 def _brute_force_gpus(instances: list[Instance]) -> int:
