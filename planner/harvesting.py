@@ -23,12 +23,13 @@ A job's GPUs are counted in the pool as a whole; the model does not check they s
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -63,9 +64,11 @@ __all__ = [
     "harvest_scenario",
     "harvest_summary",
     "harvest_tables",
+    "harvest_workbook_bytes",
     "simulate_harvest",
     "utilisation_by_hour",
     "vdi_pool",
+    "write_harvest_workbook",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -866,6 +869,24 @@ def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
     return {"Harvest summary": harvest_summary(result), "Harvest by step": by_step}
 
 
+def write_harvest_workbook(result: HarvestResult, target: Path | BinaryIO) -> None:
+    """Write :func:`harvest_tables` as an .xlsx file or binary stream, one sheet per table.
+
+    Every cell is a number or text the planner wrote (day names, units), never user text, so
+    no formula can slip in. The plan workbook takes the same sheets via ``extra_sheets``.
+    """
+    with pd.ExcelWriter(target, engine="openpyxl") as writer:
+        for name, frame in harvest_tables(result).items():
+            frame.to_excel(writer, sheet_name=name, index=False)
+
+
+def harvest_workbook_bytes(result: HarvestResult) -> bytes:
+    """The workbook of :func:`write_harvest_workbook` as bytes, for a download button."""
+    buffer = io.BytesIO()
+    write_harvest_workbook(result, buffer)
+    return buffer.getvalue()
+
+
 def add_cli(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``harvest`` on an ``argparse`` sub-parser set; its handler is ``args.func``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -967,12 +988,8 @@ def _run_cli(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"Note: {note}")
     if args.workbook is not None:
-        # Every cell is a number or text the planner wrote, never user text, so no formula
-        # can slip in; the plan workbook takes these sheets via ``extra_sheets`` as well.
         try:
-            with pd.ExcelWriter(args.workbook, engine="openpyxl") as writer:
-                for name, frame in harvest_tables(result).items():
-                    frame.to_excel(writer, sheet_name=name, index=False)
+            write_harvest_workbook(result, args.workbook)
         except OSError as error:
             print(f"harvest: cannot write {args.workbook}: {error.strerror}", file=sys.stderr)
             return 1

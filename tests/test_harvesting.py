@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
 
 import numpy as np
+import openpyxl
 import pandas as pd
 import pytest
 
@@ -20,6 +22,7 @@ from planner.harvesting import (
     harvest_scenario,
     harvest_summary,
     harvest_tables,
+    harvest_workbook_bytes,
     simulate_harvest,
     utilisation_by_hour,
     vdi_pool,
@@ -436,6 +439,19 @@ def test_harvest_tables_are_workbook_sheets() -> None:
     summary = harvest_summary(result).set_index("figure")
     assert summary.loc["Harvested", "value"] == pytest.approx(result.harvested_gpu_hours_per_week)
     assert summary.loc["Dedicated GPUs replaced", "value"] == result.dedicated_gpus
+
+
+def test_the_workbook_holds_the_tables() -> None:
+    """The harvest workbook has both sheets, with the summary figures and one row per step."""
+    demand = curve_preset("vdi-office").as_array() * 20
+    result = simulate_harvest(20, demand, HarvestSettings(backlog_gpu_hours_per_day=150))
+    book = openpyxl.load_workbook(io.BytesIO(harvest_workbook_bytes(result)))
+    assert book.sheetnames == ["Harvest summary", "Harvest by step"]
+    summary = {row[0]: row[1] for row in book["Harvest summary"].iter_rows(values_only=True)}
+    assert summary["Harvested"] == pytest.approx(result.harvested_gpu_hours_per_week)
+    assert summary["Dedicated GPUs replaced"] == result.dedicated_gpus
+    assert book["Harvest by step"].max_row == 1 + HOURS_PER_WEEK
+    assert book["Harvest by step"]["A19"].value == "Mon 17:00"  # row 1 is the header
 
 
 def test_the_cli_registers_harvest() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import openpyxl
 import pytest
 
 from planner.cli import build_parser, scenario_from_args
@@ -36,10 +37,12 @@ def test_harvesting_page(
     page: Any,
     dashboard_url: str,
     screenshot_dir: Path,
+    tmp_path: Path,
     open_page: Callable[..., None],
 ) -> None:
     """On the sample the page shows the planner's harvest figures and four charts; a new backlog
-    changes them; a bad pasted curve shows its problem instead of a traceback."""
+    changes them and the downloaded workbook; a bad pasted curve shows its problem, never a
+    traceback."""
     from playwright.sync_api import expect
 
     page.set_viewport_size({"width": 1500, "height": 1000})
@@ -70,9 +73,22 @@ def test_harvesting_page(
     )
     _wait_idle(page)
 
+    # The download holds the same figures.
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download the harvest sheets").click()
+    saved = tmp_path / "harvest.xlsx"
+    download.value.save_as(saved)
+    book = openpyxl.load_workbook(saved)
+    assert book.sheetnames == ["Harvest summary", "Harvest by step"]
+    summary = {row[0]: row[1] for row in book["Harvest summary"].iter_rows(values_only=True)}
+    assert summary["Harvested"] == pytest.approx(bigger.harvested_gpu_hours_per_week)
+
     # A pasted curve with a word in it: the problem is listed, the page stays usable.
-    page.get_by_test_id("stSelectbox").filter(has_text="Desktop demand over the week").click()
-    page.get_by_role("option", name="Paste 24 or 168 values").click()
+    _wait_idle(page)
+    # Type to filter the select box's options, then take the one left.
+    page.get_by_role("combobox", name="Desktop demand over the week").click()
+    page.keyboard.type("Paste 24")
+    page.keyboard.press("Enter")
     page.get_by_label("Values (share 0-1 or percent), Monday 00:00 first").fill("0.5 lots")
     page.get_by_role("button", name="Simulate").click()
     expect(page.get_by_text("The demand curve could not be read")).to_be_visible()

@@ -20,6 +20,7 @@ from planner.harvesting import (
     HarvestSettings,
     harvest_scenario,
     harvest_tables,
+    harvest_workbook_bytes,
     simulate_harvest,
     utilisation_by_hour,
 )
@@ -373,6 +374,16 @@ turnarounds = pd.DataFrame(
 )
 with st.expander("Turnaround of each day's batch"):
     st.dataframe(turnarounds, hide_index=True, width="stretch", key="harvest_turnarounds")
+st.download_button(
+    "Download the harvest sheets",
+    data=lambda: harvest_workbook_bytes(result),
+    file_name="gpu-harvest.xlsx",
+    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    key="harvest_download",
+    icon=":material/table_view:",
+    on_click="ignore",
+    help="The summary and the week step by step, as an Excel workbook.",
+)
 
 # --- Pool versus static ------------------------------------------------------------------------
 st.subheader("A pool follows the combined peak")
