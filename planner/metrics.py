@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from planner.inventory import Host
 from planner.plan import Method, MethodPlan, Placement
+from planner.remote_pool import active_hours, instance_index
 from planner.scenario import Scenario
 from planner.workloads import HOURS_PER_DAY, WorkloadClass
 
@@ -47,7 +48,8 @@ class PlanMetrics:
     memory_allocated_gib: float
     """Frame buffer reserved for instances: whole GPUs, profiles, MIG instances, shares [GiB]."""
     memory_used_gib: float
-    """GPU memory the placed instances themselves ask for [GiB]."""
+    """GPU memory the placed instances themselves ask for [GiB]; for the remote pool, in its
+    busiest hour, since the pool holds memory only while an instance runs."""
     memory_utilisation: float
     """``memory_used_gib / memory_capacity_gib`` [0-1]; 0 when no GPU is in use."""
     compute_utilisation: float
@@ -200,6 +202,16 @@ def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
     return stranded
 
 
+def _busiest_hour_gib(held: Iterable[tuple[str, WorkloadClass, float]]) -> float:
+    """Memory held in the busiest hour of the day [GiB], from (instance, workload, GiB) rows."""
+    hourly = [0.0] * HOURS_PER_DAY
+    for instance, workload, gib in held:
+        for hour, active in enumerate(active_hours(workload, instance_index(instance))):
+            if active:
+                hourly[hour] += gib
+    return max(hourly)
+
+
 def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
     """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
 
@@ -212,8 +224,16 @@ def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
     hosts_used = len({host for host, _ in groups})
     placed = {p.instance: p.workload for p in plan.placements}
     capacity = sum(_gpu_memory_gib(scenario, ps[0].gpu_model) for ps in groups.values())
-    allocated = sum(p.memory_gib for p in plan.placements)
-    used = sum(by_name[workload].memory_gib for workload in placed.values())
+    if plan.method is Method.REMOTE_POOL:
+        allocated = _busiest_hour_gib(
+            (p.instance, by_name[p.workload], p.memory_gib) for p in plan.placements
+        )
+        used = _busiest_hour_gib(
+            (instance, by_name[name], by_name[name].memory_gib) for instance, name in placed.items()
+        )
+    else:
+        allocated = sum(p.memory_gib for p in plan.placements)
+        used = sum(by_name[workload].memory_gib for workload in placed.values())
     busy = sum(gpu_compute_utilisation(plan, scenario).values())
     bound = plan.lower_bound_gpus
     return PlanMetrics(

@@ -8,7 +8,7 @@ import pytest
 
 from planner.metrics import busy_gpu_share, gpu_compute_utilisation, measure
 from planner.plan import Method, NotPlaced, Placement
-from tests.report_fixtures import OFFICE, host, place, plan, scenario, workload
+from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 
 def test_counts_gpus_hosts_and_instances() -> None:
@@ -137,3 +137,20 @@ def test_mig_slice_no_profile_can_start_at_is_stranded() -> None:
     # With slices 4-7 free, a 1g.10gb still fits: the free memory is not stranded.
     roomy = layout[:1]
     assert measure(plan(Method.MIG, roomy), s).stranded_memory_gib == pytest.approx(0.0)
+
+
+def test_remote_pool_memory_counts_the_busiest_hour_not_the_sum() -> None:
+    """Pool memory is held only while an instance runs: a day and a night job share 40 GiB."""
+    day = workload("day", gpus=0.5, memory_gib=40.0, schedule=OFFICE)
+    night = workload("night", gpus=0.5, memory_gib=40.0, schedule=NIGHT)
+    p = plan(
+        Method.REMOTE_POOL,
+        [
+            place("day#1", "h1", 0, memory_gib=40.0),
+            place("night#1", "h1", 0, memory_gib=40.0),
+        ],
+    )
+    m = measure(p, scenario([day, night]))
+    assert m.memory_used_gib == pytest.approx(40.0)
+    assert m.memory_allocated_gib == pytest.approx(40.0)
+    assert m.memory_utilisation == pytest.approx(0.5)
