@@ -16,7 +16,10 @@ The model, per step ``t`` of length ``dt`` hours over ``weeks`` simulated weeks:
 - A running job does ``min(remaining, gpus_per_job × dt)`` GPU-hours of work in the step; a job
   that finishes part-way through the step frees its GPUs at the next step.
 
-Figures are read from the last simulated week, so work carried over from earlier weeks counts.
+Figures are read from the last simulated week, so work carried over from earlier weeks counts;
+one more week of capacity without new submissions lets that week's batches finish, so their
+turnaround is measured. The same job stream on dedicated GPUs (no desktops) sizes what
+harvesting replaces: the fewest dedicated GPUs that keep up with it.
 A job's GPUs are counted in the pool as a whole; the model does not check they sit on one host.
 """
 
