@@ -29,6 +29,17 @@ def test_plan_on_sample_writes_workbook(tmp_path: Path, capsys: pytest.CaptureFi
     book = load_workbook(out)
     assert book.sheetnames[0] == "Summary"
     assert "Placement MIG" in book.sheetnames
+    harvested = {row[0]: row[1] for row in book["Harvest summary"].iter_rows(values_only=True)}
+    assert harvested["Harvested"] > 0
+
+
+def test_plan_workbook_leaves_out_harvest_when_asked(tmp_path: Path) -> None:
+    """`--no-harvest` writes the plan without the harvest sheets; the plan sheets stay."""
+    out = tmp_path / "plan.xlsx"
+    assert main(["plan", "--methods", "vgpu", "--no-harvest", "--out", str(out)]) == 0
+    names = load_workbook(out).sheetnames
+    assert "Harvest summary" not in names
+    assert "Placement vGPU (time-sliced)" in names
 
 
 def test_unusable_inventory_exits_2_with_file_and_fix(
