@@ -40,7 +40,7 @@ def test_opens_on_the_sample_comparison_of_all_four_methods() -> None:
     text = _markdown(at)
     for method in Method:
         assert f"**{method.label}**" in text
-    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     assert list(figures.columns) == [m.label for m in Method]
     assert "Annual cost" in figures.index
     assert "GPUs used / lower bound" in figures.index
@@ -54,7 +54,7 @@ def test_key_figures_match_the_planner_figures() -> None:
     at = _app().run()
     inputs = session.sample_inputs()
     plan = planning.scenario_plan(inputs, session.Question())
-    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     for result in plan.results:
         shown = figures.loc["GPUs used", result.plan.method.label]
         assert shown.startswith(f"{result.metrics.gpus_used:,} of ")
@@ -80,7 +80,7 @@ def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
     assert not at.error
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
     assert "Sizing a cluster of 4× L40S servers" in sidebar
-    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     assert "GPUs used" in figures.index
 
 
@@ -133,7 +133,7 @@ def test_an_all_infeasible_mix_lists_what_was_not_placed() -> None:
     )
     at.run()
     assert not at.exception
-    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     assert set(figures.loc["Instances placed"]) == {"0"}
     assert set(figures.loc["Not placed"]) == {"2"}
     assert "**giant** → **no method**" in _markdown(at)

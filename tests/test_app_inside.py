@@ -58,8 +58,11 @@ def test_each_method_shows_its_placements_and_not_placed(method: Method) -> None
     placements = at.get_by_key("inside_placements").dataframe[0].value
     assert len(placements) == len(result.plan.placements)  # type: ignore[attr-defined]
     if not_placed:
-        reasons = at.get_by_key("inside_not_placed").dataframe[0].value
-        assert reasons["reason"].str.len().min() > 0
+        summary = at.get_by_key("inside_not_placed").dataframe[0].value
+        assert summary["instances"].sum() == not_placed
+        assert summary["reason"].str.len().min() > 0
+        every = at.get_by_key("inside_not_placed_all").dataframe[0].value
+        assert len(every) == not_placed
 
 
 def test_the_placement_map_shows_one_cluster_of_gpus_with_their_slots() -> None:

@@ -17,6 +17,8 @@ Conventions every page follows (the harvesting page included):
 - Every planner call goes through ``ui.planning.guarded(...)``: an ``InputError`` shows its
   problems (file, row, column, fix), any other exception becomes a readable ``st.error`` and the
   page stops cleanly. Never a traceback on screen.
+- A page script holds no bare string literal outside its module docstring: Streamlit's "magic"
+  would print it on the page. Use comments.
 - Widgets have explicit ``key=`` names prefixed with the page name (``compare_question``,
   ``inventory_upload``) so AppTest and the browser tests find them.
 - Formatting (USD, %, GiB) lives in ``ui.format``; Altair chart builders in ``ui.charts`` are pure

@@ -12,6 +12,7 @@ __all__ = [
     "cost_chart",
     "gpus_vs_bound_chart",
     "placement_chart",
+    "placement_chart_height_px",
     "placement_layout",
     "utilisation_chart",
 ]
@@ -35,11 +36,11 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
         .mark_bar()
         .encode(
             y=alt.Y("method:N", sort=METHOD_ORDER, title=None),
-            x=alt.X("sum(usd_per_year):Q", title="USD per year", axis=alt.Axis(format="$,.2s")),
+            x=alt.X("sum(usd_per_year):Q", title="USD per year", axis=alt.Axis(format="$~s")),
             color=alt.Color(
                 "component:N",
                 scale=_COMPONENT_COLOURS,
-                legend=alt.Legend(orient="bottom", title=None),
+                legend=alt.Legend(orient="bottom", title=None, columns=4, labelLimit=70),
             ),
             order=alt.Order("component:N"),
             tooltip=[
@@ -200,3 +201,11 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
         .encode(y=y, x=alt.X("mid:Q"), text=alt.Text("short:N"))
     )
     return alt.layer(memory, slots, labels).properties(height=height)
+
+
+def placement_chart_height_px(layout: pd.DataFrame) -> int:
+    """Pixels the placement map needs on screen: its plot plus axis and legend."""
+    gpus = layout["gpu"].nunique() if not layout.empty else 0
+    workloads = layout["workload"].nunique() if not layout.empty else 0
+    legend_rows = -(-workloads // 4)
+    return max(120, 22 * gpus) + 60 + 20 * legend_rows

@@ -66,11 +66,19 @@ def scenario_sidebar() -> None:
             st.rerun()
 
 
-def table(frame: pd.DataFrame, *, key: str, hide_index: bool = True) -> None:
+ROW_PX = 35
+"""Height of one table row in Streamlit's grid [px]."""
+
+
+def table(
+    frame: pd.DataFrame, *, key: str, hide_index: bool = True, max_rows: int | None = 12
+) -> None:
     """A full-width read-only table inside a container named ``key`` (found by that key in tests;
-    a plain ``st.dataframe`` does not keep its key)."""
+    a plain ``st.dataframe`` does not keep its key). Up to ``max_rows`` rows show without
+    scrolling (None: all)."""
+    shown = len(frame) if max_rows is None else min(len(frame), max_rows)
     with st.container(key=key):
-        st.dataframe(frame, hide_index=hide_index, width="stretch")
+        st.dataframe(frame, hide_index=hide_index, width="stretch", height=(shown + 1) * ROW_PX + 3)
 
 
 def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
@@ -110,9 +118,14 @@ def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True)
 
 
 def headline(plan: ScenarioPlan) -> None:
-    """One card per method: GPUs used, annual cost, and what was not placed."""
+    """One card per method (container key ``headline_<method>``): GPUs and hosts used, annual
+    cost and cost per placed instance, what was not placed; the cheapest per instance is marked."""
     cheapest = min(
-        (r.cost.total_usd_per_year for r in plan.results if r.metrics.instances_placed),
+        (
+            r.cost.usd_per_instance_year
+            for r in plan.results
+            if r.cost.usd_per_instance_year is not None
+        ),
         default=None,
     )
     cards = st.columns(len(plan.results))
@@ -142,8 +155,8 @@ def headline(plan: ScenarioPlan) -> None:
                 )
             else:
                 st.markdown(f":green[{placed}, none left out]")
-            if cheapest is not None and m.instances_placed and cost.total_usd_per_year == cheapest:
-                st.badge("lowest annual cost", icon=":material/savings:", color="green")
+            if cheapest is not None and cost.usd_per_instance_year == cheapest:
+                st.badge("lowest cost per instance", icon=":material/savings:", color="green")
 
 
 def method_summary(result: MethodResult) -> None:

@@ -16,6 +16,7 @@ __all__ = [
     "bound_frame",
     "cost_long",
     "key_figures",
+    "not_placed_summary",
     "utilisation_long",
 ]
 
@@ -35,7 +36,7 @@ def _mean_slowdowns(comparison: pd.DataFrame | None) -> dict[str, float]:
 
 
 def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Key figures with one column per method (label) and one row per figure, as text."""
+    """Key figures as text: a ``figure`` column, then one column per method (label)."""
     slowdowns = _mean_slowdowns(comparison)
     columns: dict[str, list[str]] = {}
     index = [
@@ -73,7 +74,7 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
             fmt.ratio(m.ratio_to_bound),
             f"{p.status} · {fmt.seconds(p.solve_seconds)}",
         ]
-    return pd.DataFrame(columns, index=pd.Index(index, name="figure"))
+    return pd.DataFrame({"figure": index, **columns})
 
 
 def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
@@ -117,3 +118,16 @@ def bound_frame(plan: ScenarioPlan) -> pd.DataFrame:
         ],
         columns=["method", "gpus_used", "lower_bound_gpus"],
     )
+
+
+def not_placed_summary(not_placed: pd.DataFrame) -> pd.DataFrame:
+    """The report's not-placed rows counted per workload and reason: ``workload``, ``reason``,
+    ``instances``; most instances first, so the biggest gap leads."""
+    if not_placed.empty:
+        return pd.DataFrame(columns=["workload", "reason", "instances"])
+    counted = (
+        not_placed.groupby(["workload", "reason"], sort=False).size().reset_index(name="instances")
+    )
+    return counted.sort_values(
+        ["instances", "workload"], ascending=[False, True], kind="stable"
+    ).reset_index(drop=True)

@@ -6,8 +6,8 @@ For other browser test modules (the harvesting page's included):
   healthy before the first test, stopped after the last. Open pages with ``page.goto(url)``.
 - ``page``: pytest-playwright's page, launched on ``/usr/bin/chromium`` with quiet flags.
 - ``screenshot_dir``: ``out/`` at the repository root (git-ignored), created on demand.
-- ``open_page``: a function ``open_page(page, title)`` that clicks a page in the sidebar
-  navigation and waits for its heading (the page title, e.g. ``"Harvesting"``).
+- ``open_page``: a function ``open_page(page, title, heading=None)`` that clicks a page in the
+  sidebar navigation and waits for its heading (the title unless ``heading`` is given).
 - ``repo_root``: the repository root (to read the sample files).
 
 Every test here is marked ``browser``. Without Chromium (or Playwright) the tests are skipped with
@@ -162,11 +162,14 @@ def open_page() -> Callable[..., None]:
     return _open_page
 
 
-def _open_page(page: Any, title: str, *, timeout_ms: float = 60_000) -> None:
-    """Open the dashboard page ``title`` from the sidebar navigation and wait for its heading."""
+def _open_page(
+    page: Any, title: str, *, heading: str | None = None, timeout_ms: float = 60_000
+) -> None:
+    """Click ``title`` in the sidebar navigation and wait for the page's ``heading`` (its title
+    unless given)."""
     from playwright.sync_api import expect
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title, exact=True).first).to_be_visible(
+    expect(page.get_by_role("heading", name=heading or title, exact=True).first).to_be_visible(
         timeout=timeout_ms
     )

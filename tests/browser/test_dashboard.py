@@ -37,6 +37,15 @@ def _page_metric(page: Any, label: str) -> str:
     return str(metric.locator("[data-testid='stMetricValue']").first.inner_text()).strip()
 
 
+def _screenshot(page: Any, path: Path) -> None:
+    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
+    size = page.viewport_size
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(height))})
+    page.screenshot(path=str(path))
+    page.set_viewport_size(size)
+
+
 def _wait_idle(page: Any) -> None:
     """Wait until Streamlit has finished the current run (no 'Running...' status widget)."""
     from playwright.sync_api import expect
@@ -58,6 +67,7 @@ def test_admin_journey(
 
     page.set_viewport_size({"width": 1500, "height": 1000})
     page.set_default_timeout(TIMEOUT_MS)
+    expect.set_options(timeout=TIMEOUT_MS)
 
     # 1. The sample comparison is there on arrival, with all four methods and three charts.
     page.goto(dashboard_url)
@@ -67,7 +77,7 @@ def test_admin_journey(
     ).to_be_visible()
     expect(page.get_by_test_id("stVegaLiteChart")).to_have_count(3)
     _wait_idle(page)
-    page.screenshot(path=str(screenshot_dir / "compare.png"), full_page=True)
+    _screenshot(page, screenshot_dir / "compare.png")
 
     # 2. Upload an inventory: the sample minus its last row plus one bad row.
     open_page(page, "Inventory")
@@ -83,24 +93,31 @@ def test_admin_journey(
     expect(page.get_by_role("heading", name="In use: my-inventory.csv")).to_be_visible()
     expect(page.get_by_text("row(s) were skipped")).to_be_visible()
     _wait_idle(page)
-    page.screenshot(path=str(screenshot_dir / "inventory.png"), full_page=True)
+    _screenshot(page, screenshot_dir / "inventory.png")
 
     # 3. Edit a workload in place: the first class's instance count becomes 3.
     open_page(page, "Workloads")
-    instances_before = _page_metric(page, "Instances")
+    _wait_idle(page)  # an edit made while the page is still running would be re-rendered away
+    first = (repo_root / "data" / "sample" / "workloads.csv").read_text().splitlines()[1]
+    total_before = int(_page_metric(page, "Instances").replace(",", ""))
+    expected = total_before - int(first.split(",")[2]) + 3
     grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
-    box = grid.bounding_box()
-    assert box is not None
-    page.mouse.click(box["x"] + 40, box["y"] + 35 + 17)  # first data row, first column
+    grid.click(position={"x": 80, "y": 52})  # first data row, the name column
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")  # the instances column
-    page.keyboard.type("3")
+    page.keyboard.press("Enter")  # opens the grid's cell editor
+    cell_editor = page.locator("#portal input, #portal textarea").first
+    expect(cell_editor).to_have_value(first.split(",")[2])
+    cell_editor.fill("3")
     page.keyboard.press("Enter")
+    # The grid's accessible cells show the new value once the edit has reached the editor.
+    cells = page.locator(".st-key-workloads_editor [role=gridcell]")
+    expect(cells.nth(2)).to_have_text("3")
     page.locator(".st-key-workloads_apply button").click()
     expect(page.get_by_role("heading", name="In use: edited workload table")).to_be_visible()
+    expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{expected:,} instances")
     _wait_idle(page)
-    assert _page_metric(page, "Instances") != instances_before
-    page.screenshot(path=str(screenshot_dir / "workloads.png"), full_page=True)
+    _screenshot(page, screenshot_dir / "workloads.png")
 
     # 4. Switch the vGPU mode and time the change to the updated number.
     open_page(page, "Assumptions")
@@ -121,16 +138,16 @@ def test_admin_journey(
         f"(vGPU GPUs {before} -> {after}, cost {cost_before} -> "
         f"{_metric_in(page, 'headline_vgpu', 'Annual cost')})"
     )
-    page.screenshot(path=str(screenshot_dir / "assumptions.png"), full_page=True)
+    _screenshot(page, screenshot_dir / "assumptions.png")
 
     # 5. Inside a plan: the placement map renders.
     open_page(page, "Inside a plan")
     expect(page.get_by_test_id("stVegaLiteChart").first).to_be_visible()
     _wait_idle(page)
-    page.screenshot(path=str(screenshot_dir / "inside.png"), full_page=True)
+    _screenshot(page, screenshot_dir / "inside.png")
 
     # 6. Download the workbook from the Compare page and read it back.
-    open_page(page, "Compare methods")
+    open_page(page, "Compare methods", heading="Compare sharing methods")
     _wait_idle(page)
     with page.expect_download() as download:
         page.locator(".st-key-compare_download_workbook button").click()

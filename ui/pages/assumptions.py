@@ -207,11 +207,11 @@ with st.form("assumptions_form"):
             "catalog price [USD]": st.column_config.NumberColumn(format="$%d"),
         },
     )
-    buttons = st.columns([1, 1, 4])
-    applied = buttons[0].form_submit_button(
+    buttons = st.container(horizontal=True)
+    applied = buttons.form_submit_button(
         "Apply assumptions", key="assumptions_apply", type="primary", icon=":material/check:"
     )
-    restored = buttons[1].form_submit_button(
+    restored = buttons.form_submit_button(
         "Restore defaults", key="assumptions_restore", icon=":material/restart_alt:"
     )
 

@@ -8,6 +8,8 @@ from planner.inventory import ServerType
 from planner.report import comparison_frame, recommendations
 from ui import charts, components, planning, session, tables
 
+CHART_HEIGHT_PX = 300
+
 st.title("Compare sharing methods")
 st.caption(
     "How many GPUs and hosts each way of sharing needs for your workload mix, what it costs per "
@@ -86,21 +88,27 @@ comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the
 components.headline(plan)
 
 st.subheader("Key figures")
-components.table(tables.key_figures(plan, comparison), key="compare_key_figures", hide_index=False)
+components.table(tables.key_figures(plan, comparison), key="compare_key_figures", max_rows=None)
 components.feasibility_notice(plan)
 
 chart_cols = st.columns(3)
+# An explicit height: with "content" the charts shrink to a sliver inside narrow columns.
 chart_cols[0].altair_chart(
-    charts.cost_chart(tables.cost_long(plan)), width="stretch", key="compare_cost_chart"
+    charts.cost_chart(tables.cost_long(plan)),
+    width="stretch",
+    height=CHART_HEIGHT_PX,
+    key="compare_cost_chart",
 )
 chart_cols[1].altair_chart(
     charts.utilisation_chart(tables.utilisation_long(plan)),
     width="stretch",
+    height=CHART_HEIGHT_PX,
     key="compare_utilisation_chart",
 )
 chart_cols[2].altair_chart(
     charts.gpus_vs_bound_chart(tables.bound_frame(plan)),
     width="stretch",
+    height=CHART_HEIGHT_PX,
     key="compare_bound_chart",
 )
 
@@ -108,8 +116,12 @@ st.subheader("Recommendation per workload class")
 components.recommendations_list(recommendations(plan))
 
 st.subheader("Take the plan with you")
-export_cols = st.columns([1, 1, 3])
-export_cols[0].download_button(
+st.caption(
+    "The workbook holds a summary, one placement sheet per method, what was not placed and why, "
+    "costs, the inputs and every assumption, so it documents the plan on its own."
+)
+exports = st.container(horizontal=True)
+exports.download_button(
     "Download the plan workbook",
     data=lambda: planning.workbook(inputs, asked),
     file_name="gpu-share-plan.xlsx",
@@ -119,7 +131,7 @@ export_cols[0].download_button(
     type="primary",
     on_click="ignore",
 )
-export_cols[1].download_button(
+exports.download_button(
     "Key figures as CSV",
     data=comparison.to_csv(index=False).encode(),
     file_name="gpu-share-comparison.csv",
@@ -127,8 +139,4 @@ export_cols[1].download_button(
     key="compare_download_csv",
     icon=":material/download:",
     on_click="ignore",
-)
-export_cols[2].caption(
-    "The workbook holds a summary, one placement sheet per method, what was not placed and why, "
-    "costs, the inputs and every assumption, so it documents the plan on its own."
 )

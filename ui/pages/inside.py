@@ -6,7 +6,7 @@ import streamlit as st
 
 from planner.plan import Method
 from planner.report import not_placed_frame, placement_frame
-from ui import charts, components, planning, session
+from ui import charts, components, planning, session, tables
 
 st.title("Inside a plan")
 st.caption(
@@ -67,20 +67,29 @@ else:
             "different hours can share the same memory and a GPU's blocks may add up to more "
             "than its memory."
         )
-    st.altair_chart(charts.placement_chart(layout), width="stretch", key="inside_placement_chart")
+    # An explicit height: with "content" the map shrinks and GPU labels drop out.
+    st.altair_chart(
+        charts.placement_chart(layout),
+        width="stretch",
+        height=charts.placement_chart_height_px(layout),
+        key="inside_placement_chart",
+    )
 
 st.subheader(f"Not placed ({len(not_placed)})")
 if not_placed.empty:
     st.success("Every instance was placed under this method.", icon=":material/check_circle:")
 else:
-    components.table(not_placed, key="inside_not_placed")
+    st.caption("Counted per workload and reason; the full list is below.")
+    components.table(tables.not_placed_summary(not_placed), key="inside_not_placed")
+    with st.expander(f"Every instance not placed ({len(not_placed)} rows)"):
+        components.table(not_placed, key="inside_not_placed_all", max_rows=None)
 
 with st.expander(f"All placements ({len(placements)} rows)"):
-    components.table(placements, key="inside_placements")
+    components.table(placements, key="inside_placements", max_rows=None)
 
 slug = str(method)
-download_cols = st.columns([1, 1, 3])
-download_cols[0].download_button(
+downloads = st.container(horizontal=True)
+downloads.download_button(
     "Placements as CSV",
     data=placements.to_csv(index=False).encode(),
     file_name=f"placements-{slug}.csv",
@@ -89,7 +98,7 @@ download_cols[0].download_button(
     icon=":material/download:",
     on_click="ignore",
 )
-download_cols[1].download_button(
+downloads.download_button(
     "Not placed as CSV",
     data=not_placed.to_csv(index=False).encode(),
     file_name=f"not-placed-{slug}.csv",

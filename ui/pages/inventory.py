@@ -9,8 +9,9 @@ from planner.problems import InputError
 from ui import components, planning, session
 from ui import format as fmt
 
+# A page script must not hold bare strings (Streamlit would print them), so these are comments.
+# file_id of the last upload this page acted on, so a file is committed once, on upload:
 _SEEN_UPLOAD = "_inventory_seen_upload"
-"""file_id of the last upload this page acted on, so a file is committed once, on upload."""
 
 st.title("Inventory")
 st.caption(

@@ -11,10 +11,11 @@ from planner.workloads import workloads_from_frame
 from ui import components, planning, session
 from ui import format as fmt
 
+# A page script must not hold bare strings (Streamlit would print them), so these are comments.
+# file_id of the last upload this page acted on, so a file is committed once, on upload:
 _SEEN_UPLOAD = "_workloads_seen_upload"
-"""file_id of the last upload this page acted on, so a file is committed once, on upload."""
+# The file name problems in the in-place editor are reported against:
 EDITED_NAME = "edited workload table"
-"""The name problems in the in-place editor are reported against."""
 
 _KINDS = ["training", "inference", "notebook", "batch", "vdi"]
 _YES_NO = ["yes", "no"]
@@ -87,8 +88,8 @@ with upload_col:
     uploaded = st.file_uploader(
         "Upload a workload CSV", type=["csv"], key="workloads_upload", max_upload_size=20
     )
-    buttons = st.columns(2)
-    buttons[0].download_button(
+    buttons = st.container(horizontal=True)
+    buttons.download_button(
         "Download the template",
         data=(session.TEMPLATE_DIR / "workloads_template.csv").read_bytes,
         file_name="workloads_template.csv",
@@ -97,7 +98,7 @@ with upload_col:
         icon=":material/download:",
         on_click="ignore",
     )
-    if buttons[1].button(
+    if buttons.button(
         "Use the sample mix",
         key="workloads_use_sample",
         icon=":material/restart_alt:",
