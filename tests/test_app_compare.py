@@ -144,3 +144,17 @@ def test_the_workbook_download_is_offered() -> None:
     at = _app().run()
     keys = {button.key for button in at.get("download_button")}
     assert {"compare_download_workbook", "compare_download_csv"} <= keys
+
+
+def test_back_to_the_sample_forgets_every_change() -> None:
+    """'Back to the sample scenario' restores the sample files, default assumptions and question."""
+    at = _app()
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.sample_inputs().inventory,
+        workloads=session.InputFile("mine.csv", session.sample_inputs().workloads.content),
+    )
+    at.run()
+    assert not at.button(key="sidebar_reset").disabled
+    at.button(key="sidebar_reset").click().run()
+    assert at.session_state[session._INPUTS_KEY] == session.sample_inputs()
+    assert at.button(key="sidebar_reset").disabled

@@ -108,3 +108,14 @@ def test_the_template_can_be_downloaded() -> None:
     at = _inventory_page()
     keys = {button.key for button in at.get("download_button")}
     assert "inventory_template" in keys
+
+
+def test_a_binary_file_is_refused_with_a_readable_message() -> None:
+    """A file that is not UTF-8 text is refused with the fix, never a traceback."""
+    at = _inventory_page()
+    at.file_uploader(key="inventory_upload").set_value(("x.csv", b"\xff\xfe\x00\x01", "text/csv"))
+    at.run()
+    assert not at.exception
+    assert "x.csv cannot be used" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert "UTF-8" in problems.loc[0, "problem"] + problems.loc[0, "fix"]

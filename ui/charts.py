@@ -31,7 +31,7 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
 
     ``costs`` is long form: ``method`` (label), ``component``, ``usd_per_year`` [USD/year].
     """
-    return (
+    chart: alt.Chart = (
         alt.Chart(costs, title="Annual cost by component")
         .mark_bar()
         .encode(
@@ -51,6 +51,7 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=200)
     )
+    return chart
 
 
 def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
@@ -59,7 +60,7 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
     ``utilisation`` is long form: ``method`` (label), ``measure`` (``memory``/``compute``),
     ``share`` [0-1].
     """
-    return (
+    chart: alt.Chart = (
         alt.Chart(utilisation, title="Utilisation of the GPUs in use")
         .mark_bar()
         .encode(
@@ -84,6 +85,7 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
         )
         .properties(height=200)
     )
+    return chart
 
 
 def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
@@ -106,7 +108,8 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
         x=alt.X("lower_bound_gpus:Q"),
         tooltip=[alt.Tooltip("lower_bound_gpus:Q", title="lower bound [GPUs]")],
     )
-    return alt.layer(bars, bound).properties(height=200)
+    layered = alt.LayerChart(layer=[bars, bound]).properties(height=200)
+    return layered
 
 
 def placement_layout(
@@ -200,7 +203,8 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
         .mark_text(fontSize=10, color="white", baseline="middle")
         .encode(y=y, x=alt.X("mid:Q"), text=alt.Text("short:N"))
     )
-    return alt.layer(memory, slots, labels).properties(height=height)
+    layered = alt.LayerChart(layer=[memory, slots, labels]).properties(height=height)
+    return layered
 
 
 def placement_chart_height_px(layout: pd.DataFrame) -> int:

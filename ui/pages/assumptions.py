@@ -224,9 +224,9 @@ if applied:
     }
     session.commit_assumptions(
         Assumptions(
-            vgpu_mode=VgpuMode(vgpu_mode),
-            vgpu_scheduler=VgpuScheduler(scheduler),
-            vsphere_version=VsphereVersion(vsphere),
+            vgpu_mode=VgpuMode(vgpu_mode or current.vgpu_mode),
+            vgpu_scheduler=VgpuScheduler(scheduler or current.vgpu_scheduler),
+            vsphere_version=VsphereVersion(vsphere or current.vsphere_version),
             mig_backed_vgpu=bool(mig_backed),
             licence_usd_per_gpu_year=float(licence),
             power_usd_per_kwh=float(power),

@@ -64,7 +64,7 @@ with st.form("compare_question_form"):
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
 if submitted:
-    chosen = session.QuestionKind(kind)
+    chosen = session.QuestionKind(kind or session.QuestionKind.FIT)
     session.commit_question(
         session.Question(
             kind=chosen,
