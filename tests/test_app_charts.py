@@ -122,7 +122,7 @@ def test_placement_chart_has_one_row_per_gpu() -> None:
         SLICES,
     )
     spec = charts.placement_chart(layout).to_dict()
-    assert spec["height"] == 22 * 10
+    assert spec["height"] == charts.GPU_ROW_PX * 10
     assert spec["layer"][0]["encoding"]["y"]["sort"] == [f"h · GPU {i}" for i in range(10)]
 
 

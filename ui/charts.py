@@ -20,6 +20,9 @@ __all__ = [
 METHOD_ORDER = ["Passthrough", "vGPU (time-sliced)", "MIG", "Remote pool"]
 """Method labels in the order every chart lists them."""
 
+GPU_ROW_PX = 28
+"""Height of one GPU's bar row in the placement map [px]; less and the GPU labels drop out."""
+
 _COMPONENT_COLOURS = alt.Scale(
     domain=["hardware", "licences", "power", "network"],
     range=["#4c78a8", "#f58518", "#54a24b", "#b279a2"],
@@ -108,8 +111,7 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
         x=alt.X("lower_bound_gpus:Q"),
         tooltip=[alt.Tooltip("lower_bound_gpus:Q", title="lower bound [GPUs]")],
     )
-    layered = alt.LayerChart(layer=[bars, bound]).properties(height=200)
-    return layered
+    return alt.LayerChart(layer=[bars, bound]).properties(height=200)
 
 
 def placement_layout(
@@ -154,7 +156,7 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
     """
     gpus = layout.drop_duplicates("gpu")[["gpu", "host", "gpu_model", "gpu_config", "capacity_gib"]]
     order = list(gpus["gpu"])
-    height = max(120, 22 * len(order))
+    height = max(120, GPU_ROW_PX * len(order))
     y = alt.Y("gpu:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
     memory = (
         alt.Chart(gpus)
@@ -203,8 +205,7 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
         .mark_text(fontSize=10, color="white", baseline="middle")
         .encode(y=y, x=alt.X("mid:Q"), text=alt.Text("short:N"))
     )
-    layered = alt.LayerChart(layer=[memory, slots, labels]).properties(height=height)
-    return layered
+    return alt.LayerChart(layer=[memory, slots, labels]).properties(height=height)
 
 
 def placement_chart_height_px(layout: pd.DataFrame) -> int:
@@ -212,4 +213,5 @@ def placement_chart_height_px(layout: pd.DataFrame) -> int:
     gpus = layout["gpu"].nunique() if not layout.empty else 0
     workloads = layout["workload"].nunique() if not layout.empty else 0
     legend_rows = -(-workloads // 4)
-    return max(120, 22 * gpus) + 60 + 20 * legend_rows
+    # Streamlit fits the whole chart (axis and legend too) into the height it is given.
+    return max(120, GPU_ROW_PX * gpus) + 90 + 24 * legend_rows
