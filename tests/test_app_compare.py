@@ -73,15 +73,21 @@ def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
     """Asking to size a cluster plans on new servers of the chosen model, not on the inventory."""
     at = _app().run()
     at.radio(key="compare_question").set_value(session.QuestionKind.SIZE)
-    at.selectbox(key="compare_server_model").set_value("L40S")
+    at.selectbox(key="compare_server_model").set_value("A100-80GB-PCIe")
     at.number_input(key="compare_server_gpus").set_value(4)
     at.button(key="compare_plan").click().run()
     assert not at.exception
     assert not at.error
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
-    assert "Sizing a cluster of 4× L40S servers" in sidebar
+    assert "Sizing a cluster of 4× A100-80GB-PCIe servers" in sidebar
+    asked = at.session_state[session._QUESTION_KEY]
+    assert asked.server.gpu_model == "A100-80GB-PCIe"
+    plan = planning.scenario_plan(session.sample_inputs(), asked)
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
-    assert "GPUs used" in figures.index
+    for result in plan.results:
+        assert {h.gpu_model for h in result.plan.hosts} <= {"A100-80GB-PCIe"}
+        shown = figures.loc["Hosts used", result.plan.method.label]
+        assert shown == f"{result.metrics.hosts_used:,}"
 
 
 def test_an_unexpected_planner_failure_is_a_readable_error(monkeypatch: pytest.MonkeyPatch) -> None:
