@@ -43,6 +43,8 @@ def test_shows_the_sample_mix_in_an_editor() -> None:
     assert at.subheader[0].value == "In use: sample workloads.csv"
     assert int(_metric(at, "Workload classes")) > 0
     assert at.button(key="workloads_apply") is not None
+    # Nothing edited yet, so no unsaved-changes notice.
+    assert not any("changes the plan does not use yet" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("key", list(PRESETS))

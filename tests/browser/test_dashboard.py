@@ -113,6 +113,8 @@ def test_admin_journey(
     # The grid's accessible cells show the new value once the edit has reached the editor.
     cells = page.locator(".st-key-workloads_editor [role=gridcell]")
     expect(cells.nth(2)).to_have_text("3")
+    # The grid sends edits after a short debounce; the page says when it has them.
+    expect(page.get_by_text("The table has changes the plan does not use yet")).to_be_visible()
     page.locator(".st-key-workloads_apply button").click()
     expect(page.get_by_role("heading", name="In use: edited workload table")).to_be_visible()
     expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{expected:,} instances")

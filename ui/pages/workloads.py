@@ -130,18 +130,24 @@ if uploaded is not None:
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the workload mix")
 workloads = built.scenario.workloads
 
-with st.form("workloads_form", border=False):
-    st.subheader(f"In use: {inputs.workloads.name}")
-    edited = st.data_editor(
-        planning.workload_table(workloads),
-        key="workloads_editor",
-        num_rows="dynamic",
-        hide_index=True,
-        width="stretch",
-        column_config=COLUMN_CONFIG,
-    )
-    applied = st.form_submit_button(
-        "Use this mix", key="workloads_apply", type="primary", icon=":material/check:"
+# Not in a form: an edit reruns only this page (cached reads, no planning), and the mix reaches
+# the planner only when the user presses "Use this mix".
+st.subheader(f"In use: {inputs.workloads.name}")
+in_use = planning.workload_table(workloads)
+edited = st.data_editor(
+    in_use,
+    key="workloads_editor",
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_config=COLUMN_CONFIG,
+)
+applied = st.button("Use this mix", key="workloads_apply", type="primary", icon=":material/check:")
+if not applied and not pd.DataFrame(edited).equals(in_use):
+    st.info(
+        "The table has changes the plan does not use yet: press **Use this mix** to plan with "
+        "them, or leave the page to drop them.",
+        icon=":material/edit_note:",
     )
 
 if applied:
