@@ -141,6 +141,8 @@ edited = st.data_editor(
     hide_index=True,
     width="stretch",
     column_config=COLUMN_CONFIG,
+    # Every row visible up to 20 classes (one more for adding a row), then the grid scrolls.
+    height=(min(len(in_use), 20) + 2) * components.ROW_PX + 3,
 )
 applied = st.button("Use this mix", key="workloads_apply", type="primary", icon=":material/check:")
 if not applied and not pd.DataFrame(edited).equals(in_use):
