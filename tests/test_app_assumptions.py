@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions, VgpuMode
@@ -14,13 +12,6 @@ from ui import planning, session
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> Iterator[None]:
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
 
 
 def _assumptions_page() -> AppTest:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from planner.plan import Method
@@ -17,13 +15,6 @@ from ui import planning, session
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> Iterator[None]:
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
 
 
 def _inside_page() -> AppTest:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui import session
@@ -14,13 +11,6 @@ from ui import session
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 HEADER = "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,count\n"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> Iterator[None]:
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
 
 
 def _inventory_page() -> AppTest:

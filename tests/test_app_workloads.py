@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from planner.presets import PRESETS, preset_frame
@@ -17,13 +15,6 @@ HEADER = (
     "name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,ram_gib,"
     "live_migration,isolation,latency_tolerant\n"
 )
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches() -> Iterator[None]:
-    st.cache_data.clear()
-    yield
-    st.cache_data.clear()
 
 
 def _workloads_page() -> AppTest:
