@@ -331,20 +331,34 @@ utilisation = utilisation_by_hour(result).melt(id_vars="hour", var_name="when", 
 utilisation["when"] = utilisation["when"].map(
     {"before": "Before (desktops only)", "after": "After harvesting"}
 )
+# Before is drawn as a filled area under the After line: in office hours the two coincide, and
+# two overlapping lines would hide the desktops' curve.
+utilisation_base = alt.Chart(utilisation, title="Utilisation by hour of day, before and after")
+utilisation_encoding = {
+    "x": alt.X("hour:Q", title="Hour of day", scale=alt.Scale(domain=[0, 23])),
+    "y": alt.Y("share:Q", title="Share of pool in use", axis=alt.Axis(format="%")),
+    "color": alt.Color(
+        "when:N",
+        scale=alt.Scale(
+            domain=["Before (desktops only)", "After harvesting"], range=["#4c78a8", "#f58518"]
+        ),
+        legend=alt.Legend(orient="bottom", title=None),
+    ),
+    "tooltip": [
+        alt.Tooltip("hour:Q", title="hour"),
+        alt.Tooltip("when:N", title="case"),
+        alt.Tooltip("share:Q", title="in use", format=".0%"),
+    ],
+}
 left.altair_chart(
-    alt.Chart(utilisation, title="Utilisation by hour of day, before and after")
-    .mark_line(point=True, interpolate="step-after")
-    .encode(
-        x=alt.X("hour:Q", title="Hour of day", scale=alt.Scale(domain=[0, 23])),
-        y=alt.Y("share:Q", title="Share of pool in use", axis=alt.Axis(format="%")),
-        color=alt.Color("when:N", legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=[
-            alt.Tooltip("hour:Q", title="hour"),
-            alt.Tooltip("when:N", title="case"),
-            alt.Tooltip("share:Q", title="in use", format=".0%"),
-        ],
-    )
-    .properties(height=330),
+    alt.layer(
+        utilisation_base.transform_filter(alt.datum.when == "Before (desktops only)")
+        .mark_area(interpolate="step-after", opacity=0.45)
+        .encode(**utilisation_encoding),
+        utilisation_base.transform_filter(alt.datum.when == "After harvesting")
+        .mark_line(interpolate="step-after", strokeWidth=2.5)
+        .encode(**utilisation_encoding),
+    ).properties(height=330),
     width="stretch",
     key="harvest_utilisation_chart",
 )
