@@ -79,5 +79,5 @@ class Assumptions:
     gpu_price_usd: Mapping[str, float] = field(default_factory=dict)
     """Per-model price overrides [USD per GPU]; missing models use the catalog price."""
     network: Network = field(default_factory=Network)
-    time_limit_s: float = 10.0
+    time_limit_s: float = 5.0
     """Wall-time limit for exact (MILP) solves per method [s]."""
