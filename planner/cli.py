@@ -17,8 +17,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import pandas as pd
-
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import Catalog, load_catalog
 from planner.inventory import ServerType, load_inventory
@@ -26,7 +24,7 @@ from planner.plan import Method
 from planner.problems import InputError, InputProblem
 from planner.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.scenario import Scenario
-from planner.workloads import WorkloadKind, load_workloads
+from planner.workloads import load_workloads
 
 __all__ = [
     "SAMPLE_DIR",
@@ -275,6 +273,7 @@ def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.export import write_workbook
+    from planner.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
@@ -295,7 +294,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     for line in summary_lines(result):
         print(line)
     if args.out is not None:
-        extra = {} if server is not None or args.no_harvest else _harvest_sheets(scenario)
+        extra = {} if server is not None or args.no_harvest else plan_harvest_tables(scenario)
         try:
             write_workbook(result, args.out, extra_sheets=extra)
         except OSError as error:
@@ -303,20 +302,6 @@ def _run_plan(args: argparse.Namespace) -> int:
             return EXIT_WRITE_FAILED
         print(f"Wrote {args.out}")
     return EXIT_OK
-
-
-def _harvest_sheets(scenario: Scenario) -> dict[str, pd.DataFrame]:
-    """The harvest sheets for the plan workbook, with default settings; none without desktops."""
-    from planner.harvesting import HarvestSettings, harvest_scenario, harvest_tables
-
-    if not any(w.kind is WorkloadKind.VDI for w in scenario.workloads):
-        return {}
-    try:
-        return harvest_tables(harvest_scenario(scenario, HarvestSettings()))
-    except ValueError as error:
-        # No desktop fits under vGPU: the plan itself says why; the workbook just lacks the sheets.
-        print(f"plan: no harvest sheets: {error}", file=sys.stderr)
-        return {}
 
 
 def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:

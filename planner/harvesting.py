@@ -68,6 +68,7 @@ __all__ = [
     "harvest_summary",
     "harvest_tables",
     "harvest_workbook_bytes",
+    "plan_harvest_tables",
     "simulate_harvest",
     "utilisation_by_hour",
     "vdi_pool",
@@ -870,6 +871,21 @@ def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
         }
     )
     return {"Harvest summary": harvest_summary(result), "Harvest by step": by_step}
+
+
+def plan_harvest_tables(
+    scenario: Scenario, settings: HarvestSettings | None = None
+) -> dict[str, pd.DataFrame]:
+    """The harvest sheets that go into the plan workbook (default settings unless given).
+
+    When the scenario cannot be harvested (no VDI workload, or no desktop fits under vGPU), the
+    summary sheet says why in one row instead, so the workbook never hides the question.
+    """
+    try:
+        return harvest_tables(harvest_scenario(scenario, settings or HarvestSettings()))
+    except ValueError as error:
+        why = pd.DataFrame({"figure": ["No harvest"], "value": [str(error)], "unit": [""]})
+        return {"Harvest summary": why}
 
 
 def write_harvest_workbook(result: HarvestResult, target: Path | BinaryIO) -> None:

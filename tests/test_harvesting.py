@@ -23,6 +23,7 @@ from planner.harvesting import (
     harvest_summary,
     harvest_tables,
     harvest_workbook_bytes,
+    plan_harvest_tables,
     simulate_harvest,
     utilisation_by_hour,
     vdi_pool,
@@ -390,6 +391,19 @@ def test_a_scenario_without_desktops_says_what_to_add() -> None:
     )
     with pytest.raises(ValueError, match="kind 'vdi'"):
         harvest_scenario(scenario(notebook), HarvestSettings())
+
+
+def test_plan_workbook_sheets_say_why_when_nothing_can_be_harvested() -> None:
+    """The plan's harvest sheets: both tables with desktops; one row saying why without."""
+    sheets = plan_harvest_tables(scenario(desktops(36, 13.0)))
+    assert set(sheets) == {"Harvest summary", "Harvest by step"}
+    assert len(sheets["Harvest by step"]) == HOURS_PER_WEEK
+    notebook = WorkloadClass(
+        **{**desktops(4, 8.0).__dict__, "kind": WorkloadKind.NOTEBOOK, "name": "nb"}
+    )
+    (summary,) = plan_harvest_tables(scenario(notebook)).values()
+    assert summary["figure"].tolist() == ["No harvest"]
+    assert "kind 'vdi'" in summary["value"].iloc[0]
 
 
 def test_harvest_scenario_prices_the_replaced_gpus() -> None:

@@ -15,9 +15,10 @@ from typing import NoReturn, TypeVar
 
 import pandas as pd
 import streamlit as st
-from planner.export import workbook_bytes
 
 from planner.catalog import Catalog, load_catalog
+from planner.export import workbook_bytes
+from planner.harvesting import plan_harvest_tables
 from planner.inventory import Inventory, inventory_frame, load_inventory
 from planner.problems import InputError, InputProblem
 from planner.report import ScenarioPlan, plan_scenario, size_cluster
@@ -126,8 +127,11 @@ def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def workbook(inputs: ScenarioInputs, asked: Question) -> bytes:
-    """The plan workbook (.xlsx) for the committed inputs and question."""
-    return workbook_bytes(scenario_plan(inputs, asked))
+    """The plan workbook (.xlsx) for the committed inputs and question, with the harvest sheets
+    (default settings) when fitting the inventory."""
+    plan = scenario_plan(inputs, asked)
+    extra = plan_harvest_tables(plan.scenario) if plan.server is None else {}
+    return workbook_bytes(plan, extra_sheets=extra)
 
 
 def guarded(call: Callable[[], T], *, doing: str) -> T:

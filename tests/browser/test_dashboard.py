@@ -162,6 +162,7 @@ def test_admin_journey(
     assert "Summary" in names
     assert any(name.startswith("Placement") for name in names)
     assert "Assumptions" in names
+    assert "Harvest summary" in names
     summary = "\n".join(
         str(cell.value) for row in workbook["Summary"].iter_rows() for cell in row if cell.value
     )
