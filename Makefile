@@ -34,6 +34,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/packing.py
 	$(PY) bench/alibaba.py
+	$(PY) bench/methods.py
+	$(PY) bench/harvesting.py
+	$(PY) bench/dashboard.py
+	$(PY) bench/report.py
 
 clean:
 	rm -rf $(VENV)
