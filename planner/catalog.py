@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import difflib
+import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,6 +33,7 @@ __all__ = [
     "VgpuProfile",
     "load_catalog",
     "normalise_model_name",
+    "own_gpus_template",
 ]
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "data" / "catalog"
@@ -232,6 +235,41 @@ _MIG_COLUMNS = (
     "max_per_gpu",
     "source",
 )
+
+
+# One example row of the own-GPU template: a lab H100 variant that borrows the H100 PCIe profile
+# tables (same 80 GiB), so the row shows every optional column filled in consistently.
+_OWN_GPU_EXAMPLE = {
+    "name": "H100-80GB-lab",
+    "memory_gib": "80",
+    "tdp_w": "400",
+    "fp16_tflops": "835",
+    "price_usd": "27000",
+    "price_is_default": "no",
+    "mig_capable": "yes",
+    "vgpu_capable": "yes",
+    "gpus_per_board": "1",
+    "mig_memory_slices": "8",
+    "mig_compute_slices": "7",
+    "source": "your quote and the vendor datasheet",
+    "notes": "example row: replace it with your model (profiles_like lends H100 PCIe's tables)",
+    "profiles_like": "H100-80GB-PCIe",
+}
+
+
+def own_gpus_template() -> str:
+    """CSV text for the user's own GPU models: the ``gpus.csv`` header, ``profiles_like``, and one
+    example row that ``load_catalog(extra_gpus=...)`` accepts as it is.
+
+    Only ``name``, ``memory_gib``, ``tdp_w``, ``fp16_tflops`` and ``price_usd`` are required; the
+    template lists every column so users see what they may fill in.
+    """
+    columns = [*_GPU_REQUIRED, *_GPU_FLAGS, "notes", "profiles_like"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerow([_OWN_GPU_EXAMPLE[column] for column in columns])
+    return out.getvalue()
 
 
 def load_catalog(

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import CATALOG_DIR, Catalog, UnknownGpuModel, load_catalog
+from planner.catalog import (
+    CATALOG_DIR,
+    Catalog,
+    UnknownGpuModel,
+    load_catalog,
+    own_gpus_template,
+)
 from planner.problems import InputError
 
 DOMAIN_MODELS = [
@@ -345,3 +351,20 @@ def test_user_gpu_marked_vgpu_without_table_is_rejected() -> None:
     (problem,) = raised.value.problems
     assert problem.column == "vgpu_capable"
     assert "profiles_like" in problem.fix
+
+
+def test_own_gpus_template_has_the_catalog_header_and_a_row_that_loads() -> None:
+    """The own-GPU template is gpus.csv's header plus profiles_like, and its one example row is
+    accepted by the loader as it is, with the borrowed profile tables."""
+    lines = own_gpus_template().splitlines()
+    catalog_header = (CATALOG_DIR / "gpus.csv").read_text().splitlines()[0]
+    assert lines[0] == catalog_header + ",profiles_like"
+    assert len(lines) == 2
+    name = lines[1].split(",")[0]
+    catalog = load_catalog(extra_gpus=own_gpus_template().encode(), extra_gpus_name="t.csv")
+    assert name not in load_catalog().gpus
+    # The template fills in its source, so the loader keeps it rather than naming the file.
+    assert catalog.gpu(name).source != "user: t.csv"
+    assert catalog.vgpu(name)
+    assert catalog.mig(name)
+    assert {p.gpu_model for p in catalog.vgpu(name)} == {name}
