@@ -6,7 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ui import session
+from planner.feasibility import check_plan
+from ui import planning, session
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -35,8 +36,6 @@ def test_shows_the_sample_inventory_with_a_summary() -> None:
     assert at.title[0].value == "Inventory"
     assert at.subheader[0].value == "In use: the bundled sample"
     sample = session.sample_inputs()
-    from ui import planning
-
     inventory = planning.build_scenario(sample).scenario.inventory
     assert _metric(at, "Hosts") == f"{len(inventory.hosts):,}"
     assert _metric(at, "GPUs") == f"{inventory.gpu_count:,}"
@@ -109,3 +108,138 @@ def test_a_binary_file_is_refused_with_a_readable_message() -> None:
     assert "x.csv cannot be used" in at.error[0].value
     problems = at.dataframe[0].value
     assert "UTF-8" in problems.loc[0, "problem"] + problems.loc[0, "fix"]
+
+
+# Own GPU models: a lab H100 variant that borrows H100 PCIe's profile tables, and a card without
+# vGPU or MIG. The inventory below names the lab model, which the bundled catalog does not know.
+OWN_GPUS = (
+    "name,memory_gib,tdp_w,fp16_tflops,price_usd,profiles_like\n"
+    "H100-80GB-lab,80,400,835,27000,H100-80GB-PCIe\n"
+    "RTX-6000-Ada,48,300,364,6800,\n"
+)
+LAB_INVENTORY = HEADER + "lab,lab,H100-80GB-lab,4,64,1024,100,yes,2\n"
+
+
+def _upload_own_gpus(at: AppTest, name: str, text: str) -> AppTest:
+    return (
+        at.file_uploader(key="own_gpus_upload").set_value((name, text.encode(), "text/csv")).run()
+    )
+
+
+def _sidebar(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_own_gpu_models_let_an_inventory_naming_them_load_and_plan() -> None:
+    """After uploading own GPU models, an inventory naming one loads, every method plans on it
+    (each plan passes the shared feasibility checker), the Assumptions price table lists the new
+    models and the sidebar says the catalog is extended."""
+    at = _inventory_page()
+    _upload_own_gpus(at, "my_gpus.csv", OWN_GPUS)
+    assert not at.exception
+    assert not at.error
+    assert "Catalog extended by my_gpus.csv: H100-80GB-lab, RTX-6000-Ada" in _sidebar(at)
+    assert any("my_gpus.csv adds 2 model(s)" in s.value for s in at.success)
+    _upload(at, "lab-hosts.csv", LAB_INVENTORY)
+    assert not at.exception
+    assert at.subheader[0].value == "In use: lab-hosts.csv"
+    assert _metric(at, "Hosts") == "2"
+    assert _metric(at, "GPUs") == "8"
+    by_model = at.get_by_key("inventory_by_model").dataframe[0].value
+    assert list(by_model["GPU model"]) == ["H100-80GB-lab"]
+    assert list(by_model["memory per GPU [GiB]"]) == [80]
+
+    inputs = at.session_state[session._INPUTS_KEY]
+    assert inputs.own_gpus.name == "my_gpus.csv"
+    plan = planning.scenario_plan(inputs, session.Question())
+    placed = 0
+    for result in plan.results:
+        assert check_plan(result.plan, plan.scenario) == []
+        assert {h.gpu_model for h in plan.scenario.inventory.hosts} == {"H100-80GB-lab"}
+        placed += result.metrics.instances_placed
+    assert placed > 0
+
+    at.switch_page("ui/pages/compare.py").run()
+    assert not at.exception
+    assert not at.error
+    assert at.get_by_key("compare_key_figures").dataframe[0].value is not None
+
+    at.switch_page("ui/pages/assumptions.py").run()
+    assert not at.exception
+    prices = next(frame.value for frame in at.dataframe if frame.key == "assumptions_prices")
+    rows = prices.set_index("GPU model")
+    assert rows.loc["H100-80GB-lab", "catalog price [USD]"] == 27000
+    assert rows.loc["RTX-6000-Ada", "catalog price [USD]"] == 6800
+    assert bool(rows.loc["H100-80GB-lab", "in inventory"])
+
+
+def test_a_bad_own_gpu_file_is_refused_with_row_column_and_fix_and_the_catalog_is_kept() -> None:
+    """A bad own-GPU file is refused naming file, row, column and fix; the catalog extended by the
+    previous file stays in use, so the inventory naming its model still loads."""
+    at = _inventory_page()
+    _upload_own_gpus(at, "my_gpus.csv", OWN_GPUS)
+    _upload(at, "lab-hosts.csv", LAB_INVENTORY)
+    bad = (
+        "name,memory_gib,tdp_w,fp16_tflops,price_usd\n"
+        "H100-80GB-lab,80,400,835,27000\n"
+        "B,lots,1,1,1\n"
+    )
+    _upload_own_gpus(at, "broken.csv", bad)
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "broken.csv cannot be used" in at.error[0].value
+    assert "the catalog with my_gpus.csv" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert list(problems.columns) == ["file", "row", "column", "problem", "fix"]
+    assert set(problems["file"]) == {"broken.csv"}
+    assert list(problems["row"]) == [3]
+    assert list(problems["column"]) == ["memory_gib"]
+    assert problems.loc[0, "fix"]
+    assert at.session_state[session._INPUTS_KEY].own_gpus.name == "my_gpus.csv"
+    assert "Catalog extended by my_gpus.csv" in _sidebar(at)
+    assert _metric(at, "Hosts") == "2"
+
+
+def test_a_bad_first_own_gpu_file_keeps_the_bundled_catalog() -> None:
+    """With no own models yet, a refused file leaves the bundled catalog alone (nothing added)."""
+    at = _inventory_page()
+    _upload_own_gpus(
+        at, "clash.csv", "name,memory_gib,tdp_w,fp16_tflops,price_usd\nL4,24,72,121,1\n"
+    )
+    assert not at.exception
+    assert "the planner still uses the bundled catalog" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert (problems.loc[0, "row"], problems.loc[0, "column"]) == (2, "name")
+    assert "new name" in problems.loc[0, "fix"]
+    assert at.session_state[session._INPUTS_KEY].own_gpus is None
+    assert "Catalog extended" not in _sidebar(at)
+
+
+def test_dropping_own_gpu_models_plans_with_the_bundled_catalog_again() -> None:
+    """The sidebar's drop button removes the extension: the sidebar no longer mentions it and
+    inventory rows naming the dropped model are skipped with an unknown-model problem."""
+    at = _inventory_page()
+    _upload_own_gpus(at, "my_gpus.csv", OWN_GPUS)
+    _upload(at, "lab-hosts.csv", LAB_INVENTORY + "std,lab,L40S,4,64,512,100,yes,1\n")
+    assert _metric(at, "Hosts") == "3"
+    at.sidebar.button(key="sidebar_drop_own_gpus").click().run()
+    assert not at.exception
+    assert at.session_state[session._INPUTS_KEY].own_gpus is None
+    assert "Catalog extended" not in _sidebar(at)
+    assert _metric(at, "Hosts") == "1"
+    problems = at.dataframe[0].value
+    assert list(problems["column"]) == ["gpu_model"]
+    assert "H100-80GB-lab" in problems.loc[0, "problem"]
+    assert at.button(key="own_gpus_drop").disabled
+    # The file is still in the uploader, so it can be used again without uploading it again.
+    at.button(key="own_gpus_use_again").click().run()
+    assert _metric(at, "Hosts") == "3"
+
+
+def test_the_own_gpu_template_is_offered() -> None:
+    """The own-GPU section offers its template download and the drop button is off without a
+    file in use."""
+    at = _inventory_page()
+    keys = {button.key for button in at.get("download_button")}
+    assert "own_gpus_template" in keys
+    assert at.button(key="own_gpus_drop").disabled

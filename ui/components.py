@@ -46,6 +46,8 @@ def scenario_sidebar() -> None:
                 f":material/work: {inputs.workloads.name}: {fmt.count(len(workloads))} classes, "
                 f"{fmt.count(instances)} instances"
             )
+        if inputs.own_gpus is not None:
+            _own_gpus_sidebar(inputs.own_gpus)
         asked = session.question()
         if asked.kind is session.QuestionKind.SIZE and asked.server is not None:
             st.caption(
@@ -64,6 +66,25 @@ def scenario_sidebar() -> None:
         ):
             session.reset_to_sample()
             st.rerun()
+
+
+def _own_gpus_sidebar(own_gpus: session.InputFile) -> None:
+    """Say the catalog is extended by the user's models, and offer to plan without them."""
+    try:
+        models = planning.own_models(own_gpus)
+    except InputError:
+        # Only a file the catalog accepted is committed, so this is not expected; name the file.
+        models = ()
+    added = f": {', '.join(models)}" if models else ""
+    st.caption(f":material/memory: Catalog extended by {own_gpus.name}{added}")
+    if st.button(
+        "Drop my GPU models",
+        key="sidebar_drop_own_gpus",
+        icon=":material/remove_circle_outline:",
+        help="Plan with the bundled catalog alone; inventory rows naming your models are then "
+        "skipped and listed on the Inventory page.",
+    ):
+        session.commit_own_gpus(None)
 
 
 ROW_PX = 35

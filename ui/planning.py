@@ -32,6 +32,8 @@ __all__ = [
     "build_scenario",
     "catalog",
     "guarded",
+    "own_gpus_problems",
+    "own_models",
     "problems_frame",
     "scenario_plan",
     "with_mig_clusters",
@@ -57,25 +59,55 @@ class BuiltScenario:
     """Workload rows that were skipped, each with its reason and fix."""
 
 
-@st.cache_resource(show_spinner=False)
-def catalog() -> Catalog:
-    """The bundled GPU catalog, read once per server process (it is never mutated)."""
-    return load_catalog()
+# A resource, not data: the catalog is never mutated, so every page shares one object instead of
+# unpickling a copy on each rerun. A few entries: the bundled catalog and recent own-GPU files.
+@st.cache_resource(show_spinner=False, max_entries=8)
+def catalog(own_gpus: InputFile | None = None) -> Catalog:
+    """The bundled GPU catalog, extended by the user's own models in ``own_gpus`` when given.
+
+    Raises ``InputError`` (file, row, column, fix) when ``own_gpus`` cannot be used; the catalog
+    is all or nothing, so a bad file adds no model at all.
+    """
+    if own_gpus is None:
+        return load_catalog()
+    return load_catalog(extra_gpus=own_gpus.content, extra_gpus_name=own_gpus.name)
+
+
+def own_gpus_problems(own_gpus: InputFile) -> tuple[InputProblem, ...]:
+    """Why ``own_gpus`` cannot extend the catalog (file, row, column, fix); empty when it can."""
+    try:
+        catalog(own_gpus)
+    except InputError as error:
+        return tuple(error.problems)
+    return ()
+
+
+def own_models(own_gpus: InputFile) -> tuple[str, ...]:
+    """The model names ``own_gpus`` adds to the bundled catalog, in file order.
+
+    Raises ``InputError`` when the file cannot be used.
+    """
+    bundled = catalog().gpus
+    return tuple(name for name in catalog(own_gpus).gpus if name not in bundled)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def load_inventory_file(file: InputFile) -> tuple[Inventory, tuple[InputProblem, ...]]:
-    """The inventory in ``file`` and its skipped rows; raises ``InputError`` when unusable."""
-    loaded = load_inventory(file.content, catalog(), file_name=file.name)
+def load_inventory_file(
+    file: InputFile, own_gpus: InputFile | None = None
+) -> tuple[Inventory, tuple[InputProblem, ...]]:
+    """The inventory in ``file`` (its models looked up in ``catalog(own_gpus)``) and its skipped
+    rows; raises ``InputError`` when unusable."""
+    loaded = load_inventory(file.content, catalog(own_gpus), file_name=file.name)
     return loaded.value, loaded.problems
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def load_workloads_file(
-    file: InputFile,
+    file: InputFile, own_gpus: InputFile | None = None
 ) -> tuple[tuple[WorkloadClass, ...], tuple[InputProblem, ...]]:
-    """The workload classes in ``file`` and its skipped rows; ``InputError`` when unusable."""
-    loaded = load_workloads(file.content, catalog(), file_name=file.name)
+    """The workload classes in ``file`` (models looked up in ``catalog(own_gpus)``) and its
+    skipped rows; ``InputError`` when unusable."""
+    loaded = load_workloads(file.content, catalog(own_gpus), file_name=file.name)
     return loaded.value, loaded.problems
 
 
@@ -102,9 +134,9 @@ def with_mig_clusters(
 @st.cache_data(show_spinner=False, max_entries=32)
 def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
     """The ``Scenario`` the committed inputs describe; raises ``InputError`` on an unusable file."""
-    cat = catalog()
-    inventory, inventory_problems = load_inventory_file(inputs.inventory)
-    workloads, workload_problems = load_workloads_file(inputs.workloads)
+    cat = catalog(inputs.own_gpus)
+    inventory, inventory_problems = load_inventory_file(inputs.inventory, inputs.own_gpus)
+    workloads, workload_problems = load_workloads_file(inputs.workloads, inputs.own_gpus)
     scenario = Scenario(
         catalog=cat,
         inventory=with_mig_clusters(inventory, inputs.mig_clusters, cat),

@@ -29,6 +29,7 @@ __all__ = [
     "ScenarioInputs",
     "commit_assumptions",
     "commit_inventory",
+    "commit_own_gpus",
     "commit_question",
     "commit_workloads",
     "question",
@@ -70,6 +71,9 @@ class ScenarioInputs:
     mig_clusters: tuple[str, ...] | None = None
     """Clusters whose hosts have MIG enabled, sorted; None keeps each host's ``mig_enabled`` as the
     inventory file says. A sorted tuple, not a set, so the cache key is stable."""
+    own_gpus: InputFile | None = None
+    """The user's own GPU models (a CSV with the columns of ``gpus.csv``) added to the bundled
+    catalog; None plans with the bundled catalog alone."""
 
 
 class KeepMig(Enum):
@@ -130,6 +134,13 @@ def _commit(inputs: ScenarioInputs) -> NoReturn:
 def commit_inventory(file: InputFile) -> NoReturn:
     """Plan with this inventory from now on; MIG choices per cluster start again from the file."""
     _commit(dataclasses.replace(scenario_inputs(), inventory=file, mig_clusters=None))
+
+
+def commit_own_gpus(file: InputFile | None) -> NoReturn:
+    """Plan with the bundled catalog extended by ``file`` from now on (None: the bundled catalog
+    alone). Inventory and workload rows naming a model that is no longer known are skipped and
+    listed by their pages."""
+    _commit(dataclasses.replace(scenario_inputs(), own_gpus=file))
 
 
 def commit_workloads(file: InputFile) -> NoReturn:
