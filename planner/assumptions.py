@@ -81,3 +81,6 @@ class Assumptions:
     network: Network = field(default_factory=Network)
     time_limit_s: float = 5.0
     """Wall-time limit for exact (MILP) solves per method [s]."""
+    performance_constants: Mapping[str, float] = field(default_factory=dict)
+    """Overrides of the slowdown model's constants by name (``planner.performance.CONSTANTS``,
+    each in that constant's unit); missing names use the model's default."""

@@ -20,7 +20,10 @@ speed-up. For one instance ``w`` on a GPU it shares with co-residents ``j``:
   3 / 1.17 = 2.56× aggregate throughput (VMware's seed slide: 2.5–3× throughput, each job
   ~17 % slower).
 
-Every constant, its unit and source is in ``CONSTANTS``.
+Every constant, its unit, source, range and whether it is a guess is in ``CONSTANTS``; the user
+overrides any of them by name in ``Assumptions.performance_constants`` and ``constant`` returns the
+value in use. Left at its default, ``κ`` follows the training network overhead in use so that the
+seed shape still holds.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from planner.assumptions import Network, VgpuMode, VgpuScheduler
+from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler
 from planner.metrics import placements_by_gpu
 from planner.plan import Method, MethodPlan, Placement
 from planner.scenario import Scenario
@@ -43,7 +46,9 @@ __all__ = [
     "CONSTANTS",
     "ModelConstant",
     "WorkloadSlowdown",
+    "check_performance_constants",
     "co_busy_share",
+    "constant",
     "constants_frame",
     "mig_slowdown",
     "remote_pool_slowdown",
@@ -54,13 +59,20 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ModelConstant:
-    """One constant of the slowdown model, with where it comes from."""
+    """One constant of the slowdown model, with where it comes from and the values it may take."""
 
     name: str
     value: float
+    """The model's default, in ``unit``."""
     unit: str
     source: str
     meaning: str
+    is_guess: bool = False
+    """No public measurement gives this figure: it is the team's estimate, to be replaced."""
+    minimum: float = 0.0
+    """Smallest value the model accepts, inclusive, in ``unit``."""
+    maximum: float = math.inf
+    """Largest value the model accepts, inclusive, in ``unit``."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,7 @@ class WorkloadSlowdown:
 
 
 _COLFAX = "Colfax Research 2024, A30 split four ways under vGPU time slicing"
-_DEFAULT = "planner default (no public figure; edit to match your measurements)"
+_DEFAULT = "planner guess (no public figure; edit to match your measurements)"
 _SEED = "VMware seed slide (2019): one GPU shared by several jobs, 2.5–3× throughput, ~17 % slower"
 
 VGPU_OVERHEAD = 1.0 / 0.972
@@ -96,6 +108,20 @@ VGPU_LOAD_PENALTY: Mapping[WorkloadKind, float] = MappingProxyType(
 )
 """Extra runtime while a co-resident vGPU is busy [-]: large matrix work ~5 %, memory-bound work
 ~20 % (memory bandwidth), small interactive kernels several (here 3) times slower (Colfax)."""
+
+_VGPU_LOAD_SOURCES: Mapping[WorkloadKind, tuple[str, bool]] = MappingProxyType(
+    {
+        WorkloadKind.TRAINING: (f"{_COLFAX}: ~5 % on large matrix work", False),
+        WorkloadKind.BATCH: (f"{_COLFAX}: ~5 % on large matrix work", False),
+        WorkloadKind.INFERENCE: (f"{_COLFAX}: ~20 % of memory bandwidth (memory-bound)", False),
+        WorkloadKind.VDI: (f"planner guess: VDI taken as memory-bound, ~20 % ({_COLFAX})", True),
+        WorkloadKind.NOTEBOOK: (
+            f"planner guess: small kernels 'several times' slower, 3× chosen ({_COLFAX})",
+            True,
+        ),
+    }
+)
+"""Source of each kind's vGPU load penalty, and whether the figure is the team's guess."""
 
 NETWORK_OVERHEAD: Mapping[WorkloadKind, float] = MappingProxyType(
     {
@@ -122,17 +148,32 @@ SEED_SLOWDOWN = 1.17
 """Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
 
 
-def _seed_interference() -> float:
-    """κ such that ``SEED_JOBS`` always-busy training jobs over 20 µs RDMA run ``SEED_SLOWDOWN``.
+def _seed_interference(training_network_overhead: float) -> float:
+    """κ such that ``SEED_JOBS`` always-busy training jobs over RDMA at the reference latency run
+    ``SEED_SLOWDOWN`` slower, given the training network overhead ``ν`` [-].
 
-    ``o_net × (1 + κ × (n − 1)) = s`` gives ``κ = (s / o_net − 1) / (n − 1)``.
+    ``o_net × (1 + κ × (n − 1)) = s`` with ``o_net = 1 + ν`` gives
+    ``κ = (s / o_net − 1) / (n − 1)``; a network overhead that alone exceeds the seed slowdown
+    leaves no room for contention, so ``κ`` stops at 0.
     """
-    network = 1.0 + NETWORK_OVERHEAD[WorkloadKind.TRAINING]
-    return (SEED_SLOWDOWN / network - 1.0) / (SEED_JOBS - 1)
+    network = 1.0 + training_network_overhead
+    return max(0.0, (SEED_SLOWDOWN / network - 1.0) / (SEED_JOBS - 1))
 
 
-REMOTE_INTERFERENCE = _seed_interference()
+REMOTE_INTERFERENCE = _seed_interference(NETWORK_OVERHEAD[WorkloadKind.TRAINING])
 """κ: share of a remote-pool co-tenant's busy time that delays another tenant [-]."""
+
+
+_NO_OVERRIDES: Mapping[str, float] = MappingProxyType({})
+
+
+def _load_penalty_name(kind: WorkloadKind) -> str:
+    return f"vgpu_load_penalty_{kind.value}"
+
+
+def _network_overhead_name(kind: WorkloadKind) -> str:
+    return f"network_overhead_{kind.value}"
+
 
 CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
     {
@@ -143,25 +184,28 @@ CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
                 VGPU_OVERHEAD,
                 "runtime ratio",
                 "VMware MLPerf Inference v1.1 on vGPU: 94.4–100 % of bare metal (midpoint)",
-                "vGPU runtime over bare metal with no contention",
+                "vGPU runtime over bare metal with no contention (1 = none; never below 1)",
+                minimum=1.0,
             ),
             *(
                 ModelConstant(
-                    f"vgpu_load_penalty_{kind.value}",
+                    _load_penalty_name(kind),
                     penalty,
                     "fraction of runtime",
-                    _COLFAX,
+                    _VGPU_LOAD_SOURCES[kind][0],
                     f"extra {kind.value} runtime while a co-resident vGPU is busy",
+                    is_guess=_VGPU_LOAD_SOURCES[kind][1],
                 )
                 for kind, penalty in VGPU_LOAD_PENALTY.items()
             ),
             *(
                 ModelConstant(
-                    f"network_overhead_{kind.value}",
+                    _network_overhead_name(kind),
                     overhead,
-                    "fraction of runtime per 20 µs",
+                    "fraction of runtime per reference latency",
                     _DEFAULT,
-                    f"remote-pool runtime added to {kind.value} work per 20 µs RDMA latency",
+                    f"remote-pool runtime added to {kind.value} work per reference latency of RDMA",
+                    is_guess=True,
                 )
                 for kind, overhead in NETWORK_OVERHEAD.items()
             ),
@@ -170,21 +214,26 @@ CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
                 REFERENCE_LATENCY_US,
                 "µs",
                 "VMware Bitfusion guidance: ≤ 50 µs, RDMA/PVRDMA recommended",
-                "latency at which the network overheads hold",
+                "latency at which the network overheads hold (at least 1 µs, an RDMA round trip)",
+                minimum=1.0,
             ),
             ModelConstant(
                 "no_rdma_factor",
                 NO_RDMA_FACTOR,
                 "multiplier",
                 _DEFAULT,
-                "network overhead over TCP relative to RDMA",
+                "network overhead over TCP relative to RDMA (TCP is never faster: at least 1)",
+                is_guess=True,
+                minimum=1.0,
             ),
             ModelConstant(
                 "remote_interference",
                 REMOTE_INTERFERENCE,
                 "fraction of co-tenant busy time",
                 _SEED + "; calibrated for three always-busy training jobs",
-                "κ: how much a busy co-tenant on a pooled GPU delays another",
+                "κ: how much a busy co-tenant on a pooled GPU delays another (0-1); unless set, "
+                "recalibrated to the seed slide from the training network overhead in use",
+                maximum=1.0,
             ),
         )
     }
@@ -192,10 +241,98 @@ CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
 """Every constant of the model by name, for the dashboard and the workbook to show."""
 
 
-def constants_frame() -> pd.DataFrame:
-    """``CONSTANTS`` as a table: constant, value, unit, meaning, source."""
-    rows = [(c.name, c.value, c.unit, c.meaning, c.source) for c in CONSTANTS.values()]
-    return pd.DataFrame(rows, columns=["constant", "value", "unit", "meaning", "source"])
+def check_performance_constants(overrides: Mapping[str, float]) -> None:
+    """Raise ``ValueError`` unless every override names a constant of ``CONSTANTS`` and holds a
+    finite number within that constant's range (``minimum`` to ``maximum``, in its unit)."""
+    for name, value in overrides.items():
+        _checked(name, value)
+
+
+def _checked(name: str, value: float) -> float:
+    """``value`` as a float when it is a valid override of constant ``name``."""
+    known = CONSTANTS.get(name)
+    if known is None:
+        raise _unknown(name)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"performance constant {name!r} must be a number [{known.unit}], got {value!r}"
+        ) from None
+    if not math.isfinite(number) or not known.minimum <= number <= known.maximum:
+        upper = "" if math.isinf(known.maximum) else f" and at most {known.maximum:g}"
+        raise ValueError(
+            f"performance constant {name!r} must be at least {known.minimum:g}{upper} "
+            f"[{known.unit}], got {value!r}"
+        )
+    return number
+
+
+def _unknown(name: str) -> ValueError:
+    return ValueError(
+        f"unknown performance constant {name!r}; known constants: {', '.join(CONSTANTS)}"
+    )
+
+
+def _in_use(name: str, overrides: Mapping[str, float]) -> float:
+    """Value of constant ``name``: the override when given, else the model's default.
+
+    ``remote_interference`` left to its default is recalibrated to the seed slide from the
+    training network overhead in use, so that changing that guess keeps the observed shape.
+    """
+    if name in overrides:
+        return _checked(name, overrides[name])
+    if name == "remote_interference":
+        training = _network_overhead_name(WorkloadKind.TRAINING)
+        return _seed_interference(_in_use(training, overrides))
+    return CONSTANTS[name].value
+
+
+def constant(name: str, assumptions: Assumptions | None = None) -> float:
+    """The value of model constant ``name`` in use under ``assumptions`` [its unit].
+
+    Overrides in ``assumptions.performance_constants`` win; missing names use the default
+    (``CONSTANTS[name].value``). Raises ``ValueError`` naming the known constants for an unknown
+    name, and the rule for an override out of range.
+    """
+    if name not in CONSTANTS:
+        raise _unknown(name)
+    overrides = {} if assumptions is None else assumptions.performance_constants
+    return _in_use(name, overrides)
+
+
+def constants_frame(assumptions: Assumptions | None = None) -> pd.DataFrame:
+    """``CONSTANTS`` as a table with the values in use under ``assumptions``.
+
+    Columns: constant, value (in use), default, is_overridden, is_guess, unit, meaning, source.
+    Raises ``ValueError`` when an override is unknown or out of range.
+    """
+    overrides = {} if assumptions is None else assumptions.performance_constants
+    check_performance_constants(overrides)
+    rows = [
+        (
+            c.name,
+            _in_use(c.name, overrides),
+            c.value,
+            c.name in overrides,
+            c.is_guess,
+            c.unit,
+            c.meaning,
+            c.source,
+        )
+        for c in CONSTANTS.values()
+    ]
+    columns = [
+        "constant",
+        "value",
+        "default",
+        "is_overridden",
+        "is_guess",
+        "unit",
+        "meaning",
+        "source",
+    ]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
@@ -224,14 +361,30 @@ def vgpu_slowdown(
     asked_compute_share: float = 1.0,
     scheduler: VgpuScheduler = VgpuScheduler.BEST_EFFORT,
     fixed_slots: float = 1.0,
+    performance_constants: Mapping[str, float] = _NO_OVERRIDES,
 ) -> float:
     """Runtime / bare metal of a time-sliced vGPU [-] (module docstring, vGPU).
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-resident's busy share while
     this instance runs [0-1]; ``asked_compute_share`` share of a GPU the workload asked for
     [0-1]; ``scheduler`` NVIDIA's time-slice scheduler; ``fixed_slots`` the vGPUs of this profile
-    one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time).
+    one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time);
+    ``performance_constants`` overrides of ``CONSTANTS`` by name (``ValueError`` if invalid).
     """
+    check_performance_constants(performance_constants)
+    return _vgpu_slowdown(
+        kind, co_busy, asked_compute_share, scheduler, fixed_slots, performance_constants
+    )
+
+
+def _vgpu_slowdown(
+    kind: WorkloadKind,
+    co_busy: Sequence[float],
+    asked_compute_share: float,
+    scheduler: VgpuScheduler,
+    fixed_slots: float,
+    overrides: Mapping[str, float],
+) -> float:
     if scheduler is VgpuScheduler.BEST_EFFORT:
         share = 1.0 + sum(co_busy)
     elif scheduler is VgpuScheduler.EQUAL_SHARE:
@@ -239,7 +392,9 @@ def vgpu_slowdown(
     else:
         share = max(1.0, fixed_slots)
     contention = max(1.0, asked_compute_share * share)
-    return VGPU_OVERHEAD * contention * (1.0 + VGPU_LOAD_PENALTY[kind] * _any_busy(co_busy))
+    overhead = _in_use("vgpu_overhead", overrides)
+    penalty = _in_use(_load_penalty_name(kind), overrides)
+    return overhead * contention * (1.0 + penalty * _any_busy(co_busy))
 
 
 def mig_slowdown(asked_compute_share: float, instance_compute_share: float) -> float:
@@ -260,16 +415,31 @@ def remote_pool_slowdown(
     network: Network,
     *,
     asked_compute_share: float = 1.0,
+    performance_constants: Mapping[str, float] = _NO_OVERRIDES,
 ) -> float:
     """Runtime / bare metal through a remote GPU pool [-] (module docstring, remote pool).
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-tenant's busy share while this
     instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server;
-    ``asked_compute_share`` share of a GPU the workload asked for [0-1].
+    ``asked_compute_share`` share of a GPU the workload asked for [0-1];
+    ``performance_constants`` overrides of ``CONSTANTS`` by name (``ValueError`` if invalid).
     """
-    transport = 1.0 if network.rdma else NO_RDMA_FACTOR
-    overhead = 1.0 + NETWORK_OVERHEAD[kind] * network.latency_us / REFERENCE_LATENCY_US * transport
-    return overhead * max(1.0, asked_compute_share * (1.0 + REMOTE_INTERFERENCE * sum(co_busy)))
+    check_performance_constants(performance_constants)
+    return _remote_pool_slowdown(kind, co_busy, network, asked_compute_share, performance_constants)
+
+
+def _remote_pool_slowdown(
+    kind: WorkloadKind,
+    co_busy: Sequence[float],
+    network: Network,
+    asked_compute_share: float,
+    overrides: Mapping[str, float],
+) -> float:
+    transport = 1.0 if network.rdma else _in_use("no_rdma_factor", overrides)
+    latency = network.latency_us / _in_use("reference_latency", overrides)
+    overhead = 1.0 + _in_use(_network_overhead_name(kind), overrides) * latency * transport
+    interference = _in_use("remote_interference", overrides)
+    return overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(co_busy)))
 
 
 def _fixed_share_slots(placement: Placement, scenario: Scenario) -> float:
@@ -306,15 +476,20 @@ def _instance_slowdown(
     if method is Method.MIG:
         return mig_slowdown(asked, placement.compute_share)
     if method is Method.VGPU:
-        return vgpu_slowdown(
+        return _vgpu_slowdown(
             workload.kind,
             co_busy,
-            asked_compute_share=asked,
-            scheduler=scenario.assumptions.vgpu_scheduler,
-            fixed_slots=_fixed_share_slots(placement, scenario),
+            asked,
+            scenario.assumptions.vgpu_scheduler,
+            _fixed_share_slots(placement, scenario),
+            scenario.assumptions.performance_constants,
         )
-    return remote_pool_slowdown(
-        workload.kind, co_busy, scenario.assumptions.network, asked_compute_share=asked
+    return _remote_pool_slowdown(
+        workload.kind,
+        co_busy,
+        scenario.assumptions.network,
+        asked,
+        scenario.assumptions.performance_constants,
     )
 
 
@@ -331,8 +506,11 @@ _NOTES: Mapping[Method, str] = MappingProxyType(
 def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, ...]:
     """Expected slowdown of every workload class with placed instances, in scenario order.
 
-    An instance spanning several GPUs runs at the pace of its slowest GPU.
+    An instance spanning several GPUs runs at the pace of its slowest GPU. The model's constants
+    are those in use under the scenario's assumptions (``constant``); an unknown or out-of-range
+    override raises ``ValueError``.
     """
+    check_performance_constants(scenario.assumptions.performance_constants)
     by_name = {w.name: w for w in scenario.workloads}
     per_instance: dict[str, float] = {}
     workload_of: dict[str, str] = {}

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
 from planner.assumptions import Assumptions, Network, VgpuScheduler
 from planner.performance import (
     CONSTANTS,
+    check_performance_constants,
     co_busy_share,
+    constant,
     constants_frame,
     mig_slowdown,
     remote_pool_slowdown,
@@ -128,12 +131,14 @@ def test_scheduler_assumption_reaches_the_plan_slowdowns() -> None:
 
 
 def test_constants_table_names_every_source() -> None:
-    """Every model constant shown to users has a value, a unit and a source."""
+    """Every model constant shown to users has a unit, a source and a default in its own range."""
     assert "remote_interference" in CONSTANTS
-    for constant in CONSTANTS.values():
-        assert constant.source
-        assert constant.unit
-        assert constant.value >= 0
+    for known in CONSTANTS.values():
+        assert known.source
+        assert known.unit
+        assert 0 <= known.minimum <= known.value <= known.maximum
+        if known.is_guess:
+            assert "guess" in known.source
 
 
 def test_fractional_request_is_measured_against_its_share() -> None:
@@ -160,6 +165,114 @@ def test_constants_frame_lists_every_constant() -> None:
     assert list(frame["constant"]) == list(CONSTANTS)
     row = frame.set_index("constant").loc["remote_interference"]
     assert row["value"] == pytest.approx(CONSTANTS["remote_interference"].value)
+    assert not frame["is_overridden"].any()
+    assert (frame["value"] == frame["default"]).all()
+
+
+def test_constants_frame_shows_values_in_use_and_marks_overrides() -> None:
+    """With an override, the table shows it as the value in use beside the default, marked."""
+    frame = constants_frame(Assumptions(performance_constants={"no_rdma_factor": 3.0}))
+    row = frame.set_index("constant").loc["no_rdma_factor"]
+    assert (row["value"], row["default"]) == (3.0, 2.0)
+    assert bool(row["is_overridden"])
+    assert frame["is_overridden"].sum() == 1
+
+
+def test_guessed_constants_are_marked_as_guesses() -> None:
+    """The network overheads, the no-RDMA factor and notebooks under vGPU load are guesses;
+    the MLPerf vGPU overhead and Colfax's large-matrix penalty are measured figures."""
+    guess = constants_frame().set_index("constant")["is_guess"]
+    assert guess["network_overhead_training"]
+    assert guess["network_overhead_vdi"]
+    assert guess["no_rdma_factor"]
+    assert guess["vgpu_load_penalty_notebook"]
+    assert not guess["vgpu_overhead"]
+    assert not guess["vgpu_load_penalty_training"]
+
+
+def test_constant_reads_the_override_else_the_default() -> None:
+    """`constant` returns the user's value when set and the model's default otherwise."""
+    given = Assumptions(performance_constants={"vgpu_load_penalty_notebook": 1.0})
+    assert constant("vgpu_load_penalty_notebook", given) == 1.0
+    assert constant("vgpu_load_penalty_notebook") == 2.0
+    assert constant("no_rdma_factor", given) == 2.0
+
+
+def test_lighter_notebook_penalty_lowers_vgpu_slowdown() -> None:
+    """A notebook vGPU half the time beside a busy co-resident: 1.5 × 2 / 0.972 = 3.086 with the
+    default 3× penalty, 1.5 × 1.5 / 0.972 = 2.315 when the user sets the penalty to 1.0."""
+    default = vgpu_slowdown(WorkloadKind.NOTEBOOK, [0.5])
+    lighter = vgpu_slowdown(
+        WorkloadKind.NOTEBOOK, [0.5], performance_constants={"vgpu_load_penalty_notebook": 1.0}
+    )
+    assert default == pytest.approx(3.0 / 0.972)
+    assert lighter == pytest.approx(2.25 / 0.972)
+
+
+def test_no_rdma_factor_override_reaches_the_pool_slowdown() -> None:
+    """Over TCP a lone training job pays 1 + 0.05 × factor: 1.10 by default, 1.15 at factor 3."""
+    tcp = Network(rdma=False)
+    assert remote_pool_slowdown(WorkloadKind.TRAINING, [], tcp) == pytest.approx(1.10)
+    slower = remote_pool_slowdown(
+        WorkloadKind.TRAINING, [], tcp, performance_constants={"no_rdma_factor": 3.0}
+    )
+    assert slower == pytest.approx(1.15)
+
+
+def test_scenario_overrides_reach_the_plan_slowdowns() -> None:
+    """Overrides in the scenario's assumptions drive `slowdowns`: κ = 0.2 makes three always-busy
+    pooled training jobs run 1.05 × (1 + 0.2 × 2) = 1.47 slower instead of the seed's 1.17."""
+    job = workload("job", instances=3, gpus=1.0, memory_gib=20.0, busy_fraction=1.0)
+    p = plan(Method.REMOTE_POOL, [place(f"job#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2, 3)])
+    given = scenario(
+        [job], assumptions=Assumptions(performance_constants={"remote_interference": 0.2})
+    )
+    (result,) = slowdowns(p, given)
+    assert result.slowdown == pytest.approx(1.47)
+
+
+def test_seed_shape_holds_when_the_training_network_guess_changes() -> None:
+    """κ left at its default follows the training network overhead: at 10 % a lone pooled job
+    runs 1.10 slower and three always-busy jobs still run the seed slide's 1.17."""
+    given = Assumptions(performance_constants={"network_overhead_training": 0.10})
+    job = workload("job", instances=3, gpus=1.0, memory_gib=20.0, busy_fraction=1.0)
+    p = plan(Method.REMOTE_POOL, [place(f"job#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2, 3)])
+    (result,) = slowdowns(p, scenario([job], assumptions=given))
+    assert result.slowdown == pytest.approx(1.17)
+    lone = plan(Method.REMOTE_POOL, [place("job#1", "h1", 0, memory_gib=20.0)])
+    assert slowdowns(lone, scenario([job], assumptions=given))[0].slowdown == pytest.approx(1.10)
+    assert constant("remote_interference", given) < constant("remote_interference")
+
+
+def test_unknown_constant_name_fails_with_the_known_names() -> None:
+    """An override naming no constant is refused, naming it and listing the known constants."""
+    with pytest.raises(ValueError, match=r"'network_overhead_train'.*network_overhead_training"):
+        check_performance_constants({"network_overhead_train": 0.1})
+    with pytest.raises(ValueError, match="unknown performance constant 'nope'"):
+        constant("nope")
+    job = workload("job")
+    p = plan(Method.VGPU, [place("job#1", "h1", 0, memory_gib=40.0)])
+    bad = scenario([job], assumptions=Assumptions(performance_constants={"typo": 1.0}))
+    with pytest.raises(ValueError, match="unknown performance constant 'typo'"):
+        slowdowns(p, bad)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "rule"),
+    [
+        ("network_overhead_vdi", -0.1, "at least 0"),
+        ("vgpu_overhead", 0.9, "at least 1"),
+        ("no_rdma_factor", 0.5, "at least 1"),
+        ("remote_interference", 1.5, "at most 1"),
+        ("reference_latency", 0.0, "at least 1"),
+        ("vgpu_load_penalty_training", math.nan, "at least 0"),
+        ("vgpu_load_penalty_training", math.inf, "at least 0"),
+    ],
+)
+def test_out_of_range_override_fails_with_the_rule(name: str, value: float, rule: str) -> None:
+    """An override outside its constant's range (or not finite) is refused with name and rule."""
+    with pytest.raises(ValueError, match=rf"{name}.*{rule}"):
+        check_performance_constants({name: value})
 
 
 def test_fixed_share_uses_nvidias_maximum_per_profile() -> None:
