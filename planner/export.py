@@ -246,6 +246,18 @@ def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
                 f"purchase price per GPU ({source})",
             )
         )
+    # Only the overrides here; the Performance model sheet lists every constant.
+    performance = constants_frame(given)
+    for constant in performance[performance["is_overridden"]].to_dict("records"):
+        rows.append(
+            (
+                f"performance_constants[{constant['constant']}]",
+                constant["value"],
+                constant["unit"],
+                False,
+                f"{constant['meaning']} (user override; model default {constant['default']:g})",
+            )
+        )
     return pd.DataFrame(rows, columns=["assumption", "value", "unit", "is_default", "meaning"])
 
 
@@ -259,8 +271,9 @@ def write_workbook(
 
     Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
     per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
-    Workloads (the inputs as used), Assumptions (value, unit, whether it is a default),
-    Performance model (constants and sources), then ``extra_sheets`` in order.
+    Workloads (the inputs as used), Assumptions (value, unit, whether it is a default; performance
+    constants the user overrode), Performance model (every constant: value in use, default,
+    whether overridden, whether a guess, unit, meaning, source), then ``extra_sheets`` in order.
     """
     book = Workbook()
     _summary_sheet(book, plan)
@@ -277,7 +290,7 @@ def write_workbook(
     _table_sheet(book, "Inventory", _records(hosts), freeze="B2")
     _table_sheet(book, "Workloads", _records(plan.scenario.workloads), freeze="B2")
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
-    _table_sheet(book, "Performance model", constants_frame(), freeze="B2")
+    _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
     book.save(target)

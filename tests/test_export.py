@@ -96,6 +96,40 @@ def test_assumptions_sheet_marks_defaults_and_changes() -> None:
     assert rows["gpu_price_usd[H100-80GB-PCIe]"][1] == 30000
 
 
+def _plan_with_constants(overrides: dict[str, float]) -> ScenarioPlan:
+    s = scenario([workload("train")], assumptions=Assumptions(performance_constants=overrides))
+    shared = [place("train#1", "h1", 0, profile="40C", memory_gib=40.0)]
+    return assemble(s, [plan(Method.VGPU, shared, lower_bound_gpus=1)])
+
+
+def test_performance_sheet_shows_values_in_use_and_marks_overrides() -> None:
+    """The Performance model sheet gives each constant's value in use beside its default and says
+    which the user overrode and which are guesses."""
+    sheet = _book(_plan_with_constants({"no_rdma_factor": 3.0}))["Performance model"]  # type: ignore[index]
+    header = [c.value for c in sheet[1]]
+    rows = {
+        r[0]: dict(zip(header, r, strict=True))
+        for r in sheet.iter_rows(min_row=2, values_only=True)
+    }
+    assert rows["no_rdma_factor"]["value"] == 3.0
+    assert rows["no_rdma_factor"]["default"] == 2.0
+    assert rows["no_rdma_factor"]["is_overridden"] == "yes"
+    assert rows["no_rdma_factor"]["is_guess"] == "yes"
+    assert rows["vgpu_overhead"]["is_overridden"] == "no"
+    assert rows["vgpu_overhead"]["is_guess"] == "no"
+
+
+def test_assumptions_sheet_lists_overridden_constants_only() -> None:
+    """An overridden performance constant is an assumption row, marked not default, with the
+    model's default in its meaning; constants left alone are not repeated there."""
+    sheet = _book(_plan_with_constants({"vgpu_load_penalty_notebook": 1.0}))["Assumptions"]  # type: ignore[index]
+    rows = {r[0]: r for r in sheet.iter_rows(min_row=2, values_only=True)}
+    row = rows["performance_constants[vgpu_load_penalty_notebook]"]
+    assert row[1:4] == (1.0, "fraction of runtime", "no")
+    assert "model default 2" in row[4]
+    assert not any(str(name).startswith("performance_constants[no_rdma") for name in rows)
+
+
 def test_user_text_never_becomes_a_formula() -> None:
     """Workload names that look like formulas are read back as the same plain strings."""
     sp = _plan(HOSTILE_NAMES)
