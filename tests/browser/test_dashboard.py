@@ -89,7 +89,10 @@ def test_admin_journey(
     bad["gpu_model"] = "H100-90GB"
     upload = tmp_path / "my-inventory.csv"
     upload.write_text("\n".join([header, *rows[:-1], ",".join(bad[c] for c in columns)]) + "\n")
-    page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(upload))
+    # The page has a second uploader (own GPU models): pick the inventory's by its widget key.
+    page.locator(".st-key-inventory_upload").get_by_test_id(
+        "stFileUploaderDropzoneInput"
+    ).set_input_files(str(upload))
     expect(page.get_by_role("heading", name="In use: my-inventory.csv")).to_be_visible()
     expect(page.get_by_text("row(s) were skipped")).to_be_visible()
     _wait_idle(page)
