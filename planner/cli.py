@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import Catalog, load_catalog
 from planner.inventory import ServerType, load_inventory
+from planner.performance import CONSTANTS, check_performance_constants
 from planner.plan import Method
 from planner.problems import InputError, InputProblem
 from planner.report import ScenarioPlan, plan_scenario, size_cluster
@@ -77,6 +78,29 @@ def _pue(text: str) -> float:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: a PUE is at least 1.0 (1.0 = no overhead)")
     return value
+
+
+def _performance_constant(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` of ``--perf`` as a checked override of one performance-model constant."""
+    name, equals, value_text = text.partition("=")
+    name = name.strip()
+    if not equals or not name:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected NAME=VALUE, for example no_rdma_factor=3; "
+            f"constants: {', '.join(CONSTANTS)}"
+        )
+    try:
+        value = float(value_text)
+    except ValueError:
+        example = f"{name}={CONSTANTS[name].value:g}" if name in CONSTANTS else "no_rdma_factor=3"
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the value must be a number, for example {example}"
+        ) from None
+    try:
+        check_performance_constants({name: value})
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
+    return name, value
 
 
 def parse_server(text: str, catalog: Catalog) -> ServerType:
@@ -170,6 +194,15 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         default=defaults.time_limit_s,
         help="wall-time limit per exact solve [s] (%(default)s)",
     )
+    given.add_argument(
+        "--perf",
+        metavar="NAME=VALUE",
+        type=_performance_constant,
+        action="append",
+        default=[],
+        help="set a constant of the slowdown model, in its unit (repeatable; the last value of a "
+        f"name wins); constants: {', '.join(CONSTANTS)}",
+    )
 
 
 def _assumptions(args: argparse.Namespace) -> Assumptions:
@@ -185,6 +218,7 @@ def _assumptions(args: argparse.Namespace) -> Assumptions:
         amortisation_years=args.years,
         host_usd=args.host_usd,
         time_limit_s=args.time_limit,
+        performance_constants=dict(args.perf),
     )
 
 

@@ -148,6 +148,68 @@ def test_options_reach_the_assumptions() -> None:
     assert a.mig_backed_vgpu is False
 
 
+def test_perf_options_reach_the_performance_constants() -> None:
+    """Each `--perf NAME=VALUE` sets one constant of the slowdown model; the last of a name wins."""
+    args = build_parser().parse_args(
+        [
+            "plan",
+            "--perf",
+            "no_rdma_factor=3",
+            "--perf",
+            "network_overhead_vdi=0.4",
+            "--perf",
+            "no_rdma_factor=2.5",
+        ]
+    )
+    scenario, _ = scenario_from_args(args)
+    assert scenario.assumptions.performance_constants == {
+        "no_rdma_factor": 2.5,
+        "network_overhead_vdi": 0.4,
+    }
+    plain, _ = scenario_from_args(build_parser().parse_args(["plan"]))
+    assert plain.assumptions.performance_constants == {}
+
+
+def test_perf_override_changes_the_workbook(tmp_path: Path) -> None:
+    """A `--perf` value is the one the plan uses: the workbook's Performance model sheet shows it
+    as in use and overridden."""
+    out = tmp_path / "plan.xlsx"
+    argv = ["plan", "--methods", "passthrough", "--no-harvest", "--out", str(out)]
+    assert main([*argv, "--perf", "vgpu_load_penalty_notebook=1.5"]) == 0
+    sheet = load_workbook(out)["Performance model"]
+    header = [c.value for c in sheet[1]]
+    rows = {
+        r[0]: dict(zip(header, r, strict=True))
+        for r in sheet.iter_rows(min_row=2, values_only=True)
+    }
+    assert rows["vgpu_load_penalty_notebook"]["value"] == 1.5
+    assert rows["vgpu_load_penalty_notebook"]["is_overridden"] == "yes"
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("no_such_constant=1", "unknown performance constant 'no_such_constant'"),
+        ("no_rdma_factor", "expected NAME=VALUE"),
+        ("no_rdma_factor=fast", "the value must be a number, for example no_rdma_factor=2"),
+        ("remote_interference=2", "at most 1"),
+        ("network_overhead_training=-0.1", "at least 0"),
+    ],
+)
+def test_bad_perf_option_exits_2_with_the_rule(
+    option: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `--perf` naming no constant, without `=`, not a number or out of range stops with exit 2,
+    the option and what is wrong, before anything is planned."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--methods", "passthrough", "--perf", option])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --perf" in err
+    assert message in err
+    assert "Traceback" not in err
+
+
 def test_harvest_subcommand_is_registered() -> None:
     """The harvest helper's subcommand is part of the same command line."""
     args = build_parser().parse_args(["harvest"])
