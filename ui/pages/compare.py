@@ -18,7 +18,7 @@ st.caption(
 
 inputs = session.scenario_inputs()
 asked = session.question()
-cat = planning.catalog()
+cat = planning.catalog(inputs.own_gpus)
 models = sorted(cat.gpus)
 
 with st.form("compare_question_form"):

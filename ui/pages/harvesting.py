@@ -413,10 +413,10 @@ comparison = planning.guarded(
     lambda: pool_vs_static(scenario, steps_per_hour=settings.steps_per_hour),
     doing="compare the pool with static reservation",
 )
-cards = st.columns(3)
-cards[0].metric("Peak of the combined demand", f"{comparison.combined_peak_gpus:,.1f} GPUs")
-cards[1].metric("Sum of each class's peak", f"{comparison.sum_of_peaks_gpus:,.1f} GPUs")
-cards[2].metric("Static reservation", f"{comparison.static_gpus:,.1f} GPUs")
+pool_cards = st.columns(3)
+pool_cards[0].metric("Peak of the combined demand", f"{comparison.combined_peak_gpus:,.1f} GPUs")
+pool_cards[1].metric("Sum of each class's peak", f"{comparison.sum_of_peaks_gpus:,.1f} GPUs")
+pool_cards[2].metric("Static reservation", f"{comparison.static_gpus:,.1f} GPUs")
 per_class = comparison.demand_gpus.drop(columns="combined")
 per_class = per_class.assign(x=np.arange(len(per_class)) / settings.steps_per_hour)
 per_class = pd.concat([per_class, per_class.tail(1).assign(x=float(HOURS_PER_WEEK))])

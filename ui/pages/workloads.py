@@ -66,7 +66,7 @@ st.caption(
 )
 
 inputs = session.scenario_inputs()
-cat = planning.catalog()
+cat = planning.catalog(inputs.own_gpus)
 
 preset_col, upload_col = st.columns(2)
 with preset_col.form("workloads_preset_form", border=True):
@@ -111,14 +111,14 @@ if uploaded is not None:
     if uploaded.file_id != st.session_state.get(_SEEN_UPLOAD):
         st.session_state[_SEEN_UPLOAD] = uploaded.file_id
         try:
-            planning.load_workloads_file(file)
+            planning.load_workloads_file(file, inputs.own_gpus)
         except InputError:
             pass
         else:
             session.commit_workloads(file)
     if file != inputs.workloads:
         try:
-            planning.load_workloads_file(file)
+            planning.load_workloads_file(file, inputs.own_gpus)
         except InputError as error:
             st.error(
                 f"{file.name} cannot be used, so the planner still uses {inputs.workloads.name}. "
