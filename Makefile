@@ -24,12 +24,14 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy planner
+	$(VENV)/bin/mypy --strict ui app.py
 	$(PY) -m pytest
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy planner
+	$(VENV)/bin/mypy --strict ui app.py
 
 bench: $(STAMP)
 	$(PY) bench/packing.py
