@@ -304,8 +304,10 @@ def constant(name: str, assumptions: Assumptions | None = None) -> float:
 def constants_frame(assumptions: Assumptions | None = None) -> pd.DataFrame:
     """``CONSTANTS`` as a table with the values in use under ``assumptions``.
 
-    Columns: constant, value (in use), default, is_overridden, is_guess, unit, meaning, source.
-    Raises ``ValueError`` when an override is unknown or out of range.
+    Columns: constant, value (in use), default (the value without its own override: for
+    ``remote_interference`` the seed calibration under the training network overhead in use),
+    is_overridden, is_guess, unit, meaning, source. Raises ``ValueError`` when an override is
+    unknown or out of range.
     """
     overrides = {} if assumptions is None else assumptions.performance_constants
     check_performance_constants(overrides)
@@ -313,7 +315,7 @@ def constants_frame(assumptions: Assumptions | None = None) -> pd.DataFrame:
         (
             c.name,
             _in_use(c.name, overrides),
-            c.value,
+            _in_use(c.name, {k: v for k, v in overrides.items() if k != c.name}),
             c.name in overrides,
             c.is_guess,
             c.unit,

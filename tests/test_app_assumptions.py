@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions, VgpuMode
+from planner.performance import CONSTANTS
+from planner.plan import Method
+from planner.report import comparison_frame
+from ui import format as fmt
 from ui import planning, session
 
 TIMEOUT_S = 60
@@ -17,6 +22,11 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 def _assumptions_page() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
     return at.switch_page("ui/pages/assumptions.py").run()
+
+
+def _key_figure(at: AppTest, figure: str, method: Method = Method.VGPU) -> str:
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
+    return str(figures.loc[figure, method.label])
 
 
 def _committed(at: AppTest) -> session.ScenarioInputs:
@@ -90,3 +100,84 @@ def test_a_worse_network_is_explained() -> None:
     at.number_input(key="assumptions_latency_us").set_value(200.0)
     at.button(key="assumptions_apply").click().run()
     assert any("worse than VMware's recommendation" in i.value for i in at.info)
+
+
+_PERFORMANCE_KEY = "assumptions_performance_constants"
+
+
+def _performance_table(at: AppTest) -> pd.DataFrame:
+    frame = next(f.value for f in at.dataframe if f.key == _PERFORMANCE_KEY)
+    assert isinstance(frame, pd.DataFrame)
+    return frame.set_index("constant")
+
+
+def _edit_constant(at: AppTest, name: str, value: float) -> None:
+    """Type ``value`` into the *your value* cell of constant ``name`` (as the browser would send
+    it: the editor's state holds the edited cells by row position)."""
+    row = list(_performance_table(at).index).index(name)
+    at.session_state[_PERFORMANCE_KEY] = {
+        "edited_rows": {str(row): {"your value": value}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+
+
+def _vgpu_mean_slowdown(inputs: session.ScenarioInputs) -> float:
+    plan = planning.scenario_plan(inputs, session.Question())
+    comparison = comparison_frame(plan).set_index("method")
+    return float(comparison.loc[Method.VGPU.value, "mean_slowdown"])
+
+
+def test_performance_constants_are_listed_with_guesses_marked() -> None:
+    """The Performance model table lists every constant with its default and value in use, and
+    says which figures are guesses."""
+    at = _assumptions_page()
+    table = _performance_table(at)
+    assert list(table.index) == list(CONSTANTS)
+    assert table.loc["no_rdma_factor", "figure is"] == "a guess, edit it"
+    assert table.loc["vgpu_overhead", "figure is"] == "sourced"
+    assert (table["your value"] == table["default"]).all()
+
+
+def test_a_performance_constant_change_changes_the_compare_slowdown() -> None:
+    """A higher uncontended vGPU overhead, applied, multiplies every vGPU instance's slowdown by
+    the same factor: the vGPU mean slowdown on the Compare page rises by 1.2 × 0.972."""
+    at = _assumptions_page()
+    before = _vgpu_mean_slowdown(_committed(at))
+    compare = at.switch_page("ui/pages/compare.py").run()
+    shown_before = _key_figure(compare, "Mean slowdown")
+    at = compare.switch_page("ui/pages/assumptions.py").run()
+    _edit_constant(at, "vgpu_overhead", 1.2)
+    at.button(key="assumptions_apply").click().run()
+    assert not at.exception
+    assert _committed(at).assumptions.performance_constants == {"vgpu_overhead": 1.2}
+    after = _vgpu_mean_slowdown(_committed(at))
+    assert after == pytest.approx(before * 1.2 * 0.972)
+    assert _performance_table(at).loc["vgpu_overhead", "your value"] == 1.2
+    compare = at.switch_page("ui/pages/compare.py").run()
+    shown_after = _key_figure(compare, "Mean slowdown")
+    assert shown_after == fmt.slowdown(after)
+    assert shown_after != shown_before
+
+
+def test_an_out_of_range_constant_is_refused_with_the_rule() -> None:
+    """A contention factor above 1 is not applied; the page says which constant and the rule."""
+    at = _assumptions_page()
+    _edit_constant(at, "remote_interference", 1.5)
+    at.button(key="assumptions_apply").click().run()
+    assert not at.exception
+    assert _committed(at).assumptions.performance_constants == {}
+    message = "\n".join(e.value for e in at.error)
+    assert "Nothing was applied" in message
+    assert "'remote_interference' must be at least 0 and at most 1" in message
+
+
+def test_restore_defaults_forgets_performance_overrides() -> None:
+    """After 'Restore defaults' the table shows the defaults again and no override is in use."""
+    at = _assumptions_page()
+    _edit_constant(at, "no_rdma_factor", 3.0)
+    at.button(key="assumptions_apply").click().run()
+    assert _committed(at).assumptions.performance_constants == {"no_rdma_factor": 3.0}
+    at.button(key="assumptions_restore").click().run()
+    assert _committed(at).assumptions.performance_constants == {}
+    assert _performance_table(at).loc["no_rdma_factor", "your value"] == 2.0

@@ -242,6 +242,9 @@ def test_seed_shape_holds_when_the_training_network_guess_changes() -> None:
     lone = plan(Method.REMOTE_POOL, [place("job#1", "h1", 0, memory_gib=20.0)])
     assert slowdowns(lone, scenario([job], assumptions=given))[0].slowdown == pytest.approx(1.10)
     assert constant("remote_interference", given) < constant("remote_interference")
+    shown = constants_frame(given).set_index("constant").loc["remote_interference"]
+    assert shown["value"] == shown["default"] == constant("remote_interference", given)
+    assert not shown["is_overridden"]
 
 
 def test_unknown_constant_name_fails_with_the_known_names() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
 from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.performance import check_performance_constants, constants_frame
 from ui import components, planning, session
 from ui import format as fmt
 
@@ -56,6 +59,19 @@ prices = pd.DataFrame(
         }
         for model in sorted(cat.gpus.values(), key=lambda m: (m.name not in models_in_use, m.name))
     ]
+)
+
+in_use = constants_frame(current)
+performance = pd.DataFrame(
+    {
+        "constant": in_use["constant"],
+        "figure is": ["a guess, edit it" if g else "sourced" for g in in_use["is_guess"]],
+        "meaning": in_use["meaning"],
+        "unit": in_use["unit"],
+        "default": in_use["default"],
+        "your value": in_use["value"],
+        "source": in_use["source"],
+    }
 )
 
 with st.form("assumptions_form"):
@@ -207,6 +223,24 @@ with st.form("assumptions_form"):
             "catalog price [USD]": st.column_config.NumberColumn(format="$%d"),
         },
     )
+    with st.expander("Performance model", expanded=bool(current.performance_constants)):
+        st.caption(
+            "The constants behind each method's expected slowdown. Rows whose figure is "
+            "*a guess* have no public measurement behind them: replace them with your own. "
+            "Unless you set it, the pool's contention factor follows the training network "
+            "overhead so that VMware's seed slide (three jobs, each ~17 % slower) still holds."
+        )
+        edited_performance = st.data_editor(
+            performance,
+            key="assumptions_performance_constants",
+            hide_index=True,
+            width="stretch",
+            disabled=["constant", "figure is", "meaning", "unit", "default", "source"],
+            column_config={
+                "your value": st.column_config.NumberColumn(min_value=0.0, format="%.4g"),
+                "default": st.column_config.NumberColumn(format="%.4g"),
+            },
+        )
     buttons = st.container(horizontal=True)
     applied = buttons.form_submit_button(
         "Apply assumptions", key="assumptions_apply", type="primary", icon=":material/check:"
@@ -215,7 +249,32 @@ with st.form("assumptions_form"):
         "Restore defaults", key="assumptions_restore", icon=":material/restart_alt:"
     )
 
-if applied:
+
+def _performance_overrides(edited: pd.DataFrame) -> dict[str, float]:
+    """Overrides from the edited table: rows whose value differs from the default shown."""
+    return {
+        str(row["constant"]): float(row["your value"])
+        for row in edited.to_dict("records")
+        if pd.notna(row["your value"])
+        and not math.isclose(float(row["your value"]), float(row["default"]), rel_tol=1e-9)
+    }
+
+
+performance_overrides = _performance_overrides(pd.DataFrame(edited_performance))
+try:
+    check_performance_constants(performance_overrides)
+except ValueError as error:
+    performance_problem: str | None = str(error)
+else:
+    performance_problem = None
+
+if applied and performance_problem is not None:
+    st.error(
+        f"Nothing was applied: {performance_problem}. Fix the value in the Performance model "
+        "table and press Apply assumptions again.",
+        icon=":material/error:",
+    )
+elif applied:
     overrides = {
         str(row["GPU model"]): float(row["your price [USD]"])
         for row in pd.DataFrame(edited_prices).to_dict("records")
@@ -242,6 +301,7 @@ if applied:
                 usd_per_server_year=float(network_usd),
             ),
             time_limit_s=float(time_limit),
+            performance_constants=dict(sorted(performance_overrides.items())),
         ),
         # An unchanged selection keeps following the inventory file.
         session.KEEP if sorted(mig_clusters) == mig_on_clusters else mig_clusters,
