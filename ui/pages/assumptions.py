@@ -66,10 +66,10 @@ performance = pd.DataFrame(
     {
         "constant": in_use["constant"],
         "figure is": ["a guess, edit it" if g else "sourced" for g in in_use["is_guess"]],
-        "meaning": in_use["meaning"],
-        "unit": in_use["unit"],
         "default": in_use["default"],
         "your value": in_use["value"],
+        "unit": in_use["unit"],
+        "meaning": in_use["meaning"],
         "source": in_use["source"],
     }
 )
@@ -240,6 +240,8 @@ with st.form("assumptions_form"):
                 "your value": st.column_config.NumberColumn(min_value=0.0, format="%.4g"),
                 "default": st.column_config.NumberColumn(format="%.4g"),
             },
+            # Every constant in view without scrolling (header row included).
+            height=(len(performance) + 1) * components.ROW_PX + 3,
         )
     buttons = st.container(horizontal=True)
     applied = buttons.form_submit_button(
