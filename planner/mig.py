@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from planner.assumptions import Assumptions
 from planner.catalog import Catalog, GpuModel, MigProfile
+from planner.grouping import Demand, group_by_profile, request_for
 from planner.milp import Contents, pack_counts
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
 from planner.workloads import Instance, WorkloadClass
@@ -246,41 +247,18 @@ def _distinct_patterns(
     return [(v, by_counts[v]) for v in sorted(kept, reverse=True)]
 
 
-@dataclass(frozen=True)
-class _Demand:
-    """Eligible instances grouped for packing."""
-
-    shared: dict[str, list[Instance]]
-    """Instances on partial profiles, per profile name, in hand-out order."""
-    whole: list[tuple[Instance, ProfileChoice]]
-    """Instances on whole-GPU profiles (one request each)."""
-    profiles: dict[str, MigProfile]
-    not_placed: list[NotPlaced]
+_Demand = Demand[ProfileChoice, MigProfile]
 
 
 def _group(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> _Demand:
-    # Keyed by object identity: the classes outlive this call, and hashing them is slow.
-    choices: dict[int, ProfileChoice | str] = {}
-    shared: dict[str, list[Instance]] = {}
-    whole: list[tuple[Instance, ProfileChoice]] = []
-    profiles: dict[str, MigProfile] = {}
-    not_placed: list[NotPlaced] = []
-    # Stable sort: most urgent first, input order within a priority.
-    for instance in sorted(instances, key=lambda i: i.workload.priority):
-        workload = instance.workload
-        if id(workload) not in choices:
-            choices[id(workload)] = _choice_or_reason(workload, model, catalog, assumptions)
-        choice = choices[id(workload)]
-        if isinstance(choice, str):
-            not_placed.append(NotPlaced(instance.id, workload.name, choice))
-        elif choice.shared:
-            profiles[choice.profile.name] = choice.profile
-            shared.setdefault(choice.profile.name, []).append(instance)
-        else:
-            whole.append((instance, choice))
-    return _Demand(shared, whole, profiles, not_placed)
+    """Instances per partial profile, whole-GPU instances apart, the ineligible NotPlaced."""
+    return group_by_profile(
+        instances,
+        lambda workload: _choice_or_reason(workload, model, catalog, assumptions),
+        lambda choice: choice.profile if choice.shared else None,
+    )
 
 
 def _slot(instance: Instance, profile: MigProfile, model: GpuModel, start: int) -> Slot:
@@ -302,15 +280,7 @@ def _whole_requests(demand: _Demand, model: GpuModel) -> list[HostRequest]:
             config=Layout(((choice.profile, 0),)).config,
             slots=(_slot(instance, choice.profile, model, 0),),
         )
-        requests.append(
-            HostRequest(
-                gpu_model=model.name,
-                loads=(load,) * choice.gpus,
-                cpu_cores=instance.workload.vcpus,
-                ram_gib=instance.workload.ram_gib,
-                priority=instance.workload.priority,
-            )
-        )
+        requests.append(request_for(model.name, (load,) * choice.gpus, [instance]))
     return requests
 
 
@@ -361,17 +331,8 @@ def _hand_out(
                     if full_config
                     else Layout(tuple(layout.placed[k] for k in positions)).config
                 )
-            requests.append(
-                HostRequest(
-                    gpu_model=model.name,
-                    loads=(
-                        GpuLoad(gpu_model=model.name, config=described[key], slots=tuple(slots)),
-                    ),
-                    cpu_cores=sum(i.workload.vcpus for i in instances),
-                    ram_gib=sum(i.workload.ram_gib for i in instances),
-                    priority=min(i.workload.priority for i in instances),
-                )
-            )
+            load = GpuLoad(gpu_model=model.name, config=described[key], slots=tuple(slots))
+            requests.append(request_for(model.name, (load,), instances))
     return requests
 
 

@@ -38,8 +38,9 @@ from dataclasses import dataclass
 
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import Catalog, GpuModel, VgpuProfile
+from planner.grouping import Demand, group_by_profile, request_for
 from planner.milp import Contents, pack_counts
-from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.plan import GpuLoad, GpuPacking, HostRequest, Slot, SolveStatus
 from planner.workloads import Instance, WorkloadClass
 
 __all__ = [
@@ -173,38 +174,18 @@ def _maximal_sets(
     return tuple(sorted(found, reverse=True))
 
 
-@dataclass(frozen=True)
-class _Demand:
-    """Eligible instances grouped for packing."""
-
-    shared: dict[str, list[Instance]]
-    """Single-vGPU instances per profile name, in hand-out order."""
-    multi: list[tuple[Instance, ProfileChoice]]
-    """Instances holding several full-frame-buffer vGPUs (one request each)."""
-    profiles: dict[str, VgpuProfile]
-    not_placed: list[NotPlaced]
+_Demand = Demand[ProfileChoice, VgpuProfile]
 
 
 def _group(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> _Demand:
-    # Keyed by object identity: the classes outlive this call, and hashing them is slow.
-    choices: dict[int, ProfileChoice | str] = {}
-    demand = _Demand({}, [], {}, [])
-    # Stable sort: most urgent first, input order within a priority.
-    for instance in sorted(instances, key=lambda i: i.workload.priority):
-        workload = instance.workload
-        if id(workload) not in choices:
-            choices[id(workload)] = _choice_or_reason(workload, model, catalog, assumptions)
-        choice = choices[id(workload)]
-        if isinstance(choice, str):
-            demand.not_placed.append(NotPlaced(instance.id, workload.name, choice))
-        elif choice.vgpus == 1:
-            demand.profiles[choice.profile.name] = choice.profile
-            demand.shared.setdefault(choice.profile.name, []).append(instance)
-        else:
-            demand.multi.append((instance, choice))
-    return demand
+    """Single-vGPU instances per profile, multi-vGPU instances apart, the ineligible NotPlaced."""
+    return group_by_profile(
+        instances,
+        lambda workload: _choice_or_reason(workload, model, catalog, assumptions),
+        lambda choice: choice.profile if choice.vgpus == 1 else None,
+    )
 
 
 def _compute_share(profile: VgpuProfile, assumptions: Assumptions) -> float:
@@ -238,21 +219,13 @@ def _multi_requests(
     demand: _Demand, model: GpuModel, assumptions: Assumptions
 ) -> list[HostRequest]:
     requests = []
-    for instance, choice in demand.multi:
+    for instance, choice in demand.whole:
         load = GpuLoad(
             gpu_model=model.name,
             config=_config([(choice.profile, 1)]),
             slots=(_slot(instance, choice.profile, assumptions),),
         )
-        requests.append(
-            HostRequest(
-                gpu_model=model.name,
-                loads=(load,) * choice.vgpus,
-                cpu_cores=instance.workload.vcpus,
-                ram_gib=instance.workload.ram_gib,
-                priority=instance.workload.priority,
-            )
-        )
+        requests.append(request_for(model.name, (load,) * choice.vgpus, [instance]))
     return requests
 
 
@@ -304,16 +277,8 @@ def _hand_out(
                     partial[0] if host_equal and partial else "",
                 )
             config, host_group = described[key]
-            requests.append(
-                HostRequest(
-                    gpu_model=model.name,
-                    loads=(GpuLoad(gpu_model=model.name, config=config, slots=tuple(slots)),),
-                    cpu_cores=sum(i.workload.vcpus for i in instances),
-                    ram_gib=sum(i.workload.ram_gib for i in instances),
-                    priority=min(i.workload.priority for i in instances),
-                    host_group=host_group,
-                )
-            )
+            load = GpuLoad(gpu_model=model.name, config=config, slots=tuple(slots))
+            requests.append(request_for(model.name, (load,), instances, host_group=host_group))
     return requests
 
 
