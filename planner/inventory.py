@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from planner.catalog import Catalog, GpuModel, UnknownGpuModel
-from planner.problems import InputError, InputProblem, Loaded
+from planner.problems import InputProblem, Loaded
 from planner.tabular import (
     CellError,
     Row,
@@ -20,8 +20,11 @@ from planner.tabular import (
     parse_int,
     parse_text,
     read_csv_table,
+    read_rows,
+    refuse_repeated_names,
     source_name,
     table_from_frame,
+    yes_no,
 )
 
 __all__ = [
@@ -160,8 +163,8 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
             h.cpu_cores,
             h.ram_gib,
             h.network_gbps,
-            _yes_no(h.rdma),
-            _yes_no(h.mig_enabled),
+            yes_no(h.rdma),
+            yes_no(h.mig_enabled),
         ]
         for h in inventory.hosts
     ]
@@ -176,30 +179,25 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
     )
 
 
-def _yes_no(value: bool) -> str:
-    return "yes" if value else "no"
-
-
 def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
     problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL)
-    groups: list[tuple[Row, list[Host]]] = []
-    for row in table.rows:
-        group = _row_hosts(table, row, catalog, problems)
-        if group is not None:
-            groups.append((row, group))
-    _refuse_duplicate_names(table, groups)
-    if not groups:
-        raise InputError(
-            [
-                *problems,
-                table.problem(
-                    None,
-                    None,
-                    "no usable host row",
-                    "add at least one valid host row (see data/templates/inventory_template.csv)",
-                ),
-            ]
-        )
+    groups = read_rows(
+        table,
+        lambda row: _row_hosts(table, row, catalog, problems),
+        problems,
+        no_rows="no usable host row",
+        fix="add at least one valid host row (see data/templates/inventory_template.csv)",
+    )
+    # Two hosts with one name make placements ambiguous: the file is refused.
+    refuse_repeated_names(
+        table,
+        ((row, [host.name for host in group]) for row, group in groups),
+        "host",
+        lambda name, earlier, row: (
+            f"host '{name}' is already defined on row {earlier.number}" + _group_hint(row)
+        ),
+        "give every host a unique name",
+    )
     hosts = tuple(host for _, group in groups for host in group)
     return Loaded(Inventory(hosts), tuple(problems))
 
@@ -308,29 +306,6 @@ def _model(text: str, catalog: Catalog) -> GpuModel:
         return catalog.gpu(text)
     except UnknownGpuModel as error:
         raise CellError(error.message, error.fix) from None
-
-
-def _refuse_duplicate_names(table: Table, groups: list[tuple[Row, list[Host]]]) -> None:
-    """Two hosts with one name make placements ambiguous: the file is refused."""
-    first: dict[str, Row] = {}
-    problems = []
-    for row, hosts in groups:
-        for host in hosts:
-            if host.name in first:
-                earlier = first[host.name]
-                problems.append(
-                    table.problem(
-                        row,
-                        "host",
-                        f"host '{host.name}' is already defined on row {earlier.number}"
-                        + _group_hint(row),
-                        "give every host a unique name",
-                    )
-                )
-                break
-            first[host.name] = row
-    if problems:
-        raise InputError(problems)
 
 
 def _group_hint(row: Row) -> str:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -32,9 +32,14 @@ __all__ = [
     "parse_int",
     "parse_text",
     "read_csv_table",
+    "read_rows",
+    "refuse_repeated_names",
     "source_name",
     "table_from_frame",
+    "yes_no",
 ]
+
+_Item = TypeVar("_Item")
 
 _TRUE = frozenset({"yes", "y", "true", "1"})
 _FALSE = frozenset({"no", "n", "false", "0"})
@@ -425,3 +430,56 @@ def parse_cells(
             problems.append(table.problem(row, column, error.message, error.fix))
             ok = False
     return values if ok else None
+
+
+def read_rows(
+    table: Table,
+    read_row: Callable[[Row], _Item | None],
+    problems: list[InputProblem],
+    *,
+    no_rows: str,
+    fix: str,
+) -> list[tuple[Row, _Item]]:
+    """Each row with what ``read_row`` made of it; rows it gives None for are skipped.
+
+    ``read_row`` adds the problems of a row it skips to ``problems``. When no row is usable
+    the file is refused: ``InputError`` lists ``problems`` and then ``no_rows`` with its ``fix``.
+    """
+    loaded = []
+    for row in table.rows:
+        item = read_row(row)
+        if item is not None:
+            loaded.append((row, item))
+    if not loaded:
+        raise InputError([*problems, table.problem(None, None, no_rows, fix)])
+    return loaded
+
+
+def refuse_repeated_names(
+    table: Table,
+    named: Iterable[tuple[Row, Iterable[str]]],
+    column: str,
+    message: Callable[[str, Row, Row], str],
+    fix: str,
+) -> None:
+    """Raise ``InputError`` when a name is used twice: names must be unique across the file.
+
+    ``named`` gives each row with the names it defines. A row's first repeated name is one
+    problem in ``column``, worded by ``message(name, earlier row, row)``; the row's later names
+    are not checked (one problem a row is enough to point at it).
+    """
+    first: dict[str, Row] = {}
+    problems = []
+    for row, names in named:
+        for name in names:
+            if name in first:
+                problems.append(table.problem(row, column, message(name, first[name], row), fix))
+                break
+            first[name] = row
+    if problems:
+        raise InputError(problems)
+
+
+def yes_no(value: bool) -> str:
+    """``yes`` or ``no``, as the loaders read it back (the inverse of ``parse_bool``)."""
+    return "yes" if value else "no"

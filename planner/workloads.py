@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from planner.catalog import Catalog, UnknownGpuModel
-from planner.problems import InputError, InputProblem, Loaded
+from planner.problems import InputProblem, Loaded
 from planner.tabular import (
     CellError,
     Row,
@@ -22,8 +22,11 @@ from planner.tabular import (
     parse_float,
     parse_int,
     read_csv_table,
+    read_rows,
+    refuse_repeated_names,
     source_name,
     table_from_frame,
+    yes_no,
 )
 
 __all__ = [
@@ -393,9 +396,9 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
             w.days_per_week,
             w.vcpus,
             w.ram_gib,
-            _yes_no(w.needs_live_migration),
-            _yes_no(w.needs_isolation),
-            _yes_no(w.latency_tolerant),
+            yes_no(w.needs_live_migration),
+            yes_no(w.needs_isolation),
+            yes_no(w.latency_tolerant),
             w.priority,
             "|".join(w.gpu_models),
         ]
@@ -416,30 +419,23 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
     )
 
 
-def _yes_no(value: bool) -> str:
-    return "yes" if value else "no"
-
-
 def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ...]]:
     problems = table.require_columns(_REQUIRED, _OPTIONAL)
-    loaded: list[tuple[Row, WorkloadClass]] = []
-    for row in table.rows:
-        workload = _row_workload(table, row, catalog, problems)
-        if workload is not None:
-            loaded.append((row, workload))
-    _refuse_duplicate_names(table, loaded)
-    if not loaded:
-        raise InputError(
-            [
-                *problems,
-                table.problem(
-                    None,
-                    None,
-                    "no usable workload row",
-                    "add at least one valid row (see data/templates/workloads_template.csv)",
-                ),
-            ]
-        )
+    loaded = read_rows(
+        table,
+        lambda row: _row_workload(table, row, catalog, problems),
+        problems,
+        no_rows="no usable workload row",
+        fix="add at least one valid row (see data/templates/workloads_template.csv)",
+    )
+    # Two classes with one name would give two instances one id: the file is refused.
+    refuse_repeated_names(
+        table,
+        ((row, [workload.name]) for row, workload in loaded),
+        "name",
+        lambda name, earlier, _: f"name '{name}' is already used on row {earlier.number}",
+        "give every class a unique name",
+    )
     return Loaded(tuple(w for _, w in loaded), tuple(problems))
 
 
@@ -507,23 +503,3 @@ def _check_schedule_alone(table: Table, row: Row, problems: list[InputProblem]) 
         parse_active_hours(row.get("active_hours"), kind)
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))
-
-
-def _refuse_duplicate_names(table: Table, loaded: list[tuple[Row, WorkloadClass]]) -> None:
-    """Two classes with one name would give two instances one id: the file is refused."""
-    first: dict[str, Row] = {}
-    problems = []
-    for row, workload in loaded:
-        if workload.name in first:
-            problems.append(
-                table.problem(
-                    row,
-                    "name",
-                    f"name '{workload.name}' is already used on row {first[workload.name].number}",
-                    "give every class a unique name",
-                )
-            )
-        else:
-            first[workload.name] = row
-    if problems:
-        raise InputError(problems)
