@@ -6,10 +6,10 @@ import csv
 import difflib
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from planner.problems import InputError, InputProblem
 from planner.tabular import (
@@ -405,42 +405,109 @@ def _read_gpus(
 def _read_vgpu_profiles(
     table: Table, gpus: Mapping[str, GpuModel], problems: list[InputProblem]
 ) -> dict[str, list[VgpuProfile]]:
-    profiles: dict[str, list[VgpuProfile]] = {}
-    for row in table.rows:
-        values = parse_cells(
-            table,
-            row,
-            {
-                "gpu_model": lambda t: _known_model(t, gpus),
-                "profile": lambda t: parse_text(t, what="a profile name such as 16C"),
-                "memory_gib": lambda t: parse_float(
-                    t, unit="GiB", minimum=0, minimum_inclusive=False
-                ),
-                "max_equal": lambda t: parse_int(t, minimum=1, maximum=64),
-                "max_mixed": lambda t: parse_int(t, minimum=1, maximum=64),
-                "derived": lambda t: parse_bool(t),
-                "source": lambda t: parse_text(t, what="the source of the maxima"),
-            },
-            problems,
+    return _read_profiles(
+        table,
+        gpus,
+        problems,
+        {
+            "gpu_model": lambda t: _known_model(t, gpus),
+            "profile": lambda t: parse_text(t, what="a profile name such as 16C"),
+            "memory_gib": lambda t: parse_float(t, unit="GiB", minimum=0, minimum_inclusive=False),
+            "max_equal": lambda t: parse_int(t, minimum=1, maximum=64),
+            "max_mixed": lambda t: parse_int(t, minimum=1, maximum=64),
+            "derived": lambda t: parse_bool(t),
+            "source": lambda t: parse_text(t, what="the source of the maxima"),
+        },
+        _vgpu_row_problem,
+        lambda model, values: VgpuProfile(
+            gpu_model=model.name,
+            name=values["profile"],
+            memory_gib=values["memory_gib"],
+            max_equal=values["max_equal"],
+            max_mixed=values["max_mixed"],
+            derived=values["derived"],
+            source=values["source"],
+        ),
+    )
+
+
+def _vgpu_row_problem(model: GpuModel, values: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """The first rule a vGPU profile row breaks for its model, as (column, message, fix)."""
+    if values["memory_gib"] > model.memory_gib:
+        return (
+            "memory_gib",
+            f"{values['memory_gib']:g} GiB is more than the {model.name}'s "
+            f"{model.memory_gib:g} GiB",
+            f"enter at most {model.memory_gib:g}",
         )
+    if values["max_mixed"] > values["max_equal"]:
+        return (
+            "max_mixed",
+            "max_mixed is above max_equal (mixed-size mode never allows more)",
+            f"enter at most {values['max_equal']} (NVIDIA's mixed-size table)",
+        )
+    return None
+
+
+def _read_mig_profiles(
+    table: Table, gpus: Mapping[str, GpuModel], problems: list[InputProblem]
+) -> dict[str, list[MigProfile]]:
+    return _read_profiles(
+        table,
+        gpus,
+        problems,
+        {
+            "gpu_model": lambda t: _known_model(t, gpus),
+            "profile": lambda t: parse_text(t, what="a profile name such as 3g.40gb"),
+            "compute_slices": lambda t: parse_int(t, minimum=1, maximum=8),
+            "memory_gib": lambda t: parse_float(t, unit="GiB", minimum=0, minimum_inclusive=False),
+            "memory_slices": lambda t: parse_int(t, minimum=1, maximum=8),
+            "starts": _parse_starts,
+            "max_per_gpu": lambda t: parse_int(t, minimum=1, maximum=8),
+            "source": lambda t: parse_text(t, what="the source of the profile"),
+        },
+        _mig_row_problem,
+        lambda model, values: MigProfile(
+            gpu_model=model.name,
+            name=values["profile"],
+            compute_slices=values["compute_slices"],
+            memory_gib=values["memory_gib"],
+            memory_slices=values["memory_slices"],
+            starts=values["starts"],
+            max_per_gpu=values["max_per_gpu"],
+            source=values["source"],
+        ),
+    )
+
+
+_Profile = TypeVar("_Profile", VgpuProfile, MigProfile)
+
+
+def _read_profiles(
+    table: Table,
+    gpus: Mapping[str, GpuModel],
+    problems: list[InputProblem],
+    parsers: Mapping[str, Callable[[str], Any]],
+    row_problem: Callable[[GpuModel, Mapping[str, Any]], tuple[str, str, str] | None],
+    build: Callable[[GpuModel, Mapping[str, Any]], _Profile],
+) -> dict[str, list[_Profile]]:
+    """Profiles per model name, one per good row of a profile table.
+
+    Each row is parsed by ``parsers`` (``gpu_model`` and ``profile`` among them), checked
+    against its model by ``row_problem`` and then for a repeated (model, profile) pair, and
+    made into a profile by ``build``; a bad row adds one problem per bad cell, or its first
+    broken rule, and is skipped.
+    """
+    profiles: dict[str, list[_Profile]] = {}
+    for row in table.rows:
+        values = parse_cells(table, row, parsers, problems)
         if values is None:
             continue
         model = gpus[values["gpu_model"]]
-        problem = None
-        if values["memory_gib"] > model.memory_gib:
-            problem = (
-                "memory_gib",
-                f"{values['memory_gib']:g} GiB is more than the {model.name}'s "
-                f"{model.memory_gib:g} GiB",
-                f"enter at most {model.memory_gib:g}",
-            )
-        elif values["max_mixed"] > values["max_equal"]:
-            problem = (
-                "max_mixed",
-                "max_mixed is above max_equal (mixed-size mode never allows more)",
-                f"enter at most {values['max_equal']} (NVIDIA's mixed-size table)",
-            )
-        elif any(p.name == values["profile"] for p in profiles.get(model.name, [])):
+        problem = row_problem(model, values)
+        if problem is None and any(
+            p.name == values["profile"] for p in profiles.get(model.name, [])
+        ):
             problem = (
                 "profile",
                 f"profile {values['profile']} of {model.name} is listed twice",
@@ -449,67 +516,11 @@ def _read_vgpu_profiles(
         if problem is not None:
             problems.append(table.problem(row, *problem))
             continue
-        profiles.setdefault(model.name, []).append(
-            VgpuProfile(
-                gpu_model=model.name,
-                name=values["profile"],
-                memory_gib=values["memory_gib"],
-                max_equal=values["max_equal"],
-                max_mixed=values["max_mixed"],
-                derived=values["derived"],
-                source=values["source"],
-            )
-        )
+        profiles.setdefault(model.name, []).append(build(model, values))
     return profiles
 
 
-def _read_mig_profiles(
-    table: Table, gpus: Mapping[str, GpuModel], problems: list[InputProblem]
-) -> dict[str, list[MigProfile]]:
-    profiles: dict[str, list[MigProfile]] = {}
-    for row in table.rows:
-        values = parse_cells(
-            table,
-            row,
-            {
-                "gpu_model": lambda t: _known_model(t, gpus),
-                "profile": lambda t: parse_text(t, what="a profile name such as 3g.40gb"),
-                "compute_slices": lambda t: parse_int(t, minimum=1, maximum=8),
-                "memory_gib": lambda t: parse_float(
-                    t, unit="GiB", minimum=0, minimum_inclusive=False
-                ),
-                "memory_slices": lambda t: parse_int(t, minimum=1, maximum=8),
-                "starts": _parse_starts,
-                "max_per_gpu": lambda t: parse_int(t, minimum=1, maximum=8),
-                "source": lambda t: parse_text(t, what="the source of the profile"),
-            },
-            problems,
-        )
-        if values is None:
-            continue
-        model = gpus[values["gpu_model"]]
-        problem = _mig_row_problem(model, values, profiles.get(model.name, []))
-        if problem is not None:
-            problems.append(table.problem(row, *problem))
-            continue
-        profiles.setdefault(model.name, []).append(
-            MigProfile(
-                gpu_model=model.name,
-                name=values["profile"],
-                compute_slices=values["compute_slices"],
-                memory_gib=values["memory_gib"],
-                memory_slices=values["memory_slices"],
-                starts=values["starts"],
-                max_per_gpu=values["max_per_gpu"],
-                source=values["source"],
-            )
-        )
-    return profiles
-
-
-def _mig_row_problem(
-    model: GpuModel, values: Mapping[str, object], known: Sequence[MigProfile]
-) -> tuple[str, str, str] | None:
+def _mig_row_problem(model: GpuModel, values: Mapping[str, object]) -> tuple[str, str, str] | None:
     """The first rule a MIG profile row breaks for its model, as (column, message, fix)."""
     compute = values["compute_slices"]
     width = values["memory_slices"]
@@ -550,12 +561,6 @@ def _mig_row_problem(
             "memory_gib",
             f"{memory:g} GiB is more than the {model.name}'s {model.memory_gib:g} GiB",
             f"enter at most {model.memory_gib:g}",
-        )
-    if any(p.name == values["profile"] for p in known):
-        return (
-            "profile",
-            f"profile {values['profile']} of {model.name} is listed twice",
-            "keep one row per (gpu_model, profile)",
         )
     return None
 
@@ -679,9 +684,6 @@ def _add_user_gpus(
             )
             continue
         gpus[name] = model
-
-
-_Profile = TypeVar("_Profile", VgpuProfile, MigProfile)
 
 
 def _renamed(profile: _Profile, model: str) -> _Profile:
