@@ -18,7 +18,9 @@ speed-up. For one instance ``w`` on a GPU it shares with co-residents ``j``:
   only the part ``κ`` of a co-tenant's busy time delays ``w``; ``κ`` is calibrated so that three
   always-busy whole-GPU training jobs on one GPU over 20 µs RDMA each run 17 % slower, i.e.
   3 / 1.17 = 2.56× aggregate throughput (VMware's seed slide: 2.5–3× throughput, each job
-  ~17 % slower).
+  ~17 % slower). A pooled GPU delivers at most ``T = 3 / 1.17`` bare-metal GPUs of work at once,
+  so ``s ≥ (g + Σ_j g_j d_j) / T``: more busy tenants share that throughput, never add to it.
+  ``o_net`` uses TCP's factor when either the assumed network or the GPU server lacks RDMA.
 
 Every constant, its unit, source, range and whether it is a guess is in ``CONSTANTS``; the user
 overrides any of them by name in ``Assumptions.performance_constants`` and ``constant`` returns the
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 import pandas as pd
@@ -163,6 +165,10 @@ def _seed_interference(training_network_overhead: float) -> float:
 REMOTE_INTERFERENCE = _seed_interference(NETWORK_OVERHEAD[WorkloadKind.TRAINING])
 """κ: share of a remote-pool co-tenant's busy time that delays another tenant [-]."""
 
+POOL_THROUGHPUT = SEED_JOBS / SEED_SLOWDOWN
+"""Most work one pooled GPU delivers at once, in bare-metal GPUs [GPUs]: the seed slide's three
+jobs at 1.17× each give 2.56×; more busy tenants share that, they do not add to it."""
+
 
 _NO_OVERRIDES: Mapping[str, float] = MappingProxyType({})
 
@@ -234,6 +240,15 @@ CONSTANTS: Mapping[str, ModelConstant] = MappingProxyType(
                 "κ: how much a busy co-tenant on a pooled GPU delays another (0-1); unless set, "
                 "recalibrated to the seed slide from the training network overhead in use",
                 maximum=1.0,
+            ),
+            ModelConstant(
+                "pool_throughput",
+                POOL_THROUGHPUT,
+                "bare-metal GPUs per pooled GPU",
+                _SEED + "; 3 jobs / 1.17",
+                "ceiling on the work one pooled GPU delivers at once: when its tenants' busy "
+                "demand exceeds it, each tenant slows in proportion (at least 1)",
+                minimum=1.0,
             ),
         )
     }
@@ -436,12 +451,18 @@ def _remote_pool_slowdown(
     network: Network,
     asked_compute_share: float,
     overrides: Mapping[str, float],
+    co_demand: Sequence[float] | None = None,
 ) -> float:
     transport = 1.0 if network.rdma else _in_use("no_rdma_factor", overrides)
     latency = network.latency_us / _in_use("reference_latency", overrides)
     overhead = 1.0 + _in_use(_network_overhead_name(kind), overrides) * latency * transport
     interference = _in_use("remote_interference", overrides)
-    return overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(co_busy)))
+    contended = overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(co_busy)))
+    # The GPU delivers at most ``pool_throughput`` bare-metal GPUs of work at once: beyond that,
+    # every tenant slows in proportion to the busy demand on it (co_demand: GPUs each co-tenant
+    # keeps busy while this one runs; whole-GPU jobs when not given).
+    demand = asked_compute_share + sum(co_busy if co_demand is None else co_demand)
+    return max(contended, demand / _in_use("pool_throughput", overrides))
 
 
 def _fixed_share_slots(placement: Placement, scenario: Scenario) -> float:
@@ -463,6 +484,7 @@ def _instance_slowdown(
     residents: Sequence[Placement],
     method: Method,
     scenario: Scenario,
+    hosts_without_rdma: frozenset[str],
 ) -> float:
     """Slowdown of one instance on one of its GPUs, given everything else on that GPU."""
     if method is Method.PASSTHROUGH:
@@ -486,12 +508,23 @@ def _instance_slowdown(
             _fixed_share_slots(placement, scenario),
             scenario.assumptions.performance_constants,
         )
+    co_demand = [
+        min(by_name[r.workload].gpus, 1.0) * busy
+        for r, busy in zip(
+            (r for r in residents if r.instance != placement.instance), co_busy, strict=True
+        )
+    ]
+    network = scenario.assumptions.network
+    if placement.host in hosts_without_rdma:
+        # The GPU server's own NIC decides too: RDMA end to end needs it on both sides.
+        network = replace(network, rdma=False)
     return _remote_pool_slowdown(
         workload.kind,
         co_busy,
-        scenario.assumptions.network,
+        network,
         asked,
         scenario.assumptions.performance_constants,
+        co_demand,
     )
 
 
@@ -514,12 +547,16 @@ def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, .
     """
     check_performance_constants(scenario.assumptions.performance_constants)
     by_name = {w.name: w for w in scenario.workloads}
+    hosts = plan.hosts or scenario.inventory.hosts
+    hosts_without_rdma = frozenset(h.name for h in hosts if not h.rdma)
     per_instance: dict[str, float] = {}
     workload_of: dict[str, str] = {}
     for residents in placements_by_gpu(plan).values():
         for placement in residents:
             workload = by_name[placement.workload]
-            value = _instance_slowdown(placement, workload, residents, plan.method, scenario)
+            value = _instance_slowdown(
+                placement, workload, residents, plan.method, scenario, hosts_without_rdma
+            )
             per_instance[placement.instance] = max(value, per_instance.get(placement.instance, 0))
             workload_of[placement.instance] = placement.workload
     results = []

@@ -15,8 +15,10 @@ Rules:
   ``i`` (0-based) of a class of ``n`` is active in hour ``h`` when ``i < round(share[h] × n)``
   (half rounds up), which turns the class's ``daily_schedule`` shares into concrete instances.
 - Client VMs run on any host, so requests carry no CPU or RAM onto the GPU servers.
-- Not eligible for a workload that needs hardware isolation, or one that is not latency tolerant
-  when the network is worse than VMware's recommendation (latency above 50 µs, or no RDMA).
+- Not eligible for a workload that needs hardware isolation, one that is not latency tolerant
+  (the user's word on it), or a VDI desktop (the pool forwards CUDA calls, not a display). The
+  network (VMware recommends at most ``MAX_LATENCY_US`` with RDMA) sets the slowdown, in
+  ``planner.performance``, not eligibility.
 
 Heuristic: best fit decreasing over (hour, memory) vectors; instances with equal vectors are
 placed together, each batch filling the tightest GPUs that still hold it, so it scales to
@@ -34,7 +36,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import lil_matrix
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, Network
 from planner.bounds import vector_bound
 from planner.catalog import Catalog, GpuModel
 from planner.passthrough import whole_gpus
@@ -269,6 +271,7 @@ def _packing(
     not_placed: list[NotPlaced],
     bound: int,
     status: SolveStatus,
+    network: Network,
 ) -> GpuPacking:
     used = sum(len(r.loads) for r in requests)
     if used == bound:
@@ -284,8 +287,21 @@ def _packing(
              "of the same GPU count.",)
             if any(r for r in requests if len(r.loads) > 1)
             else ()
-        ),
+        )
+        + _network_note(network),
     )  # fmt: skip
+
+
+def _network_note(network: Network) -> tuple[str, ...]:
+    """A warning when the network is worse than VMware's recommendation for a remote pool."""
+    if network.latency_us <= MAX_LATENCY_US and network.rdma:
+        return ()
+    transport = "with RDMA" if network.rdma else "without RDMA"
+    return (
+        f"Remote pool: the network ({network.latency_us:g} µs {transport}) is worse than "
+        f"VMware's recommendation (at most {MAX_LATENCY_US:g} µs with RDMA); the slowdowns "
+        "grow with it, and interactive or chatty workloads may time out.",
+    )
 
 
 def pack_heuristic(
@@ -297,7 +313,9 @@ def pack_heuristic(
     for gpus, group in _groups(items).items():
         bins = _best_fit([item.hourly for item in group], capacity_units(model))
         requests.extend(_requests(group, bins, model, gpus))
-    return _packing(requests, not_placed, _lower_bound(items, model), SolveStatus.HEURISTIC)
+    return _packing(
+        requests, not_placed, _lower_bound(items, model), SolveStatus.HEURISTIC, assumptions.network
+    )
 
 
 # scipy.optimize.milp's documented status vocabulary.
@@ -398,4 +416,4 @@ def pack_exact(
     bound = _lower_bound(items, model)
     if status is SolveStatus.OPTIMAL:
         bound = sum(len(r.loads) for r in requests)
-    return _packing(requests, not_placed, bound, status)
+    return _packing(requests, not_placed, bound, status, assumptions.network)

@@ -21,7 +21,7 @@ from planner.performance import (
 )
 from planner.plan import Method
 from planner.workloads import WorkloadKind
-from tests.report_fixtures import NIGHT, OFFICE, place, plan, scenario, workload
+from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 
 def test_remote_pool_reproduces_seed_slide() -> None:
@@ -33,6 +33,38 @@ def test_remote_pool_reproduces_seed_slide() -> None:
     assert result.slowdown == pytest.approx(1.17, abs=0.005)
     aggregate_throughput = 3 / result.slowdown
     assert 2.5 <= aggregate_throughput <= 3.0
+
+
+def test_a_pooled_gpu_delivers_at_most_the_seed_throughput() -> None:
+    """Sixteen always-busy jobs on one pooled GPU share 2.56 GPUs of work: each 16/2.56× slower,
+    so aggregate throughput stays at the seed slide's figure instead of growing without bound."""
+    job = workload("job", instances=16, gpus=1.0, memory_gib=4.0, busy_fraction=1.0)
+    p = plan(Method.REMOTE_POOL, [place(f"job#{i}", "h1", 0, memory_gib=4.0) for i in range(1, 17)])
+    (result,) = slowdowns(p, scenario([job]))
+    assert result.slowdown == pytest.approx(16 / (3 / 1.17), rel=1e-6)
+    assert 16 / result.slowdown == pytest.approx(3 / 1.17)
+
+
+def test_half_gpu_tenants_count_half_a_gpu_of_demand() -> None:
+    """Eight always-busy half-GPU tenants ask 4 GPUs of work of one pooled GPU: 4/2.56× slower."""
+    half = workload("half", instances=8, gpus=0.5, memory_gib=4.0, busy_fraction=1.0)
+    p = plan(Method.REMOTE_POOL, [place(f"half#{i}", "h1", 0, memory_gib=4.0) for i in range(1, 9)])
+    (result,) = slowdowns(p, scenario([half]))
+    assert result.slowdown == pytest.approx(4.0 / (3 / 1.17), rel=1e-6)
+
+
+def test_a_gpu_server_without_rdma_pays_the_tcp_overhead() -> None:
+    """RDMA end to end needs it on the GPU server too: a host without it costs the TCP factor."""
+    job = workload("job", gpus=1.0, memory_gib=20.0)
+    tcp_host = dataclasses.replace(host("h1"), rdma=False)
+    p = plan(Method.REMOTE_POOL, [place("job#1", "h1", 0, memory_gib=20.0)])
+    (over_tcp,) = slowdowns(p, scenario([job], hosts=[tcp_host]))
+    (over_rdma,) = slowdowns(p, scenario([job]))
+    assert over_rdma.slowdown == pytest.approx(1.05)
+    assert over_tcp.slowdown == pytest.approx(
+        remote_pool_slowdown(WorkloadKind.TRAINING, [], Network(rdma=False))
+    )
+    assert over_tcp.slowdown > over_rdma.slowdown
 
 
 def test_remote_pool_alone_pays_only_the_network() -> None:

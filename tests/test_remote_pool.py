@@ -177,3 +177,15 @@ def test_fleet_plans_are_feasible_and_near_the_bound() -> None:
     plan = plan_method(Method.REMOTE_POOL, scenario)
     assert check_plan(plan, scenario) == []
     assert len(plan.gpu_configs) <= 1.05 * plan.lower_bound_gpus
+
+
+def test_a_slow_network_is_named_in_the_plan_notes() -> None:
+    """Above 50 µs or without RDMA the pool still plans, and its notes say the network is worse
+    than VMware's recommendation; a recommended network adds no such note."""
+    instances = [Instance("a#1", workload("a", gpus=0.5, memory_gib=10.0))]
+    slow = Assumptions(network=Network(latency_us=80.0))
+    packing = pack_heuristic(instances, L40S, CATALOG, slow)
+    assert any("worse than VMware's recommendation" in n for n in packing.notes)
+    assert packing.requests
+    fine = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+    assert not any("recommendation" in n for n in fine.notes)
