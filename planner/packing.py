@@ -556,7 +556,12 @@ def size_method(method: Method, scenario: Scenario, server: ServerType) -> Metho
         ]
         cores = sum(r.cpu_cores for r in placed_requests)
         ram = sum(r.ram_gib for r in placed_requests)
-        host_bound = _host_lower_bound(packing.lower_bound_gpus, cores, ram, server)
+        gpu_bound = packing.lower_bound_gpus
+        if dropped:
+            # The bound must cover only what was placed: instances too big for one server are out.
+            kept = [i for i in servable if i.id not in dropped]
+            gpu_bound = _pack(method, kept, model, scenario, "heuristic").lower_bound_gpus
+        host_bound = _host_lower_bound(gpu_bound, cores, ram, server)
         hosts_proven = pool.opened == host_bound
         if not hosts_proven and len(placed_requests) <= _EXACT_HOSTS_MAX_REQUESTS:
             exact_hosts = min_hosts_exact(
@@ -577,8 +582,13 @@ def size_method(method: Method, scenario: Scenario, server: ServerType) -> Metho
         configs = assigned.gpu_configs
         not_placed.extend(assigned.not_placed)
         hosts = tuple(pool.hosts)
-        bound = packing.lower_bound_gpus
-        status = packing.status
+        bound = gpu_bound
+        if len(configs) == bound:
+            status = SolveStatus.OPTIMAL
+        elif dropped:
+            status = SolveStatus.HEURISTIC
+        else:
+            status = packing.status
         notes.extend(packing.notes)
         proof = "proven minimum" if hosts_proven else f"no cluster needs fewer than {host_bound}"
         notes.append(

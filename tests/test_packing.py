@@ -224,6 +224,22 @@ def test_sizing_returns_the_minimum_hosts() -> None:
     assert "proven minimum" in plan.notes[-1]
 
 
+def test_sizing_bound_covers_only_what_fits_one_server() -> None:
+    """A 6-GPU job cannot fit a 4-GPU server: it is not placed, and the lower bound covers only
+    the placed jobs, so the plan never looks better than optimal (ratio ≥ 1)."""
+    workloads = [
+        workload("big", gpus=6, memory_gib=8, vcpus=4, ram_gib=8),
+        workload("small", instances=3, gpus=1, memory_gib=8, vcpus=4, ram_gib=8),
+    ]
+    scenario = _catalog_scenario([], workloads)
+    plan = size_method(Method.PASSTHROUGH, scenario, ServerType("L40S", 4, 32.0, 512.0))
+    assert [n.workload for n in plan.not_placed] == ["big"]
+    assert plan.lower_bound_gpus == len(plan.gpu_configs) == 3
+    assert plan.status is SolveStatus.OPTIMAL
+    assert len(plan.hosts) == 1
+    assert "proven minimum" in plan.notes[-1]
+
+
 @pytest.mark.parametrize("method", list(Method))
 def test_sizing_plans_are_feasible(method: Method) -> None:
     """Sizing an H100 cluster for the 100-GPU fleet gives a feasible plan on the hosts it opens."""
