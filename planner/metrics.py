@@ -15,9 +15,12 @@ from planner.workloads import HOURS_PER_DAY, WorkloadClass
 
 __all__ = [
     "GpuKey",
+    "GpuMemory",
     "PlanMetrics",
     "busy_gpu_share",
     "gpu_compute_utilisation",
+    "gpu_memory",
+    "gpus_held",
     "hosts_of",
     "measure",
     "placements_by_gpu",
@@ -44,7 +47,9 @@ class PlanMetrics:
     instances_not_placed: int
     """Instances the plan could not place [instances]."""
     memory_capacity_gib: float
-    """Frame buffer of the GPUs in use [GiB]."""
+    """Memory of the GPUs in use, each counted as ``max(frame buffer, memory reserved on it)``
+    [GiB]: NVIDIA's vGPU maxima oversubscribe the frame buffer on paper (six 16 GiB H100 16C
+    vGPUs on an 80 GiB GPU), and a utilisation above 1 would misstate the plan."""
     memory_allocated_gib: float
     """Frame buffer reserved for instances: whole GPUs, profiles, MIG instances, shares [GiB]."""
     memory_used_gib: float
@@ -79,19 +84,50 @@ def placements_by_gpu(plan: MethodPlan) -> dict[GpuKey, list[Placement]]:
     return dict(groups)
 
 
+@dataclass(frozen=True)
+class GpuMemory:
+    """Memory of one GPU in use: what it has, what is reserved on it, what instances ask."""
+
+    capacity_gib: float
+    """``max(frame buffer, reserved_gib)`` [GiB]; the remote pool's per-hour rule keeps its
+    reservations within the frame buffer, so there it is the frame buffer."""
+    reserved_gib: float
+    """Frame buffer reserved for the instances on this GPU [GiB]; for the remote pool, in the
+    GPU's busiest hour."""
+    used_gib: float
+    """The instances' own memory on this GPU, each instance's ``memory_gib`` split evenly over
+    the GPUs it holds [GiB]; for the remote pool, in the GPU's busiest hour."""
+
+    @property
+    def utilisation(self) -> float:
+        """``used_gib / capacity_gib`` [0-1]; 0 for a GPU without memory."""
+        return self.used_gib / self.capacity_gib if self.capacity_gib > 0 else 0.0
+
+
+def gpus_held(plan: MethodPlan) -> dict[str, int]:
+    """Physical GPUs each placed instance holds in ``plan`` (its placement rows) [GPUs]."""
+    gpus: dict[str, set[GpuKey]] = defaultdict(set)
+    for placement in plan.placements:
+        gpus[placement.instance].add((placement.host, placement.gpu_index))
+    return {instance: len(keys) for instance, keys in gpus.items()}
+
+
 def _gpus_per_instance(workload: WorkloadClass) -> int:
-    """Physical GPUs one instance spans: a fraction of a GPU still sits on one GPU."""
+    """GPUs one instance spans by its compute alone: a fraction of a GPU still sits on one GPU."""
     return max(1, math.ceil(workload.gpus))
 
 
-def busy_gpu_share(workload: WorkloadClass) -> float:
+def busy_gpu_share(workload: WorkloadClass, gpus: int | None = None) -> float:
     """Week-averaged share of one GPU that one instance keeps busy, per GPU it spans [0-1].
 
-    ``min(gpus, 1) × busy_fraction × (active hours per day / 24) × (days per week / 7)``: a
-    quarter-GPU notebook busy half its active time, 6 h a day, 5 days a week, keeps its GPU
-    ``0.25 × 0.5 × 0.25 × 5/7 = 0.0223`` busy.
+    ``min(gpus asked / GPUs held, 1) × busy_fraction × (active hours per day / 24) × (days per
+    week / 7)``: a quarter-GPU notebook busy half its active time, 6 h a day, 5 days a week,
+    keeps its GPU ``0.25 × 0.5 × 0.25 × 5/7 = 0.0223`` busy. ``gpus`` is the number of GPUs the
+    instance holds [GPUs], by default ``max(1, ceil(workload.gpus))``; a 0.5-GPU instance whose
+    memory takes two GPUs keeps each a quarter busy.
     """
-    per_gpu_demand = min(workload.gpus, 1.0)
+    held = gpus if gpus is not None else _gpus_per_instance(workload)
+    per_gpu_demand = min(workload.gpus / max(held, 1), 1.0)
     active_share = workload.active_hours_per_day / HOURS_PER_DAY
     return (
         per_gpu_demand
@@ -104,32 +140,85 @@ def busy_gpu_share(workload: WorkloadClass) -> float:
 def gpu_compute_utilisation(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float]:
     """Week-averaged compute utilisation of every GPU in use [0-1], capped at 1."""
     by_name = {w.name: w for w in scenario.workloads}
+    held = gpus_held(plan)
     utilisation: dict[GpuKey, float] = {}
     for key, placements in placements_by_gpu(plan).items():
-        busy = sum(busy_gpu_share(by_name[p.workload]) for p in placements)
+        busy = sum(busy_gpu_share(by_name[p.workload], held[p.instance]) for p in placements)
         utilisation[key] = min(busy, 1.0)
     return utilisation
+
+
+def gpu_memory(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, GpuMemory]:
+    """Memory capacity, reservations and use of every GPU in use; see ``GpuMemory``.
+
+    Capacity is ``max(frame buffer, reserved)`` because NVIDIA's vGPU maxima oversubscribe the
+    frame buffer on paper (H100 16C: six 16 GiB vGPUs on 80 GiB); dividing by the frame buffer
+    alone would report a GPU more than fully used.
+    """
+    by_name = {w.name: w for w in scenario.workloads}
+    held = gpus_held(plan)
+    figures: dict[GpuKey, GpuMemory] = {}
+    for key, placements in placements_by_gpu(plan).items():
+        frame_buffer = _gpu_memory_gib(scenario, placements[0].gpu_model)
+        if plan.method is Method.REMOTE_POOL:
+            reserved = _busiest_hour_gib(
+                (p.instance, by_name[p.workload], p.memory_gib) for p in placements
+            )
+            used = _busiest_hour_gib(
+                (
+                    p.instance,
+                    by_name[p.workload],
+                    _memory_per_gpu_gib(by_name[p.workload], held[p.instance]),
+                )
+                for p in placements
+            )
+            capacity = frame_buffer
+        else:
+            reserved = sum(p.memory_gib for p in placements)
+            used = sum(
+                _memory_per_gpu_gib(by_name[p.workload], held[p.instance]) for p in placements
+            )
+            capacity = max(frame_buffer, reserved)
+        figures[key] = GpuMemory(capacity_gib=capacity, reserved_gib=reserved, used_gib=used)
+    return figures
+
+
+def _memory_per_gpu_gib(workload: WorkloadClass, gpus: int) -> float:
+    """An instance's own memory on each of the ``gpus`` GPUs it holds [GiB]."""
+    return workload.memory_gib / max(gpus, 1)
 
 
 def _gpu_memory_gib(scenario: Scenario, gpu_model: str) -> float:
     return scenario.catalog.gpus[gpu_model].memory_gib
 
 
+def _gpus_per_workload(plan: MethodPlan, scenario: Scenario) -> dict[str, int]:
+    """GPUs one instance of each workload holds: the most any of its placed instances holds,
+    else ``max(1, ceil(gpus))`` for a workload with nothing placed [GPUs]."""
+    spans = {w.name: 0 for w in scenario.workloads}
+    held = gpus_held(plan)
+    for placement in plan.placements:
+        spans[placement.workload] = max(spans[placement.workload], held[placement.instance])
+    return {
+        w.name: spans[w.name] if spans[w.name] > 0 else _gpus_per_instance(w)
+        for w in scenario.workloads
+    }
+
+
 def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario) -> float:
     """Memory on GPUs in use that no instance can use [GiB]; see ``PlanMetrics``."""
     by_name = {w.name: w for w in scenario.workloads}
+    held = gpus_held(plan)
+    spans = _gpus_per_workload(plan, scenario)
     # The smallest per-GPU memory request any workload makes: free memory below it is stranded.
     smallest_request_gib = min(
-        (w.memory_gib / _gpus_per_instance(w) for w in scenario.workloads), default=0.0
+        (_memory_per_gpu_gib(w, spans[w.name]) for w in scenario.workloads), default=0.0
     )
     stranded = 0.0
     for placements in placements_by_gpu(plan).values():
         capacity = _gpu_memory_gib(scenario, placements[0].gpu_model)
         reserved = sum(p.memory_gib for p in placements)
-        needed = sum(
-            by_name[p.workload].memory_gib / _gpus_per_instance(by_name[p.workload])
-            for p in placements
-        )
+        needed = sum(_memory_per_gpu_gib(by_name[p.workload], held[p.instance]) for p in placements)
         # Memory reserved for an instance beyond its own need helps no other instance.
         stranded += max(reserved - needed, 0.0)
         free = max(capacity - reserved, 0.0)
@@ -137,18 +226,24 @@ def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario) -> float:
         exclusive = plan.method is Method.PASSTHROUGH or any(
             p.profile == "whole GPU" for p in placements
         )
-        mig_usable = _mig_room_usable(placements, scenario) if plan.method is Method.MIG else None
+        mig_usable = (
+            _mig_room_usable(placements, scenario, spans) if plan.method is Method.MIG else None
+        )
         if exclusive or free < smallest_request_gib or mig_usable is False:
             stranded += free
     return stranded
 
 
-def _mig_room_usable(placements: list[Placement], scenario: Scenario) -> bool | None:
+def _mig_room_usable(
+    placements: list[Placement], scenario: Scenario, spans: Mapping[str, int]
+) -> bool | None:
     """Whether some workload fits a MIG instance in the GPU's free slices; None if unknown.
 
     The free room is usable when a profile of the model can start at a free memory slice, its
     memory slices are all free, enough compute slices remain, and some workload's per-GPU memory
     and compute share fit the profile (NVIDIA's placement table, as ``catalog.mig_profiles``).
+    ``spans`` gives the GPUs one instance of each workload holds, over which its memory and
+    compute are split.
     """
     model = scenario.catalog.gpus[placements[0].gpu_model]
     profiles = {p.name: p for p in scenario.catalog.mig_profiles.get(model.name, ())}
@@ -167,8 +262,9 @@ def _mig_room_usable(placements: list[Placement], scenario: Scenario) -> bool | 
             for start in profile.starts
         )
         if fits_slices and any(
-            w.memory_gib / _gpus_per_instance(w) <= profile.memory_gib
-            and min(w.gpus, 1.0) <= profile.compute_slices / model.mig_compute_slices
+            _memory_per_gpu_gib(w, spans[w.name]) <= profile.memory_gib
+            and min(w.gpus / spans[w.name], 1.0)
+            <= profile.compute_slices / model.mig_compute_slices
             for w in scenario.workloads
         ):
             return True
@@ -215,15 +311,15 @@ def _busiest_hour_gib(held: Iterable[tuple[str, WorkloadClass, float]]) -> float
 def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
     """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
 
-    Compute utilisation is ``Σ busy_gpu_share(instance) / gpus_used`` summed over each GPU an
-    instance spans, with each GPU capped at fully busy.
+    Compute utilisation is ``Σ busy_gpu_share(instance, GPUs it holds) / gpus_used`` summed over
+    each GPU an instance holds, with each GPU capped at fully busy.
     """
     by_name: Mapping[str, WorkloadClass] = {w.name: w for w in scenario.workloads}
     groups = placements_by_gpu(plan)
     gpus_used = len(groups)
     hosts_used = len({host for host, _ in groups})
     placed = {p.instance: p.workload for p in plan.placements}
-    capacity = sum(_gpu_memory_gib(scenario, ps[0].gpu_model) for ps in groups.values())
+    capacity = sum(g.capacity_gib for g in gpu_memory(plan, scenario).values())
     if plan.method is Method.REMOTE_POOL:
         allocated = _busiest_hour_gib(
             (p.instance, by_name[p.workload], p.memory_gib) for p in plan.placements

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from planner.metrics import busy_gpu_share, gpu_compute_utilisation, measure
+from planner.metrics import busy_gpu_share, gpu_compute_utilisation, gpu_memory, measure
 from planner.plan import Method, NotPlaced, Placement
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
@@ -154,3 +154,67 @@ def test_remote_pool_memory_counts_the_busiest_hour_not_the_sum() -> None:
     assert m.memory_used_gib == pytest.approx(40.0)
     assert m.memory_allocated_gib == pytest.approx(40.0)
     assert m.memory_utilisation == pytest.approx(0.5)
+
+
+def _vgpu_16c(count: int) -> list[Placement]:
+    return [
+        place(f"sixteen#{i}", "h1", 0, profile="16C", memory_gib=16.0) for i in range(1, count + 1)
+    ]
+
+
+def test_memory_utilisation_stays_within_one_when_nvidia_oversubscribes() -> None:
+    """NVIDIA allows six H100 16C vGPUs (96 GiB) on an 80 GiB GPU: capacity counts the 96 GiB
+    reserved, so memory utilisation is 1.0, never above its [0-1] range."""
+    sixteen = workload("sixteen", instances=6, gpus=0.1, memory_gib=16.0)
+    p = plan(Method.VGPU, _vgpu_16c(6))
+    m = measure(p, scenario([sixteen]))
+    assert m.memory_capacity_gib == pytest.approx(96.0)
+    assert m.memory_utilisation == pytest.approx(1.0)
+    per_gpu = gpu_memory(p, scenario([sixteen]))[("h1", 0)]
+    assert (per_gpu.capacity_gib, per_gpu.reserved_gib) == (pytest.approx(96.0), 96.0)
+    assert per_gpu.utilisation == pytest.approx(1.0)
+
+
+def test_memory_capacity_is_the_frame_buffer_when_reservations_fit() -> None:
+    """Five 16C vGPUs reserve 80 GiB of an 80 GiB GPU: capacity stays the physical 80 GiB."""
+    sixteen = workload("sixteen", instances=5, gpus=0.1, memory_gib=8.0)
+    p = plan(Method.VGPU, _vgpu_16c(5))
+    per_gpu = gpu_memory(p, scenario([sixteen]))[("h1", 0)]
+    assert per_gpu.capacity_gib == pytest.approx(80.0)
+    assert per_gpu.used_gib == pytest.approx(40.0)
+    assert per_gpu.utilisation == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("method", "profile"),
+    [(Method.PASSTHROUGH, "whole GPU"), (Method.VGPU, "80C"), (Method.MIG, "7g.80gb")],
+)
+def test_instance_spread_over_more_gpus_than_its_compute_asks(method: Method, profile: str) -> None:
+    """A 0.5-GPU, 100 GiB instance holds two 80 GiB GPUs whatever the method: each GPU carries
+    half its memory (50 GiB, so 30 GiB stranded per GPU) and a quarter GPU of its compute."""
+    wide = workload("wide", gpus=0.5, memory_gib=100.0)
+    rows = [
+        place("wide#1", "h1", gpu, profile=profile, memory_gib=80.0, start_slice=0)
+        for gpu in (0, 1)
+    ]
+    p = plan(method, rows)
+    m = measure(p, scenario([wide]))
+    assert m.stranded_memory_gib == pytest.approx(60.0)
+    assert m.compute_utilisation == pytest.approx(0.25)
+    assert gpu_compute_utilisation(p, scenario([wide])) == {
+        ("h1", 0): pytest.approx(0.25),
+        ("h1", 1): pytest.approx(0.25),
+    }
+    assert gpu_memory(p, scenario([wide]))[("h1", 1)].used_gib == pytest.approx(50.0)
+
+
+def test_remote_pool_gpu_memory_counts_its_busiest_hour() -> None:
+    """A pooled GPU holding a day and a night job of 40 GiB each uses 40 GiB at most at once."""
+    day = workload("day", gpus=0.5, memory_gib=40.0, schedule=OFFICE)
+    night = workload("night", gpus=0.5, memory_gib=40.0, schedule=NIGHT)
+    p = plan(
+        Method.REMOTE_POOL,
+        [place("day#1", "h1", 0, memory_gib=40.0), place("night#1", "h1", 0, memory_gib=40.0)],
+    )
+    per_gpu = gpu_memory(p, scenario([day, night]))[("h1", 0)]
+    assert (per_gpu.capacity_gib, per_gpu.reserved_gib, per_gpu.used_gib) == (80.0, 40.0, 40.0)
