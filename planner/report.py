@@ -8,6 +8,7 @@ turn it into tables with documented columns for the dashboard and the workbook, 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from planner.costs import (
     workload_usd_per_instance_year,
 )
 from planner.feasibility import check_plan
-from planner.inventory import ServerType
+from planner.inventory import Inventory, ServerType
 from planner.metrics import (
     PlanMetrics,
     gpu_compute_utilisation,
@@ -152,9 +153,14 @@ def plan_scenario(
 def size_cluster(
     scenario: Scenario, server: ServerType, *, methods: Sequence[Method] = tuple(Method)
 ) -> ScenarioPlan:
-    """Count the servers of type ``server`` each method needs for the mix, and measure each."""
-    plans = (size_method(method, scenario, server) for method in methods)
-    return assemble(scenario, plans, question="size", server=server)
+    """Count the servers of type ``server`` each method needs for the mix, and measure each.
+
+    The plans are measured against the servers they open only: the inventory plays no part in
+    sizing, so a method that opens no server has no GPUs available either.
+    """
+    plans = tuple(size_method(method, scenario, server) for method in methods)
+    sized = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
+    return assemble(sized, plans, question="size", server=server)
 
 
 COMPARISON_COLUMNS: Mapping[str, str] = MappingProxyType(

@@ -262,6 +262,17 @@ def test_size_cluster_opens_servers_of_the_type() -> None:
         assert {p.host for p in result.plan.placements} <= {h.name for h in result.plan.hosts}
 
 
+def test_a_sized_method_that_opens_no_server_has_no_gpus_available() -> None:
+    """Sizing measures each plan on the servers it opened: MIG on a server without MIG opens
+    none, so it has 0 GPUs available, not the inventory's."""
+    server = ServerType(gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0)
+    sp = size_cluster(_real_scenario(), server, methods=(Method.MIG, Method.VGPU))
+    mig, vgpu = sp.results
+    assert mig.plan.hosts == ()
+    assert mig.metrics.gpus_available == 0
+    assert vgpu.metrics.gpus_available == server.gpus * len(vgpu.plan.hosts) > 0
+
+
 def test_rule_breaking_placement_is_flagged() -> None:
     """If a plan places a class its rules bar (a looser packer rule), the recommendation says so."""
     local = workload("nb", instances=4, gpus=0.25, memory_gib=20.0, latency_tolerant=False)
