@@ -56,24 +56,40 @@ def group_by_profile(
     a stable sort by priority (most urgent first, input order within a priority), so queues are
     in hand-out order. ``choose`` is called once per workload class.
     """
-    # Keyed by object identity: the classes outlive this call, and hashing them is slow.
-    choices: dict[int, ChoiceT | str] = {}
     demand: Demand[ChoiceT, ProfileT] = Demand()
+    # Where each workload class's instances go, worked out at its first instance: the reason it
+    # is not eligible, or its choice and its partial profile's queue (None: whole GPUs). Keyed by
+    # object identity: the classes outlive this call, and hashing them is slow.
+    routes: dict[int, str | tuple[ChoiceT, list[Instance] | None]] = {}
     for instance in sorted(instances, key=lambda i: i.workload.priority):
         workload = instance.workload
-        if id(workload) not in choices:
-            choices[id(workload)] = choose(workload)
-        choice = choices[id(workload)]
-        if isinstance(choice, str):
-            demand.not_placed.append(NotPlaced(instance.id, workload.name, choice))
+        route = routes.get(id(workload))
+        if route is None:
+            route = routes[id(workload)] = _route(choose(workload), partial_profile, demand)
+        if isinstance(route, str):
+            demand.not_placed.append(NotPlaced(instance.id, workload.name, route))
             continue
-        profile = partial_profile(choice)
-        if profile is None:
+        choice, queue = route
+        if queue is None:
             demand.whole.append((instance, choice))
         else:
-            demand.profiles[profile.name] = profile
-            demand.shared.setdefault(profile.name, []).append(instance)
+            queue.append(instance)
     return demand
+
+
+def _route(
+    choice: ChoiceT | str,
+    partial_profile: Callable[[ChoiceT], ProfileT | None],
+    demand: Demand[ChoiceT, ProfileT],
+) -> str | tuple[ChoiceT, list[Instance] | None]:
+    """A class's route: the reason, or its choice with its profile's queue (made if new)."""
+    if isinstance(choice, str):
+        return choice
+    profile = partial_profile(choice)
+    if profile is None:
+        return choice, None
+    demand.profiles[profile.name] = profile
+    return choice, demand.shared.setdefault(profile.name, [])
 
 
 def request_for(
