@@ -12,9 +12,13 @@ it, so the exact and heuristic packers of all four methods answer to the same ru
 - passthrough never shares a GPU;
 - vGPU: profiles exist for the model; equal-size mode never mixes profiles on a GPU and keeps the
   equal-size maximum, mixed-size mode keeps each profile's mixed maximum, host-equal mode also
-  never mixes partial profile sizes on one host;
+  never mixes partial profile sizes on one host; one VM holds at most ``max_vgpus_per_vm`` vGPUs
+  (4 on vSphere 7, 8 on vSphere 8) and, on vSphere 7, combines full-frame-buffer profiles only;
+  under the fixed-share scheduler a vGPU's time share ``1 / max per GPU`` covers ``min(gpus, 1)``;
 - MIG: each GPU instance starts where the catalog allows, memory slices never overlap, compute
-  slices stay within the GPU's, and no profile exceeds its per-GPU maximum.
+  slices stay within the GPU's, no profile exceeds its per-GPU maximum, each instance's
+  ``compute_slices / GPU compute slices`` covers ``min(gpus, 1)`` on every GPU it holds, and a
+  MIG-backed vGPU VM holds at most ``max_vgpus_per_vm`` GPU instances.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from planner.assumptions import VgpuMode
+from planner.assumptions import VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import GpuModel
 from planner.inventory import Host
 from planner.plan import Method, MethodPlan, Placement
@@ -36,6 +40,8 @@ _MEMORY_TOLERANCE_GIB = 1e-6
 """Float slack on memory sums [GiB]."""
 _HOST_TOLERANCE = 1e-6
 """Float slack on core and RAM sums [cores, GiB]."""
+_SHARE_TOLERANCE = 1e-9
+"""Float slack on compute shares [-]."""
 
 GpuKey = tuple[str, int]
 
@@ -70,6 +76,7 @@ def check_plan(plan: MethodPlan, scenario: Scenario) -> list[str]:
     problems += _instance_problems(plan, by_instance, workloads, scenario)
     problems += _eligibility_problems(plan, by_instance, workloads, hosts, scenario)
     problems += _host_problems(plan.method, good_rows, hosts, workloads)
+    problems += _vm_problems(plan.method, good_rows, scenario)
     for key in sorted(by_gpu):
         rows = by_gpu[key]
         model = scenario.catalog.gpus[rows[0].gpu_model]
@@ -260,8 +267,111 @@ def _gpu_problems(
         problems.append(f"{_gpu_name(key)} is shared by {len(rows)} passthrough instances")
     if method is Method.VGPU:
         problems += _vgpu_problems(key, rows, model, scenario)
+        problems += _fixed_share_problems(key, rows, model, workloads, scenario)
     if method is Method.MIG:
         problems += _mig_problems(key, rows, model, scenario)
+        problems += _mig_compute_problems(key, rows, model, workloads, scenario)
+    return problems
+
+
+def _vm_problems(method: Method, rows: Sequence[Placement], scenario: Scenario) -> list[str]:
+    """One VM's vGPUs: at most ``max_vgpus_per_vm``, and full profiles only when combined on
+    vSphere 7 (vSphere 8 allows any C-series). MIG-backed vGPU gives one vGPU per GPU instance,
+    so its VMs keep the same maximum."""
+    assumptions = scenario.assumptions
+    if method is not Method.VGPU and not (method is Method.MIG and assumptions.mig_backed_vgpu):
+        return []
+    version = assumptions.vsphere_version
+    most = version.max_vgpus_per_vm
+    by_instance: dict[str, list[Placement]] = defaultdict(list)
+    for row in rows:
+        by_instance[row.instance].append(row)
+    problems: list[str] = []
+    for instance in sorted(by_instance):
+        vgpus = by_instance[instance]
+        if len(vgpus) <= 1:
+            continue
+        if len(vgpus) > most:
+            problems.append(
+                f"{instance} holds {len(vgpus)} vGPUs in one VM but vSphere {version.value} "
+                f"allows at most {most}"
+            )
+        if method is not Method.VGPU or version is not VsphereVersion.V7:
+            continue
+        partial = sorted({r.profile for r in vgpus if not _is_full_vgpu(r, scenario)})
+        if partial:
+            problems.append(
+                f"{instance} combines {len(vgpus)} vGPUs including partial profile "
+                f"{', '.join(partial)}, but vSphere 7 combines full-frame-buffer profiles only"
+            )
+    return problems
+
+
+def _is_full_vgpu(row: Placement, scenario: Scenario) -> bool:
+    """Whether the row's vGPU profile is full-frame-buffer (unknown profiles are reported
+    elsewhere, so they count as full here)."""
+    profiles = {p.name: p for p in scenario.catalog.vgpu_profiles.get(row.gpu_model, ())}
+    profile = profiles.get(row.profile)
+    return profile is None or profile.is_full
+
+
+def _fixed_share_problems(
+    key: GpuKey,
+    rows: Sequence[Placement],
+    model: GpuModel,
+    workloads: Mapping[str, WorkloadClass],
+    scenario: Scenario,
+) -> list[str]:
+    """Fixed share gives each vGPU ``1 / max per GPU`` of the GPU's time (the equal or mixed
+    maximum, by mode); that share must cover the instance's ``min(gpus, 1)``. Best effort and
+    equal share reserve no compute, so they have nothing to cover."""
+    from planner.vgpu import max_per_gpu
+
+    assumptions = scenario.assumptions
+    if assumptions.vgpu_scheduler is not VgpuScheduler.FIXED_SHARE:
+        return []
+    profiles = {p.name: p for p in scenario.catalog.vgpu_profiles.get(model.name, ())}
+    problems: list[str] = []
+    for row in rows:
+        profile = profiles.get(row.profile)
+        if profile is None:
+            continue  # reported as an unknown profile
+        most = max_per_gpu(profile, assumptions.vgpu_mode)
+        share = 1 / most
+        needed = min(workloads[row.workload].gpus, 1.0)
+        if share + _SHARE_TOLERANCE < needed:
+            problems.append(
+                f"{row.instance}: {profile.name} on {_gpu_name(key)} gets 1/{most} of the GPU "
+                f"under the fixed-share scheduler but needs {needed:g} GPU of compute"
+            )
+    return problems
+
+
+def _mig_compute_problems(
+    key: GpuKey,
+    rows: Sequence[Placement],
+    model: GpuModel,
+    workloads: Mapping[str, WorkloadClass],
+    scenario: Scenario,
+) -> list[str]:
+    """A GPU instance's ``compute_slices / GPU compute slices`` covers the instance's
+    ``min(gpus, 1)``: MIG compute is dedicated, so a smaller slice cannot run it at its rate."""
+    profiles = {p.name: p for p in scenario.catalog.mig_profiles.get(model.name, ())}
+    if model.mig_compute_slices <= 0:
+        return []
+    problems: list[str] = []
+    for row in rows:
+        profile = profiles.get(row.profile)
+        if profile is None:
+            continue  # reported as an unknown profile
+        share = profile.compute_slices / model.mig_compute_slices
+        needed = min(workloads[row.workload].gpus, 1.0)
+        if share + _SHARE_TOLERANCE < needed:
+            problems.append(
+                f"{row.instance}: {profile.name} on {_gpu_name(key)} has "
+                f"{profile.compute_slices}/{model.mig_compute_slices} of the compute but needs "
+                f"{needed:g} GPU"
+            )
     return problems
 
 

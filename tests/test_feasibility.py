@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.fleets import NIGHT, OFFICE, fleet, host, scenario_of, workload
-from planner.assumptions import Assumptions, VgpuMode
+from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.catalog import load_catalog
 from planner.feasibility import check_plan
 from planner.packing import plan_method
@@ -333,3 +333,84 @@ def test_remote_pool_clients_take_no_host_cores() -> None:
     scenario = _scenario([workload("a", instances=4, gpus=0.25, memory_gib=20, vcpus=10)])
     rows = [_row(f"a#{i}", profile="share", memory_gib=20, compute=0.0) for i in range(1, 5)]
     assert _check(Method.REMOTE_POOL, scenario, rows) == []
+
+
+def _vm_scenario(version: VsphereVersion) -> Scenario:
+    hosts = [host("big", H100, 8, cpu_cores=64, ram_gib=512)]
+    classes = [workload("vm", gpus=2, memory_gib=70, vcpus=2, ram_gib=8)]
+    return scenario_of([], hosts, classes, Assumptions(vsphere_version=version), catalog=CATALOG)
+
+
+def _vm_rows(profile: str, memory_gib: float, gpus: int) -> list[Placement]:
+    return [
+        _row("vm#1", "big", gpu, profile=profile, memory_gib=memory_gib, compute=1.0)
+        for gpu in range(gpus)
+    ]
+
+
+def test_vsphere_7_combines_only_full_profiles_in_one_vm() -> None:
+    """On vSphere 7 a VM holding several vGPUs may hold full-frame-buffer profiles only: two
+    40C vGPUs in one VM break the rule, two 80C do not, and vSphere 8 allows the 40C pair."""
+    v7 = _vm_scenario(VsphereVersion.V7)
+    partial = _vm_rows("40C", 40, 2)
+    assert _has(_check(Method.VGPU, v7, partial), "vm#1", "40C", "vSphere 7", "full")
+    assert _check(Method.VGPU, v7, _vm_rows("80C", 80, 2)) == []
+    assert _check(Method.VGPU, _vm_scenario(VsphereVersion.V8), partial) == []
+
+
+@pytest.mark.parametrize(("version", "most"), [(VsphereVersion.V7, 4), (VsphereVersion.V8, 8)])
+def test_one_vm_holds_at_most_the_vsphere_maximum_of_vgpus(
+    version: VsphereVersion, most: int
+) -> None:
+    """A VM holds at most 4 vGPUs on vSphere 7 and 8 on vSphere 8: one more is reported."""
+    hosts = [host("big", H100, 9, cpu_cores=64, ram_gib=512)]
+    classes = [workload("vm", gpus=2, memory_gib=70, vcpus=2, ram_gib=8)]
+    scenario = scenario_of(
+        [], hosts, classes, Assumptions(vsphere_version=version), catalog=CATALOG
+    )
+    assert _check(Method.VGPU, scenario, _vm_rows("80C", 80, most)) == []
+    too_many = _vm_rows("80C", 80, most + 1)
+    assert _has(_check(Method.VGPU, scenario, too_many), f"{most + 1} vGPUs", f"at most {most}")
+
+
+def test_mig_instance_covers_its_compute_share() -> None:
+    """A MIG instance's compute slices cover min(gpus, 1): a 0.5-GPU instance on a 1g.20gb
+    (1/7 of the compute) is reported; on a 4g.40gb (4/7) it passes."""
+    scenario = _scenario([workload("half", gpus=0.5, memory_gib=15, vcpus=2, ram_gib=8)])
+    small = [_mig("half#1", "1g.20gb", 0, 20)]
+    assert _has(_check(Method.MIG, scenario, small), "half#1", "1g.20gb", "0.5")
+    assert _check(Method.MIG, scenario, [_mig("half#1", "4g.40gb", 0, 40)]) == []
+
+
+def test_multi_gpu_mig_instance_takes_whole_gpus_of_compute() -> None:
+    """A 2-GPU instance needs all the compute of each GPU it holds: 3g.40gb on each is reported."""
+    scenario = _scenario([workload("two", gpus=2, memory_gib=70, vcpus=2, ram_gib=8)])
+    rows = [_row("two#1", gpu=g, profile="3g.40gb", memory_gib=40, start=0) for g in (0, 1)]
+    assert _has(_check(Method.MIG, scenario, rows), "two#1", "3g.40gb")
+    whole = [_row("two#1", gpu=g, profile="7g.80gb", memory_gib=80, start=0) for g in (0, 1)]
+    assert _check(Method.MIG, scenario, whole) == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "profile", "memory_gib", "ok"),
+    [
+        (VgpuMode.EQUAL_SIZE, "20C", 20, False),  # 1/4 of the GPU
+        (VgpuMode.EQUAL_SIZE, "40C", 40, True),  # 1/2
+        (VgpuMode.MIXED_SIZE, "16C", 16, False),  # 1/4 in mixed mode (1/6 equal)
+        (VgpuMode.MIXED_SIZE, "40C", 40, True),
+    ],
+)
+def test_fixed_share_vgpu_covers_the_instance_compute(
+    mode: VgpuMode, profile: str, memory_gib: float, ok: bool
+) -> None:
+    """Under the fixed-share scheduler a vGPU gets 1 / (max per GPU in the mode) of the GPU:
+    that share must cover the instance's min(gpus, 1); best effort reserves nothing to check."""
+    half = workload("half", gpus=0.5, memory_gib=15, vcpus=2, ram_gib=8, needs_live_migration=True)
+    fixed = _scenario([half], Assumptions(vgpu_mode=mode, vgpu_scheduler=VgpuScheduler.FIXED_SHARE))
+    rows = [_row("half#1", profile=profile, memory_gib=memory_gib, compute=0.0)]
+    problems = _check(Method.VGPU, fixed, rows)
+    assert (problems == []) is ok
+    if not ok:
+        assert _has(problems, "half#1", profile, "fixed-share", "0.5")
+    best_effort = _scenario([half], Assumptions(vgpu_mode=mode))
+    assert _check(Method.VGPU, best_effort, rows) == []
