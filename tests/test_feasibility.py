@@ -82,6 +82,35 @@ def test_plans_from_the_packers_are_feasible(method: Method) -> None:
         assert check_plan(plan_method(method, scenario, exact=exact), scenario) == []
 
 
+@pytest.mark.parametrize(
+    ("version", "mode"),
+    [(VsphereVersion.V7, VgpuMode.EQUAL_SIZE), (VsphereVersion.V8, VgpuMode.MIXED_SIZE)],
+)
+@pytest.mark.parametrize("method", [Method.VGPU, Method.MIG])
+def test_multi_gpu_and_fixed_share_plans_are_feasible(
+    method: Method, version: VsphereVersion, mode: VgpuMode
+) -> None:
+    """Plans holding multi-GPU VMs (2 and 6 GPUs, and 0.5 GPU whose 100 GiB takes two) under the
+    fixed-share scheduler keep the per-VM vGPU and compute-share rules on vSphere 7 and 8."""
+    base = fleet(20)
+    extra = (
+        workload("two", instances=3, gpus=2, memory_gib=100),
+        workload("wide", instances=2, gpus=0.5, memory_gib=100),
+        workload("six", gpus=6, memory_gib=300),
+        workload("half", instances=4, gpus=0.5, memory_gib=15),
+    )
+    assumptions = replace(
+        base.assumptions,
+        vsphere_version=version,
+        vgpu_mode=mode,
+        vgpu_scheduler=VgpuScheduler.FIXED_SHARE,
+    )
+    scenario = replace(base, workloads=(*base.workloads, *extra), assumptions=assumptions)
+    plan = plan_method(method, scenario, exact=False)
+    assert {p.workload for p in plan.placements} >= {"two", "wide", "half"}
+    assert check_plan(plan, scenario) == []
+
+
 def test_a_correct_hand_made_plan_passes() -> None:
     """A plan that follows every rule gives no problems (so the checks below are not noise)."""
     scenario = _scenario([workload("a", memory_gib=16)])
