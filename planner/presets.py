@@ -15,26 +15,9 @@ from types import MappingProxyType
 
 import pandas as pd
 
-__all__ = ["PRESETS", "WORKLOAD_COLUMNS", "Preset", "preset_frame"]
+from planner.workloads import WORKLOAD_COLUMNS
 
-WORKLOAD_COLUMNS = (
-    "name",
-    "kind",
-    "instances",
-    "gpus",
-    "memory_gib",
-    "busy_fraction",
-    "active_hours",
-    "days_per_week",
-    "vcpus",
-    "ram_gib",
-    "live_migration",
-    "isolation",
-    "latency_tolerant",
-    "priority",
-    "gpu_models",
-)
-"""Columns of the workload CSV, in the template's order."""
+__all__ = ["PRESETS", "WORKLOAD_COLUMNS", "Preset", "preset_frame"]
 
 
 @dataclass(frozen=True)
