@@ -28,6 +28,7 @@ from planner.inventory import Inventory, ServerType
 from planner.metrics import (
     PlanMetrics,
     gpu_compute_utilisation,
+    gpu_memory,
     measure,
     placements_by_gpu,
 )
@@ -315,16 +316,12 @@ def utilisation_frame(plan: ScenarioPlan) -> pd.DataFrame:
         "memory_utilisation",
         "compute_utilisation",
     ]
-    by_name = {w.name: w for w in plan.scenario.workloads}
     rows = []
     for r in plan.results:
         compute = gpu_compute_utilisation(r.plan, plan.scenario)
+        memory = gpu_memory(r.plan, plan.scenario)
         for (host, index), placements in placements_by_gpu(r.plan).items():
-            capacity = plan.scenario.catalog.gpus[placements[0].gpu_model].memory_gib
-            used = sum(
-                by_name[p.workload].memory_gib / max(1, math.ceil(by_name[p.workload].gpus))
-                for p in placements
-            )
+            figures = memory[(host, index)]
             rows.append(
                 {
                     "method": r.method.value,
@@ -334,10 +331,10 @@ def utilisation_frame(plan: ScenarioPlan) -> pd.DataFrame:
                     "gpu_model": placements[0].gpu_model,
                     "gpu_config": r.plan.gpu_configs.get((host, index), ""),
                     "instances": len({p.instance for p in placements}),
-                    "memory_gib": capacity,
-                    "memory_reserved_gib": sum(p.memory_gib for p in placements),
-                    "memory_used_gib": used,
-                    "memory_utilisation": used / capacity if capacity > 0 else 0.0,
+                    "memory_gib": figures.capacity_gib,
+                    "memory_reserved_gib": figures.reserved_gib,
+                    "memory_used_gib": figures.used_gib,
+                    "memory_utilisation": figures.utilisation,
                     "compute_utilisation": compute[(host, index)],
                 }
             )

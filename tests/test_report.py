@@ -28,7 +28,7 @@ from planner.report import (
 )
 from planner.scenario import Scenario
 from planner.workloads import WorkloadKind
-from tests.report_fixtures import host, place, plan, scenario, workload
+from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 
 def _notebooks(kind: WorkloadKind = WorkloadKind.INFERENCE, busy: float = 0.1) -> Scenario:
@@ -113,6 +113,20 @@ def test_cost_frame_is_long_form_summing_to_totals(notebook_plan: ScenarioPlan) 
     totals = frame.groupby("method")["usd_per_year"].sum()
     for result in notebook_plan.results:
         assert totals[result.method.value] == pytest.approx(result.cost.total_usd_per_year)
+
+
+def test_pool_gpu_utilisation_counts_its_busiest_hour() -> None:
+    """A day job and a night job sharing one pooled 80 GiB GPU hold 40 GiB at any hour: the GPU's
+    memory utilisation is 0.5, not the 1.0 a sum over the day would claim."""
+    day = workload("day", gpus=0.5, memory_gib=40.0, schedule=OFFICE)
+    night = workload("night", gpus=0.5, memory_gib=40.0, schedule=NIGHT)
+    pooled = plan(
+        Method.REMOTE_POOL,
+        [place("day#1", "h1", 0, memory_gib=40.0), place("night#1", "h1", 0, memory_gib=40.0)],
+    )
+    (row,) = utilisation_frame(assemble(scenario([day, night]), [pooled])).to_dict("records")
+    assert row["memory_used_gib"] == pytest.approx(40.0)
+    assert row["memory_utilisation"] == pytest.approx(0.5)
 
 
 def test_utilisation_frame_per_gpu(notebook_plan: ScenarioPlan) -> None:
