@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.problems import InputError, InputProblem
 from planner.report import MethodResult, Recommendation, ScenarioPlan
@@ -13,6 +14,7 @@ from ui import format as fmt
 from ui import planning, session
 
 __all__ = [
+    "accept_upload",
     "feasibility_notice",
     "headline",
     "method_summary",
@@ -22,6 +24,43 @@ __all__ = [
     "stop_if_empty",
     "table",
 ]
+
+
+def accept_upload(
+    uploaded: UploadedFile | None,
+    *,
+    seen_key: str,
+    in_use: session.InputFile | None,
+    in_use_name: str,
+    problems: Callable[[session.InputFile], Sequence[InputProblem]],
+    commit: Callable[[session.InputFile], object],
+) -> session.InputFile | None:
+    """Take a file from an uploader: a new upload that ``problems`` accepts is committed once
+    (the user's intent to plan with it); while an unusable one sits in the uploader, say why and
+    that ``in_use_name`` stays in use.
+
+    Returns the uploaded file when it is usable but not the one in use (the user dropped it or
+    chose another since), so the page may offer it again; None otherwise.
+    """
+    if uploaded is None:
+        return None
+    file = session.InputFile(name=uploaded.name, content=uploaded.getvalue())
+    if uploaded.file_id != st.session_state.get(seen_key):
+        st.session_state[seen_key] = uploaded.file_id
+        if not problems(file):
+            commit(file)
+    if file == in_use:
+        return None
+    found = problems(file)
+    if not found:
+        return file
+    st.error(
+        f"{file.name} cannot be used, so the planner still uses {in_use_name}. "
+        "Fix the problems below and upload the file again.",
+        icon=":material/error:",
+    )
+    st.dataframe(planning.problems_frame(found), hide_index=True, width="stretch")
+    return None
 
 
 def scenario_sidebar() -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "own_models",
     "problems_frame",
     "scenario_plan",
+    "unusable",
     "with_mig_clusters",
     "workbook",
 ]
@@ -89,6 +90,19 @@ def own_models(own_gpus: InputFile) -> tuple[str, ...]:
     """
     bundled = catalog().gpus
     return tuple(name for name in catalog(own_gpus).gpus if name not in bundled)
+
+
+def unusable(
+    load: Callable[[InputFile, InputFile | None], object],
+    file: InputFile,
+    own_gpus: InputFile | None = None,
+) -> tuple[InputProblem, ...]:
+    """Why ``load`` refuses ``file`` as a whole (file, row, column, fix); empty when it loads."""
+    try:
+        load(file, own_gpus)
+    except InputError as error:
+        return tuple(error.problems)
+    return ()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from planner.catalog import own_gpus_template
-from planner.problems import InputError
 from ui import components, planning, session
 from ui import format as fmt
 
@@ -49,27 +48,14 @@ if actions_col.button(
 ):
     session.commit_inventory(session.sample_inputs().inventory)
 
-if uploaded is not None:
-    file = session.InputFile(name=uploaded.name, content=uploaded.getvalue())
-    if uploaded.file_id != st.session_state.get(_SEEN_UPLOAD):
-        # A new upload is the user's intent to plan with it; an unusable one is reported below.
-        st.session_state[_SEEN_UPLOAD] = uploaded.file_id
-        try:
-            planning.load_inventory_file(file, inputs.own_gpus)
-        except InputError:
-            pass
-        else:
-            session.commit_inventory(file)
-    if file != inputs.inventory:
-        try:
-            planning.load_inventory_file(file, inputs.own_gpus)
-        except InputError as error:
-            st.error(
-                f"{file.name} cannot be used, so the planner still uses {inputs.inventory.name}. "
-                "Fix the problems below and upload the file again.",
-                icon=":material/error:",
-            )
-            st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+components.accept_upload(
+    uploaded,
+    seen_key=_SEEN_UPLOAD,
+    in_use=inputs.inventory,
+    in_use_name=inputs.inventory.name,
+    problems=partial(planning.unusable, planning.load_inventory_file, own_gpus=inputs.own_gpus),
+    commit=session.commit_inventory,
+)
 
 # Your own GPU models extend the catalog every page plans with. The section stays open while a
 # file is in use or waiting in the uploader, so its status or its problems are never hidden.
@@ -110,41 +96,28 @@ with st.expander(
     ):
         session.commit_own_gpus(None)
 
-    if own_uploaded is not None:
-        own_file = session.InputFile(name=own_uploaded.name, content=own_uploaded.getvalue())
-        if own_uploaded.file_id != st.session_state.get(_SEEN_OWN_UPLOAD):
-            # A new upload is the intent to plan with it; an unusable one is reported below and
-            # the catalog in use stays as it was (the catalog is all or nothing).
-            st.session_state[_SEEN_OWN_UPLOAD] = own_uploaded.file_id
-            if not planning.guarded(
-                lambda: planning.own_gpus_problems(own_file), doing="read your GPU models"
-            ):
-                session.commit_own_gpus(own_file)
-        if own_file != inputs.own_gpus:
-            own_problems = planning.guarded(
-                lambda: planning.own_gpus_problems(own_file), doing="read your GPU models"
-            )
-            if own_problems:
-                in_use = (
-                    "the bundled catalog"
-                    if inputs.own_gpus is None
-                    else f"the catalog with {inputs.own_gpus.name}"
-                )
-                st.error(
-                    f"{own_file.name} cannot be used, so the planner still uses {in_use}. "
-                    "Fix the problems below and upload the file again.",
-                    icon=":material/error:",
-                )
-                st.dataframe(
-                    planning.problems_frame(own_problems), hide_index=True, width="stretch"
-                )
-            elif st.button(
-                f"Use {own_file.name} again",
-                key="own_gpus_use_again",
-                icon=":material/replay:",
-                help="The file is in the uploader but not in use since you dropped it.",
-            ):
-                session.commit_own_gpus(own_file)
+    # The catalog is all or nothing: an unusable file leaves the catalog in use as it was.
+    dropped = components.accept_upload(
+        own_uploaded,
+        seen_key=_SEEN_OWN_UPLOAD,
+        in_use=inputs.own_gpus,
+        in_use_name=(
+            "the bundled catalog"
+            if inputs.own_gpus is None
+            else f"the catalog with {inputs.own_gpus.name}"
+        ),
+        problems=lambda file: planning.guarded(
+            lambda: planning.own_gpus_problems(file), doing="read your GPU models"
+        ),
+        commit=session.commit_own_gpus,
+    )
+    if dropped is not None and st.button(
+        f"Use {dropped.name} again",
+        key="own_gpus_use_again",
+        icon=":material/replay:",
+        help="The file is in the uploader but not in use since you dropped it.",
+    ):
+        session.commit_own_gpus(dropped)
 
     own_gpus = inputs.own_gpus
     if own_gpus is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -106,26 +108,14 @@ with upload_col:
     ):
         session.commit_workloads(session.sample_inputs().workloads)
 
-if uploaded is not None:
-    file = session.InputFile(name=uploaded.name, content=uploaded.getvalue())
-    if uploaded.file_id != st.session_state.get(_SEEN_UPLOAD):
-        st.session_state[_SEEN_UPLOAD] = uploaded.file_id
-        try:
-            planning.load_workloads_file(file, inputs.own_gpus)
-        except InputError:
-            pass
-        else:
-            session.commit_workloads(file)
-    if file != inputs.workloads:
-        try:
-            planning.load_workloads_file(file, inputs.own_gpus)
-        except InputError as error:
-            st.error(
-                f"{file.name} cannot be used, so the planner still uses {inputs.workloads.name}. "
-                "Fix the problems below and upload the file again.",
-                icon=":material/error:",
-            )
-            st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+components.accept_upload(
+    uploaded,
+    seen_key=_SEEN_UPLOAD,
+    in_use=inputs.workloads,
+    in_use_name=inputs.workloads.name,
+    problems=partial(planning.unusable, planning.load_workloads_file, own_gpus=inputs.own_gpus),
+    commit=session.commit_workloads,
+)
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the workload mix")
 workloads = built.scenario.workloads
