@@ -22,9 +22,7 @@ from planner.inventory import Host, Inventory
 from planner.problems import InputError
 from planner.scenario import Scenario
 from planner.workloads import WorkloadClass, WorkloadKind
-
-OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
-NIGHT = tuple(1.0 if h < 6 or h >= 22 else 0.0 for h in range(24))
+from tests.report_fixtures import NIGHT, OFFICE
 
 L40S = GpuModel(
     name="L40S",

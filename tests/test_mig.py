@@ -16,7 +16,7 @@ from planner.catalog import Catalog, GpuModel, MigProfile, load_catalog
 from planner.feasibility import check_plan
 from planner.inventory import Host, Inventory
 from planner.mig import Layout, enumerate_layouts, layout_is_valid
-from planner.packing import plan_method
+from planner.packing import packing_gpus, plan_method
 from planner.plan import GpuPacking, Method, SolveStatus
 from planner.scenario import Scenario
 from planner.workloads import Instance, WorkloadClass, WorkloadKind
@@ -58,10 +58,6 @@ def _instances(*workloads: WorkloadClass) -> list[Instance]:
     return [Instance(i, w) for w in workloads for i in w.instance_ids()]
 
 
-def _gpus(packing: GpuPacking) -> int:
-    return sum(len(r.loads) for r in packing.requests)
-
-
 def _assert_feasible(
     packing: GpuPacking,
     instances: Sequence[Instance],
@@ -99,9 +95,9 @@ def _assert_feasible(
     not_placed = Counter(n.instance for n in packing.not_placed)
     assert set(placed) | set(not_placed) == set(by_id)
     assert all(n == 1 for n in (placed + not_placed).values())
-    assert packing.lower_bound_gpus <= _gpus(packing)
+    assert packing.lower_bound_gpus <= packing_gpus(packing)
     if packing.status is SolveStatus.OPTIMAL:
-        assert packing.lower_bound_gpus == _gpus(packing)
+        assert packing.lower_bound_gpus == packing_gpus(packing)
 
 
 # Layouts
@@ -257,7 +253,7 @@ def test_too_many_whole_gpus_for_vsphere_7_is_not_placed() -> None:
     packing = mig.pack_exact(instances, A100_80, CATALOG, assumptions)
     assert [n.instance for n in packing.not_placed] == ["big#1"]
     assert "at most 4" in packing.not_placed[0].reason
-    assert _gpus(packing) == 4
+    assert packing_gpus(packing) == 4
     _assert_feasible(packing, instances, A100_80, assumptions=assumptions)
 
 
@@ -269,11 +265,11 @@ def test_four_a100_80gb_hold_28_1g_10gb() -> None:
     for packer in (mig.pack_exact, mig.pack_heuristic):
         instances = _instances(_workload("nb", 28, 0.1, 10))
         packing = packer(instances, A100_80, CATALOG, ASSUME)
-        assert _gpus(packing) == 4
+        assert packing_gpus(packing) == 4
         assert packing.status is SolveStatus.OPTIMAL
         _assert_feasible(packing, instances, A100_80)
         more = _instances(_workload("nb", 29, 0.1, 10))
-        assert _gpus(packer(more, A100_80, CATALOG, ASSUME)) == 5
+        assert packing_gpus(packer(more, A100_80, CATALOG, ASSUME)) == 5
 
 
 def test_fixed_layout_3g_plus_three_1g_holds_16_on_four_gpus() -> None:
@@ -284,12 +280,12 @@ def test_fixed_layout_3g_plus_three_1g_holds_16_on_four_gpus() -> None:
     big = _workload("big", 4, 0.4, 40)
     instances = _instances(big, _workload("nb", 12, 0.1, 10))
     packing = mig.pack_with_layout(instances, A100_80, CATALOG, ASSUME, layout)
-    assert _gpus(packing) == 4
+    assert packing_gpus(packing) == 4
     assert sum(len(ld.slots) for r in packing.requests for ld in r.loads) == 16
     assert {ld.config for r in packing.requests for ld in r.loads} == {layout.config}
     _assert_feasible(packing, instances, A100_80)
     more = _instances(big, _workload("nb", 13, 0.1, 10))
-    assert _gpus(mig.pack_with_layout(more, A100_80, CATALOG, ASSUME, layout)) == 5
+    assert packing_gpus(mig.pack_with_layout(more, A100_80, CATALOG, ASSUME, layout)) == 5
 
 
 def test_fixed_layout_without_a_profile_leaves_its_instances_unplaced() -> None:
@@ -297,7 +293,7 @@ def test_fixed_layout_without_a_profile_leaves_its_instances_unplaced() -> None:
     layout = Layout(((_profile(A100_80, "3g.40gb"), 0), (_profile(A100_80, "3g.40gb"), 4)))
     instances = _instances(_workload("nb", 2, 0.1, 10))
     packing = mig.pack_with_layout(instances, A100_80, CATALOG, ASSUME, layout)
-    assert _gpus(packing) == 0
+    assert packing_gpus(packing) == 0
     assert len(packing.not_placed) == 2
     assert "1g.10gb" in packing.not_placed[0].reason
     assert layout.config in packing.not_placed[0].reason
@@ -315,7 +311,7 @@ def test_optimiser_fits_four_3g_and_sixteen_1g_on_four_gpus() -> None:
     4 × A100-80GB hold 20 instances, more than the fixed layout's 16."""
     instances = _instances(_workload("big", 4, 0.4, 40), _workload("nb", 16, 0.1, 10))
     packing = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
-    assert _gpus(packing) == 4
+    assert packing_gpus(packing) == 4
     assert packing.status is SolveStatus.OPTIMAL
     _assert_feasible(packing, instances, A100_80)
 
@@ -381,9 +377,9 @@ def test_exact_matches_brute_force_on_small_cases() -> None:
         heuristic = mig.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
         _assert_feasible(exact, instances, A100_80)
         _assert_feasible(heuristic, instances, A100_80)
-        assert _gpus(exact) == _brute_force_gpus(profiles, A100_80)
+        assert packing_gpus(exact) == _brute_force_gpus(profiles, A100_80)
         assert exact.status is SolveStatus.OPTIMAL
-        assert _gpus(heuristic) >= _gpus(exact)
+        assert packing_gpus(heuristic) >= packing_gpus(exact)
 
 
 @pytest.mark.parametrize("model", [A100_80, A30, H200], ids=lambda m: m.name)
@@ -397,7 +393,7 @@ def test_larger_mixes_pack_into_valid_layouts(model: GpuModel) -> None:
         heuristic = mig.pack_heuristic(instances, model, CATALOG, ASSUME)
         _assert_feasible(exact, instances, model)
         _assert_feasible(heuristic, instances, model)
-        assert heuristic.lower_bound_gpus <= _gpus(exact) <= _gpus(heuristic)
+        assert heuristic.lower_bound_gpus <= packing_gpus(exact) <= packing_gpus(heuristic)
 
 
 def test_exact_beats_the_greedy_where_it_can() -> None:
@@ -408,7 +404,7 @@ def test_exact_beats_the_greedy_where_it_can() -> None:
     heuristic = mig.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
     _assert_feasible(exact, instances, A100_80)
     _assert_feasible(heuristic, instances, A100_80)
-    assert (_gpus(exact), _gpus(heuristic)) == (3, 4)
+    assert (packing_gpus(exact), packing_gpus(heuristic)) == (3, 4)
     assert exact.status is SolveStatus.OPTIMAL
     assert heuristic.status is SolveStatus.HEURISTIC
     assert heuristic.lower_bound_gpus == 3

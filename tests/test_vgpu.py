@@ -14,7 +14,7 @@ from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVer
 from planner.catalog import Catalog, GpuModel, VgpuProfile, load_catalog
 from planner.feasibility import check_plan
 from planner.inventory import Host, Inventory
-from planner.packing import plan_method
+from planner.packing import packing_gpus, plan_method
 from planner.plan import GpuPacking, Method, SolveStatus
 from planner.scenario import Scenario
 from planner.workloads import Instance, WorkloadClass, WorkloadKind
@@ -52,10 +52,6 @@ def _workload(
 
 def _instances(*workloads: WorkloadClass) -> list[Instance]:
     return [Instance(i, w) for w in workloads for i in w.instance_ids()]
-
-
-def _gpus(packing: GpuPacking) -> int:
-    return sum(len(r.loads) for r in packing.requests)
 
 
 def _profiles(model: GpuModel) -> dict[str, VgpuProfile]:
@@ -105,9 +101,9 @@ def _assert_feasible(
     not_placed = Counter(n.instance for n in packing.not_placed)
     assert set(placed) | set(not_placed) == set(by_id)
     assert all(n == 1 for n in (placed + not_placed).values())
-    assert packing.lower_bound_gpus <= _gpus(packing)
+    assert packing.lower_bound_gpus <= packing_gpus(packing)
     if packing.status is SolveStatus.OPTIMAL:
-        assert packing.lower_bound_gpus == _gpus(packing)
+        assert packing.lower_bound_gpus == packing_gpus(packing)
 
 
 # DOMAIN sizing checks
@@ -124,11 +120,11 @@ def test_four_a100_80gb_hold_20_16c_equal_and_16_mixed(
     for packer in (vgpu.pack_exact, vgpu.pack_heuristic):
         instances = _instances(_workload("nb", fits_on_four, 0.1, 16))
         packing = packer(instances, A100_80, CATALOG, assumptions)
-        assert _gpus(packing) == 4
+        assert packing_gpus(packing) == 4
         assert packing.status is SolveStatus.OPTIMAL
         _assert_feasible(packing, instances, A100_80, assumptions)
         more = _instances(_workload("nb", fits_on_four + 1, 0.1, 16))
-        assert _gpus(packer(more, A100_80, CATALOG, assumptions)) == 5
+        assert packing_gpus(packer(more, A100_80, CATALOG, assumptions)) == 5
 
 
 def test_h100_16c_allows_six_per_gpu_not_five() -> None:
@@ -136,7 +132,7 @@ def test_h100_16c_allows_six_per_gpu_not_five() -> None:
     floor(80 / 16) = 5."""
     instances = _instances(_workload("nb", 6, 0.1, 16))
     packing = vgpu.pack_exact(instances, H100, CATALOG, EQUAL)
-    assert _gpus(packing) == 1
+    assert packing_gpus(packing) == 1
     assert packing.requests[0].loads[0].config == "vGPU 16C x6"
     _assert_feasible(packing, instances, H100, EQUAL)
 
@@ -149,7 +145,7 @@ def test_equal_size_never_mixes_sizes_on_a_gpu() -> None:
     packing = vgpu.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
     _assert_feasible(packing, instances, A100_80, EQUAL)
     # 4C: 7 of max 20 -> 1; 16C: 3 of 5 -> 1; 8C: 9 of 10 -> 1.
-    assert _gpus(packing) == 3
+    assert packing_gpus(packing) == 3
     assert packing.status is SolveStatus.OPTIMAL
 
 
@@ -203,9 +199,9 @@ def test_vgpus_per_vm_limit_follows_the_vsphere_version(
     packing = vgpu.pack_exact(instances, A100_80, CATALOG, assumptions)
     _assert_feasible(packing, instances, A100_80, assumptions)
     if placed:
-        assert _gpus(packing) == 5
+        assert packing_gpus(packing) == 5
     else:
-        assert _gpus(packing) == 0
+        assert packing_gpus(packing) == 0
         assert "at most 4 vGPUs per VM" in packing.not_placed[0].reason
 
 
@@ -330,9 +326,9 @@ def test_mixed_exact_matches_brute_force_on_small_cases(model: GpuModel) -> None
         heuristic = vgpu.pack_heuristic(instances, model, CATALOG, MIXED)
         _assert_feasible(exact, instances, model, MIXED)
         _assert_feasible(heuristic, instances, model, MIXED)
-        assert _gpus(exact) == _brute_force_gpus(profiles, model)
+        assert packing_gpus(exact) == _brute_force_gpus(profiles, model)
         assert exact.status is SolveStatus.OPTIMAL
-        assert _gpus(heuristic) >= _gpus(exact)
+        assert packing_gpus(heuristic) >= packing_gpus(exact)
 
 
 def test_equal_size_matches_brute_force_on_small_cases() -> None:
@@ -349,7 +345,7 @@ def test_equal_size_matches_brute_force_on_small_cases() -> None:
             profiles.append(choice.profile)
         packing = vgpu.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
         _assert_feasible(packing, instances, A100_80, EQUAL)
-        assert _gpus(packing) == _brute_force_gpus(profiles, A100_80, VgpuMode.EQUAL_SIZE)
+        assert packing_gpus(packing) == _brute_force_gpus(profiles, A100_80, VgpuMode.EQUAL_SIZE)
 
 
 def test_mixed_exact_and_heuristic_agree_on_small_cases() -> None:
@@ -361,7 +357,7 @@ def test_mixed_exact_and_heuristic_agree_on_small_cases() -> None:
         instances = _random_instances(rng, rng.randint(1, 6), sizes)
         exact = vgpu.pack_exact(instances, A100_80, CATALOG, MIXED)
         heuristic = vgpu.pack_heuristic(instances, A100_80, CATALOG, MIXED)
-        assert _gpus(heuristic) == _gpus(exact)
+        assert packing_gpus(heuristic) == packing_gpus(exact)
 
 
 def test_mixed_exact_beats_best_fit_where_it_can() -> None:
@@ -374,7 +370,7 @@ def test_mixed_exact_beats_best_fit_where_it_can() -> None:
     heuristic = vgpu.pack_heuristic(instances, A100_80, CATALOG, MIXED)
     _assert_feasible(exact, instances, A100_80, MIXED)
     _assert_feasible(heuristic, instances, A100_80, MIXED)
-    assert (_gpus(exact), _gpus(heuristic)) == (4, 5)
+    assert (packing_gpus(exact), packing_gpus(heuristic)) == (4, 5)
     assert exact.status is SolveStatus.OPTIMAL
     assert heuristic.status is SolveStatus.HEURISTIC
     assert heuristic.lower_bound_gpus == 4
