@@ -484,12 +484,12 @@ def _instance_slowdown(
     residents: Sequence[Placement],
     method: Method,
     scenario: Scenario,
+    by_name: Mapping[str, WorkloadClass],
     hosts_without_rdma: frozenset[str],
 ) -> float:
     """Slowdown of one instance on one of its GPUs, given everything else on that GPU."""
     if method is Method.PASSTHROUGH:
         return 1.0
-    by_name = {w.name: w for w in scenario.workloads}
     co_busy = [
         co_busy_share(workload, by_name[r.workload])
         for r in residents
@@ -555,7 +555,7 @@ def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, .
         for placement in residents:
             workload = by_name[placement.workload]
             value = _instance_slowdown(
-                placement, workload, residents, plan.method, scenario, hosts_without_rdma
+                placement, workload, residents, plan.method, scenario, by_name, hosts_without_rdma
             )
             per_instance[placement.instance] = max(value, per_instance.get(placement.instance, 0))
             workload_of[placement.instance] = placement.workload
