@@ -8,7 +8,7 @@ restricts the GPU models. Pods without a GPU are not GPU work and are counted se
 
 The trace's models (G2, T4, P100, ...) are not in the catalog, so the bench builds ``GpuModel``s
 for them with memory normalised to 1,000 GiB per GPU: a share is a share. The fit is offline
-(the planner sees every pod at once) with ``planner.hosts.fit_shares``, a best fit decreasing
+(the planner sees every pod at once) with ``planner.solve.hosts.fit_shares``, a best fit decreasing
 straight onto hosts.
 
 Printed: the share of the cluster's GPU capacity allocated, pods placed, wall time (median of
@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.catalog import GpuModel
-from planner.hosts import ShareRequest, fit_shares
-from planner.inventory import Host
+from planner.inputs.catalog import GpuModel
+from planner.inputs.inventory import Host
+from planner.solve.hosts import ShareRequest, fit_shares
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "alibaba-openb"
 NODES = "openb_node_list_gpu_node.csv"

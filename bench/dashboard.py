@@ -25,12 +25,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from planner.assumptions import Assumptions, VgpuMode  # noqa: E402
-from planner.catalog import load_catalog  # noqa: E402
-from planner.export import workbook_bytes  # noqa: E402
-from planner.inventory import load_inventory  # noqa: E402
-from planner.report import plan_scenario  # noqa: E402
+from planner.inputs.catalog import load_catalog  # noqa: E402
+from planner.inputs.inventory import load_inventory  # noqa: E402
+from planner.inputs.workloads import load_workloads  # noqa: E402
+from planner.output.export import workbook_bytes  # noqa: E402
+from planner.output.report import plan_scenario  # noqa: E402
 from planner.scenario import Scenario  # noqa: E402
-from planner.workloads import load_workloads  # noqa: E402
 
 SAMPLE = REPO / "data" / "sample"
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel, load_catalog
-from planner.inventory import Host, Inventory
+from planner.inputs.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind
 
 __all__ = [
     "ALWAYS",

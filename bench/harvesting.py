@@ -17,8 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from planner.demand import curve_preset
-from planner.harvesting import HarvestSettings, simulate_harvest
+from planner.time.demand import curve_preset
+from planner.time.harvesting import HarvestSettings, simulate_harvest
 
 FLEET_GPUS = 10_000
 CASES = [

@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner import mig, vgpu
 from planner.assumptions import Assumptions, VgpuMode
-from planner.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.methods import mig, vgpu
 from planner.plan import GpuPacking
-from planner.workloads import Instance, WorkloadClass, WorkloadKind
 
 Packer = Callable[[Sequence[Instance], GpuModel, Catalog, Assumptions], GpuPacking]
 

@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.fleets import fleet
-from planner.feasibility import check_plan
-from planner.packing import plan_method
 from planner.plan import Method
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import plan_method
 
 RUNS = {100: 5, 2000: 3, 10000: 1}
 """Timed runs per fleet size; the median is printed."""

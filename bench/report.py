@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fleets import fleet
 
-from planner.export import workbook_bytes
-from planner.packing import plan_method
+from planner.output.export import workbook_bytes
+from planner.output.report import assemble, comparison_frame, recommendations
 from planner.plan import Method
-from planner.report import assemble, comparison_frame, recommendations
+from planner.solve.packing import plan_method
 
 REPEATS = 3
 FLEET_GPUS = (100, 1000)

@@ -12,17 +12,17 @@ The public API, in the order a plan is made::
 """
 
 from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import Catalog, GpuModel, MigProfile, VgpuProfile, load_catalog
-from planner.export import workbook_bytes, write_workbook
-from planner.feasibility import check_plan
-from planner.harvesting import HarvestResult, HarvestSettings, harvest_scenario
-from planner.inventory import Host, Inventory, ServerType, load_inventory
-from planner.packing import plan_method, size_method
+from planner.inputs.catalog import Catalog, GpuModel, MigProfile, VgpuProfile, load_catalog
+from planner.inputs.inventory import Host, Inventory, ServerType, load_inventory
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.workloads import WorkloadClass, WorkloadKind, load_workloads
+from planner.output.export import workbook_bytes, write_workbook
+from planner.output.report import MethodResult, ScenarioPlan, plan_scenario, size_cluster
 from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
-from planner.problems import InputError, InputProblem, Loaded
-from planner.report import MethodResult, ScenarioPlan, plan_scenario, size_cluster
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind, load_workloads
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import plan_method, size_method
+from planner.time.harvesting import HarvestResult, HarvestSettings, harvest_scenario
 
 __all__ = [
     "Assumptions",

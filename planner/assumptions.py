@@ -82,5 +82,6 @@ class Assumptions:
     time_limit_s: float = 5.0
     """Wall-time limit for exact (MILP) solves per method [s]."""
     performance_constants: Mapping[str, float] = field(default_factory=dict)
-    """Overrides of the slowdown model's constants by name (``planner.performance.CONSTANTS``,
-    each in that constant's unit); missing names use the model's default."""
+    """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
+    ``planner.measure.performance``, each in that constant's unit); missing names use the
+    model's default."""

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import Catalog, load_catalog
-from planner.inventory import ServerType, load_inventory
-from planner.performance import CONSTANTS, check_performance_constants
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import ServerType, load_inventory
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.workloads import load_workloads
+from planner.measure.performance import CONSTANTS, check_performance_constants
+from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.plan import Method
-from planner.problems import InputError, InputProblem
-from planner.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.scenario import Scenario
-from planner.workloads import load_workloads
 
 __all__ = [
     "SAMPLE_DIR",
@@ -306,8 +306,8 @@ def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
 
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
-    from planner.export import write_workbook
-    from planner.harvesting import plan_harvest_tables
+    from planner.output.export import write_workbook
+    from planner.time.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
@@ -372,8 +372,8 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``harvest`` from ``planner.harvesting`` (the harvest helper owns it)."""
-    from planner.harvesting import add_cli
+    """Register ``harvest`` from ``planner.time.harvesting`` (the harvest helper owns it)."""
+    from planner.time.harvesting import add_cli
 
     return add_cli(subparsers)
 

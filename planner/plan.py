@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from planner.inventory import Host
+from planner.inputs.inventory import Host
 
 __all__ = [
     "GpuLoad",

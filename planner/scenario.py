@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog
-from planner.inventory import Inventory
-from planner.workloads import WorkloadClass
+from planner.inputs.catalog import Catalog
+from planner.inputs.inventory import Inventory
+from planner.inputs.workloads import WorkloadClass
 
 __all__ = ["Scenario"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel
-from planner.inventory import Host, Inventory
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind
 
 ALWAYS = (1.0,) * 24
 OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))

@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions, VgpuMode
-from planner.performance import CONSTANTS
+from planner.measure.performance import CONSTANTS
+from planner.output.report import comparison_frame
 from planner.plan import Method
-from planner.report import comparison_frame
 from ui import format as fmt
 from ui import planning, session
 

@@ -12,9 +12,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from planner.demand import HOURS_PER_WEEK
-from planner.harvesting import HarvestSettings, harvest_scenario
-from planner.presets import PRESETS
+from planner.inputs.presets import PRESETS
+from planner.time.demand import HOURS_PER_WEEK
+from planner.time.harvesting import HarvestSettings, harvest_scenario
 from ui import format as fmt
 from ui import planning, session
 
@@ -172,7 +172,7 @@ def test_a_given_pool_follows_the_chosen_preset(monkeypatch: pytest.MonkeyPatch)
 
 def test_pool_versus_static_shows_the_planner_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """The combined peak shown is at most the sum of peaks, and both are the planner's."""
-    from planner.demand import pool_vs_static
+    from planner.time.demand import pool_vs_static
 
     at = page(monkeypatch).run()
     expected = pool_vs_static(planning.build_scenario(inputs(VDI_MIX)).scenario)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from planner.feasibility import check_plan
+from planner.solve.feasibility import check_plan
 from ui import planning, session
 
 TIMEOUT_S = 60

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.presets import PRESETS, preset_frame
+from planner.inputs.presets import PRESETS, preset_frame
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

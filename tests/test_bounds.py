@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from planner.bounds import l1_bound, martello_toth_l2, vector_bound
+from planner.solve.bounds import l1_bound, martello_toth_l2, vector_bound
 
 
 def _optimum(sizes: list[int], capacity: int) -> int:

@@ -1,4 +1,4 @@
-"""Tests for planner.catalog: the shipped catalog files, lookups and the loader's error messages."""
+"""Tests for catalog: the shipped catalog files, lookups and the loader's error messages."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog import (
+from planner.inputs.catalog import (
     CATALOG_DIR,
     Catalog,
     UnknownGpuModel,
     load_catalog,
     own_gpus_template,
 )
-from planner.problems import InputError
+from planner.inputs.problems import InputError
 
 DOMAIN_MODELS = [
     "A100-40GB-PCIe",

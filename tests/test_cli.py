@@ -10,8 +10,8 @@ import pytest
 from openpyxl import load_workbook
 
 from planner.assumptions import VgpuScheduler, VsphereVersion
-from planner.catalog import load_catalog
 from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
+from planner.inputs.catalog import load_catalog
 from planner.plan import Method
 
 REPO = Path(__file__).resolve().parent.parent

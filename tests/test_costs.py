@@ -1,4 +1,4 @@
-"""Tests of planner.costs: golden values with a tolerance, licences per method, notes."""
+"""Tests of planner.measure.costs: golden values with a tolerance, licences per method, notes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from planner.assumptions import Assumptions
-from planner.costs import (
+from planner.measure.costs import (
     amortised_usd_per_year,
     gpu_power_w,
     gpu_usd_per_year,

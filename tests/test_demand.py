@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel
-from planner.demand import (
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.scenario import Scenario
+from planner.time.demand import (
     CURVE_PRESETS,
     HOURS_PER_WEEK,
     WeeklyCurve,
@@ -18,10 +22,6 @@ from planner.demand import (
     step_labels,
     weekly_demand,
 )
-from planner.inventory import Host, Inventory
-from planner.problems import InputError
-from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind
 from tests.report_fixtures import NIGHT, OFFICE
 
 L40S = GpuModel(

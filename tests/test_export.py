@@ -1,4 +1,4 @@
-"""Tests of planner.export: sheets, frozen panes, numeric cells and formula injection."""
+"""Tests of planner.output.export: sheets, frozen panes, numeric cells and formula injection."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import pytest
 from openpyxl import load_workbook
 
 from planner.assumptions import Assumptions
-from planner.export import (
+from planner.output.export import (
     FORMULA_PREFIXES,
     sheet_name,
     workbook_bytes,
     write_sheets,
     write_workbook,
 )
+from planner.output.report import ScenarioPlan, assemble
 from planner.plan import Method, NotPlaced
-from planner.report import ScenarioPlan, assemble
 from tests.report_fixtures import place, plan, scenario, workload
 
 HOSTILE_NAMES = ('=HYPERLINK("http://x","y")', "+1+1", "-2", "@SUM(A1)", "\tcmd", "\rcmd")

@@ -9,12 +9,12 @@ import pytest
 
 from bench.fleets import NIGHT, OFFICE, fleet, host, scenario_of, workload
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import load_catalog
-from planner.feasibility import check_plan
-from planner.packing import plan_method
+from planner.inputs.catalog import load_catalog
+from planner.inputs.workloads import WorkloadClass
 from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import plan_method
 
 CATALOG = load_catalog()
 H100 = "H100-80GB-PCIe"

@@ -12,10 +12,13 @@ import pandas as pd
 import pytest
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel, VgpuProfile
-from planner.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
-from planner.demand import HOURS_PER_WEEK, curve_preset
-from planner.harvesting import (
+from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.scenario import Scenario
+from planner.time.demand import HOURS_PER_WEEK, curve_preset
+from planner.time.harvesting import (
     HarvestSettings,
     add_cli,
     dedicated_usd_per_gpu_year,
@@ -28,9 +31,6 @@ from planner.harvesting import (
     utilisation_by_hour,
     vdi_pool,
 )
-from planner.inventory import Host, Inventory
-from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind
 
 OFFICE_DAY = tuple(1.0 if 8 <= h < 18 else 0.0 for h in range(24))
 

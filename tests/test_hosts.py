@@ -6,7 +6,9 @@ import itertools
 import random
 
 from bench.fleets import host
-from planner.hosts import (
+from planner.inputs.inventory import Host, ServerType
+from planner.plan import GpuLoad, HostRequest, Slot
+from planner.solve.hosts import (
     HostPool,
     ShareFit,
     ShareRequest,
@@ -14,8 +16,6 @@ from planner.hosts import (
     fit_shares,
     min_hosts_exact,
 )
-from planner.inventory import Host, ServerType
-from planner.plan import GpuLoad, HostRequest, Slot
 
 
 def _request(

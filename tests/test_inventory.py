@@ -1,4 +1,4 @@
-"""Tests for planner.inventory: loading, validating and round-tripping the inventory CSV."""
+"""Tests for planner.inputs.inventory: loading, validating and round-tripping the inventory CSV."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from planner.catalog import Catalog, load_catalog
-from planner.inventory import (
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import (
     Inventory,
     inventory_frame,
     inventory_from_frame,
     load_inventory,
 )
-from planner.problems import InputError
+from planner.inputs.problems import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma"

@@ -1,4 +1,4 @@
-"""Tests of planner.metrics on hand-made plans."""
+"""Tests of planner.measure.metrics on hand-made plans."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from planner.metrics import busy_gpu_share, gpu_compute_utilisation, gpu_memory, measure
+from planner.measure.metrics import busy_gpu_share, gpu_compute_utilisation, gpu_memory, measure
 from planner.plan import Method, NotPlaced, Placement
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
@@ -117,7 +117,7 @@ def test_ratio_to_bound_none_when_bound_is_zero() -> None:
 
 def test_mig_slice_no_profile_can_start_at_is_stranded() -> None:
     """3g.40gb@0 and 1g.10gb@4,5,6 leave slice 7 free, where only 7g may start: it is stranded."""
-    from planner.catalog import load_catalog
+    from planner.inputs.catalog import load_catalog
 
     catalog = load_catalog()
     small = workload("small", gpus=0.1, memory_gib=10.0)

@@ -1,4 +1,4 @@
-"""Tests for planner.mig: MIG profile choice, layouts derived from placements, and packing."""
+"""Tests for mig: MIG profile choice, layouts derived from placements, and packing."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from dataclasses import replace
 
 import pytest
 
-from planner import mig
 from planner.assumptions import Assumptions, VsphereVersion
-from planner.catalog import Catalog, GpuModel, MigProfile, load_catalog
-from planner.feasibility import check_plan
-from planner.inventory import Host, Inventory
-from planner.mig import Layout, enumerate_layouts, layout_is_valid
-from planner.packing import packing_gpus, plan_method
+from planner.inputs.catalog import Catalog, GpuModel, MigProfile, load_catalog
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.methods import mig
+from planner.methods.mig import Layout, enumerate_layouts, layout_is_valid
 from planner.plan import GpuPacking, Method, SolveStatus
 from planner.scenario import Scenario
-from planner.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import packing_gpus, plan_method
 
 CATALOG = load_catalog()
 A100_80 = CATALOG.gpus["A100-80GB-PCIe"]

@@ -1,4 +1,4 @@
-"""Tests for planner.milp: the pattern-covering MILP, its LP bound and the counts packer."""
+"""Tests for planner.solve.milp: the pattern-covering MILP, its LP bound and the counts packer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from planner.milp import (
+from planner.plan import SolveStatus
+from planner.solve.milp import (
     Contents,
     cover_with_patterns,
     lp_lower_bound,
@@ -15,7 +16,6 @@ from planner.milp import (
     relax,
     residual_demand,
 )
-from planner.plan import SolveStatus
 
 # Cutting-stock style case: three item kinds, four ways to set up a GPU.
 PATTERNS = [(3, 0, 0), (1, 2, 0), (0, 1, 1), (1, 0, 2)]
@@ -132,7 +132,7 @@ def test_heuristic_counts_packing_reports_its_gap() -> None:
 
 def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact path hands ``time_limit_s`` to scipy's milp as HiGHS' ``time_limit`` option."""
-    import planner.milp as module
+    import planner.solve.milp as module
 
     seen: list[dict[str, object]] = []
     real_milp = module.milp
@@ -153,7 +153,7 @@ def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
 ) -> None:
     """When the MILP stops without an answer, the exact path returns the better of the heuristic
     and the rounded LP, marked as stopped at the time limit, with a note saying so."""
-    import planner.milp as module
+    import planner.solve.milp as module
 
     monkeypatch.setattr(module, "cover_with_patterns", lambda *a, **k: None)
     packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=1)

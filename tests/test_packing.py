@@ -9,13 +9,13 @@ from dataclasses import replace
 import pytest
 
 from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
-from planner.catalog import Catalog, load_catalog
-from planner.feasibility import check_plan
-from planner.inventory import ServerType
-from planner.packing import PACKERS, plan_method, size_method
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import ServerType
+from planner.inputs.workloads import WorkloadClass
 from planner.plan import Method, SolveStatus
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import PACKERS, plan_method, size_method
 
 CATALOG = load_catalog()
 H100 = "H100-80GB-PCIe"

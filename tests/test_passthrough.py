@@ -6,12 +6,12 @@ from collections import Counter
 
 from bench.fleets import fleet, gpu_model, host, scenario_of, workload
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog
-from planner.feasibility import check_plan
-from planner.packing import plan_method
-from planner.passthrough import ineligible_reason, pack_exact, pack_heuristic, whole_gpus
+from planner.inputs.catalog import Catalog
+from planner.inputs.workloads import Instance
+from planner.methods.passthrough import ineligible_reason, pack_exact, pack_heuristic, whole_gpus
 from planner.plan import Method, SolveStatus
-from planner.workloads import Instance
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import plan_method
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})

@@ -1,4 +1,4 @@
-"""Tests of planner.performance: the seed shape, each method's rule, the constants table."""
+"""Tests of planner.measure.performance: the seed shape, each method's rule, the constants table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import math
 import pytest
 
 from planner.assumptions import Assumptions, Network, VgpuScheduler
-from planner.performance import (
+from planner.inputs.workloads import WorkloadKind
+from planner.measure.performance import (
     CONSTANTS,
     check_performance_constants,
     co_busy_share,
@@ -20,7 +21,6 @@ from planner.performance import (
     vgpu_slowdown,
 )
 from planner.plan import Method
-from planner.workloads import WorkloadKind
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 
@@ -312,7 +312,7 @@ def test_out_of_range_override_fails_with_the_rule(name: str, value: float, rule
 
 def test_fixed_share_uses_nvidias_maximum_per_profile() -> None:
     """Fixed share gives a vGPU 1 / (max vGPUs of its profile): H100 16C allows 6, not 80/16 = 5."""
-    from planner.catalog import load_catalog
+    from planner.inputs.catalog import load_catalog
 
     job = workload("job", gpus=1.0, memory_gib=16.0)
     s = dataclasses.replace(

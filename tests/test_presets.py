@@ -1,12 +1,12 @@
-"""Workload presets for first-time users (planner.presets)."""
+"""Workload presets for first-time users (planner.inputs.presets)."""
 
 from __future__ import annotations
 
 import pytest
 
-from planner.catalog import load_catalog
-from planner.presets import PRESETS, WORKLOAD_COLUMNS, preset_frame
-from planner.workloads import workloads_from_frame
+from planner.inputs.catalog import load_catalog
+from planner.inputs.presets import PRESETS, WORKLOAD_COLUMNS, preset_frame
+from planner.inputs.workloads import workloads_from_frame
 
 
 @pytest.mark.parametrize("key", list(PRESETS))

@@ -8,11 +8,9 @@ from dataclasses import replace
 
 from bench.fleets import ALWAYS, NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
 from planner.assumptions import Assumptions, Network
-from planner.catalog import Catalog
-from planner.feasibility import check_plan
-from planner.packing import packing_gpus, plan_method
-from planner.plan import Method, SolveStatus
-from planner.remote_pool import (
+from planner.inputs.catalog import Catalog
+from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.methods.remote_pool import (
     active_hours,
     capacity_units,
     ineligible_reason,
@@ -20,7 +18,9 @@ from planner.remote_pool import (
     pack_heuristic,
     share_units,
 )
-from planner.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.plan import Method, SolveStatus
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import packing_gpus, plan_method
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})

@@ -1,4 +1,4 @@
-"""Tests of planner.report: frames with documented columns, recommendations from the rules."""
+"""Tests of report: frames with documented columns, recommendations from the rules."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from planner.costs import COST_COMPONENTS
-from planner.inventory import ServerType
-from planner.plan import Method, MethodPlan, NotPlaced
-from planner.report import (
+from planner.inputs.inventory import ServerType
+from planner.inputs.workloads import WorkloadKind
+from planner.measure.costs import COST_COMPONENTS
+from planner.output.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
     assemble,
@@ -26,8 +26,8 @@ from planner.report import (
     slowdown_frame,
     utilisation_frame,
 )
+from planner.plan import Method, MethodPlan, NotPlaced
 from planner.scenario import Scenario
-from planner.workloads import WorkloadKind
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 
@@ -215,8 +215,8 @@ def test_empty_plan_gives_nan_not_errors() -> None:
 
 def _real_scenario() -> Scenario:
     """A small mix on two 4-GPU H100 hosts, planned with the bundled catalog."""
-    from planner.catalog import load_catalog
-    from planner.inventory import Inventory
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.inventory import Inventory
 
     catalog = load_catalog()
     hosts = tuple(dataclasses.replace(host(f"h{i}"), gpu_model="H100-80GB-PCIe") for i in (1, 2))

@@ -1,4 +1,4 @@
-"""Tests for planner.vgpu: C-series profile choice, the three modes, and mixed-size packing."""
+"""Tests for vgpu: C-series profile choice, the three modes, and mixed-size packing."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from dataclasses import replace
 
 import pytest
 
-from planner import vgpu
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import Catalog, GpuModel, VgpuProfile, load_catalog
-from planner.feasibility import check_plan
-from planner.inventory import Host, Inventory
-from planner.packing import packing_gpus, plan_method
+from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile, load_catalog
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.methods import vgpu
 from planner.plan import GpuPacking, Method, SolveStatus
 from planner.scenario import Scenario
-from planner.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import packing_gpus, plan_method
 
 CATALOG = load_catalog()
 A100_80 = CATALOG.gpus["A100-80GB-PCIe"]

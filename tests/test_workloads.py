@@ -1,4 +1,4 @@
-"""Tests for planner.workloads: the workload CSV, schedules and instance expansion."""
+"""Tests for planner.inputs.workloads: the workload CSV, schedules and instance expansion."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from planner.catalog import Catalog, load_catalog
-from planner.inventory import load_inventory
-from planner.problems import InputError
-from planner.report import plan_scenario
-from planner.scenario import Scenario
-from planner.tabular import CellError
-from planner.workloads import (
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import load_inventory
+from planner.inputs.problems import InputError
+from planner.inputs.tabular import CellError
+from planner.inputs.workloads import (
     HOURS_PER_DAY,
     WORKLOAD_COLUMNS,
     WorkloadKind,
@@ -24,6 +22,8 @@ from planner.workloads import (
     workloads_frame,
     workloads_from_frame,
 )
+from planner.output.report import plan_scenario
+from planner.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ",".join(WORKLOAD_COLUMNS[:-2])

@@ -121,7 +121,7 @@ def placement_layout(
 ) -> pd.DataFrame:
     """Where each slot sits on its GPU's memory bar, for the placement map.
 
-    ``placements`` is ``planner.report.placement_frame``: one row per (instance, GPU) with
+    ``placements`` is ``planner.output.report.placement_frame``: one row per (instance, GPU) with
     ``instance``, ``workload``, ``host``, ``gpu_index``, ``gpu_model``, ``gpu_config``,
     ``profile``, ``memory_gib``, ``compute_share`` and, for MIG, ``start_slice``. A MIG slot
     starts at its first memory slice (slice width = GPU memory / memory slices); other slots are

@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from planner.problems import InputError, InputProblem
-from planner.report import MethodResult, Recommendation, ScenarioPlan
+from planner.inputs.problems import InputError, InputProblem
+from planner.output.report import MethodResult, Recommendation, ScenarioPlan
 from ui import format as fmt
 from ui import planning, session
 

@@ -16,14 +16,14 @@ from typing import NoReturn, TypeVar
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import Catalog, load_catalog
-from planner.export import workbook_bytes
-from planner.harvesting import plan_harvest_tables
-from planner.inventory import Inventory, inventory_frame, load_inventory
-from planner.problems import InputError, InputProblem
-from planner.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import Inventory, inventory_frame, load_inventory
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
+from planner.output.export import workbook_bytes
+from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, load_workloads, workloads_frame
+from planner.time.harvesting import plan_harvest_tables
 from ui.session import InputFile, Question, QuestionKind, ScenarioInputs
 
 __all__ = [

@@ -17,7 +17,7 @@ from typing import NoReturn
 import streamlit as st
 
 from planner.assumptions import Assumptions
-from planner.inventory import ServerType
+from planner.inputs.inventory import ServerType
 
 __all__ = [
     "KEEP",

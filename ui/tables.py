@@ -1,6 +1,6 @@
 """Display frames of a plan: the planner's typed results reshaped and formatted for the screen.
 
-Nothing here computes a plan figure; every number comes from ``planner.report``'s results
+Nothing here computes a plan figure; every number comes from ``planner.output.report``'s results
 (``MethodResult.metrics``, ``.cost``, ``.plan``) and is only reshaped or formatted.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from planner.report import ScenarioPlan
+from planner.output.report import ScenarioPlan
 from ui import format as fmt
 
 __all__ = [

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 
 from planner.cli import build_parser, scenario_from_args
-from planner.harvesting import HarvestSettings, harvest_scenario
+from planner.time.harvesting import HarvestSettings, harvest_scenario
 from ui import format as fmt
 
 pytestmark = pytest.mark.browser

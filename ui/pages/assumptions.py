@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.performance import check_performance_constants, constants_frame
+from planner.measure.performance import check_performance_constants, constants_frame
 from ui import components, planning, session
 from ui import format as fmt
 

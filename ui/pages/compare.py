@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.inventory import ServerType
-from planner.report import comparison_frame, recommendations
+from planner.inputs.inventory import ServerType
+from planner.output.report import comparison_frame, recommendations
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300

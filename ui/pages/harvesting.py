@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from planner.demand import (
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import WorkloadKind
+from planner.time.demand import (
     CURVE_PRESETS,
     DAYS,
     HOURS_PER_WEEK,
@@ -15,7 +17,7 @@ from planner.demand import (
     parse_curve,
     pool_vs_static,
 )
-from planner.harvesting import (
+from planner.time.harvesting import (
     HarvestResult,
     HarvestSettings,
     harvest_scenario,
@@ -24,8 +26,6 @@ from planner.harvesting import (
     simulate_harvest,
     utilisation_by_hour,
 )
-from planner.problems import InputError
-from planner.workloads import WorkloadKind
 from ui import components, planning, session
 from ui import format as fmt
 

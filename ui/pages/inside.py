@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from planner.output.report import not_placed_frame, placement_frame
 from planner.plan import Method
-from planner.report import not_placed_frame, placement_frame
 from ui import charts, components, planning, session, tables
 
 st.title("Inside a plan")

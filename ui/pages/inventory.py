@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from planner.catalog import own_gpus_template
+from planner.inputs.catalog import own_gpus_template
 from ui import components, planning, session
 from ui import format as fmt
 

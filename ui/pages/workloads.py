@@ -7,9 +7,9 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from planner.presets import PRESETS
-from planner.problems import InputError
-from planner.workloads import workloads_from_frame
+from planner.inputs.presets import PRESETS
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import workloads_from_frame
 from ui import components, planning, session
 from ui import format as fmt
 

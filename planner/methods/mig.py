@@ -17,12 +17,12 @@ Layouts
 
 Packing
     Instances are counted per profile, so the packing works on counts: the exact packer solves
-    the pattern MILP of :mod:`planner.milp` over the distinct maximal layouts (its size depends on
-    the layouts, never on the fleet), the heuristic repeatedly takes the layout that holds the
-    most remaining demand (largest instances weigh most). Both then hand instances to slots in a
-    fixed order (priority, then input order), so results are deterministic. A GPU is set up with
-    the instances it actually holds, so its ``config`` lists occupied instances only, except under
-    :func:`pack_with_layout`, where the user fixed the full layout.
+    the pattern MILP of :mod:`planner.solve.milp` over the distinct maximal layouts (its size
+    depends on the layouts, never on the fleet), the heuristic repeatedly takes the layout that
+    holds the most remaining demand (largest instances weigh most). Both then hand instances to
+    slots in a fixed order (priority, then input order), so results are deterministic. A GPU is
+    set up with the instances it actually holds, so its ``config`` lists occupied instances only,
+    except under :func:`pack_with_layout`, where the user fixed the full layout.
 
 Profile choice is fixed before packing: ``lower_bound_gpus`` is a bound for these profiles
 (giving an instance a larger profile than it needs is never considered).
@@ -37,11 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel, MigProfile
-from planner.grouping import Demand, group_by_profile, request_for
-from planner.milp import Contents, pack_counts
+from planner.inputs.catalog import Catalog, GpuModel, MigProfile
+from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
-from planner.workloads import Instance, WorkloadClass
+from planner.solve.milp import Contents, pack_counts
 
 __all__ = [
     "Layout",

@@ -17,26 +17,26 @@ from typing import Literal
 
 import pandas as pd
 
-from planner.costs import (
+from planner.inputs.inventory import Inventory, ServerType
+from planner.inputs.workloads import WorkloadClass
+from planner.measure.costs import (
     COST_COMPONENTS,
     CostBreakdown,
     plan_cost,
     workload_usd_per_instance_year,
 )
-from planner.feasibility import check_plan
-from planner.inventory import Inventory, ServerType
-from planner.metrics import (
+from planner.measure.metrics import (
     PlanMetrics,
     gpu_compute_utilisation,
     gpu_memory,
     measure,
     placements_by_gpu,
 )
-from planner.packing import plan_method, size_method
-from planner.performance import WorkloadSlowdown, slowdowns
+from planner.measure.performance import WorkloadSlowdown, slowdowns
 from planner.plan import Method, MethodPlan
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass
+from planner.solve.feasibility import check_plan
+from planner.solve.packing import plan_method, size_method
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -73,7 +73,7 @@ class MethodResult:
     cost: CostBreakdown
     slowdowns: tuple[WorkloadSlowdown, ...]
     feasibility_violations: tuple[str, ...]
-    """Rules the plan breaks, from ``planner.feasibility.check_plan``; empty when it is valid."""
+    """Rules the plan breaks, from ``planner.solve.feasibility.check_plan``; empty when valid."""
 
     @property
     def method(self) -> Method:
@@ -145,7 +145,7 @@ def plan_scenario(
 ) -> ScenarioPlan:
     """Fit the workload mix into the inventory under each method, and measure each plan.
 
-    ``exact`` is passed to ``planner.packing.plan_method``: True always runs the exact solver
+    ``exact`` is passed to ``planner.solve.packing.plan_method``: True always runs the exact solver
     (within ``assumptions.time_limit_s``), False only the heuristic, None decides by size.
     """
     return assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from planner.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
     "CellError",

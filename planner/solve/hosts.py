@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import lil_matrix
 
-from planner.inventory import Host
+from planner.inputs.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from planner.metrics import GpuKey, gpu_compute_utilisation, placements_by_gpu
+from planner.measure.metrics import GpuKey, gpu_compute_utilisation, placements_by_gpu
 from planner.plan import Method, MethodPlan
 from planner.scenario import Scenario
 

@@ -20,8 +20,8 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
-from planner.performance import constants_frame
-from planner.report import (
+from planner.measure.performance import constants_frame
+from planner.output.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
     comparison_frame,

@@ -2,7 +2,7 @@
 
 Each preset is a small, plausible mix in the vocabulary of the workload CSV (see
 ``docs/input-formats.md``), so it goes through the same validation as a user's file
-(``planner.workloads.workloads_from_frame``). The figures are illustrative defaults chosen to
+(``planner.inputs.workloads.workloads_from_frame``). The figures are illustrative defaults chosen to
 exercise each sharing method, not measurements of any real estate.
 """
 
@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from planner.workloads import WORKLOAD_COLUMNS
+from planner.inputs.workloads import WORKLOAD_COLUMNS
 
 __all__ = ["PRESETS", "WORKLOAD_COLUMNS", "Preset", "preset_frame"]
 

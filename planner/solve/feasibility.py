@@ -28,11 +28,11 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
 from planner.assumptions import VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import GpuModel
-from planner.inventory import Host
+from planner.inputs.catalog import GpuModel
+from planner.inputs.inventory import Host
+from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.plan import Method, MethodPlan, Placement
 from planner.scenario import Scenario
-from planner.workloads import HOURS_PER_DAY, WorkloadClass
 
 __all__ = ["check_plan"]
 
@@ -122,8 +122,8 @@ def _instance_problems(
     scenario: Scenario,
 ) -> list[str]:
     """Each instance placed once, completely, on one host, or listed as not placed."""
-    from planner.passthrough import whole_gpus
-    from planner.remote_pool import gpus_per_instance
+    from planner.methods.passthrough import whole_gpus
+    from planner.methods.remote_pool import gpus_per_instance
 
     problems: list[str] = []
     known = {i: w for w in scenario.workloads for i in w.instance_ids()}
@@ -183,7 +183,7 @@ def _eligibility_problems(
     scenario: Scenario,
 ) -> list[str]:
     """No instance is placed where its method, its model list or the host rules it out."""
-    from planner.packing import PACKERS, usable_host_reason
+    from planner.solve.packing import PACKERS, usable_host_reason
 
     problems: list[str] = []
     try:
@@ -325,7 +325,7 @@ def _fixed_share_problems(
     """Fixed share gives each vGPU ``1 / max per GPU`` of the GPU's time (the equal or mixed
     maximum, by mode); that share must cover the instance's ``min(gpus, 1)``. Best effort and
     equal share reserve no compute, so they have nothing to cover."""
-    from planner.vgpu import max_per_gpu
+    from planner.methods.vgpu import max_per_gpu
 
     assumptions = scenario.assumptions
     if assumptions.vgpu_scheduler is not VgpuScheduler.FIXED_SHARE:
@@ -385,7 +385,7 @@ def _pool_memory_problems(
 
     A whole-GPU slot holds the GPU's full memory while its instance runs.
     """
-    from planner.remote_pool import PROFILE_WHOLE, active_hours, instance_index
+    from planner.methods.remote_pool import PROFILE_WHOLE, active_hours, instance_index
 
     held = [0.0] * HOURS_PER_DAY
     for row in rows:

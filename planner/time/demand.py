@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from planner.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.scenario import Scenario
-from planner.workloads import HOURS_PER_DAY, WorkloadClass
 
 __all__ = [
     "CURVE_PRESETS",

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from planner.catalog import Catalog, UnknownGpuModel
-from planner.problems import InputProblem, Loaded
-from planner.tabular import (
+from planner.inputs.catalog import Catalog, UnknownGpuModel
+from planner.inputs.problems import InputProblem, Loaded
+from planner.inputs.tabular import (
     CellError,
     Row,
     Table,

@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from planner.inventory import Host
+from planner.inputs.inventory import Host
+from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
+from planner.methods.remote_pool import active_hours, instance_index
 from planner.plan import Method, MethodPlan, Placement
-from planner.remote_pool import active_hours, instance_index
 from planner.scenario import Scenario
-from planner.workloads import HOURS_PER_DAY, WorkloadClass
 
 __all__ = [
     "GpuKey",

@@ -39,10 +39,10 @@ from types import MappingProxyType
 import pandas as pd
 
 from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler
-from planner.metrics import placements_by_gpu
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.measure.metrics import placements_by_gpu
 from planner.plan import Method, MethodPlan, Placement
 from planner.scenario import Scenario
-from planner.workloads import WorkloadClass, WorkloadKind
 
 __all__ = [
     "CONSTANTS",

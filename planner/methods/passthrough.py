@@ -14,9 +14,9 @@ import math
 from collections.abc import Sequence
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.workloads import Instance, WorkloadClass
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
-from planner.workloads import Instance, WorkloadClass
 
 __all__ = [
     "CONFIG",

@@ -8,9 +8,9 @@ from typing import Any
 
 import pandas as pd
 
-from planner.catalog import Catalog, GpuModel, UnknownGpuModel
-from planner.problems import InputProblem, Loaded
-from planner.tabular import (
+from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.inputs.problems import InputProblem, Loaded
+from planner.inputs.tabular import (
     CellError,
     Row,
     Table,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from planner.problems import InputError, InputProblem
-from planner.tabular import (
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import (
     CellError,
     Table,
     parse_bool,
@@ -36,7 +36,7 @@ __all__ = [
     "own_gpus_template",
 ]
 
-CATALOG_DIR = Path(__file__).resolve().parent.parent / "data" / "catalog"
+CATALOG_DIR = Path(__file__).resolve().parents[2] / "data" / "catalog"
 """The shipped catalog: ``data/catalog`` beside the ``planner`` package."""
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
+from planner.inputs.workloads import Instance, WorkloadClass
 from planner.plan import GpuLoad, HostRequest, NotPlaced
-from planner.workloads import Instance, WorkloadClass
 
 __all__ = ["Demand", "NamedProfile", "group_by_profile", "request_for"]
 

@@ -38,8 +38,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from planner.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
-from planner.demand import (
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import HOURS_PER_DAY, WorkloadKind
+from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.methods.vgpu import max_per_gpu as vgpu_max_per_gpu
+from planner.plan import Method
+from planner.scenario import Scenario
+from planner.solve.packing import plan_method
+from planner.time.demand import (
     CURVE_PRESETS,
     DAYS,
     HOURS_PER_WEEK,
@@ -50,12 +56,6 @@ from planner.demand import (
     step_labels,
     weekly_demand,
 )
-from planner.packing import plan_method
-from planner.plan import Method
-from planner.problems import InputError
-from planner.scenario import Scenario
-from planner.vgpu import max_per_gpu as vgpu_max_per_gpu
-from planner.workloads import HOURS_PER_DAY, WorkloadKind
 
 __all__ = [
     "HarvestResult",
@@ -651,7 +651,7 @@ def vdi_pool(
 ) -> VdiPool:
     """The scenario's VDI GPUs, from the vGPU plan of its VDI desktops, and their weekly demand.
 
-    The desktops alone are planned under vGPU (``planner.packing.plan_method``). The pool is
+    The desktops alone are planned under vGPU (``planner.solve.packing.plan_method``). The pool is
     every GPU that plan uses, unless ``pool_gpus`` is given. Desktops sharing a model and
     profile are consolidated as they log on (Horizon-style pools, vMotion of vGPU VMs), so per
     step and group
@@ -847,7 +847,7 @@ def harvest_summary(result: HarvestResult) -> pd.DataFrame:
 
 
 def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
-    """Sheets for ``planner.export.write_workbook(..., extra_sheets=...)``.
+    """Sheets for ``planner.output.export.write_workbook(..., extra_sheets=...)``.
 
     ``Harvest summary``: :func:`harvest_summary`. ``Harvest by step``: one row per step of the
     week with ``step`` (``Mon 17:00``), ``vdi_demand_gpus``, ``vdi_gpus``, ``ml_gpus``,

@@ -21,7 +21,7 @@ Modes (``Assumptions.vgpu_mode``)
     mixed-size
         Several profiles on one GPU, frame buffers summing to at most the GPU's memory and each
         profile at most ``max_mixed``: bin packing. Exact: the pattern MILP of
-        :mod:`planner.milp` over the maximal feasible profile multisets. Heuristic: best-fit
+        :mod:`planner.solve.milp` over the maximal feasible profile multisets. Heuristic: best-fit
         decreasing, run on counts (identical instances are interchangeable).
 
 Time slicing shares the GPU's engines, so workloads that need hardware isolation are not
@@ -37,11 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
-from planner.catalog import Catalog, GpuModel, VgpuProfile
-from planner.grouping import Demand, group_by_profile, request_for
-from planner.milp import Contents, pack_counts
+from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile
+from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.plan import GpuLoad, GpuPacking, HostRequest, Slot, SolveStatus
-from planner.workloads import Instance, WorkloadClass
+from planner.solve.milp import Contents, pack_counts
 
 __all__ = [
     "ProfileChoice",

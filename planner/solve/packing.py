@@ -2,12 +2,12 @@
 
 Two stages, shared by all four methods:
 
-- Stage A, per method and GPU model: a *method packer* (``planner.passthrough``,
-  ``planner.vgpu``, ``planner.mig``, ``planner.remote_pool``; each satisfies ``MethodPacker``)
+- Stage A, per method and GPU model: a *method packer* (the modules of
+  ``planner.methods``; each satisfies ``MethodPacker``)
   turns instances into ``HostRequest``s: the GPU loads that must share one host, with the host
   cores and RAM their instances need.
-- Stage B (``planner.hosts``): requests go onto hosts with free GPUs, cores and RAM, most urgent
-  priority first; what does not fit is ``NotPlaced`` with the resource that ran out.
+- Stage B (``planner.solve.hosts``): requests go onto hosts with free GPUs, cores and RAM, most
+  urgent priority first; what does not fit is ``NotPlaced`` with the resource that ran out.
 
 When capacity is short, priority decides: the largest run of priority levels (1, then 1-2, ...)
 that fits whole is packed together, and each later level is packed on its own into what is left,
@@ -29,9 +29,9 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol, cast
 
 from planner.assumptions import Assumptions
-from planner.catalog import Catalog, GpuModel
-from planner.hosts import HostPool, assign_hosts, fits_all, min_hosts_exact
-from planner.inventory import Host, ServerType
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.inventory import Host, ServerType
+from planner.inputs.workloads import Instance, WorkloadClass
 from planner.plan import (
     GpuPacking,
     Method,
@@ -41,7 +41,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
-from planner.workloads import Instance, WorkloadClass
+from planner.solve.hosts import HostPool, assign_hosts, fits_all, min_hosts_exact
 
 __all__ = [
     "PACKERS",
@@ -85,10 +85,10 @@ class MethodPacker(Protocol):
 
 
 _MODULES: Mapping[Method, str] = {
-    Method.PASSTHROUGH: "planner.passthrough",
-    Method.VGPU: "planner.vgpu",
-    Method.MIG: "planner.mig",
-    Method.REMOTE_POOL: "planner.remote_pool",
+    Method.PASSTHROUGH: "planner.methods.passthrough",
+    Method.VGPU: "planner.methods.vgpu",
+    Method.MIG: "planner.methods.mig",
+    Method.REMOTE_POOL: "planner.methods.remote_pool",
 }
 
 

@@ -18,7 +18,7 @@ Rules:
 - Not eligible for a workload that needs hardware isolation, one that is not latency tolerant
   (the user's word on it), or a VDI desktop (the pool forwards CUDA calls, not a display). The
   network (VMware recommends at most ``MAX_LATENCY_US`` with RDMA) sets the slowdown, in
-  ``planner.performance``, not eligibility.
+  ``planner.measure.performance``, not eligibility.
 
 Heuristic: best fit decreasing over (hour, memory) vectors; instances with equal vectors are
 placed together, each batch filling the tightest GPUs that still hold it, so it scales to
@@ -37,11 +37,11 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import lil_matrix
 
 from planner.assumptions import Assumptions, Network
-from planner.bounds import vector_bound
-from planner.catalog import Catalog, GpuModel
-from planner.passthrough import whole_gpus
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.workloads import HOURS_PER_DAY, Instance, WorkloadClass, WorkloadKind
+from planner.methods.passthrough import whole_gpus
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
-from planner.workloads import HOURS_PER_DAY, Instance, WorkloadClass, WorkloadKind
+from planner.solve.bounds import vector_bound
 
 __all__ = [
     "CONFIG",

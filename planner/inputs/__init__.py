@@ -1,0 +1,1 @@
+"""Inputs: the GPU catalog, the inventory, the workload mix and how their files are read."""

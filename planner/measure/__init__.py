@@ -1,0 +1,1 @@
+"""Measuring a plan: metrics, annual cost and expected slowdown."""

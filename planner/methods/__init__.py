@@ -1,0 +1,1 @@
+"""Sharing methods: one module per method, each implementing the method contract."""

@@ -1,0 +1,1 @@
+"""Output: report tables, recommendations and the plan workbook."""

@@ -1,0 +1,1 @@
+"""Solving: the packing engine, host assignment, bounds, MILP models and the checker."""

@@ -1,0 +1,1 @@
+"""Time of day: demand curves and harvesting idle VDI GPUs at night."""
