@@ -259,3 +259,33 @@ def test_edited_frame_is_validated_like_a_file(catalog: Catalog) -> None:
     (problem,) = loaded.problems
     assert (problem.file, problem.row, problem.column) == ("edited table", 3, "gpu_model")
     assert [h.name for h in loaded.value.hosts] == ["a"]
+
+
+def test_platform_defaults_to_vsphere_and_reads_aliases(catalog: Catalog) -> None:
+    """Without a platform cell a host is vSphere; k8s, Kubernetes and bare metal are read."""
+    header = HEADER + ",platform"
+    data = _csv(
+        "a,c,L40S,4,64,768,100,yes,",
+        "b,c,L40S,4,64,768,100,yes,k8s",
+        "c,c,L40S,4,64,768,100,yes,Kubernetes",
+        "d,c,L40S,4,64,768,100,yes,Bare Metal",
+        header=header,
+    )
+    loaded = load_inventory(data, catalog)
+    assert loaded.problems == ()
+    assert [h.platform.value for h in loaded.value.hosts] == [
+        "vsphere",
+        "kubernetes",
+        "kubernetes",
+        "bare-metal",
+    ]
+
+
+def test_unknown_platform_is_a_cell_problem_naming_the_choices(catalog: Catalog) -> None:
+    """An unknown platform skips the row, names the column and lists the accepted values."""
+    data = _csv("a,c,L40S,4,64,768,100,yes,mainframe", header=HEADER + ",platform")
+    with pytest.raises(InputError) as raised:
+        load_inventory(data, catalog)
+    problem = next(p for p in raised.value.problems if p.column == "platform")
+    assert problem.row == 2
+    assert "vsphere, kubernetes, bare-metal" in problem.fix

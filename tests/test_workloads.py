@@ -13,6 +13,7 @@ from planner.inputs.problems import InputError
 from planner.inputs.tabular import CellError
 from planner.inputs.workloads import (
     HOURS_PER_DAY,
+    REQUIRED_WORKLOAD_COLUMNS,
     WORKLOAD_COLUMNS,
     WorkloadKind,
     expand_instances,
@@ -26,7 +27,7 @@ from planner.output.report import plan_scenario
 from planner.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
-HEADER = ",".join(WORKLOAD_COLUMNS[:-2])
+HEADER = ",".join(REQUIRED_WORKLOAD_COLUMNS)
 # A valid row for HEADER; tests change one cell at a time.
 GOOD = "nb,notebook,4,0.25,10,0.1,8,5,4,32,no,no,yes"
 
@@ -41,7 +42,7 @@ def _csv(*rows: str, header: str = HEADER) -> bytes:
 
 
 def _row(**cells: str) -> str:
-    values = dict(zip(WORKLOAD_COLUMNS[:-2], GOOD.split(","), strict=True))
+    values = dict(zip(REQUIRED_WORKLOAD_COLUMNS, GOOD.split(","), strict=True))
     values.update(cells)
     return ",".join(values.values())
 
@@ -246,7 +247,7 @@ def test_duplicate_names_make_the_file_unusable(catalog: Catalog) -> None:
 
 def test_missing_columns_are_fatal(catalog: Catalog) -> None:
     """A file without active_hours and vcpus raises one problem per missing column."""
-    header = ",".join(c for c in WORKLOAD_COLUMNS[:-2] if c not in {"active_hours", "vcpus"})
+    header = ",".join(c for c in REQUIRED_WORKLOAD_COLUMNS if c not in {"active_hours", "vcpus"})
     with pytest.raises(InputError) as raised:
         load_workloads(_csv(header=header), catalog)
     missing = [p.message for p in raised.value.problems]
@@ -368,3 +369,14 @@ def test_sample_scenario_makes_an_interesting_comparison(catalog: Catalog) -> No
         not_placed = len(result.plan.not_placed)
         assert 0 < not_placed < total / 2, result.method
         assert result.feasibility_violations == (), result.method
+
+
+def test_max_slowdown_is_optional_and_at_least_one(catalog: Catalog) -> None:
+    """An empty max_slowdown leaves the plan's default (None); below 1 is a cell problem."""
+    header = HEADER + ",max_slowdown"
+    data = _csv(_row(name="a") + ",", _row(name="b") + ",2", _row(name="c") + ",0.9", header=header)
+    loaded = load_workloads(data, catalog)
+    assert [w.max_slowdown for w in loaded.value] == [None, 2.0]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (4, "max_slowdown")
+    assert "at least 1" in problem.fix

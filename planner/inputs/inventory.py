@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
 from planner.inputs.problems import InputProblem, Loaded
 from planner.inputs.tabular import (
     CellError,
@@ -58,6 +59,8 @@ class Host:
     """The host has an RDMA-capable NIC (needed for a low-latency remote pool)."""
     mig_enabled: bool
     """MIG mode is on for the host's GPUs (only meaningful on MIG-capable models)."""
+    platform: Platform = DEFAULT_PLATFORM
+    """What runs on the host: vSphere, Kubernetes or bare metal; decides the methods it serves."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class ServerType:
     network_gbps: float = 100.0
     rdma: bool = True
     mig_enabled: bool = True
+    platform: Platform = DEFAULT_PLATFORM
 
     def host(self, index: int, cluster: str = "sized") -> Host:
         """The ``index``-th host of this type (0-based), named ``sized-001`` and so on."""
@@ -84,6 +88,7 @@ class ServerType:
             network_gbps=self.network_gbps,
             rdma=self.rdma,
             mig_enabled=self.mig_enabled,
+            platform=self.platform,
         )
 
 
@@ -117,7 +122,7 @@ INVENTORY_COLUMNS = (
     "rdma",
 )
 """Required columns of the inventory CSV, in the template's order."""
-_OPTIONAL = ("count", "mig_enabled", "notes")
+_OPTIONAL = ("count", "mig_enabled", "platform", "notes")
 _MAX_COUNT = 1000
 """More identical hosts than this in one row is almost surely a typo."""
 
@@ -130,7 +135,8 @@ def load_inventory(
     Columns (matched ignoring case and spaces): ``host``, ``cluster``, ``gpu_model``,
     ``gpus_per_host``, ``cpu_cores``, ``ram_gib`` [GiB], ``network_gbps`` [Gbit/s], ``rdma``
     (yes/no), and optionally ``count`` (identical hosts, named ``host-01`` .. ``host-NN``;
-    default 1), ``mig_enabled`` (default yes on MIG-capable models) and ``notes`` (ignored).
+    default 1), ``mig_enabled`` (default yes on MIG-capable models), ``platform`` (``vsphere``,
+    ``kubernetes`` or ``bare-metal``; default vsphere) and ``notes`` (ignored).
 
     Each bad cell is one problem in ``Loaded.problems`` and its row is skipped; good rows load.
     Raises ``InputError`` when the file cannot be used at all: not CSV, empty, a required column
@@ -148,12 +154,13 @@ def inventory_from_frame(
 
 
 def inventory_frame(inventory: Inventory) -> pd.DataFrame:
-    """One row per host with the CSV's columns (``mig_enabled`` included, no ``count``).
+    """One row per host with the CSV's columns (``mig_enabled`` and ``platform`` included, no
+    ``count``).
 
     Booleans are ``yes``/``no`` text as in the CSV, so the frame loads back through
     ``inventory_from_frame`` to an equal inventory.
     """
-    columns = [*INVENTORY_COLUMNS, "mig_enabled"]
+    columns = [*INVENTORY_COLUMNS, "mig_enabled", "platform"]
     rows = [
         [
             h.name,
@@ -165,6 +172,7 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
             h.network_gbps,
             yes_no(h.rdma),
             yes_no(h.mig_enabled),
+            h.platform.value,
         ]
         for h in inventory.hosts
     ]
@@ -226,6 +234,7 @@ def _row_hosts(
             "rdma": parse_bool,
             "count": lambda t: parse_int(t, unit="hosts", minimum=1, maximum=_MAX_COUNT, default=1),
             "mig_enabled": lambda t: t,
+            "platform": parse_platform,
         },
         problems,
     )
@@ -253,6 +262,7 @@ def _row_hosts(
             network_gbps=values["network_gbps"],
             rdma=values["rdma"],
             mig_enabled=mig_enabled,
+            platform=values["platform"],
         )
         for name in names
     ]

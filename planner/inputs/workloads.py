@@ -32,6 +32,7 @@ from planner.inputs.tabular import (
 __all__ = [
     "DEFAULT_START_HOUR",
     "HOURS_PER_DAY",
+    "REQUIRED_WORKLOAD_COLUMNS",
     "WORKLOAD_COLUMNS",
     "Instance",
     "WorkloadClass",
@@ -89,6 +90,9 @@ class WorkloadClass:
     """1 = placed first; larger numbers are placed later when capacity is short."""
     gpu_models: tuple[str, ...] = ()
     """Catalog models the class may run on; empty means any."""
+    max_slowdown: float | None = None
+    """Longest runtime the class accepts, over its bare-metal runtime [-] (1.5 = 50 % slower);
+    None uses the plan's default (``Assumptions.max_slowdown``)."""
 
     @property
     def active_hours_per_day(self) -> float:
@@ -138,10 +142,13 @@ WORKLOAD_COLUMNS = (
     "latency_tolerant",
     "priority",
     "gpu_models",
+    "max_slowdown",
 )
-"""Columns of the workload CSV in the template's order; ``priority`` and ``gpu_models`` optional."""
-_REQUIRED = WORKLOAD_COLUMNS[:-2]
-_OPTIONAL = ("priority", "gpu_models", "notes")
+"""Columns of the workload CSV in the template's order; ``priority``, ``gpu_models`` and
+``max_slowdown`` are optional."""
+REQUIRED_WORKLOAD_COLUMNS = WORKLOAD_COLUMNS[:-3]
+"""The columns every workload CSV must have."""
+_OPTIONAL = ("priority", "gpu_models", "max_slowdown", "notes")
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
 _RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
 _SCHEDULE_FIX = (
@@ -321,6 +328,21 @@ def _gpus(text: str) -> float:
     return value
 
 
+MAX_SLOWDOWN_LIMIT = 100.0
+"""Largest per-class slowdown limit accepted [-]; beyond it a limit means nothing."""
+
+
+def _max_slowdown(text: str) -> float | None:
+    """A runtime limit over bare metal, at least 1 (``1.5``); empty means the plan's default."""
+    if not text.strip():
+        return None
+    fix = "enter a runtime limit of at least 1 (1.5 = up to 50 % slower), or leave it empty"
+    try:
+        return parse_float(text, unit="x bare metal", minimum=1, maximum=MAX_SLOWDOWN_LIMIT)
+    except CellError as error:
+        raise CellError(error.message, fix) from None
+
+
 def _kind(text: str) -> WorkloadKind:
     try:
         return WorkloadKind(text.strip().lower())
@@ -401,6 +423,7 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
             yes_no(w.latency_tolerant),
             w.priority,
             "|".join(w.gpu_models),
+            "" if w.max_slowdown is None else _number(w.max_slowdown),
         ]
         for w in workloads
     ]
@@ -420,7 +443,7 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
 
 
 def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ...]]:
-    problems = table.require_columns(_REQUIRED, _OPTIONAL)
+    problems = table.require_columns(REQUIRED_WORKLOAD_COLUMNS, _OPTIONAL)
     loaded = read_rows(
         table,
         lambda row: _row_workload(table, row, catalog, problems),
@@ -462,6 +485,7 @@ def _row_workload(
             "latency_tolerant": parse_bool,
             "priority": lambda t: parse_int(t, minimum=1, maximum=100, default=2),
             "gpu_models": lambda t: _gpu_models(t, catalog),
+            "max_slowdown": _max_slowdown,
         },
         problems,
     )
@@ -490,6 +514,7 @@ def _row_workload(
         latency_tolerant=values["latency_tolerant"],
         priority=values["priority"],
         gpu_models=values["gpu_models"],
+        max_slowdown=values["max_slowdown"],
     )
 
 
