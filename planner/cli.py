@@ -23,8 +23,8 @@ from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
+from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
-from planner.plan import Method
 from planner.scenario import Scenario
 
 __all__ = [
@@ -275,7 +275,7 @@ def _money(value: float | None) -> str:
 
 def summary_lines(plan: ScenarioPlan) -> list[str]:
     """One line per method: GPUs, hosts, placed / not placed, cost per year, ratio to bound."""
-    width = max((len(r.method.label) for r in plan.results), default=0)
+    width = max((len(r.label) for r in plan.results), default=0)
     lines = []
     if plan.server is not None:
         s = plan.server
@@ -287,7 +287,7 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
         m = r.metrics
         ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
         line = (
-            f"{r.method.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
+            f"{r.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
             f"placed {m.instances_placed}/{m.instances_placed + m.instances_not_placed}  "
             f"{_money(r.cost.total_usd_per_year)}/year  "
             f"{_money(r.cost.usd_per_instance_year)}/instance  "

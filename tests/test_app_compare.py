@@ -9,7 +9,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from planner.plan import Method
+from planner.methods.registry import Method
 from ui import planning, session
 
 TIMEOUT_S = 60

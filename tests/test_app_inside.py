@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.plan import Method
+from planner.methods.registry import Method
 from ui import planning, session
 
 TIMEOUT_S = 60

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 import altair as alt
 import pandas as pd
 
+from planner.methods.registry import METHODS
+
 __all__ = [
     "METHOD_ORDER",
     "cost_chart",
@@ -17,8 +19,8 @@ __all__ = [
     "utilisation_chart",
 ]
 
-METHOD_ORDER = ["Passthrough", "vGPU (time-sliced)", "MIG", "Remote pool"]
-"""Method labels in the order every chart lists them."""
+METHOD_ORDER = ["Recommended plan", *(rules.label for rules in METHODS.values())]
+"""Plan labels in the order every chart lists them."""
 
 GPU_ROW_PX = 28
 """Height of one GPU's bar row in the placement map [px]; less and the GPU labels drop out."""

@@ -9,7 +9,8 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.problems import InputError, InputProblem
-from planner.output.report import MethodResult, Recommendation, ScenarioPlan
+from planner.output.recommendations import Recommendation
+from planner.output.report import MethodResult, ScenarioPlan
 from ui import format as fmt
 from ui import planning, session
 
@@ -191,8 +192,8 @@ def headline(plan: ScenarioPlan) -> None:
     cards = st.columns(len(plan.results))
     for card, result in zip(cards, plan.results, strict=True):
         m, cost = result.metrics, result.cost
-        with card.container(border=True, key=f"headline_{result.plan.method}"):
-            st.markdown(f"**{result.plan.method.label}**")
+        with card.container(border=True, key=f"headline_{result.plan.name}"):
+            st.markdown(f"**{result.plan.label}**")
             st.metric(
                 "GPUs used",
                 fmt.count(m.gpus_used),
@@ -223,7 +224,7 @@ def method_summary(result: MethodResult) -> None:
     """A one-line summary of one method's plan, with its notes."""
     m = result.metrics
     st.markdown(
-        f"**{result.plan.method.label}**: {fmt.count(m.gpus_used)} GPUs on "
+        f"**{result.plan.label}**: {fmt.count(m.gpus_used)} GPUs on "
         f"{fmt.count(m.hosts_used)} hosts · {fmt.count(m.instances_placed)} placed, "
         f"{fmt.count(m.instances_not_placed)} not placed · memory {fmt.pct(m.memory_utilisation)}, "
         f"compute {fmt.pct(m.compute_utilisation)} · {fmt.usd(result.cost.total_usd_per_year)} "
@@ -241,7 +242,7 @@ def feasibility_notice(plan: ScenarioPlan) -> None:
     for result in plan.results:
         if result.feasibility_violations:
             st.error(
-                f"The {result.plan.method.label} plan breaks {len(result.feasibility_violations)} "
+                f"The {result.plan.label} plan breaks {len(result.feasibility_violations)} "
                 "rule(s); treat its figures with care and report this: "
                 + "; ".join(result.feasibility_violations[:3]),
                 icon=":material/report:",

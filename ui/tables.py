@@ -57,8 +57,8 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
     ]
     for result in plan.results:
         m, cost, p = result.metrics, result.cost, result.plan
-        slowdown = slowdowns.get(str(p.method))
-        columns[p.method.label] = [
+        slowdown = slowdowns.get(p.name)
+        columns[p.label] = [
             f"{fmt.count(m.gpus_used)} of {fmt.count(m.gpus_available)}",
             fmt.count(m.hosts_used),
             fmt.count(m.instances_placed),
@@ -81,7 +81,7 @@ def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
     """Annual cost per method and component: ``method`` (label), ``component``, ``usd_per_year``."""
     rows = [
         {
-            "method": result.plan.method.label,
+            "method": result.plan.label,
             "component": component,
             "usd_per_year": result.cost.component_usd_per_year(component),
         }
@@ -94,7 +94,7 @@ def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
 def utilisation_long(plan: ScenarioPlan) -> pd.DataFrame:
     """Memory and compute utilisation per method: ``method`` (label), ``measure``, ``share``."""
     rows = [
-        {"method": result.plan.method.label, "measure": measure, "share": share}
+        {"method": result.plan.label, "measure": measure, "share": share}
         for result in plan.results
         for measure, share in (
             ("memory", result.metrics.memory_utilisation),
@@ -110,7 +110,7 @@ def bound_frame(plan: ScenarioPlan) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "method": result.plan.method.label,
+                "method": result.plan.label,
                 "gpus_used": result.metrics.gpus_used,
                 "lower_bound_gpus": result.metrics.lower_bound_gpus,
             }

@@ -21,12 +21,12 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
 from planner.measure.performance import constants_frame
+from planner.output.recommendations import recommendations_frame
 from planner.output.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
     comparison_frame,
     placement_frame,
-    recommendations_frame,
     slowdown_frame,
     utilisation_frame,
 )
@@ -160,7 +160,7 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
     _write(sheet, row, 1, "Recommendations").font = Font(bold=True, size=12)
     row = _write_table(sheet, recommendations_frame(plan), start_row=row + 1) + 1
     notes = [
-        (r.method.label, note)
+        (r.label, note)
         for r in plan.results
         for note in (*r.plan.notes, *r.cost.notes, *r.feasibility_violations)
     ]
@@ -186,7 +186,7 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
 
 def _not_placed(plan: ScenarioPlan) -> pd.DataFrame:
     rows = [
-        (r.method.value, r.method.label, n.instance, n.workload, n.reason)
+        (r.name, r.label, n.instance, n.workload, n.reason)
         for r in plan.results
         for n in r.plan.not_placed
     ]
@@ -196,8 +196,8 @@ def _not_placed(plan: ScenarioPlan) -> pd.DataFrame:
 def _costs(plan: ScenarioPlan) -> pd.DataFrame:
     rows = [
         {
-            "method": r.method.value,
-            "label": r.method.label,
+            "method": r.name,
+            "label": r.label,
             "hardware_usd_per_year": r.cost.hardware_usd_per_year,
             "licences_usd_per_year": r.cost.licences_usd_per_year,
             "power_usd_per_year": r.cost.power_usd_per_year,
@@ -278,7 +278,7 @@ def write_workbook(
     book = Workbook()
     _summary_sheet(book, plan)
     for result in plan.results:
-        _table_sheet(book, f"Placement {result.method.label}", placement_frame(result), freeze="B2")
+        _table_sheet(book, f"Placement {result.label}", placement_frame(result), freeze="B2")
     _table_sheet(book, "Not placed", _not_placed(plan))
     _table_sheet(book, "Costs", _costs(plan), freeze="C2")
     _table_sheet(book, "Utilisation", utilisation_frame(plan), freeze="C2")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.inputs.inventory import ServerType
-from planner.output.report import comparison_frame, recommendations
+from planner.output.recommendations import recommendations
+from planner.output.report import comparison_frame
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
