@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import pytest
+from scipy.optimize import Bounds, LinearConstraint, milp
 
-from bench.fleets import host, scenario_of, workload
-from planner.assumptions import Assumptions
+from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
+from planner.assumptions import Assumptions, VgpuMode
 from planner.inputs.catalog import load_catalog
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadKind
-from planner.methods.contract import SharingMethod
+from planner.methods.contract import GpuDemand, SharingMethod
 from planner.methods.registry import METHODS, Method, host_reason, methods_for, workload_reason
-from planner.solve.packing import plan_method
+from planner.solve.packing import instances_of, packing_gpus, plan_method
 
 CATALOG = load_catalog()
 H100 = CATALOG.gpus["H100-80GB-PCIe"]
@@ -78,3 +80,45 @@ def test_packing_uses_only_hosts_whose_platform_the_method_serves() -> None:
     plan = plan_method(Method.VGPU, scenario)
     assert {p.host for p in plan.placements} == {"vs"}
     assert not plan.not_placed
+
+
+def _fewest_gpus(demand: GpuDemand, counts: dict[str, int]) -> int:
+    """The fewest GPUs the demand rows allow for ``counts`` instances per class (by MILP)."""
+    needed = [
+        sum(counts[c] * demand.use[c][d] for c in counts) for d in range(len(demand.dimensions))
+    ]
+    result = milp(
+        c=np.ones(len(demand.patterns)),
+        constraints=[LinearConstraint(np.array(demand.patterns).T, lb=needed, ub=np.inf)],
+        integrality=np.ones(len(demand.patterns)),
+        bounds=Bounds(0, np.inf),
+    )
+    assert result.status == 0
+    return round(result.fun)
+
+
+@pytest.mark.parametrize("method", list(Method))
+@pytest.mark.parametrize("mode", list(VgpuMode))
+def test_gpu_demand_bounds_the_packers_and_exact_rows_are_met(
+    method: Method, mode: VgpuMode
+) -> None:
+    """The GPUs the demand rows allow never exceed what the exact packer uses; rows marked
+    exact are met by it, so the recommended plan's MILP neither over- nor under-counts."""
+    model = CATALOG.gpus["A100-80GB-PCIe"]
+    assumptions = Assumptions(vgpu_mode=mode)
+    classes = [
+        workload("small", instances=9, gpus=0.1, memory_gib=9, schedule=OFFICE),
+        workload("mid", instances=5, gpus=0.3, memory_gib=19, schedule=NIGHT),
+        workload("big", instances=3, gpus=0.5, memory_gib=38),
+        workload("pair", instances=2, gpus=2, memory_gib=100),
+    ]
+    rules = METHODS[method]
+    demand = rules.gpu_demand(classes, model, CATALOG, assumptions)
+    eligible = [w for w in classes if w.name in demand.use]
+    assert eligible
+    instances = instances_of(eligible)
+    packing = rules.pack_exact(instances, model, CATALOG, assumptions)
+    fewest = _fewest_gpus(demand, {w.name: w.instances for w in eligible})
+    assert fewest <= packing_gpus(packing)
+    if demand.exact:
+        assert fewest == packing_gpus(packing)

@@ -31,6 +31,7 @@ from planner.scenario import Scenario
 
 __all__ = [
     "MEMORY_TOLERANCE_GIB",
+    "GpuDemand",
     "GpuKey",
     "GpuMemory",
     "GpuView",
@@ -80,6 +81,29 @@ class GpuMemory:
     def utilisation(self) -> float:
         """``used_gib / capacity_gib`` [0-1]; 0 for a GPU without memory."""
         return self.used_gib / self.capacity_gib if self.capacity_gib > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class GpuDemand:
+    """The GPUs of one model a method needs for instances of some classes, as linear rows.
+
+    Each instance of class ``c`` uses ``use[c][d]`` of every dimension ``d`` (a profile's slots,
+    whole GPUs, a share of memory in one hour, ...); each GPU is set up by one of ``patterns``
+    and offers ``pattern[d]`` of each dimension. Any packing of ``x[c]`` instances per class
+    needs at least ``Σ_p y[p]`` GPUs for integers ``y`` with ``Σ_c x[c] use[c] ≤ Σ_p y[p]
+    pattern[p]`` in every dimension: the recommended plan's MILP (``planner.solve.mixed``) is
+    built from these rows. ``exact`` says the rows describe the GPU-level rules completely (every
+    valid set-up of one GPU is within a pattern), so that bound is met by some packing; else
+    they are a relaxation and the method's packer may need more GPUs. Rules across GPUs (a
+    multi-GPU instance on one host, one profile size per host) are left to packing and checking.
+    """
+
+    dimensions: tuple[str, ...]
+    use: Mapping[str, tuple[float, ...]]
+    """Class name -> what one instance uses of each dimension; classes not eligible are absent."""
+    patterns: tuple[tuple[float, ...], ...]
+    """What one GPU offers of each dimension, per way of setting it up."""
+    exact: bool
 
 
 @dataclass(frozen=True)
@@ -225,6 +249,17 @@ class SharingMethod(ABC):
     ) -> GpuPacking:
         """The fewest GPUs, proven within ``assumptions.time_limit_s`` (else the best found)."""
         return self.pack_heuristic(instances, model, catalog, assumptions)
+
+    @abstractmethod
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """The linear model of the GPUs of ``model`` that instances of ``workloads`` need; see
+        ``GpuDemand``. Classes the method cannot serve on ``model`` are left out of ``use``."""
 
     # -- feasibility -------------------------------------------------------------------------
 

@@ -41,7 +41,7 @@ from planner.inputs.catalog import Catalog, GpuModel, MigProfile
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
-from planner.methods.contract import GpuView, PlanContext, SharingMethod
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
 from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.methods.vgpu import vm_vgpu_count_problems
 from planner.plan import (
@@ -62,6 +62,7 @@ __all__ = [
     "ProfileChoice",
     "choose_profile",
     "enumerate_layouts",
+    "layout_demand",
     "layout_is_valid",
     "mig_problems",
     "mig_room_usable",
@@ -490,6 +491,28 @@ def pack_with_layout(
     )
 
 
+def layout_demand(workloads: Sequence[WorkloadClass], model: GpuModel, choose: Choose) -> GpuDemand:
+    """One dimension per partial profile the classes take and one for whole-GPU profiles; a GPU
+    is set up by one maximal layout of those profiles, or as one whole-GPU instance: exact at
+    the GPU level."""
+    choices = {w.name: choice for w in workloads if isinstance(choice := choose(w), ProfileChoice)}
+    profiles = _ordered(list({c.profile for c in choices.values() if c.shared}))
+    names = [p.name for p in profiles]
+    whole = len(names)
+    use: dict[str, tuple[float, ...]] = {}
+    for name, choice in choices.items():
+        row = [0.0] * (whole + 1)
+        if choice.shared:
+            row[names.index(choice.profile.name)] = 1.0
+        else:
+            row[whole] = float(choice.gpus)
+        use[name] = tuple(row)
+    vectors = [v for v, _ in _distinct_patterns(enumerate_layouts(profiles, model), names)]
+    patterns = [(*(float(n) for n in v), 0.0) for v in vectors]
+    patterns.append((*(0.0,) * whole, 1.0))
+    return GpuDemand((*names, "whole-GPU instances"), use, tuple(patterns), exact=True)
+
+
 def mig_problems(gpu: GpuView, plan: PlanContext) -> list[str]:
     """Valid starts, no overlapping memory slices, compute slices and per-profile maxima kept,
     and each GPU instance's ``compute_slices / GPU compute slices`` covers the instance's
@@ -663,6 +686,17 @@ class Mig(SharingMethod):
             lambda w: _choice_or_reason(w, model, catalog, assumptions),
             exact=True,
             time_limit_s=assumptions.time_limit_s,
+        )
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        return layout_demand(
+            workloads, model, lambda w: _choice_or_reason(w, model, catalog, assumptions)
         )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:

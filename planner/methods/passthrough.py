@@ -17,7 +17,7 @@ from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
-from planner.methods.contract import GpuView, PlanContext, SharingMethod
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 
 __all__ = [
@@ -116,6 +116,25 @@ class Passthrough(SharingMethod):
             not_placed=tuple(not_placed),
             lower_bound_gpus=sum(len(r.loads) for r in requests),
             status=SolveStatus.OPTIMAL,
+        )
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """Each instance uses its whole GPUs; a GPU offers one (exact)."""
+        return GpuDemand(
+            dimensions=("whole GPU",),
+            use={
+                w.name: (float(whole_gpus(w, model)),)
+                for w in workloads
+                if self.ineligible_reason(w, model, catalog, assumptions) is None
+            },
+            patterns=((1.0,),),
+            exact=True,
         )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:

@@ -44,6 +44,7 @@ from planner.inputs.platform import Platform
 from planner.inputs.workloads import HOURS_PER_DAY, Instance, WorkloadClass, WorkloadKind
 from planner.methods.contract import (
     MEMORY_TOLERANCE_GIB,
+    GpuDemand,
     GpuMemory,
     GpuView,
     PlanContext,
@@ -637,6 +638,29 @@ class RemotePool(SharingMethod):
     ) -> GpuPacking:
         """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s``."""
         return _pack_exact(instances, model, catalog, assumptions)
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """One dimension per hour of the day: an instance uses its share of a GPU's memory (whole
+        GPUs for a gang) times the share of its class active in that hour; a GPU offers all of
+        its memory in every hour. A relaxation: it spreads a class's activity evenly over its
+        instances and lets shares of a GPU be cut finer than instances."""
+        capacity = capacity_units(model)
+        use: dict[str, tuple[float, ...]] = {}
+        for w in workloads:
+            if _ineligible_reason(w) is not None:
+                continue
+            gpus = gpus_per_instance(w, model)
+            size = float(gpus) if gpus else share_units(w, model) / capacity
+            active = [math.floor(s * w.instances + 0.5) / w.instances for s in w.daily_schedule]
+            use[w.name] = tuple(size * a for a in active)
+        hours = tuple(f"memory in hour {h}" for h in range(HOURS_PER_DAY))
+        return GpuDemand(hours, use, ((1.0,) * HOURS_PER_DAY,), exact=False)
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
         """In every hour, the instances running on a pooled GPU fit in its memory; a whole-GPU

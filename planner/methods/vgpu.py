@@ -43,7 +43,7 @@ from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
-from planner.methods.contract import GpuView, PlanContext, SharingMethod
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
 from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.methods.slowdown_model import ModelConstant, any_busy, co_busy_share
 from planner.plan import GpuLoad, GpuPacking, HostRequest, Placement, Slot, SolveStatus
@@ -541,6 +541,48 @@ class Vgpu(SharingMethod):
         bounded by best-fit decreasing and falling back to it when the solver finds nothing
         better within ``assumptions.time_limit_s``; the other modes are already optimal."""
         return _pack(instances, model, catalog, assumptions, exact=True)
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """One dimension per single-vGPU profile and one for full profiles combined in one VM;
+        a GPU holds one profile up to NVIDIA's equal-size maximum, or (mixed-size mode) any
+        maximal profile set: exact at the GPU level."""
+        choices = {
+            w.name: choice
+            for w in workloads
+            if isinstance(
+                choice := _choice_or_reason(w, model, catalog, assumptions), ProfileChoice
+            )
+        }
+        profiles = sorted(
+            {c.profile for c in choices.values() if c.vgpus == 1},
+            key=lambda p: (-p.memory_gib, p.name),
+        )
+        names = [p.name for p in profiles]
+        whole = len(names)
+        use: dict[str, tuple[float, ...]] = {}
+        for name, choice in choices.items():
+            row = [0.0] * (whole + 1)
+            if choice.vgpus == 1:
+                row[names.index(choice.profile.name)] = 1.0
+            else:
+                row[whole] = float(choice.vgpus)
+            use[name] = tuple(row)
+        if assumptions.vgpu_mode is VgpuMode.MIXED_SIZE:
+            sets = [tuple(float(n) for n in s) for s in mixed_patterns(profiles, model)]
+        else:
+            sets = [
+                tuple(float(p.max_equal) if k == i else 0.0 for k in range(whole))
+                for i, p in enumerate(profiles)
+            ]
+        patterns = [(*s, 0.0) for s in sets]
+        patterns.append((*(0.0,) * whole, 1.0))
+        return GpuDemand((*names, "full vGPUs of one VM"), use, tuple(patterns), exact=True)
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
         """Profiles exist; equal-size GPUs hold one profile within NVIDIA's maximum (which may
