@@ -177,7 +177,7 @@ COMPARISON_COLUMNS: Mapping[str, str] = MappingProxyType(
         "mean_slowdown": "runtime / bare metal, mean over placed instances [-]",
         "lower_bound_gpus": "no packing of the placed instances uses fewer GPUs [GPUs]",
         "ratio_to_bound": "gpus_used / lower_bound_gpus; 1.0 is provably optimal [-]",
-        "status": "optimal, time limit reached or heuristic",
+        "status": "optimal, solver limit reached or heuristic",
         "solve_seconds": "wall time of the packing [s]",
         "violations": "feasibility rules the plan breaks (should be 0)",
     }

@@ -322,8 +322,8 @@ class _Progress:
             return SolveStatus.OPTIMAL
         if any(n > 1 for n in self.fits.values()):
             return SolveStatus.HEURISTIC
-        if SolveStatus.TIME_LIMIT in self.statuses:
-            return SolveStatus.TIME_LIMIT
+        if SolveStatus.LIMIT_REACHED in self.statuses:
+            return SolveStatus.LIMIT_REACHED
         if self.statuses and all(s is SolveStatus.OPTIMAL for s in self.statuses):
             return SolveStatus.OPTIMAL
         return SolveStatus.HEURISTIC
