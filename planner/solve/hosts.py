@@ -175,6 +175,19 @@ class HostPool:
             return None
         return host, self._take(index, request)
 
+    def withdraw(self) -> Host | None:
+        """Take the first host (in pool order) with every GPU free out of the pool, for a method
+        that sets up whole hosts; None when every host has a GPU in use."""
+        for index, host in enumerate(self.hosts):
+            free = self.free_gpus[index]
+            if host.gpus and len(free) == host.gpus:
+                bucket = self._buckets[(host.gpu_model, len(free))]
+                del bucket[bisect.bisect_left(bucket, self._keys[index])]
+                self.free_gpus[index] = []
+                bisect.insort(self._buckets.setdefault((host.gpu_model, 0), []), self._keys[index])
+                return host
+        return None
+
     def reason(self, request: HostRequest) -> str:
         """Why ``request`` fits on no host of the pool, naming the resource that ran out."""
         model = request.gpu_model
