@@ -209,33 +209,35 @@ def recommend_plan(
     rates = AnnualRates(scenario)
     methods = tuple(r.plan.method for r in singles if r.plan.method is not None)
     mixed = recommend(scenario, rates, hosts=hosts, methods=methods)
-    candidates: list[tuple[MethodResult, str]] = [
-        (measure_plan(mixed.plan, scenario), "a mix of sharing methods")
-    ]
-    candidates.extend(
-        (measure_plan(_as_recommended(r.plan), scenario), f"{r.label} alone: no mix did better")
+    # Single-method plans are ranked on their own results: relabelling changes no figure.
+    candidates: list[tuple[MethodResult, MethodPlan, str]] = [
+        (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better")
         for r in singles
         if r.plan.method is not None and r.plan.placements and within_limits(r, scenario)
-    )
-    best, source = min(candidates, key=lambda pair: _rank(pair[0], scenario))
-    served = Counter(p.workload for p in {p.instance: p for p in best.plan.placements}.values())
+    ]
+    mix = measure_plan(mixed.plan, scenario)
+    candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))
+    best, chosen, source = min(candidates, key=lambda c: _rank(c[0], scenario))
+    served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
-    if mixed is not None:
+    if mixed.options:
         cost_bound = cost_lower_bound(scenario, mixed.types, mixed.options, rates, served)
         gpu_bound = gpu_lower_bound(scenario, mixed.types, mixed.options, served)
     bounded = best.cost.total_usd_per_year - best.cost.busy_power_usd_per_year
-    if cost_bound > 0 and bounded <= cost_bound * (1 + 1e-9):
+    if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL
-    elif mixed is not None and best.plan is mixed.plan:
-        status = (
-            mixed.counts.status
-            if mixed.counts.status is not SolveStatus.OPTIMAL
-            else (SolveStatus.HEURISTIC)
-        )
+    elif chosen is mixed.plan and mixed.counts.status is SolveStatus.LIMIT_REACHED:
+        status = SolveStatus.LIMIT_REACHED
     else:
         status = SolveStatus.HEURISTIC
-    plan = dataclasses.replace(best.plan, lower_bound_gpus=gpu_bound, status=status)
-    result = measure_plan(plan, scenario)
+    plan = dataclasses.replace(chosen, lower_bound_gpus=gpu_bound, status=status)
+    metrics = dataclasses.replace(
+        best.metrics,
+        lower_bound_gpus=gpu_bound,
+        ratio_to_bound=best.metrics.gpus_used / gpu_bound if gpu_bound > 0 else None,
+    )
+    cost = dataclasses.replace(best.cost, plan=plan.name)
+    result = dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
     today = None if servers else _single(singles, today_method(scenario))
     ranked = [r for r in singles if r.plan.method is not None]
     best_single = min(ranked, key=lambda r: _rank(r, scenario)) if ranked else None

@@ -42,6 +42,7 @@ the served instances fixed, which no plan serving them within the classes' limit
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping, Sequence, Set
@@ -53,7 +54,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
 from planner.methods.contract import GpuDemand, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
-from planner.plan import HostRequest, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.plan import GpuLoad, HostRequest, MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import gpu_views
 from planner.solve.hosts import HostPool, assign_hosts, min_hosts_exact
@@ -65,6 +66,7 @@ __all__ = [
     "MixedPlan",
     "Option",
     "Rates",
+    "SoloFits",
     "cost_lower_bound",
     "gpu_lower_bound",
     "host_types",
@@ -172,41 +174,97 @@ class Solo:
     """GPUs over instances packed [GPUs]."""
 
 
+@dataclass(frozen=True)
+class _Packed:
+    """A class's shape packed alone: its fullest GPU, and GPUs per instance packed."""
+
+    fullest: GpuLoad | None
+    gpus_per_instance: float
+
+
+def _shape(workload: WorkloadClass) -> WorkloadClass:
+    """What a method's packing of up to ``_SOLO_SAMPLE`` instances of a class alone depends on:
+    not its name, priority or limit."""
+    return dataclasses.replace(
+        workload,
+        name="solo",
+        instances=min(workload.instances, _SOLO_SAMPLE),
+        priority=2,
+        max_slowdown=None,
+    )
+
+
+@dataclass
+class SoloFits:
+    """``solo_fit`` with the packings and slowdowns it has worked out kept for reuse."""
+
+    scenario: Scenario
+    _packed: dict[tuple[Method, int, WorkloadClass], _Packed] = field(default_factory=dict)
+    _solo: dict[tuple[Method, int, WorkloadClass], Solo] = field(default_factory=dict)
+
+    def __call__(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
+    ) -> Solo:
+        """Up to ``_SOLO_SAMPLE`` instances of the class packed alone by the method on the host
+        type: the slowdown of an instance on the fullest GPU, and the GPUs each instance takes."""
+        shape = dataclasses.replace(
+            workload, name="class", instances=min(workload.instances, _SOLO_SAMPLE), priority=2
+        )
+        key = (method, t, shape)
+        if key not in self._solo:
+            self._solo[key] = self._fit(method, workload, t, host_type)
+        return self._solo[key]
+
+    def _fit(self, method: Method, workload: WorkloadClass, t: int, host_type: HostType) -> Solo:
+        rules = METHODS[method]
+        packed = self._packing(method, workload, t, host_type)
+        if packed.fullest is None:
+            return Solo(math.inf, math.inf)
+        host = host_type.shape
+        placements = tuple(
+            Placement(
+                f"{workload.name}#{n + 1}",
+                workload.name,
+                host.name,
+                0,
+                host_type.model.name,
+                s.profile,
+                s.memory_gib,
+                s.compute_share,
+                s.start_slice,
+            )
+            for n, s in enumerate(packed.fullest.slots)
+        )
+        gpu = GpuView((host.name, 0), host, host_type.model, packed.fullest.config, placements)
+        context = PlanContext.of(self.scenario, placements, (host,), workloads=(workload,))
+        # Every instance on the GPU is of the class, so the first stands for all.
+        return Solo(rules.slowdown(placements[0], gpu, context), packed.gpus_per_instance)
+
+    def _packing(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
+    ) -> _Packed:
+        shape = _shape(workload)
+        key = (method, t, shape)
+        if key not in self._packed:
+            instances = [Instance(i, shape) for i in shape.instance_ids()]
+            packing = METHODS[method].pack_heuristic(
+                instances, host_type.model, self.scenario.catalog, self.scenario.assumptions
+            )
+            loads = [load for request in packing.requests for load in request.loads]
+            packed = len(instances) - len(packing.not_placed)
+            self._packed[key] = _Packed(
+                max(loads, key=lambda load: len(load.slots)) if loads else None,
+                len(loads) / max(packed, 1),
+            )
+        return self._packed[key]
+
+
 def solo_fit(
     method: Method, workload: WorkloadClass, host_type: HostType, scenario: Scenario
 ) -> Solo:
     """Up to ``_SOLO_SAMPLE`` instances of the class packed alone by the method: the slowdown of
-    the worst instance of the fullest GPU, and the GPUs each instance takes."""
-    rules = METHODS[method]
-    ids = workload.instance_ids()[:_SOLO_SAMPLE]
-    instances = [Instance(i, workload) for i in ids]
-    packing = rules.pack_heuristic(
-        instances, host_type.model, scenario.catalog, scenario.assumptions
-    )
-    loads = [load for request in packing.requests for load in request.loads]
-    if not loads:
-        return Solo(math.inf, math.inf)
-    fullest = max(loads, key=lambda load: len(load.slots))
-    host = host_type.shape
-    placements = tuple(
-        Placement(
-            s.instance,
-            s.workload,
-            host.name,
-            0,
-            host_type.model.name,
-            s.profile,
-            s.memory_gib,
-            s.compute_share,
-            s.start_slice,
-        )
-        for s in fullest.slots
-    )
-    gpu = GpuView((host.name, 0), host, host_type.model, fullest.config, placements)
-    context = PlanContext.of(scenario, placements, (host,))
-    slowdown = max(rules.slowdown(p, gpu, context) for p in placements)
-    packed = len(instances) - len(packing.not_placed)
-    return Solo(slowdown, len(loads) / max(packed, 1))
+    an instance on the fullest GPU, and the GPUs each instance takes."""
+    return SoloFits(scenario)(method, workload, 0, host_type)
 
 
 @dataclass(frozen=True)
@@ -230,16 +288,18 @@ def options(
     why not."""
     found: list[Option] = []
     refusals: list[Refusal] = []
+    solos = SoloFits(scenario)
     for workload in scenario.workloads:
         limit = slowdown_limit(workload, scenario)
         for method in methods:
             reasons: list[tuple[str, str]] = []
+            served = False
             for t, host_type in enumerate(types):
                 reason = _option_reason(method, workload, host_type, scenario)
                 if reason is not None:
                     reasons.append(("requirement", reason))
                     continue
-                solo = solo_fit(method, workload, host_type, scenario)
+                solo = solos(method, workload, t, host_type)
                 if solo.slowdown > limit:
                     shown = f"{solo.slowdown:.2f}× bare metal on {host_type.model.name}"
                     reasons.append(("slowdown", f"{shown}, over its limit of {limit:.2f}×"))
@@ -247,7 +307,8 @@ def options(
                 found.append(
                     Option(workload.name, method, t, solo.slowdown, solo.gpus_per_instance)
                 )
-            if not any(o.workload == workload.name and o.method is method for o in found):
+                served = True
+            if not served:
                 refusals.append(_refusal(workload.name, method, reasons))
     return tuple(found), tuple(refusals)
 
@@ -364,16 +425,17 @@ def _demands(
     scenario: Scenario, found: Sequence[Option], types: Sequence[HostType]
 ) -> dict[tuple[Method, str], GpuDemand]:
     """Each method's GPU rows per model, over the classes with an option there."""
-    classes: dict[tuple[Method, str], list[WorkloadClass]] = {}
+    classes: dict[tuple[Method, str], dict[str, WorkloadClass]] = {}
     by_name = {w.name: w for w in scenario.workloads}
     for option in found:
         key = (option.method, types[option.host_type].model.name)
-        members = classes.setdefault(key, [])
-        if by_name[option.workload] not in members:
-            members.append(by_name[option.workload])
+        classes.setdefault(key, {})[option.workload] = by_name[option.workload]
     return {
         (method, model): METHODS[method].gpu_demand(
-            members, scenario.catalog.gpus[model], scenario.catalog, scenario.assumptions
+            list(members.values()),
+            scenario.catalog.gpus[model],
+            scenario.catalog,
+            scenario.assumptions,
         )
         for (method, model), members in classes.items()
     }
