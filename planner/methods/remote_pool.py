@@ -235,6 +235,30 @@ def _best_fit(vectors: Sequence[tuple[int, ...]], capacity: int) -> list[int]:
     return where
 
 
+def _compute_shares(members: Sequence[_Item], gpus: int) -> list[float]:
+    """Share of the pooled GPU's compute each member gets when every tenant active in the same
+    hour is busy [0-1].
+
+    Compute is contended, not partitioned: member ``i`` asks ``g_i = min(1, gpus_i / gpus)`` of
+    each GPU, and in an hour whose active tenants ask more than one GPU in all, each gets its ask
+    scaled down by that sum (the GPU delivers one GPU of work). The share is the member's worst
+    hour among those it is active in; a member that never runs asks nothing.
+    """
+    asks = [min(1.0, item.instance.workload.gpus / gpus) for item in members]
+    shares = []
+    for item, ask in zip(members, asks, strict=True):
+        hours = [h for h, held in enumerate(item.hourly) if held]
+        busiest = max(
+            (
+                sum(a for other, a in zip(members, asks, strict=True) if other.hourly[h])
+                for h in hours
+            ),
+            default=0.0,
+        )
+        shares.append(ask / max(1.0, busiest) if hours else 0.0)
+    return shares
+
+
 def _requests(
     items: Sequence[_Item], bins: Sequence[int], model: GpuModel, gpus: int
 ) -> list[HostRequest]:
@@ -244,6 +268,7 @@ def _requests(
         members.setdefault(b, []).append(item)
     requests = []
     for b in sorted(members):
+        shares = _compute_shares(members[b], gpus)
         slots = tuple(
             Slot(
                 instance=item.instance.id,
@@ -252,9 +277,9 @@ def _requests(
                 if gpus_per_instance(item.instance.workload, model)
                 else PROFILE_SHARE,
                 memory_gib=min(model.memory_gib, item.instance.workload.memory_gib / gpus),
-                compute_share=0.0,  # compute is contended, not partitioned
+                compute_share=share,
             )
-            for item in members[b]
+            for item, share in zip(members[b], shares, strict=True)
         )
         load = GpuLoad(gpu_model=model.name, config=CONFIG, slots=slots)
         requests.append(
