@@ -85,8 +85,10 @@ class Assumptions:
     max_slowdown: float = 1.5
     """Longest runtime over bare metal a workload class accepts unless its row sets its own [-]
     (1.5 = up to 50 % slower; a default, edit it)."""
-    time_limit_s: float = 5.0
-    """Wall-time limit for exact (MILP) solves per method [s]."""
+    time_limit_s: float = 120.0
+    """Wall-clock backstop of each exact (MILP) solve [s]. Solves stop on their work limit
+    (``planner.solve.milp.SolverLimits.node_limit``) long before it, so the same inputs give the
+    same plan on any machine; a solve the backstop stops is labelled ``solver limit reached``."""
     performance_constants: Mapping[str, float] = field(default_factory=dict)
     """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
     ``planner.measure.performance``, each in that constant's unit); missing names use the

@@ -193,7 +193,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         "--time-limit",
         type=_positive_float,
         default=defaults.time_limit_s,
-        help="wall-time limit per exact solve [s] (%(default)s)",
+        help="wall-clock backstop per exact solve [s]; a work limit stops it first (%(default)s)",
     )
     given.add_argument(
         "--perf",

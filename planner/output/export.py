@@ -1,7 +1,7 @@
 """The plan as an Excel workbook that documents itself: results, inputs and every assumption.
 
 Text from a user's file never becomes a formula: any string that a spreadsheet would read as one
-(starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) is stored as a plain string.
+(``planner.output.cells``) is stored as a plain string.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
 from planner.measure.performance import constants_frame
+from planner.output.cells import FORMULA_PREFIXES, is_formula_text
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
     COMPARISON_COLUMNS,
@@ -39,8 +40,6 @@ __all__ = [
     "write_workbook",
 ]
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet treat text as a formula (OWASP CSV injection)."""
 
 USD = '"$"#,##0'
 PERCENT = "0.0%"
@@ -61,7 +60,7 @@ _ASSUMPTION_DOCS: Mapping[str, tuple[str, str]] = {
     "amortisation_years": ("years", "period over which hardware is written off"),
     "host_usd": ("USD/host", "server without GPUs: chassis, CPUs, RAM, NICs"),
     "idle_power_share": ("0-1", "share of TDP a GPU draws when idle"),
-    "time_limit_s": ("s", "wall-time limit of each exact (MILP) solve"),
+    "time_limit_s": ("s", "wall-clock backstop of each exact solve; a work limit stops it first"),
     "network.latency_us": ("µs", "remote pool: client to GPU server round trip"),
     "network.bandwidth_gbps": ("Gbit/s", "remote pool: bandwidth per GPU server"),
     "network.rdma": ("yes/no", "remote pool: RDMA/PVRDMA between clients and servers"),
@@ -96,7 +95,7 @@ def _write(sheet: Any, row: int, column: int, value: Any) -> Any:
     cell = sheet.cell(row=row, column=column)
     value = _cell_value(value)
     cell.value = value
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    if is_formula_text(value):
         # openpyxl marks such text as a formula on assignment; the string type undoes that.
         cell.data_type = "s"
     return cell
