@@ -386,7 +386,7 @@ def _exact_bins(
 def _pack_exact(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> GpuPacking:
-    """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s`` overall.
+    """The fewest GPUs by MILP per group of equal GPU count, each solve within its work limit.
 
     Proven optimal when every group solves to optimality and there are no gangs (gangs are
     kept apart from shares, a restriction of the model), or when the GPUs equal the bound.
@@ -396,7 +396,9 @@ def _pack_exact(
     proven = True
     limited = False
     groups = _groups(items)
-    budget = assumptions.time_limit_s / max(1, len(groups))
+    # Each solve stops on its node limit; the wall clock is only a backstop, never split so
+    # that more groups would make a slower machine stop earlier.
+    budget = assumptions.time_limit_s
     for gpus, group in groups.items():
         vectors = [item.hourly for item in group]
         heuristic = _best_fit(vectors, capacity_units(model))
@@ -456,7 +458,9 @@ SEED_JOBS = 3
 
 SEED_BUSY_FRACTION = 0.3
 """Busy share of each seed job alone on a GPU [0-1]: the slide's gain exists only because each
-job leaves the GPU mostly idle; three jobs ~30 % busy ask 0.9 GPUs of work together."""
+job leaves the GPU mostly idle; three jobs ~30 % busy ask 0.9 GPUs of work together. A guess:
+the slide does not state it; this is the reading of DOMAIN.md (about three jobs each ~30 %
+busy), the largest busy share for which three jobs still fit one GPU's work."""
 
 SEED_SLOWDOWN = 1.17
 """Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
@@ -514,9 +518,11 @@ _INTERFERENCE = ModelConstant(
     "remote_interference",
     REMOTE_INTERFERENCE,
     "runtime fraction per GPU of co-tenant busy demand",
-    _SEED + "; calibrated for three training jobs each ~30 % busy",
+    _SEED + "; calibrated for three training jobs each ~30 % busy (the busy share is a guess: "
+    "the slide does not state it)",
     "κ: how much a pooled GPU's co-tenants delay a tenant, per GPU of their busy demand (0-1); "
     "unless set, recalibrated to the seed slide from the training network overhead in use",
+    is_guess=True,
     maximum=1.0,
     derived=lambda overrides: _seed_interference(
         _NETWORK_OVERHEADS[WorkloadKind.TRAINING].in_use(overrides)
@@ -633,7 +639,7 @@ class RemotePool(SharingMethod):
         catalog: Catalog,
         assumptions: Assumptions,
     ) -> GpuPacking:
-        """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s``."""
+        """The fewest GPUs by MILP per group of equal GPU count, each within its work limit."""
         return _pack_exact(instances, model, catalog, assumptions)
 
     def gpu_demand(
