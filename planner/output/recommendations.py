@@ -273,12 +273,18 @@ def _decisions(
             seen.add(p.instance)
             methods_of[p.workload][plan.role((p.host, p.gpu_index))] += 1
     missed = {n.workload: n.reason for n in plan.not_placed}
+    options_of: dict[str, list[Option]] = defaultdict(list)
+    for option in mixed.options:
+        options_of[option.workload].append(option)
+    refusals_of: dict[str, dict[Method, Refusal]] = defaultdict(dict)
+    for refusal in mixed.refusals:
+        refusals_of[refusal.workload][refusal.method] = refusal
     decisions = []
     for workload in scenario.workloads:
         counts = methods_of.get(workload.name, Counter())
         served = tuple(sorted(counts.items(), key=lambda mc: (-mc[1], list(METHODS).index(mc[0]))))
-        estimates = _estimates(workload, mixed, rates)
-        refusals = {r.method: r for r in mixed.refusals if r.workload == workload.name}
+        estimates = _estimates(options_of[workload.name], mixed.types, rates)
+        refusals = refusals_of[workload.name]
         decided_by, reason = _why(workload, served, estimates, refusals, missed, scenario)
         s = slow.get(workload.name)
         decisions.append(
@@ -309,13 +315,12 @@ class _Estimate:
 
 
 def _estimates(
-    workload: WorkloadClass, mixed: MixedPlan, rates: AnnualRates
+    options: Sequence[Option], types: Sequence[HostType], rates: AnnualRates
 ) -> dict[Method, _Estimate]:
+    """Each method's cheapest option per instance among a class's ``options``."""
     best: dict[Method, _Estimate] = {}
-    for option in mixed.options:
-        if option.workload != workload.name:
-            continue
-        host_type = mixed.types[option.host_type]
+    for option in options:
+        host_type = types[option.host_type]
         shape = host_type.shape
         per_gpu = (
             rates.gpu_usd_per_year(option.method, shape)

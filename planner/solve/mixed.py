@@ -208,7 +208,7 @@ class SoloFits:
     """``solo_fit`` with the packings and slowdowns it has worked out kept for reuse."""
 
     scenario: Scenario
-    _packed: dict[tuple[Method, int, WorkloadClass], _Packed] = field(default_factory=dict)
+    _packed: dict[tuple[Method, str, WorkloadClass], _Packed] = field(default_factory=dict)
     _solo: dict[tuple[Method, int, WorkloadClass], Solo] = field(default_factory=dict)
 
     def __call__(
@@ -272,7 +272,8 @@ class SoloFits:
         self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
     ) -> _Packed:
         shape = _shape(workload)
-        key = (method, t, shape)
+        # A method packs for a GPU model, whatever the host.
+        key = (method, host_type.model.name, shape)
         if key not in self._packed:
             instances = [Instance(i, shape) for i in shape.instance_ids()]
             packing = METHODS[method].pack_heuristic(
