@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from planner.inputs.workloads import WorkloadClass
 
@@ -77,6 +78,8 @@ class ModelConstant:
         return self.value
 
 
+# Every pair of co-tenant classes is asked about once per instance; classes are few.
+@lru_cache(maxsize=65536)
 def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
     """Share of ``workload``'s active time during which an ``other`` instance is busy [0-1].
 
