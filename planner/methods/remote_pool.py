@@ -360,6 +360,11 @@ def _pack_heuristic(
     )
 
 
+_EXACT_MAX_CELLS = 2_000
+"""Items x GPUs of the largest group the MILP packs [-]: beyond it HiGHS can spend minutes in
+the root node, where no node limit applies, so best fit stands (a size rule, so reproducible)."""
+
+
 def _exact_bins(
     vectors: Sequence[tuple[int, ...]], capacity: int, upper_bound: int, time_limit_s: float
 ) -> tuple[list[int], bool] | None:
@@ -404,7 +409,7 @@ def _pack_exact(
         heuristic = _best_fit(vectors, capacity_units(model))
         upper = max(heuristic) + 1
         bins = heuristic
-        if any(any(v) for v in vectors):
+        if any(any(v) for v in vectors) and len(vectors) * upper <= _EXACT_MAX_CELLS:
             solved = _exact_bins(vectors, capacity_units(model), upper, budget)
             if solved is None:
                 proven, limited = False, True
@@ -414,6 +419,8 @@ def _pack_exact(
                     bins = [sorted(set(where)).index(b) for b in where]
                 proven = proven and optimal
                 limited = limited or not optimal
+        else:
+            proven = proven and not any(any(v) for v in vectors)
         requests.extend(_requests(group, bins, model, gpus))
     if any(gpus > 1 for gpus in groups):
         proven = False
