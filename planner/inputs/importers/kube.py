@@ -53,9 +53,7 @@ def parse_quantity(text: object) -> float:
     match = _QUANTITY.match(str(text).strip())
     if match is None:
         raise ValueError(f"'{text}' is not a Kubernetes quantity (such as 2, 500m, 16Gi)")
-    number = float(match.group("number"))
-    if match.group("exponent"):
-        number *= 10.0 ** int(match.group("exponent")[1:])
+    number = float(match.group("number") + (match.group("exponent") or ""))
     value = number * _SUFFIXES[match.group("suffix") or ""]
     if not math.isfinite(value):
         raise ValueError(f"'{text}' is out of range")
