@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.inventory import Host, Inventory
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.scenario import Scenario
 
@@ -116,6 +117,7 @@ def host(
     mig_enabled: bool = False,
     rdma: bool = True,
     cluster: str = "c1",
+    platform: Platform = Platform.VSPHERE,
 ) -> Host:
     """A GPU host built by hand."""
     return Host(
@@ -128,6 +130,7 @@ def host(
         network_gbps=100.0,
         rdma=rdma,
         mig_enabled=mig_enabled,
+        platform=platform,
     )
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.fleets import fleet
-from planner.plan import Method
+from planner.methods.registry import Method
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method
 

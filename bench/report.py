@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fleets import fleet
 
+from planner.methods.registry import Method
 from planner.output.export import workbook_bytes
 from planner.output.report import assemble, comparison_frame, recommendations
-from planner.plan import Method
 from planner.solve.packing import plan_method
 
 REPEATS = 3

@@ -1,4 +1,4 @@
-"""GPU Share Planner: pack workloads onto GPUs under passthrough, vGPU, MIG and a remote pool.
+"""GPU Share Planner: pack workloads onto shared GPUs under every sharing method, and compare.
 
 The public API, in the order a plan is made::
 
@@ -16,15 +16,18 @@ from planner.inputs.catalog import Catalog, GpuModel, MigProfile, VgpuProfile, l
 from planner.inputs.inventory import Host, Inventory, ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.workloads import WorkloadClass, WorkloadKind, load_workloads
+from planner.measure.result import MethodResult
+from planner.methods.registry import METHODS, Method
 from planner.output.export import workbook_bytes, write_workbook
-from planner.output.report import MethodResult, ScenarioPlan, plan_scenario, size_cluster
-from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method, size_method
 from planner.time.harvesting import HarvestResult, HarvestSettings, harvest_scenario
 
 __all__ = [
+    "METHODS",
     "Assumptions",
     "Catalog",
     "GpuModel",

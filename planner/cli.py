@@ -31,8 +31,8 @@ from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
+from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
-from planner.plan import Method
 from planner.scenario import Scenario
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "build_parser",
     "main",
     "parse_server",
+    "recommended_lines",
     "scenario_from_args",
     "summary_lines",
 ]
@@ -434,10 +435,32 @@ def _money(value: float | None) -> str:
     return "—" if value is None else f"${value:,.0f}"
 
 
+def recommended_lines(plan: ScenarioPlan) -> list[str]:
+    """The recommended plan first: its answer against today, its bound, one line per class."""
+    best = plan.recommended
+    if best is None:
+        return []
+    ratio = best.ratio_to_bound
+    lines = [
+        f"Recommended plan: {best.headline()}",
+        f"  {_money(best.result.cost.total_usd_per_year)}/year; no plan serving the same "
+        f"instances within their limits costs under {_money(best.cost_lower_bound_usd)} "
+        f"without busy power (ratio {'—' if ratio is None else f'{ratio:.3f}'}, "
+        f"{best.result.plan.status.value}); found as {best.source}.",
+    ]
+    width = max((len(d.workload) for d in best.decisions), default=0)
+    for d in best.decisions:
+        served = ", ".join(f"{m.label} {n}" for m, n in d.served) or "nothing"
+        left = f", {d.not_served} left out" if d.not_served else ""
+        lines.append(f"  {d.workload:<{width}}  {served}{left}: {d.reason}")
+    return lines
+
+
 def summary_lines(plan: ScenarioPlan) -> list[str]:
-    """One line per method: GPUs, hosts, placed / not placed, cost per year, ratio to bound."""
-    width = max((len(r.method.label) for r in plan.results), default=0)
-    lines = []
+    """The recommended plan (``recommended_lines``), then one line per plan: GPUs, hosts,
+    placed / not placed, cost per year, ratio to bound."""
+    width = max((len(r.label) for r in plan.results), default=0)
+    lines = recommended_lines(plan)
     if plan.server is not None:
         s = plan.server
         lines.append(
@@ -448,7 +471,7 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
         m = r.metrics
         ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
         line = (
-            f"{r.method.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
+            f"{r.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
             f"placed {m.instances_placed}/{m.instances_placed + m.instances_not_placed}  "
             f"{_money(r.cost.total_usd_per_year)}/year  "
             f"{_money(r.cost.usd_per_instance_year)}/instance  "

@@ -5,14 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from planner.inputs.inventory import Host
 
+if TYPE_CHECKING:
+    from planner.methods.registry import Method
+
 __all__ = [
+    "RECOMMENDED",
     "GpuLoad",
     "GpuPacking",
     "HostRequest",
-    "Method",
     "MethodPlan",
     "NotPlaced",
     "Placement",
@@ -21,31 +25,14 @@ __all__ = [
 ]
 
 
-class Method(StrEnum):
-    """The four ways to hand GPUs to workloads."""
-
-    PASSTHROUGH = "passthrough"
-    VGPU = "vgpu"
-    MIG = "mig"
-    REMOTE_POOL = "remote-pool"
-
-    @property
-    def label(self) -> str:
-        return {
-            Method.PASSTHROUGH: "Passthrough",
-            Method.VGPU: "vGPU (time-sliced)",
-            Method.MIG: "MIG",
-            Method.REMOTE_POOL: "Remote pool",
-        }[self]
-
-
 class SolveStatus(StrEnum):
     """How good a packing is known to be (scipy.optimize.milp's vocabulary, plus heuristic)."""
 
     OPTIMAL = "optimal"
     """Proven: no packing uses fewer GPUs (solver optimal, or equal to the lower bound)."""
-    TIME_LIMIT = "time limit reached"
-    """The exact solver stopped at its time limit; the best packing found is returned."""
+    LIMIT_REACHED = "solver limit reached"
+    """The exact solver stopped at its work limit (or wall-clock backstop); the best packing
+    found is returned."""
     HEURISTIC = "heuristic"
     """A heuristic packing; its gap to the lower bound is reported."""
 
@@ -132,11 +119,20 @@ class Placement:
     start_slice: int | None = None
 
 
+RECOMMENDED = "recommended"
+"""``MethodPlan.name`` of the recommended plan, which mixes methods."""
+
+
 @dataclass(frozen=True)
 class MethodPlan:
-    """Every instance of a scenario placed (or not) under one sharing method."""
+    """Every instance of a scenario placed (or not): under one sharing method, or a mix of them.
 
-    method: Method
+    Every GPU in use has a *role*, the method that sets it up (``roles``); a single-method plan
+    gives every GPU its ``method``.
+    """
+
+    method: Method | None
+    """The sharing method of every GPU; None for the recommended plan, which mixes methods."""
     placements: tuple[Placement, ...]
     not_placed: tuple[NotPlaced, ...]
     gpu_configs: Mapping[tuple[str, int], str]
@@ -149,3 +145,22 @@ class MethodPlan:
     notes: tuple[str, ...] = field(default=())
     hosts: tuple[Host, ...] = field(default=())
     """The hosts the plan could use: the inventory's, or those opened when sizing a cluster."""
+    roles: Mapping[tuple[str, int], Method] = field(default_factory=dict)
+    """(host, GPU index) -> the method that sets the GPU up, for every GPU in use."""
+
+    @property
+    def name(self) -> str:
+        """Id of the plan: the method's (``vgpu``), or ``recommended`` for the mixed plan."""
+        return RECOMMENDED if self.method is None else self.method.value
+
+    @property
+    def label(self) -> str:
+        """Name of the plan for people."""
+        return "Recommended plan" if self.method is None else self.method.label
+
+    def role(self, key: tuple[str, int]) -> Method:
+        """The method that sets up GPU ``key`` (one in use)."""
+        role = self.roles.get(key, self.method)
+        if role is None:
+            raise KeyError(f"GPU {key[1]} of host {key[0]} has no role in the plan")
+        return role

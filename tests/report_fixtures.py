@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from planner.assumptions import Assumptions
-from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.inventory import Host, Inventory
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
-from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.methods.registry import Method
+from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
 
 ALWAYS = (1.0,) * 24
@@ -30,7 +31,13 @@ H100 = GpuModel(
     source="test",
 )
 
-CATALOG = Catalog(gpus={H100.name: H100}, vgpu_profiles={}, mig_profiles={})
+_SHIPPED = load_catalog()
+CATALOG = Catalog(
+    gpus={H100.name: H100},
+    vgpu_profiles={H100.name: _SHIPPED.vgpu_profiles[H100.name]},
+    mig_profiles={H100.name: _SHIPPED.mig_profiles[H100.name]},
+)
+"""One H100 with NVIDIA's vGPU and MIG profiles for it, and round figures for its costs."""
 
 
 def workload(
@@ -135,3 +142,41 @@ def plan(
         solve_seconds=0.01,
         hosts=tuple(hosts),
     )
+
+
+def notebooks(kind: WorkloadKind = WorkloadKind.INFERENCE, busy: float = 0.1) -> Scenario:
+    """Four quarter-GPU instances of class ``nb`` (the name the plans below place)."""
+    return scenario(
+        [
+            workload(
+                "nb",
+                kind=kind,
+                instances=4,
+                gpus=0.25,
+                memory_gib=20.0,
+                busy_fraction=busy,
+            )
+        ]
+    )
+
+
+def notebook_plans() -> list[MethodPlan]:
+    """Four notebooks: passthrough takes 4 GPUs, vGPU packs 4 on one GPU, MIG 3 of 4 placed."""
+    whole = [
+        place(f"nb#{i}", "h1", i - 1, profile="whole GPU", memory_gib=80.0) for i in range(1, 5)
+    ]
+    shared = [place(f"nb#{i}", "h1", 0, profile="20C", memory_gib=20.0) for i in range(1, 5)]
+    mig = [
+        place(f"nb#{i}", "h1", 0, profile="2g.20gb", memory_gib=20.0, compute_share=2 / 7)
+        for i in range(1, 4)
+    ]
+    return [
+        plan(Method.PASSTHROUGH, whole, lower_bound_gpus=4),
+        plan(Method.VGPU, shared, lower_bound_gpus=1),
+        plan(
+            Method.MIG,
+            mig,
+            not_placed=[NotPlaced("nb#4", "nb", "a GPU holds at most three 2g.20gb")],
+            lower_bound_gpus=1,
+        ),
+    ]

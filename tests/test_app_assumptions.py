@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions, VgpuMode
 from planner.measure.performance import CONSTANTS
+from planner.methods.registry import Method
 from planner.output.report import comparison_frame
-from planner.plan import Method
 from ui import format as fmt
 from ui import planning, session
 

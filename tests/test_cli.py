@@ -12,7 +12,7 @@ from openpyxl import load_workbook
 from planner.assumptions import VgpuScheduler, VsphereVersion
 from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
 from planner.inputs.catalog import load_catalog
-from planner.plan import Method
+from planner.methods.registry import Method
 
 REPO = Path(__file__).resolve().parent.parent
 

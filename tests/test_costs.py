@@ -7,18 +7,19 @@ import dataclasses
 import pytest
 
 from planner.assumptions import Assumptions
+from planner.inputs.platform import Platform
 from planner.measure.costs import (
     amortised_usd_per_year,
     gpu_power_w,
     gpu_usd_per_year,
-    licensed,
     plan_cost,
     power_usd_per_year,
     workload_usd_per_instance_year,
 )
-from planner.plan import Method, MethodPlan
+from planner.methods.registry import Method
+from planner.plan import MethodPlan
 from planner.scenario import Scenario
-from tests.report_fixtures import place, plan, scenario, workload
+from tests.report_fixtures import host, place, plan, scenario, workload
 
 
 def test_power_golden_value() -> None:
@@ -42,12 +43,18 @@ def test_amortisation_rejects_non_positive_years() -> None:
 
 
 def test_licence_rules_per_method() -> None:
-    """vGPU always needs a licence; MIG only when MIG-backed vGPU; passthrough and pool never."""
-    assert licensed(Method.VGPU, mig_backed_vgpu=False)
-    assert licensed(Method.MIG, mig_backed_vgpu=True)
-    assert not licensed(Method.MIG, mig_backed_vgpu=False)
-    assert not licensed(Method.PASSTHROUGH, mig_backed_vgpu=True)
-    assert not licensed(Method.REMOTE_POOL, mig_backed_vgpu=True)
+    """vGPU always needs a licence; MIG only as MIG-backed vGPU on vSphere; passthrough and the
+    pool never."""
+    backed, plain = Assumptions(licence_usd_per_gpu_year=4500.0), Assumptions(mig_backed_vgpu=False)
+    vsphere = host("h1")
+    metal = dataclasses.replace(vsphere, platform=Platform.BARE_METAL)
+    vgpu_licence = Method.VGPU.rules.licence_usd_per_gpu_year(vsphere, plain)
+    assert vgpu_licence == plain.licence_usd_per_gpu_year
+    assert Method.MIG.rules.licence_usd_per_gpu_year(vsphere, backed) == 4500.0
+    assert Method.MIG.rules.licence_usd_per_gpu_year(metal, backed) == 0.0
+    assert Method.MIG.rules.licence_usd_per_gpu_year(vsphere, plain) == 0.0
+    assert Method.PASSTHROUGH.rules.licence_usd_per_gpu_year(vsphere, backed) == 0.0
+    assert Method.REMOTE_POOL.rules.licence_usd_per_gpu_year(vsphere, backed) == 0.0
 
 
 def _two_gpu_plan(method: Method) -> tuple[MethodPlan, Scenario]:

@@ -11,6 +11,7 @@ import pytest
 from openpyxl import load_workbook
 
 from planner.assumptions import Assumptions
+from planner.methods.registry import Method
 from planner.output.export import (
     FORMULA_PREFIXES,
     sheet_name,
@@ -19,7 +20,7 @@ from planner.output.export import (
     write_workbook,
 )
 from planner.output.report import ScenarioPlan, assemble
-from planner.plan import Method, NotPlaced
+from planner.plan import NotPlaced
 from tests.report_fixtures import place, plan, scenario, workload
 
 HOSTILE_NAMES = ('=HYPERLINK("http://x","y")', "+1+1", "-2", "@SUM(A1)", "\tcmd", "\rcmd")

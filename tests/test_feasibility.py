@@ -10,8 +10,10 @@ import pytest
 from bench.fleets import NIGHT, OFFICE, fleet, host, scenario_of, workload
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.inputs.catalog import load_catalog
-from planner.inputs.workloads import WorkloadClass
-from planner.plan import Method, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.inputs.platform import Platform
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.methods.registry import Method
+from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method
@@ -209,14 +211,14 @@ def test_model_restriction_broken() -> None:
     """An instance restricted to L40S placed on an H100 is reported."""
     scenario = _scenario([workload("a", gpu_models=[L40S])])
     plan = _plan(Method.PASSTHROUGH, [_row("a#1")])
-    assert _has(check_plan(plan, scenario), "a#1", "may only use L40S")
+    assert _has(check_plan(plan, scenario), "a#1", "restricted to L40S")
 
 
 def test_mig_on_host_without_mig_mode() -> None:
     """MIG instances only go to hosts with MIG enabled."""
     scenario = _scenario([workload("a", gpus=0.1, memory_gib=8)])
     plan = _plan(Method.MIG, [_row("a#1", "h2", profile="1g.10gb", memory_gib=10, start=0)])
-    assert _has(check_plan(plan, scenario), "a#1", "MIG mode is not enabled")
+    assert _has(check_plan(plan, scenario), "GPU 0 of host h2", "MIG mode is not enabled")
 
 
 def _vgpu_rows(profiles: Sequence[str], host_name: str = "h1", gpu: int = 0) -> list[Placement]:
@@ -443,3 +445,56 @@ def test_fixed_share_vgpu_covers_the_instance_compute(
         assert _has(problems, "half#1", profile, "fixed-share", "0.5")
     best_effort = _scenario([half], Assumptions(vgpu_mode=mode))
     assert _check(Method.VGPU, best_effort, rows) == []
+
+
+def _mixed(rows: Sequence[Placement], roles: dict[tuple[str, int], Method]) -> MethodPlan:
+    return replace(_plan(Method.PASSTHROUGH, rows), method=None, roles=roles)
+
+
+def test_a_mixed_plan_may_give_each_gpu_of_a_host_its_own_role() -> None:
+    """On vSphere, one GPU in passthrough and its neighbour in vGPU is a valid plan."""
+    scenario = _scenario([workload("a"), workload("b", gpus=0.25, memory_gib=10)])
+    rows = [_row("a#1", gpu=0), _row("b#1", gpu=1, profile="10C", memory_gib=10, compute=0)]
+    plan = _mixed(rows, {("h1", 0): Method.PASSTHROUGH, ("h1", 1): Method.VGPU})
+    assert check_plan(plan, scenario) == []
+
+
+def test_a_host_wide_role_shares_its_host_with_no_other_role() -> None:
+    """A remote-pool GPU server holds pool GPUs only: a passthrough GPU beside them is refused."""
+    scenario = _scenario([workload("a"), workload("b", gpus=0.25, memory_gib=10)])
+    rows = [_row("a#1", gpu=0), _row("b#1", gpu=1, profile="share", memory_gib=10, compute=0)]
+    plan = _mixed(rows, {("h1", 0): Method.PASSTHROUGH, ("h1", 1): Method.REMOTE_POOL})
+    assert _has(check_plan(plan, scenario), "host h1 mixes roles", "Remote pool sets up a whole")
+
+
+def test_every_gpu_in_use_needs_a_role() -> None:
+    """A mixed plan that leaves a GPU in use without a role is reported."""
+    scenario = _scenario([workload("a")])
+    plan = _mixed([_row("a#1")], {})
+    assert _has(check_plan(plan, scenario), "GPU 0 of host h1", "has no role")
+
+
+def test_an_instance_never_spans_two_roles() -> None:
+    """A two-GPU instance holds GPUs of one role, never one passthrough and one vGPU."""
+    scenario = _scenario([workload("a", gpus=2, memory_gib=32)])
+    rows = [_row("a#1", gpu=0), _row("a#1", gpu=1, profile="80C", memory_gib=80)]
+    plan = _mixed(rows, {("h1", 0): Method.PASSTHROUGH, ("h1", 1): Method.VGPU})
+    assert _has(check_plan(plan, scenario), "a#1 holds GPUs of several roles")
+
+
+def test_a_role_must_serve_the_host_platform() -> None:
+    """vGPU sets up vSphere hosts only: a vGPU GPU on a Kubernetes node is refused."""
+    k8s = host("k1", H100, 2, platform=Platform.KUBERNETES)
+    scenario = scenario_of([], [k8s], [workload("b", gpus=0.25, memory_gib=10)], catalog=CATALOG)
+    rows = [_row("b#1", "k1", profile="10C", memory_gib=10, compute=0)]
+    problems = check_plan(_plan(Method.VGPU, rows), scenario)
+    assert _has(problems, "GPU 0 of host k1", "runs on vSphere hosts", "Kubernetes")
+
+
+def test_a_desktop_on_a_kubernetes_node_is_not_eligible() -> None:
+    """A virtual desktop needs a hypervisor: whole GPUs on a Kubernetes node cannot serve it."""
+    k8s = host("k1", H100, 2, platform=Platform.KUBERNETES)
+    desktop = workload("d", kind=WorkloadKind.VDI)
+    scenario = scenario_of([], [k8s], [desktop], catalog=CATALOG)
+    problems = check_plan(_plan(Method.PASSTHROUGH, [_row("d#1", "k1")]), scenario)
+    assert _has(problems, "d#1", "not eligible", "virtual desktop is a VM")

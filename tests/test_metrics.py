@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from planner.measure.metrics import busy_gpu_share, gpu_compute_utilisation, gpu_memory, measure
-from planner.plan import Method, NotPlaced, Placement
+from planner.methods.registry import Method
+from planner.plan import NotPlaced, Placement
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 

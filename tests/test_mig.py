@@ -16,7 +16,8 @@ from planner.inputs.inventory import Host, Inventory
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
 from planner.methods import mig
 from planner.methods.mig import Layout, enumerate_layouts, layout_is_valid
-from planner.plan import GpuPacking, Method, SolveStatus
+from planner.methods.registry import Method
+from planner.plan import GpuPacking, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
@@ -210,7 +211,7 @@ def test_smallest_profile_covers_memory_and_compute(
 def test_whole_gpu_instances_get_one_whole_profile_per_gpu_on_one_host() -> None:
     """gpus = 2 takes two 7g.80gb instances, one per GPU, in one host request."""
     instances = _instances(_workload("train", 1, 2, 100))
-    packing = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
+    packing = mig.MIG.pack_exact(instances, A100_80, CATALOG, ASSUME)
     assert len(packing.requests) == 1
     loads = packing.requests[0].loads
     assert [ld.config for ld in loads] == ["MIG 7g.80gb@0", "MIG 7g.80gb@0"]
@@ -226,7 +227,7 @@ def test_memory_beyond_every_partial_profile_takes_whole_gpus() -> None:
 
 def test_model_without_mig_is_not_eligible() -> None:
     """If the GPU model has no MIG, no MIG profile is offered and the reason says so."""
-    reason = mig.ineligible_reason(_workload("w", 1, 0.1, 5), L40S, CATALOG, ASSUME)
+    reason = mig.MIG.ineligible_reason(_workload("w", 1, 0.1, 5), L40S, CATALOG, ASSUME)
     assert reason is not None
     assert "does not support MIG" in reason
 
@@ -234,7 +235,7 @@ def test_model_without_mig_is_not_eligible() -> None:
 def test_live_migration_is_not_eligible_and_says_why() -> None:
     """MIG is treated as not live-migratable; the reason names live migration."""
     workload = _workload("w", 1, 0.1, 5, needs_live_migration=True)
-    reason = mig.ineligible_reason(workload, A100_80, CATALOG, ASSUME)
+    reason = mig.MIG.ineligible_reason(workload, A100_80, CATALOG, ASSUME)
     assert reason is not None
     assert "live migrat" in reason
 
@@ -242,7 +243,7 @@ def test_live_migration_is_not_eligible_and_says_why() -> None:
 def test_isolation_is_eligible() -> None:
     """MIG isolates instances in hardware, so a workload needing isolation is eligible."""
     workload = _workload("w", 1, 0.1, 5, needs_isolation=True)
-    assert mig.ineligible_reason(workload, A100_80, CATALOG, ASSUME) is None
+    assert mig.MIG.ineligible_reason(workload, A100_80, CATALOG, ASSUME) is None
 
 
 def test_too_many_whole_gpus_for_vsphere_7_is_not_placed() -> None:
@@ -250,7 +251,7 @@ def test_too_many_whole_gpus_for_vsphere_7_is_not_placed() -> None:
     that reason, while a 4-GPU one is placed."""
     assumptions = Assumptions(vsphere_version=VsphereVersion.V7)
     instances = _instances(_workload("big", 1, 6, 100), _workload("ok", 1, 4, 100))
-    packing = mig.pack_exact(instances, A100_80, CATALOG, assumptions)
+    packing = mig.MIG.pack_exact(instances, A100_80, CATALOG, assumptions)
     assert [n.instance for n in packing.not_placed] == ["big#1"]
     assert "at most 4" in packing.not_placed[0].reason
     assert packing_gpus(packing) == 4
@@ -262,7 +263,7 @@ def test_too_many_whole_gpus_for_vsphere_7_is_not_placed() -> None:
 
 def test_four_a100_80gb_hold_28_1g_10gb() -> None:
     """4 × A100-80GB hold 28 instances of 1g.10gb (seven each); a 29th needs a fifth GPU."""
-    for packer in (mig.pack_exact, mig.pack_heuristic):
+    for packer in (mig.MIG.pack_exact, mig.MIG.pack_heuristic):
         instances = _instances(_workload("nb", 28, 0.1, 10))
         packing = packer(instances, A100_80, CATALOG, ASSUME)
         assert packing_gpus(packing) == 4
@@ -310,7 +311,7 @@ def test_optimiser_fits_four_3g_and_sixteen_1g_on_four_gpus() -> None:
     """Following the placement table, the optimiser puts 3g.40gb@4 + 4 × 1g.10gb on each GPU:
     4 × A100-80GB hold 20 instances, more than the fixed layout's 16."""
     instances = _instances(_workload("big", 4, 0.4, 40), _workload("nb", 16, 0.1, 10))
-    packing = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
+    packing = mig.MIG.pack_exact(instances, A100_80, CATALOG, ASSUME)
     assert packing_gpus(packing) == 4
     assert packing.status is SolveStatus.OPTIMAL
     _assert_feasible(packing, instances, A100_80)
@@ -373,8 +374,8 @@ def test_exact_matches_brute_force_on_small_cases() -> None:
             choice = mig.choose_profile(instance.workload, A100_80, CATALOG, ASSUME)
             assert choice is not None
             profiles.append(choice.profile)
-        exact = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
-        heuristic = mig.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
+        exact = mig.MIG.pack_exact(instances, A100_80, CATALOG, ASSUME)
+        heuristic = mig.MIG.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
         _assert_feasible(exact, instances, A100_80)
         _assert_feasible(heuristic, instances, A100_80)
         assert packing_gpus(exact) == _brute_force_gpus(profiles, A100_80)
@@ -389,8 +390,8 @@ def test_larger_mixes_pack_into_valid_layouts(model: GpuModel) -> None:
     rng = random.Random(11)
     for _ in range(5):
         instances = _instances(*_random_mix(rng, 12))
-        exact = mig.pack_exact(instances, model, CATALOG, ASSUME)
-        heuristic = mig.pack_heuristic(instances, model, CATALOG, ASSUME)
+        exact = mig.MIG.pack_exact(instances, model, CATALOG, ASSUME)
+        heuristic = mig.MIG.pack_heuristic(instances, model, CATALOG, ASSUME)
         _assert_feasible(exact, instances, model)
         _assert_feasible(heuristic, instances, model)
         assert heuristic.lower_bound_gpus <= packing_gpus(exact) <= packing_gpus(heuristic)
@@ -400,8 +401,8 @@ def test_exact_beats_the_greedy_where_it_can() -> None:
     """Eight 1g.20gb and eight 1g.10gb: largest-first greedy opens four GPUs, the exact packer
     proves three enough; the heuristic reports the gap to the bound."""
     instances = _instances(_workload("a", 8, 0.1, 15), _workload("b", 8, 0.1, 10))
-    exact = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
-    heuristic = mig.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
+    exact = mig.MIG.pack_exact(instances, A100_80, CATALOG, ASSUME)
+    heuristic = mig.MIG.pack_heuristic(instances, A100_80, CATALOG, ASSUME)
     _assert_feasible(exact, instances, A100_80)
     _assert_feasible(heuristic, instances, A100_80)
     assert (packing_gpus(exact), packing_gpus(heuristic)) == (3, 4)
@@ -413,8 +414,8 @@ def test_exact_beats_the_greedy_where_it_can() -> None:
 def test_packing_is_deterministic() -> None:
     """The same instances give the same packing, request for request."""
     instances = _instances(*_random_mix(random.Random(3), 10))
-    first = mig.pack_exact(instances, A100_80, CATALOG, ASSUME)
-    second = mig.pack_exact(list(instances), A100_80, CATALOG, ASSUME)
+    first = mig.MIG.pack_exact(instances, A100_80, CATALOG, ASSUME)
+    second = mig.MIG.pack_exact(list(instances), A100_80, CATALOG, ASSUME)
     assert first == second
 
 
@@ -422,7 +423,7 @@ def test_urgent_instances_share_the_first_gpus() -> None:
     """Instances are handed out most urgent first, so priority-1 instances fill the first GPU."""
     urgent = _workload("urgent", 7, 0.1, 10, priority=1)
     later = _workload("later", 7, 0.1, 10, priority=3)
-    packing = mig.pack_exact(_instances(later, urgent), A100_80, CATALOG, ASSUME)
+    packing = mig.MIG.pack_exact(_instances(later, urgent), A100_80, CATALOG, ASSUME)
     assert [r.priority for r in packing.requests] == [1, 3]
     assert {s.workload for s in packing.requests[0].loads[0].slots} == {"urgent"}
 

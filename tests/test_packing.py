@@ -12,10 +12,12 @@ from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, wor
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType
 from planner.inputs.workloads import WorkloadClass
-from planner.plan import Method, SolveStatus
+from planner.methods.contract import SharingMethod
+from planner.methods.registry import METHODS, Method
+from planner.plan import SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
-from planner.solve.packing import PACKERS, plan_method, size_method
+from planner.solve.packing import plan_method, size_method
 
 CATALOG = load_catalog()
 H100 = "H100-80GB-PCIe"
@@ -25,14 +27,14 @@ def _catalog_scenario(hosts: list, workloads: list[WorkloadClass]) -> Scenario: 
     return scenario_of([], hosts, workloads, catalog=CATALOG)
 
 
-def test_every_method_has_a_packer() -> None:
-    """The registry serves all four methods, each with the three functions of the protocol."""
-    assert set(PACKERS) == set(Method)
+def test_every_method_has_its_rules_in_the_registry() -> None:
+    """The registry holds one contract per method, each implementing the whole contract."""
+    assert set(METHODS) == set(Method)
     for method in Method:
-        packer = PACKERS[method]
-        assert callable(packer.ineligible_reason)
-        assert callable(packer.pack_heuristic)
-        assert callable(packer.pack_exact)
+        rules = METHODS[method]
+        assert isinstance(rules, SharingMethod)
+        assert rules.label == method.label
+        assert rules.platforms
 
 
 def test_mig_uses_only_hosts_with_mig_enabled() -> None:

@@ -8,8 +8,9 @@ from bench.fleets import fleet, gpu_model, host, scenario_of, workload
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog
 from planner.inputs.workloads import Instance
-from planner.methods.passthrough import ineligible_reason, pack_exact, pack_heuristic, whole_gpus
-from planner.plan import Method, SolveStatus
+from planner.methods.passthrough import PASSTHROUGH, whole_gpus
+from planner.methods.registry import Method
+from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method
 
@@ -27,12 +28,12 @@ def test_whole_gpus_cover_compute_and_memory() -> None:
 
 def test_live_migration_rules_passthrough_out() -> None:
     """A workload that must be vMotioned is not eligible, and the reason says why."""
-    reason = ineligible_reason(
+    reason = PASSTHROUGH.ineligible_reason(
         workload("a", needs_live_migration=True), L40S, CATALOG, Assumptions()
     )
     assert reason is not None
     assert "cannot be vMotioned" in reason
-    assert ineligible_reason(workload("a"), L40S, CATALOG, Assumptions()) is None
+    assert PASSTHROUGH.ineligible_reason(workload("a"), L40S, CATALOG, Assumptions()) is None
 
 
 def test_passthrough_never_shares_a_gpu() -> None:
@@ -52,7 +53,7 @@ def test_passthrough_never_shares_a_gpu() -> None:
 def test_stranded_capacity_is_what_the_instance_leaves() -> None:
     """A 60 GiB instance on two 48 GiB GPUs records 30 GiB used on each: 36 GiB stranded."""
     instance = Instance("a#1", workload("a", gpus=1, memory_gib=60))
-    packing = pack_heuristic([instance], L40S, CATALOG, Assumptions())
+    packing = PASSTHROUGH.pack_heuristic([instance], L40S, CATALOG, Assumptions())
     (request,) = packing.requests
     assert len(request.loads) == 2
     assert [s.memory_gib for load in request.loads for s in load.slots] == [30.0, 30.0]
@@ -62,8 +63,8 @@ def test_stranded_capacity_is_what_the_instance_leaves() -> None:
 def test_packing_is_optimal_and_exact_agrees() -> None:
     """Without sharing, the bound is the sum of GPUs per instance and both packers reach it."""
     instances = [Instance(f"a#{i}", workload("a", gpus=i, memory_gib=8)) for i in (1, 2, 3)]
-    heuristic = pack_heuristic(instances, L40S, CATALOG, Assumptions())
-    exact = pack_exact(instances, L40S, CATALOG, Assumptions())
+    heuristic = PASSTHROUGH.pack_heuristic(instances, L40S, CATALOG, Assumptions())
+    exact = PASSTHROUGH.pack_exact(instances, L40S, CATALOG, Assumptions())
     assert heuristic == exact
     assert heuristic.lower_bound_gpus == 6
     assert heuristic.status is SolveStatus.OPTIMAL

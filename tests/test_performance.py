@@ -15,12 +15,12 @@ from planner.measure.performance import (
     co_busy_share,
     constant,
     constants_frame,
-    mig_slowdown,
-    remote_pool_slowdown,
     slowdowns,
-    vgpu_slowdown,
 )
-from planner.plan import Method
+from planner.methods.mig import mig_slowdown
+from planner.methods.registry import Method
+from planner.methods.remote_pool import remote_pool_slowdown
+from planner.methods.vgpu import vgpu_slowdown
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
 

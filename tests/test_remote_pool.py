@@ -10,15 +10,14 @@ from bench.fleets import ALWAYS, NIGHT, OFFICE, fleet, gpu_model, host, scenario
 from planner.assumptions import Assumptions, Network
 from planner.inputs.catalog import Catalog
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.methods.registry import Method
 from planner.methods.remote_pool import (
+    REMOTE_POOL,
     active_hours,
     capacity_units,
-    ineligible_reason,
-    pack_exact,
-    pack_heuristic,
     share_units,
 )
-from planner.plan import Method, SolveStatus
+from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
 
@@ -41,7 +40,7 @@ def test_shares_turn_into_concrete_active_instances() -> None:
 
 def test_a_third_and_two_thirds_share_one_gpu() -> None:
     """An arbitrary fraction of memory: 16 GiB and 32 GiB of a 48 GiB GPU fit one GPU."""
-    packing = pack_heuristic(
+    packing = REMOTE_POOL.pack_heuristic(
         _instances(workload("third", gpus=0.2, memory_gib=16),
                    workload("two-thirds", gpus=0.5, memory_gib=32)),
         L40S, CATALOG, ASSUMPTIONS,
@@ -56,9 +55,9 @@ def test_day_and_night_work_share_a_gpu() -> None:
         workload("day", gpus=1, memory_gib=48, schedule=OFFICE),
         workload("night", gpus=1, memory_gib=48, schedule=NIGHT),
     )
-    assert packing_gpus(pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)) == 1
+    assert packing_gpus(REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)) == 1
     always = _instances(workload("a", instances=2, gpus=1, memory_gib=48, schedule=ALWAYS))
-    assert packing_gpus(pack_heuristic(always, L40S, CATALOG, ASSUMPTIONS)) == 2
+    assert packing_gpus(REMOTE_POOL.pack_heuristic(always, L40S, CATALOG, ASSUMPTIONS)) == 2
 
 
 def test_multi_gpu_requests_stay_on_one_server() -> None:
@@ -83,7 +82,7 @@ def test_multi_gpu_requests_stay_on_one_server() -> None:
 
 def test_requests_carry_no_host_cpu_or_ram() -> None:
     """Clients run on any host: GPU-server requests take 0 cores and 0 GiB, and a note says so."""
-    packing = pack_heuristic(
+    packing = REMOTE_POOL.pack_heuristic(
         _instances(workload("a", instances=3, gpus=0.3, vcpus=16)), L40S, CATALOG, ASSUMPTIONS
     )
     assert all(r.cpu_cores == 0 and r.ram_gib == 0 for r in packing.requests)
@@ -92,7 +91,9 @@ def test_requests_carry_no_host_cpu_or_ram() -> None:
 
 def test_isolation_rules_the_pool_out() -> None:
     """A workload needing hardware isolation is not eligible."""
-    reason = ineligible_reason(workload("a", needs_isolation=True), L40S, CATALOG, ASSUMPTIONS)
+    reason = REMOTE_POOL.ineligible_reason(
+        workload("a", needs_isolation=True), L40S, CATALOG, ASSUMPTIONS
+    )
     assert reason is not None
     assert "isolation" in reason
 
@@ -101,17 +102,17 @@ def test_latency_intolerant_work_never_uses_the_pool() -> None:
     """A workload that does not tolerate remote GPU access is not eligible, whatever the network."""
     sensitive = workload("a", latency_tolerant=False)
     for assumptions in (ASSUMPTIONS, Assumptions(network=Network(latency_us=5.0, rdma=True))):
-        reason = ineligible_reason(sensitive, L40S, CATALOG, assumptions)
+        reason = REMOTE_POOL.ineligible_reason(sensitive, L40S, CATALOG, assumptions)
         assert reason is not None
         assert "latency_tolerant" in reason
     slow = Assumptions(network=Network(latency_us=80.0, rdma=False))
-    assert ineligible_reason(workload("b"), L40S, CATALOG, slow) is None
+    assert REMOTE_POOL.ineligible_reason(workload("b"), L40S, CATALOG, slow) is None
 
 
 def test_desktops_never_use_the_pool() -> None:
     """The pool forwards CUDA work; VDI desktops need a local display GPU."""
     desktop = workload("d", kind=WorkloadKind.VDI)
-    reason = ineligible_reason(desktop, L40S, CATALOG, ASSUMPTIONS)
+    reason = REMOTE_POOL.ineligible_reason(desktop, L40S, CATALOG, ASSUMPTIONS)
     assert reason is not None
     assert "desktops" in reason
 
@@ -152,8 +153,8 @@ def test_exact_matches_brute_force_and_heuristic_is_close() -> None:
     for _ in range(25):
         instances = _instances(*_random_classes(rng, rng.randint(2, 6)))
         optimum = _brute_force_gpus(instances)
-        exact = pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
-        heuristic = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+        exact = REMOTE_POOL.pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
+        heuristic = REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
         assert packing_gpus(exact) == optimum
         assert exact.status is SolveStatus.OPTIMAL
         assert heuristic.lower_bound_gpus <= optimum <= packing_gpus(heuristic)
@@ -166,8 +167,8 @@ def test_exact_and_heuristic_agree_on_small_cases() -> None:
         workload("nb", instances=5, gpus=0.25, memory_gib=12, schedule=OFFICE),
         workload("batch", instances=3, gpus=0.5, memory_gib=24, schedule=NIGHT),
     )
-    exact = pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
-    heuristic = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+    exact = REMOTE_POOL.pack_exact(instances, L40S, CATALOG, ASSUMPTIONS)
+    heuristic = REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
     assert packing_gpus(exact) == packing_gpus(heuristic) == 2
 
 
@@ -184,8 +185,8 @@ def test_a_slow_network_is_named_in_the_plan_notes() -> None:
     than VMware's recommendation; a recommended network adds no such note."""
     instances = [Instance("a#1", workload("a", gpus=0.5, memory_gib=10.0))]
     slow = Assumptions(network=Network(latency_us=80.0))
-    packing = pack_heuristic(instances, L40S, CATALOG, slow)
+    packing = REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, slow)
     assert any("worse than VMware's recommendation" in n for n in packing.notes)
     assert packing.requests
-    fine = pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
+    fine = REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
     assert not any("recommendation" in n for n in fine.notes)

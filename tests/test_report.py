@@ -1,4 +1,4 @@
-"""Tests of report: frames with documented columns, recommendations from the rules."""
+"""Tests of report: scenario plans measured, and frames with documented columns."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from planner.inputs.inventory import ServerType
 from planner.inputs.workloads import WorkloadKind
 from planner.measure.costs import COST_COMPONENTS
+from planner.methods.registry import Method
 from planner.output.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
@@ -19,59 +20,27 @@ from planner.output.report import (
     not_placed_frame,
     placement_frame,
     plan_scenario,
-    recommendations,
-    recommendations_frame,
-    ruled_out_reason,
     size_cluster,
     slowdown_frame,
     utilisation_frame,
 )
-from planner.plan import Method, MethodPlan, NotPlaced
 from planner.scenario import Scenario
-from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
-
-
-def _notebooks(kind: WorkloadKind = WorkloadKind.INFERENCE, busy: float = 0.1) -> Scenario:
-    """Four quarter-GPU instances of class ``nb`` (the name the plans below place)."""
-    return scenario(
-        [
-            workload(
-                "nb",
-                kind=kind,
-                instances=4,
-                gpus=0.25,
-                memory_gib=20.0,
-                busy_fraction=busy,
-            )
-        ]
-    )
-
-
-def _plans() -> list[MethodPlan]:
-    """Four notebooks: passthrough takes 4 GPUs, vGPU packs 4 on one GPU, MIG 3 of 4 placed."""
-    whole = [
-        place(f"nb#{i}", "h1", i - 1, profile="whole GPU", memory_gib=80.0) for i in range(1, 5)
-    ]
-    shared = [place(f"nb#{i}", "h1", 0, profile="20C", memory_gib=20.0) for i in range(1, 5)]
-    mig = [
-        place(f"nb#{i}", "h1", 0, profile="2g.20gb", memory_gib=20.0, compute_share=2 / 7)
-        for i in range(1, 4)
-    ]
-    return [
-        plan(Method.PASSTHROUGH, whole, lower_bound_gpus=4),
-        plan(Method.VGPU, shared, lower_bound_gpus=1),
-        plan(
-            Method.MIG,
-            mig,
-            not_placed=[NotPlaced("nb#4", "nb", "a GPU holds at most three 2g.20gb")],
-            lower_bound_gpus=1,
-        ),
-    ]
+from tests.report_fixtures import (
+    NIGHT,
+    OFFICE,
+    host,
+    notebook_plans,
+    notebooks,
+    place,
+    plan,
+    scenario,
+    workload,
+)
 
 
 @pytest.fixture(scope="module")
 def notebook_plan() -> ScenarioPlan:
-    return assemble(_notebooks(), _plans())
+    return assemble(notebooks(), notebook_plans())
 
 
 def test_comparison_has_one_row_per_method_and_documented_columns(
@@ -151,59 +120,6 @@ def test_result_lookup_names_missing_method(notebook_plan: ScenarioPlan) -> None
         notebook_plan.result(Method.REMOTE_POOL)
 
 
-def test_recommends_cheapest_method_placing_everything(notebook_plan: ScenarioPlan) -> None:
-    """Among methods placing the whole class, the lowest cost per unit of work is recommended."""
-    (rec,) = recommendations(notebook_plan)
-    # MIG leaves one notebook out; vGPU places all four on one GPU, far cheaper than passthrough.
-    assert rec.method is Method.VGPU
-    assert "all 4 placed" in rec.reason
-    assert "Passthrough" in rec.reason
-    assert "Places fewer: MIG 3 of 4" in rec.reason
-
-
-def test_too_slow_sharing_is_not_recommended() -> None:
-    """Busy notebooks time-sliced four ways run beyond 1.5× bare metal; passthrough is chosen."""
-    sp = assemble(_notebooks(WorkloadKind.NOTEBOOK, busy=0.3), _plans())
-    (rec,) = recommendations(sp)
-    assert rec.method is Method.PASSTHROUGH
-    assert "Too slow: vGPU" in rec.reason
-    # Accepting any slowdown brings back the cheaper vGPU.
-    (lenient,) = recommendations(sp, max_slowdown=10.0)
-    assert lenient.method is Method.VGPU
-
-
-def test_rules_rule_methods_out() -> None:
-    """Live migration bars passthrough; isolation bars vGPU and the pool; latency bars the pool."""
-    mobile = workload("m", needs_live_migration=True)
-    isolated = workload("i", needs_isolation=True)
-    local = workload("l", latency_tolerant=False)
-    assert ruled_out_reason(mobile, Method.PASSTHROUGH) is not None
-    assert ruled_out_reason(mobile, Method.VGPU) is None
-    assert ruled_out_reason(isolated, Method.VGPU) is not None
-    assert ruled_out_reason(isolated, Method.REMOTE_POOL) is not None
-    assert ruled_out_reason(isolated, Method.MIG) is None
-    assert ruled_out_reason(local, Method.REMOTE_POOL) is not None
-    assert ruled_out_reason(local, Method.PASSTHROUGH) is None
-
-
-def test_isolated_class_is_not_sent_to_cheaper_vgpu() -> None:
-    """A class needing isolation gets MIG or passthrough even when vGPU would be cheaper."""
-    s = scenario([workload("nb", instances=4, gpus=0.25, memory_gib=20.0, needs_isolation=True)])
-    sp = assemble(s, _plans())
-    (rec,) = recommendations(sp)
-    assert rec.method in (Method.MIG, Method.PASSTHROUGH)
-    assert any("vGPU" in r and "isolation" in r for r in rec.ruled_out)
-
-
-def test_no_method_possible_says_why() -> None:
-    """When every planned method is ruled out, no method is recommended and the rules are given."""
-    s = scenario([workload("x", needs_isolation=True, latency_tolerant=False)])
-    sp = assemble(s, [plan(Method.VGPU, [], lower_bound_gpus=0)])
-    frame = recommendations_frame(sp)
-    assert frame.loc[0, "method"] == ""
-    assert "isolation" in frame.loc[0, "reason"]
-
-
 def test_empty_plan_gives_nan_not_errors() -> None:
     """A method that places nothing reports NaN cost per instance and slowdown, not a crash."""
     s = scenario([workload("x")])
@@ -257,7 +173,6 @@ def test_plan_scenario_runs_every_method_and_passes_the_checker() -> None:
     # Passthrough cannot take the live-migrating service; its instances are listed as not placed.
     passthrough = not_placed_frame(sp.result(Method.PASSTHROUGH))
     assert set(passthrough["workload"]) >= {"svc"}
-    assert len(recommendations(sp)) == 3
 
 
 def test_size_cluster_opens_servers_of_the_type() -> None:
@@ -281,19 +196,10 @@ def test_a_sized_method_that_opens_no_server_has_no_gpus_available() -> None:
     none, so it has 0 GPUs available, not the inventory's."""
     server = ServerType(gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0)
     sp = size_cluster(_real_scenario(), server, methods=(Method.MIG, Method.VGPU))
-    mig, vgpu = sp.results
+    mig, vgpu = sp.singles
     assert mig.plan.hosts == ()
     assert mig.metrics.gpus_available == 0
     assert vgpu.metrics.gpus_available == server.gpus * len(vgpu.plan.hosts) > 0
-
-
-def test_rule_breaking_placement_is_flagged() -> None:
-    """If a plan places a class its rules bar (a looser packer rule), the recommendation says so."""
-    local = workload("nb", instances=4, gpus=0.25, memory_gib=20.0, latency_tolerant=False)
-    pooled = plan(Method.REMOTE_POOL, [place(f"nb#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2)])
-    (rec,) = recommendations(assemble(scenario([local]), [*_plans(), pooled]))
-    assert rec.method is not Method.REMOTE_POOL
-    assert any("placed 2 anyway" in r for r in rec.ruled_out)
 
 
 def test_heuristic_only_plan_is_never_worse_than_its_bound() -> None:

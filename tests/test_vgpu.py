@@ -14,7 +14,8 @@ from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile, load_catalog
 from planner.inputs.inventory import Host, Inventory
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
 from planner.methods import vgpu
-from planner.plan import GpuPacking, Method, SolveStatus
+from planner.methods.registry import Method
+from planner.plan import GpuPacking, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
@@ -117,7 +118,7 @@ def test_four_a100_80gb_hold_20_16c_equal_and_16_mixed(
 ) -> None:
     """4 × A100-80GB hold 20 vGPUs of 16C in equal-size mode and 16 in mixed-size mode (NVIDIA's
     maxima 5 and 4); one more needs a fifth GPU. Exact and heuristic agree."""
-    for packer in (vgpu.pack_exact, vgpu.pack_heuristic):
+    for packer in (vgpu.VGPU.pack_exact, vgpu.VGPU.pack_heuristic):
         instances = _instances(_workload("nb", fits_on_four, 0.1, 16))
         packing = packer(instances, A100_80, CATALOG, assumptions)
         assert packing_gpus(packing) == 4
@@ -131,7 +132,7 @@ def test_h100_16c_allows_six_per_gpu_not_five() -> None:
     """H100-80GB takes six 16C vGPUs per GPU in equal-size mode (NVIDIA's table), not
     floor(80 / 16) = 5."""
     instances = _instances(_workload("nb", 6, 0.1, 16))
-    packing = vgpu.pack_exact(instances, H100, CATALOG, EQUAL)
+    packing = vgpu.VGPU.pack_exact(instances, H100, CATALOG, EQUAL)
     assert packing_gpus(packing) == 1
     assert packing.requests[0].loads[0].config == "vGPU 16C x6"
     _assert_feasible(packing, instances, H100, EQUAL)
@@ -142,7 +143,7 @@ def test_equal_size_never_mixes_sizes_on_a_gpu() -> None:
     ceil(n / max_equal) GPUs (optimal)."""
     workloads = [_workload("a", 7, 0.1, 4), _workload("b", 3, 0.1, 16), _workload("c", 9, 0.1, 8)]
     instances = _instances(*workloads)
-    packing = vgpu.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
+    packing = vgpu.VGPU.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
     _assert_feasible(packing, instances, A100_80, EQUAL)
     # 4C: 7 of max 20 -> 1; 16C: 3 of 5 -> 1; 8C: 9 of 10 -> 1.
     assert packing_gpus(packing) == 3
@@ -170,7 +171,7 @@ def test_fixed_share_needs_a_time_share_covering_the_compute() -> None:
     choice = vgpu.choose_profile(workload, A100_80, CATALOG, assumptions)
     assert choice is not None
     assert choice.profile.name == "40C"
-    packing = vgpu.pack_exact(_instances(workload), A100_80, CATALOG, assumptions)
+    packing = vgpu.VGPU.pack_exact(_instances(workload), A100_80, CATALOG, assumptions)
     assert packing.requests[0].loads[0].slots[0].compute_share == pytest.approx(0.5)
     best_effort = vgpu.choose_profile(workload, A100_80, CATALOG, EQUAL)
     assert best_effort is not None
@@ -180,7 +181,7 @@ def test_fixed_share_needs_a_time_share_covering_the_compute() -> None:
 def test_multi_gpu_instance_gets_full_profiles_on_one_host() -> None:
     """gpus = 2 gives two full-frame-buffer vGPUs (80C), one per GPU, in one host request."""
     instances = _instances(_workload("train", 1, 2, 60))
-    packing = vgpu.pack_exact(instances, A100_80, CATALOG, EQUAL)
+    packing = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, EQUAL)
     assert len(packing.requests) == 1
     assert [ld.config for ld in packing.requests[0].loads] == ["vGPU 80C x1", "vGPU 80C x1"]
     assert packing.requests[0].loads[0].slots[0].compute_share == 1.0
@@ -196,7 +197,7 @@ def test_vgpus_per_vm_limit_follows_the_vsphere_version(
     """A 5-GPU VM exceeds vSphere 7's 4 vGPUs per VM (NotPlaced, saying so), fits vSphere 8's 8."""
     assumptions = Assumptions(vsphere_version=version)
     instances = _instances(_workload("train", 1, 5, 200))
-    packing = vgpu.pack_exact(instances, A100_80, CATALOG, assumptions)
+    packing = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, assumptions)
     _assert_feasible(packing, instances, A100_80, assumptions)
     if placed:
         assert packing_gpus(packing) == 5
@@ -208,7 +209,7 @@ def test_vgpus_per_vm_limit_follows_the_vsphere_version(
 def test_isolation_is_not_eligible_and_says_why() -> None:
     """Time slicing shares the GPU's engines: a workload needing isolation is not eligible."""
     workload = _workload("w", 1, 0.1, 4, needs_isolation=True)
-    reason = vgpu.ineligible_reason(workload, A100_80, CATALOG, EQUAL)
+    reason = vgpu.VGPU.ineligible_reason(workload, A100_80, CATALOG, EQUAL)
     assert reason is not None
     assert "isolation" in reason
 
@@ -216,13 +217,13 @@ def test_isolation_is_not_eligible_and_says_why() -> None:
 def test_live_migration_is_eligible() -> None:
     """vGPU VMs support vMotion, so a workload needing live migration is eligible."""
     workload = _workload("w", 1, 0.1, 4, needs_live_migration=True)
-    assert vgpu.ineligible_reason(workload, A100_80, CATALOG, EQUAL) is None
+    assert vgpu.VGPU.ineligible_reason(workload, A100_80, CATALOG, EQUAL) is None
 
 
 def test_model_without_vgpu_is_not_eligible() -> None:
     """A model without C-series vGPU profiles is not eligible, and the reason names the model."""
     model = replace(L40S, vgpu_capable=False)
-    reason = vgpu.ineligible_reason(_workload("w", 1, 0.1, 4), model, CATALOG, EQUAL)
+    reason = vgpu.VGPU.ineligible_reason(_workload("w", 1, 0.1, 4), model, CATALOG, EQUAL)
     assert reason is not None
     assert "L40S" in reason
 
@@ -230,7 +231,7 @@ def test_model_without_vgpu_is_not_eligible() -> None:
 def test_mixed_size_on_vsphere_7_is_not_eligible() -> None:
     """Mixed-size vGPU needs vSphere 8.0 U3+: with vSphere 7 assumed, no workload is eligible."""
     assumptions = Assumptions(vgpu_mode=VgpuMode.MIXED_SIZE, vsphere_version=VsphereVersion.V7)
-    reason = vgpu.ineligible_reason(_workload("w", 1, 0.1, 4), A100_80, CATALOG, assumptions)
+    reason = vgpu.VGPU.ineligible_reason(_workload("w", 1, 0.1, 4), A100_80, CATALOG, assumptions)
     assert reason is not None
     assert "vSphere 8.0 U3" in reason
 
@@ -241,7 +242,7 @@ def test_host_equal_mode_groups_requests_by_profile() -> None:
     instances = _instances(
         _workload("a", 3, 0.1, 8), _workload("b", 2, 0.1, 20), _workload("c", 1, 1, 60)
     )
-    packing = vgpu.pack_exact(instances, A100_80, CATALOG, HOST_EQUAL)
+    packing = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, HOST_EQUAL)
     groups = sorted(r.host_group for r in packing.requests)
     assert groups == ["", "20C", "8C"]
     _assert_feasible(packing, instances, A100_80, HOST_EQUAL)
@@ -322,8 +323,8 @@ def test_mixed_exact_matches_brute_force_on_small_cases(model: GpuModel) -> None
             choice = vgpu.choose_profile(instance.workload, model, CATALOG, MIXED)
             assert choice is not None
             profiles.append(choice.profile)
-        exact = vgpu.pack_exact(instances, model, CATALOG, MIXED)
-        heuristic = vgpu.pack_heuristic(instances, model, CATALOG, MIXED)
+        exact = vgpu.VGPU.pack_exact(instances, model, CATALOG, MIXED)
+        heuristic = vgpu.VGPU.pack_heuristic(instances, model, CATALOG, MIXED)
         _assert_feasible(exact, instances, model, MIXED)
         _assert_feasible(heuristic, instances, model, MIXED)
         assert packing_gpus(exact) == _brute_force_gpus(profiles, model)
@@ -343,7 +344,7 @@ def test_equal_size_matches_brute_force_on_small_cases() -> None:
             choice = vgpu.choose_profile(instance.workload, A100_80, CATALOG, EQUAL)
             assert choice is not None
             profiles.append(choice.profile)
-        packing = vgpu.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
+        packing = vgpu.VGPU.pack_heuristic(instances, A100_80, CATALOG, EQUAL)
         _assert_feasible(packing, instances, A100_80, EQUAL)
         assert packing_gpus(packing) == _brute_force_gpus(profiles, A100_80, VgpuMode.EQUAL_SIZE)
 
@@ -355,8 +356,8 @@ def test_mixed_exact_and_heuristic_agree_on_small_cases() -> None:
     sizes = [4, 8, 10, 16, 20, 40]
     for _ in range(40):
         instances = _random_instances(rng, rng.randint(1, 6), sizes)
-        exact = vgpu.pack_exact(instances, A100_80, CATALOG, MIXED)
-        heuristic = vgpu.pack_heuristic(instances, A100_80, CATALOG, MIXED)
+        exact = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, MIXED)
+        heuristic = vgpu.VGPU.pack_heuristic(instances, A100_80, CATALOG, MIXED)
         assert packing_gpus(heuristic) == packing_gpus(exact)
 
 
@@ -366,8 +367,8 @@ def test_mixed_exact_beats_best_fit_where_it_can() -> None:
     instances = _instances(
         _workload("a", 5, 0.1, 40), _workload("b", 4, 0.1, 16), _workload("c", 5, 0.1, 10)
     )
-    exact = vgpu.pack_exact(instances, A100_80, CATALOG, MIXED)
-    heuristic = vgpu.pack_heuristic(instances, A100_80, CATALOG, MIXED)
+    exact = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, MIXED)
+    heuristic = vgpu.VGPU.pack_heuristic(instances, A100_80, CATALOG, MIXED)
     _assert_feasible(exact, instances, A100_80, MIXED)
     _assert_feasible(heuristic, instances, A100_80, MIXED)
     assert (packing_gpus(exact), packing_gpus(heuristic)) == (4, 5)
@@ -379,8 +380,8 @@ def test_mixed_exact_beats_best_fit_where_it_can() -> None:
 def test_packing_is_deterministic() -> None:
     """The same instances give the same packing, request for request."""
     instances = _random_instances(random.Random(2), 30, [4, 8, 16, 20])
-    first = vgpu.pack_exact(instances, A100_80, CATALOG, MIXED)
-    second = vgpu.pack_exact(list(instances), A100_80, CATALOG, MIXED)
+    first = vgpu.VGPU.pack_exact(instances, A100_80, CATALOG, MIXED)
+    second = vgpu.VGPU.pack_exact(list(instances), A100_80, CATALOG, MIXED)
     assert first == second
 
 

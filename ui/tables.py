@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from planner.output.recommendations import RecommendedPlan
 from planner.output.report import ScenarioPlan
 from ui import format as fmt
 
@@ -16,6 +17,7 @@ __all__ = [
     "bound_frame",
     "cost_long",
     "key_figures",
+    "methods_by_class",
     "not_placed_summary",
     "utilisation_long",
 ]
@@ -57,8 +59,8 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
     ]
     for result in plan.results:
         m, cost, p = result.metrics, result.cost, result.plan
-        slowdown = slowdowns.get(str(p.method))
-        columns[p.method.label] = [
+        slowdown = slowdowns.get(p.name)
+        columns[p.label] = [
             f"{fmt.count(m.gpus_used)} of {fmt.count(m.gpus_available)}",
             fmt.count(m.hosts_used),
             fmt.count(m.instances_placed),
@@ -81,7 +83,7 @@ def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
     """Annual cost per method and component: ``method`` (label), ``component``, ``usd_per_year``."""
     rows = [
         {
-            "method": result.plan.method.label,
+            "method": result.plan.label,
             "component": component,
             "usd_per_year": result.cost.component_usd_per_year(component),
         }
@@ -94,7 +96,7 @@ def cost_long(plan: ScenarioPlan) -> pd.DataFrame:
 def utilisation_long(plan: ScenarioPlan) -> pd.DataFrame:
     """Memory and compute utilisation per method: ``method`` (label), ``measure``, ``share``."""
     rows = [
-        {"method": result.plan.method.label, "measure": measure, "share": share}
+        {"method": result.plan.label, "measure": measure, "share": share}
         for result in plan.results
         for measure, share in (
             ("memory", result.metrics.memory_utilisation),
@@ -110,7 +112,7 @@ def bound_frame(plan: ScenarioPlan) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "method": result.plan.method.label,
+                "method": result.plan.label,
                 "gpus_used": result.metrics.gpus_used,
                 "lower_bound_gpus": result.metrics.lower_bound_gpus,
             }
@@ -131,3 +133,19 @@ def not_placed_summary(not_placed: pd.DataFrame) -> pd.DataFrame:
     return counted.sort_values(
         ["instances", "workload"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
+
+
+def methods_by_class(recommended: RecommendedPlan) -> pd.DataFrame:
+    """Instances per workload class and method in the recommended plan, long form: ``workload``,
+    ``method`` (label, or ``left out``), ``instances``."""
+    rows = [
+        {"workload": d.workload, "method": m.label, "instances": n}
+        for d in recommended.decisions
+        for m, n in d.served
+    ]
+    rows.extend(
+        {"workload": d.workload, "method": "left out", "instances": d.not_served}
+        for d in recommended.decisions
+        if d.not_served
+    )
+    return pd.DataFrame(rows, columns=["workload", "method", "instances"])

@@ -5,18 +5,21 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from planner.measure.metrics import GpuKey, gpu_compute_utilisation, placements_by_gpu
-from planner.plan import Method, MethodPlan
+from planner.inputs.inventory import Host
+from planner.measure.metrics import gpu_compute_utilisation, hosts_of, placements_by_gpu
+from planner.methods.contract import GpuKey
+from planner.methods.registry import METHODS, Method
+from planner.plan import MethodPlan
 from planner.scenario import Scenario
 
 __all__ = [
     "COST_COMPONENTS",
     "HOURS_PER_YEAR",
+    "AnnualRates",
     "CostBreakdown",
     "amortised_usd_per_year",
     "gpu_power_w",
     "gpu_usd_per_year",
-    "licensed",
     "plan_cost",
     "power_usd_per_year",
     "workload_usd_per_instance_year",
@@ -28,29 +31,31 @@ HOURS_PER_YEAR = 8760.0
 COST_COMPONENTS = ("hardware", "licences", "power", "network")
 """The parts of ``CostBreakdown``, in the order charts stack them."""
 
-REMOTE_POOL_LICENCE_NOTE = (
-    "Remote-pool software is not costed: VMware Bitfusion reached end of availability in 2023, "
-    "and today's GPU-over-IP products carry their own licence; add it to the total."
-)
-
 
 @dataclass(frozen=True)
 class CostBreakdown:
-    """Annual cost of one method's plan, by component."""
+    """Annual cost of one plan, by component."""
 
-    method: Method
+    plan: str
+    """The plan's id (``MethodPlan.name``): a method, or ``recommended``."""
     hardware_usd_per_year: float
     """GPUs and hosts in use, purchase price spread over the amortisation period [USD/year]."""
     licences_usd_per_year: float
-    """NVIDIA AI Enterprise per GPU in use, where the method needs it [USD/year]."""
+    """Software licences per GPU in use, where its method needs one (NVIDIA AI Enterprise for
+    vGPU) [USD/year]."""
     power_usd_per_year: float
     """Electricity of the GPUs in use, including cooling via PUE [USD/year]."""
     network_usd_per_year: float
-    """Remote-pool network per GPU server in use [USD/year]; 0 for the other methods."""
+    """Network per host in use, where its method needs one (a remote pool's GPU servers)
+    [USD/year]."""
     instances_placed: int
     """Instances the cost serves [instances]."""
     notes: tuple[str, ...] = ()
     """What the figures leave out or assume, in plain words."""
+    busy_power_usd_per_year: float = 0.0
+    """The part of ``power_usd_per_year`` drawn above idle by the work the GPUs do [USD/year]:
+    it follows the work served more than the plan, so the recommended plan's bound leaves it
+    out."""
 
     @property
     def total_usd_per_year(self) -> float:
@@ -108,19 +113,18 @@ def power_usd_per_year(power_w: float, pue: float, usd_per_kwh: float) -> float:
     return power_w * pue * HOURS_PER_YEAR / 1000.0 * usd_per_kwh
 
 
-def licensed(method: Method, *, mig_backed_vgpu: bool) -> bool:
-    """Whether each GPU in use needs an NVIDIA AI Enterprise licence under ``method``.
-
-    vGPU always does; MIG does under vSphere, where it is MIG-backed vGPU; passthrough and the
-    remote pool do not.
-    """
-    return method is Method.VGPU or (method is Method.MIG and mig_backed_vgpu)
-
-
 def _gpu_price_usd(scenario: Scenario, gpu_model: str) -> float:
     """Price of one GPU [USD]: the user's override, else the catalog's."""
     override = scenario.assumptions.gpu_price_usd.get(gpu_model)
     return override if override is not None else scenario.catalog.gpus[gpu_model].price_usd
+
+
+def _host_roles(plan: MethodPlan) -> dict[str, set[Method]]:
+    """Hosts in use -> the methods of their GPUs in use."""
+    roles: dict[str, set[Method]] = defaultdict(set)
+    for key in placements_by_gpu(plan):
+        roles[key[0]].add(plan.role(key))
+    return roles
 
 
 def gpu_usd_per_year(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float]:
@@ -132,21 +136,17 @@ def gpu_usd_per_year(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float
     a = scenario.assumptions
     groups = placements_by_gpu(plan)
     utilisation = gpu_compute_utilisation(plan, scenario)
+    hosts = {h.name: h for h in hosts_of(plan, scenario)}
     gpus_on_host: dict[str, int] = defaultdict(int)
     for host, _ in groups:
         gpus_on_host[host] += 1
-    licence = (
-        a.licence_usd_per_gpu_year
-        if licensed(plan.method, mig_backed_vgpu=a.mig_backed_vgpu)
-        else 0.0
-    )
-    network = a.network.usd_per_server_year if plan.method is Method.REMOTE_POOL else 0.0
     costs: dict[GpuKey, float] = {}
     for key, placements in groups.items():
-        host = key[0]
+        gpu_host = hosts[key[0]]
+        rules = METHODS[plan.role(key)]
         model = scenario.catalog.gpus[placements[0].gpu_model]
         hardware = amortised_usd_per_year(
-            _gpu_price_usd(scenario, model.name) + a.host_usd / gpus_on_host[host],
+            _gpu_price_usd(scenario, model.name) + a.host_usd / gpus_on_host[gpu_host.name],
             a.amortisation_years,
         )
         power = power_usd_per_year(
@@ -154,7 +154,9 @@ def gpu_usd_per_year(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float
             a.pue,
             a.power_usd_per_kwh,
         )
-        costs[key] = hardware + licence + power + network / gpus_on_host[host]
+        licence = rules.licence_usd_per_gpu_year(gpu_host, a)
+        network = rules.network_usd_per_host_year(a) / gpus_on_host[gpu_host.name]
+        costs[key] = hardware + licence + power + network
     return costs
 
 
@@ -162,17 +164,21 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
     """Annual cost of a plan: only the GPUs and hosts it uses are charged.
 
     - hardware: ``(Σ GPU price + host_usd × hosts used) / amortisation_years``
-    - licences: ``licence_usd_per_gpu_year × GPUs used`` for vGPU, and for MIG when MIG-backed
+    - licences: each GPU's method's licence per GPU (NVIDIA AI Enterprise for vGPU, and for
+      MIG-backed vGPU on vSphere)
     - power: ``Σ TDP × (idle + (1 − idle) × u_gpu) × PUE × 8,760 h × USD/kWh``, ``u_gpu`` the
       GPU's week-averaged compute utilisation
-    - network: ``usd_per_server_year × GPU servers used`` for the remote pool
+    - network: each host's method's network cost per host (a remote pool's GPU servers)
     """
     a = scenario.assumptions
     groups = placements_by_gpu(plan)
     utilisation = gpu_compute_utilisation(plan, scenario)
-    hosts_used = {host for host, _ in groups}
+    hosts = {h.name: h for h in hosts_of(plan, scenario)}
+    host_roles = _host_roles(plan)
     gpu_purchase = 0.0
     power = 0.0
+    idle = 0.0
+    licences = 0.0
     for key, placements in groups.items():
         model = scenario.catalog.gpus[placements[0].gpu_model]
         gpu_purchase += _gpu_price_usd(scenario, model.name)
@@ -181,18 +187,19 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
             a.pue,
             a.power_usd_per_kwh,
         )
+        idle += power_usd_per_year(
+            gpu_power_w(model.tdp_w, 0.0, a.idle_power_share), a.pue, a.power_usd_per_kwh
+        )
+        licences += METHODS[plan.role(key)].licence_usd_per_gpu_year(hosts[key[0]], a)
     hardware = amortised_usd_per_year(
-        gpu_purchase + a.host_usd * len(hosts_used), a.amortisation_years
+        gpu_purchase + a.host_usd * len(host_roles), a.amortisation_years
     )
-    needs_licence = licensed(plan.method, mig_backed_vgpu=a.mig_backed_vgpu)
-    licences = a.licence_usd_per_gpu_year * len(groups) if needs_licence else 0.0
     network = 0.0
     notes: list[str] = []
-    if plan.method is Method.REMOTE_POOL:
-        network = a.network.usd_per_server_year * len(hosts_used)
-        notes.append(REMOTE_POOL_LICENCE_NOTE)
-    if plan.method is Method.MIG and not a.mig_backed_vgpu:
-        notes.append("MIG without vGPU (bare-metal or container host): no vGPU licence charged.")
+    for roles in host_roles.values():
+        network += sum(METHODS[role].network_usd_per_host_year(a) for role in roles)
+    for method in dict.fromkeys(plan.role(key) for key in groups):
+        notes.extend(n for n in METHODS[method].cost_notes(a) if n not in notes)
     defaults = sorted(
         {
             p.gpu_model
@@ -206,13 +213,14 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
             "GPU prices are street-price defaults for " + ", ".join(defaults) + "; edit them."
         )
     return CostBreakdown(
-        method=plan.method,
+        plan=plan.name,
         hardware_usd_per_year=hardware,
         licences_usd_per_year=licences,
         power_usd_per_year=power,
         network_usd_per_year=network,
         instances_placed=len({p.instance for p in plan.placements}),
         notes=tuple(notes),
+        busy_power_usd_per_year=power - idle,
     )
 
 
@@ -232,3 +240,33 @@ def workload_usd_per_instance_year(plan: MethodPlan, scenario: Scenario) -> dict
             share_usd[p.workload] += per_gpu[key] * weight
             instances[p.workload].add(p.instance)
     return {name: usd / len(instances[name]) for name, usd in share_usd.items()}
+
+
+@dataclass(frozen=True)
+class AnnualRates:
+    """What one GPU and one host cost per year under a role, by the formulas of ``plan_cost``:
+    the rates the recommended plan's MILP minimises. Busy power is left out (a GPU's utilisation
+    is known only once it is packed); idle power is in."""
+
+    scenario: Scenario
+
+    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
+        """Price over the amortisation period, the method's licence and idle power [USD/year]."""
+        a = self.scenario.assumptions
+        model = self.scenario.catalog.gpus[host.gpu_model]
+        hardware = amortised_usd_per_year(
+            _gpu_price_usd(self.scenario, model.name), a.amortisation_years
+        )
+        idle = power_usd_per_year(
+            gpu_power_w(model.tdp_w, 0.0, a.idle_power_share), a.pue, a.power_usd_per_kwh
+        )
+        return hardware + METHODS[method].licence_usd_per_gpu_year(host, a) + idle
+
+    def host_usd_per_year(self, host: Host) -> float:
+        """A host without its GPUs, over the amortisation period [USD/year]."""
+        a = self.scenario.assumptions
+        return amortised_usd_per_year(a.host_usd, a.amortisation_years)
+
+    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
+        """The network a host-wide ``method`` needs per host [USD/year]."""
+        return METHODS[method].network_usd_per_host_year(self.scenario.assumptions)

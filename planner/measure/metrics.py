@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
-from planner.methods.remote_pool import active_hours, instance_index
-from planner.plan import Method, MethodPlan, Placement
+from planner.methods.contract import GpuKey, GpuMemory, PlanContext
+from planner.methods.registry import METHODS
+from planner.plan import MethodPlan, Placement
 from planner.scenario import Scenario
+from planner.solve.feasibility import gpu_views
 
 __all__ = [
     "GpuKey",
@@ -27,9 +29,6 @@ __all__ = [
 ]
 
 DAYS_PER_WEEK = 7
-
-GpuKey = tuple[str, int]
-"""(host name, 0-based GPU index in the host): one physical GPU."""
 
 
 @dataclass(frozen=True)
@@ -84,26 +83,6 @@ def placements_by_gpu(plan: MethodPlan) -> dict[GpuKey, list[Placement]]:
     return dict(groups)
 
 
-@dataclass(frozen=True)
-class GpuMemory:
-    """Memory of one GPU in use: what it has, what is reserved on it, what instances ask."""
-
-    capacity_gib: float
-    """``max(frame buffer, reserved_gib)`` [GiB]; the remote pool's per-hour rule keeps its
-    reservations within the frame buffer, so there it is the frame buffer."""
-    reserved_gib: float
-    """Frame buffer reserved for the instances on this GPU [GiB]; for the remote pool, in the
-    GPU's busiest hour."""
-    used_gib: float
-    """The instances' own memory on this GPU, each instance's ``memory_gib`` split evenly over
-    the GPUs it holds [GiB]; for the remote pool, in the GPU's busiest hour."""
-
-    @property
-    def utilisation(self) -> float:
-        """``used_gib / capacity_gib`` [0-1]; 0 for a GPU without memory."""
-        return self.used_gib / self.capacity_gib if self.capacity_gib > 0 else 0.0
-
-
 def gpus_held(plan: MethodPlan) -> dict[str, int]:
     """Physical GPUs each placed instance holds in ``plan`` (its placement rows) [GPUs]."""
     gpus: dict[str, set[GpuKey]] = defaultdict(set)
@@ -149,143 +128,61 @@ def gpu_compute_utilisation(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey
 
 
 def gpu_memory(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, GpuMemory]:
-    """Memory capacity, reservations and use of every GPU in use; see ``GpuMemory``.
-
-    Capacity is ``max(frame buffer, reserved)`` because NVIDIA's vGPU maxima oversubscribe the
-    frame buffer on paper (H100 16C: six 16 GiB vGPUs on 80 GiB); dividing by the frame buffer
-    alone would report a GPU more than fully used.
-    """
-    by_name = {w.name: w for w in scenario.workloads}
-    held = gpus_held(plan)
-    figures: dict[GpuKey, GpuMemory] = {}
-    for key, placements in placements_by_gpu(plan).items():
-        frame_buffer = _gpu_memory_gib(scenario, placements[0].gpu_model)
-        if plan.method is Method.REMOTE_POOL:
-            reserved = _busiest_hour_gib(
-                (p.instance, by_name[p.workload], p.memory_gib) for p in placements
-            )
-            used = _busiest_hour_gib(
-                (
-                    p.instance,
-                    by_name[p.workload],
-                    _memory_per_gpu_gib(by_name[p.workload], held[p.instance]),
-                )
-                for p in placements
-            )
-            capacity = frame_buffer
-        else:
-            reserved = sum(p.memory_gib for p in placements)
-            used = sum(
-                _memory_per_gpu_gib(by_name[p.workload], held[p.instance]) for p in placements
-            )
-            capacity = max(frame_buffer, reserved)
-        figures[key] = GpuMemory(capacity_gib=capacity, reserved_gib=reserved, used_gib=used)
-    return figures
+    """Memory capacity, reservations and use of every GPU in use, by its role's rule; see
+    ``GpuMemory`` (NVIDIA's vGPU maxima oversubscribe the frame buffer on paper, a remote pool
+    holds memory only while an instance runs)."""
+    views = gpu_views(plan, scenario)
+    context = _context(plan, scenario)
+    return {key: METHODS[plan.role(key)].gpu_memory(view, context) for key, view in views.items()}
 
 
-def _memory_per_gpu_gib(workload: WorkloadClass, gpus: int) -> float:
-    """An instance's own memory on each of the ``gpus`` GPUs it holds [GiB]."""
-    return workload.memory_gib / max(gpus, 1)
+def _context(plan: MethodPlan, scenario: Scenario) -> PlanContext:
+    return PlanContext.of(scenario, plan.placements, hosts_of(plan, scenario))
 
 
-def _gpu_memory_gib(scenario: Scenario, gpu_model: str) -> float:
-    return scenario.catalog.gpus[gpu_model].memory_gib
-
-
-def _gpus_per_workload(plan: MethodPlan, scenario: Scenario) -> dict[str, int]:
-    """GPUs one instance of each workload holds: the most any of its placed instances holds,
-    else ``max(1, ceil(gpus))`` for a workload with nothing placed [GPUs]."""
-    spans = {w.name: 0 for w in scenario.workloads}
-    held = gpus_held(plan)
-    for placement in plan.placements:
-        spans[placement.workload] = max(spans[placement.workload], held[placement.instance])
-    return {
-        w.name: spans[w.name] if spans[w.name] > 0 else _gpus_per_instance(w)
-        for w in scenario.workloads
-    }
-
-
-def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario) -> float:
+def _stranded_memory_gib(
+    plan: MethodPlan, scenario: Scenario, memory: Mapping[GpuKey, GpuMemory]
+) -> float:
     """Memory on GPUs in use that no instance can use [GiB]; see ``PlanMetrics``."""
-    by_name = {w.name: w for w in scenario.workloads}
-    held = gpus_held(plan)
-    spans = _gpus_per_workload(plan, scenario)
+    context = _context(plan, scenario)
     # The smallest per-GPU memory request any workload makes: free memory below it is stranded.
     smallest_request_gib = min(
-        (_memory_per_gpu_gib(w, spans[w.name]) for w in scenario.workloads), default=0.0
+        (w.memory_gib / context.spans[w.name] for w in scenario.workloads), default=0.0
     )
     stranded = 0.0
-    for placements in placements_by_gpu(plan).values():
-        capacity = _gpu_memory_gib(scenario, placements[0].gpu_model)
-        reserved = sum(p.memory_gib for p in placements)
-        needed = sum(_memory_per_gpu_gib(by_name[p.workload], held[p.instance]) for p in placements)
+    for key, view in gpu_views(plan, scenario).items():
+        reserved = sum(p.memory_gib for p in view.placements)
+        needed = sum(context.memory_per_gpu_gib(p) for p in view.placements)
         # Memory reserved for an instance beyond its own need helps no other instance.
         stranded += max(reserved - needed, 0.0)
-        free = max(capacity - reserved, 0.0)
-        # A passthrough GPU belongs to one instance whole; nothing else may use its free memory.
-        exclusive = plan.method is Method.PASSTHROUGH or any(
-            p.profile == "whole GPU" for p in placements
-        )
-        mig_usable = (
-            _mig_room_usable(placements, scenario, spans) if plan.method is Method.MIG else None
-        )
-        if exclusive or free < smallest_request_gib or mig_usable is False:
+        free = max(view.model.memory_gib - reserved, 0.0)
+        usable = METHODS[plan.role(key)].free_memory_usable(view, context)
+        whole = any(p.profile == "whole GPU" for p in view.placements)
+        if usable is False or whole or free < smallest_request_gib:
             stranded += free
     return stranded
 
 
-def _mig_room_usable(
-    placements: list[Placement], scenario: Scenario, spans: Mapping[str, int]
-) -> bool | None:
-    """Whether some workload fits a MIG instance in the GPU's free slices; None if unknown.
-
-    The free room is usable when a profile of the model can start at a free memory slice, its
-    memory slices are all free, enough compute slices remain, and some workload's per-GPU memory
-    and compute share fit the profile (NVIDIA's placement table, as ``catalog.mig_profiles``).
-    ``spans`` gives the GPUs one instance of each workload holds, over which its memory and
-    compute are split.
-    """
-    model = scenario.catalog.gpus[placements[0].gpu_model]
-    profiles = {p.name: p for p in scenario.catalog.mig_profiles.get(model.name, ())}
-    occupied: set[int] = set()
-    compute_used = 0
-    for placement in placements:
-        profile = profiles.get(placement.profile)
-        if profile is None or placement.start_slice is None:
-            return None
-        occupied.update(range(placement.start_slice, placement.start_slice + profile.memory_slices))
-        compute_used += profile.compute_slices
-    compute_free = model.mig_compute_slices - compute_used
-    for profile in profiles.values():
-        fits_slices = profile.compute_slices <= compute_free and any(
-            occupied.isdisjoint(range(start, start + profile.memory_slices))
-            for start in profile.starts
-        )
-        if fits_slices and any(
-            _memory_per_gpu_gib(w, spans[w.name]) <= profile.memory_gib
-            and min(w.gpus / spans[w.name], 1.0)
-            <= profile.compute_slices / model.mig_compute_slices
-            for w in scenario.workloads
-        ):
-            return True
-    return False
-
-
 def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
-    """Free GPUs on hosts whose spare cores or RAM fit no workload's instance [GPUs]."""
-    if plan.method is Method.REMOTE_POOL or not scenario.workloads:
-        # Remote-pool clients run on any host, so a GPU server's own CPU and RAM strand nothing.
+    """Free GPUs on hosts whose spare cores or RAM fit no workload's instance [GPUs]; a host
+    whose GPUs serve clients that run elsewhere (a remote-pool server) strands none."""
+    if not scenario.workloads:
         return 0
     by_name = {w.name: w for w in scenario.workloads}
     gpus_in_use: dict[str, set[int]] = defaultdict(set)
     instances_on: dict[str, dict[str, str]] = defaultdict(dict)
+    remote_hosts: set[str] = set()
     for p in plan.placements:
+        key = (p.host, p.gpu_index)
         gpus_in_use[p.host].add(p.gpu_index)
-        instances_on[p.host][p.instance] = p.workload
+        if METHODS[plan.role(key)].instances_on_gpu_host:
+            instances_on[p.host][p.instance] = p.workload
+        else:
+            remote_hosts.add(p.host)
     stranded = 0
     for host in hosts_of(plan, scenario):
         free_gpus = host.gpus - len(gpus_in_use[host.name])
-        if free_gpus <= 0:
+        if free_gpus <= 0 or host.name in remote_hosts:
             continue
         workloads = [by_name[name] for name in instances_on[host.name].values()]
         spare_cores = host.cpu_cores - sum(w.vcpus for w in workloads)
@@ -298,52 +195,32 @@ def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
     return stranded
 
 
-def _busiest_hour_gib(held: Iterable[tuple[str, WorkloadClass, float]]) -> float:
-    """Memory held in the busiest hour of the day [GiB], from (instance, workload, GiB) rows."""
-    hourly = [0.0] * HOURS_PER_DAY
-    for instance, workload, gib in held:
-        for hour, active in enumerate(active_hours(workload, instance_index(instance))):
-            if active:
-                hourly[hour] += gib
-    return max(hourly)
-
-
 def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
     """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
 
-    Compute utilisation is ``Σ busy_gpu_share(instance, GPUs it holds) / gpus_used`` summed over
-    each GPU an instance holds, with each GPU capped at fully busy.
+    Memory figures sum each GPU's (``gpu_memory``, by its role's rule). Compute utilisation is
+    ``Σ busy_gpu_share(instance, GPUs it holds) / gpus_used`` summed over each GPU an instance
+    holds, with each GPU capped at fully busy.
     """
-    by_name: Mapping[str, WorkloadClass] = {w.name: w for w in scenario.workloads}
     groups = placements_by_gpu(plan)
     gpus_used = len(groups)
-    hosts_used = len({host for host, _ in groups})
-    placed = {p.instance: p.workload for p in plan.placements}
-    capacity = sum(g.capacity_gib for g in gpu_memory(plan, scenario).values())
-    if plan.method is Method.REMOTE_POOL:
-        allocated = _busiest_hour_gib(
-            (p.instance, by_name[p.workload], p.memory_gib) for p in plan.placements
-        )
-        used = _busiest_hour_gib(
-            (instance, by_name[name], by_name[name].memory_gib) for instance, name in placed.items()
-        )
-    else:
-        allocated = sum(p.memory_gib for p in plan.placements)
-        used = sum(by_name[workload].memory_gib for workload in placed.values())
+    memory = gpu_memory(plan, scenario)
+    capacity = sum(g.capacity_gib for g in memory.values())
+    used = sum(g.used_gib for g in memory.values())
     busy = sum(gpu_compute_utilisation(plan, scenario).values())
     bound = plan.lower_bound_gpus
     return PlanMetrics(
         gpus_used=gpus_used,
-        hosts_used=hosts_used,
+        hosts_used=len({host for host, _ in groups}),
         gpus_available=sum(h.gpus for h in hosts_of(plan, scenario)),
-        instances_placed=len(placed),
+        instances_placed=len({p.instance for p in plan.placements}),
         instances_not_placed=len({n.instance for n in plan.not_placed}),
         memory_capacity_gib=capacity,
-        memory_allocated_gib=allocated,
+        memory_allocated_gib=sum(g.reserved_gib for g in memory.values()),
         memory_used_gib=used,
         memory_utilisation=used / capacity if capacity > 0 else 0.0,
         compute_utilisation=busy / gpus_used if gpus_used else 0.0,
-        stranded_memory_gib=_stranded_memory_gib(plan, scenario),
+        stranded_memory_gib=_stranded_memory_gib(plan, scenario, memory),
         stranded_gpus=_stranded_gpus(plan, scenario),
         lower_bound_gpus=bound,
         ratio_to_bound=gpus_used / bound if bound > 0 else None,

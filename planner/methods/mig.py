@@ -33,26 +33,43 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel, MigProfile
+from planner.inputs.inventory import Host
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
 from planner.methods.grouping import Demand, group_by_profile, request_for
-from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.methods.vgpu import vm_vgpu_count_problems
+from planner.plan import (
+    GpuLoad,
+    GpuPacking,
+    HostRequest,
+    NotPlaced,
+    Placement,
+    Slot,
+    SolveStatus,
+)
 from planner.solve.milp import Contents, pack_counts
 
 __all__ = [
+    "MIG",
     "Layout",
+    "Mig",
     "ProfileChoice",
     "choose_profile",
     "enumerate_layouts",
-    "ineligible_reason",
+    "layout_demand",
     "layout_is_valid",
-    "pack_exact",
-    "pack_heuristic",
+    "mig_problems",
+    "mig_room_usable",
+    "mig_slowdown",
+    "pack_profiles",
     "pack_with_layout",
+    "profile_choice",
 ]
 
 _TOLERANCE = 1e-9
@@ -108,17 +125,19 @@ def _ordered(profiles: Sequence[MigProfile]) -> list[MigProfile]:
     return sorted(profiles, key=lambda p: (p.compute_slices, p.memory_gib, p.name))
 
 
-def _choice_or_reason(
-    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+def profile_choice(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog
 ) -> ProfileChoice | str:
-    """The profile choice for ``workload`` on ``model``, or why there is none."""
+    """The MIG profile one instance of ``workload`` takes on ``model``, or why there is none.
+
+    The smallest profile whose memory and compute share cover the instance, or whole-GPU
+    profiles (one per GPU) for an instance of a GPU or more.
+    """
     if not model.mig_capable:
         return f"{model.name} does not support MIG"
     profiles = _ordered(catalog.mig_profiles.get(model.name, ()))
     if not profiles or model.mig_compute_slices <= 0:
         return f"the catalog lists no MIG profiles for {model.name}"
-    if workload.needs_live_migration:
-        return LIVE_MIGRATION_REASON
     if workload.gpus < 1 - _TOLERANCE:
         for profile in profiles:
             share = profile.compute_slices / model.mig_compute_slices
@@ -135,13 +154,27 @@ def _choice_or_reason(
         math.ceil(workload.gpus - _TOLERANCE),
         math.ceil((workload.memory_gib - _TOLERANCE) / whole.memory_gib),
     )
-    most = assumptions.vsphere_version.max_vgpus_per_vm
-    if assumptions.mig_backed_vgpu and gpus > most:
-        return (
-            f"needs {gpus} MIG-backed vGPUs ({whole.name}, one per GPU) but vSphere "
-            f"{assumptions.vsphere_version.value} allows at most {most} vGPUs per VM"
-        )
     return ProfileChoice(whole, gpus, shared=False)
+
+
+def _choice_or_reason(
+    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+) -> ProfileChoice | str:
+    """The profile choice for ``workload`` on ``model`` under vSphere or bare metal, or why
+    there is none: MIG-backed vGPU VMs do not live-migrate and hold at most
+    ``max_vgpus_per_vm`` GPU instances."""
+    if workload.needs_live_migration:
+        return LIVE_MIGRATION_REASON
+    choice = profile_choice(workload, model, catalog)
+    if isinstance(choice, str):
+        return choice
+    most = assumptions.vsphere_version.max_vgpus_per_vm
+    if assumptions.mig_backed_vgpu and choice.gpus > most:
+        return (
+            f"needs {choice.gpus} MIG-backed vGPUs ({choice.profile.name}, one per GPU) but "
+            f"vSphere {assumptions.vsphere_version.value} allows at most {most} vGPUs per VM"
+        )
+    return choice
 
 
 def choose_profile(
@@ -150,17 +183,6 @@ def choose_profile(
     """The MIG profile (and GPU count) one instance of ``workload`` takes; None if not eligible."""
     choice = _choice_or_reason(workload, model, catalog, assumptions)
     return choice if isinstance(choice, ProfileChoice) else None
-
-
-def ineligible_reason(
-    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> str | None:
-    """Why ``workload`` cannot use MIG on ``model``; None when it can.
-
-    MIG isolates instances in hardware, so workloads needing isolation are eligible.
-    """
-    choice = _choice_or_reason(workload, model, catalog, assumptions)
-    return choice if isinstance(choice, str) else None
 
 
 def layout_is_valid(placed: Sequence[tuple[MigProfile, int]], model: GpuModel) -> bool:
@@ -250,14 +272,14 @@ def _distinct_patterns(
 _Demand = Demand[ProfileChoice, MigProfile]
 
 
-def _group(
-    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> _Demand:
+Choose = Callable[[WorkloadClass], ProfileChoice | str]
+"""A method's profile choice for a workload class on one model, or why it has none."""
+
+
+def _group(instances: Sequence[Instance], choose: Choose) -> _Demand:
     """Instances per partial profile, whole-GPU instances apart, the ineligible NotPlaced."""
     return group_by_profile(
-        instances,
-        lambda workload: _choice_or_reason(workload, model, catalog, assumptions),
-        lambda choice: choice.profile if choice.shared else None,
+        instances, choose, lambda choice: choice.profile if choice.shared else None
     )
 
 
@@ -368,15 +390,20 @@ def _greedy_uses(
     return uses
 
 
-def _pack(
+def pack_profiles(
     instances: Sequence[Instance],
     model: GpuModel,
-    catalog: Catalog,
-    assumptions: Assumptions,
+    choose: Choose,
     *,
     exact: bool,
+    time_limit_s: float,
 ) -> GpuPacking:
-    demand = _group(instances, model, catalog, assumptions)
+    """Pack ``instances`` into MIG layouts of ``model``, each taking the profile ``choose`` gives.
+
+    The pattern MILP over the distinct maximal layouts (``exact``, within ``time_limit_s``), or
+    the greedy largest-first cover, with the LP lower bound; OPTIMAL only when proven.
+    """
+    demand = _group(instances, choose)
     whole = _whole_requests(demand, model)
     whole_gpus = sum(len(r.loads) for r in whole)
     names = [p.name for p in _ordered([demand.profiles[n] for n in demand.shared])]
@@ -399,9 +426,7 @@ def _pack(
         uses = _greedy_uses(patterns, remaining, weights)
         return tuple((p, n) for p, n in zip(patterns, uses, strict=True) if n)
 
-    packing = pack_counts(
-        patterns, counts, greedy, exact=exact, time_limit_s=assumptions.time_limit_s
-    )
+    packing = pack_counts(patterns, counts, greedy, exact=exact, time_limit_s=time_limit_s)
     notes = [f"{len(patterns)} distinct maximal MIG layouts considered", *packing.notes]
     lower, status = packing.lower_bound, packing.status
     requests = _hand_out(
@@ -422,27 +447,6 @@ def _pack(
     )
 
 
-def pack_heuristic(
-    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> GpuPacking:
-    """Greedy largest-first packing into best-fitting MIG layouts, with the LP lower bound.
-
-    OPTIMAL when the GPU count meets the lower bound, HEURISTIC otherwise.
-    """
-    return _pack(instances, model, catalog, assumptions, exact=False)
-
-
-def pack_exact(
-    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> GpuPacking:
-    """Fewest GPUs: the pattern MILP over maximal layouts, bounded by the heuristic's answer.
-
-    Falls back to the heuristic when the solver finds nothing better within
-    ``assumptions.time_limit_s``; OPTIMAL only when proven.
-    """
-    return _pack(instances, model, catalog, assumptions, exact=True)
-
-
 def pack_with_layout(
     instances: Sequence[Instance],
     model: GpuModel,
@@ -458,7 +462,9 @@ def pack_with_layout(
     """
     if not layout_is_valid(layout.placed, model):
         raise ValueError(f"layout: '{layout.config}' is not a valid MIG layout on {model.name}")
-    demand = _group(instances, model, catalog, assumptions)
+    demand = _group(
+        instances, lambda workload: _choice_or_reason(workload, model, catalog, assumptions)
+    )
     slots = layout.counts()
     for name in [n for n in demand.shared if slots[n] == 0]:
         for instance in demand.shared.pop(name):
@@ -483,3 +489,248 @@ def pack_with_layout(
             "for that layout, and free layouts (pack_exact) may need fewer",
         ),
     )
+
+
+def layout_demand(workloads: Sequence[WorkloadClass], model: GpuModel, choose: Choose) -> GpuDemand:
+    """One dimension per partial profile the classes take and one for whole-GPU profiles; a GPU
+    is set up by one maximal layout of those profiles, or as one whole-GPU instance: exact at
+    the GPU level."""
+    choices = {w.name: choice for w in workloads if isinstance(choice := choose(w), ProfileChoice)}
+    profiles = _ordered(list({c.profile for c in choices.values() if c.shared}))
+    names = [p.name for p in profiles]
+    whole = len(names)
+    use: dict[str, tuple[float, ...]] = {}
+    for name, choice in choices.items():
+        row = [0.0] * (whole + 1)
+        if choice.shared:
+            row[names.index(choice.profile.name)] = 1.0
+        else:
+            row[whole] = float(choice.gpus)
+        use[name] = tuple(row)
+    vectors = [v for v, _ in _distinct_patterns(enumerate_layouts(profiles, model), names)]
+    patterns = [(*(float(n) for n in v), 0.0) for v in vectors]
+    patterns.append((*(0.0,) * whole, 1.0))
+    return GpuDemand((*names, "whole-GPU instances"), use, tuple(patterns), exact=True)
+
+
+def mig_problems(gpu: GpuView, plan: PlanContext) -> list[str]:
+    """Valid starts, no overlapping memory slices, compute slices and per-profile maxima kept,
+    and each GPU instance's ``compute_slices / GPU compute slices`` covers the instance's
+    ``min(gpus, 1)``: MIG compute is dedicated, so a smaller slice cannot run it at its rate."""
+    model = gpu.model
+    profiles = {p.name: p for p in plan.catalog.mig_profiles.get(model.name, ())}
+    problems: list[str] = []
+    used_slices: dict[int, str] = {}
+    compute = 0
+    counts: Counter[str] = Counter()
+    for row in sorted(gpu.placements, key=lambda r: (r.start_slice or 0, r.instance)):
+        profile = profiles.get(row.profile)
+        if profile is None:
+            problems.append(f"{gpu.name} uses MIG profile {row.profile}, unknown on {model.name}")
+            continue
+        counts[profile.name] += 1
+        compute += profile.compute_slices
+        needed = min(plan.workload(row).gpus, 1.0)
+        if model.mig_compute_slices > 0 and (
+            profile.compute_slices / model.mig_compute_slices + _TOLERANCE < needed
+        ):
+            problems.append(
+                f"{row.instance}: {profile.name} on {gpu.name} has "
+                f"{profile.compute_slices}/{model.mig_compute_slices} of the compute but needs "
+                f"{needed:g} GPU"
+            )
+        if row.start_slice is None or row.start_slice not in profile.starts:
+            problems.append(
+                f"{row.instance}: {profile.name} on {gpu.name} starts at slice "
+                f"{row.start_slice}, allowed {', '.join(map(str, profile.starts))}"
+            )
+            continue
+        end = row.start_slice + profile.memory_slices
+        if end > model.mig_memory_slices:
+            problems.append(
+                f"{row.instance}: {profile.name} on {gpu.name} ends past memory slice "
+                f"{model.mig_memory_slices - 1}"
+            )
+        for memory_slice in range(row.start_slice, end):
+            if memory_slice in used_slices:
+                problems.append(
+                    f"{row.instance} and {used_slices[memory_slice]} overlap on memory slice "
+                    f"{memory_slice} of {gpu.name}"
+                )
+            used_slices[memory_slice] = row.instance
+    if compute > model.mig_compute_slices:
+        problems.append(
+            f"{gpu.name} uses {compute} compute slices but has {model.mig_compute_slices}"
+        )
+    for name, count in sorted(counts.items()):
+        if count > profiles[name].max_per_gpu:
+            problems.append(
+                f"{gpu.name} holds {count} × {name}, at most {profiles[name].max_per_gpu} allowed"
+            )
+    return problems
+
+
+def mig_room_usable(gpu: GpuView, plan: PlanContext) -> bool | None:
+    """Whether some workload fits a MIG instance in the GPU's free slices; None if unknown.
+
+    The free room is usable when a profile of the model can start at a free memory slice, its
+    memory slices are all free, enough compute slices remain, and some workload's per-GPU memory
+    and compute share fit the profile (NVIDIA's placement table, as ``catalog.mig_profiles``);
+    a workload's memory and compute are split over the GPUs one instance holds.
+    """
+    model = gpu.model
+    profiles = {p.name: p for p in plan.catalog.mig_profiles.get(model.name, ())}
+    occupied: set[int] = set()
+    compute_used = 0
+    for placement in gpu.placements:
+        profile = profiles.get(placement.profile)
+        if profile is None or placement.start_slice is None:
+            return None
+        occupied.update(range(placement.start_slice, placement.start_slice + profile.memory_slices))
+        compute_used += profile.compute_slices
+    compute_free = model.mig_compute_slices - compute_used
+    for profile in profiles.values():
+        fits_slices = profile.compute_slices <= compute_free and any(
+            occupied.isdisjoint(range(start, start + profile.memory_slices))
+            for start in profile.starts
+        )
+        if fits_slices and any(
+            w.memory_gib / plan.spans[w.name] <= profile.memory_gib
+            and min(w.gpus / plan.spans[w.name], 1.0)
+            <= profile.compute_slices / model.mig_compute_slices
+            for w in plan.scenario.workloads
+        ):
+            return True
+    return False
+
+
+def mig_slowdown(asked_compute_share: float, instance_compute_share: float) -> float:
+    """Runtime / bare metal on a MIG instance [-]: ``max(1, asked / given)`` compute share.
+
+    Parameters: ``asked_compute_share`` share of a GPU the workload asked for [0-1];
+    ``instance_compute_share`` compute slices of its instance over the GPU's [0-1]. More than
+    asked is not counted as a speed-up; hardware isolation means no interference.
+    """
+    if instance_compute_share <= 0:
+        return 1.0
+    return max(1.0, asked_compute_share / instance_compute_share)
+
+
+class Mig(SharingMethod):
+    """MIG GPU instances: MIG-backed vGPU on vSphere, plain MIG on bare metal."""
+
+    label = "MIG"
+    platforms = frozenset({Platform.VSPHERE, Platform.BARE_METAL})
+    # Pattern MILPs whose size depends on layouts, not instance counts.
+    exact_max_instances = 100_000
+    settings = ("mig_backed_vgpu", "vsphere_version", "licence_usd_per_gpu_year")
+    slowdown_summary = "hardware-isolated slices; slower only with less compute than asked"
+
+    def unusable_host_reason(self, host: Host, model: GpuModel) -> str | None:
+        if not model.mig_capable:
+            return f"{model.name} does not support MIG"
+        if not host.mig_enabled:
+            return "MIG mode is not enabled on the host"
+        return None
+
+    def ineligible_reason(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> str | None:
+        """Why ``workload`` cannot use MIG on ``model``; None when it can.
+
+        MIG isolates instances in hardware, so workloads needing isolation are eligible.
+        """
+        choice = _choice_or_reason(workload, model, catalog, assumptions)
+        return choice if isinstance(choice, str) else None
+
+    def gpus_needed(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> int:
+        choice = choose_profile(workload, model, catalog, assumptions)
+        return 1 if choice is None else choice.gpus
+
+    def pack_heuristic(
+        self,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuPacking:
+        """Greedy largest-first packing into best-fitting MIG layouts, with the LP lower bound.
+
+        OPTIMAL when the GPU count meets the lower bound, HEURISTIC otherwise.
+        """
+        return pack_profiles(
+            instances,
+            model,
+            lambda w: _choice_or_reason(w, model, catalog, assumptions),
+            exact=False,
+            time_limit_s=assumptions.time_limit_s,
+        )
+
+    def pack_exact(
+        self,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuPacking:
+        """Fewest GPUs: the pattern MILP over maximal layouts, bounded by the heuristic's answer.
+
+        Falls back to the heuristic when the solver finds nothing better within
+        ``assumptions.time_limit_s``; OPTIMAL only when proven.
+        """
+        return pack_profiles(
+            instances,
+            model,
+            lambda w: _choice_or_reason(w, model, catalog, assumptions),
+            exact=True,
+            time_limit_s=assumptions.time_limit_s,
+        )
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        return layout_demand(
+            workloads, model, lambda w: _choice_or_reason(w, model, catalog, assumptions)
+        )
+
+    def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
+        return super().gpu_problems(gpu, plan) + mig_problems(gpu, plan)
+
+    def instance_problems(
+        self, instance: str, placements: Sequence[Placement], plan: PlanContext
+    ) -> list[str]:
+        """A MIG-backed vGPU VM on vSphere holds at most ``max_vgpus_per_vm`` GPU instances."""
+        host = plan.hosts.get(placements[0].host)
+        if not plan.assumptions.mig_backed_vgpu or host is None:
+            return []
+        if host.platform is not Platform.VSPHERE:
+            return []
+        return vm_vgpu_count_problems(instance, len(placements), plan.assumptions.vsphere_version)
+
+    def free_memory_usable(self, gpu: GpuView, plan: PlanContext) -> bool | None:
+        return mig_room_usable(gpu, plan)
+
+    def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
+        asked = min(plan.workload(placement).gpus, 1.0)
+        return mig_slowdown(asked, placement.compute_share)
+
+    def licence_usd_per_gpu_year(self, host: Host, assumptions: Assumptions) -> float:
+        """MIG-backed vGPU on vSphere needs NVIDIA AI Enterprise per GPU; bare metal does not."""
+        if assumptions.mig_backed_vgpu and host.platform is Platform.VSPHERE:
+            return assumptions.licence_usd_per_gpu_year
+        return 0.0
+
+    def cost_notes(self, assumptions: Assumptions) -> tuple[str, ...]:
+        if assumptions.mig_backed_vgpu:
+            return ()
+        return ("MIG without vGPU (bare-metal or container host): no vGPU licence charged.",)
+
+
+MIG = Mig()
+"""The MIG method, as the registry holds it."""

@@ -15,15 +15,16 @@ from collections.abc import Sequence
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
-from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
+from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 
 __all__ = [
     "CONFIG",
+    "PASSTHROUGH",
     "PROFILE",
-    "ineligible_reason",
-    "pack_exact",
-    "pack_heuristic",
+    "Passthrough",
     "whole_gpus",
 ]
 
@@ -46,13 +47,7 @@ def whole_gpus(workload: WorkloadClass, model: GpuModel) -> int:
     return max(1, for_compute, for_memory)
 
 
-def ineligible_reason(
-    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> str | None:
-    """Why ``workload`` cannot use passthrough GPUs of ``model``; None when it can."""
-    if workload.needs_live_migration:
-        return "passthrough VMs cannot be vMotioned, and the workload needs live migration"
-    return None
+LIVE_MIGRATION_REASON = "passthrough VMs cannot be vMotioned, and the workload needs live migration"
 
 
 def _request(instance: Instance, model: GpuModel) -> HostRequest:
@@ -78,28 +73,82 @@ def _request(instance: Instance, model: GpuModel) -> HostRequest:
     )
 
 
-def pack_heuristic(
-    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> GpuPacking:
-    """One request of whole GPUs per eligible instance; ineligible ones become ``NotPlaced``."""
-    requests: list[HostRequest] = []
-    not_placed: list[NotPlaced] = []
-    for instance in instances:
-        reason = ineligible_reason(instance.workload, model, catalog, assumptions)
-        if reason is None:
-            requests.append(_request(instance, model))
-        else:
-            not_placed.append(NotPlaced(instance.id, instance.workload.name, reason))
-    return GpuPacking(
-        requests=tuple(requests),
-        not_placed=tuple(not_placed),
-        lower_bound_gpus=sum(len(r.loads) for r in requests),
-        status=SolveStatus.OPTIMAL,
-    )
+class Passthrough(SharingMethod):
+    """Whole GPUs per instance, never shared (DirectPath I/O; a whole GPU per pod elsewhere)."""
+
+    label = "Passthrough"
+    platforms = frozenset(Platform)
+    exclusive = True
+    slowdown_summary = "whole GPUs, bare-metal speed"
+
+    def ineligible_reason(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> str | None:
+        """Why ``workload`` cannot use passthrough GPUs of ``model``; None when it can."""
+        if workload.needs_live_migration:
+            return LIVE_MIGRATION_REASON
+        return None
+
+    def gpus_needed(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> int:
+        return whole_gpus(workload, model)
+
+    def pack_heuristic(
+        self,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuPacking:
+        """One request of whole GPUs per eligible instance; ineligible ones become ``NotPlaced``;
+        already optimal, so it is the exact packer too."""
+        requests: list[HostRequest] = []
+        not_placed: list[NotPlaced] = []
+        for instance in instances:
+            reason = self.ineligible_reason(instance.workload, model, catalog, assumptions)
+            if reason is None:
+                requests.append(_request(instance, model))
+            else:
+                not_placed.append(NotPlaced(instance.id, instance.workload.name, reason))
+        return GpuPacking(
+            requests=tuple(requests),
+            not_placed=tuple(not_placed),
+            lower_bound_gpus=sum(len(r.loads) for r in requests),
+            status=SolveStatus.OPTIMAL,
+        )
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """Each instance uses its whole GPUs; a GPU offers one (exact)."""
+        return GpuDemand(
+            dimensions=("whole GPU",),
+            use={
+                w.name: (float(whole_gpus(w, model)),)
+                for w in workloads
+                if self.ineligible_reason(w, model, catalog, assumptions) is None
+            },
+            patterns=((1.0,),),
+            exact=True,
+        )
+
+    def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
+        """The memory rule, and a passthrough GPU is never shared."""
+        problems = super().gpu_problems(gpu, plan)
+        instances = {p.instance for p in gpu.placements}
+        if len(instances) > 1:
+            problems.append(f"{gpu.name} is shared by {len(instances)} passthrough instances")
+        return problems
+
+    def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
+        """Bare metal: VMware reports passthrough matching bare metal for HPC/ML."""
+        return 1.0
 
 
-def pack_exact(
-    instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> GpuPacking:
-    """Same as the heuristic: without sharing, whole GPUs per instance is already optimal."""
-    return pack_heuristic(instances, model, catalog, assumptions)
+PASSTHROUGH = Passthrough()
+"""The passthrough method, as the registry holds it."""

@@ -28,34 +28,48 @@ are packed as *gangs* of whole GPUs that share over time only with instances of 
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import lil_matrix
 
 from planner.assumptions import Assumptions, Network
 from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import HOURS_PER_DAY, Instance, WorkloadClass, WorkloadKind
+from planner.methods.contract import (
+    MEMORY_TOLERANCE_GIB,
+    GpuDemand,
+    GpuMemory,
+    GpuView,
+    PlanContext,
+    RoleScope,
+    SharingMethod,
+)
 from planner.methods.passthrough import whole_gpus
-from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Slot, SolveStatus
+from planner.methods.slowdown_model import ModelConstant, co_busy_share
+from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 from planner.solve.bounds import vector_bound
+from planner.solve.milp import SolverLimits, min_bins
 
 __all__ = [
     "CONFIG",
     "MAX_LATENCY_US",
+    "NETWORK_OVERHEAD",
     "PROFILE_SHARE",
     "PROFILE_WHOLE",
+    "REMOTE_POOL",
     "UNITS_PER_GIB",
+    "RemotePool",
     "active_hours",
+    "busiest_hour_gib",
     "capacity_units",
     "gpus_per_instance",
-    "ineligible_reason",
     "instance_index",
-    "pack_exact",
-    "pack_heuristic",
+    "remote_pool_slowdown",
     "share_units",
 ]
 
@@ -110,10 +124,8 @@ def share_units(workload: WorkloadClass, model: GpuModel) -> int:
     return min(capacity, max(1, share))
 
 
-def ineligible_reason(
-    workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
-) -> str | None:
-    """Why ``workload`` cannot use a remote pool of ``model`` GPUs; None when it can."""
+def _ineligible_reason(workload: WorkloadClass) -> str | None:
+    """Why ``workload`` cannot use a remote pool; None when it can."""
     if workload.needs_isolation:
         return "the remote pool shares GPUs without hardware isolation, which the workload needs"
     if workload.kind is WorkloadKind.VDI:
@@ -145,7 +157,7 @@ def _items(
     not_placed: list[NotPlaced] = []
     for instance in instances:
         workload = instance.workload
-        reason = ineligible_reason(workload, model, catalog, assumptions)
+        reason = _ineligible_reason(workload)
         if reason is not None:
             not_placed.append(NotPlaced(instance.id, workload.name, reason))
             continue
@@ -304,7 +316,7 @@ def _network_note(network: Network) -> tuple[str, ...]:
     )
 
 
-def pack_heuristic(
+def _pack_heuristic(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> GpuPacking:
     """Best fit decreasing over (hour, memory) vectors; see the module docstring."""
@@ -318,64 +330,30 @@ def pack_heuristic(
     )
 
 
-# scipy.optimize.milp's documented status vocabulary.
-_MILP_OPTIMAL = 0
-_MILP_LIMIT_REACHED = 1
-
-
 def _exact_bins(
     vectors: Sequence[tuple[int, ...]], capacity: int, upper_bound: int, time_limit_s: float
 ) -> tuple[list[int], bool] | None:
-    """Fewest bins for the vectors: MILP over ``x[i, b]`` (item i in bin b) and ``y[b]`` (open).
-
-    Returns the bin per item and whether it is proven optimal, or None when the solver has no
-    solution (or its solution breaks a capacity once read back in integers).
-    """
-    n_items, n_bins = len(vectors), upper_bound
+    """Fewest GPUs for the hourly vectors (:func:`planner.solve.milp.min_bins`): the GPU of each
+    item and whether that is proven optimal, or None when the solver has no packing (or its
+    packing breaks a capacity once read back in integers)."""
     hours = [h for h in range(HOURS_PER_DAY) if any(v[h] for v in vectors)]
-    n_x = n_items * n_bins
-    n_vars = n_x + n_bins
-    rows: list[tuple[dict[int, float], float, float]] = []
-    # Each instance is in exactly one bin.
-    rows.extend(({i * n_bins + b: 1.0 for b in range(n_bins)}, 1.0, 1.0) for i in range(n_items))
-    # In every hour, an open bin holds at most its capacity; a closed bin holds nothing.
-    for b in range(n_bins):
-        for h in hours:
-            row = {
-                i * n_bins + b: vectors[i][h] / capacity for i in range(n_items) if vectors[i][h]
-            }
-            row[n_x + b] = -1.0
-            rows.append((row, -np.inf, 0.0))
-    # Bins open in order, so renamings of one solution are not searched twice.
-    rows.extend(({n_x + b: 1.0, n_x + b + 1: -1.0}, 0.0, np.inf) for b in range(n_bins - 1))
-    matrix = lil_matrix((len(rows), n_vars))
-    lower, upper = np.empty(len(rows)), np.empty(len(rows))
-    for r, (row, lo, hi) in enumerate(rows):
-        for column, value in row.items():
-            matrix[r, column] = value
-        lower[r], upper[r] = lo, hi
-    cost = np.zeros(n_vars)
-    cost[n_x:] = 1.0  # objective: GPUs (bins) used
-    result = milp(
-        cost,
-        constraints=LinearConstraint(matrix.tocsr(), lower, upper),
-        integrality=np.ones(n_vars, dtype=np.int64),
-        bounds=Bounds(0, 1),
-        options={"time_limit": time_limit_s},
+    packed = min_bins(
+        [[v[h] / capacity for h in hours] for v in vectors],
+        [1.0] * len(hours),
+        upper_bound=upper_bound,
+        limits=SolverLimits(time_limit_s=time_limit_s),
     )
-    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+    if packed is None:
         return None
-    x = np.asarray(result.x[:n_x]).reshape(n_items, n_bins)
-    where = [int(np.argmax(x[i])) for i in range(n_items)]
-    loads = np.zeros((n_bins, HOURS_PER_DAY), dtype=np.int64)
-    for i, b in enumerate(where):
+    loads = np.zeros((upper_bound, HOURS_PER_DAY), dtype=np.int64)
+    for i, b in enumerate(packed.bins):
         loads[b] += np.asarray(vectors[i], dtype=np.int64)
     if (loads > capacity).any():
         return None  # the solver's tolerance let a bin overflow in integers; keep the heuristic
-    return where, result.status == _MILP_OPTIMAL
+    return list(packed.bins), packed.proven
 
 
-def pack_exact(
+def _pack_exact(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> GpuPacking:
     """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s`` overall.
@@ -410,10 +388,301 @@ def pack_exact(
     if proven:
         status = SolveStatus.OPTIMAL
     elif limited:
-        status = SolveStatus.TIME_LIMIT
+        status = SolveStatus.LIMIT_REACHED
     else:
         status = SolveStatus.HEURISTIC
     bound = _lower_bound(items, model)
     if status is SolveStatus.OPTIMAL:
         bound = sum(len(r.loads) for r in requests)
     return _packing(requests, not_placed, bound, status, assumptions.network)
+
+
+_DEFAULT = "planner guess (no public figure; edit to match your measurements)"
+_SEED = "VMware seed slide (2019): one GPU shared by several jobs, 2.5–3× throughput, ~17 % slower"
+
+NETWORK_OVERHEAD: Mapping[WorkloadKind, float] = MappingProxyType(
+    {
+        WorkloadKind.TRAINING: 0.05,
+        WorkloadKind.BATCH: 0.05,
+        WorkloadKind.INFERENCE: 0.15,
+        WorkloadKind.NOTEBOOK: 0.10,
+        WorkloadKind.VDI: 0.50,
+    }
+)
+"""Remote-pool runtime added per 20 µs of RDMA latency [-], by how often the kind talks to the
+GPU: large batched kernels little, request-sized inference and VDI frames much (defaults)."""
+
+REFERENCE_LATENCY_US = 20.0
+"""Latency at which ``NETWORK_OVERHEAD`` holds [µs] (VMware recommends at most 50 µs)."""
+
+NO_RDMA_FACTOR = 2.0
+"""Multiplier on the network overhead over TCP instead of RDMA/PVRDMA [-] (a default)."""
+
+SEED_JOBS = 3
+"""Jobs sharing one GPU on the seed slide ("nearly 3×" throughput) [jobs]."""
+
+SEED_SLOWDOWN = 1.17
+"""Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
+
+_NETWORK_OVERHEADS: Mapping[WorkloadKind, ModelConstant] = MappingProxyType(
+    {
+        kind: ModelConstant(
+            f"network_overhead_{kind.value}",
+            overhead,
+            "fraction of runtime per reference latency",
+            _DEFAULT,
+            f"remote-pool runtime added to {kind.value} work per reference latency of RDMA",
+            is_guess=True,
+        )
+        for kind, overhead in NETWORK_OVERHEAD.items()
+    }
+)
+_REFERENCE_LATENCY = ModelConstant(
+    "reference_latency",
+    REFERENCE_LATENCY_US,
+    "µs",
+    "VMware Bitfusion guidance: ≤ 50 µs, RDMA/PVRDMA recommended",
+    "latency at which the network overheads hold (at least 1 µs, an RDMA round trip)",
+    minimum=1.0,
+)
+_NO_RDMA = ModelConstant(
+    "no_rdma_factor",
+    NO_RDMA_FACTOR,
+    "multiplier",
+    _DEFAULT,
+    "network overhead over TCP relative to RDMA (TCP is never faster: at least 1)",
+    is_guess=True,
+    minimum=1.0,
+)
+
+
+def _seed_interference(training_network_overhead: float) -> float:
+    """κ such that ``SEED_JOBS`` always-busy training jobs over RDMA at the reference latency run
+    ``SEED_SLOWDOWN`` slower, given the training network overhead ``ν`` [-].
+
+    ``o_net × (1 + κ × (n − 1)) = s`` with ``o_net = 1 + ν`` gives
+    ``κ = (s / o_net − 1) / (n − 1)``; a network overhead that alone exceeds the seed slowdown
+    leaves no room for contention, so ``κ`` stops at 0.
+    """
+    network = 1.0 + training_network_overhead
+    return max(0.0, (SEED_SLOWDOWN / network - 1.0) / (SEED_JOBS - 1))
+
+
+REMOTE_INTERFERENCE = _seed_interference(NETWORK_OVERHEAD[WorkloadKind.TRAINING])
+"""κ: share of a remote-pool co-tenant's busy time that delays another tenant [-]."""
+
+POOL_THROUGHPUT = SEED_JOBS / SEED_SLOWDOWN
+"""Most work one pooled GPU delivers at once, in bare-metal GPUs [GPUs]: the seed slide's three
+jobs at 1.17× each give 2.56×; more busy tenants share that, they do not add to it."""
+
+_INTERFERENCE = ModelConstant(
+    "remote_interference",
+    REMOTE_INTERFERENCE,
+    "fraction of co-tenant busy time",
+    _SEED + "; calibrated for three always-busy training jobs",
+    "κ: how much a busy co-tenant on a pooled GPU delays another (0-1); unless set, "
+    "recalibrated to the seed slide from the training network overhead in use",
+    maximum=1.0,
+    derived=lambda overrides: _seed_interference(
+        _NETWORK_OVERHEADS[WorkloadKind.TRAINING].in_use(overrides)
+    ),
+)
+_THROUGHPUT = ModelConstant(
+    "pool_throughput",
+    POOL_THROUGHPUT,
+    "bare-metal GPUs per pooled GPU",
+    _SEED + "; 3 jobs / 1.17",
+    "ceiling on the work one pooled GPU delivers at once: when its tenants' busy "
+    "demand exceeds it, each tenant slows in proportion (at least 1)",
+    minimum=1.0,
+)
+_NO_OVERRIDES: Mapping[str, float] = MappingProxyType({})
+
+
+def remote_pool_slowdown(
+    kind: WorkloadKind,
+    co_busy: Sequence[float],
+    network: Network,
+    *,
+    asked_compute_share: float = 1.0,
+    co_demand: Sequence[float] | None = None,
+    performance_constants: Mapping[str, float] = _NO_OVERRIDES,
+) -> float:
+    """Runtime / bare metal through a remote GPU pool [-].
+
+    ``s = o_net × max(1, g × (1 + κ × Σ_j d_j))`` with ``o_net = 1 + ν_kind ×
+    (latency / 20 µs) × (1 if RDMA else τ)``. Compute is shared, not time-sliced per client, so
+    only the part ``κ`` of a co-tenant's busy time delays this one; ``κ`` is calibrated so that
+    three always-busy whole-GPU training jobs on one GPU over 20 µs RDMA each run 17 % slower
+    (VMware's seed slide: 2.5–3× throughput, each job ~17 % slower). A pooled GPU delivers at
+    most ``T = 3 / 1.17`` bare-metal GPUs of work at once, so ``s ≥ (g + Σ_j g_j d_j) / T``.
+
+    Parameters: ``kind`` the workload kind; ``co_busy`` each co-tenant's busy share while this
+    instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server;
+    ``asked_compute_share`` share of a GPU the workload asked for [0-1]; ``co_demand`` GPUs each
+    co-tenant keeps busy while this one runs (whole-GPU jobs when not given) [GPUs];
+    ``performance_constants`` overrides by name (``ValueError`` if one is out of range).
+    """
+    overrides = performance_constants
+    transport = 1.0 if network.rdma else _NO_RDMA.in_use(overrides)
+    latency = network.latency_us / _REFERENCE_LATENCY.in_use(overrides)
+    overhead = 1.0 + _NETWORK_OVERHEADS[kind].in_use(overrides) * latency * transport
+    interference = _INTERFERENCE.in_use(overrides)
+    contended = overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(co_busy)))
+    demand = asked_compute_share + sum(co_busy if co_demand is None else co_demand)
+    return max(contended, demand / _THROUGHPUT.in_use(overrides))
+
+
+def busiest_hour_gib(held: Iterable[tuple[str, WorkloadClass, float]]) -> float:
+    """Memory held in the busiest hour of the day [GiB], from (instance, workload, GiB) rows."""
+    hourly = [0.0] * HOURS_PER_DAY
+    for instance, workload, gib in held:
+        for hour, active in enumerate(active_hours(workload, instance_index(instance))):
+            if active:
+                hourly[hour] += gib
+    return max(hourly)
+
+
+REMOTE_POOL_LICENCE_NOTE = (
+    "Remote-pool software is not costed: VMware Bitfusion reached end of availability in 2023, "
+    "and today's GPU-over-IP products carry their own licence; add it to the total."
+)
+
+
+class RemotePool(SharingMethod):
+    """GPU servers whose GPUs are shared over the network, held only while a workload runs."""
+
+    label = "Remote pool"
+    scope = RoleScope.HOST
+    platforms = frozenset({Platform.VSPHERE, Platform.BARE_METAL})
+    # The exact model has a variable per instance and GPU.
+    exact_max_instances = 300
+    instances_on_gpu_host = False
+    settings = ("network",)
+    constants = (
+        *_NETWORK_OVERHEADS.values(),
+        _REFERENCE_LATENCY,
+        _NO_RDMA,
+        _INTERFERENCE,
+        _THROUGHPUT,
+    )
+    slowdown_summary = "network overhead plus contention with co-tenants"
+    map_note = (
+        "Remote pool: capacity is held only while a workload runs, so instances active at "
+        "different hours can share the same memory and a GPU's blocks may add up to more than "
+        "its memory."
+    )
+
+    def ineligible_reason(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> str | None:
+        """Why ``workload`` cannot use a remote pool of ``model`` GPUs; None when it can."""
+        return _ineligible_reason(workload)
+
+    def gpus_needed(
+        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
+    ) -> int:
+        return max(1, gpus_per_instance(workload, model))
+
+    def pack_heuristic(
+        self,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuPacking:
+        """Best fit decreasing over (hour, memory) vectors; see the module docstring."""
+        return _pack_heuristic(instances, model, catalog, assumptions)
+
+    def pack_exact(
+        self,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuPacking:
+        """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s``."""
+        return _pack_exact(instances, model, catalog, assumptions)
+
+    def gpu_demand(
+        self,
+        workloads: Sequence[WorkloadClass],
+        model: GpuModel,
+        catalog: Catalog,
+        assumptions: Assumptions,
+    ) -> GpuDemand:
+        """One dimension per hour of the day: an instance uses its share of a GPU's memory (whole
+        GPUs for a gang) times the share of its class active in that hour; a GPU offers all of
+        its memory in every hour. A relaxation: it spreads a class's activity evenly over its
+        instances and lets shares of a GPU be cut finer than instances."""
+        capacity = capacity_units(model)
+        use: dict[str, tuple[float, ...]] = {}
+        for w in workloads:
+            if _ineligible_reason(w) is not None:
+                continue
+            gpus = gpus_per_instance(w, model)
+            size = float(gpus) if gpus else share_units(w, model) / capacity
+            active = [math.floor(s * w.instances + 0.5) / w.instances for s in w.daily_schedule]
+            use[w.name] = tuple(size * a for a in active)
+        hours = tuple(f"memory in hour {h}" for h in range(HOURS_PER_DAY))
+        return GpuDemand(hours, use, ((1.0,) * HOURS_PER_DAY,), exact=False)
+
+    def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
+        """In every hour, the instances running on a pooled GPU fit in its memory; a whole-GPU
+        slot holds the GPU's full memory while its instance runs."""
+        model = gpu.model
+        held = [0.0] * HOURS_PER_DAY
+        for row in gpu.placements:
+            hours = active_hours(plan.workload(row), instance_index(row.instance))
+            size = model.memory_gib if row.profile == PROFILE_WHOLE else row.memory_gib
+            for hour, on in enumerate(hours):
+                if on:
+                    held[hour] += size
+        return [
+            f"{gpu.name} holds {held[hour]:g} GiB in hour {hour} but a {model.name} has "
+            f"{model.memory_gib:g} GiB"
+            for hour in range(HOURS_PER_DAY)
+            if held[hour] > model.memory_gib + MEMORY_TOLERANCE_GIB
+        ]
+
+    def gpu_memory(self, gpu: GpuView, plan: PlanContext) -> GpuMemory:
+        """The pool holds memory only while an instance runs: reservations and use in the GPU's
+        busiest hour, within the frame buffer by the per-hour rule."""
+        reserved = busiest_hour_gib(
+            (p.instance, plan.workload(p), p.memory_gib) for p in gpu.placements
+        )
+        used = busiest_hour_gib(
+            (p.instance, plan.workload(p), plan.memory_per_gpu_gib(p)) for p in gpu.placements
+        )
+        return GpuMemory(capacity_gib=gpu.model.memory_gib, reserved_gib=reserved, used_gib=used)
+
+    def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
+        workload = plan.workload(placement)
+        others = [r for r in gpu.placements if r.instance != placement.instance]
+        co_busy = [co_busy_share(workload, plan.workload(r)) for r in others]
+        co_demand = [
+            min(plan.workload(r).gpus, 1.0) * busy for r, busy in zip(others, co_busy, strict=True)
+        ]
+        network = plan.assumptions.network
+        if not gpu.host.rdma:
+            # The GPU server's own NIC decides too: RDMA end to end needs it on both sides.
+            network = dataclasses.replace(network, rdma=False)
+        return remote_pool_slowdown(
+            workload.kind,
+            co_busy,
+            network,
+            asked_compute_share=min(workload.gpus, 1.0),
+            co_demand=co_demand,
+            performance_constants=plan.assumptions.performance_constants,
+        )
+
+    def network_usd_per_host_year(self, assumptions: Assumptions) -> float:
+        """NIC, switch port and optics per GPU server."""
+        return assumptions.network.usd_per_server_year
+
+    def cost_notes(self, assumptions: Assumptions) -> tuple[str, ...]:
+        return (REMOTE_POOL_LICENCE_NOTE,)
+
+
+REMOTE_POOL = RemotePool()
+"""The remote-pool method, as the registry holds it."""

@@ -1,40 +1,39 @@
 """Packing engine: plan one sharing method on the user's inventory, or size a cluster for it.
 
-Two stages, shared by all four methods:
+Two stages, shared by every method of ``planner.methods.registry.METHODS``:
 
-- Stage A, per method and GPU model: a *method packer* (the modules of
-  ``planner.methods``; each satisfies ``MethodPacker``)
-  turns instances into ``HostRequest``s: the GPU loads that must share one host, with the host
-  cores and RAM their instances need.
-- Stage B (``planner.solve.hosts``): requests go onto hosts with free GPUs, cores and RAM, most
-  urgent priority first; what does not fit is ``NotPlaced`` with the resource that ran out.
+- Stage A, per method and *GPU kind* (a GPU model on one platform): the method's packer
+  (``SharingMethod.pack_heuristic`` / ``pack_exact``) turns instances into ``HostRequest``s: the
+  GPU loads that must share one host, with the host cores and RAM their instances need.
+- Stage B (``planner.solve.hosts``): requests go onto hosts of that kind with free GPUs, cores and
+  RAM, most urgent priority first; what does not fit is ``NotPlaced`` with the resource that ran
+  out.
 
 When capacity is short, priority decides: the largest run of priority levels (1, then 1-2, ...)
 that fits whole is packed together, and each later level is packed on its own into what is left,
 so a less urgent instance never takes room a more urgent one could have used. Instances eligible
-on several GPU models are spread over the models by water-filling (each goes where the share of
-that model's GPUs already asked for stays lowest); what one model cannot hold moves to the next
-model it is eligible for.
+on several GPU kinds are spread over them by water-filling (each goes where the share of that
+kind's GPUs already asked for stays lowest); what one kind cannot hold moves to the next kind it
+is eligible for.
 
 Results are deterministic: every order is a sort on explicit keys, never on hash order.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, Protocol, cast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
-from planner.assumptions import Assumptions
-from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host, ServerType
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import (
     GpuPacking,
-    Method,
     MethodPlan,
     NotPlaced,
     Placement,
@@ -44,97 +43,17 @@ from planner.scenario import Scenario
 from planner.solve.hosts import HostPool, assign_hosts, fits_all, min_hosts_exact
 
 __all__ = [
-    "PACKERS",
-    "MethodPacker",
+    "GpuKind",
+    "PackMode",
+    "PoolFit",
+    "fit_on_pool",
     "instances_of",
+    "pack",
     "packing_gpus",
     "plan_method",
     "size_method",
-    "usable_host_reason",
+    "usable_kinds",
 ]
-
-
-class MethodPacker(Protocol):
-    """What every sharing-method module provides (stage A); modules satisfy it as they are."""
-
-    def ineligible_reason(
-        self, workload: WorkloadClass, model: GpuModel, catalog: Catalog, assumptions: Assumptions
-    ) -> str | None:
-        """Why the workload cannot use the method on ``model``; None when it can."""
-        ...
-
-    def pack_heuristic(
-        self,
-        instances: Sequence[Instance],
-        model: GpuModel,
-        catalog: Catalog,
-        assumptions: Assumptions,
-    ) -> GpuPacking:
-        """A fast packing of ``instances`` onto GPUs of ``model``."""
-        ...
-
-    def pack_exact(
-        self,
-        instances: Sequence[Instance],
-        model: GpuModel,
-        catalog: Catalog,
-        assumptions: Assumptions,
-    ) -> GpuPacking:
-        """The fewest GPUs, proven within ``assumptions.time_limit_s`` (else the best found)."""
-        ...
-
-
-_MODULES: Mapping[Method, str] = {
-    Method.PASSTHROUGH: "planner.methods.passthrough",
-    Method.VGPU: "planner.methods.vgpu",
-    Method.MIG: "planner.methods.mig",
-    Method.REMOTE_POOL: "planner.methods.remote_pool",
-}
-
-
-class _PackerRegistry(Mapping[Method, MethodPacker]):
-    """Method -> packer module, imported on first use so a missing module breaks only its method."""
-
-    def __getitem__(self, method: Method) -> MethodPacker:
-        name = _MODULES[method]
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name != name:
-                raise
-            raise KeyError(f"no packer for {method.label}: module {name} is missing") from None
-        return cast(MethodPacker, module)
-
-    def _available(self) -> list[Method]:
-        available = []
-        for method in _MODULES:
-            try:
-                self[method]
-            except KeyError:
-                continue
-            available.append(method)
-        return available
-
-    def __iter__(self) -> Iterator[Method]:
-        return iter(self._available())
-
-    def __len__(self) -> int:
-        return len(self._available())
-
-
-PACKERS: Mapping[Method, MethodPacker] = _PackerRegistry()
-"""The packer of each sharing method whose module exists."""
-
-_AUTO_EXACT_MAX_INSTANCES: Mapping[Method, int] = {
-    # Passthrough's heuristic is already optimal.
-    Method.PASSTHROUGH: 0,
-    # vGPU and MIG solve pattern MILPs whose size depends on profiles, not instance counts.
-    Method.VGPU: 100_000,
-    Method.MIG: 100_000,
-    # The remote pool's exact model has a variable per instance and GPU.
-    Method.REMOTE_POOL: 300,
-}
-"""With ``exact=None``, the exact packer runs on at most this many instances of one model."""
 
 PackMode = Literal["heuristic", "exact", "auto"]
 
@@ -142,6 +61,21 @@ _MAX_BISECTIONS = 6
 """When capacity is short, at most this many extra packings search for the longest run of
 instances (in priority order) that fits whole; 6 halvings pin it to 1/64 of a level, and the
 rest of that level is then packed into what is left."""
+
+
+@dataclass(frozen=True)
+class GpuKind:
+    """GPUs of one model on hosts of one platform: the unit a method packs for."""
+
+    model: GpuModel
+    platform: Platform
+
+    @property
+    def label(self) -> str:
+        """``A100-80GB-PCIe``, or ``A100-80GB-PCIe on Kubernetes`` off vSphere."""
+        if self.platform is Platform.VSPHERE:
+            return self.model.name
+        return f"{self.model.name} on {self.platform.label}"
 
 
 def packing_gpus(packing: GpuPacking) -> int:
@@ -159,24 +93,18 @@ def instances_of(workloads: Sequence[WorkloadClass]) -> list[Instance]:
     ]
 
 
-def usable_host_reason(method: Method, host: Host, catalog: Catalog) -> str | None:
-    """Why ``host`` cannot serve ``method`` at all; None when it can."""
-    model = catalog.gpus.get(host.gpu_model)
-    if model is None:
-        return f"GPU model {host.gpu_model} is not in the catalog"
-    if host.gpus <= 0:
-        return "the host has no GPUs"
-    if method is Method.MIG:
-        if not model.mig_capable:
-            return f"{model.name} does not support MIG"
-        if not host.mig_enabled:
-            return "MIG mode is not enabled on the host"
-    if method is Method.VGPU and not model.vgpu_capable:
-        return f"{model.name} has no C-series vGPU profiles"
-    return None
+def usable_kinds(method: Method, scenario: Scenario) -> dict[GpuKind, list[Host]]:
+    """The inventory's hosts ``method`` can set up, by GPU kind, kinds in first-seen order."""
+    catalog = scenario.catalog
+    kinds: dict[GpuKind, list[Host]] = {}
+    for host in scenario.inventory.hosts:
+        if host_reason(method, host, catalog) is None:
+            kind = GpuKind(catalog.gpus[host.gpu_model], host.platform)
+            kinds.setdefault(kind, []).append(host)
+    return kinds
 
 
-def _pack(
+def pack(
     method: Method,
     instances: Sequence[Instance],
     model: GpuModel,
@@ -184,15 +112,15 @@ def _pack(
     mode: PackMode,
 ) -> GpuPacking:
     """Stage A for one model: heuristic, exact, or exact when small and not already optimal."""
-    packer = PACKERS[method]
+    rules = METHODS[method]
     args = (instances, model, scenario.catalog, scenario.assumptions)
     if mode == "exact":
-        return packer.pack_exact(*args)
-    heuristic = packer.pack_heuristic(*args)
-    small = len(instances) <= _AUTO_EXACT_MAX_INSTANCES[method]
+        return rules.pack_exact(*args)
+    heuristic = rules.pack_heuristic(*args)
+    small = len(instances) <= rules.exact_max_instances
     if mode == "heuristic" or heuristic.status is SolveStatus.OPTIMAL or not small:
         return heuristic
-    exact = packer.pack_exact(*args)
+    exact = rules.pack_exact(*args)
     bound = max(heuristic.lower_bound_gpus, exact.lower_bound_gpus)
     best = exact if packing_gpus(exact) <= packing_gpus(heuristic) else heuristic
     status = SolveStatus.OPTIMAL if packing_gpus(best) == bound else best.status
@@ -202,7 +130,7 @@ def _pack(
 
 
 @dataclass(frozen=True)
-class _ModelFit:
+class PoolFit:
     """Stage A and B for one batch of instances on one GPU model."""
 
     placements: tuple[Placement, ...]
@@ -213,20 +141,21 @@ class _ModelFit:
     """Every stage-A packing whose requests were committed (one when it all fitted at once)."""
 
 
-def _fit_model(
+def fit_on_pool(
     method: Method,
     instances: Sequence[Instance],
     model: GpuModel,
     scenario: Scenario,
     pool: HostPool,
     mode: PackMode,
-) -> _ModelFit:
-    """Pack ``instances`` on ``model`` and place them on ``pool``'s hosts, by priority."""
-    first = _pack(method, instances, model, scenario, mode)
+) -> PoolFit:
+    """Pack ``instances`` on ``model`` and place them on a copy of ``pool``'s hosts, by priority
+    (the copy, with what was placed taken, is ``PoolFit.pool``)."""
+    first = pack(method, instances, model, scenario, mode)
     trial = pool.copy()
     assigned = assign_hosts(first.requests, trial)
     if not assigned.not_placed:
-        return _ModelFit(
+        return PoolFit(
             assigned.placements,
             first.not_placed,
             assigned.gpu_configs,
@@ -240,7 +169,7 @@ def _fit_model(
 
     def attempt(count: int) -> bool:
         nonlocal fitting
-        packing = _pack(method, instances[:count], model, scenario, "heuristic")
+        packing = pack(method, instances[:count], model, scenario, "heuristic")
         if not fits_all(packing.requests, pool.copy()):
             return False
         fitting = packing
@@ -290,19 +219,19 @@ def _fit_model(
     rest = instances[fitted:]
     for level in sorted({i.workload.priority for i in rest}):
         subset = [i for i in rest if i.workload.priority == level]
-        packing = _pack(method, subset, model, scenario, "heuristic")
+        packing = pack(method, subset, model, scenario, "heuristic")
         result = assign_hosts(packing.requests, committed)
         packings.append(packing)
         placements.extend(result.placements)
         not_placed.extend(packing.not_placed)
         not_placed.extend(result.not_placed)
         configs.update(result.gpu_configs)
-    return _ModelFit(tuple(placements), tuple(not_placed), configs, committed, tuple(packings))
+    return PoolFit(tuple(placements), tuple(not_placed), configs, committed, tuple(packings))
 
 
 def _placed_bound(
     method: Method,
-    fit: _ModelFit,
+    fit: PoolFit,
     instances: Sequence[Instance],
     model: GpuModel,
     scenario: Scenario,
@@ -321,59 +250,152 @@ def _placed_bound(
     kept = [i for i in instances if i.id in placed]
     if not kept:
         return 0
-    return _pack(method, kept, model, scenario, "heuristic").lower_bound_gpus
+    return pack(method, kept, model, scenario, "heuristic").lower_bound_gpus
 
 
-def _eligible_models(
-    method: Method, workload: WorkloadClass, models: Sequence[GpuModel], scenario: Scenario
-) -> tuple[list[GpuModel], str]:
-    """The models ``workload`` may use under ``method``, and why none when the list is empty."""
-    packer = PACKERS[method]
-    if not models:
+def _eligible_kinds(
+    method: Method, workload: WorkloadClass, kinds: Sequence[GpuKind], scenario: Scenario
+) -> tuple[list[GpuKind], str]:
+    """The kinds ``workload`` may use under ``method``, and why none when the list is empty."""
+    if not kinds:
         return [], f"no host in the inventory can serve {method.label}"
-    allowed = [m for m in models if not workload.gpu_models or m.name in workload.gpu_models]
-    if not allowed:
-        wanted = ", ".join(workload.gpu_models)
-        return [], f"restricted to {wanted}; no usable host has those GPUs for {method.label}"
-    eligible: list[GpuModel] = []
+    eligible: list[GpuKind] = []
     reasons: list[str] = []
-    for model in allowed:
-        reason = packer.ineligible_reason(workload, model, scenario.catalog, scenario.assumptions)
+    for kind in kinds:
+        reason = workload_reason(
+            method, workload, kind.model, kind.platform, scenario.catalog, scenario.assumptions
+        )
         if reason is None:
-            eligible.append(model)
+            eligible.append(kind)
         elif reason not in reasons:
             reasons.append(reason)
+    if not eligible and workload.gpu_models:
+        if not any(k.model.name in workload.gpu_models for k in kinds):
+            wanted = ", ".join(workload.gpu_models)
+            return [], f"restricted to {wanted}; no usable host has those GPUs for {method.label}"
+        reasons = [r for r in reasons if not r.startswith("restricted to ")]
     return eligible, "; ".join(reasons)
 
 
 def _spread(
-    method: Method,
     instances: Sequence[Instance],
-    eligible: Mapping[str, list[GpuModel]],
-    capacity_gpus: Mapping[str, int],
-) -> dict[str, str]:
-    """Instance id -> GPU model, water-filling the share of each model's GPUs asked for.
+    eligible: Mapping[str, list[GpuKind]],
+    capacity_gpus: Mapping[GpuKind, int],
+) -> dict[str, GpuKind]:
+    """Instance id -> GPU kind, water-filling the share of each kind's GPUs asked for.
 
-    Classes with a single eligible model are counted first, so flexible classes fill around
+    Classes with a single eligible kind are counted first, so flexible classes fill around
     them. Demand is estimated as ``max(gpus, memory / GPU memory)`` GPUs per instance.
     """
-    asked: dict[str, float] = dict.fromkeys(capacity_gpus, 0.0)
-    choice: dict[str, str] = {}
+    asked: dict[GpuKind, float] = dict.fromkeys(capacity_gpus, 0.0)
+    choice: dict[str, GpuKind] = {}
     forced = [i for i in instances if len(eligible[i.workload.name]) == 1]
     flexible = [i for i in instances if len(eligible[i.workload.name]) > 1]
     for instance in [*forced, *flexible]:
         workload = instance.workload
-        best: GpuModel | None = None
+        best: GpuKind | None = None
         best_share = math.inf
-        for model in eligible[workload.name]:
-            demand = max(workload.gpus, workload.memory_gib / model.memory_gib)
-            share = (asked[model.name] + demand) / capacity_gpus[model.name]
+        for kind in eligible[workload.name]:
+            demand = max(workload.gpus, workload.memory_gib / kind.model.memory_gib)
+            share = (asked[kind] + demand) / capacity_gpus[kind]
             if share < best_share:
-                best, best_share = model, share
-        assert best is not None  # every instance here has at least one eligible model
-        asked[best.name] += max(workload.gpus, workload.memory_gib / best.memory_gib)
-        choice[instance.id] = best.name
+                best, best_share = kind, share
+        assert best is not None  # every instance here has at least one eligible kind
+        asked[best] += max(workload.gpus, workload.memory_gib / best.model.memory_gib)
+        choice[instance.id] = best
     return choice
+
+
+@dataclass
+class _Progress:
+    """What the fit of one method over the GPU kinds has placed so far (mutable)."""
+
+    placements: list[Placement] = field(default_factory=list)
+    not_placed: list[NotPlaced] = field(default_factory=list)
+    configs: dict[tuple[str, int], str] = field(default_factory=dict)
+    bound: int = 0
+    statuses: list[SolveStatus] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    fits: dict[GpuKind, int] = field(default_factory=dict)
+    """Batches fitted per kind: more than one means instances moved between kinds."""
+
+    def status(self) -> SolveStatus:
+        """Proven optimal when the GPUs meet the bound, else what the packings say."""
+        if len(self.configs) == self.bound:
+            return SolveStatus.OPTIMAL
+        if any(n > 1 for n in self.fits.values()):
+            return SolveStatus.HEURISTIC
+        if SolveStatus.LIMIT_REACHED in self.statuses:
+            return SolveStatus.LIMIT_REACHED
+        if self.statuses and all(s is SolveStatus.OPTIMAL for s in self.statuses):
+            return SolveStatus.OPTIMAL
+        return SolveStatus.HEURISTIC
+
+
+def _triage(
+    method: Method, scenario: Scenario, kinds: Sequence[GpuKind], instances: Sequence[Instance]
+) -> tuple[dict[str, list[GpuKind]], list[Instance], list[NotPlaced]]:
+    """Each class's eligible kinds; the instances with one, and the others not placed."""
+    eligible: dict[str, list[GpuKind]] = {}
+    why_not: dict[str, str] = {}
+    for workload in scenario.workloads:
+        eligible[workload.name], why_not[workload.name] = _eligible_kinds(
+            method, workload, kinds, scenario
+        )
+    servable = [i for i in instances if eligible[i.workload.name]]
+    not_placed = [
+        NotPlaced(i.id, i.workload.name, why_not[i.workload.name])
+        for i in instances
+        if not eligible[i.workload.name]
+    ]
+    return eligible, servable, not_placed
+
+
+def _fit_kinds(
+    method: Method,
+    scenario: Scenario,
+    servable: Sequence[Instance],
+    eligible: Mapping[str, list[GpuKind]],
+    hosts: Mapping[GpuKind, list[Host]],
+    mode: PackMode,
+    progress: _Progress,
+) -> None:
+    """Pack and place ``servable`` kind by kind; what a kind cannot hold tries the next one."""
+    order = {instance.id: n for n, instance in enumerate(servable)}
+    capacity = {kind: sum(h.gpus for h in group) for kind, group in hosts.items()}
+    choice = _spread(servable, eligible, capacity)
+    pending: dict[GpuKind, list[Instance]] = {}
+    for instance in servable:
+        pending.setdefault(choice[instance.id], []).append(instance)
+    pools = {kind: HostPool(group) for kind, group in hosts.items()}
+    tried: dict[str, list[GpuKind]] = {}
+    failures: dict[str, list[str]] = {}
+    while True:
+        kind = next((k for k in hosts if pending.get(k)), None)
+        if kind is None:
+            return
+        batch = sorted(pending.pop(kind), key=lambda i: order[i.id])
+        fit = fit_on_pool(method, batch, kind.model, scenario, pools[kind], mode)
+        pools[kind] = fit.pool
+        progress.fits[kind] = progress.fits.get(kind, 0) + 1
+        progress.placements.extend(fit.placements)
+        progress.configs.update(fit.gpu_configs)
+        progress.bound += _placed_bound(method, fit, batch, kind.model, scenario)
+        for packing in fit.packings:
+            one = len(fit.packings) == 1
+            progress.statuses.append(packing.status if one else SolveStatus.HEURISTIC)
+            progress.notes.extend(n for n in packing.notes if n not in progress.notes)
+        by_id = {i.id: i for i in batch}
+        for miss in fit.not_placed:
+            tried.setdefault(miss.instance, []).append(kind)
+            failures.setdefault(miss.instance, []).append(f"on {kind.label}: {miss.reason}")
+            untried = [k for k in eligible[miss.workload] if k not in tried[miss.instance]]
+            if untried:
+                pending.setdefault(untried[0], []).append(by_id[miss.instance])
+                continue
+            reasons = failures[miss.instance]
+            reason = miss.reason if len(reasons) == 1 else "; ".join(reasons)
+            progress.not_placed.append(NotPlaced(miss.instance, miss.workload, reason))
 
 
 def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None) -> MethodPlan:
@@ -389,106 +411,34 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
     Returns
     -------
     MethodPlan : placements on the inventory's hosts, instances not placed with the reason, the
-        lower bound on GPUs for the placed instances (given each instance's GPU model) and the
+        lower bound on GPUs for the placed instances (given each instance's GPU kind) and the
         solve status: OPTIMAL only when proven.
     """
     started = time.perf_counter()
     mode: PackMode = "auto" if exact is None else ("exact" if exact else "heuristic")
-    catalog = scenario.catalog
-    usable = [h for h in scenario.inventory.hosts if usable_host_reason(method, h, catalog) is None]
-    model_order: list[GpuModel] = []
-    capacity: dict[str, int] = {}
-    for host in usable:
-        if host.gpu_model not in capacity:
-            model_order.append(catalog.gpus[host.gpu_model])
-            capacity[host.gpu_model] = 0
-        capacity[host.gpu_model] += host.gpus
-
+    hosts = usable_kinds(method, scenario)
     instances = instances_of(scenario.workloads)
-    order = {instance.id: n for n, instance in enumerate(instances)}
-    eligible: dict[str, list[GpuModel]] = {}
-    not_placed: list[NotPlaced] = []
-    servable: list[Instance] = []
-    why_not: dict[str, str] = {}
-    for workload in scenario.workloads:
-        models, why = _eligible_models(method, workload, model_order, scenario)
-        eligible[workload.name] = models
-        why_not[workload.name] = why
-    for instance in instances:
-        if eligible[instance.workload.name]:
-            servable.append(instance)
-        else:
-            name = instance.workload.name
-            not_placed.append(NotPlaced(instance.id, name, why_not[name]))
-
-    choice = _spread(method, servable, eligible, capacity)
-    pending: dict[str, list[Instance]] = {}
-    for instance in servable:
-        pending.setdefault(choice[instance.id], []).append(instance)
-    tried: dict[str, list[str]] = {}
-    failures: dict[str, list[str]] = {}
-
-    pool = HostPool(usable)
-    placements: list[Placement] = []
-    configs: dict[tuple[str, int], str] = {}
-    bound = 0
-    statuses: list[SolveStatus] = []
-    notes: list[str] = []
-    fits_per_model: dict[str, int] = {}
-    while True:
-        model = next((m for m in model_order if pending.get(m.name)), None)
-        if model is None:
-            break
-        batch = sorted(pending.pop(model.name), key=lambda i: order[i.id])
-        fit = _fit_model(method, batch, model, scenario, pool, mode)
-        pool = fit.pool
-        fits_per_model[model.name] = fits_per_model.get(model.name, 0) + 1
-        placements.extend(fit.placements)
-        configs.update(fit.gpu_configs)
-        bound += _placed_bound(method, fit, batch, model, scenario)
-        for packing in fit.packings:
-            statuses.append(packing.status if len(fit.packings) == 1 else SolveStatus.HEURISTIC)
-            notes.extend(n for n in packing.notes if n not in notes)
-        by_id = {i.id: i for i in batch}
-        for miss in fit.not_placed:
-            instance = by_id[miss.instance]
-            tried.setdefault(miss.instance, []).append(model.name)
-            failures.setdefault(miss.instance, []).append(f"on {model.name}: {miss.reason}")
-            untried = [m for m in eligible[miss.workload] if m.name not in tried[miss.instance]]
-            if untried:
-                pending.setdefault(untried[0].name, []).append(instance)
-            else:
-                reasons = failures[miss.instance]
-                reason = miss.reason if len(reasons) == 1 else "; ".join(reasons)
-                not_placed.append(NotPlaced(miss.instance, miss.workload, reason))
-
-    used = len(configs)
-    if used == bound:
-        status = SolveStatus.OPTIMAL
-    elif any(n > 1 for n in fits_per_model.values()):
-        status = SolveStatus.HEURISTIC
-    elif SolveStatus.TIME_LIMIT in statuses:
-        status = SolveStatus.TIME_LIMIT
-    elif statuses and all(s is SolveStatus.OPTIMAL for s in statuses):
-        status = SolveStatus.OPTIMAL
-    else:
-        status = SolveStatus.HEURISTIC
-    if len(fits_per_model) > 1:
-        notes.append(
+    eligible, servable, not_placed = _triage(method, scenario, list(hosts), instances)
+    progress = _Progress(not_placed=not_placed)
+    _fit_kinds(method, scenario, servable, eligible, hosts, mode, progress)
+    if len(progress.fits) > 1:
+        progress.notes.append(
             "The lower bound holds for the GPU model each instance was given; "
             "instances eligible on several models were spread by remaining capacity."
         )
-    not_placed.sort(key=lambda n: order[n.instance])
+    order = {instance.id: n for n, instance in enumerate(instances)}
+    progress.not_placed.sort(key=lambda n: order[n.instance])
     return MethodPlan(
         method=method,
-        placements=tuple(placements),
-        not_placed=tuple(not_placed),
-        gpu_configs=configs,
-        lower_bound_gpus=bound,
-        status=status,
+        placements=tuple(progress.placements),
+        not_placed=tuple(progress.not_placed),
+        gpu_configs=progress.configs,
+        lower_bound_gpus=progress.bound,
+        status=progress.status(),
         solve_seconds=time.perf_counter() - started,
-        notes=tuple(notes),
+        notes=tuple(progress.notes),
         hosts=scenario.inventory.hosts,
+        roles=dict.fromkeys(progress.configs, method),
     )
 
 
@@ -504,6 +454,104 @@ _EXACT_HOSTS_MAX_REQUESTS = 40
 """Host counts are proven by MILP when stage A gives at most this many requests."""
 
 
+def _servable_on(
+    method: Method, scenario: Scenario, server: ServerType, instances: Sequence[Instance]
+) -> tuple[list[Instance], list[NotPlaced]]:
+    """The instances a cluster of ``server`` can serve under ``method``, and why not the rest."""
+    catalog = scenario.catalog
+    unusable = host_reason(method, server.host(0), catalog)
+    model = catalog.gpus.get(server.gpu_model)
+    servable: list[Instance] = []
+    not_placed: list[NotPlaced] = []
+    reasons: dict[str, str | None] = {}
+    for instance in instances:
+        workload = instance.workload
+        if unusable is not None or model is None:
+            why = unusable or f"GPU model {server.gpu_model} is not in the catalog"
+            not_placed.append(NotPlaced(instance.id, workload.name, f"server type: {why}"))
+            continue
+        if workload.name not in reasons:
+            reasons[workload.name] = workload_reason(
+                method, workload, model, server.platform, catalog, scenario.assumptions
+            )
+        reason = reasons[workload.name]
+        if reason is None:
+            servable.append(instance)
+        else:
+            not_placed.append(NotPlaced(instance.id, workload.name, reason))
+    return servable, not_placed
+
+
+@dataclass(frozen=True)
+class _Sized:
+    """Stage A and B on a growing cluster of one server type."""
+
+    placements: tuple[Placement, ...]
+    not_placed: tuple[NotPlaced, ...]
+    configs: dict[tuple[str, int], str]
+    hosts: tuple[Host, ...]
+    bound: int
+    status: SolveStatus
+    notes: tuple[str, ...]
+
+
+def _size(
+    method: Method, scenario: Scenario, server: ServerType, servable: Sequence[Instance]
+) -> _Sized:
+    """Pack ``servable`` on servers opened as needed, then minimise the host count."""
+    model = scenario.catalog.gpus[server.gpu_model]
+    packing = pack(method, servable, model, scenario, "auto")
+    pool = HostPool((), open_host=server.host)
+    assigned = assign_hosts(packing.requests, pool)
+    dropped = {n.instance for n in assigned.not_placed}
+    placed_requests = [
+        r
+        for r in packing.requests
+        if not any(s.instance in dropped for ld in r.loads for s in ld.slots)
+    ]
+    gpu_bound = packing.lower_bound_gpus
+    if dropped:
+        # The bound must cover only what was placed: instances too big for one server are out.
+        kept = [i for i in servable if i.id not in dropped]
+        gpu_bound = pack(method, kept, model, scenario, "heuristic").lower_bound_gpus
+    cores = sum(r.cpu_cores for r in placed_requests)
+    ram = sum(r.ram_gib for r in placed_requests)
+    host_bound = _host_lower_bound(gpu_bound, cores, ram, server)
+    hosts_proven = pool.opened == host_bound
+    if not hosts_proven and len(placed_requests) <= _EXACT_HOSTS_MAX_REQUESTS:
+        exact_hosts = min_hosts_exact(
+            placed_requests,
+            server.host(0),
+            upper_bound=pool.opened,
+            time_limit_s=scenario.assumptions.time_limit_s,
+        )
+        if exact_hosts is not None:
+            assignment, proven = exact_hosts
+            if max(assignment, default=-1) + 1 < pool.opened:
+                pool = HostPool([server.host(i) for i in range(max(assignment) + 1)])
+                pool.opened = len(pool.hosts)
+                assigned = assign_hosts(placed_requests, pool, fixed=assignment)
+            hosts_proven = proven and packing.status is SolveStatus.OPTIMAL
+    if len(assigned.gpu_configs) == gpu_bound:
+        status = SolveStatus.OPTIMAL
+    else:
+        status = SolveStatus.HEURISTIC if dropped else packing.status
+    proof = "proven minimum" if hosts_proven else f"no cluster needs fewer than {host_bound}"
+    note = (
+        f"{len(pool.hosts)} hosts of {server.gpus} × {server.gpu_model}, "
+        f"{server.cpu_cores:g} cores, {server.ram_gib:g} GiB RAM ({proof})."
+    )
+    return _Sized(
+        placements=assigned.placements,
+        not_placed=assigned.not_placed,
+        configs=assigned.gpu_configs,
+        hosts=tuple(pool.hosts),
+        bound=gpu_bound,
+        status=status,
+        notes=(*packing.notes, note),
+    )
+
+
 def size_method(method: Method, scenario: Scenario, server: ServerType) -> MethodPlan:
     """Size a cluster of ``server`` hosts for the scenario's workloads (question 2).
 
@@ -513,98 +561,22 @@ def size_method(method: Method, scenario: Scenario, server: ServerType) -> Metho
     lower bound on it: the larger of GPUs, cores and RAM over one server's.
     """
     started = time.perf_counter()
-    catalog = scenario.catalog
-    probe = server.host(0)
     instances = instances_of(scenario.workloads)
-    unusable = usable_host_reason(method, probe, catalog)
-    not_placed: list[NotPlaced] = []
-    servable: list[Instance] = []
-    model = catalog.gpus.get(server.gpu_model)
-    for instance in instances:
-        workload = instance.workload
-        if unusable is not None or model is None:
-            why = unusable or f"GPU model {server.gpu_model} is not in the catalog"
-            not_placed.append(NotPlaced(instance.id, workload.name, f"server type: {why}"))
-            continue
-        if workload.gpu_models and server.gpu_model not in workload.gpu_models:
-            why = f"restricted to {', '.join(workload.gpu_models)}, not {server.gpu_model}"
-            not_placed.append(NotPlaced(instance.id, workload.name, why))
-            continue
-        reason = PACKERS[method].ineligible_reason(
-            workload, catalog.gpus[server.gpu_model], catalog, scenario.assumptions
-        )
-        if reason is not None:
-            not_placed.append(NotPlaced(instance.id, workload.name, reason))
-            continue
-        servable.append(instance)
-
-    placements: tuple[Placement, ...] = ()
-    configs: dict[tuple[str, int], str] = {}
-    hosts: tuple[Host, ...] = ()
-    bound = 0
-    status = SolveStatus.OPTIMAL
-    notes: list[str] = []
-    if servable and model is not None:
-        packing = _pack(method, servable, model, scenario, "auto")
-        pool = HostPool((), open_host=server.host)
-        assigned = assign_hosts(packing.requests, pool)
-        dropped = {n.instance for n in assigned.not_placed}
-        placed_requests = [
-            r
-            for r in packing.requests
-            if not any(s.instance in dropped for ld in r.loads for s in ld.slots)
-        ]
-        cores = sum(r.cpu_cores for r in placed_requests)
-        ram = sum(r.ram_gib for r in placed_requests)
-        gpu_bound = packing.lower_bound_gpus
-        if dropped:
-            # The bound must cover only what was placed: instances too big for one server are out.
-            kept = [i for i in servable if i.id not in dropped]
-            gpu_bound = _pack(method, kept, model, scenario, "heuristic").lower_bound_gpus
-        host_bound = _host_lower_bound(gpu_bound, cores, ram, server)
-        hosts_proven = pool.opened == host_bound
-        if not hosts_proven and len(placed_requests) <= _EXACT_HOSTS_MAX_REQUESTS:
-            exact_hosts = min_hosts_exact(
-                placed_requests,
-                server.host(0),
-                upper_bound=pool.opened,
-                time_limit_s=scenario.assumptions.time_limit_s,
-            )
-            if exact_hosts is not None:
-                assignment, proven = exact_hosts
-                if max(assignment, default=-1) + 1 < pool.opened:
-                    exact_pool = HostPool([server.host(i) for i in range(max(assignment) + 1)])
-                    assigned = assign_hosts(placed_requests, exact_pool, fixed=assignment)
-                    pool = exact_pool
-                    pool.opened = len(exact_pool.hosts)
-                hosts_proven = proven and packing.status is SolveStatus.OPTIMAL
-        placements = assigned.placements
-        configs = assigned.gpu_configs
-        not_placed.extend(assigned.not_placed)
-        hosts = tuple(pool.hosts)
-        bound = gpu_bound
-        if len(configs) == bound:
-            status = SolveStatus.OPTIMAL
-        elif dropped:
-            status = SolveStatus.HEURISTIC
-        else:
-            status = packing.status
-        notes.extend(packing.notes)
-        proof = "proven minimum" if hosts_proven else f"no cluster needs fewer than {host_bound}"
-        notes.append(
-            f"{len(hosts)} hosts of {server.gpus} × {server.gpu_model}, "
-            f"{server.cpu_cores:g} cores, {server.ram_gib:g} GiB RAM ({proof})."
-        )
+    servable, not_placed = _servable_on(method, scenario, server, instances)
+    sized = _Sized((), (), {}, (), 0, SolveStatus.OPTIMAL, ())
+    if servable:
+        sized = _size(method, scenario, server, servable)
     order = {instance.id: n for n, instance in enumerate(instances)}
-    not_placed.sort(key=lambda n: order[n.instance])
+    missed = sorted([*not_placed, *sized.not_placed], key=lambda n: order[n.instance])
     return MethodPlan(
         method=method,
-        placements=placements,
-        not_placed=tuple(not_placed),
-        gpu_configs=configs,
-        lower_bound_gpus=bound,
-        status=status,
+        placements=sized.placements,
+        not_placed=tuple(missed),
+        gpu_configs=sized.configs,
+        lower_bound_gpus=sized.bound,
+        status=sized.status,
         solve_seconds=time.perf_counter() - started,
-        notes=tuple(notes),
-        hosts=hosts,
+        notes=sized.notes,
+        hosts=sized.hosts,
+        roles=dict.fromkeys(sized.configs, method),
     )

@@ -41,8 +41,8 @@ import pandas as pd
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.methods.registry import Method
 from planner.methods.vgpu import max_per_gpu as vgpu_max_per_gpu
-from planner.plan import Method
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method
 from planner.time.demand import (

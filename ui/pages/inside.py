@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.output.report import not_placed_frame, placement_frame
-from planner.plan import Method
+from planner.output.report import map_notes, not_placed_frame, placement_frame
 from ui import charts, components, planning, session, tables
 
 st.title("Inside a plan")
@@ -23,16 +22,16 @@ with st.spinner("Packing every method…"):
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
     )
 
-methods = [result.plan.method for result in plan.results]
+labels = {result.name: result.label for result in plan.results}
 method = st.segmented_control(
-    "Sharing method",
-    options=methods,
-    format_func=lambda m: Method(m).label,
-    default=methods[0],
+    "Plan",
+    options=list(labels),
+    format_func=labels.__getitem__,
+    default=next(iter(labels)),
     key="inside_method",
     required=True,
 )
-result = next(r for r in plan.results if r.plan.method == method)
+result = next(r for r in plan.results if r.name == method)
 placements = planning.guarded(lambda: placement_frame(result), doing="list the placements")
 not_placed = planning.guarded(lambda: not_placed_frame(result), doing="list what was not placed")
 
@@ -60,13 +59,10 @@ else:
         shown,
         {name: model.memory_gib for name, model in built.scenario.catalog.gpus.items()},
         {name: model.mig_memory_slices for name, model in built.scenario.catalog.gpus.items()},
+        with_role=result.plan.method is None,
     )
-    if method == Method.REMOTE_POOL:
-        st.caption(
-            "Remote pool: capacity is held only while a workload runs, so instances active at "
-            "different hours can share the same memory and a GPU's blocks may add up to more "
-            "than its memory."
-        )
+    for note in map_notes(result.plan):
+        st.caption(note)
     # An explicit height: with "content" the map shrinks and GPU labels drop out.
     st.altair_chart(
         charts.placement_chart(layout),

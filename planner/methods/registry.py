@@ -1,0 +1,96 @@
+"""The registry of sharing methods: every method the planner knows, and the rules they share.
+
+Adding a method is its module, one ``Method`` member and one ``METHODS`` entry here, its
+catalog data and its tests; everything else loops over ``METHODS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from types import MappingProxyType
+
+from planner.assumptions import Assumptions
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.inventory import Host
+from planner.inputs.platform import Platform
+from planner.inputs.workloads import WorkloadClass
+from planner.methods.contract import SharingMethod
+from planner.methods.mig import MIG
+from planner.methods.passthrough import PASSTHROUGH
+from planner.methods.remote_pool import REMOTE_POOL
+from planner.methods.vgpu import VGPU
+
+__all__ = ["METHODS", "Method", "host_reason", "methods_for", "workload_reason"]
+
+
+class Method(StrEnum):
+    """The ways to hand GPUs to workloads; ``METHODS`` holds each one's rules."""
+
+    PASSTHROUGH = "passthrough"
+    VGPU = "vgpu"
+    MIG = "mig"
+    REMOTE_POOL = "remote-pool"
+
+    @property
+    def rules(self) -> SharingMethod:
+        """Everything the planner knows about the method (``planner.methods.contract``)."""
+        return METHODS[self]
+
+    @property
+    def label(self) -> str:
+        """Name of the method for people."""
+        return METHODS[self].label
+
+
+METHODS: Mapping[Method, SharingMethod] = MappingProxyType(
+    {
+        Method.PASSTHROUGH: PASSTHROUGH,
+        Method.VGPU: VGPU,
+        Method.MIG: MIG,
+        Method.REMOTE_POOL: REMOTE_POOL,
+    }
+)
+"""Every sharing method, in the order plans and charts list them."""
+
+
+def host_reason(method: Method, host: Host, catalog: Catalog) -> str | None:
+    """Why ``method`` cannot set up ``host`` at all; None when it can.
+
+    The host's GPU model must be in the catalog and the host must have GPUs; the method must
+    serve the host's platform; then the method's own rule (MIG mode on, vGPU profiles exist).
+    """
+    model = catalog.gpus.get(host.gpu_model)
+    if model is None:
+        return f"GPU model {host.gpu_model} is not in the catalog"
+    if host.gpus <= 0:
+        return "the host has no GPUs"
+    rules = METHODS[method]
+    if host.platform not in rules.platforms:
+        served = ", ".join(sorted(p.label for p in rules.platforms))
+        return f"{rules.label} runs on {served} hosts, and the host runs {host.platform.label}"
+    return rules.unusable_host_reason(host, model)
+
+
+def workload_reason(
+    method: Method,
+    workload: WorkloadClass,
+    model: GpuModel,
+    platform: Platform,
+    catalog: Catalog,
+    assumptions: Assumptions,
+) -> str | None:
+    """Why an instance of ``workload`` cannot use ``method`` on a ``platform`` host with ``model``
+    GPUs; None when it can. The one eligibility rule packing, feasibility and recommendations use:
+    the class's GPU-model list, the platform's rule (desktops and live migration need vSphere),
+    then the method's own rule."""
+    if workload.gpu_models and model.name not in workload.gpu_models:
+        return f"restricted to {', '.join(workload.gpu_models)}, not {model.name}"
+    return platform.workload_reason(workload) or METHODS[method].ineligible_reason(
+        workload, model, catalog, assumptions
+    )
+
+
+def methods_for(platform: Platform) -> tuple[Method, ...]:
+    """The methods that can set up a host of ``platform``, in registry order."""
+    return tuple(m for m, rules in METHODS.items() if platform in rules.platforms)
