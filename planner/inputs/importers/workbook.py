@@ -24,20 +24,18 @@ import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.rvtools import workbook_sheets
-from planner.inputs.inventory import inventory_frame
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.inventory import inventory_frame, load_inventory
+from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import yes_no
-from planner.inputs.workloads import workloads_frame
-
-if TYPE_CHECKING:
-    from planner.scenario import Scenario
+from planner.inputs.workloads import load_workloads, workloads_frame
+from planner.scenario import Scenario
 
 __all__ = [
     "FORMAT_VERSION",
@@ -214,6 +212,26 @@ class PlanInputs:
     """Fields missing from the sheet (their defaults kept)."""
     problems: tuple[InputProblem, ...] = ()
     """Names the sheet holds that this planner does not know, and values it cannot read."""
+
+    def scenario(self, *, file_name: str = "plan.xlsx") -> Loaded[Scenario]:
+        """The scenario these inputs describe, with the rows skipped while loading them (none
+        for a workbook the planner wrote). Raises ``InputError`` when a file cannot be used."""
+        catalog = load_catalog(
+            extra_gpus=self.own_gpus_csv, extra_gpus_name=f"{file_name} [my_gpus.csv]"
+        )
+        inventory = load_inventory(
+            self.inventory_csv, catalog, file_name=f"{file_name} [inventory.csv]"
+        )
+        workloads = load_workloads(
+            self.workloads_csv, catalog, file_name=f"{file_name} [workloads.csv]"
+        )
+        scenario = Scenario(
+            catalog=catalog,
+            inventory=inventory.value,
+            workloads=tuple(workloads.value),
+            assumptions=self.assumptions,
+        )
+        return Loaded(scenario, (*self.problems, *inventory.problems, *workloads.problems))
 
 
 def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None) -> PlanInputs:
