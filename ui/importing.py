@@ -248,10 +248,11 @@ def _review(
 
 
 def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
-    """Nothing to lose: the sample is in use and every row and value of the upload is used."""
+    """Nothing to lose: the sample is in use and every row and value of the upload is used (a
+    plan workbook waits: the user chooses this page's part or the whole plan)."""
     inputs = session.scenario_inputs()
     in_use = inputs.inventory if role == "inventory" else inputs.workloads
-    if not in_use.is_sample or shown.problems or shown.assumed:
+    if not in_use.is_sample or shown.problems or shown.assumed or shown.workbooks:
         return False
     try:
         change = _change(role, shown.frame, cat, ())
