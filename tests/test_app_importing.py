@@ -110,3 +110,51 @@ def test_a_plan_workbook_restores_the_whole_plan_and_undo_brings_the_sample_back
     assert restored.assumptions == assumptions
     at.button(key="workloads_upload_undo").click().run()
     assert at.subheader[0].value == "In use: sample workloads.csv"
+
+
+def _rvtools() -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "vHost"
+    sheet.append(["Host", "Cluster", "# Cores", "# Memory"])
+    sheet.append(["esx1.lab", "prod", 48, 524288])
+    sheet.append(["esx2.lab", "prod", 48, 524288])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_rvtools_hosts_take_their_gpus_from_the_cluster_the_user_gives() -> None:
+    """RVTools has no GPUs: alone it is refused saying so; with prod=L40S:4 given, its two hosts
+    have 4 L40S each once applied."""
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value(
+        ("export.xlsx", _rvtools(), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    assert any("export.xlsx cannot be used" in e.value for e in at.error)
+    at.text_input(key="inventory_upload_cluster_gpus").set_value("prod=L40S:4").run()
+    assert not at.exception
+    assert not at.error
+    at.button(key="inventory_upload_apply").click().run()
+    assert at.subheader[0].value == "In use: export.xlsx"
+    assert _metric(at, "Hosts") == "2"
+    assert _metric(at, "GPUs") == "8"
+
+
+def test_pods_can_be_regrouped_by_a_label() -> None:
+    """Pods of two owners sharing the label team=nlp are two classes by owner and one class when
+    grouped by team."""
+    gpu = container(limits={"nvidia.com/gpu": "1"})
+    pods = kube_list(
+        pod("a-0", owner=("StatefulSet", "a"), labels={"team": "nlp"}, containers=[gpu]),
+        pod("b-0", owner=("StatefulSet", "b"), labels={"team": "nlp"}, containers=[gpu]),
+    )
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(("pods.json", pods, "application/json"))
+    at.run()
+    assert _metric(at, "Classes kept") == "2"
+    at.selectbox(key="workloads_upload_group_by").set_value("team").run()
+    assert not at.exception
+    assert _metric(at, "Classes kept") == "1"

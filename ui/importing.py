@@ -24,10 +24,12 @@ from planner.inputs.importers import (
     detect_format,
     import_inventory,
     import_workloads,
+    label_keys,
     read_plan_inputs,
     summarise_notes,
 )
 from planner.inputs.importers.change import InputChange, inventory_change, workloads_change
+from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
@@ -59,10 +61,26 @@ class ImportPreview:
     """What the import could not use (file, line or cell, fix)."""
     workbooks: tuple[str, ...]
     """Uploaded plan workbooks, which can restore the whole plan."""
+    labels: tuple[str, ...] = ()
+    """Label keys of the GPU pods read, most common first: what classes can be grouped by."""
 
     @property
     def assumed(self) -> int:
         return int((self.notes["source"] == "assumed").sum()) if len(self.notes) else 0
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the user tells the importers that the files do not say."""
+
+    host_name: str | None = None
+    """Host of single-host outputs (nvidia-smi, MIG listings) that do not name theirs."""
+    cluster: str | None = None
+    """Cluster of hosts no file gives one for."""
+    gpus_by_cluster: tuple[tuple[str, tuple[str, int]], ...] = ()
+    """(cluster, (model, GPUs per host)) for hosts no file gives GPUs for (RVTools)."""
+    group_by: str | None = None
+    """Pod label to group pods into classes by; None groups by owner."""
 
 
 def _notes_frame(notes: Sequence[ImportNote]) -> pd.DataFrame:
@@ -82,7 +100,10 @@ def _notes_frame(notes: Sequence[ImportNote]) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def preview(
-    role: Role, files: tuple[session.InputFile, ...], own_gpus: session.InputFile | None
+    role: Role,
+    files: tuple[session.InputFile, ...],
+    own_gpus: session.InputFile | None,
+    options: ImportOptions = ImportOptions(),
 ) -> ImportPreview:
     """The uploaded ``files`` read as the inventory or the workload mix (cached on the bytes).
 
@@ -94,8 +115,15 @@ def preview(
         f.name for f in files if detect_format(f.name, f.content) is Format.PLAN_WORKBOOK
     )
     name = files[0].name if len(files) == 1 else " + ".join(f.name for f in files)
+    labels: tuple[str, ...] = ()
     if role == "inventory":
-        imported = import_inventory(pairs, cat)
+        imported = import_inventory(
+            pairs,
+            cat,
+            host_name=options.host_name,
+            cluster=options.cluster,
+            gpus_by_cluster=dict(options.gpus_by_cluster),
+        )
         frame, notes, problems, used = (
             imported.frame,
             imported.notes,
@@ -103,8 +131,9 @@ def preview(
             imported.files,
         )
     else:
-        mix = import_workloads(pairs, cat)
+        mix = import_workloads(pairs, cat, group_by=options.group_by)
         frame, notes, problems, used = mix.frame, mix.notes, mix.problems, mix.files
+        labels = tuple(label_keys(mix.pods))
     return ImportPreview(
         name=name,
         frame=frame.reset_index(drop=True),
@@ -113,6 +142,7 @@ def preview(
         notes=_notes_frame(notes),
         problems=problems,
         workbooks=workbooks,
+        labels=labels,
     )
 
 
@@ -261,6 +291,39 @@ def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     return not change.skipped
 
 
+def _inventory_options(key: str) -> ImportOptions:
+    """Host, cluster and GPUs per cluster the user gives; a bad GPUs entry is shown, not used."""
+    with st.expander("What the files do not say", icon=":material/edit:"):
+        host = st.text_input("Host of nvidia-smi and MIG outputs", key=f"{key}_host_name")
+        cluster = st.text_input("Cluster of hosts no file names one for", key=f"{key}_cluster")
+        gpus = st.text_input(
+            "GPUs of hosts no file gives GPUs for (RVTools): CLUSTER=MODEL:GPUS, …",
+            key=f"{key}_cluster_gpus",
+            placeholder="prod=L40S:4, vdi=A16:8",
+        )
+    try:
+        by_cluster = tuple(parse_cluster_gpus(gpus).items())
+    except InputError as error:
+        st.error(str(error), icon=":material/error:")
+        by_cluster = ()
+    return ImportOptions(
+        host_name=host.strip() or None, cluster=cluster.strip() or None, gpus_by_cluster=by_cluster
+    )
+
+
+def _group_by(shown: ImportPreview, key: str) -> str | None:
+    """The pod label classes are grouped by (None: by owner), offered once pods were read."""
+    if not shown.labels:
+        return None
+    chosen = st.selectbox(
+        "Group pods into classes by",
+        options=["owner", *shown.labels],
+        key=f"{key}_group_by",
+        help="By owner (Deployment, StatefulSet, Job), or by the value of a pod label.",
+    )
+    return None if chosen == "owner" else chosen
+
+
 def import_panel(role: Role, *, key: str) -> None:
     """The panel: an uploader for one or several files of any supported format, then the review
     (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
@@ -282,8 +345,12 @@ def import_panel(role: Role, *, key: str) -> None:
     if st.session_state.get(f"_{key}_done") == ids:
         return
     files = tuple(session.InputFile(name=u.name, content=u.getvalue()) for u in uploaded)
+    options = _inventory_options(key) if role == "inventory" else ImportOptions()
     try:
-        shown = preview(role, files, inputs.own_gpus)
+        shown = preview(role, files, inputs.own_gpus, options)
+        group_by = _group_by(shown, key)
+        if group_by is not None:
+            shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
     except InputError as error:
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
         st.error(

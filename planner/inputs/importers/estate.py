@@ -45,6 +45,7 @@ __all__ = [
     "ImportDefaults",
     "ImportedInventory",
     "import_inventory",
+    "parse_cluster_gpus",
     "read_hosts",
 ]
 
@@ -97,6 +98,31 @@ class ImportedInventory:
         except InputError as error:
             raise InputError([*self.problems, *error.problems]) from None
         return Loaded(loaded.value, (*self.problems, *loaded.problems))
+
+
+def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[str, tuple[str, int]]:
+    """``CLUSTER=MODEL:GPUS`` entries separated by commas or new lines (``prod=L40S:4``), as
+    ``import_inventory``'s ``gpus_by_cluster``. Raises ``InputError`` naming the bad entry."""
+    found: dict[str, tuple[str, int]] = {}
+    for entry in (e.strip() for e in text.replace("\n", ",").split(",")):
+        if not entry:
+            continue
+        cluster, equals, rest = entry.partition("=")
+        model, colon, count = rest.rpartition(":")
+        if not (equals and colon and cluster.strip() and model.strip() and count.strip().isdigit()):
+            raise InputError(
+                [
+                    InputProblem(
+                        field,
+                        None,
+                        None,
+                        f"'{entry}' is not CLUSTER=MODEL:GPUS",
+                        "write for example prod=L40S:4 (a catalog model, whole GPUs per host)",
+                    )
+                ]
+            )
+        found[cluster.strip()] = (model.strip(), int(count))
+    return found
 
 
 def read_hosts(
