@@ -11,6 +11,7 @@ Exit codes: 0 done; 2 unusable input (the message names file, row, column and th
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import enum
 import sys
 from collections.abc import Callable, Sequence
@@ -19,6 +20,14 @@ from typing import Any, TextIO
 
 from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.importers import (
+    Format,
+    detect_format,
+    import_inventory,
+    import_workloads,
+    read_plan_inputs,
+    summarise_notes,
+)
 from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.servers import load_server_types
@@ -31,6 +40,7 @@ from planner.scenario import Scenario
 __all__ = [
     "SAMPLE_DIR",
     "SUBCOMMANDS",
+    "add_input_file_arguments",
     "add_plan_command",
     "add_scenario_arguments",
     "build_parser",
@@ -129,10 +139,7 @@ def parse_server(text: str, catalog: Catalog) -> ServerType:
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     """Options naming the input files and the assumptions; defaults are the sample scenario."""
-    files = parser.add_argument_group("input files (default: the bundled sample scenario)")
-    files.add_argument("--inventory", type=Path, help="inventory CSV")
-    files.add_argument("--workloads", type=Path, help="workload CSV")
-    files.add_argument("--catalog-extra", type=Path, help="your own GPU models, as gpus.csv")
+    add_input_file_arguments(parser)
     given = parser.add_argument_group("assumptions (default: the value shown)")
     for name, about, default in facts(Assumptions()):
         if about.flag is None:
@@ -231,30 +238,185 @@ def _read(path: Path, what: str) -> bytes:
         ) from None
 
 
-def scenario_from_args(args: argparse.Namespace) -> tuple[Scenario, tuple[InputProblem, ...]]:
+def add_input_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options naming the input files: the planner's CSVs or any tool output the importers read
+    (``planner.inputs.importers``), several of each; or a plan workbook to restore."""
+    files = parser.add_argument_group(
+        "input files (default: the bundled sample scenario)",
+        "--inventory and --workloads take the planner's CSVs or tool output, detected from the "
+        "content: kubectl get nodes/pods -o json, nvidia-smi (-L, --query-gpu CSV, the table, "
+        "mig -lgi/-lgip), an RVTools export, DCGM exporter metrics. Give several to combine "
+        "them (hosts are matched by name).",
+    )
+    files.add_argument(
+        "--inventory",
+        type=Path,
+        nargs="+",
+        action="extend",
+        metavar="FILE",
+        help="inventory CSV or tool output (repeatable)",
+    )
+    files.add_argument(
+        "--workloads",
+        type=Path,
+        nargs="+",
+        action="extend",
+        metavar="FILE",
+        help="workload CSV or tool output (repeatable)",
+    )
+    files.add_argument("--catalog-extra", type=Path, help="your own GPU models, as gpus.csv")
+    files.add_argument(
+        "--from-workbook",
+        type=Path,
+        metavar="XLSX",
+        help="restore the inputs and assumptions of a plan workbook the planner wrote (the "
+        "other options then override them)",
+    )
+    files.add_argument(
+        "--host-name",
+        help="host of nvidia-smi outputs that do not name theirs (default: the file name)",
+    )
+    files.add_argument("--cluster", help="cluster of imported hosts that no file names")
+    files.add_argument(
+        "--cluster-gpus",
+        metavar="CLUSTER=MODEL:GPUS",
+        action="append",
+        default=[],
+        type=_cluster_gpus,
+        help="GPUs of each host of a cluster no file gives GPUs for (RVTools has none); repeatable",
+    )
+    files.add_argument("--group-by", metavar="LABEL", help="group pods by this label, not owner")
+
+
+def _cluster_gpus(text: str) -> tuple[str, tuple[str, int]]:
+    """``CLUSTER=MODEL:GPUS`` of ``--cluster-gpus``."""
+    cluster, equals, rest = text.partition("=")
+    model, colon, count = rest.rpartition(":")
+    if not (equals and colon and cluster.strip() and model.strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected CLUSTER=MODEL:GPUS, for example prod=L40S:4"
+        )
+    try:
+        gpus = int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: GPUS must be a whole number") from None
+    if gpus < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: GPUS must be at least 1")
+    return cluster.strip(), (model.strip(), gpus)
+
+
+def _files(paths: Sequence[Path], what: str) -> list[tuple[str, bytes]]:
+    return [(path.name, _read(path, what)) for path in paths]
+
+
+def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
+    """A lone file the planner's CSV loader reads as before: detected as ``expected``, or a
+    ``.csv`` no importer recognises (the loader names its missing columns)."""
+    name, data = file
+    try:
+        return detect_format(name, data) is expected
+    except InputError:
+        return name.lower().endswith(".csv")
+
+
+def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:
+    """The workbook's assumptions with every one the options set to a non-default value."""
+    given = _assumptions(args)
+    defaults = Assumptions()
+    changed = {
+        f.name: getattr(given, f.name)
+        for f in dataclasses.fields(Assumptions)
+        if getattr(given, f.name) != getattr(defaults, f.name)
+    }
+    try:
+        merged: Assumptions = dataclasses.replace(restored, **changed)
+        check_performance_constants(merged.performance_constants)
+    except ValueError as error:
+        raise InputError(
+            [
+                InputProblem(
+                    args.from_workbook.name,
+                    None,
+                    None,
+                    f"an assumption out of range: {error}",
+                    "override it with its option (--perf NAME=VALUE for performance constants)",
+                )
+            ]
+        ) from None
+    return merged
+
+
+def scenario_from_args(
+    args: argparse.Namespace, *, report: TextIO | None = None
+) -> tuple[Scenario, tuple[InputProblem, ...]]:
     """The scenario the arguments describe and the input rows that were skipped.
 
-    Raises ``InputError`` when a file cannot be used at all.
+    A lone planner CSV is loaded as always; other files (or several) go through the importers,
+    and what each contributed and assumed is written to ``report`` (default stderr), one line
+    per group of notes. Raises ``InputError`` when a file cannot be used at all.
     """
-    catalog = load_catalog(
-        extra_gpus=None if args.catalog_extra is None else _read(args.catalog_extra, "catalog"),
-        extra_gpus_name=args.catalog_extra.name if args.catalog_extra else "my_gpus.csv",
+    stream = sys.stderr if report is None else report
+    restored = None if args.from_workbook is None else read_plan_inputs(args.from_workbook)
+    notes: list[str] = []
+    problems: list[InputProblem] = []
+    if restored is not None:
+        notes.extend(summarise_notes(restored.notes))
+        problems.extend(restored.problems)
+    if args.catalog_extra is not None:
+        extra: bytes | None = _read(args.catalog_extra, "catalog")
+        extra_name = args.catalog_extra.name
+    else:
+        extra = None if restored is None else restored.own_gpus_csv
+        extra_name = "my_gpus.csv"
+    catalog = load_catalog(extra_gpus=extra, extra_gpus_name=extra_name)
+    inventory_files = (
+        _files(args.inventory, "inventory")
+        if args.inventory
+        else [("inventory.csv", restored.inventory_csv)]
+        if restored is not None
+        else [(SAMPLE_INVENTORY.name, _read(SAMPLE_INVENTORY, "inventory"))]
     )
-    inventory_path = args.inventory or SAMPLE_INVENTORY
-    workloads_path = args.workloads or SAMPLE_WORKLOADS
-    inventory = load_inventory(
-        _read(inventory_path, "inventory"), catalog, file_name=inventory_path.name
+    workload_files = (
+        _files(args.workloads, "workloads")
+        if args.workloads
+        else [("workloads.csv", restored.workloads_csv)]
+        if restored is not None
+        else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    workloads = load_workloads(
-        _read(workloads_path, "workloads"), catalog, file_name=workloads_path.name
+    if len(inventory_files) == 1 and _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV):
+        name, data = inventory_files[0]
+        inventory = load_inventory(data, catalog, file_name=name)
+    else:
+        imported = import_inventory(
+            inventory_files,
+            catalog,
+            host_name=args.host_name,
+            cluster=args.cluster,
+            gpus_by_cluster=dict(args.cluster_gpus),
+        )
+        notes.extend(summarise_notes(imported.notes))
+        inventory = imported.inventory(catalog)
+    if len(workload_files) == 1 and _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV):
+        name, data = workload_files[0]
+        workloads = load_workloads(data, catalog, file_name=name)
+    else:
+        mix = import_workloads(workload_files, catalog, group_by=args.group_by)
+        notes.extend(summarise_notes(mix.notes))
+        workloads = mix.workloads(catalog)
+    for line in notes:
+        print(f"import: {line}", file=stream)
+    assumptions = (
+        _assumptions(args)
+        if restored is None
+        else _restored_assumptions(restored.assumptions, args)
     )
     scenario = Scenario(
         catalog=catalog,
         inventory=inventory.value,
         workloads=tuple(workloads.value),
-        assumptions=_assumptions(args),
+        assumptions=assumptions,
     )
-    return scenario, (*inventory.problems, *workloads.problems)
+    return scenario, (*problems, *inventory.problems, *workloads.problems)
 
 
 def _money(value: float | None) -> str:

@@ -55,7 +55,8 @@ def test_a_good_upload_replaces_the_sample() -> None:
 
 
 def test_bad_rows_are_listed_with_row_column_and_fix_and_good_rows_load() -> None:
-    """A row with an unknown GPU model is skipped and listed (row, column, fix); the rest load."""
+    """A row with an unknown GPU model would be skipped: the upload waits for Apply, listing it
+    (row, column, fix); applied, the other rows are in use and the skipped row stays listed."""
     at = _inventory_page()
     _upload(
         at,
@@ -63,14 +64,53 @@ def test_bad_rows_are_listed_with_row_column_and_fix_and_good_rows_load() -> Non
         HEADER + "good,lab,L40S,4,64,512,100,yes,1\nbad,lab,L40X,4,64,512,100,yes,1\n",
     )
     assert not at.exception
-    assert _metric(at, "Hosts") == "1"
-    assert any("row(s) were skipped" in w.value for w in at.warning)
-    problems = at.dataframe[0].value
+    assert at.subheader[0].value == "In use: the bundled sample"
+    assert _metric(at, "Rows skipped") == "1"
+    problems = next(df.value for df in at.dataframe if "fix" in df.value.columns)
     assert list(problems.columns) == ["file", "row", "column", "problem", "fix"]
     assert problems.loc[0, "file"] == "mixed.csv"
     assert problems.loc[0, "row"] == 3
     assert problems.loc[0, "column"] == "gpu_model"
     assert "L40S" in problems.loc[0, "problem"] + problems.loc[0, "fix"]
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: mixed.csv"
+    assert _metric(at, "Hosts") == "1"
+    assert any("row(s) were skipped" in w.value for w in at.warning)
+
+
+def test_a_bad_row_after_a_good_inventory_does_not_silently_replace_it() -> None:
+    """With the user's own inventory in use, a file with a bad row shows what would change (rows
+    kept and skipped, GPUs before and after) and waits; Keep leaves the inventory in use, Apply
+    replaces it and Undo brings it back."""
+    at = _inventory_page()
+    _upload(at, "good.csv", HEADER + "gpu,lab,L40S,4,64,512,100,yes,3\n")
+    assert at.subheader[0].value == "In use: good.csv"
+    _upload(
+        at,
+        "worse.csv",
+        HEADER + "a,lab,L40S,4,64,512,100,yes,1\nb,lab,L40X,4,64,512,100,yes,1\n",
+    )
+    assert not at.exception
+    assert at.subheader[0].value == "In use: good.csv"
+    assert _metric(at, "Hosts") == "3"
+    assert _metric(at, "Hosts kept") == "1"
+    assert _metric(at, "Rows skipped") == "1"
+    assert _metric(at, "GPUs before → after") == "12 → 4"
+    at.button(key="inventory_upload_keep").click().run()
+    assert at.subheader[0].value == "In use: good.csv"
+    assert not [b for b in at.button if b.key == "inventory_upload_apply"]
+    _upload(
+        at,
+        "worse.csv",
+        HEADER + "a,lab,L40S,4,64,512,100,yes,1\nb,lab,L40X,4,64,512,100,yes,1\n",
+    )
+    at.button(key="inventory_upload_apply").click().run()
+    assert at.subheader[0].value == "In use: worse.csv"
+    assert _metric(at, "GPUs") == "4"
+    at.button(key="inventory_upload_undo").click().run()
+    assert at.subheader[0].value == "In use: good.csv"
+    assert _metric(at, "GPUs") == "12"
 
 
 def test_an_unusable_file_keeps_the_previous_inventory() -> None:
@@ -100,14 +140,16 @@ def test_the_template_can_be_downloaded() -> None:
 
 
 def test_a_binary_file_is_refused_with_a_readable_message() -> None:
-    """A file that is not UTF-8 text is refused with the fix, never a traceback."""
+    """A file that is no text any tool writes is refused with the formats it may be, never a
+    traceback."""
     at = _inventory_page()
     at.file_uploader(key="inventory_upload").set_value(("x.csv", b"\xff\xfe\x00\x01", "text/csv"))
     at.run()
     assert not at.exception
     assert "x.csv cannot be used" in at.error[0].value
     problems = at.dataframe[0].value
-    assert "UTF-8" in problems.loc[0, "problem"] + problems.loc[0, "fix"]
+    assert "cannot tell" in problems.loc[0, "problem"]
+    assert "inventory CSV" in problems.loc[0, "fix"]
 
 
 # Own GPU models: a lab H100 variant that borrows H100 PCIe's profile tables, and a card without

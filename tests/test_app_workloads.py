@@ -53,7 +53,8 @@ def test_loading_a_preset_plans_with_it(key: str) -> None:
 
 
 def test_an_uploaded_mix_with_a_bad_row_loads_the_good_rows() -> None:
-    """A bad cell skips its row with row, column and fix; the good rows are the mix in use."""
+    """A bad cell would skip its row: the upload waits for Apply, then the good rows are the
+    mix in use and the skipped row is listed with row, column and fix."""
     at = _workloads_page()
     text = (
         HEADER
@@ -63,6 +64,9 @@ def test_an_uploaded_mix_with_a_bad_row_loads_the_good_rows() -> None:
     at.file_uploader(key="workloads_upload").set_value(("mix.csv", text.encode(), "text/csv"))
     at.run()
     assert not at.exception
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+    assert _metric(at, "Rows skipped") == "1"
+    at.button(key="workloads_upload_apply").click().run()
     assert at.subheader[0].value == "In use: mix.csv"
     assert _metric(at, "Workload classes") == "1"
     assert any("row(s) were skipped" in w.value for w in at.warning)

@@ -49,7 +49,8 @@ def _book(sp: ScenarioPlan, **kwargs: dict[str, pd.DataFrame]) -> object:
 
 
 def test_workbook_has_every_sheet_in_order() -> None:
-    """The workbook holds the summary, one placement sheet per method, inputs and assumptions."""
+    """The workbook holds the summary, one placement sheet per method, inputs and assumptions,
+    and last the machine-readable inputs the planner reads back."""
     book = _book(_plan())
     assert book.sheetnames == [  # type: ignore[attr-defined]
         "Summary",
@@ -63,6 +64,7 @@ def test_workbook_has_every_sheet_in_order() -> None:
         "Workloads",
         "Assumptions",
         "Performance model",
+        "Planner inputs",
     ]
 
 

@@ -31,11 +31,14 @@ __all__ = [
     "commit_inventory",
     "commit_own_gpus",
     "commit_question",
+    "commit_replacing",
     "commit_workloads",
     "question",
+    "replaced",
     "reset_to_sample",
     "sample_inputs",
     "scenario_inputs",
+    "undo_replacement",
 ]
 
 _REPO = Path(__file__).resolve().parent.parent
@@ -47,6 +50,7 @@ TEMPLATE_DIR = _REPO / "data" / "templates"
 # Private session-state keys: only this module reads or writes them.
 _INPUTS_KEY = "_session_scenario_inputs"
 _QUESTION_KEY = "_session_question"
+_PREVIOUS_KEY = "_session_previous_inputs"
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,26 @@ def commit_assumptions(
         chosen = None if mig_clusters is None else tuple(sorted(set(mig_clusters)))
         inputs = dataclasses.replace(inputs, mig_clusters=chosen)
     _commit(inputs)
+
+
+def commit_replacing(inputs: ScenarioInputs, what: str) -> NoReturn:
+    """Plan with ``inputs`` from now on, keeping the inputs in use so ``undo_replacement`` can
+    bring them back; ``what`` names the change for the undo button (``the import of a.json``)."""
+    st.session_state[_PREVIOUS_KEY] = (what, scenario_inputs())
+    _commit(inputs)
+
+
+def replaced() -> tuple[str, ScenarioInputs] | None:
+    """The last replacement made with ``commit_replacing`` and the inputs it replaced."""
+    previous = st.session_state.get(_PREVIOUS_KEY)
+    return previous if isinstance(previous, tuple) else None
+
+
+def undo_replacement() -> NoReturn:
+    """Plan with the inputs in use before the last ``commit_replacing`` again."""
+    previous = replaced()
+    st.session_state.pop(_PREVIOUS_KEY, None)
+    _commit(scenario_inputs() if previous is None else previous[1])
 
 
 def reset_to_sample() -> NoReturn:

@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Fact, facts
+from planner.inputs.importers.workbook import write_inputs_sheet
 from planner.measure.performance import constants_frame
 from planner.output.cells import FORMULA_PREFIXES, is_formula_text
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
@@ -299,7 +300,9 @@ def write_workbook(
     per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
     Workloads (the inputs as used), Assumptions (value, unit, whether it is a default; performance
     constants the user overrode), Performance model (every constant: value in use, default,
-    whether overridden, whether a guess, unit, meaning, source), then ``extra_sheets`` in order.
+    whether overridden, whether a guess, unit, meaning, source), then ``extra_sheets`` in order,
+    and last ``Planner inputs``, which the planner reads back to restore the scenario
+    (``planner.inputs.importers.workbook``).
     """
     book = Workbook()
     _summary_sheet(book, plan)
@@ -321,6 +324,7 @@ def write_workbook(
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
+    write_inputs_sheet(book, plan.scenario)
     book.save(target)
 
 

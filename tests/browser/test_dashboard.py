@@ -100,6 +100,9 @@ def test_admin_journey(
     page.locator(".st-key-inventory_upload").get_by_test_id(
         "stFileUploaderDropzoneInput"
     ).set_input_files(str(upload))
+    # A row would be skipped, so the upload waits for Apply.
+    expect(page.get_by_text("Rows skipped")).to_be_visible()
+    page.locator(".st-key-inventory_upload_apply").get_by_role("button").click()
     expect(page.get_by_role("heading", name="In use: my-inventory.csv")).to_be_visible()
     expect(page.get_by_text("row(s) were skipped")).to_be_visible()
     _wait_idle(page)

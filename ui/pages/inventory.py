@@ -8,27 +8,25 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.catalog import own_gpus_template
-from ui import components, planning, session
+from ui import components, importing, planning, session
 from ui import format as fmt
 
 # A page script must not hold bare strings (Streamlit would print them), so these are comments.
-# file_id of the last upload this page acted on, so a file is committed once, on upload:
-_SEEN_UPLOAD = "_inventory_seen_upload"
-# The same for the own-GPU models upload:
+# file_id of the last own-GPU models upload this page acted on, so it is committed once:
 _SEEN_OWN_UPLOAD = "_inventory_seen_own_gpus_upload"
 _OWN_UPLOAD = "own_gpus_upload"
 
 st.title("Inventory")
 st.caption(
-    "The GPU servers you own: one CSV row per host or group of identical hosts. "
-    "Rows with problems are skipped and listed with the fix; the other rows are used."
+    "The GPU servers you own: one CSV row per host or group of identical hosts, or the output "
+    "of the tools you already run (kubectl, nvidia-smi, RVTools). Rows with problems are "
+    "skipped and listed with the fix; the other rows are used."
 )
 
 inputs = session.scenario_inputs()
-upload_col, actions_col = st.columns([3, 1], vertical_alignment="center")
-uploaded = upload_col.file_uploader(
-    "Upload an inventory CSV", type=["csv"], key="inventory_upload", max_upload_size=20
-)
+upload_col, actions_col = st.columns([3, 1], vertical_alignment="top")
+with upload_col:
+    importing.import_panel("inventory", key="inventory_upload")
 actions_col.download_button(
     "Download the template",
     data=(session.TEMPLATE_DIR / "inventory_template.csv").read_bytes,
@@ -47,15 +45,6 @@ if actions_col.button(
     width="stretch",
 ):
     session.commit_inventory(session.sample_inputs().inventory)
-
-components.accept_upload(
-    uploaded,
-    seen_key=_SEEN_UPLOAD,
-    in_use=inputs.inventory,
-    in_use_name=inputs.inventory.name,
-    problems=partial(planning.unusable, planning.load_inventory_file, own_gpus=inputs.own_gpus),
-    commit=session.commit_inventory,
-)
 
 # Your own GPU models extend the catalog every page plans with. The section stays open while a
 # file is in use or waiting in the uploader, so its status or its problems are never hidden.

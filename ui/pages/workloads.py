@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 import streamlit as st
 
 from planner.inputs.presets import PRESETS
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import workloads_from_frame
-from ui import components, planning, session
+from ui import components, importing, planning, session
 from ui import format as fmt
 
 # A page script must not hold bare strings (Streamlit would print them), so these are comments.
-# file_id of the last upload this page acted on, so a file is committed once, on upload:
-_SEEN_UPLOAD = "_workloads_seen_upload"
 # The file name problems in the in-place editor are reported against:
 EDITED_NAME = "edited workload table"
 
@@ -64,7 +60,7 @@ COLUMN_CONFIG = {
 st.title("Workloads")
 st.caption(
     "The workload mix: one row per class of identical VMs or pods. Edit the table in place and "
-    "press **Use this mix**, start from a preset, or upload a CSV."
+    "press **Use this mix**, start from a preset, or import files."
 )
 
 inputs = session.scenario_inputs()
@@ -87,8 +83,9 @@ with preset_col.form("workloads_preset_form", border=True):
             session.InputFile(name=f"preset {preset.title}", content=preset.csv.encode())
         )
 with upload_col:
-    uploaded = st.file_uploader(
-        "Upload a workload CSV", type=["csv"], key="workloads_upload", max_upload_size=20
+    st.markdown(
+        "Import a workload CSV, `kubectl get pods -A -o json` output (GPU pods grouped into "
+        "classes by owner) or DCGM exporter metrics (measured busy fraction and memory) below."
     )
     buttons = st.container(horizontal=True)
     buttons.download_button(
@@ -108,14 +105,7 @@ with upload_col:
     ):
         session.commit_workloads(session.sample_inputs().workloads)
 
-components.accept_upload(
-    uploaded,
-    seen_key=_SEEN_UPLOAD,
-    in_use=inputs.workloads,
-    in_use_name=inputs.workloads.name,
-    problems=partial(planning.unusable, planning.load_workloads_file, own_gpus=inputs.own_gpus),
-    commit=session.commit_workloads,
-)
+importing.import_panel("workloads", key="workloads_upload")
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the workload mix")
 workloads = built.scenario.workloads

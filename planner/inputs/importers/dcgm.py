@@ -1,0 +1,222 @@
+"""Measured GPU use from NVIDIA's DCGM exporter: busy share and memory per GPU, instance or pod.
+
+The exporter's ``/metrics`` page is Prometheus text: ``# HELP``/``# TYPE`` lines, then one
+``NAME{label="value",...} value [timestamp]`` line per series and sample. Metrics read:
+
+- ``DCGM_FI_PROF_GR_ENGINE_ACTIVE``: share of time the graphics/compute engine is active [0-1];
+  preferred, as it counts time rather than sampling one kernel at a time.
+- ``DCGM_FI_DEV_GPU_UTIL``: share of time a kernel ran [%]; used when the first is absent.
+- ``DCGM_FI_DEV_FB_USED``: frame buffer in use [MiB].
+
+A series is one GPU (``gpu``, ``UUID``, ``Hostname`` or ``hostname``), or one MIG instance of
+it (``GPU_I_PROFILE``, ``GPU_I_ID``), and names the pod using it when the exporter maps pods
+(``pod``, ``namespace``, ``container``; behind a Prometheus the exporter's own labels become
+``exported_pod`` and so on, which then win). Several samples of a series, in one scrape file or
+several, are combined: the busy fraction is their mean, the memory their maximum (the peak a
+workload needs room for).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from planner.inputs.importers.text import tool_text
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = [
+    "BUSY_METRICS",
+    "MEMORY_METRIC",
+    "TOOL",
+    "GpuMeasurement",
+    "Sample",
+    "measure",
+    "read_dcgm_samples",
+]
+
+TOOL = "DCGM exporter metrics"
+BUSY_METRICS = ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_GPU_UTIL")
+"""Busy-time metrics in order of preference; GPU_UTIL is in percent, the other a ratio."""
+MEMORY_METRIC = "DCGM_FI_DEV_FB_USED"
+"""Frame buffer used [MiB]."""
+
+_LINE = re.compile(
+    r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)\s*(?:\{(?P<labels>.*)\})?\s+"
+    r"(?P<value>\S+)(?:\s+(?P<timestamp>-?\d+))?\s*$"
+)
+_LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
+_ESCAPES = {"\\\\": "\\", '\\"': '"', "\\n": "\n"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sample of one DCGM series."""
+
+    metric: str
+    labels: Mapping[str, str]
+    value: float
+    file: str
+    line: int
+
+
+def _labels(text: str) -> dict[str, str] | None:
+    found: dict[str, str] = {}
+    position = 0
+    while position < len(text):
+        match = _LABEL.match(text, position)
+        if match is None or match.end() == position:
+            return None
+        value = re.sub(r"\\[\\\"n]", lambda m: _ESCAPES[m.group(0)], match.group(2))
+        found[match.group(1)] = value
+        position = match.end()
+    return found
+
+
+def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputProblem]]:
+    """The busy and memory samples of a DCGM exporter scrape (other metrics are ignored), and a
+    problem per metric line that cannot be read.
+
+    Raises ``InputError`` when no line is a ``DCGM_FI_`` metric.
+    """
+    text = tool_text(data, file)
+    samples: list[Sample] = []
+    problems: list[InputProblem] = []
+    dcgm_lines = 0
+    for number, line in text.lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _LINE.match(stripped)
+        if match is None:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    "not a Prometheus metric line: ignored",
+                    "give the exporter's /metrics output unchanged",
+                )
+            )
+            continue
+        name = match.group("name")
+        if name.startswith("DCGM_FI_"):
+            dcgm_lines += 1
+        if name not in (*BUSY_METRICS, MEMORY_METRIC):
+            continue
+        labels = _labels(match.group("labels") or "")
+        try:
+            value = float(match.group("value"))
+        except ValueError:
+            value = math.nan
+        if labels is None or not math.isfinite(value) or value < 0:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    name,
+                    f"the {name} sample cannot be read: ignored",
+                    "give the exporter's /metrics output unchanged",
+                )
+            )
+            continue
+        samples.append(Sample(name, labels, value, file, number))
+    if not dcgm_lines:
+        raise InputError(
+            [
+                *problems[:3],
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no DCGM_FI_ metric in the file",
+                    "give the DCGM exporter's metrics (curl -s <exporter>:9400/metrics)",
+                ),
+            ]
+        )
+    return samples, problems
+
+
+def _label(labels: Mapping[str, str], *names: str) -> str:
+    """The first label of ``names`` present and non-empty."""
+    return next((labels[n] for n in names if labels.get(n)), "")
+
+
+@dataclass(frozen=True)
+class GpuMeasurement:
+    """What DCGM measured on one GPU, MIG instance or pod's share of it, over every sample."""
+
+    host: str
+    gpu: str
+    """GPU index as the exporter numbers it."""
+    uuid: str
+    model_name: str
+    """The exporter's ``modelName`` (``NVIDIA L4``)."""
+    mig_profile: str
+    """``GPU_I_PROFILE`` of a MIG instance (``1g.10gb``); empty for a whole GPU."""
+    mig_instance: str
+    """``GPU_I_ID``; empty for a whole GPU."""
+    namespace: str
+    pod: str
+    container: str
+    busy_fraction: float | None
+    """Mean share of time busy [0-1]; None when no busy metric was scraped."""
+    busy_metric: str
+    busy_samples: int
+    memory_used_mib: float | None
+    """Peak frame buffer used [MiB]; None when FB_USED was not scraped."""
+    memory_samples: int
+    files: tuple[str, ...]
+    """Files the samples came from, in order."""
+
+
+def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
+    """One measurement per series key (host, GPU, MIG instance, pod, container), over all
+    samples: busy fraction the mean of the preferred busy metric present for that key, memory the
+    peak of ``DCGM_FI_DEV_FB_USED``."""
+    grouped: dict[tuple[str, ...], list[Sample]] = {}
+    for sample in samples:
+        labels = sample.labels
+        key: tuple[str, ...] = (
+            _label(labels, "Hostname", "hostname", "exported_Hostname", "exported_hostname"),
+            _label(labels, "gpu", "exported_gpu"),
+            _label(labels, "UUID", "uuid", "exported_UUID"),
+            _label(labels, "GPU_I_PROFILE"),
+            _label(labels, "GPU_I_ID"),
+            _label(labels, "exported_namespace", "namespace")
+            if _label(labels, "exported_pod", "pod")
+            else "",
+            _label(labels, "exported_pod", "pod"),
+            _label(labels, "exported_container", "container")
+            if _label(labels, "exported_pod", "pod")
+            else "",
+        )
+        grouped.setdefault(key, []).append(sample)
+    found = []
+    for key, members in grouped.items():
+        busy_metric = next((m for m in BUSY_METRICS if any(s.metric == m for s in members)), "")
+        busy = [s.value for s in members if s.metric == busy_metric]
+        scale = 100.0 if busy_metric == "DCGM_FI_DEV_GPU_UTIL" else 1.0
+        memory = [s.value for s in members if s.metric == MEMORY_METRIC]
+        model = next((s.labels.get("modelName", "") for s in members), "")
+        found.append(
+            GpuMeasurement(
+                host=key[0],
+                gpu=key[1],
+                uuid=key[2],
+                model_name=model,
+                mig_profile=key[3],
+                mig_instance=key[4],
+                namespace=key[5],
+                pod=key[6],
+                container=key[7],
+                busy_fraction=min(1.0, sum(busy) / len(busy) / scale) if busy else None,
+                busy_metric=busy_metric,
+                busy_samples=len(busy),
+                memory_used_mib=max(memory) if memory else None,
+                memory_samples=len(memory),
+                files=tuple(dict.fromkeys(s.file for s in members)),
+            )
+        )
+    return tuple(found)

@@ -1,0 +1,181 @@
+"""Which tool wrote a file: detected from its content (never its name), so any file can be given."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from enum import StrEnum
+from typing import Literal
+
+from planner.inputs.importers.kube import json_documents, kube_objects
+from planner.inputs.importers.text import tool_text
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import normalise_column
+
+__all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "known_formats"]
+
+PLAN_INPUTS_SHEET = "Planner inputs"
+"""The plan workbook's machine-readable sheet (``planner.inputs.importers.workbook``)."""
+
+Role = Literal["inventory", "workloads", "scenario"]
+
+
+class Format(StrEnum):
+    """A file format the planner reads, named after what produces it."""
+
+    INVENTORY_CSV = "inventory-csv"
+    WORKLOADS_CSV = "workloads-csv"
+    KUBECTL_NODES = "kubectl-nodes"
+    KUBECTL_PODS = "kubectl-pods"
+    NVIDIA_SMI_QUERY = "nvidia-smi-query"
+    NVIDIA_SMI_LIST = "nvidia-smi-list"
+    NVIDIA_SMI_TABLE = "nvidia-smi-table"
+    MIG_INSTANCES = "nvidia-smi-mig-lgi"
+    MIG_PROFILES = "nvidia-smi-mig-lgip"
+    RVTOOLS = "rvtools"
+    DCGM = "dcgm"
+    PLAN_WORKBOOK = "plan-workbook"
+
+    @property
+    def label(self) -> str:
+        """What produces the format, as a user would type or say it."""
+        return _LABELS[self]
+
+    @property
+    def role(self) -> Role:
+        """What the format describes: hosts (inventory), workloads, or a whole scenario."""
+        if self in (Format.WORKLOADS_CSV, Format.KUBECTL_PODS, Format.DCGM):
+            return "workloads"
+        if self is Format.PLAN_WORKBOOK:
+            return "scenario"
+        return "inventory"
+
+
+_LABELS = {
+    Format.INVENTORY_CSV: "the planner's inventory CSV",
+    Format.WORKLOADS_CSV: "the planner's workload CSV",
+    Format.KUBECTL_NODES: "kubectl get nodes -o json (or the nodes' labels)",
+    Format.KUBECTL_PODS: "kubectl get pods -A -o json",
+    Format.NVIDIA_SMI_QUERY: "nvidia-smi --query-gpu=... --format=csv",
+    Format.NVIDIA_SMI_LIST: "nvidia-smi -L",
+    Format.NVIDIA_SMI_TABLE: "nvidia-smi",
+    Format.MIG_INSTANCES: "nvidia-smi mig -lgi",
+    Format.MIG_PROFILES: "nvidia-smi mig -lgip",
+    Format.RVTOOLS: "an RVTools export (.xlsx)",
+    Format.DCGM: "DCGM exporter metrics (curl <exporter>:9400/metrics)",
+    Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
+}
+_ZIP = b"PK\x03\x04"
+_QUERY_FIELD = re.compile(r"^[a-z][a-z0-9_.]*(\s*\[[^\]]*\])?$")
+_QUERY_KNOWN = frozenset(
+    {
+        "name",
+        "gpu_name",
+        "index",
+        "uuid",
+        "gpu_uuid",
+        "count",
+        "serial",
+        "timestamp",
+        "driver_version",
+        "pci.bus_id",
+        "memory.total",
+        "mig.mode.current",
+    }
+)
+_DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
+_LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
+
+
+def known_formats(role: Role | None = None) -> str:
+    """The formats of one role (all when None), listed for a message."""
+    return "; ".join(f.label for f in Format if role is None or f.role in (role, "scenario"))
+
+
+def _refuse(file: str, message: str, role: Role | None) -> InputError:
+    return InputError(
+        [InputProblem(file, None, None, message, f"give one of: {known_formats(role)}")]
+    )
+
+
+def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format:
+    """The format of a file, from its content.
+
+    ``role`` only words the refusal (the formats listed are those of the role). Raises
+    ``InputError`` naming the known formats when the content matches none.
+    """
+    if data.startswith(_ZIP):
+        from planner.inputs.importers.rvtools import workbook_sheets
+
+        book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
+        names = [n.strip().lower() for n in book.sheetnames]
+        if PLAN_INPUTS_SHEET.lower() in names:
+            return Format.PLAN_WORKBOOK
+        if "vhost" in names:
+            return Format.RVTOOLS
+        raise _refuse(
+            file,
+            "an Excel workbook with neither a vHost tab (RVTools) nor a 'Planner inputs' sheet "
+            "(a plan workbook)",
+            role,
+        )
+    text = tool_text(data, file)
+    lines = [line for _, line in text.lines]
+    if not lines:
+        raise _refuse(file, "the file is empty", role)
+    if lines[0].lstrip().startswith(("{", "[")):
+        return _json_format(data, file, role)
+    found = _csv_format(lines[0])
+    if found is not None:
+        return found
+    for line in lines:
+        stripped = line.strip()
+        if _DCGM.match(stripped):
+            return Format.DCGM
+        cell = stripped.strip("|").strip()
+        if cell.startswith("GPU instances:"):
+            return Format.MIG_INSTANCES
+        if cell.startswith("GPU instance profiles:"):
+            return Format.MIG_PROFILES
+        if "NVIDIA-SMI" in stripped and "Driver Version" in stripped:
+            return Format.NVIDIA_SMI_TABLE
+    if _LIST_LINE.match(lines[0]):
+        return Format.NVIDIA_SMI_LIST
+    raise _refuse(file, "cannot tell which tool wrote this file", role)
+
+
+def _json_format(data: bytes, file: str, role: Role | None) -> Format:
+    objects = kube_objects(json_documents(data, file))
+    kinds = {str(o.get("kind", "")) for o in objects}
+    if "Pod" in kinds:
+        return Format.KUBECTL_PODS
+    if "Node" in kinds or any(all(isinstance(v, str) for v in o.values()) and o for o in objects):
+        return Format.KUBECTL_NODES
+    if any(isinstance(o.get("spec"), dict) and "containers" in o["spec"] for o in objects):
+        return Format.KUBECTL_PODS
+    if any("status" in o and "metadata" in o for o in objects):
+        return Format.KUBECTL_NODES
+    raise _refuse(file, "JSON, but neither Kubernetes nodes nor pods", role)
+
+
+def _csv_format(header: str) -> Format | None:
+    """The format of a CSV header line, or None when it is no CSV the planner knows."""
+    try:
+        cells = next(csv.reader(io.StringIO(header), skipinitialspace=True), [])
+    except csv.Error:
+        return None
+    columns = {normalise_column(c) for c in cells}
+    if {"host", "gpu_model"} <= columns:
+        return Format.INVENTORY_CSV
+    if {"name", "kind", "instances"} <= columns:
+        return Format.WORKLOADS_CSV
+    fields = [c.strip().lower() for c in cells]
+    if (
+        fields
+        and all(_QUERY_FIELD.match(f) for f in fields)
+        and any(re.sub(r"\s*\[.*$", "", f) in _QUERY_KNOWN for f in fields)
+        and (len(fields) > 1 or fields[0] in {"name", "gpu_name"})
+    ):
+        return Format.NVIDIA_SMI_QUERY
+    return None

@@ -1,0 +1,547 @@
+"""The inventory from the files admins already have: each read, then combined host by host.
+
+Every file is detected (``detect_format``) and read by its importer into facts per host. Facts
+about one host from several files are combined: hosts match by name ignoring case, with or
+without a domain (``gpu-07`` is ``gpu-07.lab.example``; IP addresses match whole). For each
+column the best-sourced fact wins (read, then derived, then assumed), the first file breaking a
+tie; two files disagreeing on the GPU model, GPU count or MIG mode is a problem. Hosts still
+without GPUs take them from ``gpus_by_cluster``; columns no file gives take ``ImportDefaults``,
+each marked assumed. The result is an inventory frame with the CSV's columns, validated by
+``inventory_from_frame`` like any edited inventory, so every rule stays in one place.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from planner.inputs.catalog import Catalog, UnknownGpuModel
+from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, rvtools
+from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.hosts import (
+    HOST_FIELDS,
+    Fact,
+    HostFacts,
+    HostsRead,
+    MigGpu,
+    fact,
+)
+from planner.inputs.importers.provenance import SOURCES, ImportNote
+from planner.inputs.inventory import (
+    INVENTORY_COLUMNS,
+    Inventory,
+    inventory_from_frame,
+    load_inventory,
+)
+from planner.inputs.platform import DEFAULT_PLATFORM
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.tabular import yes_no
+
+__all__ = [
+    "FRAME_COLUMNS",
+    "ImportDefaults",
+    "ImportedInventory",
+    "import_inventory",
+    "parse_cluster_gpus",
+    "read_hosts",
+]
+
+FRAME_COLUMNS = (*INVENTORY_COLUMNS, "mig_enabled", "platform", "notes")
+"""Columns of the imported inventory frame: the CSV's, with ``notes`` naming the files used."""
+_CHECKED = frozenset({"gpu_model", "gpus_per_host", "mig_enabled"})
+"""Columns where two files disagreeing is a problem; elsewhere (cores, memory, cluster) sources
+legitimately differ (allocatable against physical), so the loser is a note."""
+
+
+@dataclass(frozen=True)
+class ImportDefaults:
+    """Values for inventory columns no file gives; each use is a note marked assumed."""
+
+    cluster: str = "imported"
+    cpu_cores: float = 64.0
+    """[cores]"""
+    ram_gib: float = 512.0
+    """[GiB]"""
+    network_gbps: float = 25.0
+    """[Gbit/s]; no tool the planner reads reports it."""
+    rdma: bool = False
+    """Without RDMA the remote pool pays TCP's overhead: the cautious default."""
+
+
+@dataclass(frozen=True)
+class ImportedInventory:
+    """The inventory imported from files: a frame to validate, and where every value came from."""
+
+    frame: pd.DataFrame
+    """``FRAME_COLUMNS``, one row per host with GPUs; ``inventory_from_frame`` validates it."""
+    notes: tuple[ImportNote, ...]
+    """Per host and column: read, derived or assumed, and from where; rows left out."""
+    problems: tuple[InputProblem, ...]
+    """What could not be used, with file, line or cell, and the fix."""
+    mig_layouts: tuple[MigGpu, ...]
+    """MIG instances in place, by the host names of ``frame``."""
+    files: tuple[tuple[str, str], ...]
+    """(file, the tool it was read as) for each file, in order."""
+
+    def inventory(
+        self, catalog: Catalog, *, file_name: str = "imported inventory"
+    ) -> Loaded[Inventory]:
+        """The frame validated as an inventory; its problems follow the import's own.
+
+        Raises ``InputError`` (the import's problems first) when no row is usable.
+        """
+        try:
+            loaded = inventory_from_frame(self.frame, catalog, file_name=file_name)
+        except InputError as error:
+            raise InputError([*self.problems, *error.problems]) from None
+        return Loaded(loaded.value, (*self.problems, *loaded.problems))
+
+
+def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[str, tuple[str, int]]:
+    """``CLUSTER=MODEL:GPUS`` entries separated by commas or new lines (``prod=L40S:4``), as
+    ``import_inventory``'s ``gpus_by_cluster``. Raises ``InputError`` naming the bad entry."""
+    found: dict[str, tuple[str, int]] = {}
+    for entry in (e.strip() for e in text.replace("\n", ",").split(",")):
+        if not entry:
+            continue
+        cluster, equals, rest = entry.partition("=")
+        model, colon, count = rest.rpartition(":")
+        if not (equals and colon and cluster.strip() and model.strip() and count.strip().isdigit()):
+            raise InputError(
+                [
+                    InputProblem(
+                        field,
+                        None,
+                        None,
+                        f"'{entry}' is not CLUSTER=MODEL:GPUS",
+                        "write for example prod=L40S:4 (a catalog model, whole GPUs per host)",
+                    )
+                ]
+            )
+        found[cluster.strip()] = (model.strip(), int(count))
+    return found
+
+
+def read_hosts(
+    file: str,
+    data: bytes,
+    catalog: Catalog,
+    *,
+    host_name: str | None = None,
+    cluster: str | None = None,
+) -> HostsRead:
+    """One file's hosts, by its detected format. Raises ``InputError`` for a file that cannot be
+    read or that describes workloads rather than hosts."""
+    found = detect_format(file, data, role="inventory")
+    readers: Mapping[Format, Callable[[], HostsRead]] = {
+        Format.KUBECTL_NODES: lambda: kubectl_nodes.read_kubectl_nodes(
+            data, file, catalog, cluster=cluster
+        ),
+        Format.NVIDIA_SMI_QUERY: lambda: nvidia_smi.read_nvidia_smi_query(
+            data, file, catalog, host_name=host_name
+        ),
+        Format.NVIDIA_SMI_LIST: lambda: nvidia_smi.read_nvidia_smi_list(
+            data, file, catalog, host_name=host_name
+        ),
+        Format.NVIDIA_SMI_TABLE: lambda: nvidia_smi.read_nvidia_smi_table(
+            data, file, catalog, host_name=host_name
+        ),
+        Format.MIG_INSTANCES: lambda: mig.read_mig_instances(
+            data, file, catalog, host_name=host_name
+        ),
+        Format.MIG_PROFILES: lambda: mig.read_mig_profiles(
+            data, file, catalog, host_name=host_name
+        ),
+        Format.RVTOOLS: lambda: rvtools.read_rvtools(data, file),
+        Format.INVENTORY_CSV: lambda: _planner_csv(data, file, catalog),
+        Format.PLAN_WORKBOOK: lambda: _planner_csv(_workbook_inventory(data, file), file, catalog),
+    }
+    reader = readers.get(found)
+    if reader is None:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"this is {found.label}, which describes workloads, not hosts",
+                    "give it as a workload file (--workloads)",
+                )
+            ]
+        )
+    return reader()
+
+
+def _workbook_inventory(data: bytes, file: str) -> bytes:
+    from planner.inputs.importers.workbook import read_plan_inputs
+
+    return read_plan_inputs(data, file_name=file).inventory_csv
+
+
+def _planner_csv(data: bytes, file: str, catalog: Catalog) -> HostsRead:
+    """The planner's own inventory CSV, validated by ``load_inventory``; every value read."""
+    loaded = load_inventory(data, catalog, file_name=file)
+    hosts = []
+    for host in loaded.value.hosts:
+        values: dict[str, str | int | float] = {
+            "cluster": host.cluster,
+            "gpu_model": host.gpu_model,
+            "gpus_per_host": host.gpus,
+            "cpu_cores": host.cpu_cores,
+            "ram_gib": host.ram_gib,
+            "network_gbps": host.network_gbps,
+            "rdma": yes_no(host.rdma),
+            "mig_enabled": yes_no(host.mig_enabled),
+            "platform": host.platform.value,
+        }
+        facts = tuple(
+            fact(
+                name,
+                value,
+                file=file,
+                line=None,
+                locator=name,
+                host=host.name,
+                source="read",
+                text="the planner's inventory CSV",
+            )
+            for name, value in values.items()
+        )
+        hosts.append(HostFacts(host.name, file, None, facts))
+    return HostsRead(file, Format.INVENTORY_CSV.label, tuple(hosts), (), loaded.problems)
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _short(name: str) -> str:
+    lowered = name.strip().lower()
+    return lowered if _is_ip(lowered) else lowered.split(".")[0]
+
+
+def _has_domain(name: str) -> bool:
+    return "." in name.strip() and not _is_ip(name.strip())
+
+
+@dataclass
+class _Host:
+    """One host with the facts of every file that names it."""
+
+    name: str
+    parts: list[HostFacts] = field(default_factory=list)
+
+    def matches(self, other: str) -> bool:
+        mine, theirs = self.name.strip().lower(), other.strip().lower()
+        if mine == theirs:
+            return True
+        return _short(mine) == _short(theirs) and not (_has_domain(mine) and _has_domain(theirs))
+
+
+def import_inventory(
+    files: Sequence[tuple[str, bytes]],
+    catalog: Catalog,
+    *,
+    host_name: str | None = None,
+    cluster: str | None = None,
+    gpus_by_cluster: Mapping[str, tuple[str, int]] | None = None,
+    defaults: ImportDefaults | None = None,
+) -> ImportedInventory:
+    """The inventory described by several files of any supported format, combined by host.
+
+    Parameters
+    ----------
+    files
+        (file name, content) pairs; the name is only shown in notes and problems (and names the
+        host of a single-host output when nothing else does).
+    catalog
+        GPU models to map names to (the user's own included).
+    host_name
+        Host of the single-host outputs (nvidia-smi, ``mig -lgi``/``-lgip``) that do not name
+        their host; several such files of one host then combine.
+    cluster
+        Cluster of Kubernetes nodes (over their labels), and of hosts no file gives one.
+    gpus_by_cluster
+        GPUs of the hosts of a cluster no file gives GPUs for (RVTools has none): cluster name
+        (case ignored) → (model, GPUs per host).
+    defaults
+        Values for columns no file gives (``ImportDefaults``), marked assumed.
+
+    Raises ``InputError`` when a file cannot be read, or when no host with GPUs results.
+    """
+    defaults = defaults or ImportDefaults()
+    reads = [
+        read_hosts(name, data, catalog, host_name=host_name, cluster=cluster)
+        for name, data in files
+    ]
+    notes: list[ImportNote] = [n for r in reads for n in r.notes]
+    problems: list[InputProblem] = [p for r in reads for p in r.problems]
+    hosts: list[_Host] = []
+    for read in reads:
+        for part in read.hosts:
+            entry = next((h for h in hosts if h.matches(part.name)), None)
+            if entry is None:
+                entry = _Host(part.name)
+                hosts.append(entry)
+            entry.parts.append(part)
+    tools = {r.file: r.tool for r in reads}
+    rows = []
+    layouts: list[MigGpu] = []
+    missing: dict[str, list[_Host]] = {}
+    given = {k.strip().lower(): (k, v) for k, v in (gpus_by_cluster or {}).items()}
+    used_clusters: set[str] = set()
+    for entry in hosts:
+        chosen = _combine(entry, notes, problems)
+        _fill_cluster(entry, chosen, cluster, defaults)
+        cluster_name = str(chosen["cluster"].value)
+        wanted = given.get(cluster_name.strip().lower())
+        if wanted is not None:
+            used_clusters.add(cluster_name.strip().lower())
+            _fill_gpus(entry, chosen, wanted, catalog, problems)
+        model_fact = chosen.get("gpu_model")
+        if model_fact is None or "gpus_per_host" not in chosen:
+            missing.setdefault(cluster_name, []).append(entry)
+            continue
+        if catalog.resolve(str(model_fact.value)) is None:
+            notes.append(
+                ImportNote(
+                    model_fact.note.file,
+                    model_fact.note.line,
+                    "",
+                    entry.name,
+                    "",
+                    "left out",
+                    "read",
+                    "unknown GPU model: the host is left out",
+                )
+            )
+            continue
+        _fill_defaults(entry, chosen, catalog, defaults, tools)
+        for part in entry.parts:
+            if part.name_note is not None:
+                notes.append(part.name_note)
+        notes.extend(chosen[name].note for name in HOST_FIELDS if name in chosen)
+        layouts.extend(
+            MigGpu(entry.name, m.gpu_index, m.instances, m.file)
+            for part in entry.parts
+            for m in part.mig_layout
+        )
+        used = ", ".join(dict.fromkeys(f"{p.file} ({tools.get(p.file, '')})" for p in entry.parts))
+        rows.append(
+            {
+                "host": entry.name,
+                **{name: chosen[name].value for name in HOST_FIELDS},
+                "notes": f"from {used}",
+            }
+        )
+    for cluster_name, left in missing.items():
+        names = [h.name for h in left]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        first = left[0].parts[0]
+        problems.append(
+            InputProblem(
+                first.file,
+                first.line,
+                "gpu_model",
+                f"cluster {cluster_name}: no file gives the GPUs of {len(names)} host(s) "
+                f"({shown}); left out",
+                "add nvidia-smi or kubectl output of these hosts (named as here), or give the "
+                f"cluster's GPUs (--cluster-gpus '{cluster_name}=MODEL:GPUS', or the import "
+                "panel)",
+            )
+        )
+    for key, (written, _) in given.items():
+        if key not in used_clusters and key not in {c.strip().lower() for c in missing}:
+            clusters = sorted({str(r["cluster"]) for r in rows} | set(missing))
+            problems.append(
+                InputProblem(
+                    "user",
+                    None,
+                    f"gpus_by_cluster[{written}]",
+                    f"no imported host is in cluster '{written}' (clusters: "
+                    f"{', '.join(clusters) or 'none'})",
+                    "use a cluster name as the files give it",
+                )
+            )
+    if not rows:
+        raise InputError(
+            [
+                *problems,
+                InputProblem(
+                    ", ".join(name for name, _ in files) or "inventory",
+                    None,
+                    None,
+                    "no host with GPUs could be imported",
+                    "add a file that gives the hosts' GPUs (nvidia-smi, kubectl get nodes), or "
+                    "give the GPUs per cluster",
+                ),
+            ]
+        )
+    frame = pd.DataFrame(rows, columns=list(FRAME_COLUMNS))
+    return ImportedInventory(
+        frame,
+        tuple(notes),
+        tuple(problems),
+        tuple(layouts),
+        tuple((r.file, r.tool) for r in reads),
+    )
+
+
+def _combine(
+    entry: _Host, notes: list[ImportNote], problems: list[InputProblem]
+) -> dict[str, Fact]:
+    """The winning fact per column: best source first, then file order; disagreements noted."""
+    chosen: dict[str, Fact] = {}
+    for name in HOST_FIELDS:
+        candidates = [f for part in entry.parts for f in part.facts if f.field == name]
+        if not candidates:
+            continue
+        best = min(candidates, key=lambda f: SOURCES.index(f.source))
+        chosen[name] = best
+        for other in candidates:
+            if other is best or other.value == best.value or other.source != best.source:
+                continue
+            message = (
+                f"host {entry.name}: {name} is {other.value} here but {best.value} in "
+                f"{best.note.file}; {best.value} is kept"
+            )
+            if name in _CHECKED:
+                problems.append(
+                    InputProblem(
+                        other.note.file,
+                        other.note.line,
+                        other.note.locator or name,
+                        message,
+                        "correct the file that is wrong (or give this host's GPUs in one file)",
+                    )
+                )
+            else:
+                notes.append(
+                    ImportNote(
+                        other.note.file,
+                        other.note.line,
+                        other.note.locator,
+                        entry.name,
+                        name,
+                        str(other.value),
+                        other.source,
+                        f"not used: {best.note.file} gives {best.value}",
+                    )
+                )
+    return chosen
+
+
+def _fill_cluster(
+    entry: _Host, chosen: dict[str, Fact], cluster: str | None, defaults: ImportDefaults
+) -> None:
+    if "cluster" in chosen:
+        return
+    first = entry.parts[0]
+    if cluster:
+        chosen["cluster"] = fact(
+            "cluster",
+            cluster,
+            file="user",
+            line=None,
+            locator="cluster",
+            host=entry.name,
+            source="read",
+            text="the cluster name given",
+        )
+    else:
+        chosen["cluster"] = fact(
+            "cluster",
+            defaults.cluster,
+            file=first.file,
+            line=first.line,
+            locator="",
+            host=entry.name,
+            source="assumed",
+            text=f"no file names the cluster: assumed '{defaults.cluster}' (give the cluster)",
+        )
+
+
+def _fill_gpus(
+    entry: _Host,
+    chosen: dict[str, Fact],
+    wanted: tuple[str, tuple[str, int]],
+    catalog: Catalog,
+    problems: list[InputProblem],
+) -> None:
+    written, (model_text, gpus) = wanted
+    if "gpu_model" in chosen and "gpus_per_host" in chosen:
+        return
+    try:
+        model = catalog.gpu(model_text).name
+    except UnknownGpuModel as error:
+        problems.append(
+            InputProblem("user", None, f"gpus_by_cluster[{written}]", error.message, error.fix)
+        )
+        return
+    text = f"the GPUs given for cluster {written}"
+    if "gpu_model" not in chosen:
+        chosen["gpu_model"] = fact(
+            "gpu_model",
+            model,
+            file="user",
+            line=None,
+            locator=f"gpus_by_cluster[{written}]",
+            host=entry.name,
+            source="read",
+            text=text,
+        )
+    if "gpus_per_host" not in chosen:
+        chosen["gpus_per_host"] = fact(
+            "gpus_per_host",
+            int(gpus),
+            file="user",
+            line=None,
+            locator=f"gpus_by_cluster[{written}]",
+            host=entry.name,
+            source="read",
+            text=text,
+        )
+
+
+def _fill_defaults(
+    entry: _Host,
+    chosen: dict[str, Fact],
+    catalog: Catalog,
+    defaults: ImportDefaults,
+    tools: Mapping[str, str],
+) -> None:
+    first = entry.parts[0]
+    said = " or ".join(dict.fromkeys(tools.get(p.file, p.file) for p in entry.parts))
+    model = catalog.gpu(str(chosen["gpu_model"].value))
+    fills: dict[str, tuple[str | int | float, str]] = {
+        "cpu_cores": (defaults.cpu_cores, "set it, or add RVTools or kubectl get nodes output"),
+        "ram_gib": (defaults.ram_gib, "set it, or add RVTools or kubectl get nodes output"),
+        "network_gbps": (defaults.network_gbps, "no tool read reports it: set it"),
+        "rdma": (yes_no(defaults.rdma), "no tool read reports it: set it"),
+        "mig_enabled": (
+            yes_no(model.mig_capable),
+            "the inventory's default (yes on MIG-capable models)",
+        ),
+        "platform": (DEFAULT_PLATFORM.value, "the inventory's default platform: set it"),
+    }
+    for name, (value, why) in fills.items():
+        if name in chosen:
+            continue
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        chosen[name] = fact(
+            name,
+            value,
+            file=first.file,
+            line=first.line,
+            locator="",
+            host=entry.name,
+            source="assumed",
+            text=f"not in {said}; assumed {shown}: {why}",
+        )

@@ -1,0 +1,263 @@
+"""GPU names as tools print them (``NVIDIA H100 80GB HBM3``, ``GRID A100-10C``) as catalog models.
+
+A name is split into a family (``h100``), a memory size written in it (``80gb``) and a form
+factor (``SXM``/``HBM3`` → SXM, ``PCIe``, ``NVL``); catalog names are split the same way, and the
+model whose parts agree is the answer. Memory the tool reports (``memory.total``,
+``nvidia.com/gpu.memory``) picks between sizes the name leaves open (A100 40 GB or 80 GB). A MIG
+device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``) and a vGPU profile (``GRID A100-10C``,
+``NVIDIA-A16-4Q``) map to the physical model they are part of.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers.provenance import NoteSource
+
+__all__ = ["OWN_GPU_FIX", "GpuName", "gpu_family", "match_gpu_name"]
+
+OWN_GPU_FIX = (
+    "add the model with your own GPU file (--catalog-extra, or the Inventory page's "
+    "'your own GPU models')"
+)
+"""How to use a GPU the catalog lacks."""
+
+_BRAND_WORDS = frozenset({"nvidia", "tesla", "grid", "geforce", "quadro", "generation"})
+_FORMS = {
+    "sxm": "sxm",
+    "sxm2": "sxm",
+    "sxm3": "sxm",
+    "sxm4": "sxm",
+    "sxm5": "sxm",
+    "hbm3": "sxm",
+    "hbm3e": "sxm",
+    "hgx": "sxm",
+    "pcie": "pcie",
+    "pci": "pcie",
+    "nvl": "nvl",
+}
+"""Form-factor words; HBM3 marks the H100 SXM5 part (the PCIe part has HBM2e)."""
+_MEMORY = re.compile(r"^(\d+(?:\.\d+)?)gb$")
+_MIG_SUFFIX = re.compile(r"[-\s_]+mig[-\s_]+(\d+g\.\d+gb(?:\+me)?)$")
+_SHARED_SUFFIX = re.compile(r"[-\s_]+shared$")
+_VGPU = re.compile(r"^(?P<board>[a-z]*\d+[a-z]*)-(?P<size>\d+)(?P<series>[abcq])$")
+_VGPU_BOARD_SUFFIXES = {
+    "d": (80.0, None),
+    "dx": (80.0, "pcie"),
+    "xm": (None, "sxm"),
+    "l": (None, "nvl"),
+}
+"""Letters NVIDIA adds to a board in vGPU profile names: A100D is the 80 GB A100, H100XM the SXM
+H100, H100L the NVL (NVIDIA vGPU user guide, profile tables)."""
+_MEMORY_TOLERANCE = 0.12
+"""A reported memory size matches a catalog model within 12 % (drivers reserve some: an H100
+80 GB reports 81,559 MiB, an L4 24 GB 23,034 MiB)."""
+
+
+@dataclass(frozen=True)
+class _Parts:
+    family: str
+    memory_gb: float | None
+    form: str | None
+
+
+def _parts(name: str) -> _Parts:
+    truncated = name.rstrip().endswith(("...", "…"))
+    tokens = [t.strip(".…") for t in re.split(r"[\s\-_/]+", name.lower())]
+    if truncated and tokens and not (_MEMORY.match(tokens[-1]) or tokens[-1] in _FORMS):
+        tokens.pop()  # an old table cuts long names: "H100 80GB HBM..." keeps H100 80GB
+    family: list[str] = []
+    memory = None
+    form = None
+    for token in tokens:
+        if not token or token in _BRAND_WORDS:
+            continue
+        size = _MEMORY.match(token)
+        if size:
+            memory = float(size.group(1))
+        elif token in _FORMS:
+            form = _FORMS[token]
+        else:
+            family.append(token)
+    return _Parts("".join(family), memory, form)
+
+
+def gpu_family(model: str) -> str:
+    """The family of a catalog model or printed name: ``H100-80GB-SXM`` → ``h100``."""
+    return _parts(model).family
+
+
+@dataclass(frozen=True)
+class GpuName:
+    """What a GPU name printed by a tool means in the catalog."""
+
+    written: str
+    """The name as the tool printed it."""
+    model: str | None
+    """The catalog model; None when no catalog model fits."""
+    source: NoteSource
+    """``read`` when the name is a catalog name, ``derived`` when mapped by rule, ``assumed`` when
+    several models fit and one was picked."""
+    reason: str
+    """How the name was mapped, or why it could not be."""
+    vgpu_profile: str | None = None
+    """The vGPU profile the name is (``A16-4Q``); the model is its physical GPU."""
+    mig_profile: str | None = None
+    """The MIG profile of a MIG device's name (``1g.10gb``); the model is its physical GPU."""
+    suggestions: tuple[str, ...] = ()
+    """Closest catalog names, when no model fits."""
+
+    @property
+    def fix(self) -> str:
+        """What to do when ``model`` is None."""
+        if self.suggestions:
+            close = ", ".join(f"'{s}'" for s in self.suggestions)
+            return f"if it is one of {close}, set gpu_model to that name; otherwise {OWN_GPU_FIX}"
+        return OWN_GPU_FIX
+
+
+def _nearest_by_memory(candidates: list[str], catalog: Catalog, memory_gib: float) -> list[str]:
+    fitting = [
+        m
+        for m in candidates
+        if abs(catalog.gpus[m].memory_gib - memory_gib)
+        <= _MEMORY_TOLERANCE * catalog.gpus[m].memory_gib
+    ]
+    if not fitting:
+        return []
+    best = min(abs(catalog.gpus[m].memory_gib - memory_gib) for m in fitting)
+    return [m for m in fitting if abs(catalog.gpus[m].memory_gib - memory_gib) == best]
+
+
+def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = None) -> GpuName:
+    """The catalog model a tool's GPU name refers to.
+
+    Parameters
+    ----------
+    name
+        As printed: ``NVIDIA A100-SXM4-80GB``, ``Tesla T4``, ``NVIDIA-H100-PCIe-MIG-1g.10gb``
+        (a GPU Feature Discovery product label), ``GRID A100-10C`` (a vGPU VM's GPU).
+    catalog
+        Models to choose from (the user's own models included).
+    memory_mib
+        Memory of one GPU as the tool reports it [MiB]; picks between sizes the name leaves open.
+        Ignored for MIG devices and vGPU profiles (it is then the slice's memory, not the GPU's).
+
+    Rules, in order: a catalog name (case, spaces, dashes ignored) is itself; else the family must
+    match a catalog model's; a size in the name (``80GB``) must match; else the reported memory
+    picks the nearest size within 12 %; a form factor in the name must match, and a name without
+    one is the SXM part where the family has one (NVIDIA names the PCIe and NVL parts, not SXM);
+    several fits left: the first in catalog order, marked assumed.
+    """
+    written = name.strip()
+    lowered = written.lower()
+    mig_profile = None
+    mig = _MIG_SUFFIX.search(lowered)
+    if mig:
+        mig_profile = mig.group(1)
+        lowered = lowered[: mig.start()]
+    lowered = _SHARED_SUFFIX.sub("", lowered)
+    words = [w for w in re.split(r"[\s_\-]+", lowered) if w and w not in _BRAND_WORDS]
+    bare = "-".join(words)
+    for candidate in (written, bare):
+        exact = catalog.resolve(candidate) if candidate else None
+        if exact is not None and mig_profile is None:
+            return GpuName(written, exact, "read", f"'{written}' is the catalog model {exact}")
+    parts = _parts(bare)
+    vgpu_profile = None
+    vgpu_size = None
+    vgpu_series = None
+    vgpu = _VGPU.match(bare)
+    if vgpu and mig_profile is None:
+        board = vgpu.group("board")
+        vgpu_size = float(vgpu.group("size"))
+        vgpu_series = vgpu.group("series").upper()
+        vgpu_profile = f"{board.upper()}-{vgpu.group('size')}{vgpu_series}"
+        parts = _Parts(board, None, None)
+        known = {gpu_family(m) for m in catalog.gpus}
+        if board not in known:
+            for suffix, (memory, form) in sorted(
+                _VGPU_BOARD_SUFFIXES.items(), key=lambda s: -len(s[0])
+            ):
+                if board.endswith(suffix) and board[: -len(suffix)] in known:
+                    parts = _Parts(board[: -len(suffix)], memory, form)
+                    break
+        elif board == "a100":
+            parts = _Parts(board, 40.0, None)  # A100-<n>C profiles are the 40 GB boards' own
+    how: list[str] = []
+    candidates = [m for m in catalog.gpus if gpu_family(m) == parts.family and parts.family]
+    if vgpu_size is not None:
+        candidates = [m for m in candidates if catalog.gpus[m].memory_gib >= vgpu_size]
+        if vgpu_series == "C":
+            with_profile = [
+                m for m in candidates if any(p.name == f"{vgpu_size:g}C" for p in catalog.vgpu(m))
+            ]
+            candidates = with_profile or candidates
+    if mig_profile is not None:
+        with_profile = [m for m in candidates if any(p.name == mig_profile for p in catalog.mig(m))]
+        if with_profile:
+            candidates = with_profile
+            how.append(f"MIG {mig_profile} exists on it")
+    if parts.memory_gb is not None:
+        candidates = [
+            m for m in candidates if abs(catalog.gpus[m].memory_gib - parts.memory_gb) <= 2
+        ]
+        how.append(f"{parts.memory_gb:g} GB")
+    elif memory_mib is not None and mig_profile is None and vgpu_profile is None and candidates:
+        by_memory = _nearest_by_memory(candidates, catalog, memory_mib / 1024)
+        if by_memory:
+            candidates = by_memory
+            how.append(f"{memory_mib:g} MiB reported")
+    forms = {m: _parts(m).form for m in candidates}
+    assumed = False
+    if parts.form is not None:
+        candidates = [m for m in candidates if forms[m] in (parts.form, None)]
+        how.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[parts.form])
+    elif len(candidates) > 1 and any(forms[m] == "sxm" for m in candidates):
+        candidates = [m for m in candidates if forms[m] in ("sxm", None)]
+        if vgpu_profile is None:
+            how.append("no PCIe or NVL in the name: the SXM part")
+        else:
+            assumed = True
+            how.append("the vGPU profile does not name the form factor: SXM assumed")
+    if not candidates:
+        query = "-".join(
+            p
+            for p in (
+                parts.family,
+                None if parts.memory_gb is None else f"{parts.memory_gb:g}gb",
+                parts.form,
+            )
+            if p
+        )
+        close = tuple(catalog.closest_names(query or written))
+        return GpuName(
+            written,
+            None,
+            "read",
+            f"the catalog has no model for GPU '{written}'",
+            vgpu_profile,
+            mig_profile,
+            close,
+        )
+    model = candidates[0]
+    if len(candidates) > 1:
+        assumed = True
+        others = ", ".join(candidates[1:])
+        how.append(f"first of the fitting models (also {others})")
+    kind = ""
+    if vgpu_profile is not None:
+        kind = f" (vGPU profile {vgpu_profile} on a physical {model})"
+    elif mig_profile is not None:
+        kind = f" (a MIG {mig_profile} device of a {model})"
+    detail = f": {'; '.join(how)}" if how else ""
+    return GpuName(
+        written,
+        model,
+        "assumed" if assumed else "derived",
+        f"'{written}' is {model}{kind}{detail}",
+        vgpu_profile,
+        mig_profile,
+    )

@@ -1,0 +1,543 @@
+"""Kubernetes GPU nodes from ``kubectl get nodes -o json`` and the GPU Operator's node labels.
+
+GPU Feature Discovery (GFD, part of NVIDIA's GPU Operator) labels each node with its GPU:
+``nvidia.com/gpu.product`` (the name, with ``-MIG-<profile>`` under the MIG single strategy and
+``-SHARED`` when time-slicing renames it), ``nvidia.com/gpu.count``, ``nvidia.com/gpu.memory``
+[MiB], ``nvidia.com/gpu.replicas`` (time-slicing), ``nvidia.com/mig.strategy``,
+``nvidia.com/mig.config`` and ``nvidia.com/vgpu.present``; the device plugin advertises
+``nvidia.com/gpu`` and, under the mixed strategy, ``nvidia.com/mig-<profile>`` resources.
+
+Readings and their rules:
+
+- Host: ``metadata.name`` (labels alone: ``kubernetes.io/hostname``); platform ``kubernetes``.
+- CPU and memory: ``status.allocatable`` (what the scheduler can give pods, i.e. the cores and
+  memory available to workloads the inventory asks for), else ``status.capacity``.
+- GPUs: ``nvidia.com/gpu.count``; under the MIG single strategy it counts MIG devices, so the
+  physical GPUs are that count over the profile's maximum per GPU (every GPU is split alike
+  under the single strategy), rounded up. Without the label: ``nvidia.com/gpu`` capacity over
+  ``nvidia.com/gpu.replicas``.
+- A node labelled ``nvidia.com/vgpu.present=true`` is a VM with a vGPU: its GPU maps to the
+  profile's physical model, and its CPU and memory are the VM's.
+- Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
+  ``topology.kubernetes.io/zone``, else ``kubernetes``.
+- Nodes without a GPU are left out, each with a note saying so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers.gpu_names import match_gpu_name
+from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
+from planner.inputs.importers.kube import (
+    as_mapping,
+    as_text,
+    json_documents,
+    kube_objects,
+    parse_quantity,
+    quantity_gib,
+)
+from planner.inputs.importers.provenance import ImportNote, NoteSource
+from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = ["CLUSTER_LABELS", "TOOL", "read_kubectl_nodes"]
+
+TOOL = "kubectl get nodes -o json"
+CLUSTER_LABELS = (
+    "cluster",
+    "cluster-name",
+    "cluster_name",
+    "cluster.x-k8s.io/cluster-name",
+    "alpha.eksctl.io/cluster-name",
+    "kubernetes.azure.com/cluster",
+)
+"""Node labels that name the cluster, tried in order."""
+_ZONE = "topology.kubernetes.io/zone"
+_GPU = "nvidia.com/gpu"
+_LABEL = "nvidia.com/"
+
+
+def _is_labels(value: Mapping[str, Any]) -> bool:
+    """A bare label map (``jq '.items[].metadata.labels'``): string values, no object keys."""
+    return (
+        bool(value)
+        and all(isinstance(v, str) for v in value.values())
+        and not ({"kind", "metadata", "status", "spec"} & set(value))
+    )
+
+
+def read_kubectl_nodes(
+    data: bytes, file: str, catalog: Catalog, *, cluster: str | None = None
+) -> HostsRead:
+    """GPU hosts from ``kubectl get nodes -o json`` (a ``List`` or one ``Node``), or from the
+    node labels alone (concatenated JSON objects, or an array of them).
+
+    Raises ``InputError`` when the file is not JSON, holds no node, or holds pods.
+    """
+    objects = kube_objects(json_documents(data, file))
+    hosts: list[HostFacts] = []
+    notes: list[ImportNote] = []
+    problems: list[InputProblem] = []
+    labels_only = 0
+    for position, item in enumerate(objects, start=1):
+        kind = as_text(item.get("kind"))
+        if kind == "Pod":
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        None,
+                        None,
+                        "this is kubectl get pods output (workloads), not nodes",
+                        "give it as a workload file (--workloads), and the nodes as inventory",
+                    )
+                ]
+            )
+        if kind == "Node" or "status" in item or "metadata" in item:
+            node = _Node.from_object(item, position)
+        elif _is_labels(item):
+            node = _Node.from_labels(item, position)
+            labels_only += 1
+        else:
+            problems.append(
+                InputProblem(
+                    file,
+                    None,
+                    f"object {position}",
+                    f"object {position} is neither a Node nor a label map"
+                    + (f" (kind {kind})" if kind else ""),
+                    "give the output of kubectl get nodes -o json",
+                )
+            )
+            continue
+        host = _host(node, file, catalog, cluster, notes, problems)
+        if host is not None:
+            hosts.append(host)
+    if labels_only:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "metadata.labels",
+                "",
+                "",
+                "",
+                "read",
+                "node labels only: CPU and memory are not in this output (kubectl get nodes "
+                "-o json has them)",
+            )
+        )
+    if not hosts and not notes and not problems:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no Kubernetes node in the file",
+                    "give the output of kubectl get nodes -o json",
+                )
+            ]
+        )
+    return HostsRead(file, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+
+
+class _Node:
+    """The parts of one node object the importer reads."""
+
+    def __init__(
+        self,
+        name: str,
+        labels: Mapping[str, str],
+        capacity: Mapping[str, Any],
+        allocatable: Mapping[str, Any],
+    ) -> None:
+        self.name = name
+        self.labels = labels
+        self.capacity = capacity
+        self.allocatable = allocatable
+
+    @classmethod
+    def from_object(cls, item: Mapping[str, Any], position: int) -> _Node:
+        metadata = as_mapping(item.get("metadata"))
+        status = as_mapping(item.get("status"))
+        labels = {str(k): as_text(v) for k, v in as_mapping(metadata.get("labels")).items()}
+        name = as_text(metadata.get("name")) or labels.get("kubernetes.io/hostname", "")
+        return cls(
+            name or f"node-{position}",
+            labels,
+            as_mapping(status.get("capacity")),
+            as_mapping(status.get("allocatable")),
+        )
+
+    @classmethod
+    def from_labels(cls, labels: Mapping[str, Any], position: int) -> _Node:
+        text = {str(k): as_text(v) for k, v in labels.items()}
+        return cls(text.get("kubernetes.io/hostname") or f"node-{position}", text, {}, {})
+
+    def resource(self, name: str) -> tuple[Any, str] | None:
+        """A resource's quantity with where it was found (allocatable first)."""
+        for part, values in (("allocatable", self.allocatable), ("capacity", self.capacity)):
+            if name in values:
+                return values[name], f"status.{part}.{name}"
+        return None
+
+
+def _whole(text: str) -> int | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if math.isfinite(value) and value.is_integer() and value >= 0 else None
+
+
+def _host(
+    node: _Node,
+    file: str,
+    catalog: Catalog,
+    cluster: str | None,
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> HostFacts | None:
+    labels = node.labels
+    name = node.name
+    facts: list[Fact] = []
+
+    def add(
+        field: str, value: str | int | float, locator: str, source: NoteSource, text: str
+    ) -> None:
+        facts.append(
+            fact(
+                field,
+                value,
+                file=file,
+                line=None,
+                locator=locator,
+                host=name,
+                source=source,
+                text=text,
+            )
+        )
+
+    def bad(locator: str, message: str, fix: str) -> None:
+        problems.append(InputProblem(file, None, f"node {name}: {locator}", message, fix))
+
+    product = labels.get(f"{_LABEL}gpu.product", "")
+    count_text = labels.get(f"{_LABEL}gpu.count", "")
+    mig_counts: dict[str, int] = {}
+    for key, value in node.capacity.items():
+        if key.startswith(f"{_LABEL}mig-"):
+            try:
+                mig_counts[key.removeprefix(f"{_LABEL}mig-")] = int(parse_quantity(value))
+            except ValueError:
+                bad(f"status.capacity.{key}", f"'{value}' is not a count", "give kubectl's output")
+    for key, value in labels.items():
+        if key.startswith(f"{_LABEL}mig-") and key.endswith(".count"):
+            profile = key.removeprefix(f"{_LABEL}mig-").removesuffix(".count")
+            count = _whole(value)
+            if count is not None:
+                mig_counts.setdefault(profile, count)
+    capacity_gpus = None
+    for resource in (_GPU, f"{_GPU}.shared"):
+        found = node.resource(resource)
+        if found is not None:
+            try:
+                capacity_gpus = (parse_quantity(found[0]), found[1])
+            except ValueError:
+                bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
+            break
+    has_gpu = bool(product or count_text or any(mig_counts.values()))
+    has_gpu = has_gpu or (capacity_gpus is not None and capacity_gpus[0] > 0)
+    if not has_gpu:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "",
+                name,
+                "",
+                "left out",
+                "read",
+                "no GPU on the node (no nvidia.com/gpu resource or GPU label): left out",
+            )
+        )
+        return None
+    add("platform", Platform.KUBERNETES.value, "kind Node", "read", "a Kubernetes node")
+    _cluster(labels, cluster, add)
+    _cpu_and_memory(node, add, bad)
+    if any(
+        labels.get(k) == "true"
+        for k in (
+            "feature.node.kubernetes.io/rdma.capable",
+            "feature.node.kubernetes.io/rdma.available",
+        )
+    ) or any(k.startswith("rdma/") for k in node.capacity):
+        add("rdma", "yes", "rdma label or resource", "derived", "the node advertises RDMA")
+
+    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", ""))
+    gpu_name = match_gpu_name(product, catalog, memory_mib=memory_mib) if product else None
+    model = None if gpu_name is None else gpu_name.model
+    product_locator = f"metadata.labels.{_LABEL}gpu.product"
+    if gpu_name is None:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                product_locator,
+                name,
+                "gpu_model",
+                "",
+                "read",
+                "no nvidia.com/gpu.product label (GPU Feature Discovery labels it): the model "
+                "must come from another file or the user",
+            )
+        )
+    elif model is None:
+        add("gpu_model", product, product_locator, "read", gpu_name.reason)
+        bad(product_locator, gpu_name.reason, gpu_name.fix)
+    else:
+        add("gpu_model", model, product_locator, gpu_name.source, gpu_name.reason)
+
+    count_label = _whole(count_text)
+    replicas = _whole(labels.get(f"{_LABEL}gpu.replicas", "")) or 1
+    layout: list[MigGpu] = []
+    if gpu_name is not None and gpu_name.mig_profile is not None:
+        _mig_single(
+            node,
+            gpu_name.mig_profile,
+            model,
+            count_label,
+            capacity_gpus,
+            catalog,
+            add,
+            bad,
+            layout,
+            file,
+        )
+    elif gpu_name is not None and (
+        gpu_name.vgpu_profile is not None or labels.get(f"{_LABEL}vgpu.present") == "true"
+    ):
+        _vgpu_vm(
+            node, gpu_name.vgpu_profile or product, model, count_label, capacity_gpus, catalog, add
+        )
+    else:
+        if count_label is not None:
+            add(
+                "gpus_per_host",
+                count_label,
+                f"metadata.labels.{_LABEL}gpu.count",
+                "read",
+                "GPUs on the node (nvidia.com/gpu.count)",
+            )
+        elif capacity_gpus is not None:
+            gpus = max(1, math.ceil(capacity_gpus[0] / replicas))
+            add(
+                "gpus_per_host",
+                gpus,
+                capacity_gpus[1],
+                "derived",
+                f"advertised GPUs over {replicas} time-slicing replica(s) per GPU",
+            )
+        if replicas > 1:
+            notes.append(
+                ImportNote(
+                    file,
+                    None,
+                    f"metadata.labels.{_LABEL}gpu.replicas",
+                    name,
+                    "",
+                    str(replicas),
+                    "read",
+                    "GPUs are time-sliced: each is advertised as several replicas",
+                )
+            )
+        in_place = {p: c for p, c in mig_counts.items() if c > 0}
+        if in_place:
+            add(
+                "mig_enabled",
+                "yes",
+                f"status.capacity.{_LABEL}mig-*",
+                "derived",
+                "MIG devices are advertised (mixed strategy)",
+            )
+            layout.append(
+                MigGpu(
+                    name,
+                    None,
+                    tuple(MigInstance(p, None) for p, c in in_place.items() for _ in range(c)),
+                    file,
+                )
+            )
+        elif model is not None and catalog.gpus[model].mig_capable:
+            add(
+                "mig_enabled",
+                "no",
+                f"metadata.labels.{_LABEL}mig.strategy",
+                "derived",
+                "no MIG device is advertised",
+            )
+    return HostFacts(name, file, None, tuple(facts), tuple(layout))
+
+
+def _cluster(labels: Mapping[str, str], cluster: str | None, add: Any) -> None:
+    if cluster:
+        add("cluster", cluster, "", "read", "the cluster name given for the nodes")
+        return
+    for label in CLUSTER_LABELS:
+        if labels.get(label):
+            add(
+                "cluster",
+                labels[label],
+                f"metadata.labels.{label}",
+                "read",
+                "the node's cluster label",
+            )
+            return
+    if labels.get(_ZONE):
+        add(
+            "cluster",
+            labels[_ZONE],
+            f"metadata.labels.{_ZONE}",
+            "derived",
+            "no cluster label: the node's zone names its cluster",
+        )
+        return
+    add(
+        "cluster",
+        "kubernetes",
+        "",
+        "assumed",
+        "no cluster label or zone on the node: assumed 'kubernetes' (give the cluster name)",
+    )
+
+
+def _cpu_and_memory(node: _Node, add: Any, bad: Any) -> None:
+    found = node.resource("cpu")
+    if found is not None:
+        try:
+            add(
+                "cpu_cores",
+                parse_quantity(found[0]),
+                found[1],
+                "read",
+                "cores the scheduler can give pods (allocatable; capacity if absent)",
+            )
+        except ValueError as error:
+            bad(found[1], str(error), "give kubectl's output unchanged")
+    found = node.resource("memory")
+    if found is not None:
+        try:
+            add(
+                "ram_gib",
+                round(quantity_gib(found[0]), 3),
+                found[1],
+                "derived",
+                "memory the scheduler can give pods, in GiB (allocatable; capacity if absent)",
+            )
+        except ValueError as error:
+            bad(found[1], str(error), "give kubectl's output unchanged")
+
+
+def _mig_single(
+    node: _Node,
+    profile: str,
+    model: str | None,
+    count_label: int | None,
+    capacity_gpus: tuple[float, str] | None,
+    catalog: Catalog,
+    add: Any,
+    bad: Any,
+    layout: list[MigGpu],
+    file: str,
+) -> None:
+    """Physical GPUs under the MIG single strategy, where the counts are of MIG devices."""
+    add(
+        "mig_enabled",
+        "yes",
+        f"metadata.labels.{_LABEL}gpu.product",
+        "derived",
+        f"the product label names a MIG {profile} device",
+    )
+    if count_label is not None:
+        devices, locator = count_label, f"metadata.labels.{_LABEL}gpu.count"
+    elif capacity_gpus is not None:
+        devices, locator = int(capacity_gpus[0]), capacity_gpus[1]
+    else:
+        return
+    known = (
+        None if model is None else next((p for p in catalog.mig(model) if p.name == profile), None)
+    )
+    if known is None:
+        bad(
+            locator,
+            f"MIG profile {profile} is not in the catalog for this GPU, so the "
+            f"{devices} MIG devices cannot be turned into GPUs",
+            "set gpus_per_host to the node's physical GPUs",
+        )
+        return
+    gpus = max(1, math.ceil(devices / known.max_per_gpu))
+    config = node.labels.get(f"{_LABEL}mig.config", "")
+    uniform = config == f"all-{profile}"
+    source: NoteSource = "derived" if uniform else "assumed"
+    how = f"mig.config {config}" if uniform else "every GPU assumed split alike"
+    add(
+        "gpus_per_host",
+        gpus,
+        locator,
+        source,
+        f"MIG single strategy: the count is of MIG devices; {devices} devices of "
+        f"{profile} at {known.max_per_gpu} per GPU ({how})",
+    )
+    left = devices
+    for index in range(gpus):
+        here = min(known.max_per_gpu, left)
+        left -= here
+        layout.append(
+            MigGpu(node.name, index, tuple(MigInstance(profile, None) for _ in range(here)), file)
+        )
+
+
+def _vgpu_vm(
+    node: _Node,
+    profile: str,
+    model: str | None,
+    count_label: int | None,
+    capacity_gpus: tuple[float, str] | None,
+    catalog: Catalog,
+    add: Any,
+) -> None:
+    """A node that is a VM with vGPUs: one GPU per vGPU, rounded up to the model's boards."""
+    add(
+        "mig_enabled",
+        "no",
+        f"metadata.labels.{_LABEL}vgpu.present",
+        "derived",
+        f"a vGPU VM ({profile}): MIG is not visible inside it",
+    )
+    if count_label is not None:
+        vgpus, locator = count_label, f"metadata.labels.{_LABEL}gpu.count"
+    elif capacity_gpus is not None:
+        vgpus, locator = max(1, int(capacity_gpus[0])), capacity_gpus[1]
+    else:
+        return
+    board = 1 if model is None else catalog.gpus[model].gpus_per_board
+    gpus = max(board, math.ceil(vgpus / board) * board)
+    text = (
+        f"the node is a VM with {vgpus} vGPU(s) of profile {profile}, not a physical host; its "
+        "CPU and memory are the VM's"
+    )
+    if gpus != vgpus:
+        add(
+            "gpus_per_host",
+            gpus,
+            locator,
+            "assumed",
+            f"{text}; hosts of {model} hold whole boards of {board} GPUs, so one board is assumed "
+            "(set the physical host's GPUs)",
+        )
+    else:
+        add("gpus_per_host", gpus, locator, "derived", text)

@@ -1,0 +1,856 @@
+"""GPU workloads from ``kubectl get pods -A -o json``: one row per pod, grouped into classes.
+
+Per pod the importer reads what the scheduler reserves: GPU, CPU and memory requests. A
+container's request of a resource is its ``requests`` entry, else its ``limits`` entry (the
+value Kubernetes defaults the request to). The pod's request follows Kubernetes' rule: the larger
+of the regular containers' sum (plus sidecars, i.e. init containers with ``restartPolicy:
+Always``) and each init container's own request (plus the sidecars started before it).
+
+GPU requests and what one pod gets [GPUs]:
+
+- ``nvidia.com/gpu: n``: ``n`` whole GPUs.
+- ``nvidia.com/gpu.shared: n`` (time-slicing with renamed resources): ``n`` replicas, each
+  assumed a fixed share of a GPU (``WorkloadDefaults.shared_gpu_share``; the node's
+  ``nvidia.com/gpu.replicas`` sets the real one).
+- ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
+  the profile's.
+- HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
+  [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
+  share), memory ``n`` × gpumem.
+
+Pods are grouped into classes by owner: a ReplicaSet's pods by their Deployment (the
+ReplicaSet name without its pod-template hash), a Job's by its CronJob (the Job name without its
+scheduled minute), StatefulSets, DaemonSets and custom owners as they are, a bare pod alone; or
+by a label the user picks. Only ``Running`` and ``Pending`` pods count as instances; finished
+pods and pods without a GPU are kept in the pod table and left out of the classes, with a note.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers.gpu_names import match_gpu_name
+from planner.inputs.importers.kube import (
+    as_mapping,
+    as_text,
+    json_documents,
+    kube_objects,
+    parse_quantity,
+)
+from planner.inputs.importers.provenance import ImportNote, NoteSource
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
+
+__all__ = [
+    "COUNTED_PHASES",
+    "TOOL",
+    "GpuRequest",
+    "GroupedPods",
+    "PodRequest",
+    "PodsRead",
+    "WorkloadDefaults",
+    "group_pods",
+    "label_keys",
+    "owner_of",
+    "pods_frame",
+    "read_kubectl_pods",
+    "workload_kind",
+]
+
+TOOL = "kubectl get pods -A -o json"
+COUNTED_PHASES = frozenset({"Running", "Pending", ""})
+"""Pod phases that hold (or wait for) a GPU; ``Succeeded`` and ``Failed`` pods hold none."""
+_GPU = "nvidia.com/gpu"
+_SHARED = "nvidia.com/gpu.shared"
+_MIG = "nvidia.com/mig-"
+_HAMI_MEMORY = "nvidia.com/gpumem"
+_HAMI_MEMORY_SHARE = "nvidia.com/gpumem-percentage"
+_HAMI_CORES = "nvidia.com/gpucores"
+_PRODUCT = "nvidia.com/gpu.product"
+_TEMPLATE_HASH = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$")
+"""The suffix Kubernetes adds to a ReplicaSet's name (its safe-encoding alphabet)."""
+_CRON_SUFFIX = re.compile(r"^(?P<cronjob>.+)-\d{8,10}$")
+"""A CronJob names its Jobs ``<cronjob>-<scheduled time in minutes since the epoch>``."""
+_TRAINING_OWNERS = frozenset(
+    {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "TrainJob"}
+)
+_BATCH_OWNERS = frozenset({"Job", "CronJob"})
+_PROFILE_NAME = re.compile(r"^(?P<compute>\d+)g\.(?P<memory>\d+)gb")
+
+
+@dataclass(frozen=True)
+class WorkloadDefaults:
+    """Figures assumed where Kubernetes does not say; each use is marked assumed in the notes."""
+
+    busy_fraction: Mapping[WorkloadKind, float] = field(
+        default_factory=lambda: {
+            WorkloadKind.TRAINING: 0.7,
+            WorkloadKind.INFERENCE: 0.3,
+            WorkloadKind.NOTEBOOK: 0.1,
+            WorkloadKind.BATCH: 0.8,
+            WorkloadKind.VDI: 0.2,
+        }
+    )
+    """Share of active time the GPU is busy, per kind [0-1]; DCGM metrics replace it."""
+    gpu_memory_gib: float = 40.0
+    """Memory of one whole GPU when a pod names no GPU model [GiB]."""
+    shared_gpu_share: float = 0.25
+    """Share of a GPU one time-sliced replica gets (4 replicas per GPU) [GPUs]."""
+    batch_hours: str = "8"
+    """``active_hours`` of a Job's or CronJob's class (hours a day, from 20:00)."""
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """What one pod asks of GPUs, in the planner's terms."""
+
+    resource: str
+    """The resource requested: ``nvidia.com/gpu``, ``nvidia.com/mig-1g.10gb`` and so on."""
+    gpus: float
+    """GPUs per pod: a fraction of one GPU, or whole GPUs."""
+    gpus_source: NoteSource
+    gpus_text: str
+    memory_gib: float | None
+    """GPU memory the request holds [GiB]; None when the request does not say (whole GPUs)."""
+    memory_source: NoteSource
+    memory_text: str
+    mig_profile: str | None = None
+
+
+@dataclass(frozen=True)
+class PodRequest:
+    """One pod: its owner, labels and what it requests."""
+
+    file: str
+    namespace: str
+    name: str
+    node: str
+    phase: str
+    owner_kind: str
+    """``Deployment``, ``StatefulSet``, ``CronJob``, ``Job``, ``DaemonSet``, a custom kind, or
+    ``Pod`` for a pod without an owner."""
+    owner_name: str
+    owner_source: NoteSource
+    """``read`` for the direct owner, ``derived`` for a Deployment or CronJob worked out from a
+    ReplicaSet's or Job's name."""
+    labels: Mapping[str, str]
+    cpu_cores: float
+    """CPU request [cores]."""
+    ram_gib: float
+    """Memory request [GiB]."""
+    gpu: GpuRequest | None
+    """None when the pod requests no GPU."""
+    gpu_models: tuple[str, ...]
+    """Catalog models the pod's node selector or affinity asks for (``nvidia.com/gpu.product``)."""
+
+    @property
+    def counted(self) -> bool:
+        """The pod holds or waits for its resources (``COUNTED_PHASES``)."""
+        return self.phase in COUNTED_PHASES
+
+
+@dataclass(frozen=True)
+class PodsRead:
+    """Every pod of one file, with notes and problems."""
+
+    file: str
+    pods: tuple[PodRequest, ...]
+    notes: tuple[ImportNote, ...] = ()
+    problems: tuple[InputProblem, ...] = ()
+
+
+def owner_of(
+    references: object, labels: Mapping[str, str], pod_name: str
+) -> tuple[str, str, NoteSource]:
+    """(kind, name, source) of the workload a pod belongs to; see the module docstring."""
+    refs = [as_mapping(r) for r in references] if isinstance(references, list) else []
+    refs = [r for r in refs if as_text(r.get("kind")) and as_text(r.get("name"))]
+    if not refs:
+        return "Pod", pod_name, "read"
+    ref = next((r for r in refs if r.get("controller") is True), refs[0])
+    kind, name = as_text(ref.get("kind")), as_text(ref.get("name"))
+    if kind == "ReplicaSet":
+        template_hash = labels.get("pod-template-hash", "")
+        if template_hash and name.endswith(f"-{template_hash}"):
+            return "Deployment", name[: -len(template_hash) - 1], "derived"
+        if _TEMPLATE_HASH.search(name):
+            return "Deployment", _TEMPLATE_HASH.sub("", name), "derived"
+    if kind == "Job":
+        cron = _CRON_SUFFIX.match(name)
+        if cron:
+            return "CronJob", cron.group("cronjob"), "derived"
+    return kind, name, "read"
+
+
+def workload_kind(owner_kind: str, name: str) -> tuple[WorkloadKind, str]:
+    """The kind of a class from its owner and name, with the rule that decided it.
+
+    In order: a name with ``notebook`` or ``jupyter`` (or a Kubeflow ``Notebook`` owner) is a
+    notebook; a name with ``train`` or a Kubeflow training owner (``PyTorchJob``...) is training;
+    a ``Job`` or ``CronJob`` is batch; anything else (Deployment, StatefulSet, DaemonSet, a bare
+    pod) is inference.
+    """
+    lowered = name.lower()
+    if "notebook" in lowered or "jupyter" in lowered or owner_kind == "Notebook":
+        return WorkloadKind.NOTEBOOK, "its name or owner says notebook"
+    if "train" in lowered or owner_kind in _TRAINING_OWNERS:
+        return WorkloadKind.TRAINING, "its name or owner says training"
+    if owner_kind in _BATCH_OWNERS:
+        return WorkloadKind.BATCH, f"a {owner_kind} runs to completion: batch"
+    return WorkloadKind.INFERENCE, f"a long-running {owner_kind} with a GPU: inference"
+
+
+def _requested(container: Mapping[str, Any], resource: str) -> object | None:
+    resources = as_mapping(container.get("resources"))
+    requests = as_mapping(resources.get("requests"))
+    limits = as_mapping(resources.get("limits"))
+    found: object | None = requests.get(resource, limits.get(resource))
+    return found
+
+
+def _pod_total(
+    containers: Sequence[Mapping[str, Any]],
+    init_containers: Sequence[Mapping[str, Any]],
+    value: Callable[[Mapping[str, Any]], float],
+) -> float:
+    """The pod's request of one quantity: max(init rule, regular sum + sidecars)."""
+    sidecars = 0.0
+    init_peak = 0.0
+    for container in init_containers:
+        amount = value(container)
+        if container.get("restartPolicy") == "Always":
+            sidecars += amount
+            init_peak = max(init_peak, sidecars)
+        else:
+            init_peak = max(init_peak, amount + sidecars)
+    regular = sum(value(c) for c in containers) + sidecars
+    return max(init_peak, regular)
+
+
+class _PodProblems:
+    def __init__(self, file: str, namespace: str, pod: str, problems: list[InputProblem]) -> None:
+        self.file = file
+        self.where = f"pod {namespace}/{pod}"
+        self.problems = problems
+
+    def __call__(self, locator: str, message: str, fix: str) -> None:
+        self.problems.append(
+            InputProblem(self.file, None, f"{self.where}: {locator}", message, fix)
+        )
+
+
+def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:
+    raw = _requested(container, resource)
+    if raw is None:
+        return 0.0
+    try:
+        value = parse_quantity(raw)
+    except ValueError as error:
+        bad(
+            f"{as_text(container.get('name'))} {resource}",
+            str(error),
+            "give kubectl's output unchanged",
+        )
+        return 0.0
+    return max(0.0, value)
+
+
+@dataclass(frozen=True)
+class _ContainerGpu:
+    gpus: float
+    memory_gib: float | None
+    resource: str
+    gpus_source: NoteSource
+    gpus_text: str
+    memory_source: NoteSource
+    memory_text: str
+    mig_profile: str | None
+
+
+def _container_gpu(
+    container: Mapping[str, Any],
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    bad: _PodProblems,
+) -> _ContainerGpu | None:
+    resources = as_mapping(container.get("resources"))
+    names = set(as_mapping(resources.get("requests"))) | set(as_mapping(resources.get("limits")))
+    mig = sorted(n for n in names if n.startswith(_MIG))
+    if mig:
+        resource = mig[0]
+        count = _quantity(container, resource, bad)
+        if count <= 0:
+            return None
+        profile = resource.removeprefix(_MIG)
+        models = [m for m in catalog.gpus if any(p.name == profile for p in catalog.mig(m))]
+        if models:
+            known = next(p for p in catalog.mig(models[0]) if p.name == profile)
+            slices = catalog.gpus[models[0]].mig_compute_slices
+            return _ContainerGpu(
+                min(1.0, count * known.compute_slices / slices),
+                count * known.memory_gib,
+                resource,
+                "derived",
+                f"{count:g} × MIG {profile}: {known.compute_slices} of {slices} compute slices",
+                "derived",
+                f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
+                profile,
+            )
+        parsed = _PROFILE_NAME.match(profile)
+        compute = int(parsed.group("compute")) if parsed else 1
+        memory = float(parsed.group("memory")) if parsed else None
+        return _ContainerGpu(
+            min(1.0, count * compute / 7),
+            None if memory is None else count * memory,
+            resource,
+            "assumed",
+            f"{count:g} × MIG {profile} (not in the catalog): {compute} of 7 slices assumed",
+            "assumed",
+            f"{count:g} × MIG {profile}: memory from its name",
+            profile,
+        )
+    count = _quantity(container, _GPU, bad) + _quantity(container, _SHARED, bad)
+    hami = [n for n in (_HAMI_CORES, _HAMI_MEMORY_SHARE, _HAMI_MEMORY) if n in names]
+    if hami:
+        devices = count or 1.0
+        cores = _quantity(container, _HAMI_CORES, bad) if _HAMI_CORES in names else None
+        share = (
+            _quantity(container, _HAMI_MEMORY_SHARE, bad) if _HAMI_MEMORY_SHARE in names else None
+        )
+        mib = _quantity(container, _HAMI_MEMORY, bad) if _HAMI_MEMORY in names else None
+        memory = None if mib is None else devices * mib / 1024
+        memory_text = f"{devices:g} × {mib:g} MiB (nvidia.com/gpumem)" if mib is not None else ""
+        assumed_gib = defaults.gpu_memory_gib
+        source: NoteSource
+        if cores:
+            gpus, source = devices * cores / 100, "read"
+            text = f"{devices:g} × {cores:g} % of a GPU's cores (nvidia.com/gpucores)"
+        elif share:
+            gpus, source = devices * share / 100, "derived"
+            text = (
+                f"{devices:g} × {share:g} % of a GPU's memory (nvidia.com/gpumem-percentage), "
+                "compute taken alike"
+            )
+        elif mib:
+            gpus, source = devices * min(1.0, mib / 1024 / assumed_gib), "assumed"
+            text = (
+                f"{devices:g} × {mib:g} MiB of an assumed {assumed_gib:g} GiB GPU, compute "
+                "taken alike"
+            )
+        else:
+            gpus, source = devices, "read"
+            text = f"{devices:g} HAMi virtual GPU(s) without limits"
+        if share and memory is None:
+            memory = devices * share / 100 * assumed_gib
+            memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
+        gpus = _rounded(gpus)
+        return _ContainerGpu(
+            gpus,
+            memory,
+            "HAMi " + ", ".join(hami),
+            source,
+            text,
+            "read" if mib is not None else "assumed",
+            memory_text,
+            None,
+        )
+    if count <= 0:
+        return None
+    if _quantity(container, _SHARED, bad) > 0:
+        shared = _quantity(container, _SHARED, bad)
+        gpus = _rounded(shared * defaults.shared_gpu_share)
+        return _ContainerGpu(
+            gpus,
+            None,
+            _SHARED,
+            "assumed",
+            f"{shared:g} time-sliced replica(s) at an assumed {defaults.shared_gpu_share:g} GPU "
+            "each (the node's nvidia.com/gpu.replicas sets it)",
+            "assumed",
+            "",
+            None,
+        )
+    return _ContainerGpu(
+        count, None, _GPU, "read", f"{count:g} whole GPU(s) (nvidia.com/gpu)", "assumed", "", None
+    )
+
+
+def _rounded(gpus: float) -> float:
+    """A GPU count the planner accepts: at most 1 as it is, above 1 up to whole GPUs."""
+    return gpus if gpus <= 1 else float(math.ceil(gpus - 1e-9))
+
+
+def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ...]:
+    """Catalog models the pod's node selector or required node affinity names."""
+    products = []
+    selector = as_mapping(spec.get("nodeSelector"))
+    if as_text(selector.get(_PRODUCT)):
+        products.append(as_text(selector.get(_PRODUCT)))
+    affinity = as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity"))
+    required = as_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = required.get("nodeSelectorTerms")
+    for term in terms if isinstance(terms, list) else []:
+        expressions = as_mapping(term).get("matchExpressions")
+        for expression in expressions if isinstance(expressions, list) else []:
+            expression = as_mapping(expression)
+            values = expression.get("values")
+            if (
+                as_text(expression.get("key")) == _PRODUCT
+                and as_text(expression.get("operator")) == "In"
+                and isinstance(values, list)
+            ):
+                products.extend(as_text(v) for v in values)
+    models = [match_gpu_name(p, catalog).model for p in products if p]
+    return tuple(dict.fromkeys(m for m in models if m is not None))
+
+
+def read_kubectl_pods(
+    data: bytes, file: str, catalog: Catalog, *, defaults: WorkloadDefaults | None = None
+) -> PodsRead:
+    """Every pod of ``kubectl get pods -A -o json`` (a ``List`` or one ``Pod``) with its owner,
+    labels and requests. Raises ``InputError`` when the file is not JSON or holds no pod."""
+    defaults = defaults or WorkloadDefaults()
+    objects = kube_objects(json_documents(data, file))
+    pods: list[PodRequest] = []
+    problems: list[InputProblem] = []
+    for position, item in enumerate(objects, start=1):
+        kind = as_text(item.get("kind"))
+        spec = as_mapping(item.get("spec"))
+        if kind == "Node":
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        None,
+                        None,
+                        "this is kubectl get nodes output (inventory), not pods",
+                        "give it as an inventory file (--inventory)",
+                    )
+                ]
+            )
+        if kind not in ("Pod", "") or not spec or not isinstance(spec.get("containers"), list):
+            problems.append(
+                InputProblem(
+                    file,
+                    None,
+                    f"object {position}",
+                    f"object {position} is not a pod (kind {kind or 'missing'}): ignored",
+                    "give the output of kubectl get pods -A -o json",
+                )
+            )
+            continue
+        pods.append(_pod(item, spec, file, catalog, defaults, problems))
+    if not pods:
+        raise InputError(
+            [
+                *problems[:5],
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no pod in the file",
+                    "give the output of kubectl get pods -A -o json",
+                ),
+            ]
+        )
+    return PodsRead(file, tuple(pods), (), tuple(problems))
+
+
+def _pod(
+    item: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    file: str,
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    problems: list[InputProblem],
+) -> PodRequest:
+    metadata = as_mapping(item.get("metadata"))
+    name = as_text(metadata.get("name")) or "unnamed"
+    namespace = as_text(metadata.get("namespace")) or "default"
+    labels = {str(k): as_text(v) for k, v in as_mapping(metadata.get("labels")).items()}
+    bad = _PodProblems(file, namespace, name, problems)
+    containers = [as_mapping(c) for c in spec.get("containers") or []]
+    inits_raw = spec.get("initContainers")
+    inits = [as_mapping(c) for c in inits_raw] if isinstance(inits_raw, list) else []
+    cpu = _pod_total(containers, inits, lambda c: _quantity(c, "cpu", bad))
+    memory_bytes = _pod_total(containers, inits, lambda c: _quantity(c, "memory", bad))
+    gpu_parts = {id(c): _container_gpu(c, catalog, defaults, bad) for c in [*containers, *inits]}
+    gpu = None
+    if any(p is not None for p in gpu_parts.values()):
+        gpus = _pod_total(containers, inits, lambda c: _gpus_of(gpu_parts[id(c)]))
+        memories = [p.memory_gib for p in gpu_parts.values() if p is not None]
+        known_memory = (
+            None
+            if any(m is None for m in memories)
+            else _pod_total(containers, inits, lambda c: _memory_of(gpu_parts[id(c)]))
+        )
+        first = next(p for p in gpu_parts.values() if p is not None)
+        gpu = GpuRequest(
+            first.resource,
+            _rounded(gpus),
+            first.gpus_source,
+            first.gpus_text,
+            known_memory,
+            first.memory_source,
+            first.memory_text,
+            first.mig_profile,
+        )
+    kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
+    return PodRequest(
+        file=file,
+        namespace=namespace,
+        name=name,
+        node=as_text(spec.get("nodeName")),
+        phase=as_text(as_mapping(item.get("status")).get("phase")),
+        owner_kind=kind,
+        owner_name=owner,
+        owner_source=source,
+        labels=labels,
+        cpu_cores=cpu,
+        ram_gib=memory_bytes / 2.0**30,
+        gpu=gpu,
+        gpu_models=_selected_models(spec, catalog),
+    )
+
+
+def _gpus_of(part: _ContainerGpu | None) -> float:
+    return 0.0 if part is None else part.gpus
+
+
+def _memory_of(part: _ContainerGpu | None) -> float:
+    return 0.0 if part is None or part.memory_gib is None else part.memory_gib
+
+
+def pods_frame(pods: Iterable[PodRequest]) -> pd.DataFrame:
+    """One row per pod: namespace, pod, node, phase, owner_kind, owner, gpu_resource, gpus,
+    gpu_memory_gib [GiB], cpu_cores [cores], ram_gib [GiB], gpu_models, labels
+    (``key=value`` pairs separated by ``; ``), file."""
+    rows = [
+        {
+            "namespace": p.namespace,
+            "pod": p.name,
+            "node": p.node,
+            "phase": p.phase,
+            "owner_kind": p.owner_kind,
+            "owner": p.owner_name,
+            "gpu_resource": "" if p.gpu is None else p.gpu.resource,
+            "gpus": 0.0 if p.gpu is None else p.gpu.gpus,
+            "gpu_memory_gib": None if p.gpu is None else p.gpu.memory_gib,
+            "cpu_cores": p.cpu_cores,
+            "ram_gib": p.ram_gib,
+            "gpu_models": "|".join(p.gpu_models),
+            "labels": "; ".join(f"{k}={v}" for k, v in sorted(p.labels.items())),
+            "file": p.file,
+        }
+        for p in pods
+    ]
+    columns = [
+        "namespace",
+        "pod",
+        "node",
+        "phase",
+        "owner_kind",
+        "owner",
+        "gpu_resource",
+        "gpus",
+        "gpu_memory_gib",
+        "cpu_cores",
+        "ram_gib",
+        "gpu_models",
+        "labels",
+        "file",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def label_keys(pods: Iterable[PodRequest]) -> list[str]:
+    """Label keys on at least one GPU pod, most common first: the keys pods can be grouped by."""
+    counts: dict[str, int] = {}
+    for pod in pods:
+        if pod.gpu is not None:
+            for key in pod.labels:
+                counts[key] = counts.get(key, 0) + 1
+    return sorted(counts, key=lambda k: (-counts[k], k))
+
+
+@dataclass(frozen=True)
+class GroupedPods:
+    """Workload classes made from pods."""
+
+    frame: pd.DataFrame
+    """``WORKLOAD_COLUMNS`` and ``notes`` (where each class came from), one row per class."""
+    notes: tuple[ImportNote, ...]
+    problems: tuple[InputProblem, ...]
+    class_of: Mapping[tuple[str, str], str]
+    """Class name of each counted GPU pod, by (namespace, pod)."""
+    owners: Mapping[str, str]
+    """Class name by owner name (``chat-llm``), for matching measurements that name no pod."""
+
+
+@dataclass
+class _Class:
+    key: tuple[str, ...]
+    name: str
+    namespace: str
+    owner_kind: str
+    pods: list[PodRequest]
+
+
+def _class_name(name: str) -> str:
+    cleaned = name.replace("#", "-").strip()
+    return cleaned or "unnamed"
+
+
+def group_pods(
+    pods: Sequence[PodRequest],
+    catalog: Catalog,
+    *,
+    group_by: str | None = None,
+    defaults: WorkloadDefaults | None = None,
+) -> GroupedPods:
+    """Workload classes from pods: one class per owner (or per value of the label ``group_by``),
+    counting the pods that hold a GPU. Every figure carries a note: read from the pods, derived,
+    or assumed (kind, busy fraction, schedule, isolation, latency tolerance, priority); see
+    ``workload_kind`` and ``WorkloadDefaults``."""
+    defaults = defaults or WorkloadDefaults()
+    notes: list[ImportNote] = []
+    problems: list[InputProblem] = []
+    files = list(dict.fromkeys(p.file for p in pods))
+    file = ", ".join(files) if files else "pods"
+    without_gpu = [p for p in pods if p.gpu is None]
+    finished = [p for p in pods if p.gpu is not None and not p.counted]
+    if without_gpu:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "",
+                "",
+                "",
+                str(len(without_gpu)),
+                "read",
+                f"{len(without_gpu)} pod(s) request no GPU: listed in the pod table, not "
+                "in the workload classes",
+            )
+        )
+    if finished:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "status.phase",
+                "",
+                "",
+                str(len(finished)),
+                "read",
+                f"{len(finished)} GPU pod(s) have finished (Succeeded or Failed) and hold "
+                "no GPU: not counted",
+            )
+        )
+    classes: dict[tuple[str, ...], _Class] = {}
+    missing_label = 0
+    for pod in pods:
+        if pod.gpu is None or not pod.counted:
+            continue
+        value = pod.labels.get(group_by, "") if group_by else ""
+        if group_by and not value:
+            missing_label += 1
+        if value:
+            key: tuple[str, ...] = ("label", value)
+            name = value
+        else:
+            key = ("owner", pod.namespace, pod.owner_kind, pod.owner_name)
+            name = pod.owner_name
+        entry = classes.setdefault(key, _Class(key, name, pod.namespace, pod.owner_kind, []))
+        entry.pods.append(pod)
+    if group_by and missing_label:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                f"metadata.labels.{group_by}",
+                "",
+                "",
+                str(missing_label),
+                "read",
+                f"{missing_label} GPU pod(s) lack label {group_by}: grouped by owner",
+            )
+        )
+    names = _unique_names(list(classes.values()))
+    rows = []
+    class_of: dict[tuple[str, str], str] = {}
+    owners: dict[str, str] = {}
+    for entry in classes.values():
+        name = names[entry.key]
+        for pod in entry.pods:
+            class_of[(pod.namespace, pod.name)] = name
+            owners.setdefault(pod.owner_name, name)
+        rows.append(_class_row(entry, name, file, catalog, defaults, notes))
+    frame = pd.DataFrame(rows, columns=[*WORKLOAD_COLUMNS, "notes"])
+    return GroupedPods(frame, tuple(notes), tuple(problems), class_of, owners)
+
+
+def _unique_names(classes: Sequence[_Class]) -> dict[tuple[str, ...], str]:
+    """Class names: the owner's (or label value's) name, with its namespace when two clash."""
+    counts: dict[str, int] = {}
+    for entry in classes:
+        counts[entry.name] = counts.get(entry.name, 0) + 1
+    names: dict[tuple[str, ...], str] = {}
+    used: set[str] = set()
+    for entry in classes:
+        name = entry.name if counts[entry.name] == 1 else f"{entry.namespace}/{entry.name}"
+        name = _class_name(name)
+        base, suffix = name, 2
+        while name in used:
+            name, suffix = f"{base}-{suffix}", suffix + 1
+        used.add(name)
+        names[entry.key] = name
+    return names
+
+
+def _class_row(
+    entry: _Class,
+    name: str,
+    file: str,
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    notes: list[ImportNote],
+) -> dict[str, Any]:
+    pods = entry.pods
+    first = pods[0]
+    pods_file = first.file
+
+    def note(field: str, value: object, source: NoteSource, text: str, locator: str = "") -> None:
+        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        notes.append(ImportNote(pods_file, None, locator, name, field, shown, source, text))
+
+    owner_kinds = [p.owner_kind for p in pods]
+    owner_kind = max(set(owner_kinds), key=owner_kinds.count)
+    kind, why = workload_kind(owner_kind, entry.name)
+    note("kind", kind.value, "assumed", f"kind from the owner and name: {why}")
+    note("instances", len(pods), "read", "pods of the class that hold or wait for GPUs")
+    requests = [p.gpu for p in pods if p.gpu is not None]
+    gpus = max(r.gpus for r in requests)
+    widest = next(r for r in requests if r.gpus == gpus)
+    note(
+        "gpus",
+        gpus,
+        widest.gpus_source,
+        widest.gpus_text
+        + ("" if len({r.gpus for r in requests}) == 1 else " (the largest of the class's pods)"),
+        "spec.containers[].resources",
+    )
+    models = tuple(dict.fromkeys(m for p in pods for m in p.gpu_models))
+    memory, memory_source, memory_text = _class_memory(requests, gpus, models, catalog, defaults)
+    note("memory_gib", memory, memory_source, memory_text)
+    busy = defaults.busy_fraction.get(kind, 0.5)
+    note(
+        "busy_fraction",
+        busy,
+        "assumed",
+        f"a typical {kind.value} figure: DCGM exporter metrics replace it with the measured one",
+    )
+    long_running = owner_kind not in _BATCH_OWNERS
+    hours = "24x7" if long_running else defaults.batch_hours
+    note(
+        "active_hours",
+        hours,
+        "assumed",
+        "a long-running owner holds its GPUs all day"
+        if long_running
+        else "a Job runs part of the day: hours assumed (set them)",
+    )
+    note("days_per_week", 7, "assumed", "every day of the week")
+    cpu = max(p.cpu_cores for p in pods)
+    ram = max(p.ram_gib for p in pods)
+    note(
+        "vcpus",
+        cpu,
+        "read",
+        "CPU request of a pod (the largest of the class)",
+        "spec.containers[].resources.requests.cpu",
+    )
+    note(
+        "ram_gib",
+        round(ram, 3),
+        "derived",
+        "memory request of a pod in GiB (the largest)",
+        "spec.containers[].resources.requests.memory",
+    )
+    note(
+        "live_migration",
+        "no",
+        "derived",
+        "Kubernetes restarts a pod elsewhere: no class needs live migration there",
+    )
+    note("isolation", "no", "assumed", "no isolation need is recorded in Kubernetes (set it)")
+    note("latency_tolerant", "no", "assumed", "not known: assumed not to tolerate remote GPUs")
+    note("priority", 2, "assumed", "the planner's default priority")
+    if models:
+        note(
+            "gpu_models",
+            "|".join(models),
+            "derived",
+            "the pods' node selector asks for nvidia.com/gpu.product",
+            "spec.nodeSelector / affinity",
+        )
+    where = (
+        f"{owner_kind} {entry.namespace}/{entry.name}"
+        if entry.key[0] == "owner"
+        else (f"label value {entry.name}")
+    )
+    return {
+        "name": name,
+        "kind": kind.value,
+        "instances": len(pods),
+        "gpus": gpus,
+        "memory_gib": memory,
+        "busy_fraction": busy,
+        "active_hours": hours,
+        "days_per_week": 7,
+        "vcpus": cpu,
+        "ram_gib": round(ram, 3),
+        "live_migration": "no",
+        "isolation": "no",
+        "latency_tolerant": "no",
+        "priority": 2,
+        "gpu_models": "|".join(models),
+        "max_slowdown": "",
+        "notes": f"{file}: {where} ({len(pods)} pod(s))",
+    }
+
+
+def _class_memory(
+    requests: Sequence[GpuRequest],
+    gpus: float,
+    models: Sequence[str],
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+) -> tuple[float, NoteSource, str]:
+    """GPU memory per instance [GiB]: the request's own figure when it has one, else the GPU
+    share × the selected model's memory, else × ``defaults.gpu_memory_gib``."""
+    known = [r for r in requests if r.memory_gib is not None]
+    if known and len(known) == len(requests):
+        widest = max(known, key=lambda r: r.memory_gib or 0.0)
+        if widest.memory_gib:
+            return round(widest.memory_gib, 3), widest.memory_source, widest.memory_text
+    if models:
+        gpu_memory = min(catalog.gpus[m].memory_gib for m in models)
+        return (
+            round(gpus * gpu_memory, 3),
+            "derived",
+            f"{gpus:g} GPU × {gpu_memory:g} GiB of the selected {models[0]}",
+        )
+    return (
+        round(gpus * defaults.gpu_memory_gib, 3),
+        "assumed",
+        f"{gpus:g} GPU × an assumed {defaults.gpu_memory_gib:g} GiB (no GPU model named): DCGM "
+        "metrics give the memory used",
+    )

@@ -1,0 +1,351 @@
+"""MIG as ``nvidia-smi mig -lgi`` (GPU instances in place) and ``-lgip`` (profiles offered) show it.
+
+``-lgi`` gives each GPU instance's profile and placement (``start:size`` in memory slices): the
+layout in place. ``-lgip`` lists the profiles each MIG-enabled GPU offers with ``Free/Total``
+counts and memory [GiB]; profile ids differ between GPU models, so profiles are keyed on their
+names. Neither names the GPU model: it is the catalog model whose MIG profiles include every
+profile listed, when exactly one has them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers.gpu_names import OWN_GPU_FIX
+from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
+from planner.inputs.importers.provenance import ImportNote, NoteSource
+from planner.inputs.importers.text import ToolText, name_host, tool_text
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = [
+    "INSTANCES_TOOL",
+    "PROFILES_TOOL",
+    "GpuInstance",
+    "OfferedProfile",
+    "gpu_instances",
+    "offered_profiles",
+    "read_mig_instances",
+    "read_mig_profiles",
+]
+
+INSTANCES_TOOL = "nvidia-smi mig -lgi"
+PROFILES_TOOL = "nvidia-smi mig -lgip"
+
+_INSTANCE_ROW = re.compile(
+    r"^(?P<gpu>\d+)\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>\d+)\s+"
+    r"(?P<instance_id>\d+)\s+(?P<start>\d+):(?P<size>\d+)$"
+)
+_PROFILE_ROW = re.compile(
+    r"^(?P<gpu>\d+)\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>\d+)\s+"
+    r"(?P<free>\d+)/(?P<total>\d+)\s+(?P<memory>\d+(?:\.\d+)?)\s+\S+\s+(?P<sms>\d+)\b"
+)
+
+
+@dataclass(frozen=True)
+class GpuInstance:
+    """One row of ``nvidia-smi mig -lgi``."""
+
+    gpu: int
+    profile: str
+    """Profile name without ``MIG``: ``1g.6gb``."""
+    profile_id: int
+    instance_id: int
+    start: int
+    """First memory slice [slices]."""
+    size: int
+    """Width in memory slices [slices]."""
+    line: int
+
+
+@dataclass(frozen=True)
+class OfferedProfile:
+    """One profile of one GPU in ``nvidia-smi mig -lgip``."""
+
+    gpu: int
+    profile: str
+    """Profile name without ``MIG``: ``1g.12gb+me`` keeps its ``+me``."""
+    profile_id: int
+    free: int
+    total: int
+    memory_gib: float
+    """Memory of one instance [GiB]."""
+    sms: int
+    """Streaming multiprocessors of one instance."""
+    line: int
+
+
+def _rows(text: ToolText, title: str) -> list[tuple[int, str]]:
+    """The data rows (cell text, with line numbers) of the table whose title cell is ``title``."""
+    rows: list[tuple[int, str]] = []
+    inside = False
+    header_done = False
+    for number, line in text.lines:
+        cell = line.strip().strip("|").strip()
+        if cell.startswith(title):
+            inside, header_done = True, False
+            continue
+        if not inside:
+            continue
+        if "===" in line:
+            header_done = True
+            continue
+        if header_done and line.strip().startswith("|"):
+            rows.append((number, cell))
+    return rows
+
+
+def gpu_instances(text: ToolText) -> tuple[list[GpuInstance], list[InputProblem]]:
+    """The rows of ``nvidia-smi mig -lgi``, and a problem per row that is not one."""
+    found: list[GpuInstance] = []
+    problems: list[InputProblem] = []
+    for number, cell in _rows(text, "GPU instances:"):
+        match = _INSTANCE_ROW.match(cell)
+        if match is None:
+            if cell and not cell.startswith("No "):
+                problems.append(
+                    InputProblem(
+                        text.file,
+                        number,
+                        None,
+                        f"'{cell[:60]}' is not a GPU instance row: ignored",
+                        "give the output of nvidia-smi mig -lgi unchanged",
+                    )
+                )
+            continue
+        found.append(
+            GpuInstance(
+                int(match.group("gpu")),
+                match.group("profile"),
+                int(match.group("profile_id")),
+                int(match.group("instance_id")),
+                int(match.group("start")),
+                int(match.group("size")),
+                number,
+            )
+        )
+    return found, problems
+
+
+def offered_profiles(text: ToolText) -> tuple[list[OfferedProfile], list[InputProblem]]:
+    """The profile rows of ``nvidia-smi mig -lgip`` (the second line of each profile, with
+    CE/JPEG/OFA counts, is not a row), and a problem per row that is not one."""
+    found: list[OfferedProfile] = []
+    problems: list[InputProblem] = []
+    for number, cell in _rows(text, "GPU instance profiles:"):
+        match = _PROFILE_ROW.match(cell)
+        if match is None:
+            if cell and not re.fullmatch(r"[\d\s]+", cell):
+                problems.append(
+                    InputProblem(
+                        text.file,
+                        number,
+                        None,
+                        f"'{cell[:60]}' is not a GPU instance profile row: ignored",
+                        "give the output of nvidia-smi mig -lgip unchanged",
+                    )
+                )
+            continue
+        found.append(
+            OfferedProfile(
+                int(match.group("gpu")),
+                match.group("profile"),
+                int(match.group("profile_id")),
+                int(match.group("free")),
+                int(match.group("total")),
+                float(match.group("memory")),
+                int(match.group("sms")),
+                number,
+            )
+        )
+    return found, problems
+
+
+def _models_with(profiles: Sequence[str], catalog: Catalog) -> list[str]:
+    """Catalog models whose MIG profiles include every name (``+me`` variants count as their
+    base profile)."""
+    wanted = {p.split("+")[0] for p in profiles}
+    return [
+        model for model in catalog.gpus if wanted and wanted <= {p.name for p in catalog.mig(model)}
+    ]
+
+
+def _model_fact(
+    profiles: Sequence[str],
+    catalog: Catalog,
+    add: _Adder,
+    line: int,
+    problems: list[InputProblem],
+    file: str,
+    memory_note: str,
+) -> None:
+    models = _models_with(profiles, catalog)
+    names = ", ".join(dict.fromkeys(profiles))
+    if len(models) == 1:
+        add(
+            "gpu_model",
+            models[0],
+            line,
+            "profile names",
+            "derived",
+            f"only {models[0]} offers MIG profiles {names}",
+        )
+    elif not models:
+        problems.append(
+            InputProblem(
+                file,
+                line,
+                "Name",
+                f"MIG profiles {names}{memory_note} match no catalog GPU model",
+                f"{OWN_GPU_FIX}; it offers these MIG profiles only through profiles_like, "
+                "naming a catalog model of the same memory",
+            )
+        )
+
+
+class _Adder:
+    """Collects the facts of one host."""
+
+    def __init__(self, host: str, file: str) -> None:
+        self.host = host
+        self.file = file
+        self.facts: list[Fact] = []
+
+    def __call__(
+        self,
+        field: str,
+        value: str | int | float,
+        line: int,
+        locator: str,
+        source: NoteSource,
+        text: str,
+    ) -> None:
+        self.facts.append(
+            fact(
+                field,
+                value,
+                file=self.file,
+                line=line,
+                locator=locator,
+                host=self.host,
+                source=source,
+                text=text,
+            )
+        )
+
+
+def read_mig_instances(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """A host's MIG layout from ``nvidia-smi mig -lgi``: per GPU, each instance's profile and
+    start slice. MIG mode is on (instances exist); the GPU count is at least the highest GPU
+    index listed plus one (GPUs without instances are not listed), so it is marked assumed."""
+    text = tool_text(data, file)
+    instances, problems = gpu_instances(text)
+    if not instances:
+        raise InputError(
+            [
+                *problems[:5],
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no GPU instance row",
+                    "give the output of nvidia-smi mig -lgi (with GPU instances)",
+                ),
+            ]
+        )
+    host, source, reason = name_host(text, host_name)
+    add = _Adder(host, file)
+    first = instances[0].line
+    add("mig_enabled", "yes", first, "GPU instances", "derived", "GPU instances are in place")
+    add(
+        "gpus_per_host",
+        max(i.gpu for i in instances) + 1,
+        first,
+        "GPU",
+        "assumed",
+        "GPUs up to the highest index with MIG instances (GPUs without any are not listed)",
+    )
+    _model_fact([i.profile for i in instances], catalog, add, first, problems, file, "")
+    layout = []
+    for gpu in sorted({i.gpu for i in instances}):
+        on_gpu = sorted((i for i in instances if i.gpu == gpu), key=lambda i: i.start)
+        layout.append(
+            MigGpu(host, gpu, tuple(MigInstance(i.profile, i.start) for i in on_gpu), file)
+        )
+    name_note = ImportNote(file, first, "", host, "host", host, source, reason)
+    hosts = (HostFacts(host, file, first, tuple(add.facts), tuple(layout), name_note),)
+    return HostsRead(file, INSTANCES_TOOL, hosts, (), tuple(problems))
+
+
+def read_mig_profiles(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """What ``nvidia-smi mig -lgip`` tells of a host: its MIG-enabled GPUs (it lists profiles
+    only for GPUs in MIG mode) and their model, from the profile names. The profiles offered,
+    with free and total counts, are returned as notes."""
+    text = tool_text(data, file)
+    profiles, problems = offered_profiles(text)
+    if not profiles:
+        raise InputError(
+            [
+                *problems[:5],
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no GPU instance profile row",
+                    "give the output of nvidia-smi mig -lgip",
+                ),
+            ]
+        )
+    host, source, reason = name_host(text, host_name)
+    add = _Adder(host, file)
+    first = profiles[0].line
+    gpus = sorted({p.gpu for p in profiles})
+    add(
+        "mig_enabled",
+        "yes",
+        first,
+        "GPU",
+        "derived",
+        "nvidia-smi mig -lgip lists profiles only for GPUs in MIG mode",
+    )
+    add(
+        "gpus_per_host",
+        len(gpus),
+        first,
+        "GPU",
+        "assumed",
+        "the GPUs listed with MIG profiles (GPUs with MIG off are not listed)",
+    )
+    largest = max(profiles, key=lambda p: p.memory_gib)
+    _model_fact(
+        [p.profile for p in profiles],
+        catalog,
+        add,
+        first,
+        problems,
+        file,
+        f" ({largest.profile} has {largest.memory_gib:g} GiB)",
+    )
+    notes = tuple(
+        ImportNote(
+            file,
+            p.line,
+            "Instances Free/Total",
+            host,
+            "",
+            p.profile,
+            "read",
+            f"GPU {p.gpu} offers {p.profile}: {p.free} of {p.total} free, "
+            f"{p.memory_gib:g} GiB, {p.sms} SMs",
+        )
+        for p in profiles
+    )
+    name_note = ImportNote(file, first, "", host, "host", host, source, reason)
+    hosts = (HostFacts(host, file, first, tuple(add.facts), (), name_note),)
+    return HostsRead(file, PROFILES_TOOL, hosts, notes, tuple(problems))

@@ -1,0 +1,428 @@
+"""The workload mix from the files admins already have: pods as classes, DCGM filling what they use.
+
+Files are detected and read by their importers: the planner's workload CSV (or a plan
+workbook's) as it is, ``kubectl get pods`` output grouped into classes (``group_pods``), and
+DCGM exporter scrapes, whose measurements replace the assumed busy fraction and GPU memory of
+the class each measured pod belongs to. A measurement finds its class by pod (namespace and
+name), else by the pod's owner name (the pod name without its ReplicaSet hash and pod suffix)
+equal to a class name, so a scrape also fills a workload CSV whose classes are named after their
+Deployments. The busy fraction of a class is the mean over its measured GPUs; its memory is the
+largest of its pods' peaks (a pod's peak summed over its GPUs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers import dcgm, kubectl_pods
+from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.kubectl_pods import (
+    GroupedPods,
+    PodRequest,
+    WorkloadDefaults,
+    group_pods,
+)
+from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.workloads import (
+    WORKLOAD_COLUMNS,
+    WorkloadClass,
+    load_workloads,
+    workloads_frame,
+    workloads_from_frame,
+)
+
+__all__ = [
+    "FRAME_COLUMNS",
+    "ImportedWorkloads",
+    "fill_measured",
+    "import_workloads",
+    "measurements_frame",
+]
+
+FRAME_COLUMNS = (*WORKLOAD_COLUMNS, "notes")
+"""Columns of the imported workload frame: the CSV's, with ``notes`` saying where a class came
+from."""
+_POD_SUFFIX = re.compile(r"-[a-z0-9]{5}$")
+_ORDINAL = re.compile(r"-\d+$")
+
+
+@dataclass(frozen=True)
+class ImportedWorkloads:
+    """The workload mix imported from files, and where every value came from."""
+
+    frame: pd.DataFrame
+    """``FRAME_COLUMNS``, one row per class; ``workloads_from_frame`` validates it."""
+    notes: tuple[ImportNote, ...]
+    problems: tuple[InputProblem, ...]
+    pods: tuple[PodRequest, ...]
+    """Every pod read, GPU or not (``pods_frame`` shows them; ``group_pods`` regroups them)."""
+    measurements: tuple[dcgm.GpuMeasurement, ...]
+    """Every DCGM series measured (``measurements_frame`` shows them)."""
+    files: tuple[tuple[str, str], ...]
+    """(file, the tool it was read as) for each file, in order."""
+
+    def workloads(
+        self, catalog: Catalog, *, file_name: str = "imported workloads"
+    ) -> Loaded[tuple[WorkloadClass, ...]]:
+        """The frame validated as a workload mix; its problems follow the import's own.
+
+        Raises ``InputError`` (the import's problems first) when no row is usable.
+        """
+        try:
+            loaded = workloads_from_frame(self.frame, catalog, file_name=file_name)
+        except InputError as error:
+            raise InputError([*self.problems, *error.problems]) from None
+        return Loaded(loaded.value, (*self.problems, *loaded.problems))
+
+
+def import_workloads(
+    files: Sequence[tuple[str, bytes]],
+    catalog: Catalog,
+    *,
+    group_by: str | None = None,
+    defaults: WorkloadDefaults | None = None,
+) -> ImportedWorkloads:
+    """The workload mix described by several files of any supported format.
+
+    Parameters
+    ----------
+    files
+        (file name, content) pairs: workload CSVs, ``kubectl get pods -A -o json`` output,
+        DCGM exporter scrapes (one or several, averaged), a plan workbook.
+    catalog
+        GPU models (node selectors and MIG profiles are matched against it).
+    group_by
+        A pod label to group pods into classes by (``app.kubernetes.io/name``); pods without
+        it, and every pod when None, are grouped by owner.
+    defaults
+        Figures assumed where Kubernetes does not say (``WorkloadDefaults``).
+
+    Raises ``InputError`` when a file cannot be read, describes hosts rather than workloads, or
+    when no file lists a workload (DCGM alone measures but does not list).
+    """
+    defaults = defaults or WorkloadDefaults()
+    frames: list[pd.DataFrame] = []
+    notes: list[ImportNote] = []
+    problems: list[InputProblem] = []
+    pods: list[PodRequest] = []
+    samples: list[dcgm.Sample] = []
+    used: list[tuple[str, str]] = []
+    for name, data in files:
+        found = detect_format(name, data, role="workloads")
+        if found in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
+            csv = data if found is Format.WORKLOADS_CSV else _workbook_workloads(data, name)
+            loaded = load_workloads(csv, catalog, file_name=name)
+            frame = workloads_frame(loaded.value)
+            frame["notes"] = f"from {name} ({found.label})"
+            frames.append(frame)
+            problems.extend(loaded.problems)
+            notes.append(
+                ImportNote(
+                    name,
+                    None,
+                    "",
+                    "",
+                    "",
+                    str(len(loaded.value)),
+                    "read",
+                    f"{len(loaded.value)} class(es) read as {found.label}",
+                )
+            )
+        elif found is Format.KUBECTL_PODS:
+            read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
+            pods.extend(read.pods)
+            notes.extend(read.notes)
+            problems.extend(read.problems)
+        elif found is Format.DCGM:
+            read_samples, read_problems = dcgm.read_dcgm_samples(data, name)
+            samples.extend(read_samples)
+            problems.extend(read_problems)
+        else:
+            raise InputError(
+                [
+                    InputProblem(
+                        name,
+                        None,
+                        None,
+                        f"this is {found.label}, which describes hosts, not workloads",
+                        "give it as an inventory file (--inventory)",
+                    )
+                ]
+            )
+        used.append((name, found.label))
+    grouped: GroupedPods | None = None
+    if pods:
+        grouped = group_pods(pods, catalog, group_by=group_by, defaults=defaults)
+        frames.append(grouped.frame)
+        notes.extend(grouped.notes)
+        problems.extend(grouped.problems)
+    if not frames:
+        raise InputError(
+            [
+                *problems,
+                InputProblem(
+                    ", ".join(name for name, _ in files) or "workloads",
+                    None,
+                    None,
+                    "no file lists workloads (DCGM metrics measure them but do not list them)",
+                    "add kubectl get pods -A -o json output or a workload CSV",
+                ),
+            ]
+        )
+    frame = _unique(
+        pd.concat([f[list(FRAME_COLUMNS)] for f in frames], ignore_index=True), problems
+    )
+    measurements = dcgm.measure(samples)
+    if measurements:
+        frame, filled_notes, fill_problems = fill_measured(
+            frame,
+            measurements,
+            class_of={} if grouped is None else grouped.class_of,
+            owners={} if grouped is None else grouped.owners,
+        )
+        replaced = {(n.subject, n.field) for n in filled_notes if n.field}
+        notes = [n for n in notes if (n.subject, n.field) not in replaced]
+        notes.extend(filled_notes)
+        problems.extend(fill_problems)
+    return ImportedWorkloads(
+        frame, tuple(notes), tuple(problems), tuple(pods), measurements, tuple(used)
+    )
+
+
+def _workbook_workloads(data: bytes, file: str) -> bytes:
+    from planner.inputs.importers.workbook import read_plan_inputs
+
+    return read_plan_inputs(data, file_name=file).workloads_csv
+
+
+def _unique(frame: pd.DataFrame, problems: list[InputProblem]) -> pd.DataFrame:
+    """Class names made unique across files: a later repeat gets ``-2``, with a problem."""
+    seen: set[str] = set()
+    names = []
+    for position, name in enumerate(frame["name"].astype(str)):
+        unique, suffix = name, 2
+        while unique in seen:
+            unique, suffix = f"{name}-{suffix}", suffix + 1
+        if unique != name:
+            problems.append(
+                InputProblem(
+                    str(frame["notes"].iloc[position]),
+                    None,
+                    "name",
+                    f"class '{name}' is also in an earlier file: renamed '{unique}'",
+                    "give the classes distinct names, or import each class from one file",
+                )
+            )
+        seen.add(unique)
+        names.append(unique)
+    result = frame.copy()
+    result["name"] = names
+    return result
+
+
+def _owner_from_pod(pod: str) -> list[str]:
+    """Owner names a pod's name may come from, most specific first: ``chat-7d9f8c6b5d-x2k4q``
+    → ``chat-7d9f8c6b5d``, ``chat``; ``db-0`` → ``db``."""
+    found = []
+    if _POD_SUFFIX.search(pod):
+        job_or_rs = _POD_SUFFIX.sub("", pod)
+        found.append(job_or_rs)
+        deployment = re.sub(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$", "", job_or_rs)
+        if deployment != job_or_rs:
+            found.append(deployment)
+    if _ORDINAL.search(pod):
+        found.append(_ORDINAL.sub("", pod))
+    found.append(pod)
+    return found
+
+
+def _class_of(
+    measured: dcgm.GpuMeasurement,
+    class_of: Mapping[tuple[str, str], str],
+    by_pod_name: Mapping[str, set[str]],
+    owners: Mapping[str, str],
+    names: Mapping[str, str],
+) -> str | None:
+    """The class a measured pod belongs to: by (namespace, pod), by pod name when one class has
+    it, else by the owner its name comes from (a class of that owner, or a class so named)."""
+    found = class_of.get((measured.namespace, measured.pod))
+    if found is None and len(by_pod_name.get(measured.pod, set())) == 1:
+        found = next(iter(by_pod_name[measured.pod]))
+    if found is None:
+        for owner in _owner_from_pod(measured.pod):
+            found = owners.get(owner) or names.get(owner.lower())
+            if found is not None:
+                break
+    return found
+
+
+def fill_measured(
+    frame: pd.DataFrame,
+    measurements: Sequence[dcgm.GpuMeasurement],
+    *,
+    class_of: Mapping[tuple[str, str], str],
+    owners: Mapping[str, str],
+) -> tuple[pd.DataFrame, list[ImportNote], list[InputProblem]]:
+    """``frame`` with ``busy_fraction`` and ``memory_gib`` of each measured class replaced by
+    DCGM's figures, a note per value filled, and a note for measurements that match no class.
+
+    ``class_of`` maps (namespace, pod) to class names and ``owners`` owner names to class names
+    (both from ``group_pods``); a class name equal to a pod's owner name matches too.
+    """
+    names = {str(n).lower(): str(n) for n in frame["name"]}
+    by_pod_name: dict[str, set[str]] = {}
+    for (_, pod), name in class_of.items():
+        by_pod_name.setdefault(pod, set()).add(name)
+    per_class: dict[str, list[dcgm.GpuMeasurement]] = {}
+    unmatched_pods: list[str] = []
+    without_pod = 0
+    for measured in measurements:
+        if not measured.pod:
+            without_pod += 1
+            continue
+        found = _class_of(measured, class_of, by_pod_name, owners, names)
+        if found is None:
+            unmatched_pods.append(f"{measured.namespace}/{measured.pod}".strip("/"))
+            continue
+        per_class.setdefault(found, []).append(measured)
+    notes: list[ImportNote] = []
+    result = frame.copy()
+    for name, members in per_class.items():
+        rows = result.index[result["name"] == name]
+        busy = [m for m in members if m.busy_fraction is not None]
+        files = ", ".join(dict.fromkeys(f for m in members for f in m.files))
+        if busy:
+            value = round(sum(m.busy_fraction or 0.0 for m in busy) / len(busy), 4)
+            result.loc[rows, "busy_fraction"] = value
+            metrics = ", ".join(dict.fromkeys(m.busy_metric for m in busy))
+            count = sum(m.busy_samples for m in busy)
+            notes.append(
+                ImportNote(
+                    files,
+                    None,
+                    metrics,
+                    name,
+                    "busy_fraction",
+                    f"{value:g}",
+                    "read",
+                    f"measured: {metrics}, mean of {count} sample(s) over {len(busy)} GPU series",
+                )
+            )
+        peaks: dict[tuple[str, str], float] = {}
+        for m in members:
+            if m.memory_used_mib is not None:
+                key = (m.namespace, m.pod)
+                peaks[key] = peaks.get(key, 0.0) + m.memory_used_mib
+        if peaks:
+            gib = round(max(peaks.values()) / 1024, 3)
+            count = sum(m.memory_samples for m in members)
+            if gib > 0:
+                result.loc[rows, "memory_gib"] = gib
+                notes.append(
+                    ImportNote(
+                        files,
+                        None,
+                        dcgm.MEMORY_METRIC,
+                        name,
+                        "memory_gib",
+                        f"{gib:g}",
+                        "read",
+                        f"measured: peak frame buffer used over {count} sample(s), largest pod",
+                    )
+                )
+            else:
+                notes.append(
+                    ImportNote(
+                        files,
+                        None,
+                        dcgm.MEMORY_METRIC,
+                        name,
+                        "",
+                        "0",
+                        "read",
+                        "DCGM measured no frame buffer in use (idle when scraped): the "
+                        "memory figure is kept",
+                    )
+                )
+    problems: list[InputProblem] = []
+    files = ", ".join(dict.fromkeys(f for m in measurements for f in m.files))
+    if without_pod:
+        notes.append(
+            ImportNote(
+                files,
+                None,
+                "pod",
+                "",
+                "",
+                str(without_pod),
+                "read",
+                f"{without_pod} GPU series carry no pod label (the exporter maps pods "
+                "only on Kubernetes): measured per GPU, matched to no workload",
+            )
+        )
+    if unmatched_pods:
+        shown = ", ".join(unmatched_pods[:5])
+        notes.append(
+            ImportNote(
+                files,
+                None,
+                "pod",
+                "",
+                "",
+                str(len(unmatched_pods)),
+                "read",
+                f"{len(unmatched_pods)} measured pod(s) match no workload class "
+                f"({shown}): not used",
+            )
+        )
+    return result, notes, problems
+
+
+def measurements_frame(measurements: Sequence[dcgm.GpuMeasurement]) -> pd.DataFrame:
+    """One row per DCGM series: host, gpu, uuid, model, mig_profile, mig_instance, namespace,
+    pod, container, busy_fraction [0-1], busy_metric, busy_samples, memory_used_gib [GiB] (peak),
+    memory_samples, files."""
+    rows = [
+        {
+            "host": m.host,
+            "gpu": m.gpu,
+            "uuid": m.uuid,
+            "model": m.model_name,
+            "mig_profile": m.mig_profile,
+            "mig_instance": m.mig_instance,
+            "namespace": m.namespace,
+            "pod": m.pod,
+            "container": m.container,
+            "busy_fraction": m.busy_fraction,
+            "busy_metric": m.busy_metric,
+            "busy_samples": m.busy_samples,
+            "memory_used_gib": None if m.memory_used_mib is None else m.memory_used_mib / 1024,
+            "memory_samples": m.memory_samples,
+            "files": ", ".join(m.files),
+        }
+        for m in measurements
+    ]
+    columns = [
+        "host",
+        "gpu",
+        "uuid",
+        "model",
+        "mig_profile",
+        "mig_instance",
+        "namespace",
+        "pod",
+        "container",
+        "busy_fraction",
+        "busy_metric",
+        "busy_samples",
+        "memory_used_gib",
+        "memory_samples",
+        "files",
+    ]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,677 @@
+"""GPU hosts from ``nvidia-smi``: the ``--query-gpu`` CSV, the ``-L`` list and the plain table.
+
+Each output is read by its header and labels, never by character positions: the query CSV by
+its column names (any set and order, with or without ``nounits``), ``-L`` by its ``GPU n:`` and
+``MIG <profile> Device n:`` lines, the table by the labels in its header cells (``Name``,
+``Memory-Usage``, ``MIG M.``; old 79-column and new layouts alike) and its ``MIG devices``
+sub-table. A host is one output unless a ``hostname`` column names several. What nvidia-smi
+cannot know (cluster, CPU cores, memory, network) is left to other files or assumed later.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from planner.inputs.catalog import Catalog, MigProfile
+from planner.inputs.importers.gpu_names import GpuName, gpu_family, match_gpu_name
+from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
+from planner.inputs.importers.provenance import ImportNote, NoteSource
+from planner.inputs.importers.text import ToolText, name_host, tool_text
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = [
+    "LIST_TOOL",
+    "QUERY_TOOL",
+    "SMS_PER_COMPUTE_SLICE",
+    "TABLE_TOOL",
+    "gpu_instance_profile",
+    "is_not_available",
+    "read_nvidia_smi_list",
+    "read_nvidia_smi_query",
+    "read_nvidia_smi_table",
+]
+
+QUERY_TOOL = "nvidia-smi --query-gpu --format=csv"
+LIST_TOOL = "nvidia-smi -L"
+TABLE_TOOL = "nvidia-smi"
+
+SMS_PER_COMPUTE_SLICE = {"a100": 14, "a30": 14, "h100": 16, "h200": 16, "gh200": 16}
+"""Streaming multiprocessors in one MIG compute slice by GPU family (NVIDIA MIG user guide,
+profile tables: a 1g instance has 14 SMs on A100 and A30, 16 on H100, H200 and GH200); tells a
+``1g.35gb`` from a ``2g.35gb`` instance of the same memory."""
+
+_QUERY_ALIASES = {
+    "name": "name",
+    "gpu_name": "name",
+    "memory.total": "memory.total",
+    "mig.mode.current": "mig.mode.current",
+    "index": "index",
+    "uuid": "uuid",
+    "gpu_uuid": "uuid",
+    "hostname": "hostname",
+    "host": "hostname",
+}
+"""Query fields the importer uses (nvidia-smi accepts ``gpu_name`` for ``name``); others are
+ignored."""
+_UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
+_MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
+_TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
+_GPU_LINE = re.compile(r"^GPU\s+(?P<index>\d+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*[^)]*\))?\s*$")
+_MIG_LINE = re.compile(
+    r"^\s+MIG\s+(?P<profile>\S+)\s+Device\s+(?P<device>\d+):\s*(?:\(UUID:\s*[^)]*\))?\s*$"
+)
+_BORDER = re.compile(r"^[|+][-=+| ]*$")
+_USAGE = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+
+
+def is_not_available(value: str) -> bool:
+    """nvidia-smi's ways of saying a value is missing: ``[N/A]``, ``N/A``, ``[Not Supported]``,
+    ``[Requested functionality has been deprecated]``, an empty cell."""
+    cleaned = value.strip()
+    return (
+        not cleaned
+        or cleaned.upper() == "N/A"
+        or (cleaned.startswith("[") and cleaned.endswith("]"))
+    )
+
+
+@dataclass(frozen=True)
+class _Gpu:
+    """One GPU as an output shows it."""
+
+    index: int | None
+    name: str
+    memory_mib: float | None
+    mig: bool | None
+    """MIG mode on; None when the output does not say."""
+    line: int
+    host: str | None = None
+    """The host a ``hostname`` column names; None for a single-host output."""
+    instances: tuple[MigInstance, ...] = ()
+
+
+def _no_gpus(file: str, tool: str, fix: str) -> InputError:
+    return InputError([InputProblem(file, None, None, f"no GPU in this {tool} output", fix)])
+
+
+def read_nvidia_smi_query(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """GPU hosts from ``nvidia-smi --query-gpu=<fields> --format=csv[,nounits]``.
+
+    Uses ``name`` (required), ``memory.total`` [MiB] (tells 40 GB from 80 GB parts),
+    ``mig.mode.current``, ``index`` and ``hostname`` (when it names hosts, rows are grouped by
+    it); every other column is ignored. One row is one GPU.
+    """
+    text = tool_text(data, file)
+    if not text.lines:
+        raise _no_gpus(
+            file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
+        )
+    header_line, header_text = text.lines[0]
+    try:
+        records = list(
+            csv.reader(io.StringIO("\n".join(t for _, t in text.lines)), skipinitialspace=True)
+        )
+    except csv.Error as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"not valid CSV ({error})", "give the output as is")]
+        ) from None
+    columns: dict[str, tuple[int, str]] = {}
+    for position, written in enumerate(records[0]):
+        match = _UNIT.match(written.strip())
+        key = _QUERY_ALIASES.get((match.group("field") if match else written).strip().lower())
+        if key is not None and key not in columns:
+            columns[key] = (position, written.strip())
+    if "name" not in columns:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    header_line,
+                    None,
+                    f"no 'name' column (found: {header_text[:120]})",
+                    "run nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv "
+                    "(with the header: no 'noheader')",
+                )
+            ]
+        )
+    problems: list[InputProblem] = []
+    gpus: list[_Gpu] = []
+    for (number, _), record in zip(text.lines[1:], records[1:], strict=False):
+        if not any(cell.strip() for cell in record):
+            continue
+        if len(record) != len(records[0]):
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    f"the row has {len(record)} values but the header has {len(records[0])}",
+                    "give nvidia-smi's output unchanged (one header line, one row per GPU)",
+                )
+            )
+            continue
+
+        def cell(key: str, record: list[str] = record) -> str | None:
+            if key not in columns:
+                return None
+            value = record[columns[key][0]].strip()
+            return None if is_not_available(value) else value
+
+        name = cell("name")
+        if name is None:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    columns["name"][1],
+                    "the GPU has no name",
+                    "give nvidia-smi's output unchanged",
+                )
+            )
+            continue
+        memory = None
+        memory_text = cell("memory.total")
+        if memory_text is not None:
+            match = _MEMORY.match(memory_text)
+            unit = (match.group("unit") if match else None) or _header_unit(columns, "memory.total")
+            if match is None or unit.lower() not in _TO_MIB:
+                problems.append(
+                    InputProblem(
+                        file,
+                        number,
+                        columns["memory.total"][1],
+                        f"'{memory_text}' is not a memory size in MiB",
+                        "give nvidia-smi's output unchanged",
+                    )
+                )
+            else:
+                memory = float(match.group("number")) * _TO_MIB[unit.lower()]
+        mig_text = cell("mig.mode.current")
+        mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
+        index_text = cell("index")
+        index = int(index_text) if index_text and index_text.isdigit() else None
+        gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname")))
+    if not gpus:
+        if problems:
+            raise InputError(problems)
+        raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
+    locators = _Locators(
+        columns["name"][1],
+        columns.get("memory.total", (0, "memory.total"))[1],
+        columns.get("mig.mode.current", (0, "mig.mode.current"))[1],
+        "one row per GPU",
+    )
+    return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def _header_unit(columns: dict[str, tuple[int, str]], key: str) -> str:
+    match = _UNIT.match(columns[key][1])
+    return (match.group("unit") if match else None) or "MiB"
+
+
+def read_nvidia_smi_list(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """GPU hosts from ``nvidia-smi -L``: ``GPU 0: NVIDIA H100 80GB HBM3 (UUID: ...)`` lines and the
+    indented ``MIG 1g.10gb Device 0: (UUID: ...)`` lines of each GPU's MIG devices (the old
+    format without the ``NVIDIA`` prefix too). Memory is not listed: the name alone picks the
+    model. MIG device lines mean MIG mode is on; their placements are not listed."""
+    text = tool_text(data, file)
+    problems: list[InputProblem] = []
+    gpus: list[_Gpu] = []
+    for number, line in text.lines:
+        if not line.strip():
+            continue
+        gpu = _GPU_LINE.match(line)
+        mig = _MIG_LINE.match(line)
+        if gpu:
+            gpus.append(_Gpu(int(gpu.group("index")), gpu.group("name"), None, None, number))
+        elif mig and gpus:
+            last = gpus[-1]
+            gpus[-1] = _Gpu(
+                last.index,
+                last.name,
+                None,
+                True,
+                last.line,
+                None,
+                (*last.instances, MigInstance(_profile(mig.group("profile")), None)),
+            )
+        else:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    f"'{line.strip()[:80]}' is not a GPU or MIG device line of nvidia-smi -L: "
+                    "ignored",
+                    "give the output of nvidia-smi -L unchanged",
+                )
+            )
+    if not gpus:
+        raise InputError(
+            [
+                *problems[:5],
+                InputProblem(
+                    file, None, None, "no 'GPU n: <name>' line", "give the output of nvidia-smi -L"
+                ),
+            ]
+        )
+    locators = _Locators("GPU line", "", _MIG_LINES, "one GPU line per GPU")
+    return _hosts_read(file, LIST_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def _profile(written: str) -> str:
+    """A MIG profile name as the catalog writes it: ``MIG 1g.10gb`` → ``1g.10gb``."""
+    return written.strip().removeprefix("MIG").strip()
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a table line between its ``|`` borders."""
+    parts = line.split("|")
+    return [p.strip() for p in parts[1:-1]] if len(parts) > 2 else []
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One record of a box-drawn table: its lines' cells, with the first line's number."""
+
+    line: int
+    rows: tuple[tuple[str, ...], ...]
+
+
+def _table(
+    lines: Sequence[tuple[int, str]], start: int
+) -> tuple[list[list[str]], list[_Block], int]:
+    """The header rows (cells) and data blocks of the box-drawn table whose header starts at
+    ``lines[start]``; returns the index after the table."""
+    header: list[list[str]] = []
+    position = start
+    while position < len(lines):
+        text = lines[position][1]
+        position += 1
+        if "===" in text:
+            break
+        if text.startswith("|") and not _BORDER.match(text):
+            header.append(_cells(text))
+    blocks: list[_Block] = []
+    current: list[tuple[int, list[str]]] = []
+    while position < len(lines):
+        number, text = lines[position]
+        if not text.startswith(("|", "+")):
+            break
+        position += 1
+        if _BORDER.match(text):
+            if current:
+                blocks.append(_Block(current[0][0], tuple(tuple(c) for _, c in current)))
+                current = []
+            continue
+        current.append((number, _cells(text)))
+    if current:
+        blocks.append(_Block(current[0][0], tuple(tuple(c) for _, c in current)))
+    return header, blocks, position
+
+
+def _find(header: list[list[str]], label: str) -> tuple[int, int] | None:
+    """(header line, cell) whose text holds ``label`` as whole words."""
+    pattern = re.compile(rf"(^|\s){re.escape(label)}($|\s)")
+    for row, cells in enumerate(header):
+        for column, text in enumerate(cells):
+            if pattern.search(text):
+                return row, column
+    return None
+
+
+def _value(block: _Block, at: tuple[int, int] | None, line: int | None = None) -> str:
+    if at is None:
+        return ""
+    row = at[0] if line is None else line
+    if row >= len(block.rows) or at[1] >= len(block.rows[row]):
+        return ""
+    return block.rows[row][at[1]]
+
+
+def read_nvidia_smi_table(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """GPU hosts from the plain ``nvidia-smi`` table (driver 4xx 79-column or newer layouts).
+
+    Per GPU: index and name from the ``GPU Name`` cell, total memory from ``Memory-Usage``
+    [MiB], MIG mode from ``MIG M.``. The ``MIG devices`` sub-table gives each GPU instance's
+    memory and SMs; its profile is the catalog profile of that memory, SMs telling profiles of
+    equal memory apart (``SMS_PER_COMPUTE_SLICE``). A truncated name (``Tesla V100-SXM2...``)
+    is matched on the words it keeps and the memory.
+    """
+    text = tool_text(data, file)
+    lines = text.lines
+    problems: list[InputProblem] = []
+    gpus: list[_Gpu] = []
+    devices: list[tuple[int, int, int, float, int | None]] = []
+    position = 0
+    seen_gpu_table = False
+    while position < len(lines):
+        _, line = lines[position]
+        cells = _cells(line)
+        if cells and _find([cells], "Name") and _find([cells], "GPU") and not seen_gpu_table:
+            header, blocks, position = _table(lines, position)
+            seen_gpu_table = True
+            gpus.extend(_table_gpus(header, blocks, file, problems))
+            continue
+        if cells and cells[0].startswith("MIG devices"):
+            header, blocks, position = _table(lines, position + 1)
+            devices.extend(_mig_devices(header, blocks))
+            continue
+        position += 1
+    if not gpus:
+        raise InputError(
+            [
+                *problems[:5],
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "no GPU table (a header with GPU and Name)",
+                    "give the output of nvidia-smi unchanged",
+                ),
+            ]
+        )
+    notes: list[ImportNote] = []
+    if devices:
+        gpus = _with_instances(gpus, devices, catalog, file, notes)
+    read = _hosts_read(
+        file,
+        TABLE_TOOL,
+        text,
+        gpus,
+        catalog,
+        host_name,
+        _Locators("Name", "Memory-Usage", "MIG M.", "one GPU row per GPU"),
+        problems,
+    )
+    return HostsRead(read.file, read.tool, read.hosts, (*read.notes, *notes), read.problems)
+
+
+def _table_gpus(
+    header: list[list[str]], blocks: list[_Block], file: str, problems: list[InputProblem]
+) -> list[_Gpu]:
+    name_at = _find(header, "Name")
+    memory_at = _find(header, "Memory-Usage")
+    mig_at = _find(header, "MIG M.")
+    gpus = []
+    for block in blocks:
+        words = _value(block, name_at).split()
+        if not words or not words[0].isdigit():
+            problems.append(
+                InputProblem(
+                    file,
+                    block.line,
+                    "GPU Name",
+                    "not a GPU row of the table: ignored",
+                    "give the output of nvidia-smi unchanged",
+                )
+            )
+            continue
+        if words[-1] in {"On", "Off"} and len(words) > 2:
+            words = words[:-1]  # the Persistence-M value shares the cell
+        usage = _USAGE.search(_value(block, memory_at))
+        mig_text = _value(block, mig_at).lower()
+        gpus.append(
+            _Gpu(
+                int(words[0]),
+                " ".join(words[1:]),
+                float(usage.group(2)) if usage else None,
+                {"enabled": True, "disabled": False}.get(mig_text),
+                block.line,
+            )
+        )
+    return gpus
+
+
+def _mig_devices(
+    header: list[list[str]], blocks: list[_Block]
+) -> list[tuple[int, int, int, float, int | None]]:
+    """(GPU, GI, CI, GI memory [MiB], SMs) per MIG device row."""
+    ids_at = _find(header, "GI")
+    memory_at = _find(header, "Memory-Usage")
+    sm_at = _find(header, "SM")
+    found = []
+    for block in blocks:
+        ids = _value(block, ids_at, 0).split()
+        usage = _USAGE.search(_value(block, memory_at, 0))
+        if len(ids) < 3 or not all(i.isdigit() for i in ids[:3]) or usage is None:
+            continue
+        sms = _value(block, sm_at, 0).split()
+        found.append(
+            (
+                int(ids[0]),
+                int(ids[1]),
+                int(ids[2]),
+                float(usage.group(2)),
+                int(sms[0]) if sms and sms[0].isdigit() else None,
+            )
+        )
+    return found
+
+
+def gpu_instance_profile(
+    model: str, memory_mib: float, sms: int | None, catalog: Catalog
+) -> tuple[MigProfile | None, NoteSource]:
+    """The catalog MIG profile of a GPU instance of ``model`` with ``memory_mib`` [MiB] and
+    ``sms`` streaming multiprocessors (summed over its compute instances).
+
+    The profile of nearest memory; among profiles of that memory, the one whose compute slices
+    are ``sms`` over ``SMS_PER_COMPUTE_SLICE`` rounded down (a 3g instance of an H100 has 60 SMs
+    for 3 slices); ``assumed`` when the SMs cannot tell.
+    """
+    profiles = catalog.mig(model)
+    if not profiles:
+        return None, "assumed"
+    gib = memory_mib / 1024
+    nearest = min(abs(p.memory_gib - gib) for p in profiles)
+    candidates = [p for p in profiles if abs(p.memory_gib - gib) == nearest]
+    if len(candidates) == 1:
+        return candidates[0], "derived"
+    per_slice = SMS_PER_COMPUTE_SLICE.get(gpu_family(model))
+    if per_slice is None or sms is None:
+        return candidates[0], "assumed"
+    slices = sms // per_slice
+    return min(candidates, key=lambda p: (abs(p.compute_slices - slices), p.compute_slices)), (
+        "derived"
+    )
+
+
+def _with_instances(
+    gpus: list[_Gpu],
+    devices: list[tuple[int, int, int, float, int | None]],
+    catalog: Catalog,
+    file: str,
+    notes: list[ImportNote],
+) -> list[_Gpu]:
+    """Each GPU with the GPU instances of the MIG devices sub-table, ordered by GI id."""
+    instances: dict[int, dict[int, tuple[float, int | None, set[int]]]] = {}
+    for index, gi, ci, memory, sms in devices:
+        per_gi = instances.setdefault(index, {})
+        total, sm_sum, cis = per_gi.get(gi, (memory, 0, set()))
+        if ci not in cis:
+            cis.add(ci)
+            sm_sum = None if sms is None or sm_sum is None else sm_sum + sms
+        per_gi[gi] = (total, sm_sum, cis)
+    updated = []
+    for gpu in gpus:
+        model = match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib).model
+        found = []
+        for gi, (memory, sms, _) in sorted(instances.get(gpu.index or 0, {}).items()):
+            profile, source = (
+                (None, "assumed")
+                if model is None
+                else gpu_instance_profile(model, memory, sms, catalog)
+            )
+            if profile is None:
+                continue
+            found.append(MigInstance(profile.name, None))
+            notes.append(
+                ImportNote(
+                    file,
+                    gpu.line,
+                    "MIG devices",
+                    "",
+                    "",
+                    profile.name,
+                    source,
+                    f"GPU {gpu.index} GPU instance {gi}: {memory:g} MiB and {sms} SMs is a "
+                    f"{profile.name} of the {model} (placement not shown; nvidia-smi mig -lgi "
+                    "lists it)",
+                )
+            )
+        updated.append(
+            _Gpu(gpu.index, gpu.name, gpu.memory_mib, gpu.mig, gpu.line, gpu.host, tuple(found))
+        )
+    return updated
+
+
+@dataclass(frozen=True)
+class _Locators:
+    """Where each GPU value sits in the output, as notes name it."""
+
+    name: str
+    memory: str
+    mig: str
+    per_gpu: str
+    """How the GPU count is read (``one row per GPU``)."""
+
+
+_MIG_LINES = "MIG device lines"
+
+
+def _hosts_read(
+    file: str,
+    tool: str,
+    text: ToolText,
+    gpus: list[_Gpu],
+    catalog: Catalog,
+    host_name: str | None,
+    locators: _Locators,
+    problems: list[InputProblem],
+) -> HostsRead:
+    """One host per ``hostname`` value (or the one host of the output) from its GPUs."""
+    default_host, host_source, host_text = name_host(text, host_name)
+    by_host: dict[str, list[_Gpu]] = {}
+    for gpu in gpus:
+        by_host.setdefault(gpu.host or default_host, []).append(gpu)
+    hosts = []
+    for host, members in by_host.items():
+        from_column = members[0].host is not None
+        hosts.append(
+            _host(
+                host,
+                members,
+                file,
+                catalog,
+                locators,
+                problems,
+                ("read", "the hostname column") if from_column else (host_source, host_text),
+            )
+        )
+    return HostsRead(file, tool, tuple(hosts), (), tuple(problems))
+
+
+def _host(
+    host: str,
+    gpus: list[_Gpu],
+    file: str,
+    catalog: Catalog,
+    locators: _Locators,
+    problems: list[InputProblem],
+    naming: tuple[NoteSource, str],
+) -> HostFacts:
+    first = gpus[0].line
+    facts: list[Fact] = []
+
+    def add(
+        field: str, value: str | int | float, line: int, locator: str, source: NoteSource, text: str
+    ) -> None:
+        facts.append(
+            fact(
+                field,
+                value,
+                file=file,
+                line=line,
+                locator=locator,
+                host=host,
+                source=source,
+                text=text,
+            )
+        )
+
+    names: dict[str, GpuName] = {}
+    for gpu in gpus:
+        names.setdefault(gpu.name, match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib))
+    first_name = names[gpus[0].name]
+    same = [g for g in gpus if names[g.name].model == first_name.model]
+    if first_name.model is None:
+        problems.append(InputProblem(file, first, locators.name, first_name.reason, first_name.fix))
+        add("gpu_model", first_name.written, first, locators.name, "read", first_name.reason)
+    else:
+        add(
+            "gpu_model",
+            first_name.model,
+            first,
+            locators.name,
+            first_name.source,
+            first_name.reason,
+        )
+    if len(same) < len(gpus):
+        other = next(g for g in gpus if names[g.name].model != first_name.model)
+        problems.append(
+            InputProblem(
+                file,
+                other.line,
+                locators.name,
+                f"host {host} has GPUs of two models ({gpus[0].name}, {other.name}); the "
+                f"inventory holds one model per host, so only the {len(same)} "
+                f"{first_name.model or gpus[0].name} GPUs are counted",
+                "give each model's GPUs as a host of their own (a CSV row per model)",
+            )
+        )
+    add("gpus_per_host", len(same), first, locators.name, "read", locators.per_gpu)
+    states = [g.mig for g in same if g.mig is not None]
+    model = first_name.model
+    capable = model is not None and catalog.gpus[model].mig_capable
+    if states:
+        on = sum(states)
+        text = (
+            "MIG mode is on"
+            if on == len(states)
+            else ("MIG mode is off" if not on else f"MIG mode is on for {on} of {len(states)} GPUs")
+        )
+        listed = locators.mig == _MIG_LINES
+        source: NoteSource = "read" if on in (0, len(states)) and not listed else "derived"
+        add(
+            "mig_enabled",
+            "yes" if on else "no",
+            first,
+            locators.mig,
+            source,
+            "MIG devices are listed" if listed else text,
+        )
+    elif capable and locators.mig == _MIG_LINES:
+        add(
+            "mig_enabled",
+            "no",
+            first,
+            locators.mig,
+            "assumed",
+            "no MIG device listed (MIG mode may be on without instances: "
+            "nvidia-smi --query-gpu=mig.mode.current tells)",
+        )
+    elif model is not None and not capable:
+        add("mig_enabled", "no", first, locators.mig, "derived", f"{model} has no MIG")
+    layout = tuple(MigGpu(host, g.index, g.instances, file) for g in same if g.instances)
+    naming_note = ImportNote(file, first, "", host, "host", host, naming[0], naming[1])
+    return HostFacts(host, file, first, tuple(facts), layout, naming_note)

@@ -1,0 +1,95 @@
+"""Where each imported value came from: read from a file, derived from what was read, or assumed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["SOURCES", "ImportNote", "NoteSource", "summarise_notes"]
+
+NoteSource = Literal["read", "derived", "assumed"]
+"""``read``: the value is in the file as it is used; ``derived``: worked out from values in the
+file (a GPU name mapped to a catalog model, MiB to GiB, a count divided by a MIG profile's
+maximum); ``assumed``: no file gives it, so a default stands in until the user sets it."""
+
+SOURCES: tuple[NoteSource, ...] = ("read", "derived", "assumed")
+"""The sources in order of trust: when two files give one value, the better source wins."""
+
+
+@dataclass(frozen=True)
+class ImportNote:
+    """How one imported value was obtained, with the place in the file it came from."""
+
+    file: str
+    """File as the user knows it; a workbook tab is ``export.xlsx [vHost]``; ``user`` for values
+    given as parameters, ``defaults`` for a planner default no file replaces."""
+    line: int | None
+    """Line of a text file or spreadsheet row (header = row 1); None when the file does not say."""
+    locator: str
+    """Where in the line or document: a column, label, JSON path or metric (``memory.total
+    [MiB]``, ``status.allocatable.cpu``, ``DCGM_FI_DEV_FB_USED``); empty for the whole file."""
+    subject: str
+    """The host, pod or workload class the note is about; empty for the whole file."""
+    field: str
+    """The planner column the value fills (``cpu_cores``, ``busy_fraction``); empty for a row."""
+    value: str
+    """The value as the planner uses it, as text."""
+    source: NoteSource
+    text: str
+    """Why, in words that are the same for every row of the same kind, so notes group."""
+
+    def __str__(self) -> str:
+        where = self.file + (f", line {self.line}" if self.line is not None else "")
+        if self.locator:
+            where += f", {self.locator}"
+        what = f"{self.subject}: " if self.subject else ""
+        field = f"{self.field} = {self.value} " if self.field else ""
+        return f"{where}: {what}{field}({self.source}) {self.text}"
+
+
+def _listed(items: Sequence[str], limit: int = 4) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def summarise_notes(notes: Iterable[ImportNote]) -> list[str]:
+    """Short lines saying what each file gave, in first-seen order, for a terminal.
+
+    Values read or derived make one line per file and source listing ``field = value`` (values
+    that differ between rows joined by ``|``); assumed values one line per file, field and reason,
+    because each asks the user to act; notes about a whole file or row one line per text.
+    """
+    groups: dict[tuple[str, ...], list[ImportNote]] = {}
+    for note in notes:
+        if not note.field:
+            key: tuple[str, ...] = (note.file, "", note.source, note.text)
+        elif note.source == "assumed":
+            key = (note.file, note.field, note.source, note.text)
+        else:
+            key = (note.file, "*", note.source, "")
+        groups.setdefault(key, []).append(note)
+    lines = []
+    for (file, field, source, text), members in groups.items():
+        subjects = list(dict.fromkeys(n.subject for n in members if n.subject))
+        about = ""
+        if subjects:
+            about = (
+                f" for {subjects[0]}"
+                if len(subjects) == 1
+                else (f" for {len(subjects)} ({_listed(subjects)})")
+            )
+        if field == "*":
+            fields: dict[str, list[str]] = {}
+            for n in members:
+                values = fields.setdefault(n.field, [])
+                if n.value not in values:
+                    values.append(n.value)
+            listed = ", ".join(f"{f} = {'|'.join(v[:3])}" for f, v in fields.items())
+            lines.append(f"{file}: {source}{about}: {listed}")
+        elif field:
+            values = list(dict.fromkeys(n.value for n in members))
+            lines.append(f"{file}: {field} {source}{about} = {_listed(values)}: {text}")
+        else:
+            lines.append(f"{file}: {text}" + (f" ({_listed(subjects)})" if subjects else ""))
+    return lines

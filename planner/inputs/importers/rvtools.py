@@ -1,0 +1,391 @@
+"""vSphere hosts from an RVTools export (``.xlsx``): cluster, CPU cores and memory per host.
+
+The ``vHost`` tab has one row per ESXi host. Column names drift between RVTools versions, so each
+is matched ignoring case, spaces and punctuation, against aliases: host (``Host``), cluster
+(``Cluster``), cores (``# Cores``, ``Num Cores``, ``Cores``; else ``# CPU`` × ``Cores per
+CPU``), memory (``# Memory``, ``Memory``, ``Memory MB``, ``Memory MiB``). RVTools' memory
+figures are MiB whatever the label says (RVTools 4 relabelled its ``MB`` columns ``MiB``).
+When ``vHost`` has no cluster column, the ``vInfo`` tab (one row per VM, with its ``Host`` and
+``Cluster``) gives each host's cluster. RVTools has no GPU columns: GPUs come from another file
+(matched by host name) or are given per cluster.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from openpyxl import load_workbook
+
+from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, fact
+from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = ["ALIASES", "TOOL", "read_rvtools", "workbook_sheets"]
+
+TOOL = "RVTools export"
+ALIASES: Mapping[str, tuple[str, ...]] = {
+    "host": ("host", "hostname", "esxihost", "name"),
+    "cluster": ("cluster", "clustername"),
+    "cores": ("#cores", "numcores", "cores", "numcpucores", "cpucores", "totalcores"),
+    "sockets": ("#cpu", "numcpu", "cpu", "cpus", "sockets", "#sockets"),
+    "cores_per_cpu": ("corespercpu", "corespersocket", "corespers"),
+    "memory": ("#memory", "memory", "memorymb", "memorymib", "memorysize", "totalmemory"),
+}
+"""Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
+_BLANK_RUN = 50
+"""Rows read past the last filled one: RVTools writes rows without gaps, but a sheet's stated
+size can be a million rows."""
+_VINFO_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "host": ("host", "esxihost"),
+    "cluster": ("cluster", "clustername"),
+}
+
+
+def _normalised(name: object) -> str:
+    return re.sub(r"[^a-z0-9#]", "", str(name).lower()) if name is not None else ""
+
+
+def workbook_sheets(
+    data: bytes,
+    file: str,
+    fix: str = "give the RVTools export as saved (File > Export all to Excel)",
+) -> Any:
+    """An openpyxl read-only workbook of ``data``; ``InputError`` with ``fix`` when it is not
+    one."""
+    try:
+        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    # openpyxl and zipfile raise many types (BadZipFile, KeyError, XML parse errors) for a
+    # damaged file; every one means the same to the user.
+    except Exception:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "not a readable Excel workbook (.xlsx)",
+                    fix,
+                )
+            ]
+        ) from None
+
+
+def _sheet(book: Any, name: str) -> Any | None:
+    for title in book.sheetnames:
+        if title.strip().lower() == name.lower():
+            return book[title]
+    return None
+
+
+def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
+    """(spreadsheet row, values) of each row until ``_BLANK_RUN`` empty rows in a row."""
+    blank = 0
+    try:
+        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+            if any(v is not None and str(v).strip() for v in values):
+                blank = 0
+                yield number, tuple(values)
+            else:
+                blank += 1
+                if blank >= _BLANK_RUN:
+                    return
+    # A damaged sheet raises XML or zip errors part way through.
+    except Exception:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "the sheet cannot be read to its end",
+                    "give the RVTools export as saved",
+                )
+            ]
+        ) from None
+
+
+def _columns(
+    header: Sequence[Any], aliases: Mapping[str, tuple[str, ...]]
+) -> dict[str, tuple[int, str]]:
+    """Position and written name of each known column; the first alias present wins."""
+    written = [(_normalised(h), "" if h is None else str(h).strip()) for h in header]
+    found: dict[str, tuple[int, str]] = {}
+    for key, names in aliases.items():
+        for alias in names:
+            position = next((i for i, (n, _) in enumerate(written) if n == alias), None)
+            if position is not None:
+                found[key] = (position, written[position][1])
+                break
+    return found
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(str(value).replace(",", "").strip())
+    except ValueError:
+        return None
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def read_rvtools(data: bytes, file: str) -> HostsRead:
+    """Hosts from an RVTools export's ``vHost`` tab (see the module docstring for the columns).
+
+    Each bad cell is a problem naming the tab, row and column; its host keeps its other values.
+    Raises ``InputError`` when the file is not a workbook, has no ``vHost`` tab, or lacks the
+    host column.
+    """
+    book = workbook_sheets(data, file)
+    sheet = _sheet(book, "vHost")
+    if sheet is None:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"no vHost tab (tabs: {', '.join(book.sheetnames)[:200]})",
+                    "export all tabs from RVTools (File > Export all to Excel)",
+                )
+            ]
+        )
+    tab = f"{file} [{sheet.title}]"
+    rows = _rows(sheet, tab)
+    header_row = next(rows, None)
+    if header_row is None:
+        raise InputError(
+            [
+                InputProblem(
+                    tab, None, None, "the vHost tab is empty", "export the hosts with RVTools"
+                )
+            ]
+        )
+    columns = _columns(header_row[1], ALIASES)
+    if "host" not in columns:
+        raise InputError(
+            [
+                InputProblem(
+                    tab,
+                    header_row[0],
+                    None,
+                    "no Host column in the header",
+                    "give the vHost tab as RVTools exports it (its first column is Host)",
+                )
+            ]
+        )
+    clusters_from_vinfo = {} if "cluster" in columns else _vinfo_clusters(book, file)
+    hosts: list[HostFacts] = []
+    problems: list[InputProblem] = []
+    notes = [
+        ImportNote(
+            tab,
+            None,
+            "",
+            "",
+            "",
+            "",
+            "read",
+            "RVTools has no GPU columns: each host's GPUs come from another file (nvidia-smi or "
+            "kubectl output, matched by host name) or are given per cluster (--cluster-gpus "
+            "CLUSTER=MODEL:GPUS, or the import panel)",
+        )
+    ]
+    for number, values in rows:
+        host = _text(values, columns.get("host"))
+        if not host:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    columns["host"][1],
+                    "the host name is empty: row left out",
+                    "give every host row its name",
+                )
+            )
+            continue
+        facts = [
+            fact(
+                "platform",
+                Platform.VSPHERE.value,
+                file=tab,
+                line=number,
+                locator="",
+                host=host,
+                source="read",
+                text="an ESXi host in RVTools",
+            )
+        ]
+        _cluster(values, columns, clusters_from_vinfo, host, tab, number, file, facts)
+        _cores(values, columns, host, tab, number, facts, problems)
+        _memory(values, columns, host, tab, number, facts, problems)
+        hosts.append(HostFacts(host, tab, number, tuple(facts)))
+    if not hosts and not problems:
+        raise InputError(
+            [
+                InputProblem(
+                    tab, None, None, "no host row in the vHost tab", "export the hosts with RVTools"
+                )
+            ]
+        )
+    return HostsRead(tab, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+
+
+def _text(values: Sequence[Any], column: tuple[int, str] | None) -> str:
+    if column is None or column[0] >= len(values) or values[column[0]] is None:
+        return ""
+    return str(values[column[0]]).strip()
+
+
+def _cluster(
+    values: Sequence[Any],
+    columns: Mapping[str, tuple[int, str]],
+    clusters_from_vinfo: Mapping[str, tuple[str, int]],
+    host: str,
+    tab: str,
+    number: int,
+    file: str,
+    facts: list[Fact],
+) -> None:
+    cluster = _text(values, columns.get("cluster"))
+    if cluster:
+        facts.append(
+            fact(
+                "cluster",
+                cluster,
+                file=tab,
+                line=number,
+                locator=columns["cluster"][1],
+                host=host,
+                source="read",
+                text="the host's vSphere cluster",
+            )
+        )
+    elif host.lower() in clusters_from_vinfo:
+        name, row = clusters_from_vinfo[host.lower()]
+        facts.append(
+            fact(
+                "cluster",
+                name,
+                file=f"{file} [vInfo]",
+                line=row,
+                locator="Cluster",
+                host=host,
+                source="derived",
+                text="vHost has no cluster: the cluster of the host's VMs in vInfo",
+            )
+        )
+
+
+def _cores(
+    values: Sequence[Any],
+    columns: Mapping[str, tuple[int, str]],
+    host: str,
+    tab: str,
+    number: int,
+    facts: list[Fact],
+    problems: list[InputProblem],
+) -> None:
+    if "cores" in columns:
+        cores = _number(values[columns["cores"][0]] if columns["cores"][0] < len(values) else None)
+        if cores is not None and cores > 0:
+            facts.append(
+                fact(
+                    "cpu_cores",
+                    cores,
+                    file=tab,
+                    line=number,
+                    locator=columns["cores"][1],
+                    host=host,
+                    source="read",
+                    text="physical cores of the host",
+                )
+            )
+            return
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                columns["cores"][1],
+                "the core count is not a number above 0",
+                "give the vHost tab as RVTools exports it",
+            )
+        )
+        return
+    if "sockets" in columns and "cores_per_cpu" in columns:
+        sockets = _number(_text(values, columns["sockets"]))
+        per = _number(_text(values, columns["cores_per_cpu"]))
+        if sockets and per and sockets > 0 and per > 0:
+            facts.append(
+                fact(
+                    "cpu_cores",
+                    sockets * per,
+                    file=tab,
+                    line=number,
+                    locator=f"{columns['sockets'][1]} × {columns['cores_per_cpu'][1]}",
+                    host=host,
+                    source="derived",
+                    text="CPUs × cores per CPU (no core-count column)",
+                )
+            )
+
+
+def _memory(
+    values: Sequence[Any],
+    columns: Mapping[str, tuple[int, str]],
+    host: str,
+    tab: str,
+    number: int,
+    facts: list[Fact],
+    problems: list[InputProblem],
+) -> None:
+    if "memory" not in columns:
+        return
+    mib = _number(_text(values, columns["memory"]))
+    if mib is None or mib <= 0:
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                columns["memory"][1],
+                "the memory is not a number above 0 [MiB]",
+                "give the vHost tab as RVTools exports it",
+            )
+        )
+        return
+    facts.append(
+        fact(
+            "ram_gib",
+            round(mib / 1024, 3),
+            file=tab,
+            line=number,
+            locator=columns["memory"][1],
+            host=host,
+            source="derived",
+            text="the host's memory in GiB (RVTools gives MiB)",
+        )
+    )
+
+
+def _vinfo_clusters(book: Any, file: str) -> dict[str, tuple[str, int]]:
+    """Cluster of each host (lower-case name) as the vInfo tab's VM rows give it."""
+    sheet = _sheet(book, "vInfo")
+    if sheet is None:
+        return {}
+    rows = _rows(sheet, f"{file} [{sheet.title}]")
+    header = next(rows, None)
+    if header is None:
+        return {}
+    columns = _columns(header[1], _VINFO_ALIASES)
+    if "host" not in columns or "cluster" not in columns:
+        return {}
+    found: dict[str, tuple[str, int]] = {}
+    for number, values in rows:
+        host, cluster = _text(values, columns["host"]), _text(values, columns["cluster"])
+        if host and cluster:
+            found.setdefault(host.lower(), (cluster, number))
+    return found

@@ -1,0 +1,145 @@
+"""Tool output as text: decoding, the shell prompts of a paste, and host names from file names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from planner.inputs.importers.provenance import NoteSource
+from planner.inputs.problems import InputError, InputProblem
+
+__all__ = ["ToolText", "decode_text", "host_from_file_name", "name_host", "tool_text"]
+
+_COMMANDS = frozenset(
+    {"nvidia-smi", "kubectl", "oc", "curl", "wget", "cat", "jq", "dcgmi", "ssh", "sudo", "pdsh"}
+)
+"""Commands whose output the importers read; a prompt line runs one of them (or none)."""
+
+_PROMPT = re.compile(
+    r"^\s*(?:\([\w.-]+\)\s*)?"  # a conda or virtualenv name: (base)
+    r"(?:"
+    r"\[?[\w.-]+@(?P<host>[\w.-]+)(?:[: ][^\s$#%>\]]*)?\]?\s*[$#%>]"  # user@host:~$, [u@h ~]#
+    r"|PS [^>]*>"  # PowerShell
+    r"|[$#%>]"  # a bare prompt
+    r")(?:\s+(?P<command>.*))?$"
+)
+_FILE_SUFFIXES = frozenset({".txt", ".csv", ".log", ".out", ".json", ".prom", ".metrics", ".xlsx"})
+
+
+def decode_text(data: bytes, file: str) -> str:
+    """The text of a file: UTF-8 (a byte-order mark allowed) or UTF-16 with its byte-order mark
+    (what Windows PowerShell's ``>`` writes). Newlines are normalised to ``\\n``.
+
+    Raises ``InputError`` for binary data or another encoding.
+    """
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"not UTF-8 text (byte {error.start} cannot be decoded)",
+                    "save the tool's output as UTF-8 text (redirect it with > file.txt)",
+                )
+            ]
+        ) from None
+    if "\x00" in text:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "binary data, not the text a tool prints",
+                    "give the tool's output saved as text",
+                )
+            ]
+        )
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _prompt(line: str) -> tuple[bool, str | None]:
+    """Whether ``line`` is a shell prompt (alone or running a known command), and its host."""
+    match = _PROMPT.match(line)
+    if match is None:
+        return False, None
+    command = (match.group("command") or "").split()
+    while command and command[0] in {"sudo", "time", "env"}:
+        command = command[1:]
+    if command and PurePath(command[0]).name not in _COMMANDS:
+        return False, None
+    return True, match.group("host")
+
+
+@dataclass(frozen=True)
+class ToolText:
+    """A tool's output without the shell prompts pasted around it."""
+
+    file: str
+    lines: tuple[tuple[int, str], ...]
+    """(line number in the file, 1-based; text without the newline), prompt lines and blank lines
+    at either end left out."""
+    prompt_host: str | None
+    """The host a ``user@host`` prompt line names, when the paste has one."""
+
+    @property
+    def text(self) -> str:
+        """The kept lines, with a blank line for each line left out, so line numbers hold."""
+        if not self.lines:
+            return ""
+        kept = dict(self.lines)
+        return "\n".join(kept.get(n, "") for n in range(1, self.lines[-1][0] + 1))
+
+
+def tool_text(data: bytes, file: str) -> ToolText:
+    """The lines of a tool's output (see ``ToolText``); raises ``InputError`` if not text."""
+    raw = decode_text(data, file).split("\n")
+    kept: list[tuple[int, str]] = []
+    host = None
+    for number, line in enumerate(raw, start=1):
+        is_prompt, prompt_host = _prompt(line)
+        if is_prompt:
+            host = host or prompt_host
+            continue
+        kept.append((number, line.rstrip()))
+    while kept and not kept[0][1].strip():
+        kept.pop(0)
+    while kept and not kept[-1][1].strip():
+        kept.pop()
+    return ToolText(file, tuple(kept), host)
+
+
+def host_from_file_name(file: str) -> str | None:
+    """The host a file is named after: ``gpu-node-07.txt`` → ``gpu-node-07``.
+
+    A workbook tab (``x.xlsx [vHost]``) and names without a letter or digit give None.
+    """
+    name = PurePath(file.split(" [", 1)[0]).name
+    path = PurePath(name)
+    while path.suffix.lower() in _FILE_SUFFIXES:
+        path = path.with_suffix("")
+    stem = path.name.strip()
+    return stem if re.search(r"[A-Za-z0-9]", stem) else None
+
+
+def name_host(text: ToolText, host_name: str | None) -> tuple[str, NoteSource, str]:
+    """The host a single-host output belongs to, how it is known, and the reason.
+
+    In order: the name given (``host_name``), the host of a ``user@host`` prompt pasted with the
+    output, the file name (``gpu-node-07.txt``), else ``host`` (assumed).
+    """
+    if host_name:
+        return host_name, "read", "the host name given for the file"
+    if text.prompt_host:
+        return text.prompt_host, "derived", "the host in the shell prompt pasted with the output"
+    stem = host_from_file_name(text.file)
+    if stem:
+        return stem, "assumed", "the host is named after the file (or give the host name)"
+    return "host", "assumed", "no host name in the file or its name: give the host name"

@@ -1,0 +1,468 @@
+"""The plan workbook's ``Planner inputs`` sheet: all it takes to restore the scenario, read back.
+
+The sheet holds the inventory and workload CSV text as ``inventory_frame`` and
+``workloads_frame`` write them (so they load back equal), the user's own GPU models as a
+``gpus.csv``-style CSV, and every field of ``Assumptions``, written generically from the
+dataclass: enums by value, booleans ``yes``/``no``, floats as ``repr`` (exact), nested
+dataclasses as ``network.latency_us``, mappings as ``gpu_price_usd[H100-80GB-SXM]``. Fields added
+to ``Assumptions`` later are written and read with no change here. Reading back, an unknown name
+is a problem (not a crash) and a missing field keeps its default with a note.
+
+Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
+item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import enum
+import io
+import re
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from planner.assumptions import Assumptions
+from planner.inputs.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
+from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.importers.rvtools import workbook_sheets
+from planner.inputs.inventory import inventory_frame, load_inventory
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.tabular import yes_no
+from planner.inputs.workloads import load_workloads, workloads_frame
+from planner.scenario import Scenario
+
+__all__ = [
+    "FORMAT_VERSION",
+    "NOTE",
+    "PLAN_INPUTS_SHEET",
+    "PlanInputs",
+    "assumption_rows",
+    "assumptions_from_rows",
+    "inputs_sheet_rows",
+    "own_gpus_csv",
+    "read_plan_inputs",
+    "write_inputs_sheet",
+]
+
+NOTE = (
+    "Read back by the planner (python -m planner plan --from-workbook, or the dashboard) to "
+    "restore this plan's inputs and assumptions: do not edit by hand."
+)
+FORMAT_VERSION = "1"
+_CELL_LIMIT = 30_000
+"""Characters per cell written (Excel holds 32,767)."""
+_OWN_COLUMNS = (
+    "name",
+    "memory_gib",
+    "tdp_w",
+    "fp16_tflops",
+    "price_usd",
+    "price_is_default",
+    "mig_capable",
+    "vgpu_capable",
+    "gpus_per_board",
+    "mig_memory_slices",
+    "mig_compute_slices",
+    "source",
+    "notes",
+    "profiles_like",
+)
+
+
+def _text(value: object) -> str:
+    """An assumption value as the sheet holds it."""
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, float):
+        return repr(value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def assumption_rows(assumptions: Assumptions) -> list[tuple[str, str]]:
+    """(name, value) for every field of ``assumptions``: nested dataclass fields as
+    ``parent.field``, mapping entries as ``field[key]`` (sorted by key)."""
+    rows: list[tuple[str, str]] = []
+
+    def walk(name: str, value: object) -> None:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for item in dataclasses.fields(value):
+                walk(f"{name}.{item.name}" if name else item.name, getattr(value, item.name))
+        elif isinstance(value, Mapping):
+            for key in sorted(value, key=str):
+                rows.append((f"{name}[{key}]", _text(value[key])))
+        else:
+            rows.append((name, _text(value)))
+
+    walk("", assumptions)
+    return rows
+
+
+def own_gpus_csv(catalog: Catalog, shipped: Catalog | None = None) -> str | None:
+    """The models of ``catalog`` that are not in the shipped catalog, as the CSV
+    ``load_catalog(extra_gpus=...)`` reads back to the same models; None when there are none.
+
+    A model whose vGPU and MIG tables are a shipped model's (renamed) names it in
+    ``profiles_like``, as the user's file did.
+    """
+    shipped = shipped or load_catalog()
+    own = [m for name, m in catalog.gpus.items() if name not in shipped.gpus]
+    if not own:
+        return None
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_OWN_COLUMNS)
+    for model in own:
+        like = _profiles_like(model, catalog, shipped)
+        notes = model.notes
+        if like:
+            notes = notes.removesuffix(f"Profile tables as {like}.").strip()
+        values = {
+            **{f.name: getattr(model, f.name) for f in dataclasses.fields(GpuModel)},
+            "notes": notes,
+            "profiles_like": like or "",
+        }
+        writer.writerow([_text(values[c]) for c in _OWN_COLUMNS])
+    return out.getvalue()
+
+
+def _profiles_like(model: GpuModel, catalog: Catalog, shipped: Catalog) -> str | None:
+    """The shipped model whose tables ``model`` shares: the one its notes name (``Profile tables
+    as X.``, as ``load_catalog`` records it), else the first of the same memory and tables."""
+    vgpu, migs = catalog.vgpu(model.name), catalog.mig(model.name)
+    if not vgpu and not migs:
+        return None
+    named = re.search(r"Profile tables as (.+)\.$", model.notes)
+    candidates = [named.group(1)] if named else []
+    for name in [*candidates, *shipped.gpus]:
+        template = shipped.gpus.get(name)
+        if template is None or template.memory_gib != model.memory_gib:
+            continue
+        if [replace(p, gpu_model=name) for p in vgpu] == list(shipped.vgpu(name)) and [
+            replace(p, gpu_model=name) for p in migs
+        ] == list(shipped.mig(name)):
+            return name
+    return None
+
+
+def _chunks(text: str) -> list[str]:
+    return [text[i : i + _CELL_LIMIT] for i in range(0, len(text), _CELL_LIMIT)] or [""]
+
+
+def inputs_sheet_rows(scenario: Scenario) -> list[tuple[str, str, str]]:
+    """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
+    workload and own-GPU CSV text (``file`` rows, split over rows when long), and every
+    assumption (``assumption`` rows)."""
+    rows = [("format", "planner inputs", FORMAT_VERSION)]
+    files = {
+        "inventory.csv": inventory_frame(scenario.inventory).to_csv(
+            index=False, lineterminator="\n"
+        ),
+        "workloads.csv": workloads_frame(scenario.workloads).to_csv(
+            index=False, lineterminator="\n"
+        ),
+    }
+    own = own_gpus_csv(scenario.catalog)
+    if own is not None:
+        files["my_gpus.csv"] = own
+    for name, text in files.items():
+        rows.extend(("file", name, chunk) for chunk in _chunks(text))
+    rows.extend(
+        ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
+    )
+    return rows
+
+
+def write_inputs_sheet(book: Any, scenario: Scenario) -> None:
+    """Add the ``Planner inputs`` sheet, last, to an openpyxl workbook: the note, a header, and
+    ``inputs_sheet_rows``. Every cell is a plain string (never a formula)."""
+    sheet = book.create_sheet(PLAN_INPUTS_SHEET)
+    rows: list[tuple[str, ...]] = [(NOTE,), ("kind", "name", "value"), *inputs_sheet_rows(scenario)]
+    for number, values in enumerate(rows, start=1):
+        for column, value in enumerate(values, start=1):
+            cell = sheet.cell(row=number, column=column)
+            cell.value = value
+            cell.data_type = "s"
+    sheet.freeze_panes = "A2"  # the note stays in view
+    sheet.column_dimensions["A"].width = 12
+    sheet.column_dimensions["B"].width = 40
+    sheet.column_dimensions["C"].width = 60
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """What a plan workbook's ``Planner inputs`` sheet restores: a scenario's files and
+    assumptions, ready for ``load_catalog``, ``load_inventory`` and ``load_workloads``."""
+
+    inventory_csv: bytes
+    workloads_csv: bytes
+    own_gpus_csv: bytes | None
+    """The user's own GPU models (``load_catalog(extra_gpus=...)``); None when there were none."""
+    assumptions: Assumptions
+    notes: tuple[ImportNote, ...] = ()
+    """Fields missing from the sheet (their defaults kept)."""
+    problems: tuple[InputProblem, ...] = ()
+    """Names the sheet holds that this planner does not know, and values it cannot read."""
+
+    def scenario(self, *, file_name: str = "plan.xlsx") -> Loaded[Scenario]:
+        """The scenario these inputs describe, with the rows skipped while loading them (none
+        for a workbook the planner wrote). Raises ``InputError`` when a file cannot be used."""
+        catalog = load_catalog(
+            extra_gpus=self.own_gpus_csv, extra_gpus_name=f"{file_name} [my_gpus.csv]"
+        )
+        inventory = load_inventory(
+            self.inventory_csv, catalog, file_name=f"{file_name} [inventory.csv]"
+        )
+        workloads = load_workloads(
+            self.workloads_csv, catalog, file_name=f"{file_name} [workloads.csv]"
+        )
+        scenario = Scenario(
+            catalog=catalog,
+            inventory=inventory.value,
+            workloads=tuple(workloads.value),
+            assumptions=self.assumptions,
+        )
+        return Loaded(scenario, (*self.problems, *inventory.problems, *workloads.problems))
+
+
+def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None) -> PlanInputs:
+    """The inputs a plan workbook (a path, or its bytes) was planned from.
+
+    Raises ``InputError`` when it is not a workbook, has no ``Planner inputs`` sheet, or the
+    sheet lacks the inventory or workload CSV.
+    """
+    if isinstance(source, bytes):
+        data, name = source, file_name or "plan.xlsx"
+    else:
+        name = file_name or Path(source).name
+        try:
+            data = Path(source).read_bytes()
+        except OSError as error:
+            raise InputError(
+                [
+                    InputProblem(
+                        name,
+                        None,
+                        None,
+                        f"cannot read the file ({error.strerror})",
+                        "check the path",
+                    )
+                ]
+            ) from None
+    book = workbook_sheets(data, name, "give a plan workbook the planner wrote (.xlsx)")
+    titles = {t.strip().lower(): t for t in book.sheetnames}
+    if PLAN_INPUTS_SHEET.lower() not in titles:
+        raise InputError(
+            [
+                InputProblem(
+                    name,
+                    None,
+                    None,
+                    f"no '{PLAN_INPUTS_SHEET}' sheet: not a plan workbook the planner wrote",
+                    "give a workbook written by python -m planner plan --out, or the "
+                    "dashboard's download",
+                )
+            ]
+        )
+    tab = f"{name} [{PLAN_INPUTS_SHEET}]"
+    files: dict[str, list[str]] = {}
+    assumptions: list[tuple[int, str, str]] = []
+    problems: list[InputProblem] = []
+    try:
+        rows = list(book[titles[PLAN_INPUTS_SHEET.lower()]].iter_rows(values_only=True))
+    except Exception:  # a damaged sheet raises zip or XML errors of many types
+        raise InputError(
+            [
+                InputProblem(
+                    tab,
+                    None,
+                    None,
+                    "the sheet cannot be read",
+                    "give the workbook as the planner wrote it",
+                )
+            ]
+        ) from None
+    for number, values in enumerate(rows, start=1):
+        cells = ["" if v is None else str(v) for v in (*values, None, None, None)[:3]]
+        kind, item, value = cells
+        if number <= 2 or not (kind or item):
+            continue
+        if kind == "file":
+            files.setdefault(item, []).append(value)
+        elif kind == "assumption":
+            assumptions.append((number, item, value))
+        elif kind != "format":
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    "kind",
+                    f"unknown row kind '{kind}': ignored",
+                    "do not edit this sheet by hand",
+                )
+            )
+    for needed in ("inventory.csv", "workloads.csv"):
+        if needed not in files:
+            raise InputError(
+                [
+                    *problems,
+                    InputProblem(
+                        tab,
+                        None,
+                        None,
+                        f"the sheet holds no {needed}",
+                        "give the workbook as the planner wrote it",
+                    ),
+                ]
+            )
+    restored, notes, assumption_problems = assumptions_from_rows(assumptions, tab)
+    own = files.get("my_gpus.csv")
+    return PlanInputs(
+        inventory_csv="".join(files["inventory.csv"]).encode("utf-8"),
+        workloads_csv="".join(files["workloads.csv"]).encode("utf-8"),
+        own_gpus_csv=None if own is None else "".join(own).encode("utf-8"),
+        assumptions=restored,
+        notes=tuple(notes),
+        problems=(*problems, *assumption_problems),
+    )
+
+
+def _convert(kind: Any, text: str) -> Any:
+    """``text`` as a value of type ``kind``; ``ValueError`` when it is not one."""
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        options = [k for k in typing.get_args(kind) if k is not type(None)]
+        if not text.strip() and len(options) < len(typing.get_args(kind)):
+            return None
+        for option in options:
+            try:
+                return _convert(option, text)
+            except ValueError:
+                continue
+        raise ValueError(f"'{text}' is none of {', '.join(map(str, options))}")
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return kind(text)
+    if kind is bool:
+        lowered = text.strip().lower()
+        if lowered in ("yes", "true", "1"):
+            return True
+        if lowered in ("no", "false", "0"):
+            return False
+        raise ValueError(f"'{text}' is not yes or no")
+    if kind is int:
+        return int(text)
+    if kind is float:
+        return float(text)
+    if kind is str:
+        return text
+    raise ValueError(f"cannot read a {kind}")
+
+
+def assumptions_from_rows(
+    rows: Sequence[tuple[int, str, str]], file: str
+) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
+    """``Assumptions`` from (row, name, value) rows as ``assumption_rows`` writes them.
+
+    A field the rows lack keeps its default, with a note; a name no field has, or a value that
+    cannot be read, is a problem (its field keeps its default).
+    """
+    values = {name: (number, value) for number, name, value in rows}
+    consumed: set[str] = set()
+    notes: list[ImportNote] = []
+    problems: list[InputProblem] = []
+
+    def build(cls: type[Any], prefix: str) -> Any:
+        hints = typing.get_type_hints(cls)
+        defaults = cls()
+        arguments: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            name = f"{prefix}{item.name}"
+            kind = hints[item.name]
+            if dataclasses.is_dataclass(kind) and isinstance(kind, type):
+                arguments[item.name] = build(kind, f"{name}.")
+                continue
+            if typing.get_origin(kind) in (Mapping, dict, typing.Mapping):
+                _, value_kind = typing.get_args(kind)
+                entries = {}
+                for key, (number, text) in values.items():
+                    if key.startswith(f"{name}[") and key.endswith("]"):
+                        consumed.add(key)
+                        try:
+                            entries[key[len(name) + 1 : -1]] = _convert(value_kind, text)
+                        except ValueError as error:
+                            problems.append(
+                                InputProblem(
+                                    file,
+                                    number,
+                                    "value",
+                                    str(error),
+                                    "do not edit this sheet by hand",
+                                )
+                            )
+                arguments[item.name] = entries
+                continue
+            if name not in values:
+                default = getattr(defaults, item.name)
+                notes.append(
+                    ImportNote(
+                        file,
+                        None,
+                        "",
+                        "",
+                        name,
+                        _text(default),
+                        "assumed",
+                        "not in the workbook (written by an older planner): the default is kept",
+                    )
+                )
+                continue
+            number, text = values[name]
+            consumed.add(name)
+            try:
+                arguments[item.name] = _convert(kind, text)
+            except ValueError as error:
+                problems.append(
+                    InputProblem(
+                        file,
+                        number,
+                        "value",
+                        f"{name}: {error}; the default is kept",
+                        "do not edit this sheet by hand",
+                    )
+                )
+        try:
+            return cls(**arguments)
+        except (TypeError, ValueError) as error:
+            problems.append(
+                InputProblem(
+                    file,
+                    None,
+                    prefix.rstrip(".") or "assumptions",
+                    f"{error}; the defaults are kept",
+                    "do not edit this sheet by hand",
+                )
+            )
+            return cls()
+
+    assumptions = build(Assumptions, "")
+    for name in values:
+        if name not in consumed:
+            problems.append(
+                InputProblem(
+                    file,
+                    values[name][0],
+                    "name",
+                    f"unknown assumption '{name}' (from a newer planner?): ignored",
+                    "plan with the planner version that wrote the workbook, or set it again",
+                )
+            )
+    return assumptions, notes, problems

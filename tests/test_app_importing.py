@@ -1,0 +1,160 @@
+"""AppTest of the import panel (``ui/importing.py``) on the Inventory and Workloads pages: tool
+outputs reviewed then applied, kubectl pods as workload classes, a plan workbook restored."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from importer_samples import CATALOG, NVIDIA_SMI_LIST, container, kube_list, pod, sample
+from openpyxl import Workbook
+from streamlit.testing.v1 import AppTest
+
+from planner.assumptions import Assumptions
+from planner.inputs.importers import write_inputs_sheet
+from planner.inputs.inventory import load_inventory
+from planner.inputs.workloads import load_workloads
+from planner.scenario import Scenario
+
+TIMEOUT_S = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def _page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    return at.switch_page(path).run()
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_a_tool_output_is_reviewed_with_its_assumed_values_then_applied() -> None:
+    """``nvidia-smi -L`` names no CPU or memory: the panel says the file was read as nvidia-smi
+    -L, lists the assumed values, and waits; applied, its host and 8 GPUs are in use."""
+    name, data = sample(NVIDIA_SMI_LIST)
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value((name, data, "text/plain")).run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: the bundled sample"
+    assert any("read as nvidia-smi -L" in c.value for c in at.caption)
+    notes = next(df.value for df in at.dataframe if "source" in df.value.columns)
+    assert set(notes["source"]) == {"assumed"}
+    assert "cpu_cores" in set(notes["field"])
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == f"In use: {name}"
+    assert _metric(at, "GPUs") == "8"
+    assert _metric(at, "Hosts with MIG on") == "1"
+
+
+def test_kubectl_pods_become_workload_classes() -> None:
+    """Two pods of one StatefulSet asking one GPU each are one class of 2 instances, in use once
+    applied and shown in the editor."""
+    pods = kube_list(
+        *(
+            pod(
+                f"chat-{i}",
+                owner=("StatefulSet", "chat"),
+                containers=[
+                    container(
+                        limits={"nvidia.com/gpu": "1"}, requests={"cpu": "4", "memory": "16Gi"}
+                    )
+                ],
+            )
+            for i in range(2)
+        )
+    )
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(("pods.json", pods, "application/json"))
+    at.run()
+    assert not at.exception
+    assert any("read as kubectl get pods" in c.value for c in at.caption)
+    at.button(key="workloads_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: pods.json"
+    assert _metric(at, "Workload classes") == "1"
+    assert _metric(at, "Instances") == "2"
+
+
+def _plan_workbook(assumptions: Assumptions) -> bytes:
+    sample_dir = Path(APP).parent / "data" / "sample"
+    scenario = Scenario(
+        CATALOG,
+        load_inventory((sample_dir / "inventory.csv").read_bytes(), CATALOG).value,
+        load_workloads((sample_dir / "workloads.csv").read_bytes(), CATALOG).value[:3],
+        assumptions,
+    )
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_a_plan_workbook_restores_the_whole_plan_and_undo_brings_the_sample_back() -> None:
+    """A plan workbook dropped on the Workloads page offers to restore the whole plan: its
+    workloads and its assumptions are in use after the click; Undo returns to the sample."""
+    assumptions = Assumptions(licence_usd_per_gpu_year=999.0, max_slowdown=1.2)
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(
+        ("plan.xlsx", _plan_workbook(assumptions), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    at.button(key="workloads_upload_restore").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: plan.xlsx workloads"
+    assert _metric(at, "Workload classes") == "3"
+    restored = at.session_state["_session_scenario_inputs"]
+    assert restored.assumptions == assumptions
+    at.button(key="workloads_upload_undo").click().run()
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+
+
+def _rvtools() -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "vHost"
+    sheet.append(["Host", "Cluster", "# Cores", "# Memory"])
+    sheet.append(["esx1.lab", "prod", 48, 524288])
+    sheet.append(["esx2.lab", "prod", 48, 524288])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_rvtools_hosts_take_their_gpus_from_the_cluster_the_user_gives() -> None:
+    """RVTools has no GPUs: alone it is refused saying so; with prod=L40S:4 given, its two hosts
+    have 4 L40S each once applied."""
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value(
+        ("export.xlsx", _rvtools(), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    assert any("export.xlsx cannot be used" in e.value for e in at.error)
+    at.text_input(key="inventory_upload_cluster_gpus").set_value("prod=L40S:4").run()
+    assert not at.exception
+    assert not at.error
+    at.button(key="inventory_upload_apply").click().run()
+    assert at.subheader[0].value == "In use: export.xlsx"
+    assert _metric(at, "Hosts") == "2"
+    assert _metric(at, "GPUs") == "8"
+
+
+def test_pods_can_be_regrouped_by_a_label() -> None:
+    """Pods of two owners sharing the label team=nlp are two classes by owner and one class when
+    grouped by team."""
+    gpu = container(limits={"nvidia.com/gpu": "1"})
+    pods = kube_list(
+        pod("a-0", owner=("StatefulSet", "a"), labels={"team": "nlp"}, containers=[gpu]),
+        pod("b-0", owner=("StatefulSet", "b"), labels={"team": "nlp"}, containers=[gpu]),
+    )
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(("pods.json", pods, "application/json"))
+    at.run()
+    assert _metric(at, "Classes kept") == "2"
+    at.selectbox(key="workloads_upload_group_by").set_value("team").run()
+    assert not at.exception
+    assert _metric(at, "Classes kept") == "1"

@@ -1,0 +1,117 @@
+"""Tests of GPU use measured by the DCGM exporter (Prometheus text)."""
+
+from __future__ import annotations
+
+import pytest
+from importer_samples import DCGM, sample
+
+from planner.inputs.importers.dcgm import measure, read_dcgm_samples
+from planner.inputs.problems import InputError
+
+_MIG_GPU = (
+    'gpu="0",UUID="GPU-a",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",hostname="h100-1"'
+)
+_CHAT = (
+    'GPU_I_PROFILE="1g.10gb",GPU_I_ID="9",container="srv",namespace="ml",'
+    'pod="chat-7d9f8c6b5d-x2k4q"'
+)
+_TRAIN = 'GPU_I_PROFILE="3g.40gb",GPU_I_ID="2",container="trainer",namespace="ml",pod="train-0"'
+MIG_SCRAPE = f"""\
+# HELP DCGM_FI_PROF_GR_ENGINE_ACTIVE Ratio of time the graphics engine is active.
+# TYPE DCGM_FI_PROF_GR_ENGINE_ACTIVE gauge
+DCGM_FI_PROF_GR_ENGINE_ACTIVE{{{_MIG_GPU},{_CHAT}}} 0.40 1700000000000
+DCGM_FI_PROF_GR_ENGINE_ACTIVE{{{_MIG_GPU},{_TRAIN}}} 0.90 1700000000000
+DCGM_FI_DEV_FB_USED{{{_MIG_GPU},{_CHAT}}} 6144 1700000000000
+""".encode()
+
+
+def test_l4_sample_scrape() -> None:
+    """The L4 scrape: one GPU on host i-030791dc5a37cd257, busy 0 from GR_ENGINE_ACTIVE (preferred
+    over GPU_UTIL), 0 MiB frame buffer used, no pod; other metrics ignored."""
+    name, data = sample(DCGM)
+    samples, problems = read_dcgm_samples(data, name)
+    assert problems == []
+    (gpu,) = measure(samples)
+    assert (gpu.host, gpu.gpu, gpu.model_name, gpu.pod) == (
+        "i-030791dc5a37cd257",
+        "0",
+        "NVIDIA L4",
+        "",
+    )
+    assert gpu.uuid == "GPU-c2f76b33-7953-256e-8f33-1343419b1a1c"
+    assert (gpu.busy_fraction, gpu.busy_metric, gpu.busy_samples) == (
+        0.0,
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+        1,
+    )
+    assert (gpu.memory_used_mib, gpu.memory_samples) == (0.0, 1)
+
+
+def test_mig_series_with_hostname_and_pod_labels() -> None:
+    """Series of MIG instances (GPU_I_PROFILE, GPU_I_ID) with lower-case ``hostname``, pod,
+    namespace and container labels and timestamps are measured per instance and pod."""
+    samples, _ = read_dcgm_samples(MIG_SCRAPE, "mig.prom")
+    found = {m.pod: m for m in measure(samples)}
+    chat = found["chat-7d9f8c6b5d-x2k4q"]
+    assert (chat.host, chat.mig_profile, chat.mig_instance, chat.namespace, chat.container) == (
+        "h100-1",
+        "1g.10gb",
+        "9",
+        "ml",
+        "srv",
+    )
+    assert (chat.busy_fraction, chat.memory_used_mib) == (0.4, 6144.0)
+    assert found["train-0"].memory_used_mib is None
+
+
+def test_several_scrapes_average_busy_and_keep_peak_memory() -> None:
+    """Samples of one series over several files: busy is their mean, memory their maximum."""
+
+    def scrape(busy: float, used: int) -> bytes:
+        labels = 'gpu="0",UUID="GPU-b",Hostname="n1",pod="etl-abcde",namespace="b"'
+        return (
+            f"DCGM_FI_PROF_GR_ENGINE_ACTIVE{{{labels}}} {busy}\n"
+            f"DCGM_FI_DEV_FB_USED{{{labels}}} {used}\n"
+        ).encode()
+
+    samples = [
+        s
+        for i, (b, u) in enumerate([(0.2, 1000), (0.6, 3000), (0.4, 2000)])
+        for s in read_dcgm_samples(scrape(b, u), f"s{i}.prom")[0]
+    ]
+    (gpu,) = measure(samples)
+    assert gpu.busy_fraction == pytest.approx(0.4)
+    assert (gpu.busy_samples, gpu.memory_used_mib, gpu.memory_samples) == (3, 3000.0, 3)
+    assert gpu.files == ("s0.prom", "s1.prom", "s2.prom")
+
+
+def test_gpu_util_percent_when_profiling_metrics_are_absent() -> None:
+    """Without GR_ENGINE_ACTIVE, GPU_UTIL in percent gives the busy fraction."""
+    samples, _ = read_dcgm_samples(b'DCGM_FI_DEV_GPU_UTIL{gpu="1",Hostname="h"} 35\n', "u.prom")
+    (gpu,) = measure(samples)
+    assert (gpu.busy_fraction, gpu.busy_metric) == (0.35, "DCGM_FI_DEV_GPU_UTIL")
+
+
+def test_exported_pod_labels_win_behind_prometheus() -> None:
+    """Scraped through Prometheus, the workload's labels are ``exported_pod``/``exported_namespace``
+    and ``pod`` is the exporter's own: the exported ones name the workload."""
+    line = (
+        b'DCGM_FI_DEV_FB_USED{gpu="0",Hostname="h",pod="dcgm-exporter-x1",namespace="gpu-op",'
+        b'exported_pod="infer-0",exported_namespace="apps"} 100\n'
+    )
+    (gpu,) = measure(read_dcgm_samples(line, "p.prom")[0])
+    assert (gpu.pod, gpu.namespace) == ("infer-0", "apps")
+
+
+def test_unreadable_metric_lines_are_problems_with_their_line() -> None:
+    """A broken sample line is a problem naming its line; good lines are still read."""
+    data = b'DCGM_FI_DEV_GPU_UTIL{gpu="0"} 10\nDCGM_FI_DEV_GPU_UTIL{gpu="1" oops} 5\n'
+    samples, problems = read_dcgm_samples(data, "b.prom")
+    assert len(samples) == 1
+    assert [p.row for p in problems] == [2]
+
+
+def test_text_without_dcgm_metrics_is_refused() -> None:
+    """A scrape of another exporter is an InputError saying where DCGM's metrics are."""
+    with pytest.raises(InputError, match="9400/metrics"):
+        read_dcgm_samples(b"node_cpu_seconds_total 1\n", "node.prom")

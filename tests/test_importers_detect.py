@@ -1,0 +1,84 @@
+"""Tests of telling file formats apart by their content."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from importer_samples import (
+    DCGM,
+    KUBECTL_NODES,
+    MIG_LGI,
+    MIG_LGIP,
+    NVIDIA_SMI_LIST,
+    NVIDIA_SMI_QUERY,
+    NVIDIA_SMI_TABLE,
+    REPO,
+    RVTOOLS,
+    kube_list,
+    node,
+    pod,
+    sample,
+)
+
+from planner.inputs.importers.detect import Format, detect_format, known_formats
+from planner.inputs.problems import InputError
+
+
+@pytest.mark.parametrize(
+    ("relative", "expected"),
+    [
+        (KUBECTL_NODES, Format.KUBECTL_NODES),
+        (NVIDIA_SMI_QUERY, Format.NVIDIA_SMI_QUERY),
+        (NVIDIA_SMI_LIST, Format.NVIDIA_SMI_LIST),
+        (NVIDIA_SMI_TABLE, Format.NVIDIA_SMI_TABLE),
+        (MIG_LGI, Format.MIG_INSTANCES),
+        (MIG_LGIP, Format.MIG_PROFILES),
+        (RVTOOLS, Format.RVTOOLS),
+        (DCGM, Format.DCGM),
+    ],
+)
+def test_every_sample_is_detected(relative: str, expected: Format) -> None:
+    """Each real tool output is recognised by its content."""
+    assert detect_format(*sample(relative)) is expected
+
+
+def test_planner_csvs_are_detected_whatever_their_name() -> None:
+    """The planner's own CSVs are recognised by their header, not their file name."""
+    inventory = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
+    workloads = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    assert detect_format("hosts.txt", inventory) is Format.INVENTORY_CSV
+    assert detect_format("mix", workloads) is Format.WORKLOADS_CSV
+
+
+def test_kubectl_kinds_and_labels_stream() -> None:
+    """Pods, nodes and a jq stream of node labels are told apart."""
+    assert detect_format("a", kube_list(pod("p"))) is Format.KUBECTL_PODS
+    assert detect_format("a", kube_list(node("n"))) is Format.KUBECTL_NODES
+    labels = b'{"kubernetes.io/hostname": "a"}\n{"kubernetes.io/hostname": "b"}\n'
+    assert detect_format("a", labels) is Format.KUBECTL_NODES
+    assert detect_format("a", json.dumps(pod("p")).encode()) is Format.KUBECTL_PODS
+
+
+def test_pasted_prompt_before_output_is_ignored() -> None:
+    """A shell prompt line before the output does not hide its format."""
+    data = b"root@gpu-7:~# nvidia-smi -L\nGPU 0: NVIDIA A30 (UUID: GPU-1)\n"
+    assert detect_format("a", data) is Format.NVIDIA_SMI_LIST
+
+
+def test_unknown_content_is_refused_listing_the_formats_of_the_role() -> None:
+    """Text no importer reads is an InputError whose fix lists the formats the role accepts."""
+    with pytest.raises(InputError) as caught:
+        detect_format("notes.txt", b"hello world\n", role="inventory")
+    (problem,) = caught.value.problems
+    assert "cannot tell" in problem.message
+    assert "nvidia-smi -L" in problem.fix
+    assert "RVTools" in problem.fix
+    assert "DCGM" not in problem.fix
+    assert "DCGM" in known_formats("workloads")
+
+
+def test_empty_file_is_refused() -> None:
+    """An empty file (or one with prompts only) is refused as empty."""
+    with pytest.raises(InputError, match="empty"):
+        detect_format("e.txt", b"$ nvidia-smi -L\n\n")

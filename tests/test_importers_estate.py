@@ -1,0 +1,196 @@
+"""Tests of the inventory combined from several imported files."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from importer_samples import (
+    CATALOG,
+    KUBECTL_NODES,
+    MIG_LGI,
+    NVIDIA_SMI_LIST,
+    RVTOOLS,
+    kube_list,
+    node,
+    sample,
+)
+from openpyxl import Workbook
+
+from planner.inputs.importers.estate import ImportDefaults, import_inventory
+from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError
+
+
+def _vhost(*rows: tuple[object, ...]) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "vHost"
+    sheet.append(["Host", "Cluster", "# Cores", "# Memory"])
+    for row in rows:
+        sheet.append(list(row))
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def _row(frame: object, host: str) -> dict[str, object]:
+    rows = frame[frame["host"] == host]  # type: ignore[index]
+    assert len(rows) == 1
+    return dict(rows.iloc[0])
+
+
+def test_nvidia_smi_per_host_combined_with_rvtools_by_host_name() -> None:
+    """nvidia-smi files named after short host names join RVTools' FQDN hosts: GPUs from
+    nvidia-smi, cluster, cores and memory from RVTools, platform vSphere; a host without GPU
+    output is left out with a problem naming its cluster and the --cluster-gpus fix."""
+    rvtools = _vhost(
+        ("gpu-01.lab.example", "ai", 64, 1048576),
+        ("gpu-02.lab.example", "ai", 64, 1048576),
+        ("web-01.lab.example", "web", 16, 65536),
+    )
+    files = [
+        ("export.xlsx", rvtools),
+        ("GPU-01.txt", b"GPU 0: NVIDIA L40S (UUID: a)\nGPU 1: NVIDIA L40S (UUID: b)\n"),
+        ("gpu-02.txt", b"GPU 0: NVIDIA L40S (UUID: c)\n"),
+    ]
+    imported = import_inventory(files, CATALOG)
+    row = _row(imported.frame, "gpu-01.lab.example")
+    assert (
+        row["gpu_model"],
+        row["gpus_per_host"],
+        row["cluster"],
+        row["cpu_cores"],
+        row["ram_gib"],
+        row["platform"],
+    ) == ("L40S", 2, "ai", 64.0, 1024.0, "vsphere")
+    assert _row(imported.frame, "gpu-02.lab.example")["gpus_per_host"] == 1
+    (problem,) = imported.problems
+    assert "cluster web" in problem.message
+    assert "web-01.lab.example" in problem.message
+    assert "--cluster-gpus 'web=MODEL:GPUS'" in problem.fix
+    inventory = imported.inventory(CATALOG).value
+    assert [h.name for h in inventory.hosts] == ["gpu-01.lab.example", "gpu-02.lab.example"]
+
+
+def test_rvtools_sample_with_gpus_given_per_cluster() -> None:
+    """RVTools has no GPUs: the GPUs given for its cluster (case ignored) complete its 7 hosts,
+    marked as given by the user."""
+    imported = import_inventory(
+        [sample(RVTOOLS)], CATALOG, gpus_by_cluster={"CLUSTER": ("l40s", 4)}
+    )
+    assert len(imported.frame) == 7
+    assert set(imported.frame["gpu_model"]) == {"L40S"}
+    assert set(imported.frame["gpus_per_host"]) == {4}
+    given = [n for n in imported.notes if n.field == "gpus_per_host"]
+    assert all(n.file == "user" and n.source == "read" for n in given)
+    assert len(imported.inventory(CATALOG).value.hosts) == 7
+
+
+def test_unknown_cluster_and_model_given_are_problems() -> None:
+    """GPUs given for a cluster no host is in, or of an unknown model, are problems."""
+    rvtools = _vhost(("esx1", "ai", 8, 8192))
+    with pytest.raises(InputError) as caught:
+        import_inventory(
+            [("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"ai": ("B200", 8), "nope": ("L4", 1)}
+        )
+    messages = " ".join(p.message for p in caught.value.problems)
+    assert "unknown GPU model 'B200'" in messages
+    assert "no imported host is in cluster 'nope'" in messages
+
+
+def test_kubectl_nodes_alone_make_a_plannable_inventory() -> None:
+    """The kubectl sample alone is an inventory the validator accepts: one Kubernetes host."""
+    imported = import_inventory([sample(KUBECTL_NODES)], CATALOG)
+    (host,) = imported.inventory(CATALOG).value.hosts
+    assert (host.name, host.gpu_model, host.platform) == ("nori", "A16", Platform.KUBERNETES)
+
+
+def test_list_and_lgi_of_one_host_combine_under_the_given_host_name() -> None:
+    """``-L`` and ``mig -lgi`` of one host, given one host name, are one host: GPUs from -L
+    (read beats the lgi's assumed count), the layout with placements from -lgi."""
+    gpu_list = b"GPU 0: NVIDIA A30 (UUID: a)\nGPU 1: NVIDIA A30 (UUID: b)\n"
+    imported = import_inventory([("l.txt", gpu_list), sample(MIG_LGI)], CATALOG, host_name="ana-01")
+    row = _row(imported.frame, "ana-01")
+    assert (row["gpu_model"], row["gpus_per_host"], row["mig_enabled"]) == ("A30", 2, "yes")
+    (layout,) = imported.mig_layouts
+    assert (layout.host, [i.start for i in layout.instances]) == ("ana-01", [0, 1, 2, 3])
+
+
+def test_missing_columns_take_defaults_marked_assumed() -> None:
+    """Columns no file gives take ``ImportDefaults`` (here chosen), each with an assumed note
+    naming the tool that lacked it; the cluster given fills a host no file places."""
+    defaults = ImportDefaults(cpu_cores=96, ram_gib=768, network_gbps=100, rdma=True)
+    imported = import_inventory(
+        [sample(NVIDIA_SMI_LIST)], CATALOG, defaults=defaults, cluster="hgx", host_name="hgx-01"
+    )
+    row = _row(imported.frame, "hgx-01")
+    assert (row["cpu_cores"], row["ram_gib"], row["network_gbps"], row["rdma"], row["cluster"]) == (
+        96.0,
+        768.0,
+        100.0,
+        "yes",
+        "hgx",
+    )
+    cores = next(n for n in imported.notes if n.field == "cpu_cores")
+    assert cores.source == "assumed"
+    assert "nvidia-smi -L" in cores.text
+    assert [len(g.instances) for g in imported.mig_layouts] == [7] * 8
+
+
+def test_disagreeing_gpu_counts_are_a_problem_first_file_kept() -> None:
+    """Two files reading different GPU counts for one host: the first is kept, the other a
+    problem naming both."""
+    one = b"GPU 0: NVIDIA L4 (UUID: a)\n"
+    two = b"GPU 0: NVIDIA L4 (UUID: a)\nGPU 1: NVIDIA L4 (UUID: b)\n"
+    imported = import_inventory([("h.txt", one), ("h.log", two)], CATALOG)
+    assert _row(imported.frame, "h")["gpus_per_host"] == 1
+    (problem,) = imported.problems
+    assert problem.file == "h.log"
+    assert "1 is kept" in problem.message
+
+
+def test_unknown_gpu_host_is_left_out_with_its_problem() -> None:
+    """A host whose only GPU is unknown (P100) is left out; the problem is the importer's, with
+    the own-GPU fix, and a note says the host was left out."""
+    files = [
+        ("old.txt", b"GPU 0: Tesla P100-PCIE-16GB (UUID: a)\n"),
+        ("new.txt", b"GPU 0: NVIDIA L4 (UUID: b)\n"),
+    ]
+    imported = import_inventory(files, CATALOG)
+    assert list(imported.frame["host"]) == ["new"]
+    assert "your own GPU" in imported.problems[0].fix
+    assert any(n.subject == "old" and "left out" in n.text for n in imported.notes)
+
+
+def test_planner_csv_combines_with_tool_output() -> None:
+    """The planner's own inventory CSV is one more source: its rows are read as they are."""
+    csv = (
+        b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+        b"a,c,L4,2,32,256,25,no\n"
+    )
+    imported = import_inventory(
+        [
+            ("hosts.csv", csv),
+            (
+                "nodes.json",
+                kube_list(
+                    node("b", {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"})
+                ),
+            ),
+        ],
+        CATALOG,
+    )
+    assert list(imported.frame["host"]) == ["a", "b"]
+
+
+def test_no_host_with_gpus_is_refused() -> None:
+    """Files that give no host with GPUs are refused, saying which files to add."""
+    with pytest.raises(InputError, match="no host with GPUs"):
+        import_inventory([("x.xlsx", _vhost(("esx1", "ai", 8, 8192)))], CATALOG)
+
+
+def test_workload_file_given_as_inventory_is_refused() -> None:
+    """Pods output among inventory files is refused, pointing to --workloads."""
+    with pytest.raises(InputError, match="--workloads"):
+        import_inventory([("pods.json", b'{"kind": "Pod", "spec": {"containers": []}}')], CATALOG)

@@ -1,0 +1,89 @@
+"""Tests of GPU names as tools print them mapped to catalog models."""
+
+from __future__ import annotations
+
+import pytest
+from importer_samples import CATALOG
+
+from planner.inputs.importers.gpu_names import gpu_family, match_gpu_name
+
+
+@pytest.mark.parametrize(
+    ("printed", "model"),
+    [
+        ("NVIDIA A100-SXM4-80GB", "A100-80GB-SXM"),
+        ("NVIDIA A100-PCIE-40GB", "A100-40GB-PCIe"),
+        ("NVIDIA A100 80GB PCIe", "A100-80GB-PCIe"),
+        ("NVIDIA H100 80GB HBM3", "H100-80GB-SXM"),
+        ("NVIDIA H100 PCIe", "H100-80GB-PCIe"),
+        ("NVIDIA H200", "H200-141GB-SXM"),
+        ("NVIDIA H200 NVL", "H200-141GB-NVL"),
+        ("NVIDIA L40S", "L40S"),
+        ("NVIDIA L40", "L40"),
+        ("NVIDIA L4", "L4"),
+        ("NVIDIA A10", "A10"),
+        ("Tesla T4", "T4"),
+        ("NVIDIA A16", "A16"),
+        ("NVIDIA A30", "A30"),
+        ("NVIDIA-H100-80GB-HBM3", "H100-80GB-SXM"),
+        ("NVIDIA-A100-SXM4-80GB-SHARED", "A100-80GB-SXM"),
+        ("h100 80gb sxm", "H100-80GB-SXM"),
+    ],
+)
+def test_printed_names_map_to_catalog_models(printed: str, model: str) -> None:
+    """Names as nvidia-smi, DCGM and GPU Feature Discovery print them map to one catalog model:
+    HBM3 and names without PCIe or NVL are the SXM parts, a size in the name picks 40 or 80 GB."""
+    assert match_gpu_name(printed, CATALOG).model == model
+
+
+def test_reported_memory_picks_the_size_the_name_leaves_open() -> None:
+    """A truncated old-table name without its size takes the size nearest the memory reported."""
+    assert match_gpu_name("NVIDIA A100-SXM...", CATALOG, memory_mib=40537).model == "A100-40GB-SXM"
+    assert match_gpu_name("NVIDIA A100 PCIe", CATALOG, memory_mib=81920).model == "A100-80GB-PCIe"
+    truncated = match_gpu_name("NVIDIA H100 80GB HBM...", CATALOG)
+    assert truncated.model == "H100-80GB-SXM"
+
+
+def test_mig_device_names_map_to_their_physical_gpu() -> None:
+    """A MIG device's product label (``-MIG-<profile>``) is its physical model, profile kept."""
+    found = match_gpu_name("NVIDIA-H100-PCIe-MIG-1g.10gb", CATALOG)
+    assert (found.model, found.mig_profile) == ("H100-80GB-PCIe", "1g.10gb")
+    old = match_gpu_name("A100-SXM4-40GB-MIG-1g.5gb", CATALOG, memory_mib=4864)
+    assert (old.model, old.mig_profile) == ("A100-40GB-SXM", "1g.5gb")
+
+
+def test_vgpu_profiles_map_to_their_physical_gpu() -> None:
+    """A vGPU profile (``NVIDIA-A16-4Q``, ``GRID A100-10C``) is a slice of its board's model; the
+    A100D prefix is the 80 GB A100, plain A100 profiles the 40 GB; the form factor is assumed."""
+    a16 = match_gpu_name("NVIDIA-A16-4Q", CATALOG, memory_mib=4096)
+    assert (a16.model, a16.vgpu_profile, a16.source) == ("A16", "A16-4Q", "derived")
+    grid = match_gpu_name("GRID A100-10C", CATALOG)
+    assert grid.model is not None
+    assert grid.model.startswith("A100-40GB")
+    assert grid.source == "assumed"
+    assert match_gpu_name("GRID A100D-20C", CATALOG).model == "A100-80GB-SXM"
+
+
+@pytest.mark.parametrize(
+    "printed",
+    ["Tesla P100-PCIE-16GB", "Tesla V100-SXM2-16GB", "NVIDIA H100 NVL", "NVIDIA GH200 480GB"],
+)
+def test_unknown_gpus_name_the_closest_models_and_the_own_gpu_fix(printed: str) -> None:
+    """A GPU the catalog lacks maps to no model; the fix names close catalog models and how to add
+    one's own GPU model."""
+    found = match_gpu_name(printed, CATALOG)
+    assert found.model is None
+    assert "your own GPU" in found.fix
+    assert found.suggestions
+
+
+def test_catalog_name_is_read_as_is() -> None:
+    """A name that already is a catalog name is read, not derived."""
+    found = match_gpu_name("NVIDIA L40S", CATALOG)
+    assert (found.model, found.source) == ("L40S", "read")
+
+
+def test_family_of_catalog_names() -> None:
+    """The family drops size and form factor: H100-80GB-SXM and H100 PCIe are both h100."""
+    assert gpu_family("H100-80GB-SXM") == gpu_family("NVIDIA H100 PCIe") == "h100"
+    assert gpu_family("L40S") != gpu_family("L40") != gpu_family("L4")

@@ -1,0 +1,211 @@
+"""Tests of Kubernetes GPU nodes read from ``kubectl get nodes -o json`` and node labels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from importer_samples import CATALOG, KUBECTL_NODES, kube_list, node, sample
+
+from planner.inputs.importers.hosts import HostFacts, HostsRead
+from planner.inputs.importers.kubectl_nodes import read_kubectl_nodes
+from planner.inputs.problems import InputError
+
+
+def _values(host: HostFacts) -> dict[str, object]:
+    return {f.field: f.value for f in host.facts}
+
+
+def _one(read: HostsRead) -> HostFacts:
+    assert len(read.hosts) == 1
+    return read.hosts[0]
+
+
+def test_rke2_vgpu_node_sample_is_an_a16_vgpu_vm() -> None:
+    """The RKE2 node with an A16-4Q vGPU maps to the physical A16, says it is a vGPU VM, rounds
+    one vGPU up to one A16 board (assumed), and reads CPU and memory from allocatable."""
+    name, data = sample(KUBECTL_NODES)
+    host = _one(read_kubectl_nodes(data, name, CATALOG))
+    values = _values(host)
+    assert host.name == "nori"
+    assert values["gpu_model"] == "A16"
+    assert values["gpus_per_host"] == 4
+    assert values["platform"] == "kubernetes"
+    assert values["mig_enabled"] == "no"
+    assert values["cpu_cores"] == 2.0
+    assert values["ram_gib"] == pytest.approx(15.609, abs=1e-3)
+    gpus = host.get("gpus_per_host")
+    assert gpus is not None
+    assert gpus.source == "assumed"
+    assert "vGPU" in gpus.note.text
+    assert "A16-4Q" in gpus.note.text
+    cluster = host.get("cluster")
+    assert cluster is not None
+    assert (cluster.value, cluster.source) == ("kubernetes", "assumed")
+
+
+def test_plain_gpu_node_reads_count_model_and_cluster_label() -> None:
+    """A GPU Operator node: model from gpu.product with gpu.memory picking the size, GPUs from
+    gpu.count, cluster from its label, MIG off when no MIG device is advertised."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+        "nvidia.com/gpu.count": "8",
+        "nvidia.com/gpu.memory": "81920",
+        "nvidia.com/mig.strategy": "none",
+        "cluster": "train",
+    }
+    read = read_kubectl_nodes(
+        kube_list(node("g1", labels, cpu="112", memory="2Ti", extra={"nvidia.com/gpu": "8"})),
+        "n.json",
+        CATALOG,
+    )
+    values = _values(_one(read))
+    assert values["gpu_model"] == "A100-80GB-SXM"
+    assert values["gpus_per_host"] == 8
+    assert values["cluster"] == "train"
+    assert values["mig_enabled"] == "no"
+    assert values["cpu_cores"] == 112.0
+    assert values["ram_gib"] == 2048.0
+
+
+def test_mig_single_strategy_counts_mig_devices_not_gpus() -> None:
+    """Under the MIG single strategy gpu.count counts MIG devices: 56 × 1g.5gb on A100 40 GB at
+    7 per GPU are 8 GPUs, each with 7 instances in its layout; mig.config all-1g.5gb confirms
+    the uniform split, so the count is derived, not assumed."""
+    labels = {
+        "nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb",
+        "nvidia.com/gpu.count": "56",
+        "nvidia.com/gpu.memory": "4864",
+        "nvidia.com/mig.strategy": "single",
+        "nvidia.com/mig.config": "all-1g.5gb",
+    }
+    host = _one(
+        read_kubectl_nodes(
+            kube_list(node("m1", labels, extra={"nvidia.com/gpu": "56"})), "n.json", CATALOG
+        )
+    )
+    gpus = host.get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (8, "derived")
+    assert _values(host)["gpu_model"] == "A100-40GB-SXM"
+    assert _values(host)["mig_enabled"] == "yes"
+    assert len(host.mig_layout) == 8
+    assert all(len(g.instances) == 7 for g in host.mig_layout)
+    assert {i.profile for g in host.mig_layout for i in g.instances} == {"1g.5gb"}
+
+
+def test_mig_single_strategy_without_config_is_assumed_and_rounds_up() -> None:
+    """Without mig.config the uniform split is assumed; 10 devices at 7 per GPU are 2 GPUs."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+        "nvidia.com/gpu.count": "10",
+        "nvidia.com/mig.strategy": "single",
+    }
+    host = _one(read_kubectl_nodes(kube_list(node("m2", labels)), "n.json", CATALOG))
+    gpus = host.get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (2, "assumed")
+    assert [len(g.instances) for g in host.mig_layout] == [7, 3]
+
+
+def test_mixed_strategy_advertises_mig_resources() -> None:
+    """Under the mixed strategy gpu.count is physical GPUs and the mig-<profile> resources give
+    the instances in place (per host, not per GPU)."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+        "nvidia.com/gpu.count": "2",
+        "nvidia.com/mig.strategy": "mixed",
+    }
+    extra = {"nvidia.com/mig-3g.40gb": "2", "nvidia.com/mig-1g.10gb": "3", "nvidia.com/gpu": "0"}
+    host = _one(read_kubectl_nodes(kube_list(node("x", labels, extra=extra)), "n.json", CATALOG))
+    assert _values(host)["gpus_per_host"] == 2
+    assert _values(host)["mig_enabled"] == "yes"
+    (layout,) = host.mig_layout
+    assert layout.gpu_index is None
+    assert sorted(i.profile for i in layout.instances) == ["1g.10gb"] * 3 + ["3g.40gb"] * 2
+
+
+def test_time_slicing_replicas_divide_the_advertised_gpus() -> None:
+    """Without gpu.count, advertised GPUs over gpu.replicas are the physical GPUs (derived)."""
+    labels = {"nvidia.com/gpu.product": "Tesla-T4-SHARED", "nvidia.com/gpu.replicas": "4"}
+    read = read_kubectl_nodes(
+        kube_list(node("t", labels, extra={"nvidia.com/gpu": "16"})), "n.json", CATALOG
+    )
+    gpus = _one(read).get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (4, "derived")
+    assert any("time-sliced" in n.text for n in read.notes)
+
+
+def test_labels_only_stream_from_jq() -> None:
+    """The labels jq prints (objects one after another) make hosts named by
+    kubernetes.io/hostname; that CPU and memory are missing is noted for the file."""
+    stream = "\n".join(
+        json.dumps(
+            {
+                "kubernetes.io/hostname": name,
+                "nvidia.com/gpu.product": "NVIDIA-L40S",
+                "nvidia.com/gpu.count": "4",
+            },
+            indent=2,
+        )
+        for name in ("a1", "a2")
+    )
+    read = read_kubectl_nodes(stream.encode(), "labels.json", CATALOG)
+    assert [h.name for h in read.hosts] == ["a1", "a2"]
+    assert all(
+        _values(h)["gpu_model"] == "L40S" and "cpu_cores" not in _values(h) for h in read.hosts
+    )
+    assert any("labels only" in n.text for n in read.notes)
+
+
+def test_single_node_object_and_zone_as_cluster() -> None:
+    """``kubectl get node x -o json`` is one Node; a zone names the cluster when no cluster
+    label does (derived), and the cluster given overrides both."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-L4",
+        "nvidia.com/gpu.count": "1",
+        "topology.kubernetes.io/zone": "eu-1a",
+    }
+    data = json.dumps(node("one", labels)).encode()
+    cluster = _one(read_kubectl_nodes(data, "n.json", CATALOG)).get("cluster")
+    assert cluster is not None
+    assert (cluster.value, cluster.source) == ("eu-1a", "derived")
+    given = _one(read_kubectl_nodes(data, "n.json", CATALOG, cluster="prod")).get("cluster")
+    assert given is not None
+    assert given.value == "prod"
+
+
+def test_nodes_without_gpus_are_left_out_with_a_note() -> None:
+    """A CPU-only node is not a host of the inventory, and a note says it was left out."""
+    data = kube_list(
+        node("cpu-1"),
+        node("g", {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}),
+    )
+    read = read_kubectl_nodes(data, "n.json", CATALOG)
+    assert [h.name for h in read.hosts] == ["g"]
+    assert any(n.subject == "cpu-1" and "left out" in n.text for n in read.notes)
+
+
+def test_unknown_product_is_a_problem_with_the_own_gpu_fix() -> None:
+    """A product the catalog lacks is a problem naming the node and how to add the model."""
+    labels = {"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB", "nvidia.com/gpu.count": "8"}
+    read = read_kubectl_nodes(kube_list(node("v", labels)), "n.json", CATALOG)
+    (problem,) = read.problems
+    assert "node v" in (problem.column or "")
+    assert "your own GPU" in problem.fix
+
+
+def test_bad_quantity_is_a_problem_not_a_crash() -> None:
+    """An unreadable CPU quantity is a problem naming the node and the field; the rest is read."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"}
+    read = read_kubectl_nodes(kube_list(node("b", labels, cpu="lots")), "n.json", CATALOG)
+    assert "cpu" in (read.problems[0].column or "")
+    assert "cpu_cores" not in _values(_one(read))
+
+
+def test_pods_given_as_nodes_are_refused() -> None:
+    """Pods output given as nodes is refused, saying where it belongs."""
+    data = json.dumps({"kind": "List", "items": [{"kind": "Pod"}]}).encode()
+    with pytest.raises(InputError, match="workload"):
+        read_kubectl_nodes(data, "pods.json", CATALOG)

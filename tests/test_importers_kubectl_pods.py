@@ -1,0 +1,217 @@
+"""Tests of GPU workloads read from ``kubectl get pods -A -o json`` and grouped into classes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from importer_samples import CATALOG, container, kube_list, pod
+
+from planner.inputs.importers.kubectl_pods import (
+    PodRequest,
+    group_pods,
+    label_keys,
+    owner_of,
+    pods_frame,
+    read_kubectl_pods,
+    workload_kind,
+)
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import WorkloadKind, workloads_from_frame
+
+
+def _gpu(count: str = "1", cpu: str = "4", memory: str = "16Gi") -> dict[str, object]:
+    return container(limits={"nvidia.com/gpu": count}, requests={"cpu": cpu, "memory": memory})
+
+
+def _pods(*items: dict[str, object]) -> list[PodRequest]:
+    return list(read_kubectl_pods(kube_list(*items), "pods.json", CATALOG).pods)
+
+
+def _deployment_pod(suffix: str) -> dict[str, object]:
+    return pod(
+        f"chat-7d9f8c6b5d-{suffix}",
+        owner=("ReplicaSet", "chat-7d9f8c6b5d"),
+        labels={"pod-template-hash": "7d9f8c6b5d", "app": "chat"},
+        containers=[_gpu()],
+    )
+
+
+def test_owners_deployment_cronjob_statefulset_and_bare_pod() -> None:
+    """A ReplicaSet's pods belong to its Deployment (hash stripped), a Job's named after a
+    scheduled minute to its CronJob, other owners as they are, a pod without owner to itself."""
+    assert owner_of(
+        [{"kind": "ReplicaSet", "name": "chat-7d9f8c6b5d"}],
+        {"pod-template-hash": "7d9f8c6b5d"},
+        "x",
+    ) == ("Deployment", "chat", "derived")
+    assert owner_of([{"kind": "ReplicaSet", "name": "web-5f7c9b8d4"}], {}, "x") == (
+        "Deployment",
+        "web",
+        "derived",
+    )
+    assert owner_of([{"kind": "Job", "name": "etl-28391234"}], {}, "x") == (
+        "CronJob",
+        "etl",
+        "derived",
+    )
+    assert owner_of([{"kind": "Job", "name": "once"}], {}, "x") == ("Job", "once", "read")
+    assert owner_of([{"kind": "StatefulSet", "name": "db"}], {}, "x") == (
+        "StatefulSet",
+        "db",
+        "read",
+    )
+    assert owner_of(None, {}, "lonely") == ("Pod", "lonely", "read")
+
+
+@pytest.mark.parametrize(
+    ("owner", "name", "kind"),
+    [
+        ("StatefulSet", "jupyter-alice", WorkloadKind.NOTEBOOK),
+        ("Notebook", "alice", WorkloadKind.NOTEBOOK),
+        ("Job", "bert-train", WorkloadKind.TRAINING),
+        ("PyTorchJob", "llm", WorkloadKind.TRAINING),
+        ("CronJob", "etl", WorkloadKind.BATCH),
+        ("Deployment", "chat", WorkloadKind.INFERENCE),
+        ("Pod", "debug", WorkloadKind.INFERENCE),
+    ],
+)
+def test_kind_heuristic(owner: str, name: str, kind: WorkloadKind) -> None:
+    """Notebook and training names come first, then Jobs are batch, anything else inference."""
+    assert workload_kind(owner, name)[0] is kind
+
+
+def test_pods_of_a_deployment_are_one_class_with_assumptions_marked() -> None:
+    """Two pods of one Deployment are one inference class of 2 instances, 1 GPU, 4 vCPUs and
+    16 GiB; kind, busy fraction, schedule, isolation and memory are marked assumed, and the frame
+    passes the workload validator."""
+    pods = _pods(_deployment_pod("aaaaa"), _deployment_pod("bbbbb"))
+    grouped = group_pods(pods, CATALOG)
+    row = grouped.frame.iloc[0]
+    assert (
+        row["name"],
+        row["kind"],
+        row["instances"],
+        row["gpus"],
+        row["vcpus"],
+        row["ram_gib"],
+        row["active_hours"],
+    ) == ("chat", "inference", 2, 1.0, 4.0, 16.0, "24x7")
+    sources = {n.field: n.source for n in grouped.notes if n.subject == "chat"}
+    assert sources["kind"] == sources["busy_fraction"] == sources["memory_gib"] == "assumed"
+    assert sources["instances"] == "read"
+    assert grouped.class_of[("ml", "chat-7d9f8c6b5d-aaaaa")] == "chat"
+    loaded = workloads_from_frame(grouped.frame, CATALOG, file_name="pods")
+    assert loaded.value[0].instances == 2
+
+
+def test_grouped_by_a_label_the_user_picks() -> None:
+    """Grouping by ``team`` makes one class per value across owners; pods without the label
+    are grouped by owner, with a note."""
+    pods = _pods(
+        pod("a-0", owner=("StatefulSet", "a"), labels={"team": "vision"}, containers=[_gpu()]),
+        pod("b-0", owner=("StatefulSet", "b"), labels={"team": "vision"}, containers=[_gpu()]),
+        pod("c-0", owner=("StatefulSet", "c"), containers=[_gpu()]),
+    )
+    grouped = group_pods(pods, CATALOG, group_by="team")
+    assert list(grouped.frame["name"]) == ["vision", "c"]
+    assert list(grouped.frame["instances"]) == [2, 1]
+    assert any("lack label team" in n.text for n in grouped.notes)
+    assert label_keys(pods) == ["team"]
+
+
+def test_init_containers_follow_the_kubernetes_rule() -> None:
+    """The pod requests max(largest init container, sum of containers): an 8-core init beside
+    two 2-core containers is 8 cores; a sidecar (restartPolicy Always) adds to both sides."""
+    pods = _pods(
+        pod(
+            "p",
+            containers=[_gpu(cpu="2", memory="1Gi"), container("b", requests={"cpu": "2"})],
+            init_containers=[container("init", requests={"cpu": "8", "memory": "4Gi"})],
+        ),
+        pod(
+            "q",
+            containers=[_gpu(cpu="2")],
+            init_containers=[
+                container("side", requests={"cpu": "1"}, restart_policy="Always"),
+                container("init", requests={"cpu": "2"}),
+            ],
+        ),
+    )
+    assert (pods[0].cpu_cores, pods[0].ram_gib) == (8.0, 4.0)
+    assert pods[1].cpu_cores == 3.0
+
+
+def test_mig_hami_and_shared_requests() -> None:
+    """A MIG 1g.10gb request is 1 of 7 compute slices and 10 GiB; HAMi's gpucores 30 % and
+    gpumem 8000 MiB are 0.3 GPU and 7.8 GiB; a time-sliced replica is an assumed quarter GPU;
+    requests set only as limits count."""
+    pods = _pods(
+        pod("mig", containers=[container(limits={"nvidia.com/mig-1g.10gb": "1"})]),
+        pod(
+            "hami",
+            containers=[
+                container(
+                    limits={
+                        "nvidia.com/gpu": "1",
+                        "nvidia.com/gpumem": "8000",
+                        "nvidia.com/gpucores": "30",
+                    }
+                )
+            ],
+        ),
+        pod("shared", containers=[container(limits={"nvidia.com/gpu.shared": "1"})]),
+    )
+    mig, hami, shared = (p.gpu for p in pods)
+    assert mig is not None
+    assert (mig.gpus, mig.memory_gib, mig.mig_profile) == (pytest.approx(1 / 7), 10.0, "1g.10gb")
+    assert hami is not None
+    assert (hami.gpus, hami.memory_gib) == (pytest.approx(0.3), pytest.approx(8000 / 1024))
+    assert shared is not None
+    assert (shared.gpus, shared.gpus_source) == (0.25, "assumed")
+
+
+def test_node_selector_model_sets_memory_and_gpu_models() -> None:
+    """A pod pinned to ``nvidia.com/gpu.product: NVIDIA-L40S`` runs on L40S: its class may only use
+    L40S and its memory is the L40S's 48 GiB per GPU (derived)."""
+    pods = _pods(
+        pod(
+            "x-0",
+            owner=("StatefulSet", "x"),
+            containers=[_gpu()],
+            node_selector={"nvidia.com/gpu.product": "NVIDIA-L40S"},
+        )
+    )
+    row = group_pods(pods, CATALOG).frame.iloc[0]
+    assert (row["gpu_models"], row["memory_gib"]) == ("L40S", 48.0)
+
+
+def test_pods_without_gpus_and_finished_pods_are_listed_apart() -> None:
+    """CPU-only pods and finished GPU pods stay in the pod table but are not instances; notes
+    count them."""
+    pods = _pods(
+        pod("web-0", owner=("StatefulSet", "web"), containers=[container()]),
+        pod("done", containers=[_gpu()], phase="Succeeded"),
+        pod("live", containers=[_gpu()]),
+    )
+    grouped = group_pods(pods, CATALOG)
+    assert list(grouped.frame["name"]) == ["live"]
+    texts = " ".join(n.text for n in grouped.notes)
+    assert "1 pod(s) request no GPU" in texts
+    assert "1 GPU pod(s) have finished" in texts
+    assert list(pods_frame(pods)["pod"]) == ["web-0", "done", "live"]
+
+
+def test_same_owner_name_in_two_namespaces() -> None:
+    """Owners of one name in two namespaces are two classes named namespace/name."""
+    pods = _pods(
+        pod("a-0", namespace="x", owner=("StatefulSet", "a"), containers=[_gpu()]),
+        pod("a-0", namespace="y", owner=("StatefulSet", "a"), containers=[_gpu()]),
+    )
+    assert list(group_pods(pods, CATALOG).frame["name"]) == ["x/a", "y/a"]
+
+
+def test_nodes_given_as_pods_are_refused() -> None:
+    """Nodes output given as pods is refused, saying where it belongs."""
+    with pytest.raises(InputError, match="inventory"):
+        read_kubectl_pods(json.dumps({"kind": "Node"}).encode(), "n.json", CATALOG)

@@ -1,0 +1,112 @@
+"""Tests of MIG layouts from ``nvidia-smi mig -lgi`` and profiles from ``-lgip``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from importer_samples import CATALOG, MIG_LGI, MIG_LGIP, sample
+
+from planner.inputs.importers.mig import (
+    gpu_instances,
+    offered_profiles,
+    read_mig_instances,
+    read_mig_profiles,
+)
+from planner.inputs.importers.text import tool_text
+from planner.inputs.problems import InputError
+
+H100_LGI = b"""\
+$ sudo nvidia-smi mig -lgi
++----------------------------------------------------+
+| GPU instances:                                     |
+| GPU   Name          Profile  Instance   Placement  |
+|                       ID       ID       Start:Size |
+|====================================================|
+|   0  MIG 3g.40gb       9        2          4:4     |
++----------------------------------------------------+
+|   0  MIG 1g.10gb      19        9          2:1     |
++----------------------------------------------------+
+|   1  MIG 7g.80gb       0        0          0:8     |
++----------------------------------------------------+
+
+"""
+
+
+def test_a30_lgi_sample_is_four_1g6gb_at_starts_0_to_3() -> None:
+    """The A30's four 1g.6gb GPU instances sit at memory slices 0, 1, 2 and 3; only the A30
+    offers 1g.6gb, so the model is derived; MIG is on."""
+    name, data = sample(MIG_LGI)
+    read = read_mig_instances(data, name, CATALOG)
+    (host,) = read.hosts
+    (gpu,) = host.mig_layout
+    assert [(i.profile, i.start) for i in gpu.instances] == [("1g.6gb", s) for s in range(4)]
+    values = {f.field: (f.value, f.source) for f in host.facts}
+    assert values["gpu_model"] == ("A30", "derived")
+    assert values["mig_enabled"] == ("yes", "derived")
+    assert values["gpus_per_host"] == (1, "assumed")
+
+
+def test_lgi_rows_keep_ids_and_sizes() -> None:
+    """Each row's GPU, profile id, instance id, start and size are read from the sample."""
+    name, data = sample(MIG_LGI)
+    rows, problems = gpu_instances(tool_text(data, name))
+    assert problems == []
+    assert [(r.gpu, r.profile_id, r.instance_id, r.start, r.size) for r in rows] == [
+        (0, 14, 3, 0, 1),
+        (0, 14, 4, 1, 1),
+        (0, 14, 5, 2, 1),
+        (0, 14, 6, 3, 1),
+    ]
+
+
+def test_lgi_layout_is_sorted_by_start_per_gpu_and_model_left_open_when_ambiguous() -> None:
+    """Instances are listed per GPU by start slice; 1g.10gb, 3g.40gb and 7g.80gb exist on several
+    80 GB models, so no model is guessed (another file gives it)."""
+    (host,) = read_mig_instances(H100_LGI, "h.txt", CATALOG).hosts
+    assert [
+        (g.gpu_index, [(i.profile, i.start) for i in g.instances]) for g in host.mig_layout
+    ] == [
+        (0, [("1g.10gb", 2), ("3g.40gb", 4)]),
+        (1, [("7g.80gb", 0)]),
+    ]
+    assert host.get("gpu_model") is None
+    assert host.get("gpus_per_host") is not None
+
+
+def test_gh200_lgip_sample_rows() -> None:
+    """The GH200's profiles, two lines each: names with +me, ids, free/total, GiB and SMs."""
+    name, data = sample(MIG_LGIP)
+    rows, problems = offered_profiles(tool_text(data, name))
+    assert problems == []
+    assert [(r.profile, r.profile_id, r.free, r.total, r.memory_gib, r.sms) for r in rows] == [
+        ("1g.12gb", 19, 7, 7, 11.0, 16),
+        ("1g.12gb+me", 20, 1, 1, 11.0, 16),
+        ("1g.24gb", 15, 4, 4, 23.0, 26),
+        ("2g.24gb", 14, 3, 3, 23.0, 32),
+        ("3g.48gb", 9, 2, 2, 46.5, 60),
+        ("4g.48gb", 5, 1, 1, 46.5, 64),
+        ("7g.96gb", 0, 1, 1, 93.0, 132),
+    ]
+
+
+def test_gh200_lgip_is_a_model_the_catalog_lacks() -> None:
+    """No catalog model offers the GH200's profiles: a problem says so with the own-GPU fix; the
+    MIG-enabled GPU is still counted and the offered profiles are notes."""
+    name, data = sample(MIG_LGIP)
+    read = read_mig_profiles(data, name, CATALOG)
+    (problem,) = read.problems
+    assert "7g.96gb" in problem.message
+    assert "93 GiB" in problem.message
+    assert "your own GPU" in problem.fix
+    (host,) = read.hosts
+    assert host.get("gpu_model") is None
+    assert {f.field: f.value for f in host.facts}["mig_enabled"] == "yes"
+    assert len(read.notes) == 7
+
+
+@pytest.mark.parametrize("reader", [read_mig_instances, read_mig_profiles])
+def test_output_without_rows_is_refused(reader: Callable[..., object]) -> None:
+    """A file without an instance or profile row is an InputError naming the command."""
+    with pytest.raises(InputError, match="nvidia-smi mig"):
+        reader(b"No MIG-enabled devices found.\n", "x.txt", CATALOG)

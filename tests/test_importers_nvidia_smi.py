@@ -1,0 +1,248 @@
+"""Tests of GPU hosts read from nvidia-smi's query CSV, ``-L`` list and plain table."""
+
+from __future__ import annotations
+
+import pytest
+from importer_samples import (
+    CATALOG,
+    NVIDIA_SMI_LIST,
+    NVIDIA_SMI_QUERY,
+    NVIDIA_SMI_TABLE,
+    sample,
+)
+
+from planner.inputs.importers.hosts import HostFacts, HostsRead
+from planner.inputs.importers.nvidia_smi import (
+    gpu_instance_profile,
+    is_not_available,
+    read_nvidia_smi_list,
+    read_nvidia_smi_query,
+    read_nvidia_smi_table,
+)
+from planner.inputs.problems import InputError
+
+OLD_TABLE = b"""\
+Tue Mar  3 10:02:01 2020
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  A100-SXM4-40GB      On   | 00000000:36:00.0 Off |                    0 |
+| N/A   29C    P0    62W / 400W |     20MiB / 40537MiB |      N/A     Default |
+|                               |                      |              Enabled |
++-------------------------------+----------------------+----------------------+
+|   1  A100-SXM4-40GB      On   | 00000000:37:00.0 Off |                    0 |
+| N/A   29C    P0    60W / 400W |      0MiB / 40537MiB |      0%      Default |
+|                               |                      |              Enabled |
++-------------------------------+----------------------+----------------------+
+
++-----------------------------------------------------------------------------+
+| MIG devices:                                                                |
++------------------+----------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |         Memory-Usage |        Vol|         Shared        |
+|      ID  ID  Dev |                      | SM     Unc| CE  ENC  DEC  OFA  JPG|
+|                  |                      |        ECC|                       |
+|==================+======================+===========+=======================|
+|  0    1   0   0  |     11MiB / 20224MiB | 42      0 |  3   0    2    0    0  |
++------------------+----------------------+-----------+-----------------------+
+|  0    2   0   1  |      7MiB / 20096MiB | 56      0 |  3   0    2    0    0  |
++------------------+----------------------+-----------+-----------------------+
+
++-----------------------------------------------------------------------------+
+| Processes:                                                                  |
+|  GPU   GI   CI        PID   Type   Process name                  GPU Memory |
+|        ID   ID                                                   Usage      |
+|=============================================================================|
+|  No running processes found                                                 |
++-----------------------------------------------------------------------------+
+"""
+"""The driver 450 layout: 79 columns, ``|---+---|`` under the banner, MIG devices one line each."""
+
+OLD_PLAIN_TABLE = b"""\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla T4            Off  | 00000000:00:1E.0 Off |                    0 |
+| N/A   38C    P0    27W /  70W |      0MiB / 15079MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def _values(host: HostFacts) -> dict[str, object]:
+    return {f.field: f.value for f in host.facts}
+
+
+def _one(read: HostsRead) -> HostFacts:
+    assert len(read.hosts) == 1
+    return read.hosts[0]
+
+
+def test_l40s_query_csv_sample() -> None:
+    """The 202-column L40S query: one L40S (46068 MiB total), MIG off because the model has no
+    MIG (mig.mode.current is [N/A]); the host is named after the file as hostname is [N/A]."""
+    name, data = sample(NVIDIA_SMI_QUERY)
+    host = _one(read_nvidia_smi_query(data, name, CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "L40S",
+        1,
+        "no",
+    )
+    assert host.name == "query-gpu_l40s_595.80_load"
+    assert host.name_note is not None
+    assert host.name_note.source == "assumed"
+
+
+def test_l40s_query_memory_total_is_read_in_mib() -> None:
+    """memory.total ``46068 MiB`` with units in header and value tells the L40S's 48 GB."""
+    data = b"name, memory.total [MiB], mig.mode.current\nNVIDIA L40S, 46068 MiB, [N/A]\n"
+    host = _one(read_nvidia_smi_query(data, "h.csv", CATALOG))
+    model = host.get("gpu_model")
+    assert model is not None
+    assert model.value == "L40S"
+
+
+def test_h100_list_sample_is_8_gpus_with_7_mig_instances_each() -> None:
+    """``nvidia-smi -L`` of 8 × H100 80GB HBM3: 8 H100-80GB-SXM GPUs, MIG on, 7 × 1g.10gb each
+    (placements not listed)."""
+    name, data = sample(NVIDIA_SMI_LIST)
+    host = _one(read_nvidia_smi_list(data, name, CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "H100-80GB-SXM",
+        8,
+        "yes",
+    )
+    assert [g.gpu_index for g in host.mig_layout] == list(range(8))
+    for gpu in host.mig_layout:
+        assert [(i.profile, i.start) for i in gpu.instances] == [("1g.10gb", None)] * 7
+
+
+def test_h200_table_sample() -> None:
+    """The driver 590 table of an H200 in MIG mode: one H200-141GB-SXM (143771 MiB), MIG on, and
+    its GPU instances from the MIG devices sub-table: 3g.71gb (two compute instances), 2g.35gb
+    and two 1g.18gb, told apart by memory and SMs."""
+    name, data = sample(NVIDIA_SMI_TABLE)
+    read = read_nvidia_smi_table(data, name, CATALOG)
+    host = _one(read)
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "H200-141GB-SXM",
+        1,
+        "yes",
+    )
+    (gpu,) = host.mig_layout
+    assert [i.profile for i in gpu.instances] == ["3g.71gb", "2g.35gb", "1g.18gb", "1g.18gb"]
+    assert all(n.source == "derived" for n in read.notes)
+
+
+def test_old_79_column_table_with_mig_devices() -> None:
+    """The driver 450 layout reads the same: 2 × A100 40 GB SXM with MIG on; GPU 0's instances
+    are 3g.20gb (42 SMs) and 4g.20gb (56 SMs), equal memory told apart by SMs."""
+    host = _one(read_nvidia_smi_table(OLD_TABLE, "dgx-01.txt", CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "A100-40GB-SXM",
+        2,
+        "yes",
+    )
+    (gpu,) = host.mig_layout
+    assert (gpu.gpu_index, [i.profile for i in gpu.instances]) == (0, ["3g.20gb", "4g.20gb"])
+    assert host.name == "dgx-01"
+
+
+def test_old_table_without_mig_column() -> None:
+    """A table without the MIG M. row (no MIG-capable GPU) gives the GPU and no MIG value."""
+    host = _one(read_nvidia_smi_table(OLD_PLAIN_TABLE, "t4.txt", CATALOG))
+    assert (_values(host)["gpu_model"], _values(host)["mig_enabled"]) == ("T4", "no")
+
+
+def test_list_without_nvidia_prefix_and_pasted_prompt() -> None:
+    """The old ``-L`` format (``GPU 0: Tesla T4``) pasted after a prompt reads; the prompt names
+    the host."""
+    data = (
+        b"ubuntu@infer-3:~$ nvidia-smi -L\n"
+        b"GPU 0: Tesla T4 (UUID: GPU-1)\nGPU 1: Tesla T4 (UUID: GPU-2)\n"
+        b"ubuntu@infer-3:~$ \n\n"
+    )
+    host = _one(read_nvidia_smi_list(data, "paste.txt", CATALOG))
+    assert host.name == "infer-3"
+    assert (_values(host)["gpu_model"], _values(host)["gpus_per_host"]) == ("T4", 2)
+
+
+def test_unknown_gpu_is_a_problem_and_keeps_the_printed_name() -> None:
+    """``Tesla P100-PCIE-16GB`` is not in the catalog: a problem on its line with the own-GPU fix;
+    the host's model fact keeps the printed name so the combiner can leave it out."""
+    read = read_nvidia_smi_list(b"GPU 0: Tesla P100-PCIE-16GB (UUID: GPU-x)\n", "p.txt", CATALOG)
+    (problem,) = read.problems
+    assert problem.row == 1
+    assert "your own GPU" in problem.fix
+    assert _values(_one(read))["gpu_model"] == "Tesla P100-PCIE-16GB"
+
+
+def test_query_columns_in_any_order_nounits_and_hostname() -> None:
+    """Columns are found by name in any order, ``nounits`` values read as MiB, and a hostname
+    column splits the rows into hosts."""
+    data = (
+        b"mig.mode.current, memory.total [MiB], hostname, name, index\n"
+        b"Enabled, 81920, a1, NVIDIA A100 80GB PCIe, 0\n"
+        b"Enabled, 81920, a1, NVIDIA A100 80GB PCIe, 1\n"
+        b"Disabled, 40960, b1, NVIDIA A100-PCIE-40GB, 0\n"
+    )
+    read = read_nvidia_smi_query(data, "all.csv", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert values["a1"]["gpus_per_host"] == 2
+    assert values["a1"]["mig_enabled"] == "yes"
+    assert (values["b1"]["gpu_model"], values["b1"]["mig_enabled"]) == ("A100-40GB-PCIe", "no")
+    naming = read.hosts[0].name_note
+    assert naming is not None
+    assert naming.source == "read"
+
+
+def test_two_models_in_one_host_count_the_first_and_report_the_other() -> None:
+    """The inventory holds one model per host: the first model's GPUs are counted and the other
+    model's are a problem on their line."""
+    data = b"name\nNVIDIA L4\nNVIDIA L4\nNVIDIA A10\n"
+    read = read_nvidia_smi_query(data, "h.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    assert read.problems[0].row == 4
+
+
+def test_query_without_name_column_is_refused() -> None:
+    """A query without ``name`` cannot map GPUs: the fix shows the command to run."""
+    with pytest.raises(InputError, match="--query-gpu=name"):
+        read_nvidia_smi_query(b"index, memory.total [MiB]\n0, 81920 MiB\n", "h.csv", CATALOG)
+
+
+def test_rows_of_the_wrong_width_are_problems() -> None:
+    """A row with more values than the header is a problem on its line; the others are read."""
+    data = b"name, index\nNVIDIA L4, 0\nNVIDIA L4, 1, extra\n"
+    read = read_nvidia_smi_query(data, "h.csv", CATALOG)
+    assert read.problems[0].row == 3
+    assert _values(_one(read))["gpus_per_host"] == 1
+
+
+@pytest.mark.parametrize("value", ["[N/A]", "N/A", "[Not Supported]", "", " [Unknown Error] "])
+def test_not_available_values(value: str) -> None:
+    """nvidia-smi's spellings of a missing value are all missing."""
+    assert is_not_available(value)
+
+
+def _profile(model: str, memory_mib: float, sms: int | None) -> str:
+    found, _ = gpu_instance_profile(model, memory_mib, sms, CATALOG)
+    assert found is not None
+    return found.name
+
+
+def test_gpu_instance_profile_from_memory_and_sms() -> None:
+    """An H100 instance of 40 GiB and 60 SMs is 3g.40gb; with 64 SMs 4g.40gb; 10 GiB is 1g.10gb
+    whatever its SMs."""
+    assert _profile("H100-80GB-SXM", 40192, 60) == "3g.40gb"
+    assert _profile("H100-80GB-SXM", 40192, 64) == "4g.40gb"
+    assert _profile("H100-80GB-SXM", 9856, None) == "1g.10gb"

@@ -1,0 +1,129 @@
+"""Tests of vSphere hosts read from RVTools exports."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import pytest
+from importer_samples import RVTOOLS, sample
+from openpyxl import Workbook
+
+from planner.inputs.importers.hosts import HostFacts
+from planner.inputs.importers.rvtools import read_rvtools
+from planner.inputs.problems import InputError
+
+
+def _xlsx(tabs: dict[str, Sequence[Sequence[object]]]) -> bytes:
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in tabs.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(list(row))
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def _values(host: HostFacts) -> dict[str, object]:
+    return {f.field: f.value for f in host.facts}
+
+
+def test_rvtools4_sample_vhost() -> None:
+    """The RVTools 4 export (vCenter 8): 7 ESXi hosts in cluster Cluster, 32 cores and
+    261,797 MiB (255.66 GiB) each, on vSphere; rows are numbered as the spreadsheet shows them;
+    a note says plainly that RVTools has no GPU columns."""
+    name, data = sample(RVTOOLS)
+    read = read_rvtools(data, name)
+    assert len(read.hosts) == 7
+    first = read.hosts[0]
+    assert first.name == "10.17.135.71"
+    assert first.line == 2
+    assert first.file == f"{name} [vHost]"
+    assert _values(first) == {
+        "platform": "vsphere",
+        "cluster": "Cluster",
+        "cpu_cores": 32.0,
+        "ram_gib": pytest.approx(255.661, abs=1e-3),
+    }
+    assert all(_values(h)["cluster"] == "Cluster" for h in read.hosts)
+    assert any("no GPU columns" in n.text for n in read.notes)
+    assert read.problems == ()
+
+
+def test_drifted_column_names_are_matched() -> None:
+    """``Num Cores`` and ``Memory MB`` (older RVTools) are the cores and memory columns; header
+    case and spacing do not matter."""
+    data = _xlsx(
+        {"vHost": [("HOST", "cluster ", "Num Cores", "Memory MB"), ("esx1.lab", "gpu", 48, 524288)]}
+    )
+    (host,) = read_rvtools(data, "old.xlsx").hosts
+    assert _values(host)["cpu_cores"] == 48.0
+    assert _values(host)["ram_gib"] == 512.0
+    assert _values(host)["cluster"] == "gpu"
+
+
+def test_cores_from_sockets_and_memory_in_mib_column() -> None:
+    """Without a core count, ``# CPU`` × ``Cores per CPU`` is derived; ``Memory MiB`` is MiB."""
+    data = _xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# CPU", "Cores per CPU", "Memory MiB"),
+                ("esx2", "c", 2, 24, 1048576),
+            ]
+        }
+    )
+    (host,) = read_rvtools(data, "x.xlsx").hosts
+    cores = host.get("cpu_cores")
+    assert cores is not None
+    assert (cores.value, cores.source) == (48.0, "derived")
+    assert _values(host)["ram_gib"] == 1024.0
+
+
+def test_cluster_from_vinfo_when_vhost_has_none() -> None:
+    """A vHost tab without a cluster column takes each host's cluster from its VMs in vInfo."""
+    data = _xlsx(
+        {
+            "vInfo": [("VM", "Host", "Cluster"), ("vm-1", "esx3", "prod")],
+            "vHost": [("Host", "# Cores", "# Memory"), ("esx3", 16, 131072)],
+        }
+    )
+    (host,) = read_rvtools(data, "x.xlsx").hosts
+    cluster = host.get("cluster")
+    assert cluster is not None
+    assert (cluster.value, cluster.source) == ("prod", "derived")
+    assert cluster.note.file == "x.xlsx [vInfo]"
+
+
+def test_bad_cells_are_problems_with_tab_row_and_column() -> None:
+    """A core count that is no number is a problem naming the tab, row and column; the host keeps
+    its other values. A row without a host name is left out with a problem."""
+    data = _xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# Cores", "# Memory"),
+                ("esx4", "c", "many", 1024),
+                (None, "c", 8, 1024),
+            ]
+        }
+    )
+    read = read_rvtools(data, "x.xlsx")
+    assert [(p.file, p.row, p.column) for p in read.problems] == [
+        ("x.xlsx [vHost]", 2, "# Cores"),
+        ("x.xlsx [vHost]", 3, "Host"),
+    ]
+    assert "cpu_cores" not in _values(read.hosts[0])
+    assert _values(read.hosts[0])["ram_gib"] == 1.0
+
+
+def test_workbook_without_vhost_is_refused() -> None:
+    """A workbook with no vHost tab is refused, listing its tabs and how to export them."""
+    with pytest.raises(InputError, match="no vHost tab"):
+        read_rvtools(_xlsx({"vInfo": [("VM",), ("a",)]}), "x.xlsx")
+
+
+def test_damaged_workbook_is_refused() -> None:
+    """Bytes that are no workbook are an InputError, not openpyxl's exception."""
+    with pytest.raises(InputError, match="not a readable Excel workbook"):
+        read_rvtools(b"PK\x03\x04 broken", "x.xlsx")

@@ -1,0 +1,64 @@
+"""Tests of tool output as text: encodings, pasted shell prompts, hosts named after files."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.inputs.importers.text import decode_text, host_from_file_name, name_host, tool_text
+from planner.inputs.problems import InputError
+
+
+def test_prompt_lines_and_trailing_blanks_are_left_out() -> None:
+    """A pasted ``user@host:~$ nvidia-smi -L`` line, a bare trailing prompt and blank lines are
+    not output; the prompt's host is kept and line numbers stay those of the file."""
+    text = tool_text(
+        b"alice@gpu-node-07:~$ nvidia-smi -L\nGPU 0: NVIDIA L4 (UUID: x)\n$\n\n\n", "a"
+    )
+    assert text.lines == ((2, "GPU 0: NVIDIA L4 (UUID: x)"),)
+    assert text.prompt_host == "gpu-node-07"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "$ nvidia-smi -L",
+        "[root@gpu01 ~]# nvidia-smi",
+        "(base) bob@box:~/work$ sudo nvidia-smi mig -lgi",
+        "PS C:\\Users\\me> kubectl get nodes -o json",
+        "% curl -s localhost:9400/metrics",
+    ],
+)
+def test_common_prompts_are_recognised(prompt: str) -> None:
+    """Bash, root, conda, PowerShell and zsh prompts running a known tool are not output."""
+    assert tool_text(f"{prompt}\nGPU 0: X\n".encode(), "a").lines == ((2, "GPU 0: X"),)
+
+
+def test_comment_lines_are_not_prompts() -> None:
+    """A Prometheus ``# HELP`` line starts with # but runs no tool: it is output."""
+    assert len(tool_text(b"# HELP DCGM_FI_DEV_GPU_UTIL x\n", "a").lines) == 1
+
+
+def test_utf16_from_powershell_is_decoded() -> None:
+    """PowerShell's ``>`` writes UTF-16 with a byte-order mark; it reads like UTF-8."""
+    assert decode_text("GPU 0: NVIDIA L4\r\n".encode("utf-16"), "a") == "GPU 0: NVIDIA L4\n"
+
+
+def test_binary_data_is_refused_with_the_file_name() -> None:
+    """Bytes that are not text are an InputError naming the file."""
+    with pytest.raises(InputError, match=r"dump\.bin"):
+        decode_text(b"\xff\x00\x81\x92", "dump.bin")
+
+
+def test_hosts_are_named_after_files() -> None:
+    """``gpu-node-07.txt`` names host gpu-node-07; a workbook tab is no host name."""
+    assert host_from_file_name("gpu-node-07.txt") == "gpu-node-07"
+    assert host_from_file_name("/tmp/gpu-node-07.example.com.csv") == "gpu-node-07.example.com"
+    assert host_from_file_name("...") is None
+
+
+def test_given_host_name_wins_over_prompt_and_file() -> None:
+    """The host name given is read; else a prompt's host is derived; else the file's is assumed."""
+    text = tool_text(b"me@box1:~$ nvidia-smi -L\nGPU 0: X\n", "box2.txt")
+    assert name_host(text, "box3")[:2] == ("box3", "read")
+    assert name_host(text, None)[:2] == ("box1", "derived")
+    assert name_host(tool_text(b"GPU 0: X\n", "box2.txt"), None)[:2] == ("box2", "assumed")

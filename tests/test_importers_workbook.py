@@ -1,0 +1,137 @@
+"""The workbook round trip: a plan workbook read back restores its scenario, so the same plan
+comes out again, on the bundled sample and on generated scenarios."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from importer_samples import CATALOG, REPO
+from openpyxl import Workbook
+
+from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
+from planner.assumptions import Assumptions
+from planner.inputs.importers import read_plan_inputs, write_inputs_sheet
+from planner.inputs.inventory import load_inventory
+from planner.inputs.platform import Platform
+from planner.inputs.workloads import WorkloadKind, load_workloads
+from planner.methods.registry import Method
+from planner.output.export import workbook_bytes
+from planner.output.report import ScenarioPlan, plan_scenario
+from planner.plan import MethodPlan
+from planner.scenario import Scenario
+from planner.solve.feasibility import check_plan
+
+
+def _sample_scenario() -> Scenario:
+    sample = REPO / "data" / "sample"
+    return Scenario(
+        CATALOG,
+        load_inventory((sample / "inventory.csv").read_bytes(), CATALOG).value,
+        load_workloads((sample / "workloads.csv").read_bytes(), CATALOG).value,
+        Assumptions(licence_usd_per_gpu_year=1234.5, amortisation_years=3.0),
+    )
+
+
+def _timeless(plan: MethodPlan) -> MethodPlan:
+    """The plan without its solve time, the one field that differs between equal solves."""
+    return dataclasses.replace(plan, solve_seconds=0.0)
+
+
+def _plans(result: ScenarioPlan) -> list[MethodPlan]:
+    return [_timeless(r.plan) for r in result.results]
+
+
+def _restored(plan: ScenarioPlan) -> Scenario:
+    inputs = read_plan_inputs(workbook_bytes(plan), file_name="plan.xlsx")
+    assert inputs.problems == ()
+    loaded = inputs.scenario()
+    assert loaded.problems == ()
+    return loaded.value
+
+
+def test_sample_plan_comes_out_again_from_its_workbook() -> None:
+    """The sample scenario with changed assumptions, planned, written and read back: the same
+    scenario (inventory, workloads, assumptions) and the same plans, the recommended one too."""
+    first = plan_scenario(_sample_scenario())
+    restored = _restored(first)
+    assert restored == first.scenario
+    again = plan_scenario(restored)
+    assert _plans(again) == _plans(first)
+    assert first.recommended is not None
+    assert again.recommended is not None
+    assert all(check_plan(r.plan, restored) == [] for r in again.results)
+
+
+def _inputs_sheet_only(scenario: Scenario) -> bytes:
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+_MODELS = ["L40S", "L4", "A100-80GB-SXM", "H100-80GB-SXM", "A16"]
+_KINDS = list(WorkloadKind)
+_NAMES = st.text(st.sampled_from("abcdefghij-_ 0123456789é"), min_size=1, max_size=12)
+
+
+@st.composite
+def _scenarios(draw: st.DrawFn) -> Scenario:
+    """Small scenarios over the shipped catalog: hosts of catalog models, workload classes with
+    fractional GPUs, schedules and odd names, and assumptions off their defaults."""
+    models = draw(st.lists(st.sampled_from(_MODELS), min_size=1, max_size=3))
+    hosts = [
+        host(
+            f"host-{i}",
+            model,
+            CATALOG.gpus[model].gpus_per_board * draw(st.integers(1, 4)),
+            cpu_cores=draw(st.sampled_from([16.0, 64.0, 96.5])),
+            ram_gib=draw(st.floats(64, 2048).map(lambda x: round(x, 3))),
+            mig_enabled=CATALOG.gpus[model].mig_capable and draw(st.booleans()),
+            rdma=draw(st.booleans()),
+            cluster=draw(st.sampled_from(["c1", "gpu east", "c,3"])),
+            platform=draw(st.sampled_from(list(Platform))),
+        )
+        for i, model in enumerate(models)
+    ]
+    names = draw(st.lists(_NAMES, min_size=1, max_size=4, unique_by=lambda n: n.strip().lower()))
+    workloads = [
+        workload(
+            name.strip() or f"w{i}",
+            kind=draw(st.sampled_from(_KINDS)),
+            instances=draw(st.integers(1, 6)),
+            gpus=draw(st.sampled_from([0.1, 0.25, 1 / 3, 0.5, 1.0, 2.0])),
+            memory_gib=draw(st.floats(0.5, 40).map(lambda x: round(x, 4))),
+            busy_fraction=draw(st.floats(0.01, 1.0)),
+            schedule=draw(st.sampled_from([OFFICE, NIGHT, (1.0,) * 24])),
+        )
+        for i, name in enumerate(names)
+    ]
+    assumptions = Assumptions(
+        amortisation_years=draw(st.floats(1, 7)),
+        power_usd_per_kwh=draw(st.floats(0.01, 1.0)),
+        licence_usd_per_gpu_year=draw(st.floats(0, 5000)),
+        gpu_price_usd=draw(st.dictionaries(st.sampled_from(_MODELS), st.floats(100, 1e5))),
+        max_slowdown=draw(st.floats(1.0, 3.0)),
+    )
+    return scenario_of([], hosts, workloads, assumptions, catalog=CATALOG)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario=_scenarios())
+def test_generated_scenarios_survive_the_round_trip(scenario: Scenario) -> None:
+    """Any scenario the planner can hold is restored equal from its Planner inputs sheet, and
+    (equal scenarios giving equal plans) the heuristic plans of two methods come out equal."""
+    loaded = read_plan_inputs(_inputs_sheet_only(scenario)).scenario()
+    assert loaded.problems == ()
+    restored = loaded.value
+    assert restored.inventory == scenario.inventory
+    assert restored.workloads == scenario.workloads
+    assert restored.assumptions == scenario.assumptions
+    methods = (Method.PASSTHROUGH, Method.VGPU)
+    before = plan_scenario(scenario, methods=methods, exact=False, recommended=False)
+    after = plan_scenario(restored, methods=methods, exact=False, recommended=False)
+    assert _plans(after) == _plans(before)

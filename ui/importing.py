@@ -1,0 +1,379 @@
+"""The import panel of the Inventory and Workloads pages: drop tool outputs, see what each file
+gave and what was assumed, fix the table, then apply it, or keep the inputs in use.
+
+An upload replaces the inputs in use at once only when nothing is lost: the inputs in use are
+the bundled sample and every row of the upload is used with no value assumed. Otherwise the
+panel shows the change (rows kept, rows skipped with reasons, GPUs before and after) and waits
+for **Apply**; the inputs replaced stay one **Undo** away. A plan workbook can restore the whole
+plan (inventory, workloads, own GPU models, assumptions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import pandas as pd
+import streamlit as st
+
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers import (
+    Format,
+    ImportNote,
+    detect_format,
+    import_inventory,
+    import_workloads,
+    label_keys,
+    read_plan_inputs,
+    summarise_notes,
+)
+from planner.inputs.importers.change import InputChange, inventory_change, workloads_change
+from planner.inputs.importers.estate import parse_cluster_gpus
+from planner.inputs.inventory import inventory_from_frame
+from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.workloads import workloads_from_frame
+from ui import format as fmt
+from ui import planning, session
+
+__all__ = ["Role", "import_panel"]
+
+Role = Literal["inventory", "workloads"]
+_TYPES = ["csv", "json", "txt", "log", "out", "prom", "xlsx"]
+_PLANNER_CSV = {"inventory": Format.INVENTORY_CSV, "workloads": Format.WORKLOADS_CSV}
+
+
+@dataclass(frozen=True)
+class ImportPreview:
+    """What the uploaded files describe, before it is used."""
+
+    name: str
+    """The name the inputs take once applied (the file name, or the files joined)."""
+    frame: pd.DataFrame
+    """The inventory or workload CSV columns, one row per host or class, to fix before use."""
+    files: tuple[tuple[str, str], ...]
+    """(file, the tool it was read as)."""
+    summary: tuple[str, ...]
+    """What each file gave and what was assumed, one line per group of notes."""
+    notes: pd.DataFrame
+    """Every value with its source: read, derived or assumed, and where from."""
+    problems: tuple[InputProblem, ...]
+    """What the import could not use (file, line or cell, fix)."""
+    workbooks: tuple[str, ...]
+    """Uploaded plan workbooks, which can restore the whole plan."""
+    labels: tuple[str, ...] = ()
+    """Label keys of the GPU pods read, most common first: what classes can be grouped by."""
+
+    @property
+    def assumed(self) -> int:
+        return int((self.notes["source"] == "assumed").sum()) if len(self.notes) else 0
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What the user tells the importers that the files do not say."""
+
+    host_name: str | None = None
+    """Host of single-host outputs (nvidia-smi, MIG listings) that do not name theirs."""
+    cluster: str | None = None
+    """Cluster of hosts no file gives one for."""
+    gpus_by_cluster: tuple[tuple[str, tuple[str, int]], ...] = ()
+    """(cluster, (model, GPUs per host)) for hosts no file gives GPUs for (RVTools)."""
+    group_by: str | None = None
+    """Pod label to group pods into classes by; None groups by owner."""
+
+
+def _notes_frame(notes: Sequence[ImportNote]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "file": [n.file for n in notes],
+            "line": pd.array([n.line for n in notes], dtype="Int64"),
+            "where": [n.locator for n in notes],
+            "host or class": [n.subject for n in notes],
+            "field": [n.field for n in notes],
+            "value": [n.value for n in notes],
+            "source": [n.source for n in notes],
+            "why": [n.text for n in notes],
+        }
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def preview(
+    role: Role,
+    files: tuple[session.InputFile, ...],
+    own_gpus: session.InputFile | None,
+    options: ImportOptions = ImportOptions(),
+) -> ImportPreview:
+    """The uploaded ``files`` read as the inventory or the workload mix (cached on the bytes).
+
+    Raises ``InputError`` when a file cannot be read at all.
+    """
+    cat = planning.catalog(own_gpus)
+    pairs = [(f.name, f.content) for f in files]
+    workbooks = tuple(
+        f.name for f in files if detect_format(f.name, f.content) is Format.PLAN_WORKBOOK
+    )
+    name = files[0].name if len(files) == 1 else " + ".join(f.name for f in files)
+    labels: tuple[str, ...] = ()
+    if role == "inventory":
+        imported = import_inventory(
+            pairs,
+            cat,
+            host_name=options.host_name,
+            cluster=options.cluster,
+            gpus_by_cluster=dict(options.gpus_by_cluster),
+        )
+        frame, notes, problems, used = (
+            imported.frame,
+            imported.notes,
+            imported.problems,
+            imported.files,
+        )
+    else:
+        mix = import_workloads(pairs, cat, group_by=options.group_by)
+        frame, notes, problems, used = mix.frame, mix.notes, mix.problems, mix.files
+        labels = tuple(label_keys(mix.pods))
+    return ImportPreview(
+        name=name,
+        frame=frame.reset_index(drop=True),
+        files=used,
+        summary=tuple(summarise_notes(notes)),
+        notes=_notes_frame(notes),
+        problems=problems,
+        workbooks=workbooks,
+        labels=labels,
+    )
+
+
+def _change(
+    role: Role, frame: pd.DataFrame, cat: Catalog, problems: Sequence[InputProblem]
+) -> InputChange:
+    """The change applying ``frame`` would make; ``InputError`` when no row of it is usable."""
+    built = planning.build_scenario(session.scenario_inputs()).scenario
+    if role == "inventory":
+        inventory = inventory_from_frame(frame, cat, file_name="imported inventory")
+        return inventory_change(built.inventory, inventory.value, (*problems, *inventory.problems))
+    workloads = workloads_from_frame(frame, cat, file_name="imported workloads")
+    return workloads_change(built.workloads, workloads.value, (*problems, *workloads.problems))
+
+
+def _apply(role: Role, name: str, content: bytes) -> None:
+    inputs = session.scenario_inputs()
+    file = session.InputFile(name=name, content=content)
+    if role == "inventory":
+        changed = replace(inputs, inventory=file, mig_clusters=None)
+    else:
+        changed = replace(inputs, workloads=file)
+    session.commit_replacing(changed, f"the import of {name}")
+
+
+def _restore(workbook: session.InputFile) -> None:
+    """The whole plan of a plan workbook in use: inventory, workloads, own GPUs, assumptions."""
+    restored = read_plan_inputs(workbook.content, file_name=workbook.name)
+    own = restored.own_gpus_csv
+    inputs = session.ScenarioInputs(
+        inventory=session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
+        workloads=session.InputFile(f"{workbook.name} workloads", restored.workloads_csv),
+        assumptions=restored.assumptions,
+        own_gpus=None if own is None else session.InputFile(f"{workbook.name} GPU models", own),
+    )
+    session.commit_replacing(inputs, f"the plan restored from {workbook.name}")
+
+
+def _undo_offer(key: str) -> None:
+    last = session.replaced()
+    if last is not None and st.button(
+        f"Undo {last[0]}",
+        key=f"{key}_undo",
+        icon=":material/undo:",
+        help="Plan with the inputs that were in use before it again.",
+    ):
+        session.undo_replacement()
+
+
+def _change_figures(change: InputChange, role: Role) -> None:
+    unit = "hosts" if role == "inventory" else "classes"
+    gpus = "GPUs before → after" if role == "inventory" else "GPUs requested before → after"
+    figures = st.columns(3)
+    figures[0].metric(
+        f"{unit.capitalize()} kept",
+        fmt.count(change.rows_after),
+        delta=change.rows_after - change.rows_before,
+        border=True,
+        help=f"{fmt.count(change.rows_before)} {unit} in use now",
+    )
+    figures[1].metric("Rows skipped", fmt.count(len(change.skipped)), border=True)
+    figures[2].metric(
+        gpus,
+        f"{change.gpus_before:,.4g} → {change.gpus_after:,.4g}",
+        border=True,
+        help="In use now → after applying",
+    )
+
+
+def _review(
+    role: Role,
+    shown: ImportPreview,
+    cat: Catalog,
+    key: str,
+    ids: tuple[str, ...],
+    original: bytes | None,
+) -> None:
+    """What the files gave, the table to fix, the change, and Apply or Keep."""
+    st.markdown("**What each file gave**")
+    for file, tool in shown.files:
+        st.caption(f":material/description: {file}: read as {tool}")
+    st.markdown("\n".join(f"- {line}" for line in shown.summary) or "_no values_")
+    if len(shown.notes):
+        only_assumed = st.toggle(
+            f"Only the {fmt.count(shown.assumed)} assumed value(s)",
+            key=f"{key}_only_assumed",
+            value=shown.assumed > 0,
+        )
+        notes = shown.notes[shown.notes["source"] == "assumed"] if only_assumed else shown.notes
+        st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes")
+    st.markdown("**Fix the table, then apply it**")
+    edited = pd.DataFrame(
+        st.data_editor(
+            shown.frame, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
+        )
+    ).dropna(how="all")
+    try:
+        change = _change(role, edited, cat, shown.problems)
+    except InputError as error:
+        st.error(
+            "No row of this import can be used, so the inputs in use stay. Fix the table or "
+            "the files.",
+            icon=":material/error:",
+        )
+        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+        return
+    _change_figures(change, role)
+    if change.skipped:
+        st.warning(
+            f"{len(change.skipped)} problem(s): these rows or values would not be used.",
+            icon=":material/warning:",
+        )
+        st.dataframe(
+            planning.problems_frame(change.skipped),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_skipped",
+        )
+    apply_col, keep_col = st.columns(2)
+    if apply_col.button(
+        "Apply", key=f"{key}_apply", type="primary", icon=":material/check:", width="stretch"
+    ):
+        st.session_state[f"_{key}_done"] = ids
+        content = edited.to_csv(index=False).encode()
+        if original is not None and edited.equals(shown.frame):
+            content = original
+        _apply(role, shown.name, content)
+    if keep_col.button(
+        "Keep the inputs in use", key=f"{key}_keep", icon=":material/close:", width="stretch"
+    ):
+        st.session_state[f"_{key}_done"] = ids
+        st.rerun()
+
+
+def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
+    """Nothing to lose: the sample is in use and every row and value of the upload is used (a
+    plan workbook waits: the user chooses this page's part or the whole plan)."""
+    inputs = session.scenario_inputs()
+    in_use = inputs.inventory if role == "inventory" else inputs.workloads
+    if not in_use.is_sample or shown.problems or shown.assumed or shown.workbooks:
+        return False
+    try:
+        change = _change(role, shown.frame, cat, ())
+    except InputError:
+        return False
+    return not change.skipped
+
+
+def _inventory_options(key: str) -> ImportOptions:
+    """Host, cluster and GPUs per cluster the user gives; a bad GPUs entry is shown, not used."""
+    with st.expander("What the files do not say", icon=":material/edit:"):
+        host = st.text_input("Host of nvidia-smi and MIG outputs", key=f"{key}_host_name")
+        cluster = st.text_input("Cluster of hosts no file names one for", key=f"{key}_cluster")
+        gpus = st.text_input(
+            "GPUs of hosts no file gives GPUs for (RVTools): CLUSTER=MODEL:GPUS, …",
+            key=f"{key}_cluster_gpus",
+            placeholder="prod=L40S:4, vdi=A16:8",
+        )
+    try:
+        by_cluster = tuple(parse_cluster_gpus(gpus).items())
+    except InputError as error:
+        st.error(str(error), icon=":material/error:")
+        by_cluster = ()
+    return ImportOptions(
+        host_name=host.strip() or None, cluster=cluster.strip() or None, gpus_by_cluster=by_cluster
+    )
+
+
+def _group_by(shown: ImportPreview, key: str) -> str | None:
+    """The pod label classes are grouped by (None: by owner), offered once pods were read."""
+    if not shown.labels:
+        return None
+    chosen = st.selectbox(
+        "Group pods into classes by",
+        options=["owner", *shown.labels],
+        key=f"{key}_group_by",
+        help="By owner (Deployment, StatefulSet, Job), or by the value of a pod label.",
+    )
+    return None if chosen == "owner" else chosen
+
+
+def import_panel(role: Role, *, key: str) -> None:
+    """The panel: an uploader for one or several files of any supported format, then the review
+    (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
+    inputs = session.scenario_inputs()
+    cat = planning.catalog(inputs.own_gpus)
+    what = "hosts" if role == "inventory" else "workloads"
+    uploaded = st.file_uploader(
+        f"Import {what}: planner CSV, kubectl, nvidia-smi, MIG listings, RVTools, DCGM or a "
+        "plan workbook (one or several files)",
+        type=_TYPES,
+        accept_multiple_files=True,
+        key=key,
+        max_upload_size=50,
+    )
+    _undo_offer(key)
+    if not uploaded:
+        return
+    ids = tuple(u.file_id for u in uploaded)
+    if st.session_state.get(f"_{key}_done") == ids:
+        return
+    files = tuple(session.InputFile(name=u.name, content=u.getvalue()) for u in uploaded)
+    options = _inventory_options(key) if role == "inventory" else ImportOptions()
+    try:
+        shown = preview(role, files, inputs.own_gpus, options)
+        group_by = _group_by(shown, key)
+        if group_by is not None:
+            shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
+    except InputError as error:
+        in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
+        st.error(
+            f"{', '.join(f.name for f in files)} cannot be used, so the planner still uses "
+            f"{in_use}. Fix the problems below and upload the file again.",
+            icon=":material/error:",
+        )
+        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+        return
+    if shown.workbooks and st.button(
+        f"Restore the whole plan of {shown.workbooks[0]}",
+        key=f"{key}_restore",
+        icon=":material/settings_backup_restore:",
+        help="Inventory, workloads, your GPU models and every assumption, as planned then.",
+    ):
+        st.session_state[f"_{key}_done"] = ids
+        _restore(next(f for f in files if f.name == shown.workbooks[0]))
+    # A planner CSV is used as the user wrote it (its skipped rows stay listed on the page);
+    # tool outputs as the table read from them.
+    single = len(files) == 1 and shown.files[0][1] == _PLANNER_CSV[role].label
+    original = files[0].content if single else None
+    if _applies_at_once(role, shown, cat):
+        st.session_state[f"_{key}_done"] = ids
+        _apply(role, shown.name, original or shown.frame.to_csv(index=False).encode())
+    with st.container(border=True, key=f"{key}_review"):
+        _review(role, shown, cat, key, ids, original)
