@@ -266,10 +266,10 @@ class Assumptions:
         minimum=1.0, maximum=100.0, guess=True, flag="--max-slowdown",
     )  # fmt: skip
     time_limit_s: float = fact(
-        120.0, "Solver backstop", "s",
-        "wall-clock backstop of each exact (MILP) solve; solves stop on their work limit "
-        "(branch-and-bound nodes) long before it, so the same inputs give the same plan on any "
-        "machine",
+        5.0, "Solver time limit", "s",
+        "wall-clock limit of each exact (MILP) solve; solves also stop at a work limit "
+        "(branch-and-bound nodes), and a plan whose solve the clock stopped may differ between "
+        "machines (its status says solver limit reached)",
         minimum=0.5, maximum=600.0, flag="--time-limit",
     )  # fmt: skip
     performance_constants: Mapping[str, float] = field(default_factory=FrozenMap)

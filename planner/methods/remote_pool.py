@@ -401,9 +401,7 @@ def _pack_exact(
     proven = True
     limited = False
     groups = _groups(items)
-    # Each solve stops on its node limit; the wall clock is only a backstop, never split so
-    # that more groups would make a slower machine stop earlier.
-    budget = assumptions.time_limit_s
+    budget = assumptions.time_limit_s / max(1, len(groups))
     for gpus, group in groups.items():
         vectors = [item.hourly for item in group]
         heuristic = _best_fit(vectors, capacity_units(model))

@@ -93,8 +93,10 @@ if submitted:
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
-nodes = DEFAULT_LIMITS.node_limit
-with st.spinner(f"Packing every method (exact solves stop after {nodes:,} search nodes each)…"):
+nodes, limit = DEFAULT_LIMITS.node_limit, inputs.assumptions.time_limit_s
+with st.spinner(
+    f"Packing every method (exact solves stop after {nodes:,} search nodes or {limit:g} s each)…"
+):
     plan = planning.guarded(
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
     )
