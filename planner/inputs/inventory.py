@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,9 @@ from typing import Any
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, limit_text
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
-from planner.inputs.problems import InputProblem, Loaded
+from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     CellError,
     Row,
@@ -189,6 +191,7 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
 
 def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
     problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL)
+    _refuse_large_inventory(table)
     groups = read_rows(
         table,
         lambda row: _row_hosts(table, row, catalog, problems),
@@ -208,6 +211,33 @@ def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
     )
     hosts = tuple(host for _, group in groups for host in group)
     return Loaded(Inventory(hosts), tuple(problems))
+
+
+def _number(text: str, default: float) -> float:
+    """A cell's value for a size estimate only; a bad cell counts as ``default`` (it is reported
+    when the row is read)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+def _refuse_large_inventory(table: Table) -> None:
+    """Refuse an inventory over ``MAX_HOSTS`` or ``MAX_GPUS`` before any host is made."""
+    hosts = 0.0
+    gpus = 0.0
+    for row in table.rows:
+        count = min(_number(row.get("count"), 1), _MAX_COUNT)
+        hosts += count
+        gpus += count * min(_number(row.get("gpus_per_host"), 1), 64)
+    fix = "plan one cluster or site at a time (one inventory file each)"
+    if hosts > MAX_HOSTS:
+        message = f"the inventory has {limit_text(int(hosts), MAX_HOSTS, 'hosts')}"
+        raise InputError([table.problem(None, None, message, fix)])
+    if gpus > MAX_GPUS:
+        message = f"the inventory has {limit_text(int(gpus), MAX_GPUS, 'GPUs')}"
+        raise InputError([table.problem(None, None, message, fix)])
 
 
 def _row_hosts(

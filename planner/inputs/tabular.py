@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
@@ -173,6 +175,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
     writes it) is accepted. Blank lines count as rows, as in a spreadsheet, and are skipped.
     """
     data = _read_bytes(source, file)
+    _refuse_large_file(file, len(data))
     if data.startswith(_ZIP_MAGIC):
         raise InputError(
             [
@@ -203,12 +206,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         raise InputError(
             [InputProblem(file, None, None, "binary data, not CSV text", "load a .csv file")]
         )
-    try:
-        records = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as error:
-        raise InputError(
-            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
-        ) from None
+    records = _records(text, file)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
     if header_index is None:
         raise InputError(
@@ -256,6 +254,57 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         rows.append(Row(number, cells))
     columns = dict(zip(names, (h.strip() for h in header), strict=True))
     return Table(file, columns, tuple(rows), tuple(row_problems))
+
+
+def _refuse_large_file(file: str, size_bytes: int) -> None:
+    """Refuse a file over ``MAX_FILE_MB`` before decoding it."""
+    if size_bytes > MAX_FILE_BYTES:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"the file is {size_bytes / 1024 / 1024:,.1f} MB, over the limit of "
+                    f"{MAX_FILE_MB} MB",
+                    "split it, or remove rows the plan does not need (one row may describe "
+                    "many identical hosts with 'count')",
+                )
+            ]
+        )
+
+
+def _refuse_many_rows(file: str, rows: int) -> None:
+    if rows > MAX_ROWS:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"the table has more than {MAX_ROWS:,} rows below the header, the limit",
+                    "split it, or describe identical hosts or instances in one row "
+                    "(the 'count' or 'instances' column)",
+                )
+            ]
+        )
+
+
+def _records(text: str, file: str) -> list[list[str]]:
+    """The file's records up to the row limit; one more record than the limit is refused.
+
+    Reading stops at the limit, so a million-row file is refused without being parsed.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        records = list(itertools.islice(reader, MAX_ROWS + 2))
+    except csv.Error as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
+        ) from None
+    # The header and MAX_ROWS data rows fit; a further record is over the limit.
+    _refuse_many_rows(file, len(records) - 1)
+    return records
 
 
 def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
@@ -317,6 +366,7 @@ def table_from_frame(frame: pd.DataFrame, file: str) -> Table:
 
     Row numbers are as the same table saved to CSV would show them: position + 2.
     """
+    _refuse_many_rows(file, len(frame))
     header = [str(c) for c in frame.columns]
     names = _header(file, header, header_row=1)
     rows = []

@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
+from planner.inputs.limits import EXCEL_MAX_ROWS
 from planner.measure.performance import constants_frame
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
@@ -34,6 +35,7 @@ from planner.output.report import (
 __all__ = [
     "FORMULA_PREFIXES",
     "sheet_name",
+    "sheet_parts",
     "workbook_bytes",
     "write_sheets",
     "write_workbook",
@@ -145,12 +147,31 @@ def _fit_columns(sheet: Any) -> None:
         sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, _MAX_WIDTH)
 
 
-def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> Any:
-    sheet = book.create_sheet(sheet_name(title))
-    _write_table(sheet, frame)
-    sheet.freeze_panes = freeze
-    _fit_columns(sheet)
-    return sheet
+def sheet_parts(
+    title: str, frame: pd.DataFrame, *, max_rows: int | None = None
+) -> list[tuple[str, pd.DataFrame]]:
+    """``frame`` as sheets of at most ``max_rows`` rows, header included (Excel's limit).
+
+    A frame that fits is one sheet named ``title``; a longer one continues on sheets named
+    ``title (2)``, ``title (3)`` ..., each with the header, so no row is lost.
+    """
+    per_sheet = (EXCEL_MAX_ROWS if max_rows is None else max_rows) - 1
+    if len(frame) <= per_sheet:
+        return [(sheet_name(title), frame)]
+    parts = []
+    for index, start in enumerate(range(0, len(frame), per_sheet)):
+        suffix = "" if index == 0 else f" ({index + 1})"
+        name = sheet_name(title)[: 31 - len(suffix)] + suffix
+        parts.append((name, frame.iloc[start : start + per_sheet]))
+    return parts
+
+
+def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> None:
+    for name, part in sheet_parts(title, frame):
+        sheet = book.create_sheet(name)
+        _write_table(sheet, part)
+        sheet.freeze_panes = freeze
+        _fit_columns(sheet)
 
 
 def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
