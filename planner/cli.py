@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, TextIO
 
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.inputs.catalog import Catalog, load_catalog
-from planner.inputs.inventory import ServerType, load_inventory
+from planner.inputs.inventory import ServerType, load_inventory, server_type
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
@@ -54,21 +55,26 @@ class UsageError(ValueError):
     """An argument or input file the command cannot use; the message says why and the fix."""
 
 
-def _positive_float(text: str) -> float:
+def _finite_float(text: str) -> float:
+    """A number option; ``nan`` and ``inf`` are refused (a price of nan makes every cost nan)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; enter a number")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = _finite_float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
     return value
 
 
 def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _finite_float(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
     return value
@@ -115,22 +121,12 @@ def parse_server(text: str, catalog: Catalog) -> ServerType:
             f"--size {text!r}: expected MODEL:GPUS:CORES:RAM_GIB with 4 parts, got {len(parts)}; "
             "for example --size H100-80GB-SXM:8:112:2048"
         )
-    model_text, gpus_text, cores_text, ram_text = (p.strip() for p in parts)
+    model, gpus, cores, ram_gib = parts
     try:
-        model = catalog.gpu(model_text).name
-    except KeyError as error:
-        raise UsageError(f"--size {text!r}: {error}") from None
-    try:
-        gpus = int(gpus_text)
-        cores = float(cores_text)
-        ram_gib = float(ram_text)
-    except ValueError:
-        raise UsageError(
-            f"--size {text!r}: GPUS must be a whole number and CORES, RAM_GIB numbers"
-        ) from None
-    if gpus < 1 or cores <= 0 or ram_gib <= 0:
-        raise UsageError(f"--size {text!r}: GPUS, CORES and RAM_GIB must be greater than 0")
-    return ServerType(gpu_model=model, gpus=gpus, cpu_cores=cores, ram_gib=ram_gib)
+        return server_type(model, gpus, cores, ram_gib, catalog)
+    except InputError as error:
+        reasons = "; ".join(f"{p.column}: {p.message}. Fix: {p.fix}" for p in error.problems)
+        raise UsageError(f"--size {text!r}: {reasons}") from None
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:

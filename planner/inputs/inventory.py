@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "inventory_frame",
     "inventory_from_frame",
     "load_inventory",
+    "server_type",
 ]
 
 
@@ -153,6 +155,63 @@ def inventory_from_frame(
 ) -> Loaded[Inventory]:
     """Validate a table (such as the dashboard's edited one) exactly as ``load_inventory`` does."""
     return _inventory(table_from_frame(frame, file_name), catalog)
+
+
+_SERVER_PARTS = {
+    "gpu_model": "MODEL",
+    "gpus_per_host": "GPUS",
+    "cpu_cores": "CORES",
+    "ram_gib": "RAM_GIB",
+}
+"""Inventory columns a server type sets, with the names ``--size MODEL:GPUS:CORES:RAM_GIB``
+gives them."""
+
+
+def server_type(
+    gpu_model: str,
+    gpus: str,
+    cpu_cores: str,
+    ram_gib: str,
+    catalog: Catalog,
+    *,
+    source: str = "--size",
+    columns: dict[str, str] | None = None,
+) -> ServerType:
+    """A server type to size with, checked by the same rules as an inventory row.
+
+    The cells are text as a user typed them. ``columns`` names each in problems (default the
+    ``--size`` parts: MODEL, GPUS, CORES, RAM_GIB). Raises ``InputError`` listing every problem
+    (an unknown model, 6 A16 GPUs, a non-finite number ...), each naming ``source``.
+    """
+    defaults = ServerType(gpu_model="", gpus=1, cpu_cores=1, ram_gib=1)
+    cells = {
+        "host": "server",
+        "cluster": "sized",
+        "gpu_model": gpu_model.strip(),
+        "gpus_per_host": gpus.strip(),
+        "cpu_cores": cpu_cores.strip(),
+        "ram_gib": ram_gib.strip(),
+        "network_gbps": f"{defaults.network_gbps:g}",
+        "rdma": yes_no(defaults.rdma),
+    }
+    shown = {**{c: c for c in cells}, **(_SERVER_PARTS if columns is None else columns)}
+    table = Table(source, shown, (Row(0, cells),))
+    problems: list[InputProblem] = []
+    hosts = _row_hosts(table, table.rows[0], catalog, problems)
+    if hosts is None:
+        # One server type is not a file row: drop the row number from each problem.
+        raise InputError([dataclasses.replace(p, row=None) for p in problems])
+    (host,) = hosts
+    return ServerType(
+        gpu_model=host.gpu_model,
+        gpus=host.gpus,
+        cpu_cores=host.cpu_cores,
+        ram_gib=host.ram_gib,
+        network_gbps=host.network_gbps,
+        rdma=host.rdma,
+        mig_enabled=host.mig_enabled,
+        platform=host.platform,
+    )
 
 
 def inventory_frame(inventory: Inventory) -> pd.DataFrame:

@@ -221,6 +221,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
             ]
         )
     written = records[header_index]
+    _refuse_other_separator(file, written, header_row=header_index + 1)
     # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
     # data rows have as many empty trailing cells.
     width = len(written)
@@ -254,6 +255,33 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         rows.append(Row(number, cells))
     columns = dict(zip(names, (h.strip() for h in header), strict=True))
     return Table(file, columns, tuple(rows), tuple(row_problems))
+
+
+_OTHER_SEPARATORS = {";": "semicolons (;)", "\t": "tabs", "|": "vertical bars (|)"}
+"""Separators a spreadsheet may write instead of commas, as named in the message."""
+
+
+def _refuse_other_separator(file: str, header: Sequence[str], *, header_row: int) -> None:
+    """Refuse a file whose header splits into more columns on another separator than on commas.
+
+    Excel in many European locales saves "CSV" with semicolons; without this check every
+    required column would be reported missing, and the separator never named.
+    """
+    line = ",".join(header)
+    for separator, name in _OTHER_SEPARATORS.items():
+        if len(line.split(separator)) > len(header):
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        header_row,
+                        None,
+                        f"the columns are separated by {name}, not commas",
+                        "save the file as CSV UTF-8 (comma-separated); in Excel use File > Save "
+                        "As > CSV UTF-8, or set the list separator to a comma",
+                    )
+                ]
+            )
 
 
 def _refuse_large_file(file: str, size_bytes: int) -> None:
@@ -447,12 +475,17 @@ def parse_int(
     return int(value)
 
 
+def _bound_text(value: float) -> str:
+    """A range bound as written in a message: ``1048576``, ``0.5`` (never ``1.04858e+06``)."""
+    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
+
+
 def _range_text(
     minimum: float | None, maximum: float | None, minimum_inclusive: bool, unit: str
 ) -> str:
     unit_text = f" {unit}" if unit else ""
-    low = None if minimum is None else f"{minimum:g}"
-    high = None if maximum is None else f"{maximum:g}"
+    low = None if minimum is None else _bound_text(minimum)
+    high = None if maximum is None else _bound_text(maximum)
     if low is not None and high is not None:
         if minimum_inclusive:
             return f"from {low} to {high}{unit_text}"

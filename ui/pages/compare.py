@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.inputs.inventory import ServerType
+from planner.inputs.inventory import ServerType, server_type
+from planner.inputs.problems import InputError
 from planner.output.report import comparison_frame
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
+SERVER_FIELDS = {
+    "gpu_model": "GPU model",
+    "gpus_per_host": "GPUs per server",
+    "cpu_cores": "Cores per server",
+    "ram_gib": "RAM per server [GiB]",
+}
 
 st.title("Compare sharing methods")
 st.caption(
@@ -65,16 +72,28 @@ with st.form("compare_question_form"):
     )
 if submitted:
     chosen = session.QuestionKind(kind or session.QuestionKind.FIT)
-    session.commit_question(
-        session.Question(
-            kind=chosen,
-            server=ServerType(
-                gpu_model=model, gpus=int(gpus), cpu_cores=float(cores), ram_gib=float(ram)
-            )
-            if chosen is session.QuestionKind.SIZE
-            else None,
+    try:
+        # The same rules as an inventory row: 6 A16 GPUs in a server are refused here too.
+        sized = server_type(
+            str(model),
+            str(gpus),
+            str(cores),
+            str(ram),
+            cat,
+            source="Server type",
+            columns=SERVER_FIELDS,
         )
-    )
+    except InputError as error:
+        st.error(
+            "This server type cannot be used; the plan below is unchanged.", icon=":material/error:"
+        )
+        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    else:
+        session.commit_question(
+            session.Question(
+                kind=chosen, server=sized if chosen is session.QuestionKind.SIZE else None
+            )
+        )
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
