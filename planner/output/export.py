@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
 from planner.inputs.limits import EXCEL_MAX_ROWS
+from planner.inputs.problems import InputProblem, problems_frame
 from planner.measure.performance import constants_frame
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
@@ -34,6 +35,7 @@ from planner.output.report import (
 
 __all__ = [
     "FORMULA_PREFIXES",
+    "INPUT_PROBLEMS_SHEET",
     "sheet_name",
     "sheet_parts",
     "workbook_bytes",
@@ -43,6 +45,9 @@ __all__ = [
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet treat text as a formula (OWASP CSV injection)."""
+
+INPUT_PROBLEMS_SHEET = "Input problems"
+"""The sheet listing every input row the plan skipped, with file, row, column, reason and fix."""
 
 USD = '"$"#,##0'
 PERCENT = "0.0%"
@@ -329,8 +334,13 @@ def write_workbook(
     target: Path | BinaryIO,
     *,
     extra_sheets: Mapping[str, pd.DataFrame] | None = None,
+    input_problems: Sequence[InputProblem] = (),
 ) -> None:
     """Write the plan to an .xlsx file or binary stream.
+
+    The Input problems sheet, second after Summary, lists every input row that was skipped and
+    every other problem of ``input_problems`` (file, row, column, problem, fix); it is there, with
+    its header alone, when nothing was skipped.
 
     Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
     per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
@@ -340,6 +350,8 @@ def write_workbook(
     """
     book = Workbook()
     _summary_sheet(book, plan)
+    # Second, so a reader sees at once whether the plan left any input out.
+    _table_sheet(book, INPUT_PROBLEMS_SHEET, problems_frame(input_problems))
     if plan.recommended is not None:
         _recommended_sheet(book, plan.recommended)
     for result in plan.results:
@@ -371,9 +383,12 @@ def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | BinaryIO) ->
 
 
 def workbook_bytes(
-    plan: ScenarioPlan, *, extra_sheets: Mapping[str, pd.DataFrame] | None = None
+    plan: ScenarioPlan,
+    *,
+    extra_sheets: Mapping[str, pd.DataFrame] | None = None,
+    input_problems: Sequence[InputProblem] = (),
 ) -> bytes:
     """The workbook of ``write_workbook`` as bytes, for a download button."""
     buffer = io.BytesIO()
-    write_workbook(plan, buffer, extra_sheets=extra_sheets)
+    write_workbook(plan, buffer, extra_sheets=extra_sheets, input_problems=input_problems)
     return buffer.getvalue()

@@ -990,7 +990,7 @@ def _run_cli(args: argparse.Namespace) -> int:
         resolution_minutes=args.resolution,
     )
     # Imported here: the CLI module pulls in the whole planner, harvesting alone does not need it.
-    from planner.cli import scenario_from_args
+    from planner.cli import report_input_problems, scenario_from_args
 
     try:
         _check_settings(settings)  # before the scenario is read and planned: fails fast
@@ -1005,8 +1005,9 @@ def _run_cli(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"harvest: {error}", file=sys.stderr)
         return 2
-    for problem in problems:
-        print(f"input: {problem}", file=sys.stderr)
+    stop = report_input_problems(problems, command="harvest", strict=args.strict)
+    if stop is not None:
+        return stop
     summary = harvest_summary(result)
     width = int(summary["figure"].str.len().max())
     for figure, value, unit in summary.itertuples(index=False):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.inputs.inventory import ServerType, server_type
-from planner.inputs.problems import InputError
+from planner.inputs.problems import InputError, skipped_summary
 from planner.output.report import comparison_frame
 from ui import charts, components, planning, session, tables
 
@@ -97,6 +97,13 @@ if submitted:
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
+skipped = skipped_summary((*built.inventory_problems, *built.workload_problems))
+if skipped is not None:
+    st.warning(
+        f"{skipped}: the plan leaves them out. The Inventory and Workloads pages list each "
+        "with its fix, and so does the workbook's Input problems sheet.",
+        icon=":material/warning:",
+    )
 limit = inputs.assumptions.time_limit_s
 with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each)…"):
     plan = planning.guarded(
