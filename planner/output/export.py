@@ -338,9 +338,9 @@ def write_workbook(
 ) -> None:
     """Write the plan to an .xlsx file or binary stream.
 
-    The Input problems sheet, second after Summary, lists every input row that was skipped and
-    every other problem of ``input_problems`` (file, row, column, problem, fix); it is there, with
-    its header alone, when nothing was skipped.
+    The Input problems sheet, after Summary and Recommended plan, lists every input row that was
+    skipped and every other problem of ``input_problems`` (file, row, column, problem, fix); it is
+    there, with its header alone, when nothing was skipped.
 
     Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
     per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
@@ -350,10 +350,10 @@ def write_workbook(
     """
     book = Workbook()
     _summary_sheet(book, plan)
-    # Second, so a reader sees at once whether the plan left any input out.
-    _table_sheet(book, INPUT_PROBLEMS_SHEET, problems_frame(input_problems))
     if plan.recommended is not None:
         _recommended_sheet(book, plan.recommended)
+    # Before the placements, so a reader sees at once whether the plan left any input out.
+    _table_sheet(book, INPUT_PROBLEMS_SHEET, problems_frame(input_problems))
     for result in plan.results:
         _table_sheet(book, f"Placement {result.label}", placement_frame(result), freeze="B2")
     _table_sheet(book, "Not placed", _not_placed(plan))

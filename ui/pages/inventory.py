@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.catalog import own_gpus_template
+from planner.inputs.limits import MAX_FILE_MB
 from ui import components, planning, session
 from ui import format as fmt
 
@@ -27,7 +28,7 @@ st.caption(
 inputs = session.scenario_inputs()
 upload_col, actions_col = st.columns([3, 1], vertical_alignment="center")
 uploaded = upload_col.file_uploader(
-    "Upload an inventory CSV", type=["csv"], key="inventory_upload", max_upload_size=20
+    "Upload an inventory CSV", type=["csv"], key="inventory_upload", max_upload_size=MAX_FILE_MB
 )
 actions_col.download_button(
     "Download the template",

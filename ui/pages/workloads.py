@@ -7,6 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.presets import PRESETS
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import workloads_from_frame
@@ -88,7 +89,7 @@ with preset_col.form("workloads_preset_form", border=True):
         )
 with upload_col:
     uploaded = st.file_uploader(
-        "Upload a workload CSV", type=["csv"], key="workloads_upload", max_upload_size=20
+        "Upload a workload CSV", type=["csv"], key="workloads_upload", max_upload_size=MAX_FILE_MB
     )
     buttons = st.container(horizontal=True)
     buttons.download_button(
