@@ -6,7 +6,9 @@ import streamlit as st
 
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, skipped_summary
+from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
+from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
@@ -67,6 +69,16 @@ with st.form("compare_question_form"):
             step=64,
             key="compare_server_ram",
         )
+        offered = planning.server_types(inputs.own_gpus)
+        by_label = {t.label: t for t in offered}
+        picked = st.multiselect(
+            "Or let the plan choose among the catalog's server types",
+            options=list(by_label),
+            default=[t.label for t in asked.catalog_servers if t.label in by_label],
+            help="Typical configurations from data/catalog/servers.csv; the recommended plan "
+            "may buy a mix of them. Their notes say which figures are guesses.",
+            key="compare_catalog_servers",
+        )
     submitted = st.form_submit_button(
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
@@ -89,9 +101,12 @@ if submitted:
         )
         st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
     else:
+        sizing = chosen is session.QuestionKind.SIZE
         session.commit_question(
             session.Question(
-                kind=chosen, server=sized if chosen is session.QuestionKind.SIZE else None
+                kind=chosen,
+                server=sized if sizing else None,
+                catalog_servers=tuple(by_label[label] for label in picked) if sizing else (),
             )
         )
 
@@ -104,8 +119,8 @@ if skipped is not None:
         "with its fix, and so does the workbook's Input problems sheet.",
         icon=":material/warning:",
     )
-limit = inputs.assumptions.time_limit_s
-with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each)…"):
+nodes = DEFAULT_LIMITS.node_limit
+with st.spinner(f"Packing every method (exact solves stop after {nodes:,} search nodes each)…"):
     plan = planning.guarded(
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
     )
@@ -168,7 +183,7 @@ exports.download_button(
 )
 exports.download_button(
     "Key figures as CSV",
-    data=comparison.to_csv(index=False).encode(),
+    data=csv_bytes(comparison),
     file_name="gpu-share-comparison.csv",
     mime="text/csv",
     key="compare_download_csv",
