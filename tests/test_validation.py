@@ -139,7 +139,7 @@ def test_a_non_finite_price_or_pue_is_refused_by_the_command_line(
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert option in err
-    assert f"'{value}'" in err
+    assert "finite" in err
 
 
 @pytest.mark.parametrize("option", ["--backlog", "--submit-hour", "--job-gpu-hours"])
