@@ -4,8 +4,8 @@ Subcommands are registered by the functions in ``SUBCOMMANDS``; each takes the a
 sub-parser set, adds its parser and sets ``func`` (``Namespace -> exit code``) as its handler.
 Commands that read a scenario reuse ``add_scenario_arguments`` and ``scenario_from_args``.
 
-Exit codes: 0 done; 2 unusable input (the message names file, row, column and the fix);
-1 the workbook could not be written.
+Exit codes (``EXIT_POLICY``): 0 done; 2 unusable input (the message names file, row, column and
+the fix), or with ``--strict`` any skipped row; 1 the workbook could not be written.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from planner.inputs.importers import (
     read_plan_inputs,
     summarise_notes,
 )
-from planner.inputs.inventory import ServerType, load_inventory
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.inventory import ServerType, load_inventory, server_type
+from planner.inputs.problems import InputError, InputProblem, skipped_summary
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
@@ -47,6 +47,7 @@ __all__ = [
     "main",
     "parse_server",
     "recommended_lines",
+    "report_input_problems",
     "scenario_from_args",
     "summary_lines",
 ]
@@ -59,6 +60,12 @@ SAMPLE_WORKLOADS = SAMPLE_DIR / "workloads.csv"
 EXIT_OK = 0
 EXIT_WRITE_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_POLICY = (
+    "Exit status: 0 done, also when some input rows were skipped (each is listed on stderr with "
+    "file, row, column and fix, then one summary line, and in the workbook's Input problems "
+    "sheet); 2 an input file or option cannot be used, or, with --strict, any input row was "
+    "skipped or column ignored (nothing is planned); 1 the output could not be written."
+)
 
 
 class UsageError(ValueError):
@@ -119,22 +126,12 @@ def parse_server(text: str, catalog: Catalog) -> ServerType:
             f"--size {text!r}: expected MODEL:GPUS:CORES:RAM_GIB with 4 parts, got {len(parts)}; "
             "for example --size H100-80GB-SXM:8:112:2048"
         )
-    model_text, gpus_text, cores_text, ram_text = (p.strip() for p in parts)
+    model, gpus, cores, ram_gib = parts
     try:
-        model = catalog.gpu(model_text).name
-    except KeyError as error:
-        raise UsageError(f"--size {text!r}: {error}") from None
-    try:
-        gpus = int(gpus_text)
-        cores = float(cores_text)
-        ram_gib = float(ram_text)
-    except ValueError:
-        raise UsageError(
-            f"--size {text!r}: GPUS must be a whole number and CORES, RAM_GIB numbers"
-        ) from None
-    if gpus < 1 or cores <= 0 or ram_gib <= 0:
-        raise UsageError(f"--size {text!r}: GPUS, CORES and RAM_GIB must be greater than 0")
-    return ServerType(gpu_model=model, gpus=gpus, cpu_cores=cores, ram_gib=ram_gib)
+        return server_type(model, gpus, cores, ram_gib, catalog)
+    except InputError as error:
+        reasons = "; ".join(f"{p.column}: {p.message}. Fix: {p.fix}" for p in error.problems)
+        raise UsageError(f"--size {text!r}: {reasons}") from None
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,6 +171,13 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="set a constant of the slowdown model, in its unit (repeatable; the last value of a "
         f"name wins); constants: {', '.join(CONSTANTS)}",
+    )
+
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 without planning if any input row is skipped or any column ignored "
+        "(default: plan with the usable rows and list the others)",
     )
 
 
@@ -472,6 +476,29 @@ def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
         print(f"input: {problem}", file=stream)
 
 
+def report_input_problems(
+    problems: Sequence[InputProblem],
+    *,
+    command: str,
+    strict: bool,
+    in_workbook: bool = False,
+    stream: TextIO | None = None,
+) -> int | None:
+    """Print each skipped row and problem, then one summary line; the exit code to stop with
+    (``EXIT_BAD_INPUT`` under ``strict`` when there is any problem), or None to go on."""
+    out = sys.stderr if stream is None else stream
+    _print_problems(problems, out)
+    summary = skipped_summary(problems)
+    if summary is None:
+        return None
+    if strict:
+        print(f"{command}: {summary}; --strict: stopped, no result (see above).", file=out)
+        return EXIT_BAD_INPUT
+    where = "above and in the workbook's Input problems sheet" if in_workbook else "above"
+    print(f"{command}: {summary}: see the list {where}.", file=out)
+    return None
+
+
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
@@ -487,7 +514,11 @@ def _run_plan(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"plan: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    _print_problems(problems, sys.stderr)
+    stop = report_input_problems(
+        problems, command="plan", strict=args.strict, in_workbook=args.out is not None
+    )
+    if stop is not None:
+        return stop
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
     if not servers:
         result = plan_scenario(scenario, methods=methods)
@@ -498,7 +529,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     if args.out is not None:
         extra = {} if servers or args.no_harvest else plan_harvest_tables(scenario)
         try:
-            write_workbook(result, args.out, extra_sheets=extra)
+            write_workbook(result, args.out, extra_sheets=extra, input_problems=problems)
         except OSError as error:
             print(f"plan: cannot write {args.out}: {error.strerror}", file=sys.stderr)
             return EXIT_WRITE_FAILED
@@ -516,6 +547,7 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
             "pool (or, with --size, count the servers each needs), print one line per method "
             "and write the plan workbook. With no files given, plans the bundled sample."
         ),
+        epilog=EXIT_POLICY,
     )
     add_scenario_arguments(parser)
     parser.add_argument(

@@ -108,9 +108,9 @@ def test_parse_server_rules() -> None:
     )
     with pytest.raises(UsageError, match="4 parts"):
         parse_server("H100-80GB-PCIe:8", catalog)
-    with pytest.raises(UsageError, match="whole number"):
+    with pytest.raises(UsageError, match="GPUS: 'eight' is not a number"):
         parse_server("H100-80GB-PCIe:eight:112:2048", catalog)
-    with pytest.raises(UsageError, match="greater than 0"):
+    with pytest.raises(UsageError, match="GPUS: 0 is out of range"):
         parse_server("H100-80GB-PCIe:0:112:2048", catalog)
 
 

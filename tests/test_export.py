@@ -54,6 +54,7 @@ def test_workbook_has_every_sheet_in_order() -> None:
     book = _book(_plan())
     assert book.sheetnames == [  # type: ignore[attr-defined]
         "Summary",
+        "Input problems",
         "Placement Passthrough",
         "Placement vGPU (time-sliced)",
         "Not placed",

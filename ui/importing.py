@@ -31,6 +31,7 @@ from planner.inputs.importers import (
 from planner.inputs.importers.change import InputChange, inventory_change, workloads_change
 from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.inventory import inventory_from_frame
+from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
 from ui import format as fmt
@@ -336,7 +337,7 @@ def import_panel(role: Role, *, key: str) -> None:
         type=_TYPES,
         accept_multiple_files=True,
         key=key,
-        max_upload_size=50,
+        max_upload_size=MAX_FILE_MB,
     )
     _undo_offer(key)
     if not uploaded:

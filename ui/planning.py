@@ -19,6 +19,7 @@ import streamlit as st
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import Inventory, ServerType, inventory_frame, load_inventory
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.output.export import workbook_bytes
@@ -189,7 +190,9 @@ def workbook(inputs: ScenarioInputs, asked: Question) -> bytes:
     (default settings) when fitting the inventory."""
     plan = scenario_plan(inputs, asked)
     extra = plan_harvest_tables(plan.scenario) if plan.server is None else {}
-    return workbook_bytes(plan, extra_sheets=extra)
+    built = build_scenario(inputs)
+    skipped = (*built.inventory_problems, *built.workload_problems)
+    return workbook_bytes(plan, extra_sheets=extra, input_problems=skipped)
 
 
 def guarded(call: Callable[[], T], *, doing: str) -> T:
@@ -228,15 +231,7 @@ def _stop_on_input_error(error: InputError, *, doing: str) -> NoReturn:
 
 def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
     """Problems as a table: file, row, column, what is wrong, how to fix it."""
-    return pd.DataFrame(
-        {
-            "file": [p.file for p in problems],
-            "row": pd.array([p.row for p in problems], dtype="Int64"),
-            "column": [p.column or "" for p in problems],
-            "problem": [p.message for p in problems],
-            "fix": [p.fix for p in problems],
-        }
-    )
+    return planner_problems_frame(problems)
 
 
 def inventory_table(inventory: Inventory) -> pd.DataFrame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,8 +11,9 @@ from typing import Any
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, limit_text
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
-from planner.inputs.problems import InputProblem, Loaded
+from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     CellError,
     Row,
@@ -36,6 +39,7 @@ __all__ = [
     "inventory_frame",
     "inventory_from_frame",
     "load_inventory",
+    "server_type",
 ]
 
 
@@ -176,6 +180,54 @@ def inventory_from_frame(
     return _inventory(table_from_frame(frame, file_name), catalog)
 
 
+_SERVER_PARTS = {
+    "gpu_model": "MODEL",
+    "gpus_per_host": "GPUS",
+    "cpu_cores": "CORES",
+    "ram_gib": "RAM_GIB",
+}
+"""Inventory columns a server type sets, with the names ``--size MODEL:GPUS:CORES:RAM_GIB``
+gives them."""
+
+
+def server_type(
+    gpu_model: str,
+    gpus: str,
+    cpu_cores: str,
+    ram_gib: str,
+    catalog: Catalog,
+    *,
+    source: str = "--size",
+    columns: dict[str, str] | None = None,
+) -> ServerType:
+    """A server type to size with, checked by the same rules as an inventory row.
+
+    The cells are text as a user typed them. ``columns`` names each in problems (default the
+    ``--size`` parts: MODEL, GPUS, CORES, RAM_GIB). Raises ``InputError`` listing every problem
+    (an unknown model, 6 A16 GPUs, a non-finite number ...), each naming ``source``.
+    """
+    defaults = ServerType(gpu_model="", gpus=1, cpu_cores=1, ram_gib=1)
+    cells = {
+        "host": "server",
+        "cluster": "sized",
+        "gpu_model": gpu_model.strip(),
+        "gpus_per_host": gpus.strip(),
+        "cpu_cores": cpu_cores.strip(),
+        "ram_gib": ram_gib.strip(),
+        "network_gbps": f"{defaults.network_gbps:g}",
+        "rdma": yes_no(defaults.rdma),
+    }
+    shown = {**{c: c for c in cells}, **(_SERVER_PARTS if columns is None else columns)}
+    table = Table(source, shown, (Row(0, cells),))
+    problems: list[InputProblem] = []
+    hosts = _row_hosts(table, table.rows[0], catalog, problems)
+    if hosts is None:
+        # One server type is not a file row: drop the row number from each problem.
+        raise InputError([dataclasses.replace(p, row=None) for p in problems])
+    (host,) = hosts
+    return ServerType.of(host)
+
+
 def inventory_frame(inventory: Inventory) -> pd.DataFrame:
     """One row per host with the CSV's columns (``mig_enabled`` and ``platform`` included, no
     ``count``).
@@ -212,6 +264,7 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
 
 def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
     problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL)
+    _refuse_large_inventory(table)
     groups = read_rows(
         table,
         lambda row: _row_hosts(table, row, catalog, problems),
@@ -231,6 +284,33 @@ def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
     )
     hosts = tuple(host for _, group in groups for host in group)
     return Loaded(Inventory(hosts), tuple(problems))
+
+
+def _number(text: str, default: float) -> float:
+    """A cell's value for a size estimate only; a bad cell counts as ``default`` (it is reported
+    when the row is read)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value > 0 else default
+
+
+def _refuse_large_inventory(table: Table) -> None:
+    """Refuse an inventory over ``MAX_HOSTS`` or ``MAX_GPUS`` before any host is made."""
+    hosts = 0.0
+    gpus = 0.0
+    for row in table.rows:
+        count = min(_number(row.get("count"), 1), _MAX_COUNT)
+        hosts += count
+        gpus += count * min(_number(row.get("gpus_per_host"), 1), 64)
+    fix = "plan one cluster or site at a time (one inventory file each)"
+    if hosts > MAX_HOSTS:
+        message = f"the inventory has {limit_text(int(hosts), MAX_HOSTS, 'hosts')}"
+        raise InputError([table.problem(None, None, message, fix)])
+    if gpus > MAX_GPUS:
+        message = f"the inventory has {limit_text(int(gpus), MAX_GPUS, 'GPUs')}"
+        raise InputError([table.problem(None, None, message, fix)])
 
 
 def _row_hosts(

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["InputError", "InputProblem", "Loaded"]
+import pandas as pd
+
+__all__ = [
+    "PROBLEM_COLUMNS",
+    "InputError",
+    "InputProblem",
+    "Loaded",
+    "problems_frame",
+    "skipped_summary",
+]
 
 T = TypeVar("T")
 
@@ -48,3 +58,42 @@ class Loaded(Generic[T]):
 
     value: T
     problems: tuple[InputProblem, ...] = ()
+
+
+PROBLEM_COLUMNS = ("file", "row", "column", "problem", "fix")
+"""Columns of ``problems_frame``: where the problem is, what is wrong, how to fix it."""
+
+
+def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
+    """Problems as a table with ``PROBLEM_COLUMNS``; ``row`` is empty for a whole-file problem."""
+    return pd.DataFrame(
+        {
+            "file": [p.file for p in problems],
+            "row": pd.array([p.row for p in problems], dtype="Int64"),
+            "column": [p.column or "" for p in problems],
+            "problem": [p.message for p in problems],
+            "fix": [p.fix for p in problems],
+        },
+        columns=list(PROBLEM_COLUMNS),
+    )
+
+
+def skipped_summary(problems: Sequence[InputProblem]) -> str | None:
+    """One line counting the rows skipped and the other problems (``"2 rows skipped in
+    inventory.csv, 1 other problem"``); None when there is no problem."""
+    if not problems:
+        return None
+    rows = {(p.file, p.row) for p in problems if p.row is not None}
+    files = sorted({file for file, _ in rows})
+    others = sum(1 for p in problems if p.row is None)
+    parts = []
+    if rows:
+        parts.append(f"{_count(len(rows), 'row')} skipped in {', '.join(files)}")
+    if others:
+        # Problems without a row: unknown columns, which are ignored.
+        parts.append(_count(others, "other problem"))
+    return ", ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import difflib
 import io
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
@@ -173,6 +175,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
     writes it) is accepted. Blank lines count as rows, as in a spreadsheet, and are skipped.
     """
     data = _read_bytes(source, file)
+    _refuse_large_file(file, len(data))
     if data.startswith(_ZIP_MAGIC):
         raise InputError(
             [
@@ -203,12 +206,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         raise InputError(
             [InputProblem(file, None, None, "binary data, not CSV text", "load a .csv file")]
         )
-    try:
-        records = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as error:
-        raise InputError(
-            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
-        ) from None
+    records = _records(text, file)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
     if header_index is None:
         raise InputError(
@@ -223,6 +221,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
             ]
         )
     written = records[header_index]
+    _refuse_other_separator(file, written, header_row=header_index + 1)
     # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
     # data rows have as many empty trailing cells.
     width = len(written)
@@ -256,6 +255,84 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         rows.append(Row(number, cells))
     columns = dict(zip(names, (h.strip() for h in header), strict=True))
     return Table(file, columns, tuple(rows), tuple(row_problems))
+
+
+_OTHER_SEPARATORS = {";": "semicolons (;)", "\t": "tabs", "|": "vertical bars (|)"}
+"""Separators a spreadsheet may write instead of commas, as named in the message."""
+
+
+def _refuse_other_separator(file: str, header: Sequence[str], *, header_row: int) -> None:
+    """Refuse a file whose header splits into more columns on another separator than on commas.
+
+    Excel in many European locales saves "CSV" with semicolons; without this check every
+    required column would be reported missing, and the separator never named.
+    """
+    line = ",".join(header)
+    for separator, name in _OTHER_SEPARATORS.items():
+        if len(line.split(separator)) > len(header):
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        header_row,
+                        None,
+                        f"the columns are separated by {name}, not commas",
+                        "save the file as CSV UTF-8 (comma-separated); in Excel use File > Save "
+                        "As > CSV UTF-8, or set the list separator to a comma",
+                    )
+                ]
+            )
+
+
+def _refuse_large_file(file: str, size_bytes: int) -> None:
+    """Refuse a file over ``MAX_FILE_MB`` before decoding it."""
+    if size_bytes > MAX_FILE_BYTES:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"the file is {size_bytes / 1024 / 1024:,.1f} MB, over the limit of "
+                    f"{MAX_FILE_MB} MB",
+                    "split it, or remove rows the plan does not need (one row may describe "
+                    "many identical hosts with 'count')",
+                )
+            ]
+        )
+
+
+def _refuse_many_rows(file: str, rows: int) -> None:
+    if rows > MAX_ROWS:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"the table has more than {MAX_ROWS:,} rows below the header, the limit",
+                    "split it, or describe identical hosts or instances in one row "
+                    "(the 'count' or 'instances' column)",
+                )
+            ]
+        )
+
+
+def _records(text: str, file: str) -> list[list[str]]:
+    """The file's records up to the row limit; one more record than the limit is refused.
+
+    Reading stops at the limit, so a million-row file is refused without being parsed.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        records = list(itertools.islice(reader, MAX_ROWS + 2))
+    except csv.Error as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
+        ) from None
+    # The header and MAX_ROWS data rows fit; a further record is over the limit.
+    _refuse_many_rows(file, len(records) - 1)
+    return records
 
 
 def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
@@ -317,6 +394,7 @@ def table_from_frame(frame: pd.DataFrame, file: str) -> Table:
 
     Row numbers are as the same table saved to CSV would show them: position + 2.
     """
+    _refuse_many_rows(file, len(frame))
     header = [str(c) for c in frame.columns]
     names = _header(file, header, header_row=1)
     rows = []
@@ -397,12 +475,17 @@ def parse_int(
     return int(value)
 
 
+def _bound_text(value: float) -> str:
+    """A range bound as written in a message: ``1048576``, ``0.5`` (never ``1.04858e+06``)."""
+    return f"{int(value)}" if float(value).is_integer() else f"{value:g}"
+
+
 def _range_text(
     minimum: float | None, maximum: float | None, minimum_inclusive: bool, unit: str
 ) -> str:
     unit_text = f" {unit}" if unit else ""
-    low = None if minimum is None else f"{minimum:g}"
-    high = None if maximum is None else f"{maximum:g}"
+    low = None if minimum is None else _bound_text(minimum)
+    high = None if maximum is None else _bound_text(maximum)
     if low is not None and high is not None:
         if minimum_inclusive:
             return f"from {low} to {high}{unit_text}"

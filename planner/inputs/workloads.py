@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
-from planner.inputs.problems import InputProblem, Loaded
+from planner.inputs.limits import MAX_INSTANCES, limit_text
+from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     CellError,
     Row,
@@ -459,6 +460,11 @@ def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ..
         lambda name, earlier, _: f"name '{name}' is already used on row {earlier.number}",
         "give every class a unique name",
     )
+    instances = sum(w.instances for _, w in loaded)
+    if instances > MAX_INSTANCES:
+        message = f"the workload mix has {limit_text(instances, MAX_INSTANCES, 'instances')}"
+        fix = "plan one cluster or site at a time (one workload file each)"
+        raise InputError([table.problem(None, None, message, fix)])
     return Loaded(tuple(w for _, w in loaded), tuple(problems))
 
 

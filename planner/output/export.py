@@ -21,6 +21,8 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs.importers.workbook import write_inputs_sheet
+from planner.inputs.limits import EXCEL_MAX_ROWS
+from planner.inputs.problems import InputProblem, problems_frame
 from planner.measure.performance import constants_frame
 from planner.output.cells import FORMULA_PREFIXES, is_formula_text
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
@@ -35,12 +37,17 @@ from planner.output.report import (
 
 __all__ = [
     "FORMULA_PREFIXES",
+    "INPUT_PROBLEMS_SHEET",
     "sheet_name",
+    "sheet_parts",
     "workbook_bytes",
     "write_sheets",
     "write_workbook",
 ]
 
+
+INPUT_PROBLEMS_SHEET = "Input problems"
+"""The sheet listing every input row the plan skipped, with file, row, column, reason and fix."""
 
 USD = '"$"#,##0'
 PERCENT = "0.0%"
@@ -127,12 +134,31 @@ def _fit_columns(sheet: Any) -> None:
         sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, _MAX_WIDTH)
 
 
-def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> Any:
-    sheet = book.create_sheet(sheet_name(title))
-    _write_table(sheet, frame)
-    sheet.freeze_panes = freeze
-    _fit_columns(sheet)
-    return sheet
+def sheet_parts(
+    title: str, frame: pd.DataFrame, *, max_rows: int | None = None
+) -> list[tuple[str, pd.DataFrame]]:
+    """``frame`` as sheets of at most ``max_rows`` rows, header included (Excel's limit).
+
+    A frame that fits is one sheet named ``title``; a longer one continues on sheets named
+    ``title (2)``, ``title (3)`` ..., each with the header, so no row is lost.
+    """
+    per_sheet = (EXCEL_MAX_ROWS if max_rows is None else max_rows) - 1
+    if len(frame) <= per_sheet:
+        return [(sheet_name(title), frame)]
+    parts = []
+    for index, start in enumerate(range(0, len(frame), per_sheet)):
+        suffix = "" if index == 0 else f" ({index + 1})"
+        name = sheet_name(title)[: 31 - len(suffix)] + suffix
+        parts.append((name, frame.iloc[start : start + per_sheet]))
+    return parts
+
+
+def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> None:
+    for name, part in sheet_parts(title, frame):
+        sheet = book.create_sheet(name)
+        _write_table(sheet, part)
+        sheet.freeze_panes = freeze
+        _fit_columns(sheet)
 
 
 def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
@@ -293,8 +319,13 @@ def write_workbook(
     target: Path | BinaryIO,
     *,
     extra_sheets: Mapping[str, pd.DataFrame] | None = None,
+    input_problems: Sequence[InputProblem] = (),
 ) -> None:
     """Write the plan to an .xlsx file or binary stream.
+
+    The Input problems sheet, after Summary and Recommended plan, lists every input row that was
+    skipped and every other problem of ``input_problems`` (file, row, column, problem, fix); it is
+    there, with its header alone, when nothing was skipped.
 
     Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
     per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
@@ -308,6 +339,8 @@ def write_workbook(
     _summary_sheet(book, plan)
     if plan.recommended is not None:
         _recommended_sheet(book, plan.recommended)
+    # Before the placements, so a reader sees at once whether the plan left any input out.
+    _table_sheet(book, INPUT_PROBLEMS_SHEET, problems_frame(input_problems))
     for result in plan.results:
         _table_sheet(book, f"Placement {result.label}", placement_frame(result), freeze="B2")
     _table_sheet(book, "Not placed", _not_placed(plan))
@@ -338,9 +371,12 @@ def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | BinaryIO) ->
 
 
 def workbook_bytes(
-    plan: ScenarioPlan, *, extra_sheets: Mapping[str, pd.DataFrame] | None = None
+    plan: ScenarioPlan,
+    *,
+    extra_sheets: Mapping[str, pd.DataFrame] | None = None,
+    input_problems: Sequence[InputProblem] = (),
 ) -> bytes:
     """The workbook of ``write_workbook`` as bytes, for a download button."""
     buffer = io.BytesIO()
-    write_workbook(plan, buffer, extra_sheets=extra_sheets)
+    write_workbook(plan, buffer, extra_sheets=extra_sheets, input_problems=input_problems)
     return buffer.getvalue()

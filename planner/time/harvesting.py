@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from planner.inputs.limits import MAX_HARVEST_JOBS_PER_DAY
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
@@ -138,6 +139,14 @@ def _check_settings(settings: HarvestSettings) -> None:
     if not (math.isfinite(settings.gpu_hours_per_job)) or settings.gpu_hours_per_job <= 0:
         raise ValueError(
             f"gpu_hours_per_job must be a number > 0 [GPU-hours], got {settings.gpu_hours_per_job}"
+        )
+    jobs_per_day = math.ceil(settings.backlog_gpu_hours_per_day / settings.gpu_hours_per_job)
+    if jobs_per_day > MAX_HARVEST_JOBS_PER_DAY:
+        raise ValueError(
+            f"a backlog of {settings.backlog_gpu_hours_per_day:,.0f} GPU-hours/day in jobs of "
+            f"{settings.gpu_hours_per_job:g} GPU-hours is {jobs_per_day:,} jobs a day, over the "
+            f"limit of {MAX_HARVEST_JOBS_PER_DAY:,} jobs a day; lower the backlog or make jobs "
+            "larger"
         )
     if not 0 <= settings.submit_hour < HOURS_PER_DAY:
         raise ValueError(f"submit_hour must be in [0, 24), got {settings.submit_hour}")
@@ -981,9 +990,10 @@ def _run_cli(args: argparse.Namespace) -> int:
         resolution_minutes=args.resolution,
     )
     # Imported here: the CLI module pulls in the whole planner, harvesting alone does not need it.
-    from planner.cli import scenario_from_args
+    from planner.cli import report_input_problems, scenario_from_args
 
     try:
+        _check_settings(settings)  # before the scenario is read and planned: fails fast
         curve = None if args.curve is None else _load_curve(args.curve)
         scenario, problems = scenario_from_args(args)
         result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
@@ -995,8 +1005,9 @@ def _run_cli(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"harvest: {error}", file=sys.stderr)
         return 2
-    for problem in problems:
-        print(f"input: {problem}", file=sys.stderr)
+    stop = report_input_problems(problems, command="harvest", strict=args.strict)
+    if stop is not None:
+        return stop
     summary = harvest_summary(result)
     width = int(summary["figure"].str.len().max())
     for figure, value, unit in summary.itertuples(index=False):

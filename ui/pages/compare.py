@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.inputs.inventory import ServerType
+from planner.inputs.inventory import ServerType, server_type
+from planner.inputs.problems import InputError, skipped_summary
 from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
 from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
+SERVER_FIELDS = {
+    "gpu_model": "GPU model",
+    "gpus_per_host": "GPUs per server",
+    "cpu_cores": "Cores per server",
+    "ram_gib": "RAM per server [GiB]",
+}
 
 st.title("Compare sharing methods")
 st.caption(
@@ -77,22 +84,41 @@ with st.form("compare_question_form"):
     )
 if submitted:
     chosen = session.QuestionKind(kind or session.QuestionKind.FIT)
-    session.commit_question(
-        session.Question(
-            kind=chosen,
-            server=ServerType(
-                gpu_model=model, gpus=int(gpus), cpu_cores=float(cores), ram_gib=float(ram)
-            )
-            if chosen is session.QuestionKind.SIZE
-            else None,
-            catalog_servers=tuple(by_label[label] for label in picked)
-            if chosen is session.QuestionKind.SIZE
-            else (),
+    try:
+        # The same rules as an inventory row: 6 A16 GPUs in a server are refused here too.
+        sized = server_type(
+            str(model),
+            str(gpus),
+            str(cores),
+            str(ram),
+            cat,
+            source="Server type",
+            columns=SERVER_FIELDS,
         )
-    )
+    except InputError as error:
+        st.error(
+            "This server type cannot be used; the plan below is unchanged.", icon=":material/error:"
+        )
+        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    else:
+        sizing = chosen is session.QuestionKind.SIZE
+        session.commit_question(
+            session.Question(
+                kind=chosen,
+                server=sized if sizing else None,
+                catalog_servers=tuple(by_label[label] for label in picked) if sizing else (),
+            )
+        )
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
+skipped = skipped_summary((*built.inventory_problems, *built.workload_problems))
+if skipped is not None:
+    st.warning(
+        f"{skipped}: the plan leaves them out. The Inventory and Workloads pages list each "
+        "with its fix, and so does the workbook's Input problems sheet.",
+        icon=":material/warning:",
+    )
 nodes, limit = DEFAULT_LIMITS.node_limit, inputs.assumptions.time_limit_s
 with st.spinner(
     f"Packing every method (exact solves stop after {nodes:,} search nodes or {limit:g} s each)…"

@@ -1,0 +1,43 @@
+"""Size limits on what the planner reads, checked before any work so a huge input is refused fast.
+
+Each limit is far above one site's estate; it bounds the memory and time a stray or generated
+file can take (a million-row file is refused in well under a second, not read for minutes).
+``docs/input-formats.md`` lists them; the dashboard's upload limit (``server.maxUploadSize`` in
+``.streamlit/config.toml``) equals ``MAX_FILE_MB``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EXCEL_MAX_ROWS",
+    "MAX_FILE_BYTES",
+    "MAX_FILE_MB",
+    "MAX_GPUS",
+    "MAX_HARVEST_JOBS_PER_DAY",
+    "MAX_HOSTS",
+    "MAX_INSTANCES",
+    "MAX_ROWS",
+    "limit_text",
+]
+
+MAX_FILE_MB = 20
+"""Largest input file [MB, 1 MB = 1,048,576 bytes]: a 10,000-row inventory is about 1 MB."""
+MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024
+MAX_ROWS = 10_000
+"""Most data rows in one inventory or workload table [rows] (a row may describe many hosts)."""
+MAX_HOSTS = 10_000
+"""Most hosts in an inventory, after ``count`` expands groups [hosts]."""
+MAX_GPUS = 80_000
+"""Most GPUs in an inventory [GPUs]."""
+MAX_INSTANCES = 100_000
+"""Most workload instances over all classes [instances]."""
+MAX_HARVEST_JOBS_PER_DAY = 50_000
+"""Most jobs one submit day's backlog makes (backlog / GPU-hours per job) [jobs]: the harvest
+simulation holds every job, so memory and time grow with them."""
+EXCEL_MAX_ROWS = 1_048_576
+"""Rows in one Excel sheet, header included (Excel's own limit)."""
+
+
+def limit_text(value: int, limit: int, unit: str) -> str:
+    """``"1,000,000 rows, over the limit of 10,000 rows"`` for a message."""
+    return f"{value:,} {unit}, over the limit of {limit:,} {unit}"

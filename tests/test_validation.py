@@ -1,0 +1,210 @@
+"""One validation per fact: the separator named, non-finite numbers refused in every numeric
+column and option, a server type held to the inventory's row rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from planner.cli import UsageError, main, parse_server
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.inventory import load_inventory, server_type
+from planner.inputs.problems import InputError
+from planner.inputs.workloads import load_workloads
+from ui import session
+
+ROOT = Path(__file__).resolve().parent.parent
+INVENTORY_ROW = {
+    "host": "h1",
+    "cluster": "c",
+    "gpu_model": "L40S",
+    "gpus_per_host": "4",
+    "cpu_cores": "64",
+    "ram_gib": "512",
+    "network_gbps": "100",
+    "rdma": "yes",
+    "count": "2",
+}
+WORKLOAD_ROW = {
+    "name": "nb",
+    "kind": "notebook",
+    "instances": "4",
+    "gpus": "0.25",
+    "memory_gib": "10",
+    "busy_fraction": "0.1",
+    "active_hours": "8",
+    "days_per_week": "5",
+    "vcpus": "4",
+    "ram_gib": "32",
+    "live_migration": "no",
+    "isolation": "no",
+    "latency_tolerant": "yes",
+    "priority": "2",
+    "max_slowdown": "1.5",
+}
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def _csv(cells: dict[str, str], *, separator: str = ",") -> bytes:
+    """A header and two rows: the first as given, the second the valid row of the same file
+    with another name."""
+    base = INVENTORY_ROW if "host" in cells else WORKLOAD_ROW
+    good = {**dict.fromkeys(cells, ""), **base, "host": "h2", "name": "nb2"}
+    good = {c: good[c] for c in cells}
+    return "\n".join(
+        separator.join(row) for row in (cells.keys(), cells.values(), good.values())
+    ).encode()
+
+
+@pytest.mark.parametrize(("separator", "named"), [(";", "semicolons (;)"), ("\t", "tabs")])
+def test_a_file_with_another_separator_gets_one_message_naming_it(
+    catalog: Catalog, separator: str, named: str
+) -> None:
+    """A ';'-separated inventory is one problem naming the separator, not eight missing columns."""
+    with pytest.raises(InputError) as error:
+        load_inventory(_csv(INVENTORY_ROW, separator=separator), catalog)
+    (problem,) = error.value.problems
+    assert f"separated by {named}, not commas" in problem.message
+    assert problem.row == 1
+    assert "CSV UTF-8" in problem.fix
+
+
+def test_a_semicolon_inside_one_header_cell_is_not_taken_for_a_separator(
+    catalog: Catalog,
+) -> None:
+    """Only a header that splits into more columns on ';' than on ',' is refused."""
+    cells = {**INVENTORY_ROW, "notes; more": "x"}
+    loaded = load_inventory(_csv(cells), catalog)
+    assert len(loaded.value.hosts) == 4
+
+
+NUMERIC_INVENTORY = ["gpus_per_host", "cpu_cores", "ram_gib", "network_gbps", "count"]
+NUMERIC_WORKLOADS = [
+    "instances",
+    "gpus",
+    "memory_gib",
+    "busy_fraction",
+    "active_hours",
+    "days_per_week",
+    "vcpus",
+    "ram_gib",
+    "priority",
+    "max_slowdown",
+]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
+@pytest.mark.parametrize("column", NUMERIC_INVENTORY)
+def test_a_non_finite_inventory_number_skips_its_row_with_the_column(
+    catalog: Catalog, column: str, value: str
+) -> None:
+    """nan or inf in any numeric inventory column is one problem naming row and column."""
+    loaded = load_inventory(_csv({**INVENTORY_ROW, column: value}), catalog)
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 2, column)
+    assert problem.fix
+    assert {h.name for h in loaded.value.hosts} == {"h2-01", "h2-02"}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("column", NUMERIC_WORKLOADS)
+def test_a_non_finite_workload_number_skips_its_row_with_the_column(
+    catalog: Catalog, column: str, value: str
+) -> None:
+    """nan or inf in any numeric workload column is one problem naming row and column."""
+    loaded = load_workloads(_csv({**WORKLOAD_ROW, column: value}), catalog)
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("workloads.csv", 2, column)
+    assert problem.fix
+    assert [w.name for w in loaded.value] == ["nb2"]
+
+
+@pytest.mark.parametrize(
+    "option",
+    ["--pue", "--power-usd-per-kwh", "--licence-usd", "--host-usd", "--years", "--time-limit"],
+)
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_non_finite_price_or_pue_is_refused_by_the_command_line(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --pue nan` exits 2 naming the value instead of printing $nan/year."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", option, value, "--methods", "passthrough"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert option in err
+    assert "finite" in err
+
+
+@pytest.mark.parametrize("option", ["--backlog", "--submit-hour", "--job-gpu-hours"])
+def test_a_non_finite_harvest_setting_is_refused(
+    option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The harvest options refuse nan too, naming the setting."""
+    assert main(["harvest", option, "nan"]) == 2
+    assert "nan" in capsys.readouterr().err
+
+
+def test_six_a16_gpus_on_the_command_line_are_refused_like_an_inventory_row(
+    catalog: Catalog,
+) -> None:
+    """`--size A16:6:...` gets the inventory's message: A16 boards carry 4 GPUs."""
+    with pytest.raises(UsageError, match="A16 boards carry 4 GPUs each, so a host cannot have 6"):
+        parse_server("A16:6:64:512", catalog)
+    assert parse_server("A16:8:64:512", catalog).gpus == 8
+
+
+@pytest.mark.parametrize(
+    ("size", "part"),
+    [("L40S:4:nan:512", "CORES"), ("L40S:4:64:inf", "RAM_GIB"), ("L40S:4:5000:512", "CORES")],
+)
+def test_a_command_line_server_obeys_the_inventory_ranges(
+    catalog: Catalog, size: str, part: str
+) -> None:
+    """Non-finite and out-of-range parts are refused with the part named, as in the inventory."""
+    with pytest.raises(UsageError, match=f"{part}: "):
+        parse_server(size, catalog)
+
+
+def test_plan_size_with_six_a16_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command itself refuses the server before planning."""
+    assert main(["plan", "--size", "A16:6:64:512"]) == 2
+    assert "multiple of 4" in capsys.readouterr().err
+
+
+def test_server_type_names_the_fields_as_the_caller_does(catalog: Catalog) -> None:
+    """The dashboard gets its own field names in the problems, and no row number."""
+    with pytest.raises(InputError) as error:
+        server_type(
+            "A16",
+            "6",
+            "64",
+            "512",
+            catalog,
+            source="Server type",
+            columns={"gpus_per_host": "GPUs per server"},
+        )
+    (problem,) = error.value.problems
+    assert (problem.file, problem.row, problem.column) == ("Server type", None, "GPUs per server")
+
+
+def test_the_dashboard_refuses_six_a16_gpus_per_server() -> None:
+    """On the Compare page, sizing with 6 A16 GPUs per server is refused with the inventory's
+    rule and the question stays unchanged."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="compare_question").set_value(session.QuestionKind.SIZE)
+    at.selectbox(key="compare_server_model").set_value("A16")
+    at.number_input(key="compare_server_gpus").set_value(6)
+    at.button(key="compare_plan").click().run()
+    assert not at.exception
+    assert any("server type cannot be used" in e.value for e in at.error)
+    problems = at.dataframe[0].value
+    assert list(problems["column"]) == ["GPUs per server"]
+    assert "A16 boards carry 4 GPUs each" in problems["problem"][0]
+    assert session._QUESTION_KEY not in at.session_state  # the question was never committed
