@@ -52,11 +52,11 @@ def _problem_columns(data: bytes, catalog: Catalog) -> list[str | None]:
 
 
 def test_sample_workloads_load_without_problems(catalog: Catalog) -> None:
-    """The shipped sample has no bad cell: 13 classes, 252 instances, every kind."""
+    """The shipped sample has no bad cell: 15 classes, 308 instances, every kind."""
     loaded = load_workloads(ROOT / "data" / "sample" / "workloads.csv", catalog)
     assert loaded.problems == ()
-    assert len(loaded.value) == 13
-    assert sum(w.instances for w in loaded.value) == 252
+    assert len(loaded.value) == 15
+    assert sum(w.instances for w in loaded.value) == 308
     assert {w.kind for w in loaded.value} == set(WorkloadKind)
 
 
