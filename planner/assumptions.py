@@ -6,7 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-__all__ = ["Assumptions", "Network", "VgpuMode", "VgpuScheduler", "VsphereVersion"]
+__all__ = [
+    "Assumptions",
+    "Network",
+    "VgpuMode",
+    "VgpuScheduler",
+    "VsphereVersion",
+]
 
 
 class VgpuMode(StrEnum):
@@ -88,3 +94,19 @@ class Assumptions:
     """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
     ``planner.measure.performance``, each in that constant's unit); missing names use the
     model's default."""
+
+    # Kubernetes sharing methods: NVIDIA's device plugin and GPU Operator set up whole nodes.
+    kubernetes_ai_enterprise: bool = False
+    """Charge the NVIDIA AI Enterprise licence (``licence_usd_per_gpu_year``) per GPU in use on
+    Kubernetes nodes; off by default, as the device plugin and GPU Operator are open source."""
+    time_slicing_replicas: int = 4
+    """Pods one GPU serves under time-slicing, ``sharing.timeSlicing.resources[].replicas`` of
+    NVIDIA's device plugin [pods/GPU] (NVIDIA's examples use 4 to 10; a default, edit it)."""
+
+    def __post_init__(self) -> None:
+        for name in ("time_slicing_replicas",):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(
+                    f"{name} must be a whole number of pods per GPU, at least 1, got {value!r}"
+                )

@@ -9,6 +9,7 @@ import pytest
 
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import load_inventory
+from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError
 from planner.inputs.tabular import CellError
 from planner.inputs.workloads import (
@@ -23,6 +24,7 @@ from planner.inputs.workloads import (
     workloads_frame,
     workloads_from_frame,
 )
+from planner.methods.registry import Method
 from planner.output.report import plan_scenario
 from planner.scenario import Scenario
 
@@ -359,16 +361,21 @@ def test_error_messages_quoted_in_the_docs_are_the_real_ones(catalog: Catalog) -
 
 
 def test_sample_scenario_makes_an_interesting_comparison(catalog: Catalog) -> None:
-    """Every method places most (over half) but not all sample instances, each plan feasible."""
+    """Every method places some but not all sample instances, each plan feasible; the methods
+    that serve the vSphere clusters (most of the sample) place most (over half)."""
     inventory = load_inventory(ROOT / "data" / "sample" / "inventory.csv", catalog).value
     workloads = load_workloads(ROOT / "data" / "sample" / "workloads.csv", catalog).value
     total = sum(w.instances for w in workloads)
     plan = plan_scenario(Scenario(catalog, inventory, workloads))
-    assert len(plan.results) == 4
+    assert [r.plan.method for r in plan.results] == list(Method)
     for result in plan.results:
+        method = result.plan.method
+        assert method is not None
         not_placed = len(result.plan.not_placed)
-        assert 0 < not_placed < total / 2, result.method
-        assert result.feasibility_violations == (), result.method
+        assert 0 < not_placed < total, method
+        if Platform.VSPHERE in method.rules.platforms:
+            assert not_placed < total / 2, method
+        assert result.feasibility_violations == (), method
 
 
 def test_max_slowdown_is_optional_and_at_least_one(catalog: Catalog) -> None:

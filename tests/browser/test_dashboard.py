@@ -69,7 +69,7 @@ def test_admin_journey(
     page.set_default_timeout(TIMEOUT_MS)
     expect.set_options(timeout=TIMEOUT_MS)
 
-    # 1. The sample comparison is there on arrival, with all four methods and three charts.
+    # 1. The sample comparison is there on arrival, with every method and three charts.
     page.goto(dashboard_url)
     expect(page.get_by_role("heading", name="Compare sharing methods")).to_be_visible()
     expect(
