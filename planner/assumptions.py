@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 __all__ = [
+    "MAX_MPS_CLIENTS",
     "Assumptions",
     "Network",
     "VgpuMode",
@@ -45,6 +46,11 @@ class VsphereVersion(StrEnum):
     @property
     def max_vgpus_per_vm(self) -> int:
         return 4 if self is VsphereVersion.V7 else 8
+
+
+MAX_MPS_CLIENTS = 48
+"""Client CUDA contexts one GPU serves under Volta MPS and later [clients/GPU] (NVIDIA's MPS
+documentation, limitations)."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +108,19 @@ class Assumptions:
     time_slicing_replicas: int = 4
     """Pods one GPU serves under time-slicing, ``sharing.timeSlicing.resources[].replicas`` of
     NVIDIA's device plugin [pods/GPU] (NVIDIA's examples use 4 to 10; a default, edit it)."""
+    mps_replicas: int = 4
+    """Pods one GPU serves under MPS, ``sharing.mps.resources[].replicas`` of NVIDIA's device
+    plugin; each gets 1/replicas of the GPU's memory and compute [pods/GPU] (a default)."""
 
     def __post_init__(self) -> None:
-        for name in ("time_slicing_replicas",):
+        for name in ("time_slicing_replicas", "mps_replicas"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(
                     f"{name} must be a whole number of pods per GPU, at least 1, got {value!r}"
                 )
+        if self.mps_replicas > MAX_MPS_CLIENTS:
+            raise ValueError(
+                f"mps_replicas must be at most {MAX_MPS_CLIENTS} (Volta MPS clients per GPU), "
+                f"got {self.mps_replicas}"
+            )

@@ -16,6 +16,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
+from planner.methods.k8s_mps import K8S_MPS
 from planner.methods.k8s_time_slicing import K8S_TIME_SLICING
 from planner.methods.mig import MIG
 from planner.methods.passthrough import PASSTHROUGH
@@ -33,6 +34,7 @@ class Method(StrEnum):
     MIG = "mig"
     REMOTE_POOL = "remote-pool"
     K8S_TIME_SLICING = "k8s-time-slicing"
+    K8S_MPS = "k8s-mps"
 
     @property
     def rules(self) -> SharingMethod:
@@ -52,6 +54,7 @@ METHODS: Mapping[Method, SharingMethod] = MappingProxyType(
         Method.MIG: MIG,
         Method.REMOTE_POOL: REMOTE_POOL,
         Method.K8S_TIME_SLICING: K8S_TIME_SLICING,
+        Method.K8S_MPS: K8S_MPS,
     }
 )
 """Every sharing method, in the order plans and charts list them."""
