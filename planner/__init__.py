@@ -16,9 +16,10 @@ from planner.inputs.catalog import Catalog, GpuModel, MigProfile, VgpuProfile, l
 from planner.inputs.inventory import Host, Inventory, ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.workloads import WorkloadClass, WorkloadKind, load_workloads
+from planner.measure.result import MethodResult
 from planner.methods.registry import METHODS, Method
 from planner.output.export import workbook_bytes, write_workbook
-from planner.output.report import MethodResult, ScenarioPlan, plan_scenario, size_cluster
+from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan

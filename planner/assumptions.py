@@ -91,6 +91,9 @@ class Assumptions:
     gpu_price_usd: Mapping[str, float] = field(default_factory=dict)
     """Per-model price overrides [USD per GPU]; missing models use the catalog price."""
     network: Network = field(default_factory=Network)
+    today_method: str = "passthrough"
+    """How the estate shares its GPUs today (a method's id: ``passthrough``, ``vgpu``, ...); the
+    recommended plan is compared with that single-method plan."""
     max_slowdown: float = 1.5
     """Longest runtime over bare metal a workload class accepts unless its row sets its own [-]
     (1.5 = up to 50 % slower; a default, edit it)."""

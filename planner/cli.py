@@ -35,6 +35,7 @@ __all__ = [
     "build_parser",
     "main",
     "parse_server",
+    "recommended_lines",
     "scenario_from_args",
     "summary_lines",
 ]
@@ -273,10 +274,32 @@ def _money(value: float | None) -> str:
     return "—" if value is None else f"${value:,.0f}"
 
 
+def recommended_lines(plan: ScenarioPlan) -> list[str]:
+    """The recommended plan first: its answer against today, its bound, one line per class."""
+    best = plan.recommended
+    if best is None:
+        return []
+    ratio = best.ratio_to_bound
+    lines = [
+        f"Recommended plan: {best.headline()}",
+        f"  {_money(best.result.cost.total_usd_per_year)}/year; no plan serving the same "
+        f"instances within their limits costs under {_money(best.cost_lower_bound_usd)} "
+        f"without busy power (ratio {'—' if ratio is None else f'{ratio:.3f}'}, "
+        f"{best.result.plan.status.value}); found as {best.source}.",
+    ]
+    width = max((len(d.workload) for d in best.decisions), default=0)
+    for d in best.decisions:
+        served = ", ".join(f"{m.label} {n}" for m, n in d.served) or "nothing"
+        left = f", {d.not_served} left out" if d.not_served else ""
+        lines.append(f"  {d.workload:<{width}}  {served}{left}: {d.reason}")
+    return lines
+
+
 def summary_lines(plan: ScenarioPlan) -> list[str]:
-    """One line per method: GPUs, hosts, placed / not placed, cost per year, ratio to bound."""
+    """The recommended plan (``recommended_lines``), then one line per plan: GPUs, hosts,
+    placed / not placed, cost per year, ratio to bound."""
     width = max((len(r.label) for r in plan.results), default=0)
-    lines = []
+    lines = recommended_lines(plan)
     if plan.server is not None:
         s = plan.server
         lines.append(

@@ -30,8 +30,9 @@ class SolveStatus(StrEnum):
 
     OPTIMAL = "optimal"
     """Proven: no packing uses fewer GPUs (solver optimal, or equal to the lower bound)."""
-    TIME_LIMIT = "time limit reached"
-    """The exact solver stopped at its time limit; the best packing found is returned."""
+    LIMIT_REACHED = "solver limit reached"
+    """The exact solver stopped at its work limit (or wall-clock backstop); the best packing
+    found is returned."""
     HEURISTIC = "heuristic"
     """A heuristic packing; its gap to the lower bound is reported."""
 

@@ -43,10 +43,10 @@ def test_opens_on_the_sample_comparison_of_all_four_methods() -> None:
     for method in Method:
         assert f"**{method.label}**" in text
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
-    assert list(figures.columns) == [m.label for m in Method]
+    assert list(figures.columns) == ["Recommended plan", *(m.label for m in Method)]
     assert "Annual cost" in figures.index
     assert "GPUs used / lower bound" in figures.index
-    assert len(at.get("vega_lite_chart")) == 3
+    assert len(at.get("vega_lite_chart")) == 4
     assert at.button(key="compare_plan") is not None
     assert "sample inventory.csv" in "\n".join(c.value for c in at.sidebar.caption)
 
@@ -58,17 +58,24 @@ def test_key_figures_match_the_planner_figures() -> None:
     plan = planning.scenario_plan(inputs, session.Question())
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     for result in plan.results:
-        shown = figures.loc["GPUs used", result.plan.method.label]
+        shown = figures.loc["GPUs used", result.plan.label]
         assert shown.startswith(f"{result.metrics.gpus_used:,} of ")
 
 
-def test_every_workload_class_gets_a_recommendation() -> None:
-    """Each workload class of the sample has one recommendation line naming a method or none."""
+def test_the_recommended_plan_leads_with_its_savings_and_each_class_decision() -> None:
+    """The page opens on the recommended plan: its headline against today, then one row per
+    workload class naming the method that serves it and why, as the planner decided."""
     at = _app().run()
-    text = _markdown(at)
+    plan = planning.scenario_plan(session.sample_inputs(), session.Question())
+    assert plan.recommended is not None
+    assert at.success[0].value == plan.recommended.headline()
+    assert "fewer GPUs than today" in at.success[0].value
+    decisions = at.get_by_key("compare_decisions").dataframe[0].value.set_index("Workload class")
     built = planning.build_scenario(session.sample_inputs())
-    for workload in built.scenario.workloads:
-        assert f"- **{workload.name}** → " in text
+    assert list(decisions.index) == [w.name for w in built.scenario.workloads]
+    for d in plan.recommended.decisions:
+        assert decisions.loc[d.workload, "Method"] == (d.method.label if d.method else "")
+        assert decisions.loc[d.workload, "Why"] == d.reason
 
 
 def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
@@ -88,7 +95,7 @@ def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     for result in plan.results:
         assert {h.gpu_model for h in result.plan.hosts} <= {"A100-80GB-PCIe"}
-        shown = figures.loc["Hosts used", result.plan.method.label]
+        shown = figures.loc["Hosts used", result.plan.label]
         assert shown == f"{result.metrics.hosts_used:,}"
 
 
@@ -145,7 +152,9 @@ def test_an_all_infeasible_mix_lists_what_was_not_placed() -> None:
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
     assert set(figures.loc["Instances placed"]) == {"0"}
     assert set(figures.loc["Not placed"]) == {"2"}
-    assert "**giant** → **no method**" in _markdown(at)
+    decisions = at.get_by_key("compare_decisions").dataframe[0].value.set_index("Workload class")
+    assert decisions.loc["giant", "Method"] == ""
+    assert decisions.loc["giant", "Why"].startswith("No method can serve it")
 
 
 def test_the_workbook_download_is_offered() -> None:

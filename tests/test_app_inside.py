@@ -74,3 +74,17 @@ def test_placement_csv_downloads_are_offered() -> None:
     at = _inside_page()
     keys = {button.key for button in at.get("download_button")}
     assert {"inside_download_placements", "inside_download_not_placed"} <= keys
+
+
+def test_the_recommended_plan_opens_first_and_names_each_gpus_role() -> None:
+    """The page opens on the recommended plan; each GPU row of its map names the method that
+    sets the GPU up, as the planner's plan has it."""
+    at = _inside_page()
+    assert at.button_group(key="inside_method").value == "recommended"
+    plan = planning.scenario_plan(session.sample_inputs(), session.Question())
+    recommended = plan.results[0].plan
+    rows = _chart_rows(at)
+    labels = {m.value: m.label for m in Method}
+    for _, row in rows.drop_duplicates("gpu").iterrows():
+        role = recommended.role((row["host"], int(row["gpu_index"])))
+        assert row["gpu"].endswith(f" · {labels[role.value]}")

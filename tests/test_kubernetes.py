@@ -24,7 +24,7 @@ from planner.solve.packing import plan_method
 from tests.k8s_fixtures import CATALOG, hand_plan, node, pod, row, scenario
 
 ROOT = Path(__file__).resolve().parent.parent
-KUBERNETES = [Method.K8S_TIME_SLICING]
+KUBERNETES = [m for m in Method if isinstance(METHODS[m], KubernetesMethod)]
 
 
 @pytest.mark.parametrize("method", KUBERNETES)
@@ -110,7 +110,7 @@ def test_every_kubernetes_method_places_part_of_the_sample_on_its_cluster() -> N
     workloads = load_workloads(ROOT / "data" / "sample" / "workloads.csv", CATALOG).value
     plan = plan_scenario(Scenario(CATALOG, inventory, workloads), methods=KUBERNETES)
     hosts = {h.name: h for h in inventory.hosts}
-    for result in plan.results:
+    for result in plan.singles:
         method = result.plan.method
         placed = result.plan.placements
         assert placed, method

@@ -9,9 +9,12 @@ import pytest
 
 from planner.plan import SolveStatus
 from planner.solve.milp import (
+    DEFAULT_LIMITS,
     Contents,
+    Model,
     cover_with_patterns,
     lp_lower_bound,
+    min_bins,
     pack_counts,
     relax,
     residual_demand,
@@ -131,7 +134,8 @@ def test_heuristic_counts_packing_reports_its_gap() -> None:
 
 
 def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The exact path hands ``time_limit_s`` to scipy's milp as HiGHS' ``time_limit`` option."""
+    """The exact path hands ``time_limit_s`` to scipy's milp as HiGHS' ``time_limit`` backstop,
+    beside the work limit (``node_limit``) that keeps answers reproducible."""
     import planner.solve.milp as module
 
     seen: list[dict[str, object]] = []
@@ -140,12 +144,13 @@ def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPat
     def recording_milp(*args: object, **kwargs: object) -> object:
         options = kwargs.get("options")
         if isinstance(options, dict):
-            seen.append(options)
+            seen.append(dict(options))
         return real_milp(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(module, "milp", recording_milp)
     pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=3.5)
-    assert seen == [{"time_limit": 3.5}]
+    # The LP bound comes first, then the MILP with the limit asked for.
+    assert seen[-1] == {"node_limit": DEFAULT_LIMITS.node_limit, "time_limit": 3.5}
 
 
 def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
@@ -159,6 +164,48 @@ def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
     packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=1)
     held = [sum(vector[k] * n for vector, n in packing.contents) for k in range(len(DEMAND))]
     assert all(h >= d for h, d in zip(held, DEMAND, strict=True))
-    assert packing.status is SolveStatus.TIME_LIMIT
+    assert packing.status is SolveStatus.LIMIT_REACHED
     assert packing.lower_bound <= _brute_force_gpus(PATTERNS, DEMAND) <= packing.gpus
-    assert any("time limit" in note for note in packing.notes)
+    assert any("limits" in note for note in packing.notes)
+
+
+def test_min_bins_matches_brute_force_on_vectors() -> None:
+    """Two-dimensional items packed into the fewest bins: each bin within capacity in both
+    dimensions, and no smaller packing exists (checked by trying every assignment)."""
+    sizes = [(4, 1), (3, 3), (2, 2), (2, 3), (1, 1), (3, 1)]
+    capacity = (6, 5)
+    packed = min_bins(sizes, capacity, upper_bound=len(sizes))
+    assert packed is not None
+    assert packed.proven
+    for b in set(packed.bins):
+        members = [s for s, at in zip(sizes, packed.bins, strict=True) if at == b]
+        assert all(sum(m[d] for m in members) <= capacity[d] for d in range(2))
+    best = min(
+        len(set(assignment))
+        for assignment in itertools.product(range(4), repeat=len(sizes))
+        if all(
+            sum(s[d] for s, at in zip(sizes, assignment, strict=True) if at == b) <= capacity[d]
+            for b in set(assignment)
+            for d in range(2)
+        )
+    )
+    assert len(set(packed.bins)) == best
+
+
+def test_min_bins_keeps_groups_apart() -> None:
+    """Items of different groups never share a bin, even when one bin would hold them all."""
+    packed = min_bins([(1,), (1,), (1,)], (10,), upper_bound=3, groups=["a", "b", ""])
+    assert packed is not None
+    assert packed.bins[0] != packed.bins[1]
+    assert len(set(packed.bins)) == 2
+
+
+def test_model_blocks_are_named_and_bounded() -> None:
+    """A variable block's columns follow its shape; an index outside it is refused by name."""
+    model = Model()
+    a = model.variables("a", 3)
+    b = model.variables("b", (2, 2))
+    assert [a[i] for i in range(3)] == [0, 1, 2]
+    assert [b[i, j] for i in range(2) for j in range(2)] == [3, 4, 5, 6]
+    with pytest.raises(IndexError, match=r"b\[2, 0\]"):
+        b[2, 0]

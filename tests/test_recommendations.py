@@ -1,4 +1,4 @@
-"""Tests of recommendations: the cheapest single method per class, within its rules and limits."""
+"""The recommended plan as an answer: the best candidate, its bound, each class's decision."""
 
 from __future__ import annotations
 
@@ -6,99 +6,117 @@ import dataclasses
 
 import pytest
 
+from bench.fleets import OFFICE, host, scenario_of, workload
 from planner.assumptions import Assumptions
-from planner.inputs.workloads import WorkloadKind
+from planner.inputs.catalog import load_catalog
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
-from planner.output.recommendations import (
-    recommendations,
-    recommendations_frame,
-    ruled_out_reason,
-)
-from planner.output.report import ScenarioPlan, assemble
-from tests.report_fixtures import notebook_plans, notebooks, place, plan, scenario, workload
+from planner.output.recommendations import DECISION_COLUMNS, decisions_frame
+from planner.output.report import plan_scenario
+from planner.scenario import Scenario
+
+CATALOG = load_catalog()
 
 
-@pytest.fixture(scope="module")
-def notebook_plan() -> ScenarioPlan:
-    return assemble(notebooks(), notebook_plans())
+def _plan(workloads: list[WorkloadClass], assumptions: Assumptions | None = None) -> Scenario:
+    hosts = [
+        host("a100", "A100-80GB-PCIe", 8, mig_enabled=True, cpu_cores=128, ram_gib=2048),
+        host("l40s", "L40S", 4),
+    ]
+    return scenario_of([], hosts, workloads, assumptions, catalog=CATALOG)
 
 
-def test_recommends_cheapest_method_placing_everything(notebook_plan: ScenarioPlan) -> None:
-    """Among methods placing the whole class, the lowest cost per unit of work is recommended."""
-    (rec,) = recommendations(notebook_plan)
-    # MIG leaves one notebook out; vGPU places all four on one GPU, far cheaper than passthrough.
-    assert rec.method is Method.VGPU
-    assert "all 4 placed" in rec.reason
-    assert "Passthrough" in rec.reason
-    assert "Places fewer: MIG 3 of 4" in rec.reason
+def _decision(scenario: Scenario, name: str):  # type: ignore[no-untyped-def]
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    return next(d for d in recommended.decisions if d.workload == name)
 
 
-def test_too_slow_sharing_is_not_recommended() -> None:
-    """Busy notebooks time-sliced four ways run beyond 1.5× bare metal; passthrough is chosen."""
-    sp = assemble(notebooks(WorkloadKind.NOTEBOOK, busy=0.3), notebook_plans())
-    (rec,) = recommendations(sp)
-    assert rec.method is Method.PASSTHROUGH
-    assert "Too slow: vGPU" in rec.reason
-    # Accepting any slowdown brings back the cheaper vGPU.
-    lenient_scenario = dataclasses.replace(sp.scenario, assumptions=Assumptions(max_slowdown=10.0))
-    (lenient,) = recommendations(dataclasses.replace(sp, scenario=lenient_scenario))
-    assert lenient.method is Method.VGPU
-
-
-def test_a_class_limit_overrides_the_default_slowdown_limit() -> None:
-    """A class whose own max_slowdown accepts the time-sliced figure gets the cheaper vGPU."""
-    busy = notebooks(WorkloadKind.NOTEBOOK, busy=0.3)
-    relaxed = dataclasses.replace(busy.workloads[0], max_slowdown=10.0)
-    sp = assemble(dataclasses.replace(busy, workloads=(relaxed,)), notebook_plans())
-    (rec,) = recommendations(sp)
-    assert rec.method is Method.VGPU
-
-
-def test_rules_rule_methods_out(notebook_plan: ScenarioPlan) -> None:
-    """A class is ruled out of a method by the one eligibility rule: live migration bars
-    passthrough, isolation bars vGPU, not tolerating the network bars the pool."""
-    sp = dataclasses.replace(
-        notebook_plan,
-        results=(
-            *notebook_plan.results,
-            *assemble(notebooks(), [plan(Method.REMOTE_POOL, [])]).results,
-        ),
+def test_a_class_with_one_possible_method_is_decided_by_requirement() -> None:
+    """A service that must live-migrate and needs no isolation can use vGPU only."""
+    service = workload(
+        "emb", gpus=0.25, memory_gib=10, needs_live_migration=True, latency_tolerant=False
     )
-    results = {r.plan.method: r for r in sp.results}
-    mobile = workload("m", needs_live_migration=True)
-    isolated = workload("i", needs_isolation=True)
-    local = workload("l", latency_tolerant=False)
-    assert ruled_out_reason(mobile, results[Method.PASSTHROUGH], sp) is not None
-    assert ruled_out_reason(mobile, results[Method.VGPU], sp) is None
-    assert ruled_out_reason(isolated, results[Method.VGPU], sp) is not None
-    assert ruled_out_reason(isolated, results[Method.REMOTE_POOL], sp) is not None
-    assert ruled_out_reason(isolated, results[Method.MIG], sp) is None
-    assert ruled_out_reason(local, results[Method.REMOTE_POOL], sp) is not None
-    assert ruled_out_reason(local, results[Method.PASSTHROUGH], sp) is None
+    scenario = _plan([service])
+    decision = _decision(scenario, "emb")
+    assert decision.method is Method.VGPU
+    assert decision.decided_by == "requirement"
+    assert any("Passthrough: ruled out" in a for a in decision.alternatives)
 
 
-def test_isolated_class_is_not_sent_to_cheaper_vgpu() -> None:
-    """A class needing isolation gets MIG or passthrough even when vGPU would be cheaper."""
-    s = scenario([workload("nb", instances=4, gpus=0.25, memory_gib=20.0, needs_isolation=True)])
-    sp = assemble(s, notebook_plans())
-    (rec,) = recommendations(sp)
-    assert rec.method in (Method.MIG, Method.PASSTHROUGH)
-    assert any("vGPU" in r and "isolation" in r for r in rec.ruled_out)
+def test_a_cheaper_method_over_the_class_limit_is_named_as_too_slow() -> None:
+    """Busy notebooks time-sliced on vGPU run beyond their 1.2× limit: the alternatives say so
+    with the figure, and the class is not placed on vGPU."""
+    busy = workload(
+        "nb",
+        kind=WorkloadKind.NOTEBOOK,
+        instances=8,
+        gpus=0.25,
+        memory_gib=10,
+        busy_fraction=0.5,
+        latency_tolerant=False,
+    )
+    scenario = _plan([dataclasses.replace(busy, max_slowdown=1.2)])
+    decision = _decision(scenario, "nb")
+    assert decision.method is not Method.VGPU
+    assert any(a.startswith("vGPU (time-sliced): too slow") for a in decision.alternatives)
+    assert decision.slowdown is not None
+    assert decision.slowdown <= 1.2
 
 
-def test_no_method_possible_says_why() -> None:
-    """When every planned method is ruled out, no method is recommended and the rules are given."""
-    s = scenario([workload("x", needs_isolation=True, latency_tolerant=False)])
-    sp = assemble(s, [plan(Method.VGPU, [], lower_bound_gpus=0)])
-    frame = recommendations_frame(sp)
-    assert frame.loc[0, "method"] == ""
-    assert "isolation" in frame.loc[0, "reason"]
+def test_the_cheapest_method_within_the_limit_is_decided_by_cost() -> None:
+    """Quiet quarter-GPU inference that tolerates anything is served by a sharing method and
+    the reason says it is the cheapest within its limit."""
+    scenario = _plan([workload("inf", instances=12, gpus=0.25, memory_gib=10, busy_fraction=0.1)])
+    decision = _decision(scenario, "inf")
+    assert decision.method is not Method.PASSTHROUGH
+    assert decision.decided_by == "cost"
+    assert "cheapest" in decision.reason
+    assert decision.not_served == 0
 
 
-def test_rule_breaking_placement_is_flagged() -> None:
-    """If a plan places a class its rules bar (a looser packer rule), the recommendation says so."""
-    local = workload("nb", instances=4, gpus=0.25, memory_gib=20.0, latency_tolerant=False)
-    pooled = plan(Method.REMOTE_POOL, [place(f"nb#{i}", "h1", 0, memory_gib=20.0) for i in (1, 2)])
-    (rec,) = recommendations(assemble(scenario([local]), [*notebook_plans(), pooled]))
-    assert rec.method is not Method.REMOTE_POOL
-    assert any("placed 2 anyway" in r for r in rec.ruled_out)
+def test_a_class_nothing_can_serve_says_why_for_every_method() -> None:
+    """A desktop too big for any GPU is left out, and the reason lists each method's rule."""
+    giant = workload(
+        "giant", kind=WorkloadKind.VDI, gpus=8, memory_gib=2000, needs_live_migration=True
+    )
+    decision = _decision(_plan([giant]), "giant")
+    assert decision.method is None
+    assert decision.decided_by == "nothing fits"
+    assert decision.reason.startswith("No method can serve it")
+    assert decision.not_served == 1
+
+
+def test_decisions_frame_has_the_documented_columns() -> None:
+    """The per-class table has one row per class and exactly the documented columns."""
+    scenario = _plan(
+        [
+            workload("a", instances=4, gpus=0.25, memory_gib=10, schedule=OFFICE),
+            workload("b", gpus=1, memory_gib=40, needs_isolation=True),
+        ]
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    frame = decisions_frame(recommended)
+    assert list(frame.columns) == list(DECISION_COLUMNS)
+    assert list(frame["workload"]) == ["a", "b"]
+
+
+def test_the_bound_is_proven_and_the_ratio_reported() -> None:
+    """The recommended plan's cost bound is positive, at most its cost without busy power, and
+    the ratio is their quotient."""
+    scenario = _plan([workload("a", instances=6, gpus=0.5, memory_gib=20, busy_fraction=0.2)])
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    assert 0 < recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
+    ratio = recommended.ratio_to_bound
+    assert ratio is not None
+    assert ratio >= 1 - 1e-9
+    assert ratio == recommended.bounded_usd_per_year / recommended.cost_lower_bound_usd
+
+
+def test_an_unknown_today_method_is_refused_with_the_known_ones() -> None:
+    """Saying the estate is shared today by a method that does not exist is a clear error."""
+    scenario = _plan([workload("a")], Assumptions(today_method="magic"))
+    with pytest.raises(ValueError, match=r"today_method 'magic'.*passthrough"):
+        plan_scenario(scenario)

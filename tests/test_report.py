@@ -196,7 +196,7 @@ def test_a_sized_method_that_opens_no_server_has_no_gpus_available() -> None:
     none, so it has 0 GPUs available, not the inventory's."""
     server = ServerType(gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0)
     sp = size_cluster(_real_scenario(), server, methods=(Method.MIG, Method.VGPU))
-    mig, vgpu = sp.results
+    mig, vgpu = sp.singles
     assert mig.plan.hosts == ()
     assert mig.metrics.gpus_available == 0
     assert vgpu.metrics.gpus_available == server.gpus * len(vgpu.plan.hosts) > 0

@@ -13,6 +13,8 @@ __all__ = [
     "METHOD_ORDER",
     "cost_chart",
     "gpus_vs_bound_chart",
+    "methods_by_class_chart",
+    "methods_by_class_height_px",
     "placement_chart",
     "placement_chart_height_px",
     "placement_layout",
@@ -116,10 +118,54 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
     return alt.LayerChart(layer=[bars, bound]).properties(height=200)
 
 
+def methods_by_class_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Which method serves which workload class: one bar per class, stacked by method.
+
+    ``frame`` is ``ui.tables.methods_by_class``: ``workload``, ``method``, ``instances``.
+    """
+    order = [*METHOD_ORDER[1:], "left out"]
+    chart: alt.Chart = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("workload:N", title=None, sort=None),
+            x=alt.X("instances:Q", title="instances"),
+            color=alt.Color(
+                "method:N",
+                title="method",
+                scale=alt.Scale(domain=order, scheme="tableau10"),
+                legend=alt.Legend(orient="bottom", labelLimit=200),
+            ),
+            order=alt.Order("method:N"),
+            tooltip=[
+                alt.Tooltip("workload:N"),
+                alt.Tooltip("method:N"),
+                alt.Tooltip("instances:Q"),
+            ],
+        )
+        .properties(
+            height=CLASS_ROW_PX * frame["workload"].nunique(),
+            title="Which method serves which class",
+        )
+    )
+    return chart
+
+
+CLASS_ROW_PX = 22
+"""Height of one workload class's bar in the methods-by-class chart [px]."""
+
+
+def methods_by_class_height_px(frame: pd.DataFrame) -> int:
+    """Pixels the methods-by-class chart needs on screen: its bars plus title, axis, legend."""
+    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 130
+
+
 def placement_layout(
     placements: pd.DataFrame,
     gpu_memory_gib: Mapping[str, float],
     mig_memory_slices: Mapping[str, int],
+    *,
+    with_role: bool = False,
 ) -> pd.DataFrame:
     """Where each slot sits on its GPU's memory bar, for the placement map.
 
@@ -127,7 +173,8 @@ def placement_layout(
     ``instance``, ``workload``, ``host``, ``gpu_index``, ``gpu_model``, ``gpu_config``,
     ``profile``, ``memory_gib``, ``compute_share`` and, for MIG, ``start_slice``. A MIG slot
     starts at its first memory slice (slice width = GPU memory / memory slices); other slots are
-    laid end to end in instance order. Adds ``gpu`` (row label), ``start_gib``, ``end_gib`` and
+    laid end to end in instance order. Adds ``gpu`` (row label; with ``with_role`` it names the
+    method setting the GPU up, from the ``role`` column), ``start_gib``, ``end_gib`` and
     ``capacity_gib`` [GiB].
     """
     columns = [*placements.columns, "gpu", "start_gib", "end_gib", "capacity_gib"]
@@ -137,6 +184,9 @@ def placement_layout(
     frame["gpu"] = (
         frame["host"].astype(str) + " · GPU " + frame["gpu_index"].astype(int).astype(str)
     )
+    if with_role and "role" in frame.columns:
+        labels = {m.value: m.label for m in METHODS}
+        frame["gpu"] = frame["gpu"] + " · " + frame["role"].map(labels).fillna(frame["role"])
     frame["capacity_gib"] = frame["gpu_model"].map(gpu_memory_gib).astype(float)
     stacked_end = frame.groupby("gpu", sort=False)["memory_gib"].cumsum()
     frame["start_gib"] = stacked_end - frame["memory_gib"]

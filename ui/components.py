@@ -9,8 +9,9 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.problems import InputError, InputProblem
-from planner.output.recommendations import Recommendation
-from planner.output.report import MethodResult, ScenarioPlan
+from planner.measure.result import MethodResult
+from planner.output.recommendations import RecommendedPlan, decisions_frame
+from planner.output.report import ScenarioPlan
 from ui import format as fmt
 from ui import planning, session
 
@@ -20,7 +21,7 @@ __all__ = [
     "headline",
     "method_summary",
     "problems_notice",
-    "recommendations_list",
+    "recommended_section",
     "scenario_sidebar",
     "stop_if_empty",
     "table",
@@ -179,14 +180,13 @@ def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True)
 
 
 def headline(plan: ScenarioPlan) -> None:
-    """One card per method (container key ``headline_<method>``): GPUs and hosts used, annual
-    cost and cost per placed instance, what was not placed; the cheapest per instance is marked."""
+    """One card per plan (container key ``headline_<plan>``), the recommended plan first: GPUs and
+    hosts used, annual cost and cost per placed instance, what was not placed. The lowest annual
+    cost is marked among the plans that serve the most instances only, so a plan never wins the
+    badge by leaving work out."""
+    most = max((r.metrics.instances_placed for r in plan.results), default=0)
     cheapest = min(
-        (
-            r.cost.usd_per_instance_year
-            for r in plan.results
-            if r.cost.usd_per_instance_year is not None
-        ),
+        (r.cost.total_usd_per_year for r in plan.results if r.metrics.instances_placed == most),
         default=None,
     )
     cards = st.columns(len(plan.results))
@@ -216,8 +216,8 @@ def headline(plan: ScenarioPlan) -> None:
                 )
             else:
                 st.markdown(f":green[{placed}, none left out]")
-            if cheapest is not None and cost.usd_per_instance_year == cheapest:
-                st.badge("lowest cost per instance", icon=":material/savings:", color="green")
+            if most and m.instances_placed == most and cost.total_usd_per_year == cheapest:
+                st.badge("lowest cost for the most work", icon=":material/savings:", color="green")
 
 
 def method_summary(result: MethodResult) -> None:
@@ -249,12 +249,73 @@ def feasibility_notice(plan: ScenarioPlan) -> None:
             )
 
 
-def recommendations_list(recommendations: Sequence[Recommendation]) -> None:
-    """The report's recommendation per workload class, in plain words."""
-    if not recommendations:
-        st.info("No recommendation: the workload mix is empty.", icon=":material/info:")
-        return
-    for rec in recommendations:
-        method = rec.method.label if rec.method is not None else "no method"
-        # The reason already names the rules that ruled other methods out.
-        st.markdown(f"- **{rec.workload}** → **{method}**: {rec.reason}")
+def recommended_section(recommended: RecommendedPlan) -> None:
+    """The answer first: what the recommended plan serves on what, against today and the best
+    single method, how close it is to the best possible, and each class's method and why."""
+    result = recommended.result
+    m = result.metrics
+    st.success(recommended.headline(), icon=":material/recommend:")
+    cols = st.columns(4)
+    cols[0].metric(
+        "GPUs used",
+        fmt.count(m.gpus_used),
+        delta=f"{fmt.count(m.hosts_used)} hosts",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    cols[1].metric(
+        "Annual cost",
+        fmt.usd(result.cost.total_usd_per_year),
+        help="Hardware amortised, licences, power and network per year.",
+    )
+    ratio = recommended.ratio_to_bound
+    cols[2].metric(
+        "Cost over its lower bound",
+        "–" if ratio is None else f"{ratio:.3f}×",
+        help=(
+            "The plan's annual cost without busy power, over a bound no plan serving the same "
+            f"instances within their limits can beat ({fmt.usd(recommended.cost_lower_bound_usd)}"
+            "). 1.000× is provably the cheapest."
+        ),
+    )
+    best = recommended.best_single
+    if best is not None:
+        saved = best.cost.total_usd_per_year - result.cost.total_usd_per_year
+        more = m.instances_placed - best.metrics.instances_placed
+        cols[3].metric(
+            f"Against the best single method ({best.label})",
+            f"{fmt.usd(abs(saved))} {'less' if saved >= 0 else 'more'}",
+            delta=f"{more:+d} instances served",
+            delta_color="normal" if more >= 0 else "inverse",
+        )
+    st.caption(f"Found as {recommended.source}; status: {result.plan.status}.")
+    frame = decisions_frame(recommended)
+    if not frame.empty:
+        shown = frame[
+            ["workload", "method", "served", "not_served", "gpus", "slowdown", "reason"]
+        ].rename(
+            columns={
+                "workload": "Workload class",
+                "method": "Method",
+                "served": "Served",
+                "not_served": "Left out",
+                "gpus": "GPUs",
+                "slowdown": "Slowdown [× bare metal]",
+                "reason": "Why",
+            }
+        )
+        # In a named container: a plain st.dataframe does not keep its key for tests.
+        with st.container(key="compare_decisions"):
+            st.dataframe(
+                shown,
+                hide_index=True,
+                width="stretch",
+                height=(len(shown) + 1) * ROW_PX + 3,
+                column_config={
+                    "GPUs": st.column_config.NumberColumn(format="%.1f"),
+                    "Slowdown [× bare metal]": st.column_config.NumberColumn(format="%.2f"),
+                },
+            )
+        with st.expander("Every other method, per class: its estimate, or why it cannot serve"):
+            for d in recommended.decisions:
+                st.markdown(f"**{d.workload}**: " + "; ".join(d.alternatives))

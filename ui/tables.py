@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from planner.output.recommendations import RecommendedPlan
 from planner.output.report import ScenarioPlan
 from ui import format as fmt
 
@@ -16,6 +17,7 @@ __all__ = [
     "bound_frame",
     "cost_long",
     "key_figures",
+    "methods_by_class",
     "not_placed_summary",
     "utilisation_long",
 ]
@@ -131,3 +133,19 @@ def not_placed_summary(not_placed: pd.DataFrame) -> pd.DataFrame:
     return counted.sort_values(
         ["instances", "workload"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
+
+
+def methods_by_class(recommended: RecommendedPlan) -> pd.DataFrame:
+    """Instances per workload class and method in the recommended plan, long form: ``workload``,
+    ``method`` (label, or ``left out``), ``instances``."""
+    rows = [
+        {"workload": d.workload, "method": m.label, "instances": n}
+        for d in recommended.decisions
+        for m, n in d.served
+    ]
+    rows.extend(
+        {"workload": d.workload, "method": "left out", "instances": d.not_served}
+        for d in recommended.decisions
+        if d.not_served
+    )
+    return pd.DataFrame(rows, columns=["workload", "method", "instances"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from planner.inputs.inventory import Host
 from planner.measure.metrics import gpu_compute_utilisation, hosts_of, placements_by_gpu
 from planner.methods.contract import GpuKey
 from planner.methods.registry import METHODS, Method
@@ -14,6 +15,7 @@ from planner.scenario import Scenario
 __all__ = [
     "COST_COMPONENTS",
     "HOURS_PER_YEAR",
+    "AnnualRates",
     "CostBreakdown",
     "amortised_usd_per_year",
     "gpu_power_w",
@@ -50,6 +52,10 @@ class CostBreakdown:
     """Instances the cost serves [instances]."""
     notes: tuple[str, ...] = ()
     """What the figures leave out or assume, in plain words."""
+    busy_power_usd_per_year: float = 0.0
+    """The part of ``power_usd_per_year`` drawn above idle by the work the GPUs do [USD/year]:
+    it follows the work served more than the plan, so the recommended plan's bound leaves it
+    out."""
 
     @property
     def total_usd_per_year(self) -> float:
@@ -171,6 +177,7 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
     host_roles = _host_roles(plan)
     gpu_purchase = 0.0
     power = 0.0
+    idle = 0.0
     licences = 0.0
     for key, placements in groups.items():
         model = scenario.catalog.gpus[placements[0].gpu_model]
@@ -179,6 +186,9 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
             gpu_power_w(model.tdp_w, utilisation[key], a.idle_power_share),
             a.pue,
             a.power_usd_per_kwh,
+        )
+        idle += power_usd_per_year(
+            gpu_power_w(model.tdp_w, 0.0, a.idle_power_share), a.pue, a.power_usd_per_kwh
         )
         licences += METHODS[plan.role(key)].licence_usd_per_gpu_year(hosts[key[0]], a)
     hardware = amortised_usd_per_year(
@@ -210,6 +220,7 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
         network_usd_per_year=network,
         instances_placed=len({p.instance for p in plan.placements}),
         notes=tuple(notes),
+        busy_power_usd_per_year=power - idle,
     )
 
 
@@ -229,3 +240,33 @@ def workload_usd_per_instance_year(plan: MethodPlan, scenario: Scenario) -> dict
             share_usd[p.workload] += per_gpu[key] * weight
             instances[p.workload].add(p.instance)
     return {name: usd / len(instances[name]) for name, usd in share_usd.items()}
+
+
+@dataclass(frozen=True)
+class AnnualRates:
+    """What one GPU and one host cost per year under a role, by the formulas of ``plan_cost``:
+    the rates the recommended plan's MILP minimises. Busy power is left out (a GPU's utilisation
+    is known only once it is packed); idle power is in."""
+
+    scenario: Scenario
+
+    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
+        """Price over the amortisation period, the method's licence and idle power [USD/year]."""
+        a = self.scenario.assumptions
+        model = self.scenario.catalog.gpus[host.gpu_model]
+        hardware = amortised_usd_per_year(
+            _gpu_price_usd(self.scenario, model.name), a.amortisation_years
+        )
+        idle = power_usd_per_year(
+            gpu_power_w(model.tdp_w, 0.0, a.idle_power_share), a.pue, a.power_usd_per_kwh
+        )
+        return hardware + METHODS[method].licence_usd_per_gpu_year(host, a) + idle
+
+    def host_usd_per_year(self, host: Host) -> float:
+        """A host without its GPUs, over the amortisation period [USD/year]."""
+        a = self.scenario.assumptions
+        return amortised_usd_per_year(a.host_usd, a.amortisation_years)
+
+    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
+        """The network a host-wide ``method`` needs per host [USD/year]."""
+        return METHODS[method].network_usd_per_host_year(self.scenario.assumptions)

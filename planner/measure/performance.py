@@ -144,15 +144,19 @@ def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, .
             per_instance[placement.instance] = max(value, per_instance.get(placement.instance, 0))
             method_of[placement.instance] = method
             workload_of[placement.instance] = placement.workload
+    by_workload: dict[str, list[str]] = {}
+    for instance, name in workload_of.items():
+        by_workload.setdefault(name, []).append(instance)
+    order = list(METHODS)
     results = []
     for workload in scenario.workloads:
-        mine = [i for i, name in workload_of.items() if name == workload.name]
+        mine = by_workload.get(workload.name, [])
         if not mine:
             continue
         counts: dict[Method, int] = {}
         for instance in mine:
             counts[method_of[instance]] = counts.get(method_of[instance], 0) + 1
-        method = max(counts, key=lambda m: (counts[m], -list(METHODS).index(m)))
+        method = max(counts, key=lambda m: (counts[m], -order.index(m)))
         values = [per_instance[i] for i in mine]
         results.append(
             WorkloadSlowdown(

@@ -140,25 +140,32 @@ class PlanContext:
 
     @classmethod
     def of(
-        cls, scenario: Scenario, placements: Sequence[Placement], hosts: Sequence[Host]
+        cls,
+        scenario: Scenario,
+        placements: Sequence[Placement],
+        hosts: Sequence[Host],
+        *,
+        workloads: Sequence[WorkloadClass] | None = None,
     ) -> PlanContext:
-        """The context of a plan with ``placements`` on ``hosts`` for ``scenario``."""
+        """The context of a plan with ``placements`` on ``hosts`` for ``scenario``; ``workloads``
+        narrows the classes looked up to those of the placements (default: all)."""
+        classes = scenario.workloads if workloads is None else workloads
         held: dict[str, set[GpuKey]] = {}
         workload_of: dict[str, str] = {}
         for p in placements:
             held.setdefault(p.instance, set()).add((p.host, p.gpu_index))
             workload_of[p.instance] = p.workload
         gpus_held = {instance: len(keys) for instance, keys in held.items()}
-        spans = {w.name: 0 for w in scenario.workloads}
+        spans = {w.name: 0 for w in classes}
         for instance, gpus in gpus_held.items():
             name = workload_of[instance]
             spans[name] = max(spans.get(name, 0), gpus)
-        for w in scenario.workloads:
+        for w in classes:
             if spans[w.name] == 0:
                 spans[w.name] = max(1, math.ceil(w.gpus))
         return cls(
             scenario=scenario,
-            workloads={w.name: w for w in scenario.workloads},
+            workloads={w.name: w for w in classes},
             gpus_held=gpus_held,
             hosts={h.name: h for h in hosts},
             spans=spans,

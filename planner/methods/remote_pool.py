@@ -35,8 +35,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import lil_matrix
 
 from planner.assumptions import Assumptions, Network
 from planner.inputs.catalog import Catalog, GpuModel
@@ -55,6 +53,7 @@ from planner.methods.passthrough import whole_gpus
 from planner.methods.slowdown_model import ModelConstant, co_busy_share
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 from planner.solve.bounds import vector_bound
+from planner.solve.milp import SolverLimits, min_bins
 
 __all__ = [
     "CONFIG",
@@ -331,61 +330,27 @@ def _pack_heuristic(
     )
 
 
-# scipy.optimize.milp's documented status vocabulary.
-_MILP_OPTIMAL = 0
-_MILP_LIMIT_REACHED = 1
-
-
 def _exact_bins(
     vectors: Sequence[tuple[int, ...]], capacity: int, upper_bound: int, time_limit_s: float
 ) -> tuple[list[int], bool] | None:
-    """Fewest bins for the vectors: MILP over ``x[i, b]`` (item i in bin b) and ``y[b]`` (open).
-
-    Returns the bin per item and whether it is proven optimal, or None when the solver has no
-    solution (or its solution breaks a capacity once read back in integers).
-    """
-    n_items, n_bins = len(vectors), upper_bound
+    """Fewest GPUs for the hourly vectors (:func:`planner.solve.milp.min_bins`): the GPU of each
+    item and whether that is proven optimal, or None when the solver has no packing (or its
+    packing breaks a capacity once read back in integers)."""
     hours = [h for h in range(HOURS_PER_DAY) if any(v[h] for v in vectors)]
-    n_x = n_items * n_bins
-    n_vars = n_x + n_bins
-    rows: list[tuple[dict[int, float], float, float]] = []
-    # Each instance is in exactly one bin.
-    rows.extend(({i * n_bins + b: 1.0 for b in range(n_bins)}, 1.0, 1.0) for i in range(n_items))
-    # In every hour, an open bin holds at most its capacity; a closed bin holds nothing.
-    for b in range(n_bins):
-        for h in hours:
-            row = {
-                i * n_bins + b: vectors[i][h] / capacity for i in range(n_items) if vectors[i][h]
-            }
-            row[n_x + b] = -1.0
-            rows.append((row, -np.inf, 0.0))
-    # Bins open in order, so renamings of one solution are not searched twice.
-    rows.extend(({n_x + b: 1.0, n_x + b + 1: -1.0}, 0.0, np.inf) for b in range(n_bins - 1))
-    matrix = lil_matrix((len(rows), n_vars))
-    lower, upper = np.empty(len(rows)), np.empty(len(rows))
-    for r, (row, lo, hi) in enumerate(rows):
-        for column, value in row.items():
-            matrix[r, column] = value
-        lower[r], upper[r] = lo, hi
-    cost = np.zeros(n_vars)
-    cost[n_x:] = 1.0  # objective: GPUs (bins) used
-    result = milp(
-        cost,
-        constraints=LinearConstraint(matrix.tocsr(), lower, upper),
-        integrality=np.ones(n_vars, dtype=np.int64),
-        bounds=Bounds(0, 1),
-        options={"time_limit": time_limit_s},
+    packed = min_bins(
+        [[v[h] / capacity for h in hours] for v in vectors],
+        [1.0] * len(hours),
+        upper_bound=upper_bound,
+        limits=SolverLimits(time_limit_s=time_limit_s),
     )
-    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+    if packed is None:
         return None
-    x = np.asarray(result.x[:n_x]).reshape(n_items, n_bins)
-    where = [int(np.argmax(x[i])) for i in range(n_items)]
-    loads = np.zeros((n_bins, HOURS_PER_DAY), dtype=np.int64)
-    for i, b in enumerate(where):
+    loads = np.zeros((upper_bound, HOURS_PER_DAY), dtype=np.int64)
+    for i, b in enumerate(packed.bins):
         loads[b] += np.asarray(vectors[i], dtype=np.int64)
     if (loads > capacity).any():
         return None  # the solver's tolerance let a bin overflow in integers; keep the heuristic
-    return where, result.status == _MILP_OPTIMAL
+    return list(packed.bins), packed.proven
 
 
 def _pack_exact(
@@ -423,7 +388,7 @@ def _pack_exact(
     if proven:
         status = SolveStatus.OPTIMAL
     elif limited:
-        status = SolveStatus.TIME_LIMIT
+        status = SolveStatus.LIMIT_REACHED
     else:
         status = SolveStatus.HEURISTIC
     bound = _lower_bound(items, model)

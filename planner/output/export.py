@@ -21,7 +21,7 @@ from openpyxl.utils import get_column_letter
 
 from planner.assumptions import Assumptions, Network
 from planner.measure.performance import constants_frame
-from planner.output.recommendations import recommendations_frame
+from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
     COMPARISON_COLUMNS,
     ScenarioPlan,
@@ -156,9 +156,12 @@ def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str
 def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
     sheet = book.active
     sheet.title = "Summary"
-    row = _write_table(sheet, comparison_frame(plan)) + 1
-    _write(sheet, row, 1, "Recommendations").font = Font(bold=True, size=12)
-    row = _write_table(sheet, recommendations_frame(plan), start_row=row + 1) + 1
+    row = 1
+    if plan.recommended is not None:
+        _write(sheet, row, 1, "Recommended plan").font = Font(bold=True, size=12)
+        _write(sheet, row + 1, 1, plan.recommended.headline())
+        row += 3
+    row = _write_table(sheet, comparison_frame(plan), start_row=row) + 1
     notes = [
         (r.label, note)
         for r in plan.results
@@ -181,6 +184,45 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
     _write(sheet, row, 1, "Question")
     _write(sheet, row, 2, question)
     sheet.freeze_panes = "B2"
+    _fit_columns(sheet)
+
+
+def _recommended_sheet(book: Workbook, recommended: RecommendedPlan) -> None:
+    """The recommended plan: the answer, savings, each class's decision, every placement with
+    its GPU's role."""
+    sheet = book.create_sheet("Recommended plan")
+    _write(sheet, 1, 1, recommended.headline()).font = Font(bold=True, size=12)
+    result = recommended.result
+    facts = [
+        ("found as", recommended.source),
+        ("annual cost [USD/year]", result.cost.total_usd_per_year),
+        ("lower bound on that cost [USD/year]", recommended.cost_lower_bound_usd),
+        ("cost over its bound [-]", recommended.ratio_to_bound),
+        ("GPUs used", result.metrics.gpus_used),
+        (
+            "no plan serving the same instances uses fewer GPUs than",
+            result.metrics.lower_bound_gpus,
+        ),
+        ("status", result.plan.status.value),
+    ]
+    for reference in (recommended.today, recommended.best_single):
+        if reference is not None:
+            facts.append(
+                (
+                    f"against {reference.label}",
+                    f"{reference.metrics.instances_placed} served on "
+                    f"{reference.metrics.gpus_used} GPUs for "
+                    f"${reference.cost.total_usd_per_year:,.0f}/year",
+                )
+            )
+    row = _write_table(sheet, pd.DataFrame(facts, columns=["figure", "value"]), start_row=3) + 1
+    _write(sheet, row, 1, "Each class's method, and why").font = Font(bold=True, size=12)
+    row = _write_table(sheet, decisions_frame(recommended), start_row=row + 1) + 1
+    _write(sheet, row, 1, "Columns").font = Font(bold=True, size=12)
+    meanings = pd.DataFrame(list(DECISION_COLUMNS.items()), columns=["column", "meaning"])
+    row = _write_table(sheet, meanings, start_row=row + 1) + 1
+    _write(sheet, row, 1, "Placements, each GPU with its role").font = Font(bold=True, size=12)
+    _write_table(sheet, placement_frame(result), start_row=row + 1)
     _fit_columns(sheet)
 
 
@@ -277,6 +319,8 @@ def write_workbook(
     """
     book = Workbook()
     _summary_sheet(book, plan)
+    if plan.recommended is not None:
+        _recommended_sheet(book, plan.recommended)
     for result in plan.results:
         _table_sheet(book, f"Placement {result.label}", placement_frame(result), freeze="B2")
     _table_sheet(book, "Not placed", _not_placed(plan))

@@ -1,189 +1,430 @@
-"""Which sharing method suits each workload class, and why, read off the single-method plans."""
+"""The recommended plan as an answer: the plan, why each class got its method, what it saves.
+
+``recommend_plan`` takes the recommended mix (``planner.solve.mixed``) and every single-method
+plan, keeps the best of them in this order: (1) by priority, the most instances served; (2) the
+lowest annual cost; (3) the fewest GPUs, so the recommendation never costs more than a
+single-method plan serving the same instances. It then proves a lower bound on the cost of any
+plan serving those instances within their limits, and explains each class's method from the
+numbers: the rule that ruled the others out, the slowdown limit, the cost, or the capacity left.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
+from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
-from planner.measure.costs import workload_usd_per_instance_year
-from planner.methods.registry import Method, host_reason, workload_reason
-from planner.output.report import MethodResult, ScenarioPlan
+from planner.measure.costs import AnnualRates, workload_usd_per_instance_year
+from planner.measure.metrics import placements_by_gpu
+from planner.measure.result import MethodResult, measure_plan
+from planner.methods.registry import METHODS, Method
+from planner.plan import MethodPlan, SolveStatus
+from planner.scenario import Scenario
+from planner.solve.mixed import (
+    HostType,
+    MixedPlan,
+    Option,
+    Refusal,
+    cost_lower_bound,
+    gpu_lower_bound,
+    recommend,
+    slowdown_limit,
+)
 
-__all__ = ["Recommendation", "recommendations", "recommendations_frame", "ruled_out_reason"]
+__all__ = [
+    "DECISION_COLUMNS",
+    "ClassDecision",
+    "RecommendedPlan",
+    "decisions_frame",
+    "recommend_plan",
+    "servers_to_buy",
+    "today_method",
+    "within_limits",
+]
 
 
 @dataclass(frozen=True)
-class Recommendation:
-    """Which method suits one workload class, and why, in plain words."""
+class ClassDecision:
+    """What the recommended plan gives one workload class, and why, from the numbers."""
 
     workload: str
-    method: Method | None
-    """The suggested method; None when no method can serve the class."""
+    instances: int
+    served: tuple[tuple[Method, int], ...]
+    """Methods serving the class, most instances first, with their instance counts."""
+    not_served: int
+    gpus: float
+    """GPUs the class occupies, each shared GPU split by reserved memory [GPUs]."""
+    usd_per_instance_year: float | None
+    """The class's share of the plan's cost per served instance [USD/year]."""
+    slowdown: float | None
+    """Mean runtime over bare metal of its served instances [-]."""
+    limit: float
+    """The class's slowdown limit [-]."""
+    decided_by: str
+    """``requirement``, ``slowdown limit``, ``cost``, ``capacity`` or ``nothing fits``."""
     reason: str
-    ruled_out: tuple[str, ...] = ()
-    """Methods the class's needs rule out, each with the rule (``Passthrough: needs vMotion``)."""
+    alternatives: tuple[str, ...]
+    """Every other method: its estimated cost and slowdown, or why it cannot serve the class."""
 
-
-def ruled_out_reason(
-    workload: WorkloadClass, result: MethodResult, plan: ScenarioPlan
-) -> str | None:
-    """The rule that bars the result's method for the class on every host it could set up, or
-    None when some host could serve the class under it (or the method sets up no host at all,
-    which the plan's not-placed reasons explain). The rule is ``workload_reason``, the one
-    packing and feasibility use."""
-    method = result.plan.method
-    if method is None:
-        return None
-    scenario = plan.scenario
-    hosts = result.plan.hosts or scenario.inventory.hosts
-    kinds = {
-        (h.gpu_model, h.platform) for h in hosts if host_reason(method, h, scenario.catalog) is None
-    }
-    reasons = [
-        workload_reason(
-            method,
-            workload,
-            scenario.catalog.gpus[model],
-            platform,
-            scenario.catalog,
-            scenario.assumptions,
-        )
-        for model, platform in sorted(kinds)
-    ]
-    if not reasons or any(r is None for r in reasons):
-        return None
-    return next(r for r in reasons if r is not None)
+    @property
+    def method(self) -> Method | None:
+        """The method serving most of the class; None when nothing serves it."""
+        return self.served[0][0] if self.served else None
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class RecommendedPlan:
+    """The recommended plan, measured, with its bound, its decisions and its references."""
+
     result: MethodResult
-    placed: int
-    usd_per_instance_year: float
-    slowdown: float
+    decisions: tuple[ClassDecision, ...]
+    cost_lower_bound_usd: float
+    """No plan serving the same instances within their limits costs less per year (GPUs, hosts,
+    licences, idle power and network; busy power, known only once packed, is left out)
+    [USD/year]."""
+    source: str
+    """How the plan was found: a mix of methods, or one method alone when no mix beat it."""
+    today: MethodResult | None
+    """The single-method plan of how the estate is shared today (``Assumptions.today_method``)."""
+    best_single: MethodResult | None
+    """The best single-method plan: most instances by priority, then cheapest."""
+
+    @property
+    def bounded_usd_per_year(self) -> float:
+        """The annual cost the bound is on: everything but busy power [USD/year]."""
+        cost = self.result.cost
+        return cost.total_usd_per_year - cost.busy_power_usd_per_year
+
+    @property
+    def ratio_to_bound(self) -> float | None:
+        """``bounded_usd_per_year`` over its lower bound [-]; 1.0 is provably the cheapest."""
+        bound = self.cost_lower_bound_usd
+        return self.bounded_usd_per_year / bound if bound > 0 else None
+
+    def headline(self) -> str:
+        """The answer in one sentence: what it serves, on what, against today."""
+        m = self.result.metrics
+        total = m.instances_placed + m.instances_not_placed
+        served = (
+            f"Serves all {m.instances_placed} instances"
+            if m.instances_not_placed == 0
+            else f"Serves {m.instances_placed} of {total} instances"
+        )
+        text = f"{served} on {m.gpus_used} GPUs in {m.hosts_used} hosts"
+        if self.today is not None:
+            text += ", " + _against(self.result, self.today, f"today ({self.today.label})")
+        return text + "."
 
 
-def _describe(candidate: _Candidate, instances: int) -> str:
-    placed = (
-        f"all {instances} placed"
-        if candidate.placed == instances
-        else f"{candidate.placed} of {instances} placed"
-    )
+def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
+    gpus = reference.metrics.gpus_used - plan.metrics.gpus_used
+    usd = reference.cost.total_usd_per_year - plan.cost.total_usd_per_year
+    more = plan.metrics.instances_placed - reference.metrics.instances_placed
+    parts = [
+        f"{abs(gpus)} {'fewer' if gpus >= 0 else 'more'} GPUs than {name}",
+        f"${abs(usd):,.0f} {'less' if usd >= 0 else 'more'} per year",
+    ]
+    if more:
+        parts.append(f"{abs(more)} {'more' if more > 0 else 'fewer'} instances served")
+    return ", ".join(parts)
+
+
+def today_method(scenario: Scenario) -> Method:
+    """How the estate is shared today; ``ValueError`` naming the methods for an unknown one."""
+    value = scenario.assumptions.today_method
+    try:
+        return Method(value)
+    except ValueError:
+        known = ", ".join(m.value for m in METHODS)
+        raise ValueError(f"today_method {value!r} is not a method; use one of {known}") from None
+
+
+def _service(result: MethodResult, scenario: Scenario) -> tuple[int, ...]:
+    """Instances served per priority level, most urgent level first."""
+    priority = {w.name: w.priority for w in scenario.workloads}
+    levels = sorted(set(priority.values()))
+    placed = {p.instance: p.workload for p in result.plan.placements}
+    counts = Counter(priority[name] for name in placed.values())
+    return tuple(counts[level] for level in levels)
+
+
+def _rank(result: MethodResult, scenario: Scenario) -> tuple[object, ...]:
+    """Sort key: most served by priority, then cheapest, then fewest GPUs."""
     return (
-        f"{candidate.result.label}: {placed}, "
-        f"${candidate.usd_per_instance_year:,.0f} per instance-year, "
-        f"{candidate.slowdown:.2f}× bare-metal runtime"
+        tuple(-n for n in _service(result, scenario)),
+        round(result.cost.total_usd_per_year, 6),
+        result.metrics.gpus_used,
     )
 
 
-def _recommend(
-    workload: WorkloadClass,
-    plan: ScenarioPlan,
-    max_slowdown: float,
-    workload_costs: Mapping[str, Mapping[str, float]],
-) -> Recommendation:
-    ruled_out = []
-    unplaced = []
-    candidates = []
-    singles = [r for r in plan.results if r.plan.method is not None]
-    for result in singles:
-        placed = len({p.instance for p in result.plan.placements if p.workload == workload.name})
-        rule = ruled_out_reason(workload, result, plan)
-        if rule is not None:
-            # A packer with a looser rule may still have placed the class; say so, not hide it.
-            anyway = f" (its plan placed {placed} anyway)" if placed else ""
-            ruled_out.append(f"{result.label}: {rule}{anyway}")
-            continue
-        if placed == 0:
-            reasons = [n.reason for n in result.plan.not_placed if n.workload == workload.name]
-            if reasons:
-                unplaced.append(f"{result.label}: {reasons[0]}")
-            continue
-        costs = workload_costs[result.name]
-        slowdown = next((s.slowdown for s in result.slowdowns if s.workload == workload.name), 1.0)
-        candidates.append(_Candidate(result, placed, costs[workload.name], slowdown))
-    if not candidates:
-        if ruled_out and len(ruled_out) == len(singles):
-            reason = "No planned method may serve this class: " + "; ".join(ruled_out) + "."
-        else:
-            reason = "No planned method placed any instance of this class: " + "; ".join(
-                unplaced + ruled_out
-            )
-            reason += "."
-        return Recommendation(workload.name, None, reason, tuple(ruled_out))
-    most_placed = max(c.placed for c in candidates)
-    # A method that places the whole class beats a cheaper one that leaves instances out.
-    finalists = [c for c in candidates if c.placed == most_placed]
-    fast_enough = sorted(
-        (c for c in finalists if c.slowdown <= max_slowdown), key=lambda c: c.usd_per_instance_year
-    )
-    too_slow = [c for c in finalists if c.slowdown > max_slowdown]
-    if fast_enough:
-        best = fast_enough[0]
-        reason = _describe(best, workload.instances)
-        if len(fast_enough) > 1:
-            others = ", ".join(
-                f"{c.result.label} ${c.usd_per_instance_year:,.0f}" for c in fast_enough[1:]
-            )
-            reason += f"; the cheapest within {max_slowdown:.2f}× runtime (against {others})"
-    else:
-        best = min(finalists, key=lambda c: c.slowdown)
-        reason = _describe(best, workload.instances)
-        reason += f"; every method slows it beyond {max_slowdown:.2f}×, this one least"
-    slower = [c for c in too_slow if c is not best]
-    if slower:
-        reason += ". Too slow: " + "; ".join(
-            f"{c.result.label} {c.slowdown:.2f}× at ${c.usd_per_instance_year:,.0f}" for c in slower
-        )
-    fewer = [c for c in candidates if c.placed < most_placed]
-    if fewer:
-        reason += ". Places fewer: " + "; ".join(
-            f"{c.result.label} {c.placed} of {workload.instances}" for c in fewer
-        )
-    if unplaced:
-        reason += ". Places none: " + "; ".join(unplaced)
-    if ruled_out:
-        reason += ". Ruled out: " + "; ".join(ruled_out)
-    return Recommendation(workload.name, best.result.plan.method, reason + ".", tuple(ruled_out))
+def within_limits(result: MethodResult, scenario: Scenario) -> bool:
+    """Whether every class the plan serves runs within its slowdown limit (on average)."""
+    limits = {w.name: slowdown_limit(w, scenario) for w in scenario.workloads}
+    return all(s.slowdown <= limits[s.workload] + 1e-9 for s in result.slowdowns)
 
 
-def recommendations(plan: ScenarioPlan) -> tuple[Recommendation, ...]:
-    """For each workload class, the cheapest single method that serves it well enough, and why.
+def _as_recommended(plan: MethodPlan) -> MethodPlan:
+    """A single-method plan relabelled as the recommended plan (every GPU keeps its role)."""
+    roles = {key: plan.role(key) for key in plan.gpu_configs}
+    return dataclasses.replace(plan, method=None, roles=roles)
 
-    The rules first (``ruled_out_reason``); then the methods placing most of the class's
-    instances; among those, the lowest cost per instance-year (each GPU's cost split among its
-    instances by reserved memory) whose slowdown is at most the class's limit
-    (``WorkloadClass.max_slowdown``, else ``Assumptions.max_slowdown``) [-]; if none is that
-    fast, the least slow.
+
+def servers_to_buy(
+    scenario: Scenario, servers: Sequence[ServerType], singles: Sequence[MethodResult]
+) -> tuple[Host, ...]:
+    """The servers sizing may open, per type as many as the single-method sizings opened in all
+    (each class fits on some method's servers, so that many are always enough) and at least
+    one."""
+    opened = sum(len(r.plan.hosts) for r in singles)
+    hosts: list[Host] = []
+    for server in servers:
+        cluster = "sized" if len(servers) == 1 else f"sized-{server.gpu_model.lower()}"
+        hosts.extend(server.host(i, cluster) for i in range(max(1, opened)))
+    return tuple(hosts)
+
+
+def recommend_plan(
+    scenario: Scenario,
+    singles: Sequence[MethodResult],
+    *,
+    servers: Sequence[ServerType] = (),
+) -> RecommendedPlan | None:
+    """The recommended plan for ``scenario``'s inventory (or, given ``servers``, for a cluster of
+    them to buy), or None when there is nothing to plan on.
+
+    ``singles`` are the single-method plans of the comparison: their methods are those the mix
+    may use, and each that keeps every class within its slowdown limit is a candidate too, so
+    the recommendation never serves fewer instances, or the same for more, than the best of
+    them.
     """
-    singles = [r for r in plan.results if r.plan.method is not None]
-    workload_costs = {
-        r.name: workload_usd_per_instance_year(r.plan, plan.scenario) for r in singles
-    }
-    default = plan.scenario.assumptions.max_slowdown
-    return tuple(
-        _recommend(
-            workload,
-            plan,
-            workload.max_slowdown if workload.max_slowdown is not None else default,
-            workload_costs,
-        )
-        for workload in plan.scenario.workloads
+    hosts = servers_to_buy(scenario, servers, singles) if servers else None
+    if not (hosts or scenario.inventory.hosts):
+        return None
+    rates = AnnualRates(scenario)
+    methods = tuple(r.plan.method for r in singles if r.plan.method is not None)
+    mixed = recommend(scenario, rates, hosts=hosts, methods=methods)
+    # Single-method plans are ranked on their own results: relabelling changes no figure.
+    candidates: list[tuple[MethodResult, MethodPlan, str]] = [
+        (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better")
+        for r in singles
+        if r.plan.method is not None and r.plan.placements and within_limits(r, scenario)
+    ]
+    mix = measure_plan(mixed.plan, scenario)
+    candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))
+    best, chosen, source = min(candidates, key=lambda c: _rank(c[0], scenario))
+    served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
+    cost_bound, gpu_bound = 0.0, 0
+    if mixed.options:
+        cost_bound = cost_lower_bound(scenario, mixed.types, mixed.options, rates, served)
+        gpu_bound = gpu_lower_bound(scenario, mixed.types, mixed.options, served)
+    bounded = best.cost.total_usd_per_year - best.cost.busy_power_usd_per_year
+    if bounded <= cost_bound * (1 + 1e-9):
+        status = SolveStatus.OPTIMAL
+    elif chosen is mixed.plan and mixed.counts.status is SolveStatus.LIMIT_REACHED:
+        status = SolveStatus.LIMIT_REACHED
+    else:
+        status = SolveStatus.HEURISTIC
+    plan = dataclasses.replace(chosen, lower_bound_gpus=gpu_bound, status=status)
+    metrics = dataclasses.replace(
+        best.metrics,
+        lower_bound_gpus=gpu_bound,
+        ratio_to_bound=best.metrics.gpus_used / gpu_bound if gpu_bound > 0 else None,
     )
+    cost = dataclasses.replace(best.cost, plan=plan.name)
+    result = dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
+    today = None if servers else _single(singles, today_method(scenario))
+    ranked = [r for r in singles if r.plan.method is not None]
+    best_single = min(ranked, key=lambda r: _rank(r, scenario)) if ranked else None
+    decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
+    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single)
 
 
-def recommendations_frame(plan: ScenarioPlan) -> pd.DataFrame:
-    """One row per workload class: workload, method (id or empty), label, reason."""
+def _single(singles: Sequence[MethodResult], method: Method) -> MethodResult | None:
+    return next((r for r in singles if r.plan.method is method), None)
+
+
+def _class_gpus(plan: MethodPlan) -> dict[str, float]:
+    """GPUs per class, each shared GPU split by the memory its instances reserve [GPUs]."""
+    share: dict[str, float] = defaultdict(float)
+    for placements in placements_by_gpu(plan).values():
+        reserved = sum(p.memory_gib for p in placements)
+        for p in placements:
+            share[p.workload] += p.memory_gib / reserved if reserved > 0 else 1.0 / len(placements)
+    return share
+
+
+def _decisions(
+    scenario: Scenario, result: MethodResult, mixed: MixedPlan, rates: AnnualRates
+) -> tuple[ClassDecision, ...]:
+    plan = result.plan
+    gpus = _class_gpus(plan)
+    usd = workload_usd_per_instance_year(plan, scenario)
+    slow = {s.workload: s for s in result.slowdowns}
+    methods_of: dict[str, Counter[Method]] = defaultdict(Counter)
+    seen: set[str] = set()
+    for p in plan.placements:
+        if p.instance not in seen:
+            seen.add(p.instance)
+            methods_of[p.workload][plan.role((p.host, p.gpu_index))] += 1
+    missed = {n.workload: n.reason for n in plan.not_placed}
+    decisions = []
+    for workload in scenario.workloads:
+        counts = methods_of.get(workload.name, Counter())
+        served = tuple(sorted(counts.items(), key=lambda mc: (-mc[1], list(METHODS).index(mc[0]))))
+        estimates = _estimates(workload, mixed, rates)
+        refusals = {r.method: r for r in mixed.refusals if r.workload == workload.name}
+        decided_by, reason = _why(workload, served, estimates, refusals, missed, scenario)
+        s = slow.get(workload.name)
+        decisions.append(
+            ClassDecision(
+                workload=workload.name,
+                instances=workload.instances,
+                served=served,
+                not_served=workload.instances - sum(counts.values()),
+                gpus=gpus.get(workload.name, 0.0),
+                usd_per_instance_year=usd.get(workload.name),
+                slowdown=None if s is None else s.slowdown,
+                limit=slowdown_limit(workload, scenario),
+                decided_by=decided_by,
+                reason=reason,
+                alternatives=_alternatives(served, estimates, refusals),
+            )
+        )
+    return tuple(decisions)
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """A method's cheapest option for a class, from the class packed alone."""
+
+    option: Option
+    host_type: HostType
+    usd_per_instance_year: float
+
+
+def _estimates(
+    workload: WorkloadClass, mixed: MixedPlan, rates: AnnualRates
+) -> dict[Method, _Estimate]:
+    best: dict[Method, _Estimate] = {}
+    for option in mixed.options:
+        if option.workload != workload.name:
+            continue
+        host_type = mixed.types[option.host_type]
+        shape = host_type.shape
+        per_gpu = (
+            rates.gpu_usd_per_year(option.method, shape)
+            + rates.host_usd_per_year(shape) / shape.gpus
+            + rates.network_usd_per_host_year(option.method, shape) / shape.gpus
+        )
+        estimate = _Estimate(option, host_type, per_gpu * option.gpus_per_instance)
+        known = best.get(option.method)
+        if known is None or estimate.usd_per_instance_year < known.usd_per_instance_year:
+            best[option.method] = estimate
+    return best
+
+
+def _why(
+    workload: WorkloadClass,
+    served: Sequence[tuple[Method, int]],
+    estimates: Mapping[Method, _Estimate],
+    refusals: Mapping[Method, Refusal],
+    missed: Mapping[str, str],
+    scenario: Scenario,
+) -> tuple[str, str]:
+    """The constraint that decided the class's method, and the sentence that says so."""
+    if not served:
+        if not estimates:
+            rules = "; ".join(f"{m.label}: {r.reason}" for m, r in refusals.items())
+            return "nothing fits", f"No method can serve it: {rules}."
+        return "capacity", f"No room left: {missed.get(workload.name, 'the estate is full')}."
+    main = served[0][0]
+    label = main.label
+    if set(estimates) == {main}:
+        return "requirement", f"Only {label} meets its needs."
+    mine = estimates.get(main)
+    mine_usd = mine.usd_per_instance_year if mine is not None else math.inf
+    slower = [m for m, r in refusals.items() if r.kind == "slowdown" and m is not main]
+    cheaper = [
+        m for m, e in estimates.items() if m is not main and e.usd_per_instance_year < mine_usd
+    ]
+    if slower and not cheaper:
+        shown = ", ".join(f"{m.label} ({refusals[m].reason})" for m in slower)
+        return "slowdown limit", f"{label}: the methods that share more are too slow: {shown}."
+    if cheaper:
+        shown = ", ".join(m.label for m in cheaper)
+        return "capacity", f"{label}: {shown} would cost less but had no room left for it."
+    limit = slowdown_limit(workload, scenario)
+    return "cost", f"{label} is the cheapest method within its {limit:.2f}× limit."
+
+
+_REFUSED = {"requirement": "ruled out", "slowdown": "too slow", "no host": "no host"}
+
+
+def _alternatives(
+    served: Sequence[tuple[Method, int]],
+    estimates: Mapping[Method, _Estimate],
+    refusals: Mapping[Method, Refusal],
+) -> tuple[str, ...]:
+    chosen = {m for m, _ in served}
+    lines = []
+    for method in METHODS:
+        if method in chosen:
+            continue
+        if method in estimates:
+            e = estimates[method]
+            lines.append(
+                f"{method.label}: ~${e.usd_per_instance_year:,.0f} per instance-year, "
+                f"{e.option.slowdown:.2f}× bare metal"
+            )
+        elif method in refusals:
+            r = refusals[method]
+            kind = {"requirement": "ruled out", "slowdown": "too slow", "no host": "no host"}[
+                r.kind
+            ]
+            lines.append(f"{method.label}: {kind}: {r.reason}")
+    return tuple(lines)
+
+
+DECISION_COLUMNS: Mapping[str, str] = {
+    "workload": "workload class",
+    "instances": "instances in the class",
+    "method": "method serving most of the class (empty when none)",
+    "served": "instances served per method",
+    "not_served": "instances left out",
+    "gpus": "GPUs the class occupies, shared GPUs split by reserved memory [GPUs]",
+    "usd_per_instance_year": "the class's share of the annual cost per served instance [USD/year]",
+    "slowdown": "mean runtime over bare metal of its served instances [-]",
+    "limit": "the class's slowdown limit [-]",
+    "decided_by": "what decided the method: requirement, slowdown limit, cost, capacity",
+    "reason": "the decision in words",
+    "alternatives": "every other method: its estimate, or why it cannot serve the class",
+}
+"""Columns of ``decisions_frame`` with their meaning and unit."""
+
+
+def decisions_frame(recommended: RecommendedPlan) -> pd.DataFrame:
+    """One row per workload class; columns as in ``DECISION_COLUMNS``."""
     rows = [
         {
-            "workload": rec.workload,
-            "method": rec.method.value if rec.method else "",
-            "label": rec.method.label if rec.method else "none",
-            "reason": rec.reason,
+            "workload": d.workload,
+            "instances": d.instances,
+            "method": d.method.label if d.method is not None else "",
+            "served": ", ".join(f"{m.label} {n}" for m, n in d.served),
+            "not_served": d.not_served,
+            "gpus": d.gpus,
+            "usd_per_instance_year": d.usd_per_instance_year,
+            "slowdown": d.slowdown,
+            "limit": d.limit,
+            "decided_by": d.decided_by,
+            "reason": d.reason,
+            "alternatives": "; ".join(d.alternatives),
         }
-        for rec in recommendations(plan)
+        for d in recommended.decisions
     ]
-    return pd.DataFrame(rows, columns=["workload", "method", "label", "reason"])
+    return pd.DataFrame(rows, columns=list(DECISION_COLUMNS))

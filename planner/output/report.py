@@ -17,19 +17,17 @@ from typing import Literal
 import pandas as pd
 
 from planner.inputs.inventory import Inventory, ServerType
-from planner.measure.costs import COST_COMPONENTS, CostBreakdown, plan_cost
+from planner.measure.costs import COST_COMPONENTS
 from planner.measure.metrics import (
-    PlanMetrics,
     gpu_compute_utilisation,
     gpu_memory,
-    measure,
     placements_by_gpu,
 )
-from planner.measure.performance import WorkloadSlowdown, slowdowns
+from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
+from planner.output.recommendations import RecommendedPlan, recommend_plan
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
-from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method, size_method
 
 __all__ = [
@@ -55,33 +53,6 @@ Question = Literal["fit", "size"]
 
 
 @dataclass(frozen=True)
-class MethodResult:
-    """One method's plan with everything measured about it."""
-
-    plan: MethodPlan
-    metrics: PlanMetrics
-    cost: CostBreakdown
-    slowdowns: tuple[WorkloadSlowdown, ...]
-    feasibility_violations: tuple[str, ...]
-    """Rules the plan breaks, from ``planner.solve.feasibility.check_plan``; empty when valid."""
-
-    @property
-    def method(self) -> Method | None:
-        """The plan's method; None for the recommended plan, which mixes methods."""
-        return self.plan.method
-
-    @property
-    def name(self) -> str:
-        """The plan's id: a method's (``vgpu``), or ``recommended``."""
-        return self.plan.name
-
-    @property
-    def label(self) -> str:
-        """The plan's name for people."""
-        return self.plan.label
-
-
-@dataclass(frozen=True)
 class ScenarioPlan:
     """The answer to one question about one scenario, for every method asked."""
 
@@ -90,6 +61,9 @@ class ScenarioPlan:
     server: ServerType | None
     """The server type sized (``size``); None when fitting the inventory (``fit``)."""
     results: tuple[MethodResult, ...]
+    """Every plan measured: the recommended plan first when there is one, then each method's."""
+    recommended: RecommendedPlan | None = None
+    """The recommended plan with its bound, per-class decisions and references."""
 
     def result(self, method: Method) -> MethodResult:
         """The result of one method; KeyError naming the method when it was not planned."""
@@ -102,22 +76,16 @@ class ScenarioPlan:
     def methods(self) -> tuple[Method, ...]:
         return tuple(r.plan.method for r in self.results if r.plan.method is not None)
 
+    @property
+    def singles(self) -> tuple[MethodResult, ...]:
+        """The single-method plans, in registry order."""
+        return tuple(r for r in self.results if r.plan.method is not None)
+
 
 def map_notes(plan: MethodPlan) -> tuple[str, ...]:
     """What a reader of the plan's placement map must know about the methods its GPUs use."""
     used = dict.fromkeys(plan.role(key) for key in plan.gpu_configs)
     return tuple(METHODS[m].map_note for m in used if METHODS[m].map_note)
-
-
-def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
-    """Measure one method's plan: metrics, cost, slowdowns and feasibility."""
-    return MethodResult(
-        plan=plan,
-        metrics=measure(plan, scenario),
-        cost=plan_cost(plan, scenario),
-        slowdowns=slowdowns(plan, scenario),
-        feasibility_violations=tuple(check_plan(plan, scenario)),
-    )
 
 
 def assemble(
@@ -137,26 +105,45 @@ def plan_scenario(
     *,
     methods: Sequence[Method] = tuple(METHODS),
     exact: bool | None = None,
+    recommended: bool = True,
 ) -> ScenarioPlan:
-    """Fit the workload mix into the inventory under each method, and measure each plan.
+    """Fit the workload mix into the inventory under each method, measure each plan, and (with
+    ``recommended``) make the recommended plan that mixes them.
 
-    ``exact`` is passed to ``planner.solve.packing.plan_method``: True always runs the exact solver
-    (within ``assumptions.time_limit_s``), False only the heuristic, None decides by size.
+    ``exact`` is passed to ``planner.solve.packing.plan_method``: True always runs the exact
+    solver (within its limits), False only the heuristic, None decides by size.
     """
-    return assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))
+    singles = assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))
+    if not recommended:
+        return singles
+    best = recommend_plan(scenario, singles.results)
+    if best is None:
+        return singles
+    return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
 
 
 def size_cluster(
-    scenario: Scenario, server: ServerType, *, methods: Sequence[Method] = tuple(METHODS)
+    scenario: Scenario,
+    server: ServerType,
+    *,
+    methods: Sequence[Method] = tuple(METHODS),
+    recommended: bool = True,
 ) -> ScenarioPlan:
-    """Count the servers of type ``server`` each method needs for the mix, and measure each.
+    """Count the servers of type ``server`` each method needs for the mix, measure each, and
+    (with ``recommended``) size the cheapest mix of methods on such servers.
 
     The plans are measured against the servers they open only: the inventory plays no part in
     sizing, so a method that opens no server has no GPUs available either.
     """
     plans = tuple(size_method(method, scenario, server) for method in methods)
     sized = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
-    return assemble(sized, plans, question="size", server=server)
+    singles = assemble(sized, plans, question="size", server=server)
+    if not recommended:
+        return singles
+    best = recommend_plan(sized, singles.results, servers=(server,))
+    if best is None:
+        return singles
+    return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
 
 
 COMPARISON_COLUMNS: Mapping[str, str] = MappingProxyType(
@@ -177,7 +164,7 @@ COMPARISON_COLUMNS: Mapping[str, str] = MappingProxyType(
         "mean_slowdown": "runtime / bare metal, mean over placed instances [-]",
         "lower_bound_gpus": "no packing of the placed instances uses fewer GPUs [GPUs]",
         "ratio_to_bound": "gpus_used / lower_bound_gpus; 1.0 is provably optimal [-]",
-        "status": "optimal, time limit reached or heuristic",
+        "status": "optimal, solver limit reached or heuristic",
         "solve_seconds": "wall time of the packing [s]",
         "violations": "feasibility rules the plan breaks (should be 0)",
     }
@@ -235,13 +222,15 @@ def comparison_frame(plan: ScenarioPlan) -> pd.DataFrame:
 
 def placement_frame(result: MethodResult) -> pd.DataFrame:
     """One row per instance per GPU: instance, workload, host, gpu_index (0-based), gpu_model,
-    gpu_config, profile, memory_gib [GiB], compute_share [0-1], start_slice (MIG, else empty)."""
+    role (the method setting the GPU up), gpu_config, profile, memory_gib [GiB], compute_share
+    [0-1], start_slice (MIG, else empty)."""
     columns = [
         "instance",
         "workload",
         "host",
         "gpu_index",
         "gpu_model",
+        "role",
         "gpu_config",
         "profile",
         "memory_gib",
@@ -255,6 +244,7 @@ def placement_frame(result: MethodResult) -> pd.DataFrame:
             "host": p.host,
             "gpu_index": p.gpu_index,
             "gpu_model": p.gpu_model,
+            "role": result.plan.role((p.host, p.gpu_index)).value,
             "gpu_config": result.plan.gpu_configs.get((p.host, p.gpu_index), ""),
             "profile": p.profile,
             "memory_gib": p.memory_gib,

@@ -20,11 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import lil_matrix
 
 from planner.inputs.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement
+from planner.solve.milp import SolverLimits, min_bins
 
 __all__ = [
     "HostAssignment",
@@ -177,6 +176,19 @@ class HostPool:
             return None
         return host, self._take(index, request)
 
+    def withdraw(self) -> Host | None:
+        """Take the first host (in pool order) with every GPU free out of the pool, for a method
+        that sets up whole hosts; None when every host has a GPU in use."""
+        for index, host in enumerate(self.hosts):
+            free = self.free_gpus[index]
+            if host.gpus and len(free) == host.gpus:
+                bucket = self._buckets[(host.gpu_model, len(free))]
+                del bucket[bisect.bisect_left(bucket, self._keys[index])]
+                self.free_gpus[index] = []
+                bisect.insort(self._buckets.setdefault((host.gpu_model, 0), []), self._keys[index])
+                return host
+        return None
+
     def reason(self, request: HostRequest) -> str:
         """Why ``request`` fits on no host of the pool, naming the resource that ran out."""
         model = request.gpu_model
@@ -328,11 +340,6 @@ def assign_hosts(
     return HostAssignment(tuple(placements), tuple(not_placed), configs)
 
 
-# scipy.optimize.milp's documented status vocabulary.
-_MILP_OPTIMAL = 0
-_MILP_LIMIT_REACHED = 1
-
-
 def min_hosts_exact(
     requests: Sequence[HostRequest],
     server: Host,
@@ -340,79 +347,28 @@ def min_hosts_exact(
     upper_bound: int,
     time_limit_s: float,
 ) -> tuple[list[int], bool] | None:
-    """The fewest hosts shaped like ``server`` that hold ``requests``: a vector bin-packing MILP.
-
-    Model (``scipy.optimize.milp``), for requests ``r`` and hosts ``h < upper_bound``:
-    ``x[r, h] = 1`` when request ``r`` is on host ``h``, ``y[h] = 1`` when host ``h`` is open,
-    ``z[g, h] = 1`` when host ``h`` serves host group ``g``.
+    """The fewest hosts shaped like ``server`` that hold ``requests``: vector bin packing over
+    GPUs, cores and RAM, with host groups kept apart (:func:`planner.solve.milp.min_bins`).
 
     Returns
     -------
-    (host index per request, proven optimal), or None when the solver found no solution in time.
+    (host index per request, proven optimal), or None when the solver found no solution.
     """
-    n_req = len(requests)
-    if n_req == 0 or upper_bound <= 0:
-        return ([], True) if n_req == 0 else None
-    groups = sorted({r.host_group for r in requests if r.host_group})
-    n_h = upper_bound
-    n_x = n_req * n_h
-    n_z = len(groups) * n_h
-
-    def x(r: int, h: int) -> int:
-        return r * n_h + h
-
-    def y(h: int) -> int:
-        return n_x + h
-
-    def z(g: int, h: int) -> int:
-        return n_x + n_h + g * n_h + h
-
-    n_vars = n_x + n_h + n_z
-    rows: list[tuple[dict[int, float], float, float]] = []
-    # Each request is placed on exactly one host.
-    rows.extend(({x(r, h): 1.0 for h in range(n_h)}, 1.0, 1.0) for r in range(n_req))
-    # No open host holds more GPUs, cores or RAM than it has; a closed host holds nothing.
-    for h in range(n_h):
-        for need, have in (
-            ([len(r.loads) for r in requests], server.gpus),
-            ([r.cpu_cores for r in requests], server.cpu_cores),
-            ([r.ram_gib for r in requests], server.ram_gib),
-        ):
-            row = {x(r, h): float(need[r]) for r in range(n_req) if need[r] > 0}
-            row[y(h)] = -float(have)
-            rows.append((row, -np.inf, _TOLERANCE))
-    # Hosts open in order, so equal solutions that only rename hosts are not searched twice.
-    rows.extend(({y(h): 1.0, y(h + 1): -1.0}, 0.0, np.inf) for h in range(n_h - 1))
-    # A host serves at most one host group, and a grouped request only a host of its group.
-    for h in range(n_h):
-        if groups:
-            rows.append(({z(g, h): 1.0 for g in range(len(groups))}, -np.inf, 1.0))
-        for r, request in enumerate(requests):
-            if request.host_group:
-                g = groups.index(request.host_group)
-                rows.append(({x(r, h): 1.0, z(g, h): -1.0}, -np.inf, 0.0))
-
-    matrix = lil_matrix((len(rows), n_vars))
-    lower = np.empty(len(rows))
-    upper = np.empty(len(rows))
-    for i, (row, lo, hi) in enumerate(rows):
-        for column, value in row.items():
-            matrix[i, column] = value
-        lower[i], upper[i] = lo, hi
-    cost = np.zeros(n_vars)
-    cost[n_x : n_x + n_h] = 1.0  # objective: hosts opened
-    result = milp(
-        cost,
-        constraints=LinearConstraint(matrix.tocsr(), lower, upper),
-        integrality=np.ones(n_vars, dtype=np.int64),
-        bounds=Bounds(0, 1),
-        options={"time_limit": time_limit_s},
-    )
-    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+    if not requests:
+        return [], True
+    if upper_bound <= 0:
         return None
-    chosen = np.asarray(result.x)
-    assignment = [int(np.argmax([chosen[x(r, h)] for h in range(n_h)])) for r in range(n_req)]
-    return assignment, result.status == _MILP_OPTIMAL
+    packed = min_bins(
+        [(float(len(r.loads)), r.cpu_cores, r.ram_gib) for r in requests],
+        (float(server.gpus), server.cpu_cores, server.ram_gib),
+        upper_bound=upper_bound,
+        groups=[r.host_group for r in requests],
+        limits=SolverLimits(time_limit_s=time_limit_s),
+        tolerance=_TOLERANCE,
+    )
+    if packed is None:
+        return None
+    return list(packed.bins), packed.proven
 
 
 @dataclass(frozen=True)

@@ -1,30 +1,49 @@
-"""Pattern covering: the fewest GPUs, each set up by one pattern, that hold a demand per item kind.
+"""Every MILP model of the planner, written like its maths, and the one way they are solved.
 
-A *pattern* is one way to set up a GPU, given as how many items of each kind it holds (a MIG
-layout holds one ``3g.40gb`` and three ``1g.10gb``; a mixed-size vGPU GPU holds two ``16C`` and
-three ``8C``). Packers that work on counts of identical items call :func:`cover_with_patterns`
-(exact, ``scipy.optimize.milp`` with HiGHS) and :func:`lp_lower_bound` (its LP relaxation, the
-Gilmore-Gomory bound). The model's size depends on the patterns, never on the number of
-instances, so it solves in milliseconds for any fleet.
+All models go through :class:`Model`: named blocks of variables, constraint rows added one family
+at a time (each with the rule it states), an objective, then :meth:`Model.solve`, which runs
+``scipy.optimize.milp`` (HiGHS) under :class:`SolverLimits` and reads ``x`` only when the status
+says there is one. scipy's status codes are named once, in :class:`_Outcome`.
+
+- :func:`cover_with_patterns`: the fewest GPUs, each set up by one *pattern* (a MIG layout, a
+  mixed-size vGPU profile set), holding a demand per item kind; :func:`relax` is its LP relaxation
+  (the Gilmore-Gomory bound) and :func:`pack_counts` the packer around both.
+- :func:`min_bins`: vector bin packing, the fewest bins holding items that each use some amount
+  of every dimension (a remote pool's GPUs over the hours of a day; hosts' GPUs, cores and RAM),
+  with optional groups that must not share a bin.
+- The recommended plan's model lives with the plan, in :mod:`planner.solve.mixed`, on this
+  builder.
+
+Same inputs give the same answer on any machine: the solver stops on a work limit (branch-and-
+bound nodes) before its wall-clock limit, which is only a backstop.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import csr_array
 
 from planner.plan import SolveStatus
 
 __all__ = [
+    "DEFAULT_LIMITS",
+    "BinPacking",
+    "Block",
     "CountsPacking",
     "LpRelaxation",
+    "Model",
     "PatternCover",
+    "Solution",
+    "SolverLimits",
     "cover_with_patterns",
     "lp_lower_bound",
+    "min_bins",
     "pack_counts",
     "relax",
     "residual_demand",
@@ -33,9 +52,184 @@ __all__ = [
 # Solver values within this of an integer are that integer (HiGHS' feasibility tolerance is 1e-7).
 _INTEGRALITY_TOLERANCE = 1e-6
 
-# scipy.optimize.milp's documented status vocabulary.
-_MILP_OPTIMAL = 0
-_MILP_LIMIT_REACHED = 1
+
+class _Outcome(IntEnum):
+    """``scipy.optimize.milp``'s documented status vocabulary."""
+
+    OPTIMAL = 0
+    LIMIT_REACHED = 1
+    INFEASIBLE = 2
+    UNBOUNDED = 3
+    OTHER = 4
+
+
+@dataclass(frozen=True)
+class SolverLimits:
+    """How long one MILP solve may run."""
+
+    node_limit: int = 20_000
+    """Branch-and-bound nodes [nodes]: the work limit that makes answers reproducible."""
+    time_limit_s: float = 60.0
+    """Wall-clock backstop [s]; a solve stopped by it may differ from machine to machine."""
+
+
+DEFAULT_LIMITS = SolverLimits()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A named block of variables: ``shape`` entries laid out from column ``start``, row-major."""
+
+    name: str
+    start: int
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __getitem__(self, index: int | tuple[int, ...]) -> int:
+        """The column of one variable of the block."""
+        position = (index,) if isinstance(index, int) else index
+        flat = 0
+        for i, n in zip(position, self.shape, strict=True):
+            if not 0 <= i < n:
+                raise IndexError(f"{self.name}{list(position)} is outside shape {self.shape}")
+            flat = flat * n + i
+        return self.start + flat
+
+    def columns(self) -> range:
+        return range(self.start, self.start + self.size)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What a solve found: the status, and the values when there are any."""
+
+    status: SolveStatus
+    """OPTIMAL when proven, LIMIT_REACHED when stopped early with a solution."""
+    values: np.ndarray
+    """Value of every variable, rounded to integers where integral."""
+    objective: float
+    dual_bound: float
+    """No solution has a lower objective [objective's unit]."""
+    stopped_by_clock: bool
+    """The wall-clock backstop, not the work limit, stopped the solve."""
+
+    def __getitem__(self, column: int) -> float:
+        return float(self.values[column])
+
+
+@dataclass
+class Model:
+    """A MILP written in the order of its maths: variables, constraints, objective, solve.
+
+    ``minimise`` sums into the objective; every variable is bounded and integral or continuous
+    as declared; constraint rows are ``lower <= Σ coefficient × variable <= upper``.
+    """
+
+    _lower: list[float] = field(default_factory=list)
+    _upper: list[float] = field(default_factory=list)
+    _integral: list[bool] = field(default_factory=list)
+    _cost: list[float] = field(default_factory=list)
+    _rows: list[int] = field(default_factory=list)
+    _cols: list[int] = field(default_factory=list)
+    _vals: list[float] = field(default_factory=list)
+    _row_lower: list[float] = field(default_factory=list)
+    _row_upper: list[float] = field(default_factory=list)
+    blocks: dict[str, Block] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """Variables declared so far."""
+        return len(self._lower)
+
+    def variables(
+        self,
+        name: str,
+        shape: int | tuple[int, ...],
+        *,
+        lower: float = 0.0,
+        upper: float = math.inf,
+        integral: bool = True,
+    ) -> Block:
+        """Declare a block of variables, each within ``[lower, upper]``."""
+        dims = (shape,) if isinstance(shape, int) else shape
+        if name in self.blocks:
+            raise ValueError(f"variable block {name!r} is declared twice")
+        block = Block(name, self.size, dims)
+        n = block.size
+        self._lower.extend([lower] * n)
+        self._upper.extend([upper] * n)
+        self._integral.extend([integral] * n)
+        self._cost.extend([0.0] * n)
+        self.blocks[name] = block
+        return block
+
+    def bound(self, column: int, lower: float, upper: float) -> None:
+        """Narrow one variable's bounds."""
+        self._lower[column] = max(self._lower[column], lower)
+        self._upper[column] = min(self._upper[column], upper)
+
+    def constrain(
+        self,
+        coefficients: Mapping[int, float],
+        *,
+        lower: float = -math.inf,
+        upper: float = math.inf,
+    ) -> None:
+        """Add the row ``lower <= Σ coefficients[column] × x[column] <= upper``."""
+        row = len(self._row_lower)
+        for column, value in coefficients.items():
+            if value:
+                self._rows.append(row)
+                self._cols.append(column)
+                self._vals.append(value)
+        self._row_lower.append(lower)
+        self._row_upper.append(upper)
+
+    def minimise(self, coefficients: Mapping[int, float]) -> None:
+        """Add ``Σ coefficients[column] × x[column]`` to the objective."""
+        for column, value in coefficients.items():
+            self._cost[column] += value
+
+    def solve(
+        self, limits: SolverLimits = DEFAULT_LIMITS, *, relax: bool = False
+    ) -> Solution | None:
+        """Solve (the LP relaxation when ``relax``); None when infeasible, unbounded or stopped
+        without a solution."""
+        n = self.size
+        integrality = np.zeros(n, dtype=np.int64)
+        if not relax:
+            integrality = np.asarray(self._integral, dtype=np.int64)
+        constraints = []
+        if self._row_lower:
+            matrix = csr_array(
+                (self._vals, (self._rows, self._cols)), shape=(len(self._row_lower), n)
+            )
+            constraints.append(
+                LinearConstraint(matrix, np.asarray(self._row_lower), np.asarray(self._row_upper))
+            )
+        result = milp(
+            c=np.asarray(self._cost),
+            constraints=constraints,
+            integrality=integrality,
+            bounds=Bounds(np.asarray(self._lower), np.asarray(self._upper)),
+            options={"node_limit": limits.node_limit, "time_limit": limits.time_limit_s},
+        )
+        known = {o.value for o in _Outcome}
+        outcome = _Outcome(result.status) if result.status in known else _Outcome.OTHER
+        if outcome not in (_Outcome.OPTIMAL, _Outcome.LIMIT_REACHED) or result.x is None:
+            return None
+        values = np.asarray(result.x, dtype=float)
+        whole = integrality > 0
+        values[whole] = np.round(values[whole])
+        objective = float(result.fun)
+        dual = getattr(result, "mip_dual_bound", None)
+        dual_bound = objective if relax or dual is None or not math.isfinite(dual) else float(dual)
+        status = SolveStatus.OPTIMAL if outcome is _Outcome.OPTIMAL else SolveStatus.LIMIT_REACHED
+        clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()
+        return Solution(status, values, objective, min(dual_bound, objective), clock)
 
 
 @dataclass(frozen=True)
@@ -45,7 +239,7 @@ class PatternCover:
     uses: tuple[int, ...]
     """GPUs set up by each pattern, in the order the patterns were given [GPUs]."""
     status: SolveStatus
-    """OPTIMAL when proven, TIME_LIMIT when the solver stopped early with this answer."""
+    """OPTIMAL when proven, LIMIT_REACHED when the solver stopped early with this answer."""
     lower_bound: int
     """No cover uses fewer GPUs (the solver's dual bound, at least the LP bound) [GPUs]."""
 
@@ -112,16 +306,19 @@ def relax(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> LpRelaxat
     _validate(patterns, demand)
     if not any(demand):
         return LpRelaxation(uses=(0.0,) * len(patterns), gpus=0.0)
-    held = np.asarray(patterns, dtype=float).T
-    result = milp(
-        c=np.ones(len(patterns)),
-        constraints=[LinearConstraint(held, lb=np.asarray(demand, dtype=float), ub=np.inf)],
-        integrality=np.zeros(len(patterns), dtype=np.int_),
-        bounds=Bounds(0, np.inf),
-    )
-    if result.status != _MILP_OPTIMAL or result.x is None or result.fun is None:
-        raise RuntimeError(f"LP relaxation of a feasible cover failed: {result.message}")
-    return LpRelaxation(uses=tuple(float(u) for u in result.x), gpus=float(result.fun))
+    model = Model()
+    uses = model.variables("uses", len(patterns), integral=False)
+    for kind, needed in enumerate(demand):
+        if needed:
+            model.constrain(
+                {uses[p]: float(pattern[kind]) for p, pattern in enumerate(patterns)},
+                lower=float(needed),
+            )
+    model.minimise(dict.fromkeys(uses.columns(), 1.0))
+    solution = model.solve(relax=True)
+    if solution is None or solution.status is not SolveStatus.OPTIMAL:
+        raise RuntimeError("LP relaxation of a feasible cover failed")
+    return LpRelaxation(uses=tuple(solution[c] for c in uses.columns()), gpus=solution.objective)
 
 
 def lp_lower_bound(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> int:
@@ -147,6 +344,7 @@ def cover_with_patterns(
     time_limit_s: float,
     upper_bound: int | None = None,
     lower_bound: int = 0,
+    node_limit: int = DEFAULT_LIMITS.node_limit,
 ) -> PatternCover | None:
     r"""The fewest GPUs, each set up by one of ``patterns``, that hold ``demand``.
 
@@ -167,14 +365,15 @@ def cover_with_patterns(
     ----------
     patterns : one row per pattern, one count per item kind [items per GPU]
     demand : items of each kind to place [items]
-    time_limit_s : HiGHS wall-time limit [s]
+    time_limit_s : HiGHS wall-time backstop [s]
     upper_bound : largest GPU count worth returning [GPUs]
     lower_bound : a GPU count no cover beats, already known [GPUs]
+    node_limit : branch-and-bound nodes, the reproducible work limit [nodes]
 
     Returns
     -------
-    The cover, or None when the solver stopped before finding one (time limit) or no cover
-    within ``upper_bound`` exists.
+    The cover, or None when the solver stopped before finding one or no cover within
+    ``upper_bound`` exists.
     """
     # Data
     _validate(patterns, demand)
@@ -182,47 +381,38 @@ def cover_with_patterns(
         raise ValueError(f"time_limit_s must be > 0, got {time_limit_s}")
     if not any(demand):
         return PatternCover(uses=(0,) * len(patterns), status=SolveStatus.OPTIMAL, lower_bound=0)
-    held = np.asarray(patterns, dtype=float).T
-    needed = np.asarray(demand, dtype=float)
-    gpus_per_pattern = np.ones(len(patterns))
+    model = Model()
 
     # Variables: uses[p], the GPUs set up by pattern p, integer between 0 and its useful copies.
-    most_copies = np.array([_useful_copies(p, demand) for p in patterns], dtype=float)
-    bounds = Bounds(np.zeros(len(patterns)), most_copies)
-    integrality = np.ones(len(patterns), dtype=np.int_)
+    uses = model.variables("uses", len(patterns))
+    for p, pattern in enumerate(patterns):
+        model.bound(uses[p], 0, _useful_copies(pattern, demand))
 
-    # Constraints
-    constraints = [
-        # Every kind's demand is held by the GPUs set up for it.
-        LinearConstraint(held, lb=needed, ub=np.inf),
-    ]
+    # Every kind's demand is held by the GPUs set up for it.
+    for kind, needed in enumerate(demand):
+        if needed:
+            model.constrain(
+                {uses[p]: float(pattern[kind]) for p, pattern in enumerate(patterns)},
+                lower=float(needed),
+            )
     if upper_bound is not None:
         # No worse than the answer we already have.
-        constraints.append(LinearConstraint(gpus_per_pattern, lb=0, ub=upper_bound))
+        model.constrain(dict.fromkeys(uses.columns(), 1.0), upper=upper_bound)
 
     # Objective: fewest GPUs.
-    # Solve
-    result = milp(
-        c=gpus_per_pattern,
-        constraints=constraints,
-        integrality=integrality,
-        bounds=bounds,
-        options={"time_limit": time_limit_s},
-    )
+    model.minimise(dict.fromkeys(uses.columns(), 1.0))
+    solution = model.solve(SolverLimits(node_limit, time_limit_s))
 
-    # Report: read x only when the status says there is one.
-    if result.status not in (_MILP_OPTIMAL, _MILP_LIMIT_REACHED) or result.x is None:
+    # Report: x is read only when the status says there is one.
+    if solution is None:
         return None
-    uses = tuple(round(float(u)) for u in result.x)
-    dual_bound = getattr(result, "mip_dual_bound", None)
-    lower = lower_bound
-    if dual_bound is not None and math.isfinite(dual_bound):
-        lower = max(lower, math.ceil(dual_bound - _INTEGRALITY_TOLERANCE))
-    proven = result.status == _MILP_OPTIMAL or sum(uses) <= lower
+    chosen = tuple(round(solution[c]) for c in uses.columns())
+    lower = max(lower_bound, math.ceil(solution.dual_bound - _INTEGRALITY_TOLERANCE))
+    proven = solution.status is SolveStatus.OPTIMAL or sum(chosen) <= lower
     return PatternCover(
-        uses=uses,
-        status=SolveStatus.OPTIMAL if proven else SolveStatus.TIME_LIMIT,
-        lower_bound=sum(uses) if proven else lower,
+        uses=chosen,
+        status=SolveStatus.OPTIMAL if proven else SolveStatus.LIMIT_REACHED,
+        lower_bound=sum(chosen) if proven else lower,
     )
 
 
@@ -285,15 +475,131 @@ def pack_counts(
         lower_bound=lower,
     )
     if cover is None:
-        notes.append("the MILP found no packing within the time limit: heuristic answer kept")
-        return CountsPacking(best, lower, SolveStatus.TIME_LIMIT, tuple(notes))
+        notes.append("the MILP found no packing within its limits: heuristic answer kept")
+        return CountsPacking(best, lower, SolveStatus.LIMIT_REACHED, tuple(notes))
     lower = max(lower, cover.lower_bound)
     if cover.gpus < _gpus(best) or cover.status is SolveStatus.OPTIMAL:
         solved = tuple((p, n) for p, n in zip(patterns, cover.uses, strict=True) if n)
         return CountsPacking(solved, lower, cover.status, tuple(notes))
-    notes.append("the MILP stopped at its time limit without improving the heuristic answer")
-    return CountsPacking(best, lower, SolveStatus.TIME_LIMIT, tuple(notes))
+    notes.append("the MILP stopped at its limits without improving the heuristic answer")
+    return CountsPacking(best, lower, SolveStatus.LIMIT_REACHED, tuple(notes))
 
 
 def _gpus(contents: Contents) -> int:
     return sum(n for _, n in contents)
+
+
+@dataclass(frozen=True)
+class BinPacking:
+    """Items assigned to bins by :func:`min_bins`."""
+
+    bins: tuple[int, ...]
+    """Bin of each item, numbered from 0 without gaps."""
+    proven: bool
+    """No packing uses fewer bins."""
+
+
+def min_bins(
+    sizes: Sequence[Sequence[float]],
+    capacity: Sequence[float],
+    *,
+    upper_bound: int,
+    groups: Sequence[str] = (),
+    limits: SolverLimits = DEFAULT_LIMITS,
+    tolerance: float = 0.0,
+) -> BinPacking | None:
+    r"""The fewest bins holding every item: vector bin packing.
+
+    Maths, for items ``i``, bins ``b < upper_bound``, dimensions ``d`` and groups ``g``::
+
+        minimise    sum_b open[b]
+        subject to  sum_b x[i, b] = 1                                  every item in one bin
+                    sum_i size[i][d] x[i, b] <= capacity[d] open[b]    every open bin, every d
+                    open[b] >= open[b + 1]                             bins open in order
+                    sum_g serves[g, b] <= 1                            one group per bin
+                    x[i, b] <= serves[group(i), b]                     grouped items with theirs
+                    x, open, serves binary
+
+    Parameters
+    ----------
+    sizes : one row per item, one entry per dimension [the dimension's unit]
+    capacity : what one bin holds of each dimension [same units]
+    upper_bound : bins available (a heuristic's count) [bins]
+    groups : per item, a group name ("" for none); items of different groups never share a bin
+    limits : the solver's work and wall-clock limits
+    tolerance : slack on every capacity row, for float sizes [the dimension's unit]
+
+    Returns
+    -------
+    The bin of each item, or None when the solver stopped without a packing.
+    """
+    # Data
+    items = len(sizes)
+    if items == 0:
+        return BinPacking((), True)
+    names = sorted({g for g in groups if g})
+    model = Model()
+
+    # Variables
+    x = model.variables("x", (items, upper_bound), upper=1)
+    opened = model.variables("open", upper_bound, upper=1)
+    serves = model.variables("serves", (len(names), upper_bound), upper=1)
+
+    # Constraints
+    _each_item_in_one_bin(model, x)
+    _open_bins_hold_their_capacity(model, x, opened, sizes, capacity, tolerance)
+    _bins_open_in_order(model, opened)
+    if names:
+        _one_group_per_bin(model, x, serves, [names.index(g) if g else -1 for g in groups])
+
+    # Objective: fewest bins.
+    model.minimise(dict.fromkeys(opened.columns(), 1.0))
+    solution = model.solve(limits)
+
+    # Report
+    if solution is None:
+        return None
+    chosen = [max(range(upper_bound), key=lambda b: solution[x[i, b]]) for i in range(items)]
+    used = sorted(set(chosen))
+    return BinPacking(tuple(used.index(b) for b in chosen), solution.status is SolveStatus.OPTIMAL)
+
+
+def _each_item_in_one_bin(model: Model, x: Block) -> None:
+    """Every item is in exactly one bin."""
+    items, bins = x.shape
+    for i in range(items):
+        model.constrain({x[i, b]: 1.0 for b in range(bins)}, lower=1, upper=1)
+
+
+def _open_bins_hold_their_capacity(
+    model: Model,
+    x: Block,
+    opened: Block,
+    sizes: Sequence[Sequence[float]],
+    capacity: Sequence[float],
+    tolerance: float,
+) -> None:
+    """An open bin holds at most its capacity in every dimension; a closed bin holds nothing."""
+    items, bins = x.shape
+    for b in range(bins):
+        for d, room in enumerate(capacity):
+            row = {x[i, b]: float(sizes[i][d]) for i in range(items) if sizes[i][d]}
+            if row:
+                row[opened[b]] = -float(room)
+                model.constrain(row, upper=tolerance)
+
+
+def _bins_open_in_order(model: Model, opened: Block) -> None:
+    """Bins open in order, so solutions that only rename bins are not searched twice."""
+    for b in range(opened.size - 1):
+        model.constrain({opened[b]: 1.0, opened[b + 1]: -1.0}, lower=0)
+
+
+def _one_group_per_bin(model: Model, x: Block, serves: Block, group_of: Sequence[int]) -> None:
+    """A bin serves at most one group, and a grouped item sits only in a bin of its group."""
+    groups, bins = serves.shape
+    for b in range(bins):
+        model.constrain({serves[g, b]: 1.0 for g in range(groups)}, upper=1)
+        for i, g in enumerate(group_of):
+            if g >= 0:
+                model.constrain({x[i, b]: 1.0, serves[g, b]: -1.0}, upper=0)

@@ -45,6 +45,8 @@ from planner.solve.hosts import HostPool, assign_hosts, fits_all, min_hosts_exac
 __all__ = [
     "GpuKind",
     "PackMode",
+    "PoolFit",
+    "fit_on_pool",
     "instances_of",
     "pack",
     "packing_gpus",
@@ -128,7 +130,7 @@ def pack(
 
 
 @dataclass(frozen=True)
-class _ModelFit:
+class PoolFit:
     """Stage A and B for one batch of instances on one GPU model."""
 
     placements: tuple[Placement, ...]
@@ -139,20 +141,21 @@ class _ModelFit:
     """Every stage-A packing whose requests were committed (one when it all fitted at once)."""
 
 
-def _fit_model(
+def fit_on_pool(
     method: Method,
     instances: Sequence[Instance],
     model: GpuModel,
     scenario: Scenario,
     pool: HostPool,
     mode: PackMode,
-) -> _ModelFit:
-    """Pack ``instances`` on ``model`` and place them on ``pool``'s hosts, by priority."""
+) -> PoolFit:
+    """Pack ``instances`` on ``model`` and place them on a copy of ``pool``'s hosts, by priority
+    (the copy, with what was placed taken, is ``PoolFit.pool``)."""
     first = pack(method, instances, model, scenario, mode)
     trial = pool.copy()
     assigned = assign_hosts(first.requests, trial)
     if not assigned.not_placed:
-        return _ModelFit(
+        return PoolFit(
             assigned.placements,
             first.not_placed,
             assigned.gpu_configs,
@@ -223,12 +226,12 @@ def _fit_model(
         not_placed.extend(packing.not_placed)
         not_placed.extend(result.not_placed)
         configs.update(result.gpu_configs)
-    return _ModelFit(tuple(placements), tuple(not_placed), configs, committed, tuple(packings))
+    return PoolFit(tuple(placements), tuple(not_placed), configs, committed, tuple(packings))
 
 
 def _placed_bound(
     method: Method,
-    fit: _ModelFit,
+    fit: PoolFit,
     instances: Sequence[Instance],
     model: GpuModel,
     scenario: Scenario,
@@ -322,8 +325,8 @@ class _Progress:
             return SolveStatus.OPTIMAL
         if any(n > 1 for n in self.fits.values()):
             return SolveStatus.HEURISTIC
-        if SolveStatus.TIME_LIMIT in self.statuses:
-            return SolveStatus.TIME_LIMIT
+        if SolveStatus.LIMIT_REACHED in self.statuses:
+            return SolveStatus.LIMIT_REACHED
         if self.statuses and all(s is SolveStatus.OPTIMAL for s in self.statuses):
             return SolveStatus.OPTIMAL
         return SolveStatus.HEURISTIC
@@ -372,7 +375,7 @@ def _fit_kinds(
         if kind is None:
             return
         batch = sorted(pending.pop(kind), key=lambda i: order[i.id])
-        fit = _fit_model(method, batch, kind.model, scenario, pools[kind], mode)
+        fit = fit_on_pool(method, batch, kind.model, scenario, pools[kind], mode)
         pools[kind] = fit.pool
         progress.fits[kind] = progress.fits.get(kind, 0) + 1
         progress.placements.extend(fit.placements)

@@ -69,13 +69,20 @@ def test_admin_journey(
     page.set_default_timeout(TIMEOUT_MS)
     expect.set_options(timeout=TIMEOUT_MS)
 
-    # 1. The sample comparison is there on arrival, with every method and three charts.
+    # 1. The sample comparison is there on arrival: the recommended plan first, with its answer
+    #    against today and each class's decision, then every method, and four charts.
     page.goto(dashboard_url)
     expect(page.get_by_role("heading", name="Compare sharing methods")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Serves all \d+ instances on \d+ GPUs"))).to_be_visible()
+    expect(page.get_by_text(re.compile("fewer GPUs than today"))).to_be_visible()
+    expect(page.locator(".st-key-compare_decisions [data-testid='stDataFrame']")).to_be_visible()
+    expect(
+        page.locator(".st-key-headline_recommended [data-testid='stMetricValue']").first
+    ).to_be_visible()
     expect(
         page.locator(".st-key-headline_vgpu [data-testid='stMetricValue']").first
     ).to_be_visible()
-    expect(page.get_by_test_id("stVegaLiteChart")).to_have_count(3)
+    expect(page.get_by_test_id("stVegaLiteChart")).to_have_count(4)
     _wait_idle(page)
     _screenshot(page, screenshot_dir / "compare.png")
 
@@ -163,6 +170,12 @@ def test_admin_journey(
     workbook = openpyxl.load_workbook(io.BytesIO(target.read_bytes()))
     names = workbook.sheetnames
     assert "Summary" in names
+    assert names[1] == "Recommended plan"
+    recommended = [
+        str(cell.value) for row in workbook["Recommended plan"].iter_rows() for cell in row
+    ]
+    assert recommended[0].startswith("Serves all ")
+    assert "fewer GPUs than today" in recommended[0]
     assert any(name.startswith("Placement") for name in names)
     assert "Assumptions" in names
     assert "Harvest summary" in names

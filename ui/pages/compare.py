@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.inputs.inventory import ServerType
-from planner.output.recommendations import recommendations
 from planner.output.report import comparison_frame
 from ui import charts, components, planning, session, tables
 
@@ -86,6 +85,18 @@ with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each
     )
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
+if plan.recommended is not None:
+    st.subheader("Recommended plan")
+    components.recommended_section(plan.recommended)
+    served = tables.methods_by_class(plan.recommended)
+    # An explicit height: with "content" the bars of many classes squeeze into each other.
+    st.altair_chart(
+        charts.methods_by_class_chart(served),
+        width="stretch",
+        height=charts.methods_by_class_height_px(served),
+        key="compare_methods_by_class_chart",
+    )
+st.subheader("Every plan side by side")
 components.headline(plan)
 
 st.subheader("Key figures")
@@ -112,9 +123,6 @@ chart_cols[2].altair_chart(
     height=CHART_HEIGHT_PX,
     key="compare_bound_chart",
 )
-
-st.subheader("Recommendation per workload class")
-components.recommendations_list(recommendations(plan))
 
 st.subheader("Take the plan with you")
 st.caption(

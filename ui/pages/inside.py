@@ -59,6 +59,7 @@ else:
         shown,
         {name: model.memory_gib for name, model in built.scenario.catalog.gpus.items()},
         {name: model.mig_memory_slices for name, model in built.scenario.catalog.gpus.items()},
+        with_role=result.plan.method is None,
     )
     for note in map_notes(result.plan):
         st.caption(note)

@@ -1,0 +1,1124 @@
+"""The recommended plan: every workload class on a sharing method that suits it, on one estate.
+
+Each GPU gets one role (a method of the registry; a whole host for methods that set up whole
+hosts) and each class's instances go only to GPUs whose role the class may use. The plan is
+chosen by a MILP over counts, then placed on hosts and checked:
+
+1. **Host types**: hosts of one shape (GPU model and count, platform, cores, RAM, RDMA, MIG
+   mode) are interchangeable, so the model counts them.
+2. **Options**: a class may use method ``m`` on host type ``t`` when the one eligibility rule
+   allows it (``planner.methods.registry.workload_reason``) and the slowdown of an instance on a
+   GPU filled with its own class is within the class's limit (``WorkloadClass.max_slowdown``,
+   else ``Assumptions.max_slowdown``).
+3. **The MILP** (:func:`solve_counts`), over classes ``c`` (identical classes merged into one
+   row), options ``o = (c, m, t)``, each method's GPU patterns ``p`` (``SharingMethod.
+   gpu_demand``)::
+
+       x[o]       instances of c served by m on t          integer, 0..n_c
+       u[c]       instances of c left out                  continuous >= 0
+       y[m,t,p]   GPUs of type t set up by m with pattern p integer >= 0
+       h[m,t]     hosts of type t a host-wide method takes integer, 0..N_t
+       g[t]       hosts of type t holding per-GPU roles    integer, 0..N_t
+
+       Σ_o∈c x[o] + u[c] = n_c                                  every instance served or left out
+       Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p]    each method's GPU rows hold
+       Σ_p y[m,t,p] <= G_t h[m,t]          (host-wide m)         its GPUs lie on its hosts
+       Σ_{per-GPU m,p} y[m,t,p] <= G_t g[t]                     per-GPU roles on shared hosts
+       g[t] + Σ_m h[m,t] <= N_t                                  the hosts there are
+       Σ vcpus_c x[o] <= cores_t g[t] (or h[m,t]), same for RAM  instances' cores and RAM fit
+
+   Objective, in order: (1) by priority, serve as many instances as possible (a first solve
+   when not everything fits); (2) the lowest annual cost: each GPU's rate under its role (price
+   over the amortisation period, licence, idle power), each host's rate and the network of a
+   host-wide role's host; (3) ties to fewer GPUs.
+4. **Placement**: the instances each option got are packed by the method's own packer and put
+   on that type's hosts (host-wide methods on hosts of their own); anything that does not fit is
+   tried again on the other options of its class, cheapest first.
+
+The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
+method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
+the served instances fixed, which no plan serving them within the classes' limits can beat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from planner.inputs.catalog import GpuModel
+from planner.inputs.inventory import Host
+from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.contract import GpuDemand, GpuView, PlanContext, RoleScope
+from planner.methods.registry import METHODS, Method, host_reason, workload_reason
+from planner.plan import GpuLoad, HostRequest, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.scenario import Scenario
+from planner.solve.feasibility import gpu_views
+from planner.solve.hosts import HostPool, assign_hosts, min_hosts_exact
+from planner.solve.milp import Block, Model, Solution, SolverLimits
+from planner.solve.packing import fit_on_pool, instances_of, pack
+
+__all__ = [
+    "HostType",
+    "MixedPlan",
+    "Option",
+    "Rates",
+    "SoloFits",
+    "cost_lower_bound",
+    "gpu_lower_bound",
+    "host_types",
+    "options",
+    "recommend",
+    "solo_fit",
+]
+
+_GPU_TIE_BREAK_USD = 1.0
+"""Added per GPU so that, at equal cost, fewer GPUs win [USD/year]."""
+
+_SOLO_SAMPLE = 64
+"""Instances packed to estimate a class's slowdown on a GPU filled with its own kind."""
+
+
+class Rates(Protocol):
+    """What a GPU and a host cost per year under a role (``planner.measure.costs`` makes one)."""
+
+    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
+        """One GPU in use on ``host`` set up by ``method``: hardware, licence, idle power."""
+        ...
+
+    def host_usd_per_year(self, host: Host) -> float:
+        """One host in use, without its GPUs [USD/year]."""
+        ...
+
+    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
+        """Network of one host set up by a host-wide ``method`` [USD/year]."""
+        ...
+
+
+@dataclass(frozen=True)
+class HostType:
+    """Interchangeable hosts: one shape, the inventory's hosts of it in name order."""
+
+    model: GpuModel
+    shape: Host
+    """A host of the type (the first by name)."""
+    hosts: tuple[Host, ...]
+
+    @property
+    def gpus(self) -> int:
+        return self.shape.gpus
+
+    @property
+    def label(self) -> str:
+        """``12 × L40S x4 (vSphere)``."""
+        return (
+            f"{len(self.hosts)} × {self.model.name} x{self.gpus} "
+            f"({self.shape.platform.label}, {self.shape.cpu_cores:g} cores)"
+        )
+
+
+def host_types(hosts: Sequence[Host], scenario: Scenario) -> tuple[HostType, ...]:
+    """The hosts grouped by shape, types in first-seen order; hosts without a known model or GPUs
+    are left out."""
+    groups: dict[tuple[object, ...], list[Host]] = {}
+    for host in hosts:
+        if host.gpu_model not in scenario.catalog.gpus or host.gpus <= 0:
+            continue
+        key = (
+            host.gpu_model,
+            host.platform,
+            host.gpus,
+            host.cpu_cores,
+            host.ram_gib,
+            host.rdma,
+            host.mig_enabled,
+        )
+        groups.setdefault(key, []).append(host)
+    return tuple(
+        HostType(scenario.catalog.gpus[members[0].gpu_model], members[0], tuple(members))
+        for members in (sorted(g, key=lambda h: h.name) for g in groups.values())
+    )
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way to serve a class: a method on a host type, within the class's limits."""
+
+    workload: str
+    method: Method
+    host_type: int
+    """Index into the plan's host types."""
+    slowdown: float
+    """Runtime over bare metal on a GPU filled with instances of the class [-]."""
+    gpus_per_instance: float
+    """GPUs per instance when the class is packed alone under the method [GPUs]."""
+
+
+def slowdown_limit(workload: WorkloadClass, scenario: Scenario) -> float:
+    """The longest runtime over bare metal the class accepts [-]."""
+    if workload.max_slowdown is not None:
+        return workload.max_slowdown
+    return scenario.assumptions.max_slowdown
+
+
+@dataclass(frozen=True)
+class Solo:
+    """A class packed alone under one method on one host type."""
+
+    slowdown: float
+    """Worst runtime over bare metal on the fullest GPU [-]; infinite when nothing fits."""
+    gpus_per_instance: float
+    """GPUs over instances packed [GPUs]."""
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """A class's shape packed alone: its fullest GPU, and GPUs per instance packed."""
+
+    fullest: GpuLoad | None
+    gpus_per_instance: float
+
+
+def _shape(workload: WorkloadClass) -> WorkloadClass:
+    """What a method's packing of up to ``_SOLO_SAMPLE`` instances of a class alone depends on:
+    not its name, priority or limit."""
+    return dataclasses.replace(
+        workload,
+        name="solo",
+        instances=min(workload.instances, _SOLO_SAMPLE),
+        priority=2,
+        max_slowdown=None,
+    )
+
+
+@dataclass
+class SoloFits:
+    """``solo_fit`` with the packings and slowdowns it has worked out kept for reuse."""
+
+    scenario: Scenario
+    _packed: dict[tuple[Method, int, WorkloadClass], _Packed] = field(default_factory=dict)
+    _solo: dict[tuple[Method, int, WorkloadClass], Solo] = field(default_factory=dict)
+
+    def __call__(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
+    ) -> Solo:
+        """Up to ``_SOLO_SAMPLE`` instances of the class packed alone by the method on the host
+        type: the slowdown of an instance on the fullest GPU, and the GPUs each instance takes."""
+        shape = dataclasses.replace(
+            workload, name="class", instances=min(workload.instances, _SOLO_SAMPLE), priority=2
+        )
+        key = (method, t, shape)
+        if key not in self._solo:
+            self._solo[key] = self._fit(method, workload, t, host_type)
+        return self._solo[key]
+
+    def _fit(self, method: Method, workload: WorkloadClass, t: int, host_type: HostType) -> Solo:
+        rules = METHODS[method]
+        packed = self._packing(method, workload, t, host_type)
+        if packed.fullest is None:
+            return Solo(math.inf, math.inf)
+        host = host_type.shape
+        placements = tuple(
+            Placement(
+                f"{workload.name}#{n + 1}",
+                workload.name,
+                host.name,
+                0,
+                host_type.model.name,
+                s.profile,
+                s.memory_gib,
+                s.compute_share,
+                s.start_slice,
+            )
+            for n, s in enumerate(packed.fullest.slots)
+        )
+        gpu = GpuView((host.name, 0), host, host_type.model, packed.fullest.config, placements)
+        context = PlanContext.of(self.scenario, placements, (host,), workloads=(workload,))
+        # Every instance on the GPU is of the class, so the first stands for all.
+        return Solo(rules.slowdown(placements[0], gpu, context), packed.gpus_per_instance)
+
+    def _packing(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
+    ) -> _Packed:
+        shape = _shape(workload)
+        key = (method, t, shape)
+        if key not in self._packed:
+            instances = [Instance(i, shape) for i in shape.instance_ids()]
+            packing = METHODS[method].pack_heuristic(
+                instances, host_type.model, self.scenario.catalog, self.scenario.assumptions
+            )
+            loads = [load for request in packing.requests for load in request.loads]
+            packed = len(instances) - len(packing.not_placed)
+            self._packed[key] = _Packed(
+                max(loads, key=lambda load: len(load.slots)) if loads else None,
+                len(loads) / max(packed, 1),
+            )
+        return self._packed[key]
+
+
+def solo_fit(
+    method: Method, workload: WorkloadClass, host_type: HostType, scenario: Scenario
+) -> Solo:
+    """Up to ``_SOLO_SAMPLE`` instances of the class packed alone by the method: the slowdown of
+    an instance on the fullest GPU, and the GPUs each instance takes."""
+    return SoloFits(scenario)(method, workload, 0, host_type)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a class cannot use a method anywhere on the estate."""
+
+    workload: str
+    method: Method
+    reason: str
+    kind: str
+    """``requirement`` (a rule of the method or platform), ``slowdown`` (over the class's limit)
+    or ``no host`` (no host the method can set up)."""
+
+
+def options(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    methods: Sequence[Method] = tuple(METHODS),
+) -> tuple[tuple[Option, ...], tuple[Refusal, ...]]:
+    """Every option of every class under ``methods``, and for each (class, method) with none,
+    why not."""
+    found: list[Option] = []
+    refusals: list[Refusal] = []
+    solos = SoloFits(scenario)
+    for workload in scenario.workloads:
+        limit = slowdown_limit(workload, scenario)
+        for method in methods:
+            reasons: list[tuple[str, str]] = []
+            served = False
+            for t, host_type in enumerate(types):
+                reason = _option_reason(method, workload, host_type, scenario)
+                if reason is not None:
+                    reasons.append(("requirement", reason))
+                    continue
+                solo = solos(method, workload, t, host_type)
+                if solo.slowdown > limit:
+                    shown = f"{solo.slowdown:.2f}× bare metal on {host_type.model.name}"
+                    reasons.append(("slowdown", f"{shown}, over its limit of {limit:.2f}×"))
+                    continue
+                found.append(
+                    Option(workload.name, method, t, solo.slowdown, solo.gpus_per_instance)
+                )
+                served = True
+            if not served:
+                refusals.append(_refusal(workload.name, method, reasons))
+    return tuple(found), tuple(refusals)
+
+
+def _option_reason(
+    method: Method, workload: WorkloadClass, host_type: HostType, scenario: Scenario
+) -> str | None:
+    unusable = host_reason(method, host_type.shape, scenario.catalog)
+    if unusable is not None:
+        return f"no host: {unusable}"
+    return workload_reason(
+        method,
+        workload,
+        host_type.model,
+        host_type.shape.platform,
+        scenario.catalog,
+        scenario.assumptions,
+    )
+
+
+def _refusal(workload: str, method: Method, reasons: Sequence[tuple[str, str]]) -> Refusal:
+    """The most telling reason a class has no option under a method."""
+    slow = [r for kind, r in reasons if kind == "slowdown"]
+    if slow:
+        return Refusal(workload, method, slow[0], "slowdown")
+    rules = [r for kind, r in reasons if not r.startswith("no host: ")]
+    if rules:
+        return Refusal(workload, method, rules[0], "requirement")
+    shown = reasons[0][1].removeprefix("no host: ") if reasons else "the estate has no hosts"
+    return Refusal(workload, method, shown, "no host")
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Identical classes merged into one MILP row: same priority, cores, RAM and options."""
+
+    members: tuple[WorkloadClass, ...]
+    options: tuple[Option, ...]
+    """The first member's options; every member has the same methods, types and GPU use."""
+
+    @property
+    def instances(self) -> int:
+        return sum(w.instances for w in self.members)
+
+    @property
+    def first(self) -> WorkloadClass:
+        return self.members[0]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The MILP's answer: instances per option, GPUs and hosts per role and type."""
+
+    served: Mapping[tuple[str, Method, int], int]
+    """(class, method, host type) -> instances."""
+    gpus: Mapping[tuple[Method, int], int]
+    """(method, host type) -> GPUs the rows say the method needs there."""
+    hosts: Mapping[tuple[Method, int], int]
+    """(host-wide method, host type) -> hosts it takes."""
+    usd_per_year: float
+    """The MILP's annual cost (without the tie break) [USD/year]."""
+    dual_bound_usd: float
+    status: SolveStatus
+
+
+@dataclass
+class _Rows:
+    """The MILP's variable blocks by what they stand for."""
+
+    x: dict[int, int] = field(default_factory=dict)
+    """Option index -> column."""
+    u: dict[int, int] = field(default_factory=dict)
+    """Group index -> column."""
+    y: dict[tuple[Method, int], Block] = field(default_factory=dict)
+    h: dict[tuple[Method, int], int] = field(default_factory=dict)
+    g: dict[int, int] = field(default_factory=dict)
+    cost: dict[int, float] = field(default_factory=dict)
+    """Column -> annual cost per unit [USD/year], without the tie break."""
+
+
+def _groups(
+    scenario: Scenario,
+    found: Sequence[Option],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+) -> list[_Group]:
+    """Classes merged when the MILP cannot tell them apart."""
+    by_class: dict[str, list[Option]] = {}
+    for option in found:
+        by_class.setdefault(option.workload, []).append(option)
+    merged: dict[tuple[object, ...], list[WorkloadClass]] = {}
+    firsts: dict[tuple[object, ...], tuple[Option, ...]] = {}
+    for workload in scenario.workloads:
+        mine = tuple(by_class.get(workload.name, ()))
+        key = (
+            workload.priority,
+            workload.vcpus,
+            workload.ram_gib,
+            tuple(
+                (
+                    o.method,
+                    o.host_type,
+                    demands[(o.method, types[o.host_type].model.name)].use[workload.name],
+                )
+                for o in mine
+            ),
+        )
+        merged.setdefault(key, []).append(workload)
+        firsts.setdefault(key, mine)
+    return [_Group(tuple(members), firsts[key]) for key, members in merged.items()]
+
+
+def _demands(
+    scenario: Scenario, found: Sequence[Option], types: Sequence[HostType]
+) -> dict[tuple[Method, str], GpuDemand]:
+    """Each method's GPU rows per model, over the classes with an option there."""
+    classes: dict[tuple[Method, str], dict[str, WorkloadClass]] = {}
+    by_name = {w.name: w for w in scenario.workloads}
+    for option in found:
+        key = (option.method, types[option.host_type].model.name)
+        classes.setdefault(key, {})[option.workload] = by_name[option.workload]
+    return {
+        (method, model): METHODS[method].gpu_demand(
+            list(members.values()),
+            scenario.catalog.gpus[model],
+            scenario.catalog,
+            scenario.assumptions,
+        )
+        for (method, model), members in classes.items()
+    }
+
+
+def _build(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    groups: Sequence[_Group],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    rates: Rates,
+) -> tuple[Model, _Rows, list[tuple[int, Option]]]:
+    """The MILP of the module docstring, without its objective's service part."""
+    model = Model()
+    rows = _Rows()
+    flat = [(i, o) for i, group in enumerate(groups) for o in group.options]
+
+    # Variables
+    for k, (i, _) in enumerate(flat):
+        rows.x[k] = model.variables(f"x{k}", 1, upper=groups[i].instances)[0]
+    for i in range(len(groups)):
+        rows.u[i] = model.variables(f"u{i}", 1, integral=False)[0]
+    pairs = sorted({(o.method, o.host_type) for _, o in flat}, key=lambda p: (p[1], p[0]))
+    for method, t in pairs:
+        demand = demands[(method, types[t].model.name)]
+        rows.y[(method, t)] = model.variables(f"y[{method},{t}]", len(demand.patterns))
+        if METHODS[method].scope is RoleScope.HOST:
+            rows.h[(method, t)] = model.variables(f"h[{method},{t}]", 1, upper=len(types[t].hosts))[
+                0
+            ]
+    for t, host_type in enumerate(types):
+        rows.g[t] = model.variables(f"g{t}", 1, upper=len(host_type.hosts))[0]
+
+    _every_instance_served_or_left_out(model, rows, flat, groups)
+    _method_rows_hold(model, rows, flat, groups, pairs, demands, types)
+    _gpus_lie_on_their_hosts(model, rows, pairs, types)
+    _cores_and_ram_fit(model, rows, flat, groups, types)
+    _costs(rows, pairs, types, rates)
+    return model, rows, flat
+
+
+def _every_instance_served_or_left_out(
+    model: Model, rows: _Rows, flat: Sequence[tuple[int, Option]], groups: Sequence[_Group]
+) -> None:
+    """Σ_o∈c x[o] + u[c] = n_c."""
+    by_group: dict[int, list[int]] = {}
+    for k, (i, _) in enumerate(flat):
+        by_group.setdefault(i, []).append(rows.x[k])
+    for i, group in enumerate(groups):
+        row = dict.fromkeys(by_group.get(i, []), 1.0)
+        row[rows.u[i]] = 1.0
+        model.constrain(row, lower=group.instances, upper=group.instances)
+
+
+def _method_rows_hold(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    pairs: Sequence[tuple[Method, int]],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+) -> None:
+    """Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p] in every dimension."""
+    for method, t in pairs:
+        demand = demands[(method, types[t].model.name)]
+        y = rows.y[(method, t)]
+        members = [
+            (rows.x[k], demand.use[groups[i].first.name])
+            for k, (i, o) in enumerate(flat)
+            if o.method is method and o.host_type == t
+        ]
+        for d in range(len(demand.dimensions)):
+            row = {column: use[d] for column, use in members if use[d]}
+            if not row:
+                continue
+            for p, pattern in enumerate(demand.patterns):
+                if pattern[d]:
+                    row[y[p]] = -pattern[d]
+            model.constrain(row, upper=0.0)
+
+
+def _gpus_lie_on_their_hosts(
+    model: Model, rows: _Rows, pairs: Sequence[tuple[Method, int]], types: Sequence[HostType]
+) -> None:
+    """A host-wide method's GPUs lie on its own hosts, per-GPU roles share the others, and no
+    type gives out more hosts than it has."""
+    for t, host_type in enumerate(types):
+        shared: dict[int, float] = {rows.g[t]: -float(host_type.gpus)}
+        hosts: dict[int, float] = {rows.g[t]: 1.0}
+        for method, pair_t in pairs:
+            if pair_t != t:
+                continue
+            y = rows.y[(method, t)]
+            if METHODS[method].scope is RoleScope.HOST:
+                own = dict.fromkeys(y.columns(), 1.0)
+                own[rows.h[(method, t)]] = -float(host_type.gpus)
+                model.constrain(own, upper=0.0)
+                hosts[rows.h[(method, t)]] = 1.0
+            else:
+                shared.update(dict.fromkeys(y.columns(), 1.0))
+        model.constrain(shared, upper=0.0)
+        model.constrain(hosts, upper=float(len(host_type.hosts)))
+
+
+def _cores_and_ram_fit(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    types: Sequence[HostType],
+) -> None:
+    """Instances' cores and RAM fit on the hosts their role has on the type (summed, a
+    relaxation of host by host)."""
+    loads: dict[tuple[int, int], dict[int, tuple[float, float]]] = {}
+    for k, (i, o) in enumerate(flat):
+        if not METHODS[o.method].instances_on_gpu_host:
+            continue
+        host_column = (
+            rows.h[(o.method, o.host_type)]
+            if METHODS[o.method].scope is RoleScope.HOST
+            else rows.g[o.host_type]
+        )
+        first = groups[i].first
+        need = (first.vcpus, first.ram_gib)
+        loads.setdefault((host_column, o.host_type), {})[rows.x[k]] = need
+    for (host_column, t), members in loads.items():
+        shape = types[t].shape
+        for resource, capacity in ((0, shape.cpu_cores), (1, shape.ram_gib)):
+            row = {column: need[resource] for column, need in members.items() if need[resource]}
+            if row:
+                row[host_column] = -capacity
+                model.constrain(row, upper=1e-6)
+
+
+def _costs(
+    rows: _Rows, pairs: Sequence[tuple[Method, int]], types: Sequence[HostType], rates: Rates
+) -> None:
+    """Each column's annual cost: GPUs at their role's rate, hosts and host-wide networks."""
+    for method, t in pairs:
+        shape = types[t].shape
+        rate = rates.gpu_usd_per_year(method, shape)
+        for column in rows.y[(method, t)].columns():
+            rows.cost[column] = rate
+        if (method, t) in rows.h:
+            rows.cost[rows.h[(method, t)]] = rates.host_usd_per_year(
+                shape
+            ) + rates.network_usd_per_host_year(method, shape)
+    for t, column in rows.g.items():
+        rows.cost[column] = rates.host_usd_per_year(types[t].shape)
+
+
+def _priority_weights(groups: Sequence[_Group]) -> dict[int, float] | None:
+    """Weight per unserved instance by priority, so that serving one more urgent instance beats
+    any number of less urgent ones; None when the levels are too many for one solve."""
+    levels = sorted({g.first.priority for g in groups})
+    if len(levels) > 3:
+        return None
+    total = sum(g.instances for g in groups) + 1
+    rank = {level: len(levels) - 1 - n for n, level in enumerate(levels)}
+    return {i: float(total ** rank[g.first.priority]) for i, g in enumerate(groups)}
+
+
+def _serve_most(model: Model, rows: _Rows, groups: Sequence[_Group], limits: SolverLimits) -> None:
+    """Fix the service level: by priority, as many instances as the estate can serve."""
+    weights = _priority_weights(groups)
+    levels = sorted({g.first.priority for g in groups})
+    stages = (
+        [weights]
+        if weights is not None
+        else [
+            {i: 1.0 for i, g in enumerate(groups) if g.first.priority == level} for level in levels
+        ]
+    )
+    for stage in stages:
+        trial = _copy(model)
+        trial.minimise({rows.u[i]: w for i, w in stage.items()})
+        solution = trial.solve(limits)
+        if solution is None:
+            return
+        left = sum(solution[rows.u[i]] * w for i, w in stage.items())
+        model.constrain({rows.u[i]: w for i, w in stage.items()}, upper=left + 0.5)
+
+
+def _copy(model: Model) -> Model:
+    clone = Model()
+    for name in (
+        "_lower",
+        "_upper",
+        "_integral",
+        "_cost",
+        "_rows",
+        "_cols",
+        "_vals",
+        "_row_lower",
+        "_row_upper",
+    ):
+        setattr(clone, name, list(getattr(model, name)))
+    clone.blocks = dict(model.blocks)
+    return clone
+
+
+def solve_counts(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    rates: Rates,
+    *,
+    served: Mapping[str, int] | None = None,
+    relax: bool = False,
+    limits: SolverLimits | None = None,
+) -> Counts | None:
+    """The MILP of the module docstring. With ``served`` (class -> instances), exactly that many
+    instances of each class are served and no tie break is added, as for a lower bound on a
+    given plan's cost (``Counts.dual_bound_usd``)."""
+    tie_break = served is None
+    limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
+    demands = _demands(scenario, found, types)
+    groups = _groups(scenario, found, demands, types)
+    model, rows, flat = _build(scenario, types, groups, demands, rates)
+    if served is not None:
+        for i, group in enumerate(groups):
+            wanted = sum(served.get(w.name, 0) for w in group.members)
+            model.bound(rows.u[i], group.instances - wanted, group.instances - wanted)
+    else:
+        quick = _copy(model)
+        for i in range(len(groups)):
+            quick.bound(rows.u[i], 0.0, 0.0 if groups[i].options else math.inf)
+        if _solve(quick, rows, limits, relax=True, tie_break=False) is None:
+            _serve_most(model, rows, groups, limits)
+        else:
+            model = quick
+    solution = _solve(model, rows, limits, relax=relax, tie_break=tie_break)
+    if solution is None:
+        return None
+    return _read(solution, rows, flat, groups, relax=relax, tie_break=tie_break)
+
+
+def _solve(
+    model: Model, rows: _Rows, limits: SolverLimits, *, relax: bool, tie_break: bool
+) -> Solution | None:
+    objective = dict(rows.cost)
+    if tie_break:
+        for block in rows.y.values():
+            for column in block.columns():
+                objective[column] = objective.get(column, 0.0) + _GPU_TIE_BREAK_USD
+    solvable = _copy(model)
+    solvable.minimise(objective)
+    return solvable.solve(limits, relax=relax)
+
+
+def _read(
+    solution: Solution,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    *,
+    relax: bool,
+    tie_break: bool,
+) -> Counts:
+    """Counts per class from the solution: each group's instances handed to its members in
+    scenario order, options in the order found."""
+    served: dict[tuple[str, Method, int], int] = {}
+    remaining = {i: [(w, w.instances) for w in g.members] for i, g in enumerate(groups)}
+    for k, (i, option) in enumerate(flat):
+        count = round(solution[rows.x[k]]) if not relax else math.floor(solution[rows.x[k]])
+        queue = remaining[i]
+        while count > 0 and queue:
+            workload, left = queue[0]
+            take = min(count, left)
+            key = (workload.name, option.method, option.host_type)
+            served[key] = served.get(key, 0) + take
+            count -= take
+            if take == left:
+                queue.pop(0)
+            else:
+                queue[0] = (workload, left - take)
+    gpus = {
+        pair: round(sum(solution[c] for c in block.columns())) for pair, block in rows.y.items()
+    }
+    hosts = {pair: round(solution[c]) for pair, c in rows.h.items()}
+    cost = sum(solution[c] * rate for c, rate in rows.cost.items())
+    # With the tie break in the objective the solver's dual bound is not one on cost alone.
+    dual = cost if tie_break else min(solution.dual_bound, cost)
+    return Counts(
+        served=served,
+        gpus=gpus,
+        hosts=hosts,
+        usd_per_year=cost,
+        dual_bound_usd=dual,
+        status=solution.status,
+    )
+
+
+def cost_lower_bound(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    rates: Rates,
+    served: Mapping[str, int],
+) -> float:
+    """No plan that serves ``served`` instances per class, each within its class's limit, costs
+    less per year than this [USD/year] (GPU, host and network rates; busy power left out)."""
+    counts = solve_counts(scenario, types, found, rates, served=served)
+    return 0.0 if counts is None else counts.dual_bound_usd
+
+
+@dataclass(frozen=True)
+class _GpuCount:
+    """Rates that count GPUs: the MILP then finds the fewest GPUs."""
+
+    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
+        return 1.0
+
+    def host_usd_per_year(self, host: Host) -> float:
+        return 0.0
+
+    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
+        return 0.0
+
+
+def gpu_lower_bound(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    served: Mapping[str, int],
+) -> int:
+    """No plan that serves ``served`` instances per class within their limits uses fewer GPUs."""
+    counts = solve_counts(scenario, types, found, _GpuCount(), served=served)
+    return 0 if counts is None else math.ceil(counts.dual_bound_usd - 1e-6)
+
+
+@dataclass(frozen=True)
+class MixedPlan:
+    """The MILP's mix, placed on hosts: a plan whose GPUs have several roles."""
+
+    plan: MethodPlan
+    counts: Counts
+    types: tuple[HostType, ...]
+    options: tuple[Option, ...]
+    refusals: tuple[Refusal, ...]
+
+
+@dataclass
+class _Placing:
+    """The plan being placed (mutable)."""
+
+    placements: list[Placement] = field(default_factory=list)
+    configs: dict[tuple[str, int], str] = field(default_factory=dict)
+    roles: dict[tuple[str, int], Method] = field(default_factory=dict)
+    missed: dict[str, NotPlaced] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    free_hosts: dict[int, list[Host]] = field(default_factory=dict)
+    """Host type -> hosts no host-wide role has taken, in name order."""
+    shared: dict[int, HostPool] = field(default_factory=dict)
+    """Host type -> the pool per-GPU roles place on."""
+
+
+_NO_COUNTS = Counts({}, {}, {}, 0.0, 0.0, SolveStatus.HEURISTIC)
+"""What placement starts from when the MILP has nothing to say: every instance is retried."""
+
+
+def recommend(
+    scenario: Scenario,
+    rates: Rates,
+    *,
+    hosts: Sequence[Host] | None = None,
+    methods: Sequence[Method] = tuple(METHODS),
+) -> MixedPlan:
+    """The recommended mix on ``hosts`` (default: the scenario's inventory; when sizing, the
+    servers that may be bought): the MILP's counts placed on hosts, what did not fit retried on
+    the other options of its class; a class without any option is not placed, with the reason
+    each method gave. The plan's ``hosts`` are those it may use: the inventory, or when sizing
+    the servers it opens."""
+    started = time.perf_counter()
+    available = scenario.inventory.hosts if hosts is None else tuple(hosts)
+    types = host_types(available, scenario)
+    found, refusals = options(scenario, types, methods)
+    isolated: set[str] = set()
+    for _ in range(_LIMIT_ROUNDS):
+        counts = (solve_counts(scenario, types, found, rates) if found else None) or _NO_COUNTS
+        placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
+        _place(scenario, types, counts, placing, isolated)
+        _retry(scenario, types, found, refusals, rates, placing)
+        opened = available
+        if hosts is not None:
+            in_use = {key[0] for key in placing.configs}
+            opened = tuple(h for h in available if h.name in in_use)
+        plan = _as_plan(scenario, placing, counts, started, opened)
+        over = over_limit(scenario, plan)
+        if not over:
+            break
+        # First keep the classes over their limit apart from others; if that is not enough, the
+        # methods that served them are no longer options for them.
+        if not over <= isolated:
+            isolated |= over
+            continue
+        served_by = _methods_serving(plan)
+        found, more = _without(found, {(c, m) for c in over for m in served_by[c]}, scenario)
+        refusals = (*refusals, *more)
+    return MixedPlan(plan, counts, tuple(types), tuple(found), refusals)
+
+
+_LIMIT_ROUNDS = 4
+"""Placements checked against the classes' slowdown limits at most this many times."""
+
+
+def over_limit(scenario: Scenario, plan: MethodPlan) -> set[str]:
+    """Classes whose mean slowdown in ``plan`` is over their limit."""
+    context = PlanContext.of(scenario, plan.placements, plan.hosts)
+    per_instance: dict[str, tuple[str, float]] = {}
+    for key, gpu in gpu_views(plan, scenario).items():
+        rules = METHODS[plan.role(key)]
+        for p in gpu.placements:
+            value = rules.slowdown(p, gpu, context)
+            if value > per_instance.get(p.instance, ("", 0.0))[1]:
+                per_instance[p.instance] = (p.workload, value)
+    totals: dict[str, list[float]] = {}
+    for name, value in per_instance.values():
+        totals.setdefault(name, []).append(value)
+    by_name = {w.name: w for w in scenario.workloads}
+    return {
+        name
+        for name, values in totals.items()
+        if sum(values) / len(values) > slowdown_limit(by_name[name], scenario) + 1e-9
+    }
+
+
+def _methods_serving(plan: MethodPlan) -> dict[str, set[Method]]:
+    serving: dict[str, set[Method]] = {}
+    for p in plan.placements:
+        serving.setdefault(p.workload, set()).add(plan.role((p.host, p.gpu_index)))
+    return serving
+
+
+def _without(
+    found: Sequence[Option], dropped: Set[tuple[str, Method]], scenario: Scenario
+) -> tuple[tuple[Option, ...], tuple[Refusal, ...]]:
+    """The options without the (class, method) pairs dropped, and the refusals that say why."""
+    kept = tuple(o for o in found if (o.workload, o.method) not in dropped)
+    by_name = {w.name: w for w in scenario.workloads}
+    refusals = tuple(
+        Refusal(
+            name,
+            method,
+            f"placed beside others it runs over its limit of "
+            f"{slowdown_limit(by_name[name], scenario):.2f}×",
+            "slowdown",
+        )
+        for name, method in sorted(dropped)
+    )
+    return kept, refusals
+
+
+def _chosen_instances(
+    scenario: Scenario, counts: Counts
+) -> dict[tuple[Method, int], list[Instance]]:
+    """The instances of each (method, host type), most urgent first: each class's instances in
+    id order, handed to its options in the order the MILP lists them."""
+    by_class: dict[str, list[tuple[Method, int, int]]] = {}
+    for (name, method, t), n in counts.served.items():
+        by_class.setdefault(name, []).append((method, t, n))
+    chosen: dict[tuple[Method, int], list[Instance]] = {}
+    for instance in instances_of(scenario.workloads):
+        queue = by_class.get(instance.workload.name)
+        if not queue:
+            continue
+        method, t, n = queue[0]
+        chosen.setdefault((method, t), []).append(instance)
+        if n == 1:
+            queue.pop(0)
+        else:
+            queue[0] = (method, t, n - 1)
+    return chosen
+
+
+def _batches(instances: Sequence[Instance], isolated: Set[str]) -> list[list[Instance]]:
+    """The instances packed together: all classes but the isolated ones, then each isolated
+    class on its own, so that it shares no GPU with another class."""
+    mixed = [i for i in instances if i.workload.name not in isolated]
+    alone: dict[str, list[Instance]] = {}
+    for instance in instances:
+        if instance.workload.name in isolated:
+            alone.setdefault(instance.workload.name, []).append(instance)
+    return [batch for batch in (mixed, *alone.values()) if batch]
+
+
+def _place(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    counts: Counts,
+    placing: _Placing,
+    isolated: Set[str],
+) -> None:
+    """Per type: host-wide roles on hosts of their own first, then every per-GPU role's
+    requests together on the rest; ``isolated`` classes share no GPU with another class."""
+    chosen = _chosen_instances(scenario, counts)
+    for t, host_type in enumerate(types):
+        shared: list[tuple[Method, list[Instance]]] = []
+        for method in METHODS:
+            instances = chosen.get((method, t))
+            if not instances:
+                continue
+            batches = _batches(instances, isolated)
+            if METHODS[method].scope is not RoleScope.HOST:
+                shared.extend((method, batch) for batch in batches)
+                continue
+            hosts = placing.free_hosts[t][: counts.hosts.get((method, t), 0)]
+            del placing.free_hosts[t][: len(hosts)]
+            pool = HostPool(hosts)
+            for batch in batches:
+                pool = _fit(scenario, method, host_type, batch, pool, placing)
+        placing.shared[t] = _place_shared(
+            scenario, host_type, placing.free_hosts[t], shared, placing
+        )
+
+
+_EXACT_HOSTS_MAX_REQUESTS = 60
+"""When best fit leaves requests out, hosts are assigned by MILP up to this many requests."""
+
+
+def _place_shared(
+    scenario: Scenario,
+    host_type: HostType,
+    hosts: Sequence[Host],
+    shared: Sequence[tuple[Method, list[Instance]]],
+    placing: _Placing,
+) -> HostPool:
+    """Every per-GPU role's requests on the type's remaining hosts in one assignment (largest
+    first, so roles fill hosts together); when best fit leaves some out, an exact assignment on
+    the same hosts is tried."""
+    method_of: dict[str, Method] = {}
+    requests: list[HostRequest] = []
+    for method, instances in shared:
+        packing = pack(method, instances, host_type.model, scenario, "auto")
+        requests.extend(packing.requests)
+        for instance in instances:
+            method_of[instance.id] = method
+        for miss in packing.not_placed:
+            placing.missed[miss.instance] = miss
+        placing.notes.extend(n for n in packing.notes if n not in placing.notes)
+    pool = HostPool(hosts)
+    assigned = assign_hosts(requests, pool)
+    if assigned.not_placed and len(requests) <= _EXACT_HOSTS_MAX_REQUESTS:
+        exact = min_hosts_exact(
+            requests,
+            host_type.shape,
+            upper_bound=len(hosts),
+            time_limit_s=scenario.assumptions.time_limit_s,
+        )
+        if exact is not None:
+            pool = HostPool(hosts)
+            assigned = assign_hosts(requests, pool, fixed=exact[0])
+    _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
+    return pool
+
+
+def _record(
+    placements: Sequence[Placement],
+    configs: Mapping[tuple[str, int], str],
+    not_placed: Sequence[NotPlaced],
+    method_of: Mapping[str, Method],
+    placing: _Placing,
+) -> None:
+    """Add what an assignment placed, each GPU's role from the instances on it, and its misses."""
+    placing.placements.extend(placements)
+    placing.configs.update(configs)
+    for p in placements:
+        placing.roles[(p.host, p.gpu_index)] = method_of[p.instance]
+        placing.missed.pop(p.instance, None)
+    placed = {p.instance for p in placements}
+    for miss in not_placed:
+        if miss.instance not in placed:
+            placing.missed[miss.instance] = miss
+
+
+def _fit(
+    scenario: Scenario,
+    method: Method,
+    host_type: HostType,
+    instances: Sequence[Instance],
+    pool: HostPool,
+    placing: _Placing,
+) -> HostPool:
+    """Pack and place ``instances`` under ``method`` on ``pool``; record roles and misses, and
+    return the pool with what was placed taken."""
+    fit = fit_on_pool(method, instances, host_type.model, scenario, pool, "auto")
+    placing.placements.extend(fit.placements)
+    placing.configs.update(fit.gpu_configs)
+    for key in fit.gpu_configs:
+        placing.roles[key] = method
+    for packing in fit.packings:
+        placing.notes.extend(n for n in packing.notes if n not in placing.notes)
+    placed = {p.instance for p in fit.placements}
+    for miss in fit.not_placed:
+        if miss.instance not in placed:
+            placing.missed[miss.instance] = miss
+    for instance in instances:
+        if instance.id in placed:
+            placing.missed.pop(instance.id, None)
+    return fit.pool
+
+
+def _retry(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    refusals: Sequence[Refusal],
+    rates: Rates,
+    placing: _Placing,
+) -> None:
+    """Instances left out (by the MILP or by placement) try the other options of their class,
+    cheapest GPU rate first, on what is left: shared hosts' free GPUs, or whole free hosts for a
+    host-wide method."""
+    placed = {p.instance for p in placing.placements}
+    with_options = {o.workload for o in found}
+    for instance in instances_of(scenario.workloads):
+        if instance.id in placed or instance.id in placing.missed:
+            continue
+        name = instance.workload.name
+        reason = "the estate has no room left for it"
+        if name not in with_options:
+            reason = "no method can serve it here: " + "; ".join(
+                f"{r.method.label}: {r.reason}" for r in refusals if r.workload == name
+            )
+        placing.missed[instance.id] = NotPlaced(instance.id, name, reason)
+    by_class: dict[str, list[Instance]] = {}
+    for instance in instances_of(scenario.workloads):
+        if instance.id in placing.missed:
+            by_class.setdefault(instance.workload.name, []).append(instance)
+    for name, waiting in by_class.items():
+        mine = sorted(
+            (o for o in found if o.workload == name),
+            key=lambda o: rates.gpu_usd_per_year(o.method, types[o.host_type].shape),
+        )
+        for option in mine:
+            waiting = [i for i in waiting if i.id in placing.missed]
+            if not waiting:
+                break
+            pool = _retry_pool(option, types, placing)
+            if pool is None:
+                continue
+            pool = _fit(scenario, option.method, types[option.host_type], waiting, pool, placing)
+            if METHODS[option.method].scope is not RoleScope.HOST:
+                placing.shared[option.host_type] = pool
+
+
+def _retry_pool(option: Option, types: Sequence[HostType], placing: _Placing) -> HostPool | None:
+    """Where a retried option may place: the type's shared hosts, or one whole host that no role
+    uses yet, withdrawn from them."""
+    t = option.host_type
+    if t not in placing.shared:
+        placing.shared[t] = HostPool(placing.free_hosts[t])
+    if METHODS[option.method].scope is not RoleScope.HOST:
+        return placing.shared[t]
+    host = placing.shared[t].withdraw()
+    return None if host is None else HostPool([host])
+
+
+def _as_plan(
+    scenario: Scenario,
+    placing: _Placing,
+    counts: Counts,
+    started: float,
+    hosts: tuple[Host, ...],
+) -> MethodPlan:
+    order = {i.id: n for n, i in enumerate(instances_of(scenario.workloads))}
+    placed = {p.instance for p in placing.placements}
+    missed = sorted(
+        (n for n in placing.missed.values() if n.instance not in placed),
+        key=lambda n: order[n.instance],
+    )
+    as_solved = len(placing.configs) == sum(counts.gpus.values())
+    status = counts.status if as_solved else SolveStatus.HEURISTIC
+    return MethodPlan(
+        method=None,
+        placements=tuple(placing.placements),
+        not_placed=tuple(missed),
+        gpu_configs=placing.configs,
+        lower_bound_gpus=0,
+        status=status,
+        solve_seconds=time.perf_counter() - started,
+        notes=tuple(placing.notes),
+        hosts=hosts,
+        roles=placing.roles,
+    )

@@ -1,0 +1,300 @@
+"""The recommended mix: hand-built estates whose best plan is known, the bound, the checker."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
+from planner.inputs.catalog import load_catalog
+from planner.inputs.inventory import Host
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.measure.costs import AnnualRates
+from planner.methods.registry import Method
+from planner.output.recommendations import within_limits
+from planner.output.report import plan_scenario
+from planner.plan import MethodPlan
+from planner.scenario import Scenario
+from planner.solve.feasibility import check_plan
+from planner.solve.mixed import host_types, options, recommend
+
+CATALOG = load_catalog()
+
+
+def _scenario(hosts: Sequence[Host], workloads: Sequence[WorkloadClass]) -> Scenario:
+    return scenario_of([], hosts, workloads, catalog=CATALOG)
+
+
+def _methods_of(plan: MethodPlan) -> dict[str, Counter[Method]]:
+    """Per class, instances per method in the plan."""
+    seen: dict[str, Method] = {}
+    for p in plan.placements:
+        seen[p.instance] = plan.role((p.host, p.gpu_index))
+    by_class: dict[str, Counter[Method]] = {}
+    for instance, method in seen.items():
+        by_class.setdefault(instance.rsplit("#", 1)[0], Counter())[method] += 1
+    return by_class
+
+
+def _gpus(plan: MethodPlan, method: Method) -> int:
+    return sum(1 for key in plan.gpu_configs if plan.role(key) is method)
+
+
+def test_desktops_that_need_vmotion_get_vgpu_and_training_passthrough() -> None:
+    """Desktops that must live-migrate can only use vGPU (four 4C per A16 GPU: 4 GPUs for 16);
+    a training job is cheapest on a passthrough GPU (no licence): 6 GPUs on one host."""
+    scenario = _scenario(
+        [host("a16-1", "A16", 8), host("a16-2", "A16", 8)],
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=16,
+                gpus=0.25,
+                memory_gib=4,
+                busy_fraction=0.1,
+                schedule=OFFICE,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=2,
+            ),
+            workload("train", kind=WorkloadKind.TRAINING, instances=2, memory_gib=12),
+        ],
+    )
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(plan, scenario) == []
+    assert _methods_of(plan) == {
+        "desktops": Counter({Method.VGPU: 16}),
+        "train": Counter({Method.PASSTHROUGH: 2}),
+    }
+    assert (_gpus(plan, Method.VGPU), _gpus(plan, Method.PASSTHROUGH)) == (4, 2)
+    assert len({key[0] for key in plan.gpu_configs}) == 1
+
+
+def test_isolated_inference_takes_mig_slices_not_whole_gpus() -> None:
+    """Seven isolated tenth-GPU services fit one GPU as seven 1g.10gb MIG instances, far cheaper
+    than seven passthrough GPUs even with the vGPU licence MIG-backed vGPU needs."""
+    scenario = _scenario(
+        [host("a100", "A100-80GB-PCIe", 8, mig_enabled=True)],
+        [workload("svc", instances=7, gpus=0.1, memory_gib=8, needs_isolation=True)],
+    )
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(plan, scenario) == []
+    assert _methods_of(plan) == {"svc": Counter({Method.MIG: 7})}
+    assert len(plan.gpu_configs) == 1
+
+
+def test_day_and_night_work_share_a_remote_pool_by_the_hour() -> None:
+    """Four office-hours notebooks and four night batch jobs, each holding half a GPU's memory,
+    need two pooled GPUs (memory is held only while running) against four vGPU GPUs with
+    licences or eight passthrough GPUs: the pool wins."""
+    scenario = _scenario(
+        [host("pool", "A100-80GB-PCIe", 2), host("other", "A100-80GB-PCIe", 8)],
+        [
+            workload(
+                "nb",
+                kind=WorkloadKind.NOTEBOOK,
+                instances=4,
+                gpus=0.5,
+                memory_gib=40,
+                busy_fraction=0.1,
+                schedule=OFFICE,
+            ),
+            workload(
+                "batch",
+                kind=WorkloadKind.BATCH,
+                instances=4,
+                gpus=0.5,
+                memory_gib=40,
+                busy_fraction=0.5,
+                schedule=NIGHT,
+            ),
+        ],
+    )
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(plan, scenario) == []
+    assert _methods_of(plan) == {
+        "nb": Counter({Method.REMOTE_POOL: 4}),
+        "batch": Counter({Method.REMOTE_POOL: 4}),
+    }
+    assert len(plan.gpu_configs) == 2
+    assert len({key[0] for key in plan.gpu_configs}) == 1
+
+
+def test_big_training_takes_a_whole_host_and_small_work_another() -> None:
+    """An eight-GPU training run fills one HGX host in passthrough; eight small isolated
+    notebooks go to the other host: seven as 1g.10gb MIG slices of one GPU and the eighth on a
+    passthrough GPU, which needs no licence, rather than a second licensed MIG GPU or eight
+    passthrough GPUs."""
+    scenario = _scenario(
+        [
+            host("hgx-1", "H100-80GB-SXM", 8, cpu_cores=112, mig_enabled=True),
+            host("hgx-2", "H100-80GB-SXM", 8, cpu_cores=112, mig_enabled=True),
+        ],
+        [
+            workload("pretrain", kind=WorkloadKind.TRAINING, gpus=8, memory_gib=600, vcpus=96),
+            workload(
+                "nb",
+                kind=WorkloadKind.NOTEBOOK,
+                instances=8,
+                gpus=0.125,
+                memory_gib=9,
+                latency_tolerant=False,
+                needs_isolation=True,
+                vcpus=4,
+            ),
+        ],
+    )
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(plan, scenario) == []
+    assert _methods_of(plan) == {
+        "pretrain": Counter({Method.PASSTHROUGH: 1}),
+        "nb": Counter({Method.MIG: 7, Method.PASSTHROUGH: 1}),
+    }
+    assert (_gpus(plan, Method.PASSTHROUGH), _gpus(plan, Method.MIG)) == (9, 1)
+    assert len({key[0] for key in plan.gpu_configs}) == 2
+
+
+def test_a_class_slower_than_its_limit_everywhere_is_left_out_with_the_reason() -> None:
+    """A class whose limit no sharing method meets and that cannot take passthrough (it needs
+    vMotion) is not placed, and the reason names the slowdown."""
+    heavy = workload(
+        "chatty",
+        kind=WorkloadKind.NOTEBOOK,
+        instances=8,
+        gpus=0.5,
+        memory_gib=10,
+        busy_fraction=0.9,
+        needs_live_migration=True,
+    )
+    strict = heavy.__class__(**{**heavy.__dict__, "max_slowdown": 1.01})
+    scenario = _scenario([host("l40s", "L40S", 4)], [strict])
+    mixed = recommend(scenario, AnnualRates(scenario))
+    assert mixed.plan.placements == ()
+    assert len(mixed.plan.not_placed) == 8
+    assert "over its limit" in mixed.plan.not_placed[0].reason
+
+
+def test_options_respect_the_one_eligibility_rule() -> None:
+    """A class needing isolation gets no vGPU or pool option; a VDI class no pool option."""
+    scenario = _scenario(
+        [host("a100", "A100-80GB-PCIe", 8, mig_enabled=True)],
+        [
+            workload("iso", needs_isolation=True),
+            workload("vdi", kind=WorkloadKind.VDI, gpus=0.25, memory_gib=4, busy_fraction=0.1),
+        ],
+    )
+    found, refusals = options(scenario, host_types(scenario.inventory.hosts, scenario))
+    methods = {(o.workload, o.method) for o in found}
+    assert ("iso", Method.VGPU) not in methods
+    assert ("iso", Method.REMOTE_POOL) not in methods
+    assert ("vdi", Method.REMOTE_POOL) not in methods
+    assert ("iso", Method.MIG) in methods
+    assert {(r.workload, r.method, r.kind) for r in refusals} >= {
+        ("iso", Method.VGPU, "requirement"),
+        ("vdi", Method.REMOTE_POOL, "requirement"),
+    }
+
+
+_KINDS = [WorkloadKind.INFERENCE, WorkloadKind.NOTEBOOK, WorkloadKind.TRAINING]
+
+
+@st.composite
+def _estates(draw: st.DrawFn) -> Scenario:
+    hosts = [
+        host("a100", "A100-80GB-PCIe", draw(st.sampled_from([2, 4])), mig_enabled=True),
+        host("l40s", "L40S", 4, rdma=draw(st.booleans())),
+    ]
+    classes = []
+    for n in range(draw(st.integers(1, 4))):
+        gpus = draw(st.sampled_from([0.125, 0.25, 0.5, 1.0]))
+        classes.append(
+            workload(
+                f"w{n}",
+                kind=draw(st.sampled_from(_KINDS)),
+                instances=draw(st.integers(1, 8)),
+                gpus=gpus,
+                memory_gib=draw(st.sampled_from([4.0, 10.0, 20.0, 40.0])) * max(gpus, 0.25) * 4,
+                busy_fraction=draw(st.sampled_from([0.1, 0.3, 0.6])),
+                schedule=draw(st.sampled_from([OFFICE, NIGHT, (1.0,) * 24])),
+                needs_isolation=draw(st.booleans()),
+                needs_live_migration=draw(st.booleans()),
+                latency_tolerant=draw(st.booleans()),
+                priority=draw(st.integers(1, 2)),
+                vcpus=4,
+                ram_gib=16,
+            )
+        )
+    return _scenario(hosts, classes)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_estates())
+def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method(
+    scenario: Scenario,
+) -> None:
+    """On generated estates the recommended plan passes the checker, keeps every class within
+    its slowdown limit, serves at least as many instances (by priority) as every single method
+    that does so too, costs no more than any such method serving as many, and its lower bound
+    never exceeds its cost."""
+    planned = plan_scenario(scenario)
+    recommended = planned.recommended
+    assert recommended is not None
+    result = recommended.result
+    assert result.feasibility_violations == ()
+    by_priority = sorted({w.priority for w in scenario.workloads})
+
+    def served(plan: MethodPlan) -> tuple[int, ...]:
+        priority = {w.name: w.priority for w in scenario.workloads}
+        placed = {p.instance: p.workload for p in plan.placements}
+        counts = Counter(priority[name] for name in placed.values())
+        return tuple(counts[level] for level in by_priority)
+
+    mine = served(result.plan)
+    assert within_limits(result, scenario)
+    for single in planned.singles:
+        if not within_limits(single, scenario):
+            continue
+        theirs = served(single.plan)
+        assert mine >= theirs, single.label
+        if mine == theirs:
+            assert result.cost.total_usd_per_year <= single.cost.total_usd_per_year + 1e-6
+    assert recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
+    assert result.metrics.lower_bound_gpus <= result.metrics.gpus_used
+
+
+def test_same_inputs_give_the_same_plan() -> None:
+    """Two runs on the same estate give the same placements, roles and figures."""
+    scenario = _scenario(
+        [host("a100", "A100-80GB-PCIe", 8, mig_enabled=True), host("l40s", "L40S", 4)],
+        [
+            workload("a", instances=9, gpus=0.25, memory_gib=10),
+            workload("b", instances=3, gpus=1, memory_gib=40, needs_isolation=True),
+        ],
+    )
+    first = recommend(scenario, AnnualRates(scenario)).plan
+    second = recommend(scenario, AnnualRates(scenario)).plan
+    assert first.placements == second.placements
+    assert first.roles == second.roles
+    assert first.not_placed == second.not_placed
+
+
+@pytest.mark.parametrize("today", ["passthrough", "vgpu"])
+def test_the_answer_is_stated_against_today(today: str) -> None:
+    """The headline compares GPUs and cost with the single-method plan of how the estate is
+    shared today."""
+    scenario = _scenario(
+        [host("a100", "A100-80GB-PCIe", 8, mig_enabled=True)],
+        [workload("nb", instances=8, gpus=0.25, memory_gib=10, busy_fraction=0.1)],
+    )
+    assumptions = scenario.assumptions.__class__(today_method=today)
+    scenario = Scenario(scenario.catalog, scenario.inventory, scenario.workloads, assumptions)
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    assert recommended.today is not None
+    assert recommended.today.plan.method is Method(today)
+    assert f"today ({Method(today).label})" in recommended.headline()
