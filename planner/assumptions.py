@@ -9,6 +9,7 @@ from enum import StrEnum
 __all__ = [
     "MAX_MPS_CLIENTS",
     "Assumptions",
+    "MigStrategy",
     "Network",
     "VgpuMode",
     "VgpuScheduler",
@@ -46,6 +47,17 @@ class VsphereVersion(StrEnum):
     @property
     def max_vgpus_per_vm(self) -> int:
         return 4 if self is VsphereVersion.V7 else 8
+
+
+class MigStrategy(StrEnum):
+    """How NVIDIA's device plugin (under the GPU Operator) exposes MIG devices on Kubernetes
+    nodes, its ``mig.strategy`` (NVIDIA k8s-device-plugin README, MIG support)."""
+
+    SINGLE = "single"
+    """Every GPU of a node is split into MIG devices of one profile, advertised as
+    ``nvidia.com/gpu``: one profile per node."""
+    MIXED = "mixed"
+    """Any MIG layout per GPU, each profile its own resource (``nvidia.com/mig-1g.10gb``)."""
 
 
 MAX_MPS_CLIENTS = 48
@@ -114,6 +126,9 @@ class Assumptions:
     mps_replicas: int = 4
     """Pods one GPU serves under MPS, ``sharing.mps.resources[].replicas`` of NVIDIA's device
     plugin; each gets 1/replicas of the GPU's memory and compute [pods/GPU] (a default)."""
+
+    kubernetes_mig_strategy: MigStrategy = MigStrategy.MIXED
+    """The GPU Operator's ``mig.strategy`` on Kubernetes nodes with MIG on (a default)."""
 
     def __post_init__(self) -> None:
         for name in ("time_slicing_replicas", "mps_replicas"):

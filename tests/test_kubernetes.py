@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, MigStrategy
 from planner.inputs.inventory import load_inventory
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import load_workloads
@@ -119,3 +119,39 @@ def test_every_kubernetes_method_places_part_of_the_sample_on_its_cluster() -> N
         nodes = {hosts[p.host] for p in placed}
         assert {h.platform for h in nodes} == {Platform.KUBERNETES}, method
         assert {h.mig_enabled for h in nodes} == {_needs_mig(method)}, method
+
+
+@pytest.mark.parametrize("strategy", list(MigStrategy))
+def test_the_recommended_plan_mixes_the_kubernetes_methods_by_node(strategy: MigStrategy) -> None:
+    """On a Kubernetes cluster (one MIG node of 2 GPUs, two MIG-off nodes), the recommended plan
+    puts isolated pods on MIG devices (the only shared method that isolates), small pods on MPS
+    (7 replicas per GPU against 2 time-slices) and pods too big for an MPS replica on
+    time-slicing; each node holds one method, and the plan passes the checker, under either MIG
+    strategy."""
+    pods = [
+        pod("iso", instances=14, gpus=0.1, memory_gib=8, needs_isolation=True),
+        pod("small", instances=28, gpus=0.1, memory_gib=8),
+        pod("big", instances=8, gpus=0.1, memory_gib=30),
+    ]
+    nodes = [node("kmig", gpus=2, mig=True), node("ks1"), node("ks2")]
+    assumptions = Assumptions(
+        time_slicing_replicas=2, mps_replicas=7, kubernetes_mig_strategy=strategy
+    )
+    case = scenario(pods, nodes, assumptions)
+    plan = plan_scenario(case)
+    assert plan.recommended is not None
+    result = plan.recommended.result
+    assert result.plan.not_placed == ()
+    assert result.feasibility_violations == ()
+    mix = result.plan
+    role_of = {(p.workload, mix.roles[(p.host, p.gpu_index)]) for p in mix.placements}
+    assert role_of == {
+        ("iso", Method.K8S_MIG),
+        ("small", Method.K8S_MPS),
+        ("big", Method.K8S_TIME_SLICING),
+    }
+    by_node: dict[str, set[Method]] = {}
+    for key, method in mix.roles.items():
+        by_node.setdefault(key[0], set()).add(method)
+    assert all(len(methods) == 1 for methods in by_node.values())
+    assert len(mix.gpu_configs) == 2 + 4 + 4
