@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.assumptions import (
+    MAX_MPS_CLIENTS,
+    Assumptions,
+    MigStrategy,
+    VgpuMode,
+    VgpuScheduler,
+    VsphereVersion,
+)
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
@@ -61,6 +68,19 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+    return value
+
+
+def _pods_per_gpu(text: str) -> int:
+    """Device-plugin replicas: a whole number of pods per GPU, from 1 to MPS's client limit."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_MPS_CLIENTS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be from 1 to {MAX_MPS_CLIENTS} pods per GPU"
+        )
     return value
 
 
@@ -190,6 +210,30 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         help="server without GPUs [USD] (%(default)s)",
     )
     given.add_argument(
+        "--time-slicing-replicas",
+        type=_pods_per_gpu,
+        default=defaults.time_slicing_replicas,
+        help="Kubernetes time-slicing replicas per GPU [pods/GPU] (%(default)s)",
+    )
+    given.add_argument(
+        "--mps-replicas",
+        type=_pods_per_gpu,
+        default=defaults.mps_replicas,
+        help="Kubernetes MPS replicas per GPU, each 1/replicas of memory and compute "
+        "[pods/GPU] (%(default)s)",
+    )
+    given.add_argument(
+        "--mig-strategy",
+        choices=[s.value for s in MigStrategy],
+        default=defaults.kubernetes_mig_strategy.value,
+        help="the GPU Operator's MIG strategy on Kubernetes nodes (%(default)s)",
+    )
+    given.add_argument(
+        "--k8s-ai-enterprise",
+        action="store_true",
+        help="charge NVIDIA AI Enterprise (--licence-usd) per GPU in use on Kubernetes nodes",
+    )
+    given.add_argument(
         "--time-limit",
         type=_positive_float,
         default=defaults.time_limit_s,
@@ -220,6 +264,10 @@ def _assumptions(args: argparse.Namespace) -> Assumptions:
         host_usd=args.host_usd,
         time_limit_s=args.time_limit,
         performance_constants=dict(args.perf),
+        time_slicing_replicas=args.time_slicing_replicas,
+        mps_replicas=args.mps_replicas,
+        kubernetes_mig_strategy=MigStrategy(args.mig_strategy),
+        kubernetes_ai_enterprise=args.k8s_ai_enterprise,
     )
 
 
