@@ -7,7 +7,15 @@ import math
 import pandas as pd
 import streamlit as st
 
-from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.assumptions import (
+    MAX_MPS_CLIENTS,
+    Assumptions,
+    MigStrategy,
+    Network,
+    VgpuMode,
+    VgpuScheduler,
+    VsphereVersion,
+)
 from planner.measure.performance import check_performance_constants, constants_frame
 from ui import components, planning, session
 from ui import format as fmt
@@ -21,6 +29,10 @@ _SCHEDULER_LABELS = {
     VgpuScheduler.BEST_EFFORT: "Best effort (idle time goes to busy vGPUs)",
     VgpuScheduler.EQUAL_SHARE: "Equal share",
     VgpuScheduler.FIXED_SHARE: "Fixed share",
+}
+_MIG_STRATEGY_LABELS = {
+    MigStrategy.MIXED: "Mixed (any MIG layout per GPU)",
+    MigStrategy.SINGLE: "Single (one MIG profile per node)",
 }
 _VSPHERE_LABELS = {
     VsphereVersion.V7: "vSphere 7 (≤ 4 vGPUs per VM, full profiles only)",
@@ -165,6 +177,41 @@ with st.form("assumptions_form"):
             key="assumptions_network_usd",
         )
 
+    st.markdown("**Kubernetes** (NVIDIA device plugin and GPU Operator)")
+    k8s_cols = st.columns(4)
+    time_slicing_replicas = k8s_cols[0].number_input(
+        "Time-slicing replicas per GPU (default)",
+        min_value=1,
+        max_value=MAX_MPS_CLIENTS,
+        value=int(current.time_slicing_replicas),
+        step=1,
+        key="assumptions_time_slicing_replicas",
+        help="Pods one GPU serves under time-slicing; nothing isolates their memory.",
+    )
+    mps_replicas = k8s_cols[1].number_input(
+        "MPS replicas per GPU (default)",
+        min_value=1,
+        max_value=MAX_MPS_CLIENTS,
+        value=int(current.mps_replicas),
+        step=1,
+        key="assumptions_mps_replicas",
+        help="Pods one GPU serves under MPS, each limited to 1/replicas of memory and compute.",
+    )
+    mig_strategy = k8s_cols[2].selectbox(
+        "MIG strategy",
+        options=list(MigStrategy),
+        index=list(MigStrategy).index(current.kubernetes_mig_strategy),
+        format_func=_MIG_STRATEGY_LABELS.__getitem__,
+        key="assumptions_mig_strategy",
+    )
+    k8s_ai_enterprise = k8s_cols[3].checkbox(
+        "AI Enterprise licence on Kubernetes",
+        value=current.kubernetes_ai_enterprise,
+        key="assumptions_k8s_ai_enterprise",
+        help="Off: the device plugin and GPU Operator are open source, no licence is charged. "
+        "On: the AI Enterprise licence above is charged per GPU in use on Kubernetes nodes.",
+    )
+
     st.markdown("**Costs**")
     cost_cols = st.columns(5)
     power = cost_cols[0].number_input(
@@ -304,6 +351,10 @@ elif applied:
             ),
             time_limit_s=float(time_limit),
             performance_constants=dict(sorted(performance_overrides.items())),
+            time_slicing_replicas=int(time_slicing_replicas),
+            mps_replicas=int(mps_replicas),
+            kubernetes_mig_strategy=MigStrategy(mig_strategy or current.kubernetes_mig_strategy),
+            kubernetes_ai_enterprise=bool(k8s_ai_enterprise),
         ),
         # An unchanged selection keeps following the inventory file.
         session.KEEP if sorted(mig_clusters) == mig_on_clusters else mig_clusters,
