@@ -195,10 +195,23 @@ def test_always_busy_pods_on_one_gpu_each_run_at_least_n_times_slower(pods: int)
 def test_slowdown_is_at_least_one_and_the_gpus_busy_demand(
     busy: float, asked: float, replica: float, others: list[tuple[float, float]]
 ) -> None:
-    """For any shares, an MPS pod is never faster than bare metal, nor than its GPU's busy
+    """For any shares, an MPS pod is never faster than bare metal nor than its replica's
+    threads allow, and a pod asking more than its replica never faster than the GPU's busy
     demand allows."""
     co_busy = [d for d, _ in others]
     co_demand = [d * g for d, g in others]
     value = mps_slowdown(busy, asked, replica, co_busy, co_demand)
     assert value >= 1.0 - 1e-12
-    assert value >= busy * asked + sum(co_demand) - 1e-12
+    assert value >= (1 - busy) + busy * asked / replica - 1e-12
+    if asked > replica:
+        assert value >= busy * asked + sum(co_demand) - 1e-12
+
+
+def test_a_pod_within_its_replica_keeps_its_threads_beside_busy_whole_gpu_pods() -> None:
+    """A quarter-GPU pod on a quarter replica keeps its own threads while three always-busy
+    whole-GPU pods ask 3 GPUs of the same GPU: only the interference, no wait; a whole-GPU pod
+    beside them waits for the GPU (at least 1 + 3 = 4×)."""
+    within = mps_slowdown(1.0, 0.25, 0.25, [1.0] * 3, [1.0] * 3)
+    assert within == pytest.approx(1.05)
+    beyond = mps_slowdown(1.0, 1.0, 0.25, [1.0] * 3, [1.0] * 3)
+    assert beyond >= 4.0

@@ -21,7 +21,8 @@ packer is optimal and exact at once.
 
 Slowdown: a pod computes on its ``1 / replicas`` of the GPU's threads whatever the others do, so
 its GPU work stretches by ``max(1, g × replicas)``; co-resident clients that are busy share the
-memory bandwidth and caches. See :func:`mps_slowdown`.
+memory bandwidth and caches; a pod asking more than its replica is never faster than the GPU's
+busy demand allows. See :func:`mps_slowdown`.
 """
 
 from __future__ import annotations
@@ -155,18 +156,20 @@ def mps_slowdown(
 ) -> float:
     """Runtime / bare metal of a pod on an MPS replica [-].
 
-    ``s = max((1 − b) + b × f, b g + Σ_j g_j d_j)`` with ``f = max(1, g / r) × (1 + ι p)``: the
-    pod's GPU work runs on its replica's share ``r`` of the threads (more than asked is no
-    speed-up), and while some co-resident is busy (``p = 1 − Π_j (1 − d_j)``) it pays the
-    interference ``ι``; its idle share ``1 − b`` is not slowed. A GPU does at most one GPU of
-    work, so when the busy demand ``b g + Σ_j g_j d_j`` passes 1 the pod runs at least that much
-    slower (with the replica's own limit, that seldom binds).
+    ``s = (1 − b) + b × f`` with ``f = max(1, g / r) × (1 + ι p)``: the pod's GPU work runs on its
+    replica's share ``r`` of the threads (more than asked is no speed-up), and while some
+    co-resident is busy (``p = 1 − Π_j (1 − d_j)``) it pays the interference ``ι``; its idle
+    share ``1 − b`` is not slowed. A pod within its replica (``g ≤ r``) has its own threads, so
+    co-residents only interfere. A pod asking more than its replica competes for the GPU: a GPU
+    does at most one GPU of work, so when the busy demand ``b g + Σ_j g_j d_j`` passes 1 it runs
+    at least that much slower (conservative: MPS caps each client's threads, but memory
+    bandwidth and L2 cache stay shared).
 
     Parameters: ``busy_fraction`` b [0-1]; ``asked_compute_share`` g, share of a GPU the pod
     asked for [0-1]; ``replica_compute_share`` r, its replica's share of the GPU's threads
     [0-1]; ``co_busy`` each co-resident's busy share while this pod runs [0-1]; ``co_demand``
-    GPUs each co-resident keeps busy while this pod runs [GPUs]; ``performance_constants``
-    overrides by name (``ValueError`` if one is out of range).
+    GPUs each co-resident asks while this pod runs, ``min(g_j, 1) d_j`` [GPUs];
+    ``performance_constants`` overrides by name (``ValueError`` if one is out of range).
     """
     interference = _INTERFERENCE.in_use(performance_constants)
     partition = 1.0
@@ -174,8 +177,9 @@ def mps_slowdown(
         partition = max(1.0, asked_compute_share / replica_compute_share)
     stretch = partition * (1.0 + interference * any_busy(co_busy))
     contended = (1.0 - busy_fraction) + busy_fraction * stretch
-    demand = busy_fraction * asked_compute_share + sum(co_demand)
-    return max(contended, demand)
+    if asked_compute_share <= replica_compute_share + _TOLERANCE:
+        return contended
+    return max(contended, busy_fraction * asked_compute_share + sum(co_demand))
 
 
 class Mps(KubernetesMethod):
@@ -270,8 +274,7 @@ class Mps(KubernetesMethod):
         others = [r for r in gpu.placements if r.instance != placement.instance]
         co_busy = [co_busy_share(workload, plan.workload(r)) for r in others]
         co_demand = [
-            min(plan.workload(r).gpus, 1.0, r.compute_share or 1.0) * busy
-            for r, busy in zip(others, co_busy, strict=True)
+            min(plan.workload(r).gpus, 1.0) * busy for r, busy in zip(others, co_busy, strict=True)
         ]
         return mps_slowdown(
             workload.busy_fraction,
