@@ -22,9 +22,11 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "MAX_MPS_CLIENTS",
     "Assumptions",
     "Fact",
     "FrozenMap",
+    "MigStrategy",
     "Network",
     "VgpuMode",
     "VgpuScheduler",
@@ -179,6 +181,25 @@ class VsphereVersion(StrEnum):
         return 4 if self is VsphereVersion.V7 else 8
 
 
+class MigStrategy(StrEnum):
+    """How NVIDIA's device plugin (under the GPU Operator) exposes MIG devices on Kubernetes
+    nodes, its ``mig.strategy`` (NVIDIA k8s-device-plugin README, MIG support)."""
+
+    SINGLE = "single"
+    """Every GPU of a node is split into MIG devices of one profile, advertised as
+    ``nvidia.com/gpu``: one profile per node."""
+    MIXED = "mixed"
+    """Any MIG layout per GPU, each profile its own resource (``nvidia.com/mig-1g.10gb``)."""
+
+
+MAX_MPS_CLIENTS = 48
+"""Client CUDA contexts one GPU serves under Volta MPS and later [clients/GPU] (NVIDIA's MPS
+documentation, limitations)."""
+
+_REPLICAS = ("time_slicing_replicas", "mps_replicas")
+"""The device plugin's replica counts: whole numbers of pods per GPU."""
+
+
 @dataclass(frozen=True)
 class Network:
     """The network between remote-pool clients and GPU servers."""
@@ -277,6 +298,32 @@ class Assumptions:
     ``planner.measure.performance``, each in that constant's unit); missing names use the
     model's default."""
 
+    # Kubernetes sharing methods: NVIDIA's device plugin and GPU Operator set up whole nodes.
+    kubernetes_ai_enterprise: bool = fact(
+        False, "AI Enterprise licence on Kubernetes", "yes/no",
+        "charge the NVIDIA AI Enterprise licence per GPU in use on Kubernetes nodes; off by "
+        "default, as NVIDIA's device plugin and GPU Operator are open source (Apache 2.0)",
+    )  # fmt: skip
+    time_slicing_replicas: int = fact(
+        4, "Time-slicing replicas", "pods/GPU",
+        "pods one GPU serves under Kubernetes time-slicing (the device plugin's "
+        "sharing.timeSlicing replicas; NVIDIA's examples use 4 to 10); nothing isolates their "
+        "memory",
+        minimum=1, maximum=MAX_MPS_CLIENTS, guess=True, flag="--time-slicing-replicas",
+    )  # fmt: skip
+    mps_replicas: int = fact(
+        4, "MPS replicas", "pods/GPU",
+        "pods one GPU serves under Kubernetes MPS (the device plugin's sharing.mps replicas), "
+        "each limited to 1/replicas of the GPU's memory and compute",
+        minimum=1, maximum=MAX_MPS_CLIENTS, guess=True, flag="--mps-replicas",
+    )  # fmt: skip
+    kubernetes_mig_strategy: MigStrategy = fact(
+        MigStrategy.MIXED, "MIG strategy on Kubernetes", "choice",
+        "the GPU Operator's mig.strategy: mixed (any layout per GPU) or single (one MIG profile "
+        "per node)",
+        flag="--mig-strategy",
+    )  # fmt: skip
+
     def with_facts(self, values: Mapping[str, Any]) -> Assumptions:
         """A copy with assumptions set by dotted name (``pue``, ``network.latency_us``), each
         checked against its ``Fact``; ``ValueError`` names the first one out of range."""
@@ -294,6 +341,13 @@ class Assumptions:
 
     def __post_init__(self) -> None:
         _check(self)
+        for name in _REPLICAS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not float(value).is_integer():
+                raise ValueError(
+                    f"assumption {name} must be a whole number of pods per GPU, got {value!r}"
+                )
+            object.__setattr__(self, name, int(value))
         for name in ("gpu_price_usd", "performance_constants"):
             given = getattr(self, name)
             frozen = given if isinstance(given, FrozenMap) else FrozenMap(given)

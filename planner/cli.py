@@ -164,6 +164,11 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         help="MIG without vGPU licensing (bare metal or containers)",
     )
     given.add_argument(
+        "--k8s-ai-enterprise",
+        action="store_true",
+        help="charge NVIDIA AI Enterprise (--licence-usd) per GPU in use on Kubernetes nodes",
+    )
+    given.add_argument(
         "--perf",
         metavar="NAME=VALUE",
         type=_performance_constant,
@@ -216,6 +221,7 @@ def _assumptions(args: argparse.Namespace) -> Assumptions:
         {
             **given,
             "mig_backed_vgpu": not args.no_mig_backed_vgpu,
+            "kubernetes_ai_enterprise": args.k8s_ai_enterprise,
             "performance_constants": dict(args.perf),
         }
     )

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.assumptions import Assumptions, VgpuMode, facts
+from planner.assumptions import Assumptions, MigStrategy, VgpuMode, facts
 from planner.measure.performance import CONSTANTS
 from planner.methods.registry import Method
 from planner.output.report import comparison_frame
@@ -206,3 +206,27 @@ def test_restore_defaults_forgets_performance_overrides() -> None:
     at.button(key="assumptions_restore").click().run()
     assert _committed(at).assumptions.performance_constants == {}
     assert _performance_table(at).loc["no_rdma_factor", "your value"] == 2.0
+
+
+def test_kubernetes_settings_are_applied_and_the_licence_charged() -> None:
+    """The Kubernetes settings reach the plan's inputs on Apply; with AI Enterprise on, the
+    time-slicing plan pays the licence per GPU in use (none by default)."""
+    at = _assumptions_page()
+    before = planning.scenario_plan(_committed(at), session.Question())
+    sliced = next(r for r in before.results if r.plan.method == Method.K8S_TIME_SLICING)
+    assert sliced.cost.licences_usd_per_year == 0.0
+    at.number_input(key="assumptions_time_slicing_replicas").set_value(8)
+    at.number_input(key="assumptions_mps_replicas").set_value(2)
+    at.selectbox(key="assumptions_kubernetes_mig_strategy").set_value(MigStrategy.SINGLE)
+    at.checkbox(key="assumptions_kubernetes_ai_enterprise").check()
+    at.button(key="assumptions_apply").click().run()
+    assert not at.exception
+    given = _committed(at).assumptions
+    assert (given.time_slicing_replicas, given.mps_replicas) == (8, 2)
+    assert given.kubernetes_mig_strategy is MigStrategy.SINGLE
+    assert given.kubernetes_ai_enterprise
+    after = planning.scenario_plan(_committed(at), session.Question())
+    sliced = next(r for r in after.results if r.plan.method == Method.K8S_TIME_SLICING)
+    gpus = len(sliced.plan.gpu_configs)
+    assert gpus > 0
+    assert sliced.cost.licences_usd_per_year == pytest.approx(gpus * given.licence_usd_per_gpu_year)

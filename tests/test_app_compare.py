@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from planner.methods.registry import Method
 from ui import planning, session
 
-TIMEOUT_S = 60
+TIMEOUT_S = 180
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from planner.assumptions import VgpuScheduler, VsphereVersion
+from planner.assumptions import MigStrategy, VgpuScheduler, VsphereVersion
 from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
 from planner.inputs.catalog import load_catalog
 from planner.methods.registry import Method
@@ -278,3 +278,35 @@ def test_size_with_an_unknown_server_type_name_exits_2(
     err = capsys.readouterr().err
     assert "not a server type of the catalog" in err
     assert "hgx-h100-8" in err
+
+
+def test_kubernetes_options_reach_the_assumptions() -> None:
+    """The device plugin's replicas, the MIG strategy and the AI Enterprise switch reach the
+    scenario planned; by default no licence is charged on Kubernetes."""
+    defaults, _ = scenario_from_args(build_parser().parse_args(["plan"]))
+    assert defaults.assumptions.kubernetes_ai_enterprise is False
+    args = build_parser().parse_args(
+        [
+            "plan",
+            "--time-slicing-replicas",
+            "8",
+            "--mps-replicas",
+            "2",
+            "--mig-strategy",
+            "single",
+            "--k8s-ai-enterprise",
+        ]
+    )
+    a = scenario_from_args(args)[0].assumptions
+    assert (a.time_slicing_replicas, a.mps_replicas) == (8, 2)
+    assert a.kubernetes_mig_strategy is MigStrategy.SINGLE
+    assert a.kubernetes_ai_enterprise is True
+
+
+@pytest.mark.parametrize("value", ["0", "49", "two"])
+def test_bad_replicas_exit_2_with_the_rule(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Replicas must be a whole number of pods per GPU from 1 to 48."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", "--mps-replicas", value])
+    assert exit_info.value.code == 2
+    assert "--mps-replicas" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from planner.inputs.inventory import (
     inventory_from_frame,
     load_inventory,
 )
+from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,12 +31,16 @@ def _csv(*rows: str, header: str = HEADER) -> bytes:
 
 
 def test_sample_inventory_loads_without_problems(catalog: Catalog) -> None:
-    """The shipped sample has no bad cell and expands its groups to 200 GPUs in 36 hosts."""
+    """The shipped sample has no bad cell and expands its groups to 232 GPUs in 40 hosts: six
+    vSphere clusters and one Kubernetes cluster (16 GPUs with MIG on, 16 with MIG off)."""
     loaded = load_inventory(ROOT / "data" / "sample" / "inventory.csv", catalog)
     assert loaded.problems == ()
-    assert loaded.value.gpu_count == 200
-    assert len(loaded.value.hosts) == 36
-    assert len({h.cluster for h in loaded.value.hosts}) == 6
+    assert loaded.value.gpu_count == 232
+    assert len(loaded.value.hosts) == 40
+    assert len({h.cluster for h in loaded.value.hosts}) == 7
+    nodes = [h for h in loaded.value.hosts if h.platform is Platform.KUBERNETES]
+    assert sum(h.gpus for h in nodes if h.mig_enabled) == 16
+    assert sum(h.gpus for h in nodes if not h.mig_enabled) == 16
 
 
 def test_template_loads_without_problems(catalog: Catalog) -> None:

@@ -11,9 +11,10 @@ import pytest
 from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
-from planner.methods.registry import METHODS, Method
+from planner.methods.registry import METHODS, Method, host_reason
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
@@ -242,13 +243,27 @@ def test_sizing_bound_covers_only_what_fits_one_server() -> None:
     assert "proven minimum" in plan.notes[-1]
 
 
+def _server_for(method: Method) -> ServerType:
+    """An 8 × H100 server type the method can set up: the first platform it serves (vSphere
+    first), MIG mode on if it can use it, else off."""
+    for platform in sorted(METHODS[method].platforms, key=lambda p: p is not Platform.VSPHERE):
+        for mig in (True, False):
+            server = ServerType(H100, 8, 128.0, 2048.0, mig_enabled=mig, platform=platform)
+            if host_reason(method, server.host(0), CATALOG) is None:
+                return server
+    raise AssertionError(f"no H100 server type serves {method.label}")
+
+
 @pytest.mark.parametrize("method", list(Method))
 def test_sizing_plans_are_feasible(method: Method) -> None:
-    """Sizing an H100 cluster for the 100-GPU fleet gives a feasible plan on the hosts it opens."""
+    """Sizing an H100 cluster (of a platform the method serves) for the 100-GPU fleet gives a
+    feasible plan on the hosts it opens."""
     scenario = fleet(100)
     # A 1 s limit keeps the remote pool's exact MILP short; the plan must be feasible either way.
-    scenario = replace(scenario, assumptions=replace(scenario.assumptions, time_limit_s=1.0))
-    plan = size_method(method, scenario, ServerType(H100, 8, 128.0, 2048.0))
+    # Two MPS replicas (40 GiB each) let the fleet's 24 GiB batch pods use MPS.
+    assumptions = replace(scenario.assumptions, time_limit_s=1.0, mps_replicas=2)
+    scenario = replace(scenario, assumptions=assumptions)
+    plan = size_method(method, scenario, _server_for(method))
     assert plan.hosts
     assert all(h.gpu_model == H100 for h in plan.hosts)
     assert check_plan(plan, scenario) == []

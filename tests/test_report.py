@@ -163,7 +163,7 @@ def _real_scenario() -> Scenario:
 
 
 def test_plan_scenario_runs_every_method_and_passes_the_checker() -> None:
-    """plan_scenario plans all four methods; each plan passes the shared feasibility checker."""
+    """plan_scenario plans every method; each plan passes the shared feasibility checker."""
     sp = plan_scenario(_real_scenario())
     assert sp.methods == tuple(Method)
     assert sp.question == "fit"

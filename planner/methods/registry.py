@@ -16,6 +16,9 @@ from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
+from planner.methods.k8s_mig import K8S_MIG
+from planner.methods.k8s_mps import K8S_MPS
+from planner.methods.k8s_time_slicing import K8S_TIME_SLICING
 from planner.methods.mig import MIG
 from planner.methods.passthrough import PASSTHROUGH
 from planner.methods.remote_pool import REMOTE_POOL
@@ -31,6 +34,9 @@ class Method(StrEnum):
     VGPU = "vgpu"
     MIG = "mig"
     REMOTE_POOL = "remote-pool"
+    K8S_TIME_SLICING = "k8s-time-slicing"
+    K8S_MPS = "k8s-mps"
+    K8S_MIG = "k8s-mig"
 
     @property
     def rules(self) -> SharingMethod:
@@ -49,6 +55,9 @@ METHODS: Mapping[Method, SharingMethod] = MappingProxyType(
         Method.VGPU: VGPU,
         Method.MIG: MIG,
         Method.REMOTE_POOL: REMOTE_POOL,
+        Method.K8S_TIME_SLICING: K8S_TIME_SLICING,
+        Method.K8S_MPS: K8S_MPS,
+        Method.K8S_MIG: K8S_MIG,
     }
 )
 """Every sharing method, in the order plans and charts list them."""

@@ -6,7 +6,8 @@ it has loads, plus its cores and RAM, all on one host. Requests are placed most 
 (priority 1 before 2), larger first within a priority, each on the host that leaves the fewest
 GPUs free (best fit; ties go to the host with the most free cores, then RAM, then listed
 first). Requests with different non-empty ``host_group`` never share a host (vGPU host-equal
-mode). What does not fit becomes ``NotPlaced`` with the resource that ran out.
+mode, MIG's single strategy on Kubernetes). What does not fit becomes ``NotPlaced`` with the
+resource that ran out.
 
 When sizing a cluster, ``HostPool`` is given a way to open new hosts of one server type and opens
 one whenever no open host fits.
@@ -231,8 +232,8 @@ class HostPool:
         if not with_ram:
             return f"no host of model {model} has {what} left"
         return (
-            f"every host of model {model} with {what} left already holds vGPUs of another "
-            f"profile size than {request.host_group} (one partial profile size per host)"
+            f"every host of model {model} with {what} left already holds GPUs of another "
+            f"profile size than {request.host_group} (one profile size per host)"
         )
 
 

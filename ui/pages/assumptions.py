@@ -9,8 +9,10 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from planner.assumptions import (
+    MAX_MPS_CLIENTS,
     Assumptions,
     Fact,
+    MigStrategy,
     VgpuMode,
     VgpuScheduler,
     VsphereVersion,
@@ -83,6 +85,29 @@ def number_fact(where: DeltaGenerator, name: str) -> float:
         )
     )
 
+
+def replicas_fact(where: DeltaGenerator, name: str) -> int:
+    """A whole-number input of pods per GPU made from the assumption's Fact."""
+    about, value = FACTS[name]
+    return int(
+        where.number_input(
+            fact_label(about),
+            min_value=int(about.minimum or 1),
+            max_value=int(about.maximum or MAX_MPS_CLIENTS),
+            value=int(value),
+            step=1,
+            key=fact_key(name),
+            help=fact_help(about),
+        )
+    )
+
+
+_REPLICAS = ("time_slicing_replicas", "mps_replicas")
+"""The device plugin's replica counts, whole pods per GPU."""
+_MIG_STRATEGY_LABELS = {
+    MigStrategy.MIXED: "Mixed (any MIG layout per GPU)",
+    MigStrategy.SINGLE: "Single (one MIG profile per node)",
+}
 
 st.title("Assumptions")
 st.caption(
@@ -191,6 +216,26 @@ with st.form("assumptions_form"):
         numbers["network.usd_per_server_year"] = number_fact(
             pool_col, "network.usd_per_server_year"
         )
+    st.markdown("**Kubernetes** (NVIDIA device plugin and GPU Operator)")
+    k8s_cols = st.columns(4)
+    replicas = {
+        name: replicas_fact(column, name)
+        for column, name in zip(k8s_cols[:2], _REPLICAS, strict=True)
+    }
+    mig_strategy = k8s_cols[2].selectbox(
+        fact_label(FACTS["kubernetes_mig_strategy"][0]).removesuffix(" [choice]"),
+        options=list(MigStrategy),
+        index=list(MigStrategy).index(current.kubernetes_mig_strategy),
+        format_func=_MIG_STRATEGY_LABELS.__getitem__,
+        key=fact_key("kubernetes_mig_strategy"),
+        help=FACTS["kubernetes_mig_strategy"][0].meaning,
+    )
+    k8s_ai_enterprise = k8s_cols[3].checkbox(
+        fact_label(FACTS["kubernetes_ai_enterprise"][0]).removesuffix(" [yes/no]"),
+        value=current.kubernetes_ai_enterprise,
+        key=fact_key("kubernetes_ai_enterprise"),
+        help=FACTS["kubernetes_ai_enterprise"][0].meaning,
+    )
     st.markdown("**Costs**")
     cost_names = ("power_usd_per_kwh", "pue", "amortisation_years", "host_usd", "idle_power_share")
     for column, name in zip(st.columns(len(cost_names)), cost_names, strict=True):
@@ -289,6 +334,11 @@ elif applied:
                 "vsphere_version": VsphereVersion(vsphere or current.vsphere_version),
                 "mig_backed_vgpu": bool(mig_backed),
                 "network.rdma": bool(rdma),
+                **replicas,
+                "kubernetes_mig_strategy": MigStrategy(
+                    mig_strategy or current.kubernetes_mig_strategy
+                ),
+                "kubernetes_ai_enterprise": bool(k8s_ai_enterprise),
                 "gpu_price_usd": dict(sorted(overrides.items())),
                 "performance_constants": dict(sorted(performance_overrides.items())),
             }
