@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-__all__ = ["Assumptions", "Network", "VgpuMode", "VgpuScheduler", "VsphereVersion"]
+__all__ = ["Assumptions", "Network", "Shortfall", "VgpuMode", "VgpuScheduler", "VsphereVersion"]
 
 
 class VgpuMode(StrEnum):
@@ -39,6 +39,15 @@ class VsphereVersion(StrEnum):
     @property
     def max_vgpus_per_vm(self) -> int:
         return 4 if self is VsphereVersion.V7 else 8
+
+
+class Shortfall(StrEnum):
+    """What a plan keeps when the inventory cannot hold every instance (after priority)."""
+
+    INSTANCES = "instances"
+    """Serve the most instances: small requests before large ones."""
+    GPU_CAPACITY = "gpu-capacity"
+    """Allocate the most GPU capacity (whole GPUs and shares of GPUs): large requests first."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,13 @@ class Assumptions:
     max_slowdown: float = 1.5
     """Longest runtime over bare metal a workload class accepts unless its row sets its own [-]
     (1.5 = up to 50 % slower; a default, edit it)."""
+    ai_enterprise_usd_per_gpu_year: float = 0.0
+    """NVIDIA AI Enterprise per GPU per year for Kubernetes sharing methods [USD]; 0 when the
+    cluster runs the open-source device plugin or HAMi without it (set it if you license NVAIE)."""
+    shortfall: Shortfall = Shortfall.INSTANCES
+    """When the inventory cannot hold everything: priority 1 first, then, within the last
+    priority that fits only in part, the most instances served (default) or the most GPU
+    capacity allocated."""
     time_limit_s: float = 5.0
     """Wall-time limit for exact (MILP) solves per method [s]."""
     performance_constants: Mapping[str, float] = field(default_factory=dict)

@@ -11,6 +11,7 @@ import pytest
 from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
 from planner.methods.registry import METHODS, Method
@@ -244,11 +245,14 @@ def test_sizing_bound_covers_only_what_fits_one_server() -> None:
 
 @pytest.mark.parametrize("method", list(Method))
 def test_sizing_plans_are_feasible(method: Method) -> None:
-    """Sizing an H100 cluster for the 100-GPU fleet gives a feasible plan on the hosts it opens."""
+    """Sizing an H100 cluster (vSphere, else a platform the method runs on) for the 100-GPU
+    fleet gives a feasible plan on the hosts it opens."""
     scenario = fleet(100)
     # A 1 s limit keeps the remote pool's exact MILP short; the plan must be feasible either way.
     scenario = replace(scenario, assumptions=replace(scenario.assumptions, time_limit_s=1.0))
-    plan = size_method(method, scenario, ServerType(H100, 8, 128.0, 2048.0))
+    platforms = method.rules.platforms
+    platform = Platform.VSPHERE if Platform.VSPHERE in platforms else min(platforms)
+    plan = size_method(method, scenario, ServerType(H100, 8, 128.0, 2048.0, platform=platform))
     assert plan.hosts
     assert all(h.gpu_model == H100 for h in plan.hosts)
     assert check_plan(plan, scenario) == []

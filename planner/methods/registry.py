@@ -16,6 +16,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
+from planner.methods.fractional import FRACTIONAL
 from planner.methods.mig import MIG
 from planner.methods.passthrough import PASSTHROUGH
 from planner.methods.remote_pool import REMOTE_POOL
@@ -31,6 +32,7 @@ class Method(StrEnum):
     VGPU = "vgpu"
     MIG = "mig"
     REMOTE_POOL = "remote-pool"
+    FRACTIONAL = "fractional"
 
     @property
     def rules(self) -> SharingMethod:
@@ -49,6 +51,7 @@ METHODS: Mapping[Method, SharingMethod] = MappingProxyType(
         Method.VGPU: VGPU,
         Method.MIG: MIG,
         Method.REMOTE_POOL: REMOTE_POOL,
+        Method.FRACTIONAL: FRACTIONAL,
     }
 )
 """Every sharing method, in the order plans and charts list them."""
