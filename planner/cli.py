@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
-from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.workloads import load_workloads
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.workloads import WorkloadClass, load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
@@ -255,17 +256,32 @@ def scenario_from_args(args: argparse.Namespace) -> tuple[Scenario, tuple[InputP
     )
     inventory_path = args.inventory or SAMPLE_INVENTORY
     workloads_path = args.workloads or SAMPLE_WORKLOADS
-    inventory = load_inventory(
-        _read(inventory_path, "inventory"), catalog, file_name=inventory_path.name
-    )
-    workloads = load_workloads(
-        _read(workloads_path, "workloads"), catalog, file_name=workloads_path.name
-    )
+    inventory_data = _read(inventory_path, "inventory")
+    if alibaba_trace.is_node_list(inventory_data):
+        cluster = alibaba_trace.load_node_list(
+            inventory_data, catalog, file_name=inventory_path.name
+        )
+        catalog = cluster.value.catalog
+        inventory = Loaded(cluster.value.inventory, cluster.problems)
+    else:
+        inventory = load_inventory(inventory_data, catalog, file_name=inventory_path.name)
+    workloads_data = _read(workloads_path, "workloads")
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    if alibaba_trace.is_pod_list(workloads_data):
+        models = alibaba_trace.model_names(inventory.value.hosts)
+        pods = alibaba_trace.load_pod_list(
+            workloads_data, catalog, file_name=workloads_path.name, gpu_models=models
+        )
+        workloads = Loaded(pods.value.workloads, pods.problems)
+        cpu_only = pods.value.cpu_only
+    else:
+        workloads = load_workloads(workloads_data, catalog, file_name=workloads_path.name)
     scenario = Scenario(
         catalog=catalog,
         inventory=inventory.value,
         workloads=tuple(workloads.value),
         assumptions=_assumptions(args),
+        cpu_only=cpu_only,
     )
     return scenario, (*inventory.problems, *workloads.problems)
 
