@@ -17,7 +17,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.assumptions import (
+    Assumptions,
+    Shortfall,
+    VgpuMode,
+    VgpuScheduler,
+    VsphereVersion,
+)
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
@@ -172,6 +178,19 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         help="NVIDIA AI Enterprise per GPU per year [USD] (%(default)s)",
     )
     given.add_argument(
+        "--ai-enterprise-usd",
+        type=_non_negative_float,
+        default=defaults.ai_enterprise_usd_per_gpu_year,
+        help="NVIDIA AI Enterprise per GPU per year for Kubernetes sharing [USD] (%(default)s)",
+    )
+    given.add_argument(
+        "--shortfall",
+        choices=[s.value for s in Shortfall],
+        default=defaults.shortfall.value,
+        help="when the inventory cannot hold everything, after priority: serve the most "
+        "instances or allocate the most GPU capacity (%(default)s)",
+    )
+    given.add_argument(
         "--power-usd-per-kwh",
         type=_non_negative_float,
         default=defaults.power_usd_per_kwh,
@@ -215,6 +234,8 @@ def _assumptions(args: argparse.Namespace) -> Assumptions:
         vsphere_version=VsphereVersion(args.vsphere),
         mig_backed_vgpu=not args.no_mig_backed_vgpu,
         licence_usd_per_gpu_year=args.licence_usd,
+        ai_enterprise_usd_per_gpu_year=args.ai_enterprise_usd,
+        shortfall=Shortfall(args.shortfall),
         power_usd_per_kwh=args.power_usd_per_kwh,
         pue=args.pue,
         amortisation_years=args.years,

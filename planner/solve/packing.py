@@ -431,9 +431,10 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
     eligible, servable, not_placed = _triage(method, scenario, list(hosts), instances)
     progress = _Progress(not_placed=not_placed)
     plan_hosts = scenario.inventory.hosts
+    usable = {h.name for group in hosts.values() for h in group}
     direct = METHODS[method].fit_hosts(
         servable,
-        [h for group in hosts.values() for h in group],
+        [h for h in scenario.inventory.hosts if h.name in usable],
         {w: tuple(dict.fromkeys(k.model.name for k in kinds)) for w, kinds in eligible.items()},
         scenario,
     )

@@ -311,7 +311,12 @@ def bundle_shares(requests: Sequence[ShareRequest], shares: Sequence[int]) -> li
     return bundles
 
 
-def _units(requests: Sequence[ShareRequest], chosen: Sequence[int]) -> list[_Unit]:
+def _units(
+    requests: Sequence[ShareRequest], chosen: Sequence[int], cluster: _Cluster
+) -> list[_Unit]:
+    def reach(models: tuple[str, ...]) -> int:
+        return int(cluster.full[cluster.allowed(models)].sum())
+
     shares = [i for i in chosen if requests[i].gpus == 0 and requests[i].uses_gpu]
     units = [_Unit.whole(i, requests[i]) for i in chosen if requests[i].gpus > 0]
     for members in bundle_shares(requests, shares):
@@ -330,7 +335,9 @@ def _units(requests: Sequence[ShareRequest], chosen: Sequence[int]) -> list[_Uni
                 True,
             )
         )
-    units.sort(key=lambda u: (-u.gpus, -u.fill, -u.cores, u.members[0]))
+    # Largest first; among units of one size, those allowed on the fewest GPUs go first, so
+    # work that may run anywhere fills around work tied to scarce models.
+    units.sort(key=lambda u: (-u.gpus, reach(u.models), -u.fill, -u.cores, u.members[0]))
     return units
 
 
@@ -350,7 +357,7 @@ def _fit_level(
     """Steps 1-4 for the ``chosen`` requests on ``cluster`` (changed)."""
     level = _Level(cluster, {}, [])
     loose: list[int] = []
-    for unit in _units(requests, chosen):
+    for unit in _units(requests, chosen, cluster):
         spot = cluster.place_unit(unit)
         if spot is None:
             (loose if unit.bundle else level.missed).extend(unit.members)
