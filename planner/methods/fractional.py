@@ -6,7 +6,7 @@ its memory is capped (an allocation beyond it fails inside the pod) and its comp
 its share. A pod asking for more than one GPU takes whole GPUs, all on one node; a pod may be
 restricted to GPU models (``gpu_models``, the trace's ``gpu_spec``).
 
-An instance with ``gpus`` at most 1 is a share: compute share ``gpus``, memory
+An instance with ``gpus`` below 1 is a share: compute share ``gpus``, memory
 ``memory_on(GPU memory)`` (``memory_share`` of the GPU when set, else ``memory_gib``). Shares on
 one GPU sum to at most one GPU of compute and of memory. Pods take their CPU and memory on the
 node of their GPU. Pods are placed straight onto nodes (``planner.solve.shares``), with the
@@ -108,7 +108,7 @@ def fractional_slowdown(
 
 
 def _is_share(workload: WorkloadClass) -> bool:
-    return workload.gpus <= 1.0
+    return workload.gpus < 1.0
 
 
 def _share_memory(workload: WorkloadClass, model: GpuModel) -> float:
@@ -135,8 +135,10 @@ def share_request(
     w = instance.workload
     names = tuple(m.name for m in models)
     if not _is_share(w):
-        gpus = max(_whole_gpus(w, m) for m in models)
-        return ShareRequest(instance.id, gpus, 0, 0, w.vcpus, w.ram_gib, names, w.priority)
+        # On the models where it needs the fewest whole GPUs (a smaller GPU may need more).
+        gpus = min(_whole_gpus(w, m) for m in models)
+        fewest = tuple(m.name for m in models if _whole_gpus(w, m) == gpus)
+        return ShareRequest(instance.id, gpus, 0, 0, w.vcpus, w.ram_gib, fewest, w.priority)
     smallest = min(models, key=lambda m: m.memory_gib)
     memory = _milli(_share_memory(w, smallest) / smallest.memory_gib)
     return ShareRequest(
