@@ -385,6 +385,12 @@ def _run_plan(args: argparse.Namespace) -> int:
         result = plan_scenario(scenario, methods=methods)
     else:
         result = size_cluster(scenario, server, methods=methods)
+    if scenario.cpu_only:
+        count = sum(w.instances for w in scenario.cpu_only)
+        print(
+            f"{count} pods without a GPU: planned on node cores and RAM by methods that "
+            "place pods on nodes"
+        )
     for line in summary_lines(result):
         print(line)
     if args.out is not None:
