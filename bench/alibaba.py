@@ -142,26 +142,23 @@ def fgd_style(requests: Sequence[ShareRequest], hosts: Sequence[Host]) -> _Nodes
 
     A node's fragmentation for a pod type is its free GPU capacity that type cannot use (GPUs
     with less free than the type's share; every free GPU when the node lacks the type's cores,
-    RAM or whole GPUs), weighted by how common the type is among the pods.
+    RAM or whole GPUs), weighted by how common the type is among the 8 most common types.
     """
     nodes = _Nodes(hosts)
     kinds = Counter((r.gpus, r.size_milli, r.cpu_cores, r.ram_gib) for r in requests if r.uses_gpu)
-    top = kinds.most_common(24)
+    top = kinds.most_common(8)
     weight = np.array([n for _, n in top], dtype=float) / sum(n for _, n in top)
-    gpus_t = np.array([k[0] for k, _ in top])
+    whole_t = np.array([k[0] for k, _ in top])
     share_t = np.array([k[1] for k, _ in top], dtype=float)
     cores_t = np.array([k[2] for k, _ in top])
     ram_t = np.array([k[3] for k, _ in top])
 
-    def fragmentation(free: np.ndarray, cores: np.ndarray, ram: np.ndarray) -> np.ndarray:
-        """Expected fragmentation of candidate node states: free (..., G), cores/ram (...)."""
-        total = free.sum(axis=-1)
-        full = (free == FULL_MILLI).sum(axis=-1)
+    def frag(total, partial, small, full, cores, ram):  # type: ignore[no-untyped-def]
+        """Weighted fragmentation from a node's free total, free on partly used GPUs, free on
+        GPUs below each type's share (..., T), full GPUs, cores and RAM."""
         usable = (cores[..., None] + 1e-9 >= cores_t) & (ram[..., None] + 1e-9 >= ram_t)
-        partial = (free * (free < FULL_MILLI)).sum(axis=-1)
-        small = (free[..., None] * (free[..., None] < share_t)).sum(axis=-2)
-        inner = np.where(gpus_t > 0, partial[..., None], small)
-        ok = usable & np.where(gpus_t > 0, full[..., None] >= gpus_t, True)
+        inner = np.where(whole_t > 0, partial[..., None], small)
+        ok = usable & np.where(whole_t > 0, full[..., None] >= whole_t, True)
         return (np.where(ok, inner, total[..., None]) * weight).sum(axis=-1)
 
     for r in requests:
@@ -171,31 +168,34 @@ def fgd_style(requests: Sequence[ShareRequest], hosts: Sequence[Host]) -> _Nodes
         if not fits.any():
             continue
         candidates = np.flatnonzero(fits)
-        free, cores, ram = nodes.free[candidates], nodes.cores[candidates], nodes.ram[candidates]
-        before = fragmentation(free, cores, ram)
+        free = nodes.free[candidates]
+        cores, ram = nodes.cores[candidates], nodes.ram[candidates]
+        total = free.sum(axis=1)
+        partial = (free * (free < FULL_MILLI)).sum(axis=1)
+        term = free[..., None] * (free[..., None] < share_t)  # (C, G, T)
+        small = term.sum(axis=1)
+        full = (free == FULL_MILLI).sum(axis=1)
+        before = frag(total, partial, small, full, cores, ram)
         if r.gpus or not r.uses_gpu:
-            after_free = free.copy()
-            if r.gpus:
-                order = np.argsort(free != FULL_MILLI, axis=1, kind="stable")[:, : r.gpus]
-                np.put_along_axis(after_free, order, 0.0, axis=1)
-            delta = fragmentation(after_free, cores - r.cpu_cores, ram - r.ram_gib) - before
-            best = int(np.argmin(delta))
-            host = int(candidates[best])
-            gpus = list(np.flatnonzero(nodes.free[host] == FULL_MILLI)[: r.gpus])
-            nodes.take(r, host, gpus)
+            after = frag(total - r.size_milli, partial, small, full - r.gpus,
+                         cores - r.cpu_cores, ram - r.ram_gib)  # fmt: skip
+            host = int(candidates[int(np.argmin(after - before))])
+            nodes.take(r, host, list(np.flatnonzero(nodes.free[host] == FULL_MILLI)[: r.gpus]))
             continue
-        width = free.shape[1]
-        trial = np.repeat(free[:, None, :], width, axis=1)  # (candidate, gpu taken, gpu)
-        taken = np.arange(width)
-        trial[:, taken, taken] -= r.size_milli
-        room = free >= r.size_milli
-        if not room.any():
-            continue
-        after = fragmentation(trial, (cores - r.cpu_cores)[:, None].repeat(width, 1),
-                              (ram - r.ram_gib)[:, None].repeat(width, 1))  # fmt: skip
-        delta = np.where(room, after - before[:, None], np.inf)
-        best, gpu = divmod(int(np.argmin(delta)), width)
-        nodes.take(r, int(candidates[best]), [gpu])
+        left = free - r.size_milli  # (C, G): the GPU after taking the share
+        term_after = left[..., None] * (left[..., None] < share_t)
+        after = frag(
+            (total - r.size_milli)[:, None],
+            partial[:, None] - free * (free < FULL_MILLI) + left,
+            small[:, None, :] - term + term_after,
+            full[:, None] - (free == FULL_MILLI),
+            (cores - r.cpu_cores)[:, None],
+            (ram - r.ram_gib)[:, None],
+        )
+        delta = np.where(left >= 0, after - before[:, None], np.inf)
+        best, gpu = divmod(int(np.argmin(delta)), free.shape[1])
+        if np.isfinite(delta.flat[best * free.shape[1] + gpu]):
+            nodes.take(r, int(candidates[best]), [gpu])
     return nodes
 
 
