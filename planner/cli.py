@@ -11,23 +11,18 @@ Exit codes: 0 done; 2 unusable input (the message names file, row, column and th
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import enum
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.assumptions import (
-    Assumptions,
-    Shortfall,
-    VgpuMode,
-    VgpuScheduler,
-    VsphereVersion,
-)
+from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
@@ -61,33 +56,6 @@ class UsageError(ValueError):
     """An argument or input file the command cannot use; the message says why and the fix."""
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
-
-
-def _pue(text: str) -> float:
-    value = _positive_float(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is at least 1.0 (1.0 = no overhead)")
-    return value
-
-
 def _performance_constant(text: str) -> tuple[str, float]:
     """``NAME=VALUE`` of ``--perf`` as a checked override of one performance-model constant."""
     name, equals, value_text = text.partition("=")
@@ -109,6 +77,26 @@ def _performance_constant(text: str) -> tuple[str, float]:
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
     return name, value
+
+
+def server_types(texts: Sequence[str], catalog: Catalog) -> tuple[ServerType, ...]:
+    """The server types ``--size`` names: ``catalog`` for every type in the server catalog, a
+    type's name there (``hgx-h100-8``), or ``MODEL:GPUS:CORES:RAM_GIB``."""
+    known = {t.name: t for t in load_server_types(catalog).value}
+    chosen: list[ServerType] = []
+    for text in texts:
+        if text.strip().lower() == "catalog":
+            chosen.extend(known.values())
+        elif text.strip() in known:
+            chosen.append(known[text.strip()])
+        elif ":" not in text:
+            raise UsageError(
+                f"--size {text!r}: not a server type of the catalog ({', '.join(known)}), "
+                "'catalog', or MODEL:GPUS:CORES:RAM_GIB"
+            )
+        else:
+            chosen.append(parse_server(text, catalog))
+    return tuple(dict.fromkeys(chosen))
 
 
 def parse_server(text: str, catalog: Catalog) -> ServerType:
@@ -146,74 +134,31 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--inventory", type=Path, help="inventory CSV")
     files.add_argument("--workloads", type=Path, help="workload CSV")
     files.add_argument("--catalog-extra", type=Path, help="your own GPU models, as gpus.csv")
-    defaults = Assumptions()
     given = parser.add_argument_group("assumptions (default: the value shown)")
-    given.add_argument(
-        "--vgpu-mode",
-        choices=[m.value for m in VgpuMode],
-        default=defaults.vgpu_mode.value,
-        help="how vGPU profiles may be mixed (%(default)s)",
-    )
-    given.add_argument(
-        "--vgpu-scheduler",
-        choices=[s.value for s in VgpuScheduler],
-        default=defaults.vgpu_scheduler.value,
-        help="vGPU time-slice scheduler (%(default)s)",
-    )
-    given.add_argument(
-        "--vsphere",
-        choices=[v.value for v in VsphereVersion],
-        default=defaults.vsphere_version.value,
-        help="vSphere release (%(default)s)",
-    )
+    for name, about, default in facts(Assumptions()):
+        if about.flag is None:
+            continue
+        meaning = about.meaning.replace("%", "%%")  # argparse formats help with %
+        help_text = f"{meaning} [{about.unit}] (%(default)s)"
+        if isinstance(default, enum.Enum):
+            choices = [m.value for m in type(default)]
+            given.add_argument(
+                about.flag, choices=choices, default=default.value, dest=_dest(name), help=help_text
+            )
+        else:
+            range_text = f"; {about.range_text}" if about.range_text else ""
+            given.add_argument(
+                about.flag,
+                type=_fact_number(name, about),
+                default=default,
+                dest=_dest(name),
+                metavar="VALUE",
+                help=f"{meaning} [{about.unit}{range_text}] (%(default)s)",
+            )
     given.add_argument(
         "--no-mig-backed-vgpu",
         action="store_true",
         help="MIG without vGPU licensing (bare metal or containers)",
-    )
-    given.add_argument(
-        "--licence-usd",
-        type=_non_negative_float,
-        default=defaults.licence_usd_per_gpu_year,
-        help="NVIDIA AI Enterprise per GPU per year [USD] (%(default)s)",
-    )
-    given.add_argument(
-        "--ai-enterprise-usd",
-        type=_non_negative_float,
-        default=defaults.ai_enterprise_usd_per_gpu_year,
-        help="NVIDIA AI Enterprise per GPU per year for Kubernetes sharing [USD] (%(default)s)",
-    )
-    given.add_argument(
-        "--shortfall",
-        choices=[s.value for s in Shortfall],
-        default=defaults.shortfall.value,
-        help="when the inventory cannot hold everything, after priority: serve the most "
-        "instances or allocate the most GPU capacity (%(default)s)",
-    )
-    given.add_argument(
-        "--power-usd-per-kwh",
-        type=_non_negative_float,
-        default=defaults.power_usd_per_kwh,
-        help="electricity price [USD/kWh] (%(default)s)",
-    )
-    given.add_argument("--pue", type=_pue, default=defaults.pue, help="PUE (%(default)s)")
-    given.add_argument(
-        "--years",
-        type=_positive_float,
-        default=defaults.amortisation_years,
-        help="amortisation period [years] (%(default)s)",
-    )
-    given.add_argument(
-        "--host-usd",
-        type=_non_negative_float,
-        default=defaults.host_usd,
-        help="server without GPUs [USD] (%(default)s)",
-    )
-    given.add_argument(
-        "--time-limit",
-        type=_positive_float,
-        default=defaults.time_limit_s,
-        help="wall-time limit per exact solve [s] (%(default)s)",
     )
     given.add_argument(
         "--perf",
@@ -226,22 +171,43 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _dest(name: str) -> str:
+    """Namespace attribute of an assumption's option (``network.latency_us`` gives
+    ``network__latency_us``)."""
+    return name.replace(".", "__")
+
+
+def _fact_number(name: str, about: Fact) -> Callable[[str], float]:
+    """An argparse type: a number the assumption's ``Fact`` accepts, else its rule."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        try:
+            about.checked(name, value)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return value
+
+    return parse
+
+
 def _assumptions(args: argparse.Namespace) -> Assumptions:
-    return dataclasses.replace(
-        Assumptions(),
-        vgpu_mode=VgpuMode(args.vgpu_mode),
-        vgpu_scheduler=VgpuScheduler(args.vgpu_scheduler),
-        vsphere_version=VsphereVersion(args.vsphere),
-        mig_backed_vgpu=not args.no_mig_backed_vgpu,
-        licence_usd_per_gpu_year=args.licence_usd,
-        ai_enterprise_usd_per_gpu_year=args.ai_enterprise_usd,
-        shortfall=Shortfall(args.shortfall),
-        power_usd_per_kwh=args.power_usd_per_kwh,
-        pue=args.pue,
-        amortisation_years=args.years,
-        host_usd=args.host_usd,
-        time_limit_s=args.time_limit,
-        performance_constants=dict(args.perf),
+    defaults = Assumptions()
+    given = {
+        name: type(default)(value) if isinstance(default, enum.Enum) else value
+        for name, about, default in facts(defaults)
+        if about.flag is not None
+        for value in [getattr(args, _dest(name))]
+    }
+    return defaults.with_facts(
+        {
+            **given,
+            "mig_backed_vgpu": not args.no_mig_backed_vgpu,
+            "performance_constants": dict(args.perf),
+        }
     )
 
 
@@ -337,12 +303,8 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
     placed / not placed, cost per year, ratio to bound."""
     width = max((len(r.label) for r in plan.results), default=0)
     lines = recommended_lines(plan)
-    if plan.server is not None:
-        s = plan.server
-        lines.append(
-            f"Sizing servers of {s.gpus} × {s.gpu_model}, {s.cpu_cores:g} cores, "
-            f"{s.ram_gib:g} GiB RAM"
-        )
+    for s in plan.servers:
+        lines.append(f"Sizing servers of {s.label}, {s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM")
     for r in plan.results:
         m = r.metrics
         ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
@@ -371,7 +333,7 @@ def _run_plan(args: argparse.Namespace) -> int:
 
     try:
         scenario, problems = scenario_from_args(args)
-        server = None if args.size is None else parse_server(args.size, scenario.catalog)
+        servers = server_types(args.size or (), scenario.catalog)
     except InputError as error:
         _print_problems(error.problems, sys.stderr)
         print("plan: the input above cannot be used; nothing was planned.", file=sys.stderr)
@@ -381,10 +343,10 @@ def _run_plan(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     _print_problems(problems, sys.stderr)
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
-    if server is None:
+    if not servers:
         result = plan_scenario(scenario, methods=methods)
     else:
-        result = size_cluster(scenario, server, methods=methods)
+        result = size_cluster(scenario, servers, methods=methods)
     if scenario.cpu_only:
         count = sum(w.instances for w in scenario.cpu_only)
         print(
@@ -394,7 +356,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     for line in summary_lines(result):
         print(line)
     if args.out is not None:
-        extra = {} if server is not None or args.no_harvest else plan_harvest_tables(scenario)
+        extra = {} if servers or args.no_harvest else plan_harvest_tables(scenario)
         try:
             write_workbook(result, args.out, extra_sheets=extra)
         except OSError as error:
@@ -418,8 +380,13 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
     add_scenario_arguments(parser)
     parser.add_argument(
         "--size",
-        metavar="MODEL:GPUS:CORES:RAM_GIB",
-        help="size a new cluster of this server type instead of fitting the inventory",
+        action="append",
+        metavar="TYPE",
+        help=(
+            "size a new cluster instead of fitting the inventory, of this server type: "
+            "MODEL:GPUS:CORES:RAM_GIB, a type of data/catalog/servers.csv (hgx-h100-8), or "
+            "'catalog' for all of them; repeat to let the plan choose among several types"
+        ),
     )
     parser.add_argument(
         "--methods",

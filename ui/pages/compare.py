@@ -5,7 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.inputs.inventory import ServerType
+from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
+from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
@@ -60,6 +62,16 @@ with st.form("compare_question_form"):
             step=64,
             key="compare_server_ram",
         )
+        offered = planning.server_types(inputs.own_gpus)
+        by_label = {t.label: t for t in offered}
+        picked = st.multiselect(
+            "Or let the plan choose among the catalog's server types",
+            options=list(by_label),
+            default=[t.label for t in asked.catalog_servers if t.label in by_label],
+            help="Typical configurations from data/catalog/servers.csv; the recommended plan "
+            "may buy a mix of them. Their notes say which figures are guesses.",
+            key="compare_catalog_servers",
+        )
     submitted = st.form_submit_button(
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
@@ -73,13 +85,16 @@ if submitted:
             )
             if chosen is session.QuestionKind.SIZE
             else None,
+            catalog_servers=tuple(by_label[label] for label in picked)
+            if chosen is session.QuestionKind.SIZE
+            else (),
         )
     )
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
-limit = inputs.assumptions.time_limit_s
-with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each)…"):
+nodes = DEFAULT_LIMITS.node_limit
+with st.spinner(f"Packing every method (exact solves stop after {nodes:,} search nodes each)…"):
     plan = planning.guarded(
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
     )
@@ -142,7 +157,7 @@ exports.download_button(
 )
 exports.download_button(
     "Key figures as CSV",
-    data=comparison.to_csv(index=False).encode(),
+    data=csv_bytes(comparison),
     file_name="gpu-share-comparison.csv",
     mime="text/csv",
     key="compare_download_csv",
