@@ -1,211 +1,255 @@
-"""Benchmark: fit Alibaba's GPU-sharing trace (openb, USENIX ATC 2023) to its own cluster.
+"""Benchmark: Alibaba's GPU-sharing trace (openb, USENIX ATC 2023) through the product path.
 
-Reads ``../shared/data/alibaba-openb/`` relative to the repository root (never copied into the
-project; skipped with a message when missing): 1,213 nodes with 6,212 GPUs and the default pod
-list of 8,152 pods. Each pod asks for ``num_gpu`` whole GPUs on one node, or ``gpu_milli``/1000
-of one GPU (memory and compute alike), plus its CPU and memory on that node; ``gpu_spec``
-restricts the GPU models. Pods without a GPU are not GPU work and are counted separately.
+For each pod list given (default: every ``openb_pod_list_*.csv`` in
+``../shared/data/alibaba-openb/`` next to the repository, never copied into it), the bench reads
+the node list and the pod list with the CLI's own loaders (``planner.cli.scenario_from_args``:
+trace files recognised by header), plans the fractional method with ``plan_method`` exactly as
+``python -m planner plan`` does, with ``--shortfall gpu-capacity`` (the bench's figure is GPU
+capacity allocated), checks the plan with the feasibility checker and prints one line per list:
 
-The trace's models (G2, T4, P100, ...) are not in the catalog, so the bench builds ``GpuModel``s
-for them with memory normalised to 1,000 GiB per GPU: a share is a share. The fit is offline
-(the planner sees every pod at once) with ``planner.solve.hosts.fit_shares``, a best fit decreasing
-straight onto hosts.
+    <file name>: <allocated> % of GPU capacity allocated, <placed>/<pods> pods placed, <s> s
 
-Printed: the share of the cluster's GPU capacity allocated, pods placed, wall time (median of
-5 runs), and an upper bound no plan can beat (``allocation_upper_bound``: 96.58 % on the
-default pods, so the brief's 97 % target cannot be met by any plan). Published online schedulers
-on this trace: FGD 95.39 %, BestFit 93.08 %; the demand is 97.98 % of the cluster.
+``<s>`` is the median wall time of ``plan_method`` over 3 runs; ``<pods>`` counts every pod,
+CPU-only pods included. Then two baselines written here on the same requests (best fit
+decreasing; an FGD-style packer that places pods in arrival order where the cluster's expected
+fragmentation grows least, after Weng et al., ATC 2023), and ``allocation_upper_bound``
+(``planner.solve.share_bound``), which no plan can beat.
 
-Run from the repository root: ``.venv/bin/python bench/alibaba.py``.
+Published online schedulers on the default list at full arrival: FGD 95.39 %, BestFit 93.08 %.
+
+Run from the repository root: ``.venv/bin/python bench/alibaba.py [pod lists...]``.
 """
 
 from __future__ import annotations
 
-import csv
+import re
 import statistics
 import sys
 import time
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
 
-from planner.inputs.catalog import GpuModel
-from planner.inputs.inventory import Host
-from planner.solve.hosts import ShareRequest, fit_shares
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "alibaba-openb"
+from planner.cli import build_parser, scenario_from_args  # noqa: E402
+from planner.inputs.inventory import Host  # noqa: E402
+from planner.methods.fractional import share_request  # noqa: E402
+from planner.methods.registry import Method  # noqa: E402
+from planner.scenario import Scenario  # noqa: E402
+from planner.solve.feasibility import check_plan  # noqa: E402
+from planner.solve.packing import instances_of, plan_method  # noqa: E402
+from planner.solve.share_bound import allocation_upper_bound  # noqa: E402
+from planner.solve.shares import FULL_MILLI, ShareRequest  # noqa: E402
+
 NODES = "openb_node_list_gpu_node.csv"
-PODS = "openb_pod_list_default.csv"
-MIB_PER_GIB = 1024
-RUNS = 5
-
-PUBLISHED = {"FGD": 95.39, "BestFit": 93.08, "demand": 97.98}
-"""Share of GPU capacity allocated by published online schedulers [%] (trace README)."""
+RUNS = 3
+PUBLISHED_FGD = 95.39
+"""Share of GPU capacity the FGD scheduler allocates on the default list at full arrival [%]."""
 
 
-def trace_models(names: set[str]) -> dict[str, GpuModel]:
-    """A ``GpuModel`` per trace model: memory normalised to 1,000 GiB so 1 GiB = 1 ‰ of a GPU."""
-    return {
-        name: GpuModel(
-            name=name,
-            memory_gib=1000.0,
-            tdp_w=0.0,
-            fp16_tflops=0.0,
-            price_usd=0.0,
-            price_is_default=True,
-            mig_capable=False,
-            vgpu_capable=False,
-            gpus_per_board=1,
-            mig_memory_slices=0,
-            mig_compute_slices=0,
-            source="Alibaba openb trace; memory normalised, a share is a share",
-        )
-        for name in sorted(names)
-    }
+def data_dir() -> Path | None:
+    """``../shared/data/alibaba-openb`` beside the repository (or beside its worktree folder)."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        folder = base / "shared" / "data" / "alibaba-openb"
+        if (folder / NODES).exists():
+            return folder
+    return None
 
 
-def read_nodes(path: Path) -> list[Host]:
-    """Trace nodes as hosts: ``cpu_milli``/1000 cores, ``memory_mib``/1024 GiB, ``gpu`` GPUs."""
-    with path.open(newline="") as handle:
-        return [
-            Host(
-                name=row["sn"],
-                cluster="openb",
-                gpu_model=row["model"],
-                gpus=int(row["gpu"]),
-                cpu_cores=int(row["cpu_milli"]) / 1000,
-                ram_gib=int(row["memory_mib"]) / MIB_PER_GIB,
-                network_gbps=0.0,
-                rdma=False,
-                mig_enabled=False,
-            )
-            for row in csv.DictReader(handle)
-        ]
-
-
-def read_pods(path: Path) -> tuple[list[ShareRequest], int]:
-    """GPU pods as share requests, and the number of pods that use no GPU."""
-    requests: list[ShareRequest] = []
-    without_gpu = 0
-    with path.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            gpus = int(row["num_gpu"])
-            milli = int(row["gpu_milli"])
-            if gpus == 0 or milli == 0:
-                without_gpu += 1
-                continue
-            whole = gpus if (gpus > 1 or milli >= 1000) else 0
-            spec = row.get("gpu_spec") or ""
-            requests.append(
-                ShareRequest(
-                    name=row["name"],
-                    gpus=whole,
-                    share_milli=0 if whole else milli,
-                    cpu_cores=int(row["cpu_milli"]) / 1000,
-                    ram_gib=int(row["memory_mib"]) / MIB_PER_GIB,
-                    gpu_models=tuple(sorted(m for m in spec.split("|") if m)),
-                )
-            )
-    return requests, without_gpu
-
-
-def allocation_upper_bound(requests: list[ShareRequest], total_gpus: int) -> float:
-    """No plan allocates more GPUs than this [GPUs] (CPU, RAM and hosts ignored: a relaxation).
-
-    A GPU holding a share pod holds only share pods worth at most 1 GPU, so placing every
-    whole-GPU pod never costs: with ``W`` whole GPUs placed, the best value is
-    ``W + f(total - W)`` where ``f(b)``, the most share value that fits ``b`` GPUs, grows by at
-    most 1 per GPU. So the bound is ``whole + f(total - whole)``, and ``f`` is bounded by the LP
-    relaxation over every way to fill one GPU with shares (a pattern: counts per share size):
-    maximise ``sum(value_p y_p)`` subject to ``sum(y_p) <= GPUs`` and, per size, the pattern
-    counts used at most the pods of that size. Shares restricted to models are counted freely.
-    """
-    import numpy as np
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
-    whole = sum(r.gpus for r in requests if r.gpus)
-    counts: dict[int, int] = {}
-    for r in requests:
-        if not r.gpus:
-            counts[r.share_milli] = counts.get(r.share_milli, 0) + 1
-    sizes = sorted(counts, reverse=True)
-    patterns: list[list[int]] = []
-    current = [0] * len(sizes)
-
-    def enumerate_patterns(k: int, room: int) -> None:
-        if k == len(sizes):
-            if any(current):
-                patterns.append(list(current))
-            return
-        for copies in range(min(counts[sizes[k]], room // sizes[k]), -1, -1):
-            current[k] = copies
-            enumerate_patterns(k + 1, room - copies * sizes[k])
-        current[k] = 0
-
-    enumerate_patterns(0, 1000)
-    uses = np.array(patterns, dtype=np.float64).T  # sizes x patterns
-    value = np.array(sizes, dtype=np.float64) @ uses / 1000
-    result = milp(
-        -value,
-        constraints=[
-            LinearConstraint(np.ones((1, len(patterns))), 0, total_gpus - whole),
-            LinearConstraint(uses, 0, np.array([counts[s] for s in sizes], dtype=np.float64)),
-        ],
-        integrality=np.zeros(len(patterns)),
-        bounds=Bounds(0, np.inf),
+def trace_scenario(nodes: Path, pods: Path) -> Scenario:
+    """The scenario ``python -m planner plan --inventory nodes --workloads pods`` plans."""
+    args = build_parser().parse_args(
+        ["plan", "--inventory", str(nodes), "--workloads", str(pods), "--shortfall", "gpu-capacity"]
     )
-    if result.status != 0 or result.x is None:
-        raise RuntimeError(f"the bound's LP did not solve: {result.message}")
-    return whole + float(-result.fun)
+    scenario, problems = scenario_from_args(args)
+    for problem in problems:
+        print(f"  input: {problem}")
+    return scenario
 
 
-def main() -> None:
-    if not (DATA / NODES).exists() or not (DATA / PODS).exists():
-        print(f"Alibaba openb trace not found in {DATA.resolve()}; skipping this benchmark.")
-        return
-    hosts = read_nodes(DATA / NODES)
-    requests, without_gpu = read_pods(DATA / PODS)
-    models = trace_models({h.gpu_model for h in hosts})
-    unknown = sorted({m for r in requests for m in r.gpu_models} - models.keys())
-    total_gpus = sum(h.gpus for h in hosts)
-    demand = sum(r.gpus if r.gpus else r.share_milli / 1000 for r in requests)
+def requests_of(scenario: Scenario) -> list[ShareRequest]:
+    """The pods as the fractional method packs them, CPU-only pods last."""
+    models = tuple(dict.fromkeys(h.gpu_model for h in scenario.inventory.hosts if h.gpus))
+    requests = []
+    for instance in instances_of(scenario.workloads):
+        allowed = [m for m in models if not instance.workload.gpu_models
+                   or m in instance.workload.gpu_models]  # fmt: skip
+        if allowed:
+            requests.append(share_request(instance, [scenario.catalog.gpus[m] for m in allowed]))
+    requests += [
+        ShareRequest(i, 0, 0, 0, w.vcpus, w.ram_gib)
+        for w in scenario.cpu_only
+        for i in w.instance_ids()
+    ]
+    return requests
 
+
+class _Nodes:
+    """Free GPU thousandths, cores and RAM per node for the baselines (mutable)."""
+
+    def __init__(self, hosts: Sequence[Host]) -> None:
+        width = max(h.gpus for h in hosts)
+        self.free = np.zeros((len(hosts), width))
+        for i, h in enumerate(hosts):
+            self.free[i, : h.gpus] = FULL_MILLI
+        self.cores = np.array([h.cpu_cores for h in hosts])
+        self.ram = np.array([h.ram_gib for h in hosts])
+        self.models = np.array([h.gpu_model for h in hosts])
+        self.allocated = 0.0
+        self.placed = 0
+
+    def fits(self, r: ShareRequest) -> np.ndarray:
+        ok = (self.cores + 1e-9 >= r.cpu_cores) & (self.ram + 1e-9 >= r.ram_gib)
+        return ok & np.isin(self.models, list(r.gpu_models)) if r.gpu_models else ok
+
+    def take(self, r: ShareRequest, host: int, gpus: Sequence[int]) -> None:
+        if len(gpus):
+            self.free[host, list(gpus)] -= r.size_milli / len(gpus)
+        self.cores[host] -= r.cpu_cores
+        self.ram[host] -= r.ram_gib
+        self.allocated += r.size_milli
+        self.placed += 1
+
+
+def best_fit_decreasing(requests: Sequence[ShareRequest], hosts: Sequence[Host]) -> _Nodes:
+    """Largest first; each onto the node or GPU it leaves with the least free room."""
+    nodes = _Nodes(hosts)
+    for r in sorted(requests, key=lambda r: (-r.size_milli, -r.cpu_cores)):
+        fits = nodes.fits(r)
+        full = (nodes.free == FULL_MILLI).sum(axis=1)
+        if r.gpus:
+            room = fits & (full >= r.gpus)
+            if room.any():
+                host = int(np.argmin(np.where(room, full, np.inf)))
+                nodes.take(r, host, np.flatnonzero(nodes.free[host] == FULL_MILLI)[: r.gpus])
+        elif r.uses_gpu:
+            room = fits[:, None] & (nodes.free >= r.size_milli)
+            if room.any():
+                host, gpu = divmod(int(np.argmin(np.where(room, nodes.free, np.inf))),
+                                   nodes.free.shape[1])  # fmt: skip
+                nodes.take(r, host, [gpu])
+        elif fits.any():
+            nodes.take(r, int(np.argmin(np.where(fits, nodes.cores, np.inf))), [])
+    return nodes
+
+
+def fgd_style(requests: Sequence[ShareRequest], hosts: Sequence[Host]) -> _Nodes:
+    """Arrival order; each pod where the expected fragmentation grows least (FGD, Weng et al.).
+
+    A node's fragmentation for a pod type is its free GPU capacity that type cannot use (GPUs
+    with less free than the type's share; every free GPU when the node lacks the type's cores,
+    RAM or whole GPUs), weighted by how common the type is among the 8 most common types.
+    """
+    nodes = _Nodes(hosts)
+    kinds = Counter((r.gpus, r.size_milli, r.cpu_cores, r.ram_gib) for r in requests if r.uses_gpu)
+    top = kinds.most_common(8)
+    weight = np.array([n for _, n in top], dtype=float) / sum(n for _, n in top)
+    whole_t = np.array([k[0] for k, _ in top])
+    share_t = np.array([k[1] for k, _ in top], dtype=float)
+    cores_t = np.array([k[2] for k, _ in top])
+    ram_t = np.array([k[3] for k, _ in top])
+
+    def frag(total, partial, small, full, cores, ram):  # type: ignore[no-untyped-def]
+        """Weighted fragmentation from a node's free total, free on partly used GPUs, free on
+        GPUs below each type's share (..., T), full GPUs, cores and RAM."""
+        usable = (cores[..., None] + 1e-9 >= cores_t) & (ram[..., None] + 1e-9 >= ram_t)
+        inner = np.where(whole_t > 0, partial[..., None], small)
+        ok = usable & np.where(whole_t > 0, full[..., None] >= whole_t, True)
+        return (np.where(ok, inner, total[..., None]) * weight).sum(axis=-1)
+
+    for r in requests:
+        fits = nodes.fits(r)
+        if r.gpus:
+            fits &= (nodes.free == FULL_MILLI).sum(axis=1) >= r.gpus
+        if not fits.any():
+            continue
+        candidates = np.flatnonzero(fits)
+        free = nodes.free[candidates]
+        cores, ram = nodes.cores[candidates], nodes.ram[candidates]
+        total = free.sum(axis=1)
+        partial = (free * (free < FULL_MILLI)).sum(axis=1)
+        term = free[..., None] * (free[..., None] < share_t)  # (C, G, T)
+        small = term.sum(axis=1)
+        full = (free == FULL_MILLI).sum(axis=1)
+        before = frag(total, partial, small, full, cores, ram)
+        if r.gpus or not r.uses_gpu:
+            after = frag(total - r.size_milli, partial, small, full - r.gpus,
+                         cores - r.cpu_cores, ram - r.ram_gib)  # fmt: skip
+            host = int(candidates[int(np.argmin(after - before))])
+            nodes.take(r, host, list(np.flatnonzero(nodes.free[host] == FULL_MILLI)[: r.gpus]))
+            continue
+        left = free - r.size_milli  # (C, G): the GPU after taking the share
+        term_after = left[..., None] * (left[..., None] < share_t)
+        after = frag(
+            (total - r.size_milli)[:, None],
+            partial[:, None] - free * (free < FULL_MILLI) + left,
+            small[:, None, :] - term + term_after,
+            full[:, None] - (free == FULL_MILLI),
+            (cores - r.cpu_cores)[:, None],
+            (ram - r.ram_gib)[:, None],
+        )
+        delta = np.where(left >= 0, after - before[:, None], np.inf)
+        best, gpu = divmod(int(np.argmin(delta)), free.shape[1])
+        if np.isfinite(delta.flat[best * free.shape[1] + gpu]):
+            nodes.take(r, int(candidates[best]), [gpu])
+    return nodes
+
+
+def _cpu_only_placed(notes: Sequence[str]) -> tuple[int, int]:
+    for note in notes:
+        found = re.match(r"Pods without a GPU: (\d+) of (\d+) placed", note)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return 0, 0
+
+
+def measure(nodes: Path, pods: Path) -> None:
+    """Print the bench's line for one pod list."""
+    scenario = trace_scenario(nodes, pods)
     times = []
-    fit = None
+    plan = None
     for _ in range(RUNS):
         started = time.perf_counter()
-        fit = fit_shares(requests, hosts)
+        plan = plan_method(Method.FRACTIONAL, scenario)
         times.append(time.perf_counter() - started)
-    assert fit is not None
-    by_name = {r.name: r for r in requests}
-    allocated = sum(len(p.gpu_indices) * p.share_milli / 1000 for p in fit.placements)
-    placed_demand = sum(
-        by_name[p.request].gpus or by_name[p.request].share_milli / 1000 for p in fit.placements
+    assert plan is not None
+    violations = check_plan(plan, scenario)
+    capacity = sum(h.gpus for h in scenario.inventory.hosts)
+    allocated = sum(p.compute_share for p in plan.placements)
+    cpu_placed, cpu_pods = _cpu_only_placed(plan.notes)
+    gpu_pods = sum(w.instances for w in scenario.workloads)
+    placed = len({p.instance for p in plan.placements}) + cpu_placed
+    print(
+        f"{pods.name}: {100 * allocated / capacity:.2f} % of GPU capacity allocated, "
+        f"{placed}/{gpu_pods + cpu_pods} pods placed, {statistics.median(times):.2f} s"
     )
-    assert abs(allocated - placed_demand) < 1e-6
+    requests = requests_of(scenario)
+    bound = allocation_upper_bound(requests, scenario.inventory.hosts)
+    bfd = best_fit_decreasing(requests, scenario.inventory.hosts)
+    fgd = fgd_style(requests, scenario.inventory.hosts)
+    demand = sum(r.size_milli for r in requests) / FULL_MILLI
+    print(
+        f"  checker: {len(violations)} violations; demand {100 * demand / capacity:.2f} %; "
+        f"upper bound {100 * bound / capacity:.2f} %; "
+        f"best fit decreasing {100 * bfd.allocated / FULL_MILLI / capacity:.2f} % "
+        f"({bfd.placed} pods); FGD-style {100 * fgd.allocated / FULL_MILLI / capacity:.2f} % "
+        f"({fgd.placed} pods); published FGD (default list) {PUBLISHED_FGD:.2f} %"
+    )
 
-    print(f"Alibaba openb, default pods: {len(hosts)} nodes, {total_gpus} GPUs "
-          f"({', '.join(f'{m}' for m in models)})")  # fmt: skip
-    if unknown:
-        print(f"  gpu_spec names no node has: {', '.join(unknown)}")
-    print(f"  GPU pods: {len(requests)}; pods without GPU (not GPU work, not placed): "
-          f"{without_gpu}")  # fmt: skip
-    print(f"  demand: {demand:.1f} GPUs = {100 * demand / total_gpus:.2f} % of capacity")
-    bound = allocation_upper_bound(requests, total_gpus)
-    print(f"  upper bound (no plan allocates more): {bound:.1f} GPUs = "
-          f"{100 * bound / total_gpus:.2f} % of capacity")  # fmt: skip
-    print(f"  placed: {len(fit.placements)} pods, {len(fit.not_placed)} not placed")
-    print(f"  allocated: {allocated:.1f} GPUs = {100 * allocated / total_gpus:.2f} % of capacity "
-          f"({100 * allocated / bound:.2f} % of the upper bound)")  # fmt: skip
-    print(f"  wall time: median {statistics.median(times):.3f} s over {RUNS} runs")
-    print("  published online schedulers: "
-          + ", ".join(f"{k} {v:.2f} %" for k, v in PUBLISHED.items()))  # fmt: skip
-    reasons: dict[str, int] = {}
-    for _, reason in fit.not_placed:
-        reasons[reason] = reasons.get(reason, 0) + 1
-    for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])[:5]:
-        print(f"    not placed ×{count}: {reason}")
+
+def main(argv: Sequence[str]) -> None:
+    folder = data_dir()
+    if folder is None:
+        print("Alibaba openb trace not found in ../shared/data/alibaba-openb; skipping.")
+        return
+    pod_lists = [Path(a) for a in argv] or sorted(folder.glob("openb_pod_list_*.csv"))
+    for pods in pod_lists:
+        measure(folder / NODES, pods)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

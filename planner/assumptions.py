@@ -28,6 +28,7 @@ __all__ = [
     "FrozenMap",
     "MigStrategy",
     "Network",
+    "Shortfall",
     "VgpuMode",
     "VgpuScheduler",
     "VsphereVersion",
@@ -147,6 +148,15 @@ def _check(instance: Any) -> None:
     for f in dataclasses.fields(instance):
         if FACT in f.metadata:
             f.metadata[FACT].checked(f.name, getattr(instance, f.name))
+
+
+class Shortfall(StrEnum):
+    """What a plan keeps when the inventory cannot hold every instance (after priority)."""
+
+    INSTANCES = "instances"
+    """Serve the most instances: small requests before large ones."""
+    GPU_CAPACITY = "gpu-capacity"
+    """Allocate the most GPU capacity (whole GPUs and shares of GPUs): large requests first."""
 
 
 class VgpuMode(StrEnum):
@@ -285,6 +295,18 @@ class Assumptions:
         "longest runtime over bare metal a workload class accepts unless its row sets its own "
         "(1.5 = up to 50 % slower)",
         minimum=1.0, maximum=100.0, guess=True, flag="--max-slowdown",
+    )  # fmt: skip
+    ai_enterprise_usd_per_gpu_year: float = fact(
+        0.0, "AI Enterprise on Kubernetes", "USD/GPU/year",
+        "NVIDIA AI Enterprise per GPU per year for Kubernetes sharing methods; 0 when the "
+        "cluster runs the open-source device plugin or HAMi without it",
+        minimum=0.0, maximum=100_000.0, flag="--ai-enterprise-usd",
+    )  # fmt: skip
+    shortfall: Shortfall = fact(
+        Shortfall.INSTANCES, "When capacity is short", "choice",
+        "when the inventory cannot hold everything, after priority: serve the most instances "
+        "or allocate the most GPU capacity",
+        flag="--shortfall",
     )  # fmt: skip
     time_limit_s: float = fact(
         5.0, "Solver time limit", "s",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from planner.assumptions import Assumptions, Fact, facts
+from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers import (
     Format,
@@ -29,9 +30,9 @@ from planner.inputs.importers import (
     summarise_notes,
 )
 from planner.inputs.inventory import ServerType, load_inventory, server_type
-from planner.inputs.problems import InputError, InputProblem, skipped_summary
+from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
-from planner.inputs.workloads import load_workloads
+from planner.inputs.workloads import WorkloadClass, load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
@@ -393,7 +394,12 @@ def scenario_from_args(
         if restored is not None
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    if len(inventory_files) == 1 and _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV):
+    if len(inventory_files) == 1 and alibaba_trace.is_node_list(inventory_files[0][1]):
+        name, data = inventory_files[0]
+        cluster = alibaba_trace.load_node_list(data, catalog, file_name=name)
+        catalog = cluster.value.catalog
+        inventory = Loaded(cluster.value.inventory, cluster.problems)
+    elif len(inventory_files) == 1 and _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV):
         name, data = inventory_files[0]
         inventory = load_inventory(data, catalog, file_name=name)
     else:
@@ -406,7 +412,14 @@ def scenario_from_args(
         )
         notes.extend(summarise_notes(imported.notes))
         inventory = imported.inventory(catalog)
-    if len(workload_files) == 1 and _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV):
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    if len(workload_files) == 1 and alibaba_trace.is_pod_list(workload_files[0][1]):
+        name, data = workload_files[0]
+        models = alibaba_trace.model_names(inventory.value.hosts)
+        pods = alibaba_trace.load_pod_list(data, catalog, file_name=name, gpu_models=models)
+        workloads = Loaded(pods.value.workloads, pods.problems)
+        cpu_only = pods.value.cpu_only
+    elif len(workload_files) == 1 and _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV):
         name, data = workload_files[0]
         workloads = load_workloads(data, catalog, file_name=name)
     else:
@@ -425,6 +438,7 @@ def scenario_from_args(
         inventory=inventory.value,
         workloads=tuple(workloads.value),
         assumptions=assumptions,
+        cpu_only=cpu_only,
     )
     return scenario, (*problems, *inventory.problems, *workloads.problems)
 
@@ -530,6 +544,12 @@ def _run_plan(args: argparse.Namespace) -> int:
         result = plan_scenario(scenario, methods=methods)
     else:
         result = size_cluster(scenario, servers, methods=methods)
+    if scenario.cpu_only:
+        count = sum(w.instances for w in scenario.cpu_only)
+        print(
+            f"{count} pods without a GPU: planned on node cores and RAM by methods that "
+            "place pods on nodes"
+        )
     for line in summary_lines(result):
         print(line)
     if args.out is not None:

@@ -20,3 +20,6 @@ class Scenario:
     inventory: Inventory
     workloads: tuple[WorkloadClass, ...]
     assumptions: Assumptions = field(default_factory=Assumptions)
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    """Classes of pods that use no GPU (``gpus`` 0): they take cores and RAM on Kubernetes
+    nodes, planned by methods that place pods on nodes and reported apart."""

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import itertools
-import random
 
 from bench.fleets import host
-from planner.inputs.inventory import Host, ServerType
+from planner.inputs.inventory import ServerType
 from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import (
     HostPool,
-    ShareFit,
-    ShareRequest,
     assign_hosts,
-    fit_shares,
     min_hosts_exact,
 )
 
@@ -147,99 +143,3 @@ def test_exact_host_count_matches_brute_force() -> None:
     assignment, proven = solved
     assert proven
     assert len(set(assignment)) == _brute_force_hosts(requests, 4, 32) == 4
-
-
-def _share_fit_problems(
-    fit: ShareFit, requests: list[ShareRequest], hosts: list[Host]
-) -> list[str]:
-    """Independent check of a share fit: GPU thousandths, whole GPUs, cores, RAM, models."""
-    by_name = {r.name: r for r in requests}
-    by_host = {h.name: h for h in hosts}
-    used: dict[tuple[str, int], int] = {}
-    cores: dict[str, float] = {}
-    ram: dict[str, float] = {}
-    problems = []
-    for p in fit.placements:
-        request, host_ = by_name[p.request], by_host[p.host]
-        if request.gpu_models and host_.gpu_model not in request.gpu_models:
-            problems.append(f"{p.request} on a {host_.gpu_model}")
-        if len(p.gpu_indices) != max(1, request.gpus):
-            problems.append(f"{p.request} has {len(p.gpu_indices)} GPUs")
-        for g in p.gpu_indices:
-            used[(p.host, g)] = used.get((p.host, g), 0) + p.share_milli
-        cores[p.host] = cores.get(p.host, 0.0) + request.cpu_cores
-        ram[p.host] = ram.get(p.host, 0.0) + request.ram_gib
-    problems += [f"GPU {k} holds {v}" for k, v in used.items() if v > 1000]
-    problems += [f"{h} cores" for h, c in cores.items() if c > by_host[h].cpu_cores + 1e-9]
-    problems += [f"{h} RAM" for h, r in ram.items() if r > by_host[h].ram_gib + 1e-9]
-    placed = {p.request for p in fit.placements}
-    missing = {r.name for r in requests} - placed - {n for n, _ in fit.not_placed}
-    problems += [f"{n} lost" for n in sorted(missing)]
-    return problems
-
-
-def test_shares_of_one_gpu_fill_it_exactly() -> None:
-    """Shares of 300 and 700 thousandths share one GPU; a third share waits for a second GPU."""
-    requests = [
-        ShareRequest("a", 0, 300, 1.0, 1.0),
-        ShareRequest("b", 0, 700, 1.0, 1.0),
-        ShareRequest("c", 0, 500, 1.0, 1.0),
-    ]
-    hosts = [host("h1", gpus=1), host("h2", gpus=1)]
-    fit = fit_shares(requests, hosts)
-    where = {p.request: p.host for p in fit.placements}
-    assert where["a"] == where["b"] != where["c"]
-    assert _share_fit_problems(fit, requests, hosts) == []
-
-
-def test_whole_gpu_requests_stay_on_one_host_and_respect_models() -> None:
-    """A 4-GPU request lands on one 4-GPU host of an allowed model, never split."""
-    requests = [ShareRequest("big", 4, 0, 8.0, 8.0, ("T4",))]
-    hosts = [host("l1", "L40S", 8), host("t1", "T4", 2), host("t2", "T4", 4)]
-    fit = fit_shares(requests, hosts)
-    assert [(p.host, p.gpu_indices) for p in fit.placements] == [("t2", (0, 1, 2, 3))]
-
-
-def test_core_hungry_work_goes_where_cores_are() -> None:
-    """A 32-core pod takes the 64-core host and a 2-core pod the 4-core one, so both fit."""
-    requests = [ShareRequest("light", 1, 0, 2.0, 1.0), ShareRequest("hungry", 1, 0, 32.0, 1.0)]
-    hosts = [host("poor", gpus=1, cpu_cores=4), host("rich", gpus=1, cpu_cores=64)]
-    fit = fit_shares(requests, hosts)
-    assert {p.request: p.host for p in fit.placements} == {"light": "poor", "hungry": "rich"}
-
-
-def test_share_reasons_name_what_ran_out() -> None:
-    """No GPU room, or room without cores, each get their own reason."""
-    hosts = [host("h1", gpus=1, cpu_cores=4)]
-    no_room = fit_shares([ShareRequest("a", 0, 800, 1, 1), ShareRequest("b", 0, 800, 1, 1)], hosts)
-    assert no_room.not_placed == (("b", "no host has a GPU with 80 % free left"),)
-    no_cores = fit_shares([ShareRequest("c", 0, 100, 8, 1)], hosts)
-    assert no_cores.not_placed == (
-        ("c", "no host has a GPU with 10 % free and 8 free cores and 1 GiB free RAM left"),
-    )
-    wrong_model = fit_shares([ShareRequest("d", 1, 0, 1, 1, ("A10",))], hosts)
-    assert wrong_model.not_placed == (("d", "no host of model A10 in the inventory"),)
-
-
-def test_random_share_fits_are_feasible() -> None:
-    """On 30 random mixes of shares and whole GPUs, every fit passes an independent check."""
-    rng = random.Random(3)
-    for _ in range(30):
-        hosts = [
-            host(f"h{i}", rng.choice(["T4", "G2"]), rng.choice([1, 2, 4, 8]),
-                 cpu_cores=rng.choice([8, 32, 96]), ram_gib=rng.choice([64, 256]))
-            for i in range(rng.randint(1, 6))
-        ]  # fmt: skip
-        requests = [
-            ShareRequest(
-                f"p{i}",
-                rng.choice([0, 0, 1, 2]),
-                rng.choice([50, 230, 470, 810]),
-                rng.choice([1.0, 4.0, 12.0]),
-                rng.choice([4.0, 30.0]),
-                rng.choice([(), ("T4",)]),
-            )
-            for i in range(rng.randint(1, 25))
-        ]
-        fit = fit_shares(requests, hosts)
-        assert _share_fit_problems(fit, requests, hosts) == []

@@ -94,6 +94,17 @@ class WorkloadClass:
     max_slowdown: float | None = None
     """Longest runtime the class accepts, over its bare-metal runtime [-] (1.5 = 50 % slower);
     None uses the plan's default (``Assumptions.max_slowdown``)."""
+    memory_share: float | None = None
+    """Share of one GPU's memory per instance [0-1], whatever the GPU's size (HAMi's
+    ``gpumem-percentage``, Alibaba's ``gpu_milli``); None: the memory is ``memory_gib``. The
+    compute share of a fractional instance is ``gpus``."""
+
+    def memory_on(self, gpu_memory_gib: float) -> float:
+        """GPU memory one instance takes on a GPU with ``gpu_memory_gib`` [GiB], over all its
+        GPUs: ``memory_share`` of that GPU when set, else ``memory_gib``."""
+        if self.memory_share is None:
+            return self.memory_gib
+        return self.memory_share * gpu_memory_gib * max(1, math.ceil(self.gpus))
 
     @property
     def active_hours_per_day(self) -> float:
@@ -144,12 +155,13 @@ WORKLOAD_COLUMNS = (
     "priority",
     "gpu_models",
     "max_slowdown",
+    "memory_share",
 )
-"""Columns of the workload CSV in the template's order; ``priority``, ``gpu_models`` and
-``max_slowdown`` are optional."""
-REQUIRED_WORKLOAD_COLUMNS = WORKLOAD_COLUMNS[:-3]
+"""Columns of the workload CSV in the template's order; ``priority``, ``gpu_models``,
+``max_slowdown`` and ``memory_share`` are optional."""
+REQUIRED_WORKLOAD_COLUMNS = WORKLOAD_COLUMNS[:-4]
 """The columns every workload CSV must have."""
-_OPTIONAL = ("priority", "gpu_models", "max_slowdown", "notes")
+_OPTIONAL = ("priority", "gpu_models", "max_slowdown", "memory_share", "notes")
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
 _RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
 _SCHEDULE_FIX = (
@@ -344,6 +356,17 @@ def _max_slowdown(text: str) -> float | None:
         raise CellError(error.message, fix) from None
 
 
+def _memory_share(text: str) -> float | None:
+    """A share of one GPU's memory, above 0 and at most 1; empty means ``memory_gib`` holds."""
+    if not text.strip():
+        return None
+    fix = "enter a share of one GPU's memory above 0 and at most 1 (0.25), or leave it empty"
+    try:
+        return parse_float(text, minimum=0, minimum_inclusive=False, maximum=1)
+    except CellError as error:
+        raise CellError(error.message, fix) from None
+
+
 def _kind(text: str) -> WorkloadKind:
     try:
         return WorkloadKind(text.strip().lower())
@@ -425,6 +448,7 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
             w.priority,
             "|".join(w.gpu_models),
             "" if w.max_slowdown is None else _number(w.max_slowdown),
+            "" if w.memory_share is None else _number(w.memory_share),
         ]
         for w in workloads
     ]
@@ -492,6 +516,7 @@ def _row_workload(
             "priority": lambda t: parse_int(t, minimum=1, maximum=100, default=2),
             "gpu_models": lambda t: _gpu_models(t, catalog),
             "max_slowdown": _max_slowdown,
+            "memory_share": _memory_share,
         },
         problems,
     )
@@ -521,6 +546,7 @@ def _row_workload(
         priority=values["priority"],
         gpu_models=values["gpu_models"],
         max_slowdown=values["max_slowdown"],
+        memory_share=values["memory_share"],
     )
 
 

@@ -26,7 +26,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
 from planner.methods.slowdown_model import ModelConstant
-from planner.plan import GpuPacking, Placement
+from planner.plan import GpuPacking, NotPlaced, Placement
 from planner.scenario import Scenario
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "GpuKey",
     "GpuMemory",
     "GpuView",
+    "HostFit",
     "PlanContext",
     "RoleScope",
     "SharingMethod",
@@ -111,6 +112,22 @@ class GpuDemand:
     def planning_use(self, workload: str) -> tuple[float, ...]:
         """The rows a plan is built on for one instance of ``workload``."""
         return (self.packed or self.use)[workload]
+
+
+@dataclass(frozen=True)
+class HostFit:
+    """A method's placement of instances straight onto hosts, without stages A and B."""
+
+    placements: tuple[Placement, ...]
+    not_placed: tuple[NotPlaced, ...]
+    gpu_configs: Mapping[GpuKey, str]
+    """How each GPU in use is set up."""
+    lower_bound_gpus: int
+    """No packing of the placed instances uses fewer GPUs."""
+    hosts: tuple[Host, ...]
+    """The hosts as the plan leaves them for its instances (net of what else the method put on
+    them, such as pods without a GPU)."""
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,6 +291,18 @@ class SharingMethod(ABC):
     ) -> GpuDemand:
         """The linear model of the GPUs of ``model`` that instances of ``workloads`` need; see
         ``GpuDemand``. Classes the method cannot serve on ``model`` are left out of ``use``."""
+
+    def fit_hosts(
+        self,
+        instances: Sequence[Instance],
+        hosts: Sequence[Host],
+        allowed_models: Mapping[str, tuple[str, ...]],
+        scenario: Scenario,
+    ) -> HostFit | None:
+        """Place eligible ``instances`` straight onto ``hosts`` (those the method can set up),
+        each class on the models ``allowed_models`` names for it; None (the default) leaves
+        placing to the packing engine's stages A and B."""
+        return None
 
     # -- feasibility -------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
+from planner.methods.fractional import FRACTIONAL
 from planner.methods.k8s_mig import K8S_MIG
 from planner.methods.k8s_mps import K8S_MPS
 from planner.methods.k8s_time_slicing import K8S_TIME_SLICING
@@ -37,6 +38,7 @@ class Method(StrEnum):
     K8S_TIME_SLICING = "k8s-time-slicing"
     K8S_MPS = "k8s-mps"
     K8S_MIG = "k8s-mig"
+    FRACTIONAL = "fractional"
 
     @property
     def rules(self) -> SharingMethod:
@@ -58,6 +60,7 @@ METHODS: Mapping[Method, SharingMethod] = MappingProxyType(
         Method.K8S_TIME_SLICING: K8S_TIME_SLICING,
         Method.K8S_MPS: K8S_MPS,
         Method.K8S_MIG: K8S_MIG,
+        Method.FRACTIONAL: FRACTIONAL,
     }
 )
 """Every sharing method, in the order plans and charts list them."""

@@ -31,6 +31,7 @@ from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
+from planner.methods.contract import HostFit
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import (
     GpuPacking,
@@ -319,6 +320,15 @@ class _Progress:
     fits: dict[GpuKind, int] = field(default_factory=dict)
     """Batches fitted per kind: more than one means instances moved between kinds."""
 
+    def take(self, fit: HostFit) -> None:
+        """Record a method's placement straight onto hosts."""
+        self.placements.extend(fit.placements)
+        self.not_placed.extend(fit.not_placed)
+        self.configs.update(fit.gpu_configs)
+        self.bound += fit.lower_bound_gpus
+        self.statuses.append(SolveStatus.HEURISTIC)
+        self.notes.extend(fit.notes)
+
     def status(self) -> SolveStatus:
         """Proven optimal when the GPUs meet the bound, else what the packings say."""
         if len(self.configs) == self.bound:
@@ -420,7 +430,19 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
     instances = instances_of(scenario.workloads)
     eligible, servable, not_placed = _triage(method, scenario, list(hosts), instances)
     progress = _Progress(not_placed=not_placed)
-    _fit_kinds(method, scenario, servable, eligible, hosts, mode, progress)
+    plan_hosts = scenario.inventory.hosts
+    usable = {h.name for group in hosts.values() for h in group}
+    direct = METHODS[method].fit_hosts(
+        servable,
+        [h for h in scenario.inventory.hosts if h.name in usable],
+        {w: tuple(dict.fromkeys(k.model.name for k in kinds)) for w, kinds in eligible.items()},
+        scenario,
+    )
+    if direct is None:
+        _fit_kinds(method, scenario, servable, eligible, hosts, mode, progress)
+    else:
+        progress.take(direct)
+        plan_hosts = _with_hosts(scenario.inventory.hosts, direct.hosts)
     if len(progress.fits) > 1:
         progress.notes.append(
             "The lower bound holds for the GPU model each instance was given; "
@@ -437,9 +459,15 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
         status=progress.status(),
         solve_seconds=time.perf_counter() - started,
         notes=tuple(progress.notes),
-        hosts=scenario.inventory.hosts,
+        hosts=plan_hosts,
         roles=dict.fromkeys(progress.configs, method),
     )
+
+
+def _with_hosts(inventory: Sequence[Host], changed: Sequence[Host]) -> tuple[Host, ...]:
+    """The inventory's hosts, each replaced by its namesake in ``changed`` when there is one."""
+    by_name = {h.name: h for h in changed}
+    return tuple(by_name.get(h.name, h) for h in inventory)
 
 
 def _host_lower_bound(gpus_bound: int, cores: float, ram_gib: float, server: ServerType) -> int:

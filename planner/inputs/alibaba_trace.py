@@ -1,0 +1,338 @@
+"""Alibaba's GPU-sharing cluster trace (openb, USENIX ATC 2023) as an inventory and workload mix.
+
+The trace (alibaba/clusterdata ``cluster-trace-gpu-v2023``) has two kinds of CSV, recognised by
+their header:
+
+- a node list (``openb_node_list_gpu_node.csv``): ``sn`` (node name), ``cpu_milli``
+  (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model). Each node is a
+  Kubernetes host with ``cpu_milli``/1000 cores and ``memory_mib``/1024 GiB RAM.
+- a pod list (``openb_pod_list_*.csv``): ``name``, ``cpu_milli``, ``memory_mib``, ``num_gpu``,
+  ``gpu_milli`` (share of one GPU in thousandths, below 1000 only when ``num_gpu`` is 1), and
+  optionally ``gpu_spec`` (allowed GPU models separated by ``|``). Other columns (``qos``,
+  ``pod_phase``, times) are not used.
+
+Pods of one shape (GPUs, share, cores, memory, allowed models) form one workload class. A pod
+with a share takes that share of one GPU's compute and memory alike (``memory_share``), since
+the trace gives no GPU memory sizes for its internal models. Pods with ``num_gpu`` 0 use no GPU
+but take node cores and memory: they become ``cpu_only`` classes. The trace gives no busy time,
+kind or priority: pods are planned as training work busy all day, priority 2.
+
+GPU models the catalog lacks get a catalog entry (``trace_gpu_model``): memory from the public
+datasheet where the trace names a public model, else a guess (the trace's ``G2`` and ``G3`` are
+undisclosed); a share is a share of the GPU whatever its memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.inventory import Host, Inventory
+from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.tabular import (
+    CellError,
+    Row,
+    Table,
+    parse_int,
+    read_csv_table,
+    source_name,
+)
+from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
+
+__all__ = [
+    "NODE_COLUMNS",
+    "POD_COLUMNS",
+    "TraceCluster",
+    "TracePods",
+    "is_node_list",
+    "is_pod_list",
+    "load_node_list",
+    "load_pod_list",
+    "trace_gpu_model",
+]
+
+NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
+"""Columns of a trace node list."""
+POD_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli")
+"""Columns every trace pod list has; ``gpu_spec`` is optional."""
+_POD_OPTIONAL = ("gpu_spec", "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time")
+MIB_PER_GIB = 1024
+MILLI = 1000
+CLUSTER = "openb"
+"""``Host.cluster`` of the trace's nodes."""
+
+_TRACE_MODELS: dict[str, tuple[float, float, float, str]] = {
+    "P100": (16.0, 250.0, 18.7, "NVIDIA Tesla P100 PCIe 16 GB datasheet"),
+    "V100M16": (16.0, 250.0, 112.0, "NVIDIA V100 PCIe 16 GB datasheet (tensor FP16)"),
+    "V100M32": (32.0, 250.0, 112.0, "NVIDIA V100 PCIe 32 GB datasheet (tensor FP16)"),
+}
+"""Trace model -> (memory [GiB], TDP [W], FP16 [TFLOPS], source) for public models the catalog
+may lack."""
+_UNKNOWN_MODEL = (32.0, 300.0, 100.0)
+"""Memory [GiB], TDP [W], FP16 [TFLOPS] of an undisclosed trace model (G2, G3): a guess."""
+
+
+def trace_gpu_model(name: str) -> GpuModel:
+    """A catalog entry for a trace GPU model the catalog lacks; prices are left at 0 (unknown)."""
+    known = _TRACE_MODELS.get(name)
+    memory, tdp, fp16 = known[:3] if known else _UNKNOWN_MODEL
+    source = (
+        f"Alibaba openb trace; {known[3]}"
+        if known
+        else "Alibaba openb trace; an undisclosed model: memory, power and speed are guesses"
+    )
+    return GpuModel(
+        name=name,
+        memory_gib=memory,
+        tdp_w=tdp,
+        fp16_tflops=fp16,
+        price_usd=0.0,
+        price_is_default=True,
+        mig_capable=False,
+        vgpu_capable=False,
+        gpus_per_board=1,
+        mig_memory_slices=0,
+        mig_compute_slices=0,
+        source=source,
+        notes="A share of this GPU in the trace is a share of memory and compute alike.",
+    )
+
+
+def _header(source: Path | str | bytes) -> set[str]:
+    """The normalised column names of a CSV's first line (empty when it cannot be read)."""
+    try:
+        data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    except OSError:
+        return set()
+    first = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    return {c.strip().strip('"').lower().replace(" ", "_") for c in first.split(",")}
+
+
+def is_node_list(source: Path | str | bytes) -> bool:
+    """Whether ``source`` is a trace node list (its header has every ``NODE_COLUMNS``)."""
+    return set(NODE_COLUMNS) <= _header(source)
+
+
+def is_pod_list(source: Path | str | bytes) -> bool:
+    """Whether ``source`` is a trace pod list (its header has every ``POD_COLUMNS``)."""
+    return set(POD_COLUMNS) <= _header(source)
+
+
+@dataclass(frozen=True)
+class TraceCluster:
+    """A node list as the planner sees it."""
+
+    inventory: Inventory
+    """One Kubernetes host per node."""
+    catalog: Catalog
+    """The catalog given, plus an entry for each trace model it lacked."""
+
+
+@dataclass(frozen=True)
+class TracePods:
+    """A pod list as the planner sees it: classes of identical pods."""
+
+    workloads: tuple[WorkloadClass, ...]
+    """Classes of pods that use a GPU (whole GPUs or a share of one)."""
+    cpu_only: tuple[WorkloadClass, ...]
+    """Classes of pods that use no GPU (``gpus`` 0): node cores and memory only."""
+
+
+def _parse_row(
+    table: Table, row: Row, ranges: dict[str, tuple[int, int]], problems: list[InputProblem]
+) -> dict[str, int] | None:
+    """The row's whole-number cells, or None with one problem per bad cell."""
+    values: dict[str, int] = {}
+    ok = True
+    for column, (low, high) in ranges.items():
+        try:
+            values[column] = parse_int(row.get(column), minimum=low, maximum=high)
+        except CellError as error:
+            problems.append(table.problem(row, column, error.message, error.fix))
+            ok = False
+    return values if ok else None
+
+
+def load_node_list(
+    source: Path | str | bytes, catalog: Catalog, *, file_name: str | None = None
+) -> Loaded[TraceCluster]:
+    """Read a trace node list into Kubernetes hosts and the catalog extended with its models.
+
+    Bad rows are listed in ``Loaded.problems`` (file, row, column, fix) and skipped; raises
+    ``InputError`` when a column is missing or no row is usable.
+    """
+    name = source_name(source, file_name, "openb_node_list_gpu_node.csv")
+    table = read_csv_table(source, name)
+    problems = table.require_columns(NODE_COLUMNS, ())
+    gpus = dict(catalog.gpus)
+    hosts: list[Host] = []
+    seen: set[str] = set()
+    ranges = {"cpu_milli": (0, 10**8), "memory_mib": (0, 10**9), "gpu": (0, 64)}
+    for row in table.rows:
+        node = row.get("sn")
+        if not node or node in seen:
+            message = "the node name is empty" if not node else f"node {node} is listed twice"
+            problems.append(table.problem(row, "sn", message, "give every node a unique name"))
+            continue
+        values = _parse_row(table, row, ranges, problems)
+        model_text = row.get("model")
+        if not model_text and values is not None and values["gpu"] > 0:
+            problems.append(
+                table.problem(row, "model", "a node with GPUs names no GPU model", "fill in model")
+            )
+            continue
+        if values is None:
+            continue
+        seen.add(node)
+        model = catalog.resolve(model_text) or model_text
+        if model and model not in gpus:
+            gpus[model] = trace_gpu_model(model)
+        hosts.append(
+            Host(
+                name=node,
+                cluster=CLUSTER,
+                gpu_model=model,
+                gpus=values["gpu"],
+                cpu_cores=values["cpu_milli"] / MILLI,
+                ram_gib=values["memory_mib"] / MIB_PER_GIB,
+                network_gbps=0.0,
+                rdma=False,
+                mig_enabled=False,
+                platform=Platform.KUBERNETES,
+            )
+        )
+    if not hosts:
+        raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
+    cluster = TraceCluster(Inventory(tuple(hosts)), replace(catalog, gpus=gpus))
+    return Loaded(cluster, tuple(problems))
+
+
+def _pod_shape(
+    table: Table, row: Row, catalog: Catalog, problems: list[InputProblem]
+) -> tuple[int, int, int, int, tuple[str, ...]] | None:
+    """(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod, or None."""
+    ranges = {
+        "cpu_milli": (0, 10**8),
+        "memory_mib": (0, 10**9),
+        "num_gpu": (0, 64),
+        "gpu_milli": (0, MILLI),
+    }
+    values = _parse_row(table, row, ranges, problems)
+    if values is None:
+        return None
+    gpus, milli = values["num_gpu"], values["gpu_milli"]
+    if gpus == 0 and milli:
+        problems.append(
+            table.problem(
+                row,
+                "gpu_milli",
+                f"a pod with num_gpu 0 asks for {milli} thousandths of a GPU",
+                "set gpu_milli to 0, or num_gpu to 1",
+            )
+        )
+        return None
+    if gpus and milli == 0:
+        problems.append(
+            table.problem(
+                row,
+                "gpu_milli",
+                f"a pod with {gpus} GPUs asks for 0 thousandths of them",
+                "set gpu_milli (1-1000), or num_gpu to 0",
+            )
+        )
+        return None
+    if gpus > 1 and milli != MILLI:
+        problems.append(
+            table.problem(
+                row,
+                "gpu_milli",
+                f"a pod with {gpus} GPUs asks for {milli} thousandths of each",
+                "set gpu_milli to 1000 (a share is of one GPU only), or num_gpu to 1",
+            )
+        )
+        return None
+    named = {catalog.resolve(p.strip()) or p.strip() for p in row.get("gpu_spec").split("|")}
+    spec = tuple(sorted(named - {""}))
+    return gpus, milli, values["cpu_milli"], values["memory_mib"], spec
+
+
+def _pod_class(
+    shape: tuple[int, int, int, int, tuple[str, ...]], count: int, memory_gib: float
+) -> WorkloadClass:
+    """The class of ``count`` pods of one shape; ``memory_gib`` is GPU memory per GPU."""
+    gpus, milli, cpu_milli, memory_mib, spec = shape
+    share = gpus == 1 and milli < MILLI
+    name = (
+        f"gpu{gpus}x{milli}-cpu{cpu_milli}-mem{memory_mib}" + (f"-{'+'.join(spec)}" if spec else "")
+        if gpus
+        else f"cpu{cpu_milli}-mem{memory_mib}"
+    )
+    return WorkloadClass(
+        name=name,
+        kind=WorkloadKind.TRAINING,
+        instances=count,
+        gpus=milli / MILLI if share else float(gpus),
+        memory_gib=(milli / MILLI if share else gpus) * memory_gib,
+        busy_fraction=1.0,
+        daily_schedule=(1.0,) * HOURS_PER_DAY,
+        days_per_week=7,
+        vcpus=cpu_milli / MILLI,
+        ram_gib=memory_mib / MIB_PER_GIB,
+        needs_live_migration=False,
+        needs_isolation=False,
+        latency_tolerant=False,
+        gpu_models=spec,
+        memory_share=milli / MILLI if share else None,
+    )
+
+
+def load_pod_list(
+    source: Path | str | bytes,
+    catalog: Catalog,
+    *,
+    file_name: str | None = None,
+    gpu_models: Iterable[str] = (),
+) -> Loaded[TracePods]:
+    """Read a trace pod list into classes of identical pods (first-seen order).
+
+    ``gpu_models``: the models of the inventory the pods will be planned on; a share's
+    ``memory_gib`` is its share of the smallest of them a pod may use (else of the smallest
+    catalog model), so every GPU it may land on holds it. Bad rows are listed in
+    ``Loaded.problems`` and skipped; raises ``InputError`` when a column is missing or no row is
+    usable.
+    """
+    name = source_name(source, file_name, "openb_pod_list.csv")
+    table = read_csv_table(source, name)
+    problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
+    counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
+    for row in table.rows:
+        shape = _pod_shape(table, row, catalog, problems)
+        if shape is not None:
+            counts[shape] = counts.get(shape, 0) + 1
+    if not counts:
+        raise InputError([*problems, table.problem(None, None, "no usable pod row", "add pods")])
+    planned = list(dict.fromkeys(gpu_models)) or list(catalog.gpus)
+    gpu: list[WorkloadClass] = []
+    cpu_only: list[WorkloadClass] = []
+    for shape, count in counts.items():
+        allowed = [m for m in planned if not shape[4] or m in shape[4]] or planned
+        smallest = min(
+            (catalog.gpus[m].memory_gib for m in allowed if m in catalog.gpus), default=16.0
+        )
+        (gpu if shape[0] else cpu_only).append(_pod_class(shape, count, smallest))
+    return Loaded(TracePods(tuple(gpu), tuple(cpu_only)), tuple(problems))
+
+
+def plan_inputs_note(pods: TracePods) -> str:
+    """One line on what the pod list holds, for a summary."""
+    gpu_pods = sum(w.instances for w in pods.workloads)
+    cpu_pods = sum(w.instances for w in pods.cpu_only)
+    return f"{gpu_pods} GPU pods in {len(pods.workloads)} classes; {cpu_pods} pods without GPU"
+
+
+def model_names(hosts: Sequence[Host]) -> tuple[str, ...]:
+    """The GPU models of ``hosts``, first seen first."""
+    return tuple(dict.fromkeys(h.gpu_model for h in hosts if h.gpus))

@@ -1,0 +1,453 @@
+"""Fractional-GPU packing onto hosts: whole GPUs or shares of one GPU, with host CPU and RAM.
+
+For pods that ask for any share of a GPU's compute and memory (HAMi, KAI/Run:ai fractions,
+Alibaba's ``gpu_milli``), an offline fit that sees every request at once. Shares are counted in
+thousandths of one GPU (``milli``), so sums are exact.
+
+Per priority level, most urgent first, on what earlier levels left:
+
+1. Shares are bundled into one-GPU groups by best fit decreasing on the larger of their compute
+   and memory share (the 1-D packing decides GPU fragmentation; bundles never mix model lists).
+2. Whole-GPU requests and bundles go largest first (more GPUs, then fuller, then more cores),
+   each onto a host of an allowed model with enough fully free GPUs, cores and RAM, choosing the
+   host whose remaining cores and RAM stay most in proportion to its remaining GPUs
+   (``max(|cores left / cores - GPUs left / GPUs|, |RAM left / RAM - ...|)``), so CPU-hungry work
+   lands where cores are plentiful and no host strands GPUs without cores.
+3. Members of a bundle that found no host are fitted one by one into any GPU with room (best fit
+   on the GPU, then the same proportion score).
+4. Requests without a GPU (CPU-only pods) take cores and RAM on the host that keeps the most GPU
+   capacity usable (fewest free GPUs, then best fit on cores).
+
+When a level does not fit whole, ``Shortfall`` decides what it keeps: the plan above allocates
+the most GPU capacity; for the most instances, the level is also fitted smallest first (the
+smallest requests whose GPU demand fits what the first fit allocated, then the rest into the
+gaps) and the fit that serves more requests wins.
+
+Every choice is vectorised over all hosts with numpy; ties go to the host listed first.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.assumptions import Shortfall
+from planner.inputs.inventory import Host
+
+__all__ = [
+    "FULL_MILLI",
+    "ShareFit",
+    "SharePlacement",
+    "ShareRequest",
+    "bundle_shares",
+    "fit_shares",
+]
+
+FULL_MILLI = 1000
+"""One whole GPU, in thousandths."""
+_TOLERANCE = 1e-9
+"""Slack on cores and RAM [cores, GiB] so that sums of fractions fit exactly-sized hosts."""
+
+
+@dataclass(frozen=True)
+class ShareRequest:
+    """A pod: whole GPUs on one host, or a share of one GPU, or no GPU; plus cores and RAM."""
+
+    name: str
+    gpus: int
+    """Whole GPUs, all on one host; 0 for a share of one GPU or for no GPU."""
+    compute_milli: int
+    """Share of one GPU's compute in thousandths (1-1000) when ``gpus`` is 0; 0 with
+    ``memory_milli`` 0 for a request that uses no GPU."""
+    memory_milli: int
+    """Share of one GPU's memory in thousandths (0-1000) when ``gpus`` is 0."""
+    cpu_cores: float
+    """Cores on the host [cores]."""
+    ram_gib: float
+    """RAM on the host [GiB]."""
+    gpu_models: tuple[str, ...] = ()
+    """Models the request may use; empty means any."""
+    priority: int = 2
+    """1 is placed first."""
+
+    @property
+    def size_milli(self) -> int:
+        """GPU capacity the request takes, in thousandths of a GPU."""
+        if self.gpus:
+            return self.gpus * FULL_MILLI
+        return max(self.compute_milli, self.memory_milli)
+
+    @property
+    def uses_gpu(self) -> bool:
+        return self.gpus > 0 or self.size_milli > 0
+
+
+@dataclass(frozen=True)
+class SharePlacement:
+    """Where one request landed."""
+
+    request: str
+    host: str
+    gpu_indices: tuple[int, ...]
+    """GPUs of the host the request holds; empty for a request without a GPU."""
+
+
+@dataclass(frozen=True)
+class ShareFit:
+    """Result of ``fit_shares``: placements and the requests that fit nowhere, with reasons."""
+
+    placements: tuple[SharePlacement, ...]
+    not_placed: tuple[tuple[str, str], ...]
+    """(request name, reason) for every request not placed."""
+
+
+class _Cluster:
+    """Free GPU shares, cores and RAM of every host while requests are placed (mutable)."""
+
+    def __init__(self, hosts: Sequence[Host]) -> None:
+        self.hosts = list(hosts)
+        width = max((h.gpus for h in hosts), default=0)
+        # Free thousandths per GPU; -1 marks GPU slots a host does not have.
+        self.compute = np.full((len(hosts), max(width, 1)), -1, dtype=np.int64)
+        for i, h in enumerate(hosts):
+            self.compute[i, : h.gpus] = FULL_MILLI
+        self.memory = self.compute.copy()
+        self.cap_gpu = np.array([max(1, h.gpus) * FULL_MILLI for h in hosts], dtype=np.float64)
+        self.cap_cores = np.array([max(h.cpu_cores, _TOLERANCE) for h in hosts])
+        self.cap_ram = np.array([max(h.ram_gib, _TOLERANCE) for h in hosts])
+        self.free_gpu = np.array([h.gpus * FULL_MILLI for h in hosts], dtype=np.float64)
+        self.cores = np.array([h.cpu_cores for h in hosts], dtype=np.float64)
+        self.ram = np.array([h.ram_gib for h in hosts], dtype=np.float64)
+        self.full = np.array([h.gpus for h in hosts], dtype=np.int64)
+        self.models = np.array([h.gpu_model for h in hosts])
+        self._allowed: dict[tuple[str, ...], np.ndarray] = {}
+
+    def copy(self) -> _Cluster:
+        clone = object.__new__(_Cluster)
+        clone.__dict__.update(self.__dict__)
+        for name in ("compute", "memory", "free_gpu", "cores", "ram", "full"):
+            setattr(clone, name, getattr(self, name).copy())
+        return clone
+
+    def allowed(self, names: tuple[str, ...]) -> np.ndarray:
+        if names not in self._allowed:
+            self._allowed[names] = (
+                np.isin(self.models, list(names)) if names else np.ones(len(self.hosts), bool)
+            )
+        return self._allowed[names]
+
+    def proportion(self, gpu_milli: float, cores: float, ram: float) -> np.ndarray:
+        gpus_left = (self.free_gpu - gpu_milli) / self.cap_gpu
+        score: np.ndarray = np.maximum(
+            np.abs((self.cores - cores) / self.cap_cores - gpus_left),
+            np.abs((self.ram - ram) / self.cap_ram - gpus_left),
+        )
+        return score
+
+    def host_fits(self, models: tuple[str, ...], cores: float, ram: float) -> np.ndarray:
+        return (
+            self.allowed(models)
+            & (self.cores + _TOLERANCE >= cores)
+            & (self.ram + _TOLERANCE >= ram)
+        )
+
+    def take(self, host: int, gpu_milli: float, cores: float, ram: float) -> None:
+        self.free_gpu[host] -= gpu_milli
+        self.cores[host] -= cores
+        self.ram[host] -= ram
+
+    def place_unit(self, unit: _Unit) -> tuple[int, tuple[int, ...]] | None:
+        """A whole-GPU request or a bundle onto fully free GPUs of the best host, or None."""
+        fits = self.host_fits(unit.models, unit.cores, unit.ram) & (self.full >= unit.gpus)
+        if not fits.any():
+            return None
+        host = int(
+            np.argmin(np.where(fits, self.proportion(unit.fill, unit.cores, unit.ram), np.inf))
+        )
+        free = np.flatnonzero(self.compute[host] == FULL_MILLI)
+        free = free[self.memory[host, free] == FULL_MILLI][: unit.gpus]
+        taken = tuple(int(g) for g in free)
+        if unit.bundle:
+            self.compute[host, taken] -= unit.compute
+            self.memory[host, taken] -= unit.memory
+        else:
+            self.compute[host, taken] = 0
+            self.memory[host, taken] = 0
+        self.full[host] -= len(taken)
+        self.take(host, unit.fill, unit.cores, unit.ram)
+        return host, taken
+
+    def place_share(self, r: ShareRequest) -> tuple[int, int] | None:
+        """One share into any GPU with room: best fit on the GPU, then the proportion score."""
+        room = (
+            self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib)[:, None]
+            & (self.compute >= r.compute_milli)
+            & (self.memory >= r.memory_milli)
+        )
+        if not room.any():
+            return None
+        left = np.minimum(self.compute - r.compute_milli, self.memory - r.memory_milli)
+        score = np.where(
+            room,
+            left / FULL_MILLI + self.proportion(r.size_milli, r.cpu_cores, r.ram_gib)[:, None],
+            np.inf,
+        )
+        host, gpu = divmod(int(np.argmin(score)), self.compute.shape[1])
+        if self.compute[host, gpu] == FULL_MILLI and self.memory[host, gpu] == FULL_MILLI:
+            self.full[host] -= 1
+        self.compute[host, gpu] -= r.compute_milli
+        self.memory[host, gpu] -= r.memory_milli
+        self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
+        return host, gpu
+
+    def place_host_only(self, r: ShareRequest) -> int | None:
+        """A request without a GPU on the host with the least free GPU capacity that fits it,
+        then the fewest free cores."""
+        fits = self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib)
+        if not fits.any():
+            return None
+        score = np.where(fits, self.free_gpu * 1e6 + self.cores, np.inf)
+        host = int(np.argmin(score))
+        self.take(host, 0.0, r.cpu_cores, r.ram_gib)
+        return host
+
+    def reason(self, r: ShareRequest) -> str:
+        """Why a request fits no host: model list, GPU room, or cores and RAM."""
+        where = f"no host of model {' or '.join(r.gpu_models)}" if r.gpu_models else "no host"
+        mask = self.allowed(r.gpu_models)
+        if not mask.any():
+            return f"{where} in the inventory"
+        if r.gpus > 0:
+            room = self.full[mask] >= r.gpus
+            need = f"{r.gpus} free GPU{'s' if r.gpus > 1 else ''}"
+        elif r.uses_gpu:
+            room = (
+                (self.compute[mask] >= r.compute_milli) & (self.memory[mask] >= r.memory_milli)
+            ).any(axis=1)
+            need = (
+                f"a GPU with {r.compute_milli / 10:g} % compute and "
+                f"{r.memory_milli / 10:g} % memory free"
+            )
+        else:
+            return f"{where} has {r.cpu_cores:g} free cores and {r.ram_gib:g} GiB free RAM left"
+        if not room.any():
+            return f"{where} has {need} left"
+        return (
+            f"{where} has {need} and {r.cpu_cores:g} free cores and {r.ram_gib:g} GiB free RAM left"
+        )
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """What step 2 places: a whole-GPU request (one member) or a bundle of shares on one GPU."""
+
+    gpus: int
+    fill: float
+    """GPU capacity taken [thousandths]."""
+    compute: int
+    memory: int
+    cores: float
+    ram: float
+    models: tuple[str, ...]
+    members: tuple[int, ...]
+    bundle: bool
+
+    @classmethod
+    def whole(cls, index: int, r: ShareRequest) -> _Unit:
+        """The unit of whole-GPU request ``r``, number ``index``."""
+        return cls(
+            r.gpus,
+            float(r.size_milli),
+            FULL_MILLI,
+            FULL_MILLI,
+            r.cpu_cores,
+            r.ram_gib,
+            r.gpu_models,
+            (index,),
+            False,
+        )
+
+
+def bundle_shares(requests: Sequence[ShareRequest], shares: Sequence[int]) -> list[list[int]]:
+    """Shares bundled into one-GPU groups by best fit decreasing on the larger share; a bundle
+    holds at most one GPU of compute and of memory, and one model list."""
+    by_models: dict[tuple[str, ...], list[int]] = {}
+    for i in shares:
+        by_models.setdefault(requests[i].gpu_models, []).append(i)
+    bundles: list[list[int]] = []
+    free_memory: list[int] = []
+    free_compute: list[int] = []
+    for models in sorted(by_models):
+        members = sorted(
+            by_models[models], key=lambda i: (-requests[i].size_milli, -requests[i].cpu_cores, i)
+        )
+        # (free thousandths of the fuller dimension, bundle), ascending: best fit first.
+        room: list[tuple[int, int]] = []
+        for i in members:
+            r = requests[i]
+            k = bisect.bisect_left(room, (r.size_milli, -1))
+            while k < len(room):
+                bundle = room[k][1]
+                if (
+                    free_compute[bundle] >= r.compute_milli
+                    and free_memory[bundle] >= r.memory_milli
+                ):
+                    break
+                k += 1
+            if k < len(room):
+                _, bundle = room.pop(k)
+                bundles[bundle].append(i)
+                free_compute[bundle] -= r.compute_milli
+                free_memory[bundle] -= r.memory_milli
+            else:
+                bundle = len(bundles)
+                bundles.append([i])
+                free_compute.append(FULL_MILLI - r.compute_milli)
+                free_memory.append(FULL_MILLI - r.memory_milli)
+            bisect.insort(room, (min(free_compute[bundle], free_memory[bundle]), bundle))
+    return bundles
+
+
+def _units(
+    requests: Sequence[ShareRequest], chosen: Sequence[int], cluster: _Cluster
+) -> list[_Unit]:
+    def reach(models: tuple[str, ...]) -> int:
+        return int(cluster.full[cluster.allowed(models)].sum())
+
+    shares = [i for i in chosen if requests[i].gpus == 0 and requests[i].uses_gpu]
+    units = [_Unit.whole(i, requests[i]) for i in chosen if requests[i].gpus > 0]
+    for members in bundle_shares(requests, shares):
+        compute = sum(requests[i].compute_milli for i in members)
+        memory = sum(requests[i].memory_milli for i in members)
+        units.append(
+            _Unit(
+                1,
+                float(max(compute, memory)),
+                compute,
+                memory,
+                sum(requests[i].cpu_cores for i in members),
+                sum(requests[i].ram_gib for i in members),
+                requests[members[0]].gpu_models,
+                tuple(members),
+                True,
+            )
+        )
+    # Largest first; among units of one size, those allowed on the fewest GPUs go first, so
+    # work that may run anywhere fills around work tied to scarce models.
+    units.sort(key=lambda u: (-u.gpus, reach(u.models), -u.fill, -u.cores, u.members[0]))
+    return units
+
+
+@dataclass
+class _Level:
+    """Placements of one priority level on one cluster state (mutable while it is fitted)."""
+
+    cluster: _Cluster
+    placed: dict[int, tuple[int, tuple[int, ...]]]
+    """Request index -> (host index, GPU indices)."""
+    missed: list[int]
+
+
+def _fit_level(
+    requests: Sequence[ShareRequest], chosen: Sequence[int], cluster: _Cluster
+) -> _Level:
+    """Steps 1-4 for the ``chosen`` requests on ``cluster`` (changed)."""
+    level = _Level(cluster, {}, [])
+    loose: list[int] = []
+    for unit in _units(requests, chosen, cluster):
+        spot = cluster.place_unit(unit)
+        if spot is None:
+            (loose if unit.bundle else level.missed).extend(unit.members)
+            continue
+        for i in unit.members:
+            level.placed[i] = spot
+    for i in sorted(loose, key=lambda i: (-requests[i].size_milli, i)):
+        share = cluster.place_share(requests[i])
+        if share is None:
+            level.missed.append(i)
+        else:
+            level.placed[i] = (share[0], (share[1],))
+    host_only = [i for i in chosen if not requests[i].uses_gpu]
+    for i in sorted(host_only, key=lambda i: (-requests[i].cpu_cores, -requests[i].ram_gib, i)):
+        host = cluster.place_host_only(requests[i])
+        if host is None:
+            level.missed.append(i)
+        else:
+            level.placed[i] = (host, ())
+    return level
+
+
+def _fit_smallest_first(
+    requests: Sequence[ShareRequest], chosen: Sequence[int], cluster: _Cluster, budget: float
+) -> _Level:
+    """The smallest requests whose GPU demand stays within ``budget`` thousandths, fitted as a
+    level; then the rest, smallest first, one by one into what is left."""
+    order = sorted(chosen, key=lambda i: (requests[i].size_milli, requests[i].cpu_cores, i))
+    total = 0.0
+    cut = 0
+    for cut, i in enumerate(order):  # noqa: B007 (cut is read after the loop)
+        total += requests[i].size_milli
+        if total > budget:
+            break
+    else:
+        cut = len(order)
+    level = _fit_level(requests, order[:cut], cluster)
+    for i in [*order[cut:]]:
+        r = requests[i]
+        if r.gpus > 0:
+            placed = cluster.place_unit(_Unit.whole(i, r))
+        elif r.uses_gpu:
+            share = cluster.place_share(r)
+            placed = None if share is None else (share[0], (share[1],))
+        else:
+            host = cluster.place_host_only(r)
+            placed = None if host is None else (host, ())
+        if placed is None:
+            level.missed.append(i)
+        else:
+            level.placed[i] = placed
+    return level
+
+
+def fit_shares(
+    requests: Sequence[ShareRequest],
+    hosts: Sequence[Host],
+    shortfall: Shortfall = Shortfall.INSTANCES,
+) -> ShareFit:
+    """Fit whole-GPU, fractional-GPU and GPU-less requests, with their cores and RAM, onto hosts.
+
+    See the module docstring for the steps and for ``shortfall``. Deterministic: equal inputs
+    give equal fits.
+    """
+    if not hosts:
+        return ShareFit((), tuple((r.name, "there are no hosts") for r in requests))
+    cluster = _Cluster(hosts)
+    placed: dict[int, tuple[int, tuple[int, ...]]] = {}
+    missed: list[int] = []
+    for priority in sorted({r.priority for r in requests}):
+        chosen = [i for i, r in enumerate(requests) if r.priority == priority]
+        level = _fit_level(requests, chosen, cluster.copy())
+        if level.missed and shortfall is Shortfall.INSTANCES:
+            allocated = sum(requests[i].size_milli for i in level.placed)
+            other = _fit_smallest_first(requests, chosen, cluster.copy(), allocated)
+            if len(other.placed) > len(level.placed):
+                level = other
+        cluster = level.cluster
+        placed.update(level.placed)
+        missed.extend(level.missed)
+    placements = tuple(
+        SharePlacement(requests[i].name, hosts[host].name, gpus)
+        for i, (host, gpus) in sorted(placed.items())
+    )
+    reasons: dict[tuple[object, ...], str] = {}
+    not_placed = []
+    for i in sorted(missed):
+        r = requests[i]
+        key = (r.gpus, r.compute_milli, r.memory_milli, r.cpu_cores, r.ram_gib, r.gpu_models)
+        if key not in reasons:
+            reasons[key] = cluster.reason(r)
+        not_placed.append((r.name, reasons[key]))
+    return ShareFit(placements, tuple(not_placed))

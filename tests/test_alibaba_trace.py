@@ -1,0 +1,128 @@
+"""Alibaba openb trace files: recognised by header, read into hosts and pod classes, bad rows
+reported; planned through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.inputs.alibaba_trace import (
+    is_node_list,
+    is_pod_list,
+    load_node_list,
+    load_pod_list,
+)
+from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError
+
+NODES = """sn,cpu_milli,memory_mib,gpu,model
+node-0,32000,131072,2,T4
+node-1,96000,393216,8,G2
+node-2,64000,262144,4,P100
+"""
+PODS = """name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,\
+deletion_time,scheduled_time
+pod-0,4000,8192,1,500,,LS,Running,0,10,0
+pod-1,4000,8192,1,500,,LS,Running,0,10,0
+pod-2,8000,16384,1,1000,T4,BE,Running,0,10,0
+pod-3,16000,32768,4,1000,,LS,Running,0,10,0
+pod-4,2000,4096,0,0,,BE,Running,0,10,0
+pod-5,1000,2048,1,250,G2|P100,LS,Running,0,10,0
+"""
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def test_files_are_recognised_by_their_header() -> None:
+    """A node list and a pod list are told apart from each other and from a planner CSV."""
+    assert is_node_list(NODES.encode())
+    assert not is_pod_list(NODES.encode())
+    assert is_pod_list(PODS.encode())
+    assert not is_node_list(PODS.encode())
+    assert not is_pod_list(b"name,kind,instances,gpus,memory_gib\n")
+
+
+def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: Catalog) -> None:
+    """cpu_milli/1000 cores, memory_mib/1024 GiB, Kubernetes; G2 and P100 get catalog entries
+    (P100 with its datasheet's 16 GiB, G2's memory flagged as a guess); T4 stays the catalog's."""
+    loaded = load_node_list(NODES.encode(), catalog, file_name="nodes.csv")
+    hosts = loaded.value.inventory.hosts
+    assert [(h.name, h.gpus, h.cpu_cores, h.ram_gib) for h in hosts] == [
+        ("node-0", 2, 32.0, 128.0),
+        ("node-1", 8, 96.0, 384.0),
+        ("node-2", 4, 64.0, 256.0),
+    ]
+    assert {h.platform for h in hosts} == {Platform.KUBERNETES}
+    gpus = loaded.value.catalog.gpus
+    assert gpus["T4"] == catalog.gpus["T4"]
+    assert gpus["P100"].memory_gib == 16.0
+    assert "guess" in gpus["G2"].source
+
+
+def test_identical_pods_form_one_class_and_cpu_only_pods_stand_apart(catalog: Catalog) -> None:
+    """Two half-GPU pods are one class with memory_share 0.5; the CPU-only pod is apart; the
+    gpu_spec becomes the class's model list."""
+    cluster = load_node_list(NODES.encode(), catalog).value
+    pods = load_pod_list(PODS.encode(), cluster.catalog, gpu_models=("T4", "G2", "P100")).value
+    by_gpus = {(w.gpus, w.gpu_models): w for w in pods.workloads}
+    half = by_gpus[(0.5, ())]
+    assert (half.instances, half.memory_share, half.vcpus, half.ram_gib) == (2, 0.5, 4.0, 8.0)
+    assert by_gpus[(1.0, ("T4",))].memory_share is None
+    assert by_gpus[(4.0, ())].instances == 1
+    assert by_gpus[(0.25, ("G2", "P100"))].memory_gib == pytest.approx(0.25 * 16.0)
+    assert [(w.instances, w.gpus, w.vcpus) for w in pods.cpu_only] == [(1, 0.0, 2.0)]
+
+
+def test_bad_rows_name_file_row_column_and_fix(catalog: Catalog) -> None:
+    """A share on several GPUs, GPUs without a share, a share without GPUs and a non-number are
+    each reported with file, row and column, and the good row still loads."""
+    bad = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        "ok,1000,1024,1,300\n"
+        "multi,1000,1024,2,500\n"
+        "zero,1000,1024,1,0\n"
+        "ghost,1000,1024,0,200\n"
+        "text,lots,1024,1,300\n"
+    )
+    loaded = load_pod_list(bad.encode(), catalog, file_name="pods.csv")
+    assert [w.instances for w in loaded.value.workloads] == [1]
+    found = {(p.file, p.row, p.column) for p in loaded.problems}
+    assert found == {
+        ("pods.csv", 3, "gpu_milli"),
+        ("pods.csv", 4, "gpu_milli"),
+        ("pods.csv", 5, "gpu_milli"),
+        ("pods.csv", 6, "cpu_milli"),
+    }
+    assert all(p.fix for p in loaded.problems)
+
+
+def test_a_file_without_usable_rows_is_refused(catalog: Catalog) -> None:
+    """A node list whose only row has no GPU model for its GPUs cannot be used."""
+    with pytest.raises(InputError) as raised:
+        load_node_list(b"sn,cpu_milli,memory_mib,gpu,model\nn0,1000,1024,2,\n", catalog)
+    assert any(p.column == "model" and p.row == 2 for p in raised.value.problems)
+
+
+def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m planner plan --inventory <node list> --workloads <pod list>`` plans the trace
+    with the fractional method: every GPU pod placed, the CPU-only pod reported apart, no rule
+    broken."""
+    nodes = tmp_path / "openb_node_list_gpu_node.csv"
+    pods = tmp_path / "openb_pod_list_small.csv"
+    nodes.write_text(NODES)
+    pods.write_text(PODS)
+    code = main(
+        ["plan", "--inventory", str(nodes), "--workloads", str(pods), "--methods", "fractional"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    line = next(x for x in out.splitlines() if x.startswith("Fractional GPU"))
+    assert "placed 5/5" in line
+    assert "1 pods without a GPU" in out
+    assert "BROKEN" not in out
