@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ __all__ = [
     "inventory_frame",
     "inventory_from_frame",
     "load_inventory",
+    "with_mig_clusters",
 ]
 
 
@@ -109,6 +112,26 @@ class Inventory:
         for host in self.hosts:
             counts[host.gpu_model] = counts.get(host.gpu_model, 0) + host.gpus
         return counts
+
+
+def with_mig_clusters(
+    inventory: Inventory, clusters: Sequence[str] | None, catalog: Catalog
+) -> Inventory:
+    """The inventory with MIG enabled on exactly the MIG-capable hosts of ``clusters``.
+
+    ``None`` leaves every host as its file says. Hosts whose model cannot do MIG stay disabled.
+    """
+    if clusters is None:
+        return inventory
+    chosen = set(clusters)
+    hosts = tuple(
+        dataclasses.replace(
+            host,
+            mig_enabled=host.cluster in chosen and catalog.gpus[host.gpu_model].mig_capable,
+        )
+        for host in inventory.hosts
+    )
+    return Inventory(hosts=hosts)
 
 
 INVENTORY_COLUMNS = (
