@@ -67,7 +67,7 @@ def store(tmp_path: Path) -> ScenarioStore:
 
 
 def test_a_saved_scenario_reopens_equal(store: ScenarioStore) -> None:
-    """Files (bytes), assumptions (floats, enums, mappings), MIG choice and server read back equal."""
+    """Files (bytes), assumptions (floats, enums, maps), MIG choice and server read back equal."""
     saved = _edited()
     store.save("edited", saved)
     reopened = store.open("edited")
