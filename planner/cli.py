@@ -247,8 +247,13 @@ def _read(path: Path, what: str) -> bytes:
 def scenario_from_args(args: argparse.Namespace) -> tuple[Scenario, tuple[InputProblem, ...]]:
     """The scenario the arguments describe and the input rows that were skipped.
 
-    Raises ``InputError`` when a file cannot be used at all.
+    Raises ``InputError`` when a file cannot be used at all (and, with ``--scenario``,
+    ``StoreError`` when the scenario is not saved or other scenario options are given).
     """
+    if getattr(args, "scenario", None) is not None:
+        from planner.scenarios_cli import saved_from_args
+
+        return saved_from_args(args).scenario()
     catalog = load_catalog(
         extra_gpus=None if args.catalog_extra is None else _read(args.catalog_extra, "catalog"),
         extra_gpus_name=args.catalog_extra.name if args.catalog_extra else "my_gpus.csv",
@@ -330,11 +335,17 @@ def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
+    from planner.scenarios_cli import saved_server
+    from planner.store import StoreError
     from planner.time.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
         server = None if args.size is None else parse_server(args.size, scenario.catalog)
+        server = server or saved_server(args)
+    except StoreError as error:
+        print(f"plan: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except InputError as error:
         _print_problems(error.problems, sys.stderr)
         print("plan: the input above cannot be used; nothing was planned.", file=sys.stderr)
@@ -386,6 +397,12 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--out", type=Path, help="workbook to write (.xlsx)")
     parser.add_argument(
+        "--scenario",
+        metavar="NAME",
+        help="plan a saved scenario (its files, assumptions and server type) instead of files",
+    )
+    _add_db_argument(parser)
+    parser.add_argument(
         "--no-harvest",
         action="store_true",
         help="leave out the harvest sheets (VDI GPUs running ML at night, default settings)",
@@ -401,9 +418,23 @@ def _add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
     return add_cli(subparsers)
 
 
+def _add_db_argument(parser: argparse.ArgumentParser) -> None:
+    from planner.scenarios_cli import add_db_argument
+
+    add_db_argument(parser)
+
+
+def _add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``scenarios`` from ``planner.scenarios_cli``."""
+    from planner.scenarios_cli import add_scenarios_command
+
+    return add_scenarios_command(subparsers)
+
+
 SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_plan_command,
     _add_harvest_command,
+    _add_scenarios_command,
 )
 """Functions that each register one subcommand; append one here to add a command."""
 
