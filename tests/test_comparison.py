@@ -34,7 +34,7 @@ def _plan(scenario: Scenario, *methods: str) -> ScenarioPlan:
 
 
 def test_figures_and_changes_match_each_plan(sample: Scenario) -> None:
-    """Each row holds the two plans' figure and second minus first; half the mix needs fewer GPUs."""
+    """Each row holds both plans' figure and second minus first; half the mix needs fewer GPUs."""
     half = dataclasses.replace(sample, workloads=sample.workloads[: len(sample.workloads) // 2])
     first, second = _plan(sample, "vgpu"), _plan(half, "vgpu")
     frame = compare_plans(first, second)
