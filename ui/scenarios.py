@@ -7,8 +7,6 @@ reload or a shared link comes back to it. Unsaved changes stay in their own sess
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from planner.store import (
@@ -19,13 +17,13 @@ from planner.store import (
     StoreError,
     default_store_path,
 )
+from ui import format as fmt
 from ui import session
 
 __all__ = [
     "QUERY_PARAM",
     "follow_url",
     "has_unsaved_changes",
-    "markdown_text",
     "open_saved",
     "saved_from_session",
     "scenario_sidebar",
@@ -103,12 +101,6 @@ def close_scenario() -> None:
     del st.query_params[QUERY_PARAM]
 
 
-def markdown_text(text: str) -> str:
-    """``text`` shown literally inside Markdown: a name such as ``**x**`` or ``:smile:`` is not
-    formatted (HTML is never rendered by Streamlit's Markdown anyway)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$])", r"\\\1", text)
-
-
 def has_unsaved_changes() -> bool:
     """True when the session's inputs differ from the saved version of the open scenario (or
     the open scenario is no longer saved)."""
@@ -155,7 +147,7 @@ def scenario_sidebar() -> None:
             st.caption(":material/bookmark_border: Not saved as a scenario")
         else:
             unsaved = " · **unsaved changes**" if has_unsaved_changes() else ""
-            st.caption(f":material/bookmark: Scenario **{markdown_text(name)}**{unsaved}")
+            st.caption(f":material/bookmark: Scenario **{fmt.markdown_literal(name)}**{unsaved}")
         st.page_link(
             "ui/pages/scenarios.py", label="Save, open or compare", icon=":material/bookmarks:"
         )

@@ -41,7 +41,7 @@ def _done(message: str) -> None:
 
 
 def _shown(name: str) -> str:
-    return scenarios.markdown_text(name)
+    return fmt.markdown_literal(name)
 
 
 def _figure_text(figure: str, value: float, *, signed: bool = False) -> str:
