@@ -21,6 +21,7 @@ from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVer
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
@@ -102,6 +103,26 @@ def _performance_constant(text: str) -> tuple[str, float]:
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
     return name, value
+
+
+def server_types(texts: Sequence[str], catalog: Catalog) -> tuple[ServerType, ...]:
+    """The server types ``--size`` names: ``catalog`` for every type in the server catalog, a
+    type's name there (``hgx-h100-8``), or ``MODEL:GPUS:CORES:RAM_GIB``."""
+    known = {t.name: t for t in load_server_types(catalog).value}
+    chosen: list[ServerType] = []
+    for text in texts:
+        if text.strip().lower() == "catalog":
+            chosen.extend(known.values())
+        elif text.strip() in known:
+            chosen.append(known[text.strip()])
+        elif ":" not in text:
+            raise UsageError(
+                f"--size {text!r}: not a server type of the catalog ({', '.join(known)}), "
+                "'catalog', or MODEL:GPUS:CORES:RAM_GIB"
+            )
+        else:
+            chosen.append(parse_server(text, catalog))
+    return tuple(dict.fromkeys(chosen))
 
 
 def parse_server(text: str, catalog: Catalog) -> ServerType:
@@ -305,12 +326,8 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
     placed / not placed, cost per year, ratio to bound."""
     width = max((len(r.label) for r in plan.results), default=0)
     lines = recommended_lines(plan)
-    if plan.server is not None:
-        s = plan.server
-        lines.append(
-            f"Sizing servers of {s.gpus} × {s.gpu_model}, {s.cpu_cores:g} cores, "
-            f"{s.ram_gib:g} GiB RAM"
-        )
+    for s in plan.servers:
+        lines.append(f"Sizing servers of {s.label}, {s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM")
     for r in plan.results:
         m = r.metrics
         ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
@@ -335,14 +352,13 @@ def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
-    from planner.scenarios_cli import saved_server
+    from planner.scenarios_cli import saved_servers
     from planner.store import StoreError
     from planner.time.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
-        server = None if args.size is None else parse_server(args.size, scenario.catalog)
-        server = server or saved_server(args)
+        servers = server_types(args.size or (), scenario.catalog) or saved_servers(args)
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -355,14 +371,14 @@ def _run_plan(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     _print_problems(problems, sys.stderr)
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
-    if server is None:
+    if not servers:
         result = plan_scenario(scenario, methods=methods)
     else:
-        result = size_cluster(scenario, server, methods=methods)
+        result = size_cluster(scenario, servers, methods=methods)
     for line in summary_lines(result):
         print(line)
     if args.out is not None:
-        extra = {} if server is not None or args.no_harvest else plan_harvest_tables(scenario)
+        extra = {} if servers or args.no_harvest else plan_harvest_tables(scenario)
         try:
             write_workbook(result, args.out, extra_sheets=extra)
         except OSError as error:
@@ -386,8 +402,13 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
     add_scenario_arguments(parser)
     parser.add_argument(
         "--size",
-        metavar="MODEL:GPUS:CORES:RAM_GIB",
-        help="size a new cluster of this server type instead of fitting the inventory",
+        action="append",
+        metavar="TYPE",
+        help=(
+            "size a new cluster instead of fitting the inventory, of this server type: "
+            "MODEL:GPUS:CORES:RAM_GIB, a type of data/catalog/servers.csv (hgx-h100-8), or "
+            "'catalog' for all of them; repeat to let the plan choose among several types"
+        ),
     )
     parser.add_argument(
         "--methods",

@@ -22,7 +22,7 @@ __all__ = [
     "add_db_argument",
     "add_scenarios_command",
     "saved_from_args",
-    "saved_server",
+    "saved_servers",
 ]
 
 EXIT_OK = 0
@@ -71,11 +71,12 @@ def saved_from_args(args: argparse.Namespace) -> SavedScenario:
     return _store(args).open(args.scenario)
 
 
-def saved_server(args: argparse.Namespace) -> ServerType | None:
-    """The server type saved with ``--scenario`` (None when fitting, or no scenario named)."""
+def saved_servers(args: argparse.Namespace) -> tuple[ServerType, ...]:
+    """The server types saved with ``--scenario`` to size with (none when it fits the inventory,
+    or no scenario is named)."""
     if getattr(args, "scenario", None) is None:
-        return None
-    return _store(args).open(args.scenario).server
+        return ()
+    return _store(args).open(args.scenario).servers
 
 
 def _read(path: Path) -> SavedFile:
@@ -86,7 +87,7 @@ def _read(path: Path) -> SavedFile:
 
 def _run_save(args: argparse.Namespace) -> int:
     """Check the scenario plans (files usable), then save it under its name."""
-    from planner.cli import SAMPLE_INVENTORY, SAMPLE_WORKLOADS, _assumptions, parse_server
+    from planner.cli import SAMPLE_INVENTORY, SAMPLE_WORKLOADS, _assumptions, server_types
 
     try:
         saved = SavedScenario(
@@ -96,9 +97,8 @@ def _run_save(args: argparse.Namespace) -> int:
             own_gpus=None if args.catalog_extra is None else _read(args.catalog_extra),
         )
         scenario, problems = saved.scenario()
-        if args.size is not None:
-            server = parse_server(args.size, scenario.catalog)
-            saved = dataclasses.replace(saved, server=server)
+        servers = server_types(args.size or (), scenario.catalog)
+        saved = dataclasses.replace(saved, servers=servers)
         name = _store(args).save(args.name, saved, replace=args.replace)
     except InputError as error:
         for problem in error.problems:
@@ -166,7 +166,12 @@ def add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
     save = actions.add_parser("save", help="save input files and assumptions under a name")
     save.add_argument("name", help="scenario name")
     add_scenario_arguments(save)
-    save.add_argument("--size", metavar="MODEL:GPUS:CORES:RAM_GIB", help="server type to size")
+    save.add_argument(
+        "--size",
+        action="append",
+        metavar="TYPE",
+        help="size a new cluster of this server type (as plan --size; repeatable)",
+    )
     save.add_argument("--replace", action="store_true", help="replace a scenario of that name")
     add_db_argument(save)
     save.set_defaults(func=_guarded(_run_save))

@@ -67,12 +67,12 @@ CREATE TABLE IF NOT EXISTS scenario (
     own_gpus BLOB,
     assumptions TEXT NOT NULL,
     mig_clusters TEXT,
-    server TEXT
+    servers TEXT NOT NULL
 )
 """
 _COLUMNS = (
     "name, saved_at, inventory_name, inventory, workloads_name, workloads, own_gpus_name, "
-    "own_gpus, assumptions, mig_clusters, server"
+    "own_gpus, assumptions, mig_clusters, servers"
 )
 
 
@@ -139,8 +139,9 @@ class SavedScenario:
     """The user's own GPU models (columns of ``gpus.csv``) added to the bundled catalog."""
     mig_clusters: tuple[str, ...] | None = None
     """Clusters whose MIG-capable hosts have MIG enabled, sorted; None: as the inventory says."""
-    server: ServerType | None = None
-    """The server type to size a new cluster of; None fits the mix to the inventory."""
+    servers: tuple[ServerType, ...] = ()
+    """Server types a new cluster is sized with (the plan may mix them); empty fits the mix to
+    the inventory."""
 
     def scenario(self) -> tuple[Scenario, tuple[InputProblem, ...]]:
         """The scenario these inputs describe and the input rows that were skipped.
@@ -357,12 +358,12 @@ def _encode(scenario: SavedScenario) -> tuple[object, ...]:
         None if own is None else own.content,
         json.dumps(_plain(scenario.assumptions), sort_keys=True),
         None if scenario.mig_clusters is None else json.dumps(list(scenario.mig_clusters)),
-        None if scenario.server is None else json.dumps(_plain(scenario.server), sort_keys=True),
+        json.dumps(_plain(scenario.servers), sort_keys=True),
     )
 
 
 def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
-    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, server) = row
+    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers) = row
     try:
         return SavedScenario(
             inventory=SavedFile(inv_name, bytes(inv)),
@@ -370,7 +371,7 @@ def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
             own_gpus=None if own is None else SavedFile(own_name, bytes(own)),
             assumptions=_typed(Assumptions, json.loads(assumptions)),
             mig_clusters=None if mig is None else tuple(str(c) for c in json.loads(mig)),
-            server=None if server is None else _typed(ServerType, json.loads(server)),
+            servers=tuple(_typed(ServerType, s) for s in json.loads(servers)),
         )
     except (ValueError, TypeError, KeyError) as error:
         raise StoreError(

@@ -99,6 +99,29 @@ def test_sizing_a_cluster_plans_on_servers_of_the_chosen_type() -> None:
         assert shown == f"{result.metrics.hosts_used:,}"
 
 
+def test_sizing_among_catalog_server_types_says_what_to_buy() -> None:
+    """Sizing among the catalog's server types: the recommended plan leads with the servers to
+    buy, counted from the servers it opens."""
+    at = _app().run()
+    at.radio(key="compare_question").set_value(session.QuestionKind.SIZE)
+    options = at.multiselect(key="compare_catalog_servers").options
+    picked = [o for o in options if o.startswith(("l40s-4", "hgx-h100-8"))]
+    assert len(picked) == 2
+    at.multiselect(key="compare_catalog_servers").set_value(picked)
+    at.button(key="compare_plan").click().run()
+    assert not at.exception
+    assert not at.error
+    asked = at.session_state[session._QUESTION_KEY]
+    assert {t.name for t in asked.catalog_servers} == {"l40s-4", "hgx-h100-8"}
+    plan = planning.scenario_plan(session.sample_inputs(), asked)
+    assert plan.recommended is not None
+    headline = plan.recommended.headline()
+    assert headline.startswith("Buy ")
+    assert any(headline in s.value for s in at.success)
+    bought = sum(p.count for p in plan.recommended.purchase)
+    assert bought == len(plan.recommended.result.plan.hosts)
+
+
 @pytest.mark.usefixtures("_fresh_caches")
 def test_an_unexpected_planner_failure_is_a_readable_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """If the planner raises, the page shows what failed and a way forward, never a traceback."""

@@ -175,3 +175,22 @@ def test_comparing_two_scenarios_shows_figures_and_changes(db: Path) -> None:
     assert (gpus["Change"] != "no change").any()
     recommended = [m for m in at.metric if m.label.startswith("Recommended plan")]
     assert len(recommended) == 6
+
+
+def test_a_saved_sizing_reopens_as_the_question_asked() -> None:
+    """One unnamed server type reopens as a custom shape; named catalog types as the catalog
+    choice; none as fitting the inventory."""
+    from planner.inputs.inventory import ServerType
+    from planner.store import SavedFile, SavedScenario
+    from ui.scenarios import session_from_saved
+    from ui.session import QuestionKind
+
+    shape = ServerType(gpu_model="L40S", gpus=4, cpu_cores=64, ram_gib=768)
+    named = ServerType(gpu_model="L40S", gpus=4, cpu_cores=64, ram_gib=768, name="l40s-4")
+    files = SavedFile("i.csv", b""), SavedFile("w.csv", b"")
+    fit = session_from_saved(SavedScenario(*files))[1]
+    custom = session_from_saved(SavedScenario(*files, servers=(shape,)))[1]
+    catalog = session_from_saved(SavedScenario(*files, servers=(named, shape)))[1]
+    assert fit.kind is QuestionKind.FIT
+    assert (custom.kind, custom.server, custom.catalog_servers) == (QuestionKind.SIZE, shape, ())
+    assert (catalog.kind, catalog.catalog_servers) == (QuestionKind.SIZE, (named, shape))

@@ -89,7 +89,7 @@ def test_size_question_sizes_servers(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "Sizing servers of 8 × H100-80GB-PCIe" in printed
+    assert "Sizing servers of 8× H100-80GB-PCIe" in printed
     assert "Passthrough" not in printed
     summary = load_workbook(out)["Summary"]
     texts = [v for row in summary.iter_rows(values_only=True) for v in row if isinstance(v, str)]
@@ -255,3 +255,26 @@ def test_unwritable_workbook_exits_1(tmp_path: Path, capsys: pytest.CaptureFixtu
     captured = capsys.readouterr()
     assert "cannot write" in captured.err
     assert "Passthrough" in captured.out
+
+
+def test_size_from_the_server_catalog_says_what_to_buy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--size names server types of the catalog (repeatable): the recommended plan says which
+    servers to buy, how many and for how much."""
+    code = main(["plan", "--size", "l40s-4", "--size", "hgx-h100-8", "--methods", "vgpu"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Recommended plan: Buy ")
+    assert "Sizing servers of l40s-4 (4× L40S)" in printed
+    assert "Sizing servers of hgx-h100-8 (8× H100-80GB-SXM)" in printed
+
+
+def test_size_with_an_unknown_server_type_name_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A --size word that is no catalog server type names the types there are."""
+    assert main(["plan", "--size", "hgx-h200"]) == 2
+    err = capsys.readouterr().err
+    assert "not a server type of the catalog" in err
+    assert "hgx-h100-8" in err

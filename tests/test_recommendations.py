@@ -45,8 +45,29 @@ def test_a_class_with_one_possible_method_is_decided_by_requirement() -> None:
 
 
 def test_a_cheaper_method_over_the_class_limit_is_named_as_too_slow() -> None:
-    """Busy notebooks time-sliced on vGPU run beyond their 1.2× limit: the alternatives say so
-    with the figure, and the class is not placed on vGPU."""
+    """Always-busy notebooks time-sliced on vGPU run beyond a 1.01× limit even alone on a GPU:
+    the alternatives say so with the figure, and the class is not placed on vGPU."""
+    busy = workload(
+        "nb",
+        kind=WorkloadKind.NOTEBOOK,
+        instances=8,
+        gpus=0.25,
+        memory_gib=10,
+        busy_fraction=1.0,
+        latency_tolerant=False,
+    )
+    scenario = _plan([dataclasses.replace(busy, max_slowdown=1.01)])
+    decision = _decision(scenario, "nb")
+    assert decision.method is not Method.VGPU
+    assert any(a.startswith("vGPU (time-sliced): too slow") for a in decision.alternatives)
+    assert decision.slowdown is not None
+    assert decision.slowdown <= 1.01
+
+
+def test_a_class_over_its_limit_when_packed_densely_gets_memory_set_aside() -> None:
+    """Busy notebooks that must live-migrate can use vGPU only; eight to a GPU they would run
+    beyond their 1.2× limit, so the plan sets memory aside until few enough share a GPU, says
+    so, and serves them all within the limit."""
     busy = workload(
         "nb",
         kind=WorkloadKind.NOTEBOOK,
@@ -54,12 +75,25 @@ def test_a_cheaper_method_over_the_class_limit_is_named_as_too_slow() -> None:
         gpus=0.25,
         memory_gib=10,
         busy_fraction=0.5,
+        needs_live_migration=True,
         latency_tolerant=False,
     )
     scenario = _plan([dataclasses.replace(busy, max_slowdown=1.2)])
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert not plan.not_placed
+    assert recommended.result.feasibility_violations == ()
+    assert (
+        max(
+            len([p for p in plan.placements if (p.host, p.gpu_index) == k])
+            for k in plan.gpu_configs
+        )
+        < 8
+    )
+    assert any("set aside per instance" in n for n in plan.notes)
     decision = _decision(scenario, "nb")
-    assert decision.method is not Method.VGPU
-    assert any(a.startswith("vGPU (time-sliced): too slow") for a in decision.alternatives)
+    assert decision.method is Method.VGPU
     assert decision.slowdown is not None
     assert decision.slowdown <= 1.2
 

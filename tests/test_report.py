@@ -208,3 +208,40 @@ def test_heuristic_only_plan_is_never_worse_than_its_bound() -> None:
     for result in sp.results:
         assert result.feasibility_violations == ()
         assert result.metrics.gpus_used >= result.metrics.lower_bound_gpus
+
+
+def test_sizing_with_several_server_types_buys_what_the_plan_opens() -> None:
+    """Given two server types, each method's plan is its better sizing, the recommended plan
+    may mix types, and its purchase counts exactly the servers it opened, priced with their
+    GPUs; the cheaper of one-type sizings is never beaten on service by the mix."""
+    from planner.output.recommendations import Purchase
+
+    pcie = ServerType(gpu_model="H100-80GB-PCIe", gpus=4, cpu_cores=64.0, ram_gib=512.0, name="p")
+    l40s = ServerType(
+        gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l"
+    )
+    scenario = _real_scenario()
+    both = size_cluster(scenario, (pcie, l40s), methods=(Method.VGPU, Method.PASSTHROUGH))
+    assert both.servers == (pcie, l40s)
+    for result in both.results:
+        assert result.feasibility_violations == (), result.label
+    for method in (Method.VGPU, Method.PASSTHROUGH):
+        alone = [
+            size_cluster(scenario, s, methods=(method,), recommended=False).result(method)
+            for s in (pcie, l40s)
+        ]
+        best = both.result(method)
+        assert best.cost.total_usd_per_year == min(
+            r.cost.total_usd_per_year
+            for r in alone
+            if r.metrics.instances_placed == best.metrics.instances_placed
+        )
+    recommended = both.recommended
+    assert recommended is not None
+    opened = recommended.result.plan.hosts
+    assert sum(p.count for p in recommended.purchase) == len(opened)
+    assert all(isinstance(p, Purchase) and p.count > 0 for p in recommended.purchase)
+    for p in recommended.purchase:
+        gpu_price = scenario.catalog.gpus[p.server.gpu_model].price_usd
+        assert p.unit_price_usd == scenario.assumptions.host_usd + 4 * gpu_price
+    assert recommended.headline().startswith("Buy ")

@@ -95,4 +95,15 @@ def test_a_saved_server_type_sizes_a_cluster(
     db = ["--db", str(tmp_path / "s.sqlite")]
     assert main(["scenarios", "save", "size", "--size", "L40S:4:64:768", *db]) == 0
     assert main(["plan", *OPTIONS, "--scenario", "size", *db]) == 0
-    assert "Sizing servers of 4 × L40S" in _out(capsys)[0]
+    assert "Sizing servers of 4× L40S" in _out(capsys)[0]
+
+
+def test_catalog_server_types_are_saved_by_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Server types named from the catalog are saved whole, so the saved sizing never changes."""
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "buy", "--size", "catalog", "--db", str(db)]) == 0
+    servers = ScenarioStore(db).open("buy").servers
+    assert len(servers) > 1
+    assert all(s.name for s in servers)

@@ -57,7 +57,7 @@ def _edited() -> SavedScenario:
         _sample(),
         assumptions=assumptions,
         mig_clusters=("dev-inference",),
-        server=ServerType(gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048),
+        servers=(ServerType(gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048),),
     )
 
 
@@ -225,7 +225,7 @@ def test_another_process_reads_what_was_saved(store: ScenarioStore) -> None:
     code = (
         "import sys; from planner.store import ScenarioStore; "
         "s = ScenarioStore(sys.argv[1]).open('kept'); "
-        "print(s.assumptions.power_usd_per_kwh, s.mig_clusters, s.server.gpus)"
+        "print(s.assumptions.power_usd_per_kwh, s.mig_clusters, s.servers[0].gpus)"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(store.path)],

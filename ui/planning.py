@@ -18,11 +18,13 @@ import streamlit as st
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import (
     Inventory,
+    ServerType,
     inventory_frame,
     load_inventory,
     with_mig_clusters,
 )
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.output.export import workbook_bytes
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
@@ -76,6 +78,15 @@ def catalog(own_gpus: InputFile | None = None) -> Catalog:
     if own_gpus is None:
         return load_catalog()
     return load_catalog(extra_gpus=own_gpus.content, extra_gpus_name=own_gpus.name)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def server_types(own_gpus: InputFile | None = None) -> tuple[ServerType, ...]:
+    """The catalog's server types (``data/catalog/servers.csv``); none when it cannot be read."""
+    try:
+        return load_server_types(catalog(own_gpus)).value
+    except InputError:
+        return ()
 
 
 def own_gpus_problems(own_gpus: InputFile) -> tuple[InputProblem, ...]:
@@ -149,6 +160,8 @@ def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of every sharing method for the committed inputs and question (cached)."""
     scenario = build_scenario(inputs).scenario
     if asked.kind is QuestionKind.SIZE:
+        if asked.catalog_servers:
+            return size_cluster(scenario, asked.catalog_servers)
         if asked.server is None:
             raise PlanningError("choose a server type to size a cluster")
         return size_cluster(scenario, asked.server)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from planner.inputs.inventory import ServerType
 from planner.store import (
     SavedFile,
     SavedScenario,
@@ -58,8 +59,17 @@ def saved_from_session() -> SavedScenario:
         assumptions=inputs.assumptions,
         own_gpus=None if own is None else SavedFile(own.name, own.content),
         mig_clusters=inputs.mig_clusters,
-        server=asked.server if asked.kind is session.QuestionKind.SIZE else None,
+        servers=_sized(asked),
     )
+
+
+def _sized(asked: session.Question) -> tuple[ServerType, ...]:
+    """The server types the question sizes with, as the planner reads it (catalog types first)."""
+    if asked.kind is not session.QuestionKind.SIZE:
+        return ()
+    if asked.catalog_servers:
+        return asked.catalog_servers
+    return () if asked.server is None else (asked.server,)
 
 
 def _input_file(saved: SavedFile, sample: session.InputFile) -> session.InputFile:
@@ -80,9 +90,14 @@ def session_from_saved(saved: SavedScenario) -> tuple[session.ScenarioInputs, se
         mig_clusters=saved.mig_clusters,
         own_gpus=None if own is None else session.InputFile(name=own.name, content=own.content),
     )
-    if saved.server is None:
-        return inputs, session.Question()
-    return inputs, session.Question(kind=session.QuestionKind.SIZE, server=saved.server)
+    size = session.QuestionKind.SIZE
+    match saved.servers:
+        case ():
+            return inputs, session.Question()
+        case (server,) if not server.name:
+            return inputs, session.Question(kind=size, server=server)
+        case servers:
+            return inputs, session.Question(kind=size, catalog_servers=servers)
 
 
 def open_saved(name: str) -> None:

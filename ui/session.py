@@ -103,6 +103,8 @@ class Question:
 
     kind: QuestionKind = QuestionKind.FIT
     server: ServerType | None = None
+    catalog_servers: tuple[ServerType, ...] = ()
+    """Server types of the catalog the sizing may choose among; when empty, ``server``."""
 
 
 def sample_inputs() -> ScenarioInputs:

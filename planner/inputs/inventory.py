@@ -78,6 +78,29 @@ class ServerType:
     rdma: bool = True
     mig_enabled: bool = True
     platform: Platform = DEFAULT_PLATFORM
+    name: str = ""
+    """What the catalog or the user calls the type (``hgx-h100-8``); empty when unnamed."""
+
+    @classmethod
+    def of(cls, host: Host, name: str = "") -> ServerType:
+        """The type of server ``host`` is."""
+        return cls(
+            gpu_model=host.gpu_model,
+            gpus=host.gpus,
+            cpu_cores=host.cpu_cores,
+            ram_gib=host.ram_gib,
+            network_gbps=host.network_gbps,
+            rdma=host.rdma,
+            mig_enabled=host.mig_enabled,
+            platform=host.platform,
+            name=name,
+        )
+
+    @property
+    def label(self) -> str:
+        """``hgx-h100-8 (8× H100-80GB-SXM)``, or the shape alone when unnamed."""
+        shape = f"{self.gpus}× {self.gpu_model}"
+        return f"{self.name} ({shape})" if self.name else shape
 
     def host(self, index: int, cluster: str = "sized") -> Host:
         """The ``index``-th host of this type (0-based), named ``sized-001`` and so on."""

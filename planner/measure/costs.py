@@ -22,6 +22,7 @@ __all__ = [
     "gpu_usd_per_year",
     "plan_cost",
     "power_usd_per_year",
+    "server_price_usd",
     "workload_usd_per_instance_year",
 ]
 
@@ -117,6 +118,11 @@ def _gpu_price_usd(scenario: Scenario, gpu_model: str) -> float:
     """Price of one GPU [USD]: the user's override, else the catalog's."""
     override = scenario.assumptions.gpu_price_usd.get(gpu_model)
     return override if override is not None else scenario.catalog.gpus[gpu_model].price_usd
+
+
+def server_price_usd(scenario: Scenario, gpu_model: str, gpus: int) -> float:
+    """Purchase price of one server: the host without GPUs, plus its GPUs [USD]."""
+    return scenario.assumptions.host_usd + gpus * _gpu_price_usd(scenario, gpu_model)
 
 
 def _host_roles(plan: MethodPlan) -> dict[str, set[Method]]:

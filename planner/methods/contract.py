@@ -104,6 +104,13 @@ class GpuDemand:
     patterns: tuple[tuple[float, ...], ...]
     """What one GPU offers of each dimension, per way of setting it up."""
     exact: bool
+    packed: Mapping[str, tuple[float, ...]] | None = None
+    """For a relaxation: what one instance takes as the method's packer places it (whole
+    instances per GPU), rows a plan can be built on; ``None``: the same as ``use``."""
+
+    def planning_use(self, workload: str) -> tuple[float, ...]:
+        """The rows a plan is built on for one instance of ``workload``."""
+        return (self.packed or self.use)[workload]
 
 
 @dataclass(frozen=True)

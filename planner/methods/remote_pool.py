@@ -617,15 +617,20 @@ class RemotePool(SharingMethod):
         instances and lets shares of a GPU be cut finer than instances."""
         capacity = capacity_units(model)
         use: dict[str, tuple[float, ...]] = {}
+        packed: dict[str, tuple[float, ...]] = {}
         for w in workloads:
             if _ineligible_reason(w) is not None:
                 continue
             gpus = gpus_per_instance(w, model)
-            size = float(gpus) if gpus else share_units(w, model) / capacity
+            share = share_units(w, model)
+            size = float(gpus) if gpus else share / capacity
+            # Placed whole, an instance takes 1/k of a GPU when k of its size fit on one.
+            whole = float(gpus) if gpus else 1.0 / max(capacity // max(share, 1), 1)
             active = [math.floor(s * w.instances + 0.5) / w.instances for s in w.daily_schedule]
             use[w.name] = tuple(size * a for a in active)
+            packed[w.name] = tuple(whole * a for a in active)
         hours = tuple(f"memory in hour {h}" for h in range(HOURS_PER_DAY))
-        return GpuDemand(hours, use, ((1.0,) * HOURS_PER_DAY,), exact=False)
+        return GpuDemand(hours, use, ((1.0,) * HOURS_PER_DAY,), exact=False, packed=packed)
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
         """In every hour, the instances running on a pooled GPU fit in its memory; a whole-GPU

@@ -20,7 +20,11 @@ import pandas as pd
 
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
-from planner.measure.costs import AnnualRates, workload_usd_per_instance_year
+from planner.measure.costs import (
+    AnnualRates,
+    server_price_usd,
+    workload_usd_per_instance_year,
+)
 from planner.measure.metrics import placements_by_gpu
 from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
@@ -40,8 +44,11 @@ from planner.solve.mixed import (
 __all__ = [
     "DECISION_COLUMNS",
     "ClassDecision",
+    "Purchase",
     "RecommendedPlan",
     "decisions_frame",
+    "purchases",
+    "rank",
     "recommend_plan",
     "servers_to_buy",
     "today_method",
@@ -94,6 +101,13 @@ class RecommendedPlan:
     """The single-method plan of how the estate is shared today (``Assumptions.today_method``)."""
     best_single: MethodResult | None
     """The best single-method plan: most instances by priority, then cheapest."""
+    purchase: tuple[Purchase, ...] = ()
+    """When sizing: the servers to buy, per type."""
+
+    @property
+    def purchase_usd(self) -> float:
+        """What the servers to buy cost, GPUs included [USD]."""
+        return sum(p.price_usd for p in self.purchase)
 
     @property
     def bounded_usd_per_year(self) -> float:
@@ -117,6 +131,12 @@ class RecommendedPlan:
             else f"Serves {m.instances_placed} of {total} instances"
         )
         text = f"{served} on {m.gpus_used} GPUs in {m.hosts_used} hosts"
+        if self.purchase:
+            servers = " + ".join(f"{p.count} × {p.server.label}" for p in self.purchase)
+            text = (
+                f"Buy {servers} for ${self.purchase_usd:,.0f}: {text[0].lower()}{text[1:]}, "
+                f"${self.result.cost.total_usd_per_year:,.0f} per year"
+            )
         if self.today is not None:
             text += ", " + _against(self.result, self.today, f"today ({self.today.label})")
         return text + "."
@@ -154,7 +174,7 @@ def _service(result: MethodResult, scenario: Scenario) -> tuple[int, ...]:
     return tuple(counts[level] for level in levels)
 
 
-def _rank(result: MethodResult, scenario: Scenario) -> tuple[object, ...]:
+def rank(result: MethodResult, scenario: Scenario) -> tuple[object, ...]:
     """Sort key: most served by priority, then cheapest, then fewest GPUs."""
     return (
         tuple(-n for n in _service(result, scenario)),
@@ -183,10 +203,41 @@ def servers_to_buy(
     one."""
     opened = sum(len(r.plan.hosts) for r in singles)
     hosts: list[Host] = []
-    for server in servers:
-        cluster = "sized" if len(servers) == 1 else f"sized-{server.gpu_model.lower()}"
+    for n, server in enumerate(servers):
+        cluster = "sized" if len(servers) == 1 else f"sized-{n + 1}-{server.gpu_model.lower()}"
         hosts.extend(server.host(i, cluster) for i in range(max(1, opened)))
     return tuple(hosts)
+
+
+@dataclass(frozen=True)
+class Purchase:
+    """Servers of one type a sized plan opens."""
+
+    server: ServerType
+    count: int
+    unit_price_usd: float
+    """One server with its GPUs [USD]."""
+
+    @property
+    def price_usd(self) -> float:
+        return self.count * self.unit_price_usd
+
+
+def purchases(
+    scenario: Scenario, hosts: Sequence[Host], servers: Sequence[ServerType]
+) -> tuple[Purchase, ...]:
+    """The servers ``hosts`` are, counted per type of ``servers`` (matched by shape), in the
+    order of ``servers``."""
+    counts = Counter(ServerType.of(h) for h in hosts)
+    return tuple(
+        Purchase(
+            server,
+            counts[dataclasses.replace(server, name="")],
+            server_price_usd(scenario, server.gpu_model, server.gpus),
+        )
+        for server in dict.fromkeys(servers)
+        if counts[dataclasses.replace(server, name="")]
+    )
 
 
 def recommend_plan(
@@ -217,7 +268,7 @@ def recommend_plan(
     ]
     mix = measure_plan(mixed.plan, scenario)
     candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))
-    best, chosen, source = min(candidates, key=lambda c: _rank(c[0], scenario))
+    best, chosen, source = min(candidates, key=lambda c: rank(c[0], scenario))
     served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
     if mixed.options:
@@ -240,9 +291,10 @@ def recommend_plan(
     result = dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
     today = None if servers else _single(singles, today_method(scenario))
     ranked = [r for r in singles if r.plan.method is not None]
-    best_single = min(ranked, key=lambda r: _rank(r, scenario)) if ranked else None
+    best_single = min(ranked, key=lambda r: rank(r, scenario)) if ranked else None
     decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
-    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single)
+    bought = purchases(scenario, plan.hosts, servers) if servers else ()
+    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single, bought)
 
 
 def _single(singles: Sequence[MethodResult], method: Method) -> MethodResult | None:
@@ -273,12 +325,18 @@ def _decisions(
             seen.add(p.instance)
             methods_of[p.workload][plan.role((p.host, p.gpu_index))] += 1
     missed = {n.workload: n.reason for n in plan.not_placed}
+    options_of: dict[str, list[Option]] = defaultdict(list)
+    for option in mixed.options:
+        options_of[option.workload].append(option)
+    refusals_of: dict[str, dict[Method, Refusal]] = defaultdict(dict)
+    for refusal in mixed.refusals:
+        refusals_of[refusal.workload][refusal.method] = refusal
     decisions = []
     for workload in scenario.workloads:
         counts = methods_of.get(workload.name, Counter())
         served = tuple(sorted(counts.items(), key=lambda mc: (-mc[1], list(METHODS).index(mc[0]))))
-        estimates = _estimates(workload, mixed, rates)
-        refusals = {r.method: r for r in mixed.refusals if r.workload == workload.name}
+        estimates = _estimates(options_of[workload.name], mixed.types, rates)
+        refusals = refusals_of[workload.name]
         decided_by, reason = _why(workload, served, estimates, refusals, missed, scenario)
         s = slow.get(workload.name)
         decisions.append(
@@ -309,13 +367,12 @@ class _Estimate:
 
 
 def _estimates(
-    workload: WorkloadClass, mixed: MixedPlan, rates: AnnualRates
+    options: Sequence[Option], types: Sequence[HostType], rates: AnnualRates
 ) -> dict[Method, _Estimate]:
+    """Each method's cheapest option per instance among a class's ``options``."""
     best: dict[Method, _Estimate] = {}
-    for option in mixed.options:
-        if option.workload != workload.name:
-            continue
-        host_type = mixed.types[option.host_type]
+    for option in options:
+        host_type = types[option.host_type]
         shape = host_type.shape
         per_gpu = (
             rates.gpu_usd_per_year(option.method, shape)

@@ -25,7 +25,7 @@ from planner.measure.metrics import (
 )
 from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
-from planner.output.recommendations import RecommendedPlan, recommend_plan
+from planner.output.recommendations import RecommendedPlan, rank, recommend_plan
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method, size_method
@@ -64,6 +64,8 @@ class ScenarioPlan:
     """Every plan measured: the recommended plan first when there is one, then each method's."""
     recommended: RecommendedPlan | None = None
     """The recommended plan with its bound, per-class decisions and references."""
+    servers: tuple[ServerType, ...] = ()
+    """Every server type the sizing could buy (``size``); ``server`` is the first."""
 
     def result(self, method: Method) -> MethodResult:
         """The result of one method; KeyError naming the method when it was not planned."""
@@ -124,26 +126,41 @@ def plan_scenario(
 
 def size_cluster(
     scenario: Scenario,
-    server: ServerType,
+    server: ServerType | Sequence[ServerType],
     *,
     methods: Sequence[Method] = tuple(METHODS),
     recommended: bool = True,
 ) -> ScenarioPlan:
-    """Count the servers of type ``server`` each method needs for the mix, measure each, and
-    (with ``recommended``) size the cheapest mix of methods on such servers.
+    """Count the servers each method needs for the mix, measure each, and (with
+    ``recommended``) size the cheapest mix of methods and server types.
 
-    The plans are measured against the servers they open only: the inventory plays no part in
-    sizing, so a method that opens no server has no GPUs available either.
+    Given several server types, each method's plan is its best sizing on one type (most
+    instances by priority, then cheapest); the recommended plan may mix types. The plans are
+    measured against the servers they open only: the inventory plays no part in sizing, so a
+    method that opens no server has no GPUs available either.
     """
-    plans = tuple(size_method(method, scenario, server) for method in methods)
+    servers = (server,) if isinstance(server, ServerType) else tuple(server)
+    if not servers:
+        raise ValueError("size_cluster needs at least one server type")
     sized = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
-    singles = assemble(sized, plans, question="size", server=server)
+    results = tuple(_best_sizing(method, scenario, sized, servers) for method in methods)
+    singles = ScenarioPlan(
+        scenario=sized, question="size", server=servers[0], results=results, servers=servers
+    )
     if not recommended:
         return singles
-    best = recommend_plan(sized, singles.results, servers=(server,))
+    best = recommend_plan(sized, singles.results, servers=servers)
     if best is None:
         return singles
     return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
+
+
+def _best_sizing(
+    method: Method, scenario: Scenario, sized: Scenario, servers: Sequence[ServerType]
+) -> MethodResult:
+    """The method's sizing on the server type that serves most by priority, then costs least."""
+    results = [measure_plan(size_method(method, scenario, s), sized) for s in servers]
+    return min(results, key=lambda r: rank(r, sized))
 
 
 COMPARISON_COLUMNS: Mapping[str, str] = MappingProxyType(

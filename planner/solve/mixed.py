@@ -155,6 +155,15 @@ class Option:
     """Runtime over bare metal on a GPU filled with instances of the class [-]."""
     gpus_per_instance: float
     """GPUs per instance when the class is packed alone under the method [GPUs]."""
+    reserve_gib: float | None = None
+    """Memory set aside per instance so that fewer instances share a GPU and the class stays
+    within its slowdown limit [GiB]; ``None``: its own ``memory_gib``."""
+
+    def shape(self, workload: WorkloadClass) -> WorkloadClass:
+        """The class as the option packs it."""
+        if self.reserve_gib is None:
+            return workload
+        return dataclasses.replace(workload, memory_gib=self.reserve_gib)
 
 
 def slowdown_limit(workload: WorkloadClass, scenario: Scenario) -> float:
@@ -199,7 +208,7 @@ class SoloFits:
     """``solo_fit`` with the packings and slowdowns it has worked out kept for reuse."""
 
     scenario: Scenario
-    _packed: dict[tuple[Method, int, WorkloadClass], _Packed] = field(default_factory=dict)
+    _packed: dict[tuple[Method, str, WorkloadClass], _Packed] = field(default_factory=dict)
     _solo: dict[tuple[Method, int, WorkloadClass], Solo] = field(default_factory=dict)
 
     def __call__(
@@ -214,6 +223,25 @@ class SoloFits:
         if key not in self._solo:
             self._solo[key] = self._fit(method, workload, t, host_type)
         return self._solo[key]
+
+    def within(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType, limit: float
+    ) -> tuple[Solo, float] | None:
+        """The class with memory set aside so that at most ``k`` instances share a GPU, for the
+        largest ``k`` that keeps the slowdown within ``limit``: the fit and the memory per
+        instance [GiB]; ``None`` when even one instance per GPU is over it."""
+        packed = self._packing(method, workload, t, host_type)
+        sharing = 0 if packed.fullest is None else len(packed.fullest.slots)
+        # Co-tenants' busy demand bounds the slowdown from below (a GPU does one GPU of work).
+        most = min(sharing - 1, math.floor(limit / max(workload.busy_fraction, 1e-9)))
+        for k in range(most, 0, -1):
+            reserve = host_type.model.memory_gib / k
+            if reserve <= workload.memory_gib:
+                break
+            solo = self(method, dataclasses.replace(workload, memory_gib=reserve), t, host_type)
+            if solo.slowdown <= limit:
+                return solo, reserve
+        return None
 
     def _fit(self, method: Method, workload: WorkloadClass, t: int, host_type: HostType) -> Solo:
         rules = METHODS[method]
@@ -244,7 +272,8 @@ class SoloFits:
         self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
     ) -> _Packed:
         shape = _shape(workload)
-        key = (method, t, shape)
+        # A method packs for a GPU model, whatever the host.
+        key = (method, host_type.model.name, shape)
         if key not in self._packed:
             instances = [Instance(i, shape) for i in shape.instance_ids()]
             packing = METHODS[method].pack_heuristic(
@@ -299,18 +328,36 @@ def options(
                 if reason is not None:
                     reasons.append(("requirement", reason))
                     continue
-                solo = solos(method, workload, t, host_type)
-                if solo.slowdown > limit:
-                    shown = f"{solo.slowdown:.2f}× bare metal on {host_type.model.name}"
-                    reasons.append(("slowdown", f"{shown}, over its limit of {limit:.2f}×"))
+                option = _option(solos, method, workload, t, host_type, limit)
+                if isinstance(option, str):
+                    reasons.append(("slowdown", option))
                     continue
-                found.append(
-                    Option(workload.name, method, t, solo.slowdown, solo.gpus_per_instance)
-                )
+                found.append(option)
                 served = True
             if not served:
                 refusals.append(_refusal(workload.name, method, reasons))
     return tuple(found), tuple(refusals)
+
+
+def _option(
+    solos: SoloFits,
+    method: Method,
+    workload: WorkloadClass,
+    t: int,
+    host_type: HostType,
+    limit: float,
+) -> Option | str:
+    """The class under the method on the type, as dense as its slowdown limit allows; or why it
+    is over the limit even alone on a GPU."""
+    solo = solos(method, workload, t, host_type)
+    if solo.slowdown <= limit:
+        return Option(workload.name, method, t, solo.slowdown, solo.gpus_per_instance)
+    sparser = solos.within(method, workload, t, host_type, limit)
+    if sparser is None:
+        shown = f"{solo.slowdown:.2f}× bare metal on {host_type.model.name}"
+        return f"{shown}, over its limit of {limit:.2f}×"
+    fit, reserve = sparser
+    return Option(workload.name, method, t, fit.slowdown, fit.gpus_per_instance, reserve)
 
 
 def _option_reason(
@@ -412,6 +459,7 @@ def _groups(
                     o.method,
                     o.host_type,
                     demands[(o.method, types[o.host_type].model.name)].use[workload.name],
+                    demands[(o.method, types[o.host_type].model.name)].planning_use(workload.name),
                 )
                 for o in mine
             ),
@@ -429,7 +477,7 @@ def _demands(
     by_name = {w.name: w for w in scenario.workloads}
     for option in found:
         key = (option.method, types[option.host_type].model.name)
-        classes.setdefault(key, {})[option.workload] = by_name[option.workload]
+        classes.setdefault(key, {})[option.workload] = option.shape(by_name[option.workload])
     return {
         (method, model): METHODS[method].gpu_demand(
             list(members.values()),
@@ -447,8 +495,11 @@ def _build(
     groups: Sequence[_Group],
     demands: Mapping[tuple[Method, str], GpuDemand],
     rates: Rates,
+    *,
+    planning: bool,
 ) -> tuple[Model, _Rows, list[tuple[int, Option]]]:
-    """The MILP of the module docstring, without its objective's service part."""
+    """The MILP of the module docstring, without its objective's service part; ``planning``
+    builds relaxed methods' rows as their packers place instances, else as relaxed (a bound)."""
     model = Model()
     rows = _Rows()
     flat = [(i, o) for i, group in enumerate(groups) for o in group.options]
@@ -470,7 +521,7 @@ def _build(
         rows.g[t] = model.variables(f"g{t}", 1, upper=len(host_type.hosts))[0]
 
     _every_instance_served_or_left_out(model, rows, flat, groups)
-    _method_rows_hold(model, rows, flat, groups, pairs, demands, types)
+    _method_rows_hold(model, rows, flat, groups, pairs, demands, types, planning=planning)
     _gpus_lie_on_their_hosts(model, rows, pairs, types)
     _cores_and_ram_fit(model, rows, flat, groups, types)
     _costs(rows, pairs, types, rates)
@@ -498,13 +549,20 @@ def _method_rows_hold(
     pairs: Sequence[tuple[Method, int]],
     demands: Mapping[tuple[Method, str], GpuDemand],
     types: Sequence[HostType],
+    *,
+    planning: bool,
 ) -> None:
     """Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p] in every dimension."""
     for method, t in pairs:
         demand = demands[(method, types[t].model.name)]
         y = rows.y[(method, t)]
         members = [
-            (rows.x[k], demand.use[groups[i].first.name])
+            (
+                rows.x[k],
+                demand.planning_use(groups[i].first.name)
+                if planning
+                else demand.use[groups[i].first.name],
+            )
             for k, (i, o) in enumerate(flat)
             if o.method is method and o.host_type == t
         ]
@@ -655,7 +713,7 @@ def solve_counts(
     limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types)
-    model, rows, flat = _build(scenario, types, groups, demands, rates)
+    model, rows, flat = _build(scenario, types, groups, demands, rates, planning=served is None)
     if served is not None:
         for i, group in enumerate(groups):
             wanted = sum(served.get(w.name, 0) for w in group.members)
@@ -818,7 +876,7 @@ def recommend(
     for _ in range(_LIMIT_ROUNDS):
         counts = (solve_counts(scenario, types, found, rates) if found else None) or _NO_COUNTS
         placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
-        _place(scenario, types, counts, placing, isolated)
+        _place(scenario, types, counts, found, placing, isolated)
         _retry(scenario, types, found, refusals, rates, placing)
         opened = available
         if hosts is not None:
@@ -891,25 +949,35 @@ def _without(
 
 
 def _chosen_instances(
-    scenario: Scenario, counts: Counts
+    scenario: Scenario, counts: Counts, found: Sequence[Option]
 ) -> dict[tuple[Method, int], list[Instance]]:
-    """The instances of each (method, host type), most urgent first: each class's instances in
-    id order, handed to its options in the order the MILP lists them."""
+    """The instances of each (method, host type), most urgent first, shaped as the option packs
+    them: each class's instances in id order, handed to its options in the order the MILP lists
+    them."""
     by_class: dict[str, list[tuple[Method, int, int]]] = {}
     for (name, method, t), n in counts.served.items():
         by_class.setdefault(name, []).append((method, t, n))
+    option_of = {(o.workload, o.method, o.host_type): o for o in found}
     chosen: dict[tuple[Method, int], list[Instance]] = {}
     for instance in instances_of(scenario.workloads):
         queue = by_class.get(instance.workload.name)
         if not queue:
             continue
         method, t, n = queue[0]
-        chosen.setdefault((method, t), []).append(instance)
+        option = option_of[(instance.workload.name, method, t)]
+        chosen.setdefault((method, t), []).append(_shaped(instance, option))
         if n == 1:
             queue.pop(0)
         else:
             queue[0] = (method, t, n - 1)
     return chosen
+
+
+def _shaped(instance: Instance, option: Option) -> Instance:
+    """The instance as ``option`` packs it (with the memory it sets aside)."""
+    if option.reserve_gib is None:
+        return instance
+    return Instance(instance.id, option.shape(instance.workload))
 
 
 def _batches(instances: Sequence[Instance], isolated: Set[str]) -> list[list[Instance]]:
@@ -927,12 +995,22 @@ def _place(
     scenario: Scenario,
     types: Sequence[HostType],
     counts: Counts,
+    found: Sequence[Option],
     placing: _Placing,
     isolated: Set[str],
 ) -> None:
     """Per type: host-wide roles on hosts of their own first, then every per-GPU role's
     requests together on the rest; ``isolated`` classes share no GPU with another class."""
-    chosen = _chosen_instances(scenario, counts)
+    chosen = _chosen_instances(scenario, counts, found)
+    for o in found:
+        if o.reserve_gib is not None and counts.served.get((o.workload, o.method, o.host_type)):
+            note = (
+                f"{o.workload}: {o.reserve_gib:.3g} GiB set aside per instance under "
+                f"{o.method.label} on {types[o.host_type].model.name}, so that fewer share a "
+                f"GPU and it stays within its slowdown limit ({o.slowdown:.2f}× bare metal)."
+            )
+            if note not in placing.notes:
+                placing.notes.append(note)
     for t, host_type in enumerate(types):
         shared: list[tuple[Method, list[Instance]]] = []
         for method in METHODS:
@@ -1048,7 +1126,7 @@ def _retry(
     placing: _Placing,
 ) -> None:
     """Instances left out (by the MILP or by placement) try the other options of their class,
-    cheapest GPU rate first, on what is left: shared hosts' free GPUs, or whole free hosts for a
+    cheapest per instance first, on what is left: shared hosts' free GPUs, or whole free hosts for a
     host-wide method."""
     placed = {p.instance for p in placing.placements}
     with_options = {o.workload for o in found}
@@ -1069,7 +1147,9 @@ def _retry(
     for name, waiting in by_class.items():
         mine = sorted(
             (o for o in found if o.workload == name),
-            key=lambda o: rates.gpu_usd_per_year(o.method, types[o.host_type].shape),
+            key=lambda o: (
+                rates.gpu_usd_per_year(o.method, types[o.host_type].shape) * o.gpus_per_instance
+            ),
         )
         for option in mine:
             waiting = [i for i in waiting if i.id in placing.missed]
@@ -1078,7 +1158,8 @@ def _retry(
             pool = _retry_pool(option, types, placing)
             if pool is None:
                 continue
-            pool = _fit(scenario, option.method, types[option.host_type], waiting, pool, placing)
+            shaped = [_shaped(i, option) for i in waiting]
+            pool = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
             if METHODS[option.method].scope is not RoleScope.HOST:
                 placing.shared[option.host_type] = pool
 

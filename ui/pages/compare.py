@@ -60,6 +60,16 @@ with st.form("compare_question_form"):
             step=64,
             key="compare_server_ram",
         )
+        offered = planning.server_types(inputs.own_gpus)
+        by_label = {t.label: t for t in offered}
+        picked = st.multiselect(
+            "Or let the plan choose among the catalog's server types",
+            options=list(by_label),
+            default=[t.label for t in asked.catalog_servers if t.label in by_label],
+            help="Typical configurations from data/catalog/servers.csv; the recommended plan "
+            "may buy a mix of them. Their notes say which figures are guesses.",
+            key="compare_catalog_servers",
+        )
     submitted = st.form_submit_button(
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
@@ -73,6 +83,9 @@ if submitted:
             )
             if chosen is session.QuestionKind.SIZE
             else None,
+            catalog_servers=tuple(by_label[label] for label in picked)
+            if chosen is session.QuestionKind.SIZE
+            else (),
         )
     )
 
