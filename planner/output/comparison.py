@@ -10,7 +10,7 @@ import pandas as pd
 from planner.measure.result import MethodResult
 from planner.output.report import ScenarioPlan
 
-__all__ = ["COMPARISON_COLUMNS", "KEY_FIGURES", "compare_plans"]
+__all__ = ["COMPARISON_COLUMNS", "HIGHER_IS_BETTER", "KEY_FIGURES", "compare_plans"]
 
 KEY_FIGURES: tuple[tuple[str, Callable[[MethodResult], float | None]], ...] = (
     ("GPUs used", lambda r: r.metrics.gpus_used),
@@ -21,6 +21,10 @@ KEY_FIGURES: tuple[tuple[str, Callable[[MethodResult], float | None]], ...] = (
     ("Cost per placed instance [USD/year]", lambda r: r.cost.usd_per_instance_year),
 )
 """The figures compared for each plan, with their unit, and how each is read from a result."""
+
+HIGHER_IS_BETTER = frozenset({"Instances placed"})
+"""Figures where a rise is an improvement; for every other figure (GPUs, hosts, instances left
+out, dollars) a fall is."""
 
 COMPARISON_COLUMNS = ("plan", "figure", "first", "second", "change", "change_pct")
 """``plan`` label; ``figure`` from ``KEY_FIGURES``; ``first`` and ``second`` the two scenarios'

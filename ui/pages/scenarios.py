@@ -9,7 +9,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from planner.output.comparison import compare_plans
+from planner.output.comparison import HIGHER_IS_BETTER, compare_plans
 from planner.output.report import ScenarioPlan
 from planner.store import ScenarioExistsError, StoreError
 from ui import components, planning, scenarios, session
@@ -183,17 +183,19 @@ with st.spinner("Planning both scenarios…"):
     ]
 frame = compare_plans(plans[0], plans[1])
 st.markdown(f"**{_shown(pair[0])}** → **{_shown(pair[1])}**: changes are second minus first.")
-recommended = frame[frame["plan"] == frame["plan"].iloc[0]]
-cards = st.columns(len(recommended))
-for card, row in zip(cards, recommended.itertuples(index=False), strict=True):
+leading = frame[frame["plan"] == frame["plan"].iloc[0]]
+st.markdown(f"**{leading['plan'].iloc[0]}** of *{_shown(pair[1])}*, against *{_shown(pair[0])}*")
+cards = st.columns(len(leading))
+for card, row in zip(cards, leading.itertuples(index=False), strict=True):
+    unchanged = row.change == 0 or math.isnan(row.change)
     card.metric(
-        f"{row.plan}: {str(row.figure).split(' [')[0]}",
+        str(row.figure).split(" [")[0],
         _figure_text(row.figure, row.second),
         delta=_figure_text(row.figure, row.change, signed=True),
-        # Fewer GPUs, hosts or dollars is better; more instances placed is better.
         delta_color="off"
-        if row.change == 0
-        else ("normal" if "placed" in row.figure else "inverse"),
+        if unchanged
+        else ("normal" if row.figure in HIGHER_IS_BETTER else "inverse"),
+        delta_arrow="off" if unchanged else "auto",
         help=f"{pair[0]}: {_figure_text(row.figure, row.first)}",
     )
 first_title, second_title = (pair[0], pair[1]) if pair[0] != pair[1] else ("First", "Second")
