@@ -1,12 +1,150 @@
-"""Every assumption a plan rests on, each with a default the user can change."""
+"""Every assumption a plan rests on, each with a default the user can change.
+
+One source of truth: each field of ``Assumptions`` and ``Network`` carries its ``Fact`` (label,
+unit, meaning, range, whether the default is a guess, CLI flag) in the field's metadata, and the
+CLI options (``planner.cli``), the workbook's Assumptions sheet (``planner.output.export``) and
+the dashboard's widgets (``ui.pages.assumptions``) are all made from it (``facts``). An
+``Assumptions`` checks itself when built: every number finite and within its ``Fact``'s range.
+Mapping fields are stored as ``FrozenMap``, so an ``Assumptions`` is hashable (a cache key).
+
+Adding an assumption is one line: ``name: float = fact(default, "Label", "unit", "meaning",
+minimum=..., maximum=..., guess=True, flag="--name")``; it then shows up in the CLI, the
+workbook and, for numbers, the dashboard's Assumptions page.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
-__all__ = ["Assumptions", "Network", "VgpuMode", "VgpuScheduler", "VsphereVersion"]
+__all__ = [
+    "Assumptions",
+    "Fact",
+    "FrozenMap",
+    "Network",
+    "VgpuMode",
+    "VgpuScheduler",
+    "VsphereVersion",
+    "fact",
+    "facts",
+]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What one assumption means: the metadata every view of it is made from."""
+
+    label: str
+    """Short name for people (a widget's label)."""
+    unit: str
+    """Unit of the value (``USD/kWh``, ``0-1``, ``-`` for a ratio, ``yes/no``, ``choice``)."""
+    meaning: str
+    """One sentence: what it is and what it changes in a plan."""
+    minimum: float | None = None
+    """Smallest accepted value, inclusive (numbers only)."""
+    maximum: float | None = None
+    """Largest accepted value, inclusive (numbers only)."""
+    is_guess: bool = False
+    """The default is the team's estimate, not a sourced figure: replace it with yours."""
+    flag: str | None = None
+    """Command-line option that sets it (``--pue``); None when the CLI does not offer it."""
+
+    @property
+    def range_text(self) -> str:
+        """``1 to 3``, ``at least 0`` or empty."""
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            return f"{low:g} to {high:g}"
+        if low is not None:
+            return f"at least {low:g}"
+        return "" if high is None else f"at most {high:g}"
+
+    def checked(self, name: str, value: object) -> None:
+        """Raise ``ValueError`` naming the assumption, its unit and range unless ``value`` is a
+        finite number within the range (values of other kinds are not checked here)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return
+        low = -math.inf if self.minimum is None else self.minimum
+        high = math.inf if self.maximum is None else self.maximum
+        if not math.isfinite(value) or not low <= value <= high:
+            raise ValueError(
+                f"assumption {name} ({self.label}) must be a finite number from "
+                f"{self.range_text} [{self.unit}], got {value!r}"
+            )
+
+
+FACT = "fact"
+"""Key of a field's ``Fact`` in its dataclass metadata."""
+
+
+def fact(
+    default: Any,
+    label: str,
+    unit: str,
+    meaning: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    guess: bool = False,
+    flag: str | None = None,
+) -> Any:
+    """A dataclass field with its ``Fact``; a mapping default becomes an empty ``FrozenMap``."""
+    metadata = {FACT: Fact(label, unit, meaning, minimum, maximum, guess, flag)}
+    if isinstance(default, Mapping):
+        return field(default_factory=lambda: FrozenMap(default), metadata=metadata)
+    if dataclasses.is_dataclass(default):
+        return field(default_factory=lambda: default, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def facts(instance: Any, prefix: str = "") -> Iterator[tuple[str, Fact, Any]]:
+    """Every (dotted name, ``Fact``, value) of a dataclass instance, nested dataclasses opened
+    (``network.latency_us``), in field order."""
+    for f in dataclasses.fields(instance):
+        value = getattr(instance, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            yield from facts(value, f"{prefix}{f.name}.")
+        elif FACT in f.metadata:
+            yield f"{prefix}{f.name}", f.metadata[FACT], value
+
+
+class FrozenMap(Mapping[str, float]):
+    """An immutable, hashable mapping (name to number), ordered by name."""
+
+    def __init__(self, items: Mapping[str, float] | None = None) -> None:
+        self._items = dict(sorted((items or {}).items()))
+
+    def __getitem__(self, key: str) -> float:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._items.items()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._items) == dict(other)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+    def __reduce__(self) -> tuple[type[FrozenMap], tuple[dict[str, float]]]:
+        # Rebuilt from a plain dict: pickles, copies and Streamlit's cache hashing all use it.
+        return (FrozenMap, (dict(self._items),))
+
+
+def _check(instance: Any) -> None:
+    for f in dataclasses.fields(instance):
+        if FACT in f.metadata:
+            f.metadata[FACT].checked(f.name, getattr(instance, f.name))
 
 
 class VgpuMode(StrEnum):
@@ -45,49 +183,124 @@ class VsphereVersion(StrEnum):
 class Network:
     """The network between remote-pool clients and GPU servers."""
 
-    latency_us: float = 20.0
-    """Round-trip latency client to GPU server [µs]; VMware recommends at most 50."""
-    bandwidth_gbps: float = 100.0
-    """Bandwidth per GPU server [Gbit/s]."""
-    rdma: bool = True
-    """RDMA/PVRDMA between clients and servers."""
-    usd_per_server_year: float = 3000.0
-    """NIC, switch port and optics per GPU server, amortised [USD/year] (a default, edit it)."""
+    latency_us: float = fact(
+        20.0, "Latency client to GPU server", "µs",
+        "round trip from client VM to GPU server; sets the remote pool's network slowdown "
+        "(VMware recommends at most 50 µs, with RDMA)",
+        minimum=0.0, maximum=100_000.0, flag="--latency-us",
+    )  # fmt: skip
+    bandwidth_gbps: float = fact(
+        100.0, "Bandwidth per GPU server", "Gbit/s", "network bandwidth of each GPU server",
+        minimum=1.0, maximum=3200.0, flag="--bandwidth-gbps",
+    )  # fmt: skip
+    rdma: bool = fact(
+        True, "RDMA / PVRDMA", "yes/no",
+        "RDMA between clients and GPU servers; without it the pool's network overhead is higher",
+    )  # fmt: skip
+    usd_per_server_year: float = fact(
+        3000.0, "Network per GPU server", "USD/server/year",
+        "NIC, switch port and optics per GPU server, amortised",
+        minimum=0.0, maximum=1_000_000.0, guess=True, flag="--network-usd",
+    )  # fmt: skip
+
+    def __post_init__(self) -> None:
+        _check(self)
 
 
 @dataclass(frozen=True)
 class Assumptions:
-    """Inputs of a plan that are not in the inventory or workload files."""
+    """Inputs of a plan that are not in the inventory or workload files (see the module's
+    docstring: each field's ``Fact`` says its unit, meaning and range)."""
 
-    vgpu_mode: VgpuMode = VgpuMode.EQUAL_SIZE
-    vgpu_scheduler: VgpuScheduler = VgpuScheduler.BEST_EFFORT
-    vsphere_version: VsphereVersion = VsphereVersion.V8
-    mig_backed_vgpu: bool = True
-    """MIG under vSphere is MIG-backed vGPU and needs an AI Enterprise licence per GPU."""
-    licence_usd_per_gpu_year: float = 4500.0
-    """NVIDIA AI Enterprise list price per GPU per year [USD] (public list price; edit it)."""
-    power_usd_per_kwh: float = 0.15
-    """Electricity price [USD/kWh] (a default)."""
-    pue: float = 1.5
-    """Data-centre power usage effectiveness [-] (a default)."""
-    amortisation_years: float = 4.0
-    """Years over which hardware is written off [years]."""
-    host_usd: float = 30000.0
-    """Server without GPUs: chassis, CPUs, RAM, NICs [USD] (a default)."""
-    idle_power_share: float = 0.3
-    """Share of TDP a GPU draws when idle [0-1] (a default)."""
-    gpu_price_usd: Mapping[str, float] = field(default_factory=dict)
+    vgpu_mode: VgpuMode = fact(
+        VgpuMode.EQUAL_SIZE, "vGPU profile sizes", "choice", "how vGPU profiles may be mixed",
+        flag="--vgpu-mode",
+    )  # fmt: skip
+    vgpu_scheduler: VgpuScheduler = fact(
+        VgpuScheduler.BEST_EFFORT, "vGPU scheduler", "choice", "NVIDIA vGPU time-slice scheduler",
+        flag="--vgpu-scheduler",
+    )  # fmt: skip
+    vsphere_version: VsphereVersion = fact(
+        VsphereVersion.V8, "vSphere version", "choice",
+        "vSphere release: how many vGPUs one VM may hold", flag="--vsphere",
+    )  # fmt: skip
+    mig_backed_vgpu: bool = fact(
+        True, "MIG-backed vGPU", "yes/no",
+        "under vSphere, MIG is MIG-backed vGPU and needs an AI Enterprise licence per GPU",
+    )  # fmt: skip
+    licence_usd_per_gpu_year: float = fact(
+        4500.0, "AI Enterprise licence", "USD/GPU/year",
+        "NVIDIA AI Enterprise per GPU per year (public list price)",
+        minimum=0.0, maximum=100_000.0, flag="--licence-usd",
+    )  # fmt: skip
+    power_usd_per_kwh: float = fact(
+        0.15, "Power", "USD/kWh", "electricity price",
+        minimum=0.0, maximum=5.0, guess=True, flag="--power-usd-per-kwh",
+    )  # fmt: skip
+    pue: float = fact(
+        1.5, "PUE", "-", "data-centre power usage effectiveness: facility power over IT power",
+        minimum=1.0, maximum=3.0, guess=True, flag="--pue",
+    )  # fmt: skip
+    amortisation_years: float = fact(
+        4.0, "Amortisation", "years", "period over which hardware is written off",
+        minimum=1.0, maximum=15.0, flag="--years",
+    )  # fmt: skip
+    host_usd: float = fact(
+        30000.0, "Server without GPUs", "USD/host", "chassis, CPUs, RAM and NICs of one server",
+        minimum=0.0, maximum=1_000_000.0, guess=True, flag="--host-usd",
+    )  # fmt: skip
+    idle_power_share: float = fact(
+        0.3, "Idle power", "share of TDP", "share of TDP a GPU draws when idle",
+        minimum=0.0, maximum=1.0, guess=True, flag="--idle-power-share",
+    )  # fmt: skip
+    gpu_price_usd: Mapping[str, float] = field(default_factory=FrozenMap)
     """Per-model price overrides [USD per GPU]; missing models use the catalog price."""
     network: Network = field(default_factory=Network)
     today_method: str = "passthrough"
     """How the estate shares its GPUs today (a method's id: ``passthrough``, ``vgpu``, ...); the
     recommended plan is compared with that single-method plan."""
-    max_slowdown: float = 1.5
-    """Longest runtime over bare metal a workload class accepts unless its row sets its own [-]
-    (1.5 = up to 50 % slower; a default, edit it)."""
-    time_limit_s: float = 5.0
-    """Wall-time limit for exact (MILP) solves per method [s]."""
-    performance_constants: Mapping[str, float] = field(default_factory=dict)
+    max_slowdown: float = fact(
+        1.5, "Longest runtime accepted", "x bare metal",
+        "longest runtime over bare metal a workload class accepts unless its row sets its own "
+        "(1.5 = up to 50 % slower)",
+        minimum=1.0, maximum=100.0, guess=True, flag="--max-slowdown",
+    )  # fmt: skip
+    time_limit_s: float = fact(
+        120.0, "Solver backstop", "s",
+        "wall-clock backstop of each exact (MILP) solve; solves stop on their work limit "
+        "(branch-and-bound nodes) long before it, so the same inputs give the same plan on any "
+        "machine",
+        minimum=0.5, maximum=600.0, flag="--time-limit",
+    )  # fmt: skip
+    performance_constants: Mapping[str, float] = field(default_factory=FrozenMap)
     """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
     ``planner.measure.performance``, each in that constant's unit); missing names use the
     model's default."""
+
+    def with_facts(self, values: Mapping[str, Any]) -> Assumptions:
+        """A copy with assumptions set by dotted name (``pue``, ``network.latency_us``), each
+        checked against its ``Fact``; ``ValueError`` names the first one out of range."""
+        nested: dict[str, dict[str, Any]] = {}
+        top: dict[str, Any] = {}
+        for name, value in values.items():
+            outer, dot, inner = name.partition(".")
+            if dot:
+                nested.setdefault(outer, {})[inner] = value
+            else:
+                top[name] = value
+        for outer, changes in nested.items():
+            top[outer] = dataclasses.replace(getattr(self, outer), **changes)
+        return dataclasses.replace(self, **top)
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in ("gpu_price_usd", "performance_constants"):
+            given = getattr(self, name)
+            frozen = given if isinstance(given, FrozenMap) else FrozenMap(given)
+            object.__setattr__(self, name, frozen)
+        for model, price in self.gpu_price_usd.items():
+            if not math.isfinite(price) or price < 0:
+                raise ValueError(
+                    f"assumption gpu_price_usd[{model}] must be a finite number of at least 0 "
+                    f"[USD/GPU], got {price!r}"
+                )

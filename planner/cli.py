@@ -11,13 +11,13 @@ Exit codes: 0 done; 2 unusable input (the message names file, row, column and th
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import enum
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType, load_inventory
 from planner.inputs.problems import InputError, InputProblem
@@ -53,33 +53,6 @@ EXIT_BAD_INPUT = 2
 
 class UsageError(ValueError):
     """An argument or input file the command cannot use; the message says why and the fix."""
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
-
-
-def _pue(text: str) -> float:
-    value = _positive_float(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: a PUE is at least 1.0 (1.0 = no overhead)")
-    return value
 
 
 def _performance_constant(text: str) -> tuple[str, float]:
@@ -160,61 +133,31 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--inventory", type=Path, help="inventory CSV")
     files.add_argument("--workloads", type=Path, help="workload CSV")
     files.add_argument("--catalog-extra", type=Path, help="your own GPU models, as gpus.csv")
-    defaults = Assumptions()
     given = parser.add_argument_group("assumptions (default: the value shown)")
-    given.add_argument(
-        "--vgpu-mode",
-        choices=[m.value for m in VgpuMode],
-        default=defaults.vgpu_mode.value,
-        help="how vGPU profiles may be mixed (%(default)s)",
-    )
-    given.add_argument(
-        "--vgpu-scheduler",
-        choices=[s.value for s in VgpuScheduler],
-        default=defaults.vgpu_scheduler.value,
-        help="vGPU time-slice scheduler (%(default)s)",
-    )
-    given.add_argument(
-        "--vsphere",
-        choices=[v.value for v in VsphereVersion],
-        default=defaults.vsphere_version.value,
-        help="vSphere release (%(default)s)",
-    )
+    for name, about, default in facts(Assumptions()):
+        if about.flag is None:
+            continue
+        meaning = about.meaning.replace("%", "%%")  # argparse formats help with %
+        help_text = f"{meaning} [{about.unit}] (%(default)s)"
+        if isinstance(default, enum.Enum):
+            choices = [m.value for m in type(default)]
+            given.add_argument(
+                about.flag, choices=choices, default=default.value, dest=_dest(name), help=help_text
+            )
+        else:
+            range_text = f"; {about.range_text}" if about.range_text else ""
+            given.add_argument(
+                about.flag,
+                type=_fact_number(name, about),
+                default=default,
+                dest=_dest(name),
+                metavar="VALUE",
+                help=f"{meaning} [{about.unit}{range_text}] (%(default)s)",
+            )
     given.add_argument(
         "--no-mig-backed-vgpu",
         action="store_true",
         help="MIG without vGPU licensing (bare metal or containers)",
-    )
-    given.add_argument(
-        "--licence-usd",
-        type=_non_negative_float,
-        default=defaults.licence_usd_per_gpu_year,
-        help="NVIDIA AI Enterprise per GPU per year [USD] (%(default)s)",
-    )
-    given.add_argument(
-        "--power-usd-per-kwh",
-        type=_non_negative_float,
-        default=defaults.power_usd_per_kwh,
-        help="electricity price [USD/kWh] (%(default)s)",
-    )
-    given.add_argument("--pue", type=_pue, default=defaults.pue, help="PUE (%(default)s)")
-    given.add_argument(
-        "--years",
-        type=_positive_float,
-        default=defaults.amortisation_years,
-        help="amortisation period [years] (%(default)s)",
-    )
-    given.add_argument(
-        "--host-usd",
-        type=_non_negative_float,
-        default=defaults.host_usd,
-        help="server without GPUs [USD] (%(default)s)",
-    )
-    given.add_argument(
-        "--time-limit",
-        type=_positive_float,
-        default=defaults.time_limit_s,
-        help="wall-time limit per exact solve [s] (%(default)s)",
     )
     given.add_argument(
         "--perf",
@@ -227,20 +170,43 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _dest(name: str) -> str:
+    """Namespace attribute of an assumption's option (``network.latency_us`` gives
+    ``network__latency_us``)."""
+    return name.replace(".", "__")
+
+
+def _fact_number(name: str, about: Fact) -> Callable[[str], float]:
+    """An argparse type: a number the assumption's ``Fact`` accepts, else its rule."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        try:
+            about.checked(name, value)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return value
+
+    return parse
+
+
 def _assumptions(args: argparse.Namespace) -> Assumptions:
-    return dataclasses.replace(
-        Assumptions(),
-        vgpu_mode=VgpuMode(args.vgpu_mode),
-        vgpu_scheduler=VgpuScheduler(args.vgpu_scheduler),
-        vsphere_version=VsphereVersion(args.vsphere),
-        mig_backed_vgpu=not args.no_mig_backed_vgpu,
-        licence_usd_per_gpu_year=args.licence_usd,
-        power_usd_per_kwh=args.power_usd_per_kwh,
-        pue=args.pue,
-        amortisation_years=args.years,
-        host_usd=args.host_usd,
-        time_limit_s=args.time_limit,
-        performance_constants=dict(args.perf),
+    defaults = Assumptions()
+    given = {
+        name: type(default)(value) if isinstance(default, enum.Enum) else value
+        for name, about, default in facts(defaults)
+        if about.flag is not None
+        for value in [getattr(args, _dest(name))]
+    }
+    return defaults.with_facts(
+        {
+            **given,
+            "mig_backed_vgpu": not args.no_mig_backed_vgpu,
+            "performance_constants": dict(args.perf),
+        }
     )
 
 

@@ -49,7 +49,9 @@ class Slot:
     memory_gib: float
     """Frame buffer reserved for the instance on this GPU [GiB]."""
     compute_share: float
-    """Share of the GPU's compute reserved for the instance [0-1]; 0 when compute is contended."""
+    """Share of the GPU's compute reserved for the instance [0-1]; on a remote pool, whose compute
+    is contended, the share it gets when every tenant active in the same hour is busy; 0 when
+    compute is time-sliced by a scheduler."""
     start_slice: int | None = None
     """MIG only: first memory slice of the GPU instance."""
 

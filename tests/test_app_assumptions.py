@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.assumptions import Assumptions, VgpuMode
+from planner.assumptions import Assumptions, VgpuMode, facts
 from planner.measure.performance import CONSTANTS
 from planner.methods.registry import Method
 from planner.output.report import comparison_frame
@@ -60,7 +60,7 @@ def test_a_licence_price_change_changes_the_vgpu_cost() -> None:
     """A higher AI Enterprise licence price raises the vGPU plan's annual cost on screen."""
     at = _assumptions_page()
     before = planning.scenario_plan(_committed(at), session.Question())
-    at.number_input(key="assumptions_licence").set_value(9000.0)
+    at.number_input(key="assumptions_licence_usd_per_gpu_year").set_value(9000.0)
     at.button(key="assumptions_apply").click().run()
     after = planning.scenario_plan(_committed(at), session.Question())
     vgpu_before = next(r for r in before.results if r.plan.method == "vgpu")
@@ -95,11 +95,36 @@ def test_restore_defaults_undoes_changes() -> None:
 
 
 def test_a_worse_network_is_explained() -> None:
-    """Latency above VMware's 50 µs shows why fewer workloads can use the remote pool."""
+    """Latency above VMware's 50 µs is explained with what the planner does with it (the
+    remote pool's slowdown), never a rule it does not apply (only latency-tolerant work)."""
     at = _assumptions_page()
-    at.number_input(key="assumptions_latency_us").set_value(200.0)
+    at.number_input(key="assumptions_network_latency_us").set_value(200.0)
     at.button(key="assumptions_apply").click().run()
-    assert any("worse than VMware's recommendation" in i.value for i in at.info)
+    (note,) = [i.value for i in at.info if "worse than VMware's recommendation" in i.value]
+    assert "slowdown" in note
+    assert "latency-tolerant" not in note
+
+
+def test_every_number_widget_is_made_from_its_assumption_s_metadata() -> None:
+    """Label, unit, range, guess flag and meaning of each numeric assumption on the page are the
+    ones its Fact holds, so the page cannot tell users something the planner does not do."""
+    at = _assumptions_page()
+    numbers = {
+        name: (about, value)
+        for name, about, value in facts(Assumptions())
+        if isinstance(value, float) and about.minimum is not None
+    }
+    assert len(numbers) >= 10
+    for name, (about, value) in numbers.items():
+        widget = at.number_input(key="assumptions_" + name.replace(".", "_"))
+        assert widget.label.startswith(f"{about.label} [{about.unit}]")
+        assert ("a guess" in widget.label) == about.is_guess
+        assert widget.min == about.minimum
+        assert widget.max == about.maximum
+        assert widget.value == value
+        assert widget.help is not None
+        assert about.meaning.lower() in widget.help.lower()
+        assert about.range_text in widget.help
 
 
 _PERFORMANCE_KEY = "assumptions_performance_constants"

@@ -119,7 +119,7 @@ def test_bad_option_value_exits_2_with_message(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit) as exit_info:
         main(["plan", "--pue", "0.8"])
     assert exit_info.value.code == 2
-    assert "PUE is at least 1.0" in capsys.readouterr().err
+    assert "pue (PUE) must be a finite number from 1 to 3" in capsys.readouterr().err
 
 
 def test_options_reach_the_assumptions() -> None:

@@ -6,10 +6,13 @@ import itertools
 import random
 from dataclasses import replace
 
+import pytest
+
 from bench.fleets import ALWAYS, NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
 from planner.assumptions import Assumptions, Network
 from planner.inputs.catalog import Catalog
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
+from planner.measure.result import measure_plan
 from planner.methods.registry import Method
 from planner.methods.remote_pool import (
     REMOTE_POOL,
@@ -17,6 +20,7 @@ from planner.methods.remote_pool import (
     capacity_units,
     share_units,
 )
+from planner.output.report import placement_frame
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
@@ -190,3 +194,31 @@ def test_a_slow_network_is_named_in_the_plan_notes() -> None:
     assert packing.requests
     fine = REMOTE_POOL.pack_heuristic(instances, L40S, CATALOG, ASSUMPTIONS)
     assert not any("recommendation" in n for n in fine.notes)
+
+
+def test_each_pooled_instance_gets_its_share_of_compute() -> None:
+    """Compute shares on a pooled GPU: a 0.2 and a 0.5 request that fit one GPU get what they ask;
+    three 0.9-GPU jobs on one GPU ask 2.7 GPUs and get a third each."""
+    small = REMOTE_POOL.pack_heuristic(
+        _instances(workload("a", gpus=0.2, memory_gib=16), workload("b", gpus=0.5, memory_gib=16)),
+        L40S, CATALOG, ASSUMPTIONS,
+    )  # fmt: skip
+    shares = {s.workload: s.compute_share for r in small.requests for s in r.loads[0].slots}
+    assert shares == {"a": 0.2, "b": 0.5}
+    crowded = REMOTE_POOL.pack_heuristic(
+        _instances(workload("c", instances=3, gpus=0.9, memory_gib=16)), L40S, CATALOG, ASSUMPTIONS
+    )
+    assert packing_gpus(crowded) == 1
+    slots = [s for r in crowded.requests for s in r.loads[0].slots]
+    assert [s.compute_share for s in slots] == pytest.approx([1 / 3] * 3)
+
+
+def test_the_placement_sheet_shows_each_pooled_instance_s_compute_share() -> None:
+    """The placement sheet of a remote-pool plan carries each instance's compute share, not 0."""
+    scenario = scenario_of(
+        [L40S],
+        [host("h1")],
+        [workload("a", instances=2, gpus=0.25, memory_gib=8), workload("b", gpus=0.5)],
+    )
+    sheet = placement_frame(measure_plan(plan_method(Method.REMOTE_POOL, scenario), scenario))
+    assert sorted(sheet["compute_share"]) == [0.25, 0.25, 0.5]

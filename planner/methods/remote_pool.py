@@ -50,7 +50,12 @@ from planner.methods.contract import (
     SharingMethod,
 )
 from planner.methods.passthrough import whole_gpus
-from planner.methods.slowdown_model import ModelConstant, co_busy_share
+from planner.methods.slowdown_model import (
+    ModelConstant,
+    co_busy_demand,
+    co_busy_share,
+    gpu_work_floor,
+)
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 from planner.solve.bounds import vector_bound
 from planner.solve.milp import SolverLimits, min_bins
@@ -230,6 +235,30 @@ def _best_fit(vectors: Sequence[tuple[int, ...]], capacity: int) -> list[int]:
     return where
 
 
+def _compute_shares(members: Sequence[_Item], gpus: int) -> list[float]:
+    """Share of the pooled GPU's compute each member gets when every tenant active in the same
+    hour is busy [0-1].
+
+    Compute is contended, not partitioned: member ``i`` asks ``g_i = min(1, gpus_i / gpus)`` of
+    each GPU, and in an hour whose active tenants ask more than one GPU in all, each gets its ask
+    scaled down by that sum (the GPU delivers one GPU of work). The share is the member's worst
+    hour among those it is active in; a member that never runs asks nothing.
+    """
+    asks = [min(1.0, item.instance.workload.gpus / gpus) for item in members]
+    shares = []
+    for item, ask in zip(members, asks, strict=True):
+        hours = [h for h, held in enumerate(item.hourly) if held]
+        busiest = max(
+            (
+                sum(a for other, a in zip(members, asks, strict=True) if other.hourly[h])
+                for h in hours
+            ),
+            default=0.0,
+        )
+        shares.append(ask / max(1.0, busiest) if hours else 0.0)
+    return shares
+
+
 def _requests(
     items: Sequence[_Item], bins: Sequence[int], model: GpuModel, gpus: int
 ) -> list[HostRequest]:
@@ -239,6 +268,7 @@ def _requests(
         members.setdefault(b, []).append(item)
     requests = []
     for b in sorted(members):
+        shares = _compute_shares(members[b], gpus)
         slots = tuple(
             Slot(
                 instance=item.instance.id,
@@ -247,9 +277,9 @@ def _requests(
                 if gpus_per_instance(item.instance.workload, model)
                 else PROFILE_SHARE,
                 memory_gib=min(model.memory_gib, item.instance.workload.memory_gib / gpus),
-                compute_share=0.0,  # compute is contended, not partitioned
+                compute_share=share,
             )
-            for item in members[b]
+            for item, share in zip(members[b], shares, strict=True)
         )
         load = GpuLoad(gpu_model=model.name, config=CONFIG, slots=slots)
         requests.append(
@@ -356,7 +386,7 @@ def _exact_bins(
 def _pack_exact(
     instances: Sequence[Instance], model: GpuModel, catalog: Catalog, assumptions: Assumptions
 ) -> GpuPacking:
-    """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s`` overall.
+    """The fewest GPUs by MILP per group of equal GPU count, each solve within its work limit.
 
     Proven optimal when every group solves to optimality and there are no gangs (gangs are
     kept apart from shares, a restriction of the model), or when the GPUs equal the bound.
@@ -366,7 +396,9 @@ def _pack_exact(
     proven = True
     limited = False
     groups = _groups(items)
-    budget = assumptions.time_limit_s / max(1, len(groups))
+    # Each solve stops on its node limit; the wall clock is only a backstop, never split so
+    # that more groups would make a slower machine stop earlier.
+    budget = assumptions.time_limit_s
     for gpus, group in groups.items():
         vectors = [item.hourly for item in group]
         heuristic = _best_fit(vectors, capacity_units(model))
@@ -398,7 +430,10 @@ def _pack_exact(
 
 
 _DEFAULT = "planner guess (no public figure; edit to match your measurements)"
-_SEED = "VMware seed slide (2019): one GPU shared by several jobs, 2.5–3× throughput, ~17 % slower"
+_SEED = (
+    "VMware seed slide (2019): one GPU shared by several mostly idle jobs, 2.5–3× the work of "
+    "one such job per GPU, each ~17 % slower"
+)
 
 NETWORK_OVERHEAD: Mapping[WorkloadKind, float] = MappingProxyType(
     {
@@ -420,6 +455,12 @@ NO_RDMA_FACTOR = 2.0
 
 SEED_JOBS = 3
 """Jobs sharing one GPU on the seed slide ("nearly 3×" throughput) [jobs]."""
+
+SEED_BUSY_FRACTION = 0.3
+"""Busy share of each seed job alone on a GPU [0-1]: the slide's gain exists only because each
+job leaves the GPU mostly idle; three jobs ~30 % busy ask 0.9 GPUs of work together. A guess:
+the slide does not state it; this is the reading of DOMAIN.md (about three jobs each ~30 %
+busy), the largest busy share for which three jobs still fit one GPU's work."""
 
 SEED_SLOWDOWN = 1.17
 """Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
@@ -457,44 +498,35 @@ _NO_RDMA = ModelConstant(
 
 
 def _seed_interference(training_network_overhead: float) -> float:
-    """κ such that ``SEED_JOBS`` always-busy training jobs over RDMA at the reference latency run
-    ``SEED_SLOWDOWN`` slower, given the training network overhead ``ν`` [-].
+    """κ such that ``SEED_JOBS`` whole-GPU training jobs, each ``SEED_BUSY_FRACTION`` busy, on
+    one GPU over RDMA at the reference latency run ``SEED_SLOWDOWN`` slower, given the training
+    network overhead ``ν`` [-].
 
-    ``o_net × (1 + κ × (n − 1)) = s`` with ``o_net = 1 + ν`` gives
-    ``κ = (s / o_net − 1) / (n − 1)``; a network overhead that alone exceeds the seed slowdown
-    leaves no room for contention, so ``κ`` stops at 0.
+    Each job meets ``(n − 1) × b`` GPUs of co-tenant demand, so ``o_net × (1 + κ (n − 1) b) = s``
+    with ``o_net = 1 + ν`` gives ``κ = (s / o_net − 1) / ((n − 1) b)``; a network overhead that
+    alone exceeds the seed slowdown leaves no room for contention, so ``κ`` stops at 0. The seed
+    jobs ask ``n × b = 0.9`` GPUs of work, under one GPU, so the work floor does not bind there.
     """
     network = 1.0 + training_network_overhead
-    return max(0.0, (SEED_SLOWDOWN / network - 1.0) / (SEED_JOBS - 1))
+    return max(0.0, (SEED_SLOWDOWN / network - 1.0) / ((SEED_JOBS - 1) * SEED_BUSY_FRACTION))
 
 
 REMOTE_INTERFERENCE = _seed_interference(NETWORK_OVERHEAD[WorkloadKind.TRAINING])
-"""κ: share of a remote-pool co-tenant's busy time that delays another tenant [-]."""
-
-POOL_THROUGHPUT = SEED_JOBS / SEED_SLOWDOWN
-"""Most work one pooled GPU delivers at once, in bare-metal GPUs [GPUs]: the seed slide's three
-jobs at 1.17× each give 2.56×; more busy tenants share that, they do not add to it."""
+"""κ: runtime a tenant loses per GPU of co-tenant busy demand on its pooled GPU [-]."""
 
 _INTERFERENCE = ModelConstant(
     "remote_interference",
     REMOTE_INTERFERENCE,
-    "fraction of co-tenant busy time",
-    _SEED + "; calibrated for three always-busy training jobs",
-    "κ: how much a busy co-tenant on a pooled GPU delays another (0-1); unless set, "
-    "recalibrated to the seed slide from the training network overhead in use",
+    "runtime fraction per GPU of co-tenant busy demand",
+    _SEED + "; calibrated for three training jobs each ~30 % busy (the busy share is a guess: "
+    "the slide does not state it)",
+    "κ: how much a pooled GPU's co-tenants delay a tenant, per GPU of their busy demand (0-1); "
+    "unless set, recalibrated to the seed slide from the training network overhead in use",
+    is_guess=True,
     maximum=1.0,
     derived=lambda overrides: _seed_interference(
         _NETWORK_OVERHEADS[WorkloadKind.TRAINING].in_use(overrides)
     ),
-)
-_THROUGHPUT = ModelConstant(
-    "pool_throughput",
-    POOL_THROUGHPUT,
-    "bare-metal GPUs per pooled GPU",
-    _SEED + "; 3 jobs / 1.17",
-    "ceiling on the work one pooled GPU delivers at once: when its tenants' busy "
-    "demand exceeds it, each tenant slows in proportion (at least 1)",
-    minimum=1.0,
 )
 _NO_OVERRIDES: Mapping[str, float] = MappingProxyType({})
 
@@ -505,22 +537,26 @@ def remote_pool_slowdown(
     network: Network,
     *,
     asked_compute_share: float = 1.0,
+    own_busy: float = 1.0,
     co_demand: Sequence[float] | None = None,
     performance_constants: Mapping[str, float] = _NO_OVERRIDES,
 ) -> float:
     """Runtime / bare metal through a remote GPU pool [-].
 
-    ``s = o_net × max(1, g × (1 + κ × Σ_j d_j))`` with ``o_net = 1 + ν_kind ×
-    (latency / 20 µs) × (1 if RDMA else τ)``. Compute is shared, not time-sliced per client, so
-    only the part ``κ`` of a co-tenant's busy time delays this one; ``κ`` is calibrated so that
-    three always-busy whole-GPU training jobs on one GPU over 20 µs RDMA each run 17 % slower
-    (VMware's seed slide: 2.5–3× throughput, each job ~17 % slower). A pooled GPU delivers at
-    most ``T = 3 / 1.17`` bare-metal GPUs of work at once, so ``s ≥ (g + Σ_j g_j d_j) / T``.
+    ``s = max(o_net × max(1, g × (1 + κ × Σ_j D_j)), g × b + Σ_j D_j)`` with ``o_net = 1 +
+    ν_kind × (latency / 20 µs) × (1 if RDMA else τ)`` and ``D_j = g_j × d_j`` the GPUs of work
+    co-tenant ``j`` asks while this instance runs. Compute is shared, not time-sliced per
+    client, so only the part ``κ`` of a co-tenant's busy demand delays this one; ``κ`` is
+    calibrated at the seed slide's point: three whole-GPU training jobs, each ~30 % busy, on one
+    GPU over 20 µs RDMA each run ~17 % slower (together ~2.5× the work of one such job per
+    GPU). The second term is physics (``gpu_work_floor``): a GPU delivers at most one GPU of
+    work, so three always-busy jobs on one GPU each run at least 3× slower.
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-tenant's busy share while this
     instance runs [0-1]; ``network`` latency [µs] and RDMA between client and GPU server;
-    ``asked_compute_share`` share of a GPU the workload asked for [0-1]; ``co_demand`` GPUs each
-    co-tenant keeps busy while this one runs (whole-GPU jobs when not given) [GPUs];
+    ``asked_compute_share`` share of a GPU the workload asked for [0-1]; ``own_busy`` the
+    instance's own busy share of its active time [0-1]; ``co_demand`` GPUs of work each
+    co-tenant asks while this one runs (whole-GPU jobs, ``co_busy``, when not given) [GPUs];
     ``performance_constants`` overrides by name (``ValueError`` if one is out of range).
     """
     overrides = performance_constants
@@ -528,9 +564,9 @@ def remote_pool_slowdown(
     latency = network.latency_us / _REFERENCE_LATENCY.in_use(overrides)
     overhead = 1.0 + _NETWORK_OVERHEADS[kind].in_use(overrides) * latency * transport
     interference = _INTERFERENCE.in_use(overrides)
-    contended = overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(co_busy)))
-    demand = asked_compute_share + sum(co_busy if co_demand is None else co_demand)
-    return max(contended, demand / _THROUGHPUT.in_use(overrides))
+    demands = co_busy if co_demand is None else co_demand
+    contended = overhead * max(1.0, asked_compute_share * (1.0 + interference * sum(demands)))
+    return max(contended, gpu_work_floor(asked_compute_share * own_busy, demands))
 
 
 def busiest_hour_gib(held: Iterable[tuple[str, WorkloadClass, float]]) -> float:
@@ -564,9 +600,11 @@ class RemotePool(SharingMethod):
         _REFERENCE_LATENCY,
         _NO_RDMA,
         _INTERFERENCE,
-        _THROUGHPUT,
     )
-    slowdown_summary = "network overhead plus contention with co-tenants"
+    slowdown_summary = (
+        "network overhead plus contention with co-tenants; never faster than the GPU's one GPU "
+        "of work allows"
+    )
     map_note = (
         "Remote pool: capacity is held only while a workload runs, so instances active at "
         "different hours can share the same memory and a GPU's blocks may add up to more than "
@@ -601,7 +639,7 @@ class RemotePool(SharingMethod):
         catalog: Catalog,
         assumptions: Assumptions,
     ) -> GpuPacking:
-        """The fewest GPUs by MILP per group of equal GPU count, within ``time_limit_s``."""
+        """The fewest GPUs by MILP per group of equal GPU count, each within its work limit."""
         return _pack_exact(instances, model, catalog, assumptions)
 
     def gpu_demand(
@@ -665,9 +703,7 @@ class RemotePool(SharingMethod):
         workload = plan.workload(placement)
         others = [r for r in gpu.placements if r.instance != placement.instance]
         co_busy = [co_busy_share(workload, plan.workload(r)) for r in others]
-        co_demand = [
-            min(plan.workload(r).gpus, 1.0) * busy for r, busy in zip(others, co_busy, strict=True)
-        ]
+        co_demand = [co_busy_demand(workload, plan.workload(r)) for r in others]
         network = plan.assumptions.network
         if not gpu.host.rdma:
             # The GPU server's own NIC decides too: RDMA end to end needs it on both sides.
@@ -677,6 +713,7 @@ class RemotePool(SharingMethod):
             co_busy,
             network,
             asked_compute_share=min(workload.gpus, 1.0),
+            own_busy=workload.busy_fraction,
             co_demand=co_demand,
             performance_constants=plan.assumptions.performance_constants,
         )

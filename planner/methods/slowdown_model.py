@@ -6,6 +6,12 @@ speed-up. Each method computes its own ``s`` from the constants it declares (``M
 each with unit, source, range and whether it is a guess) and the busy shares of its co-tenants
 (``co_busy_share``). The user overrides any constant by name in
 ``Assumptions.performance_constants``; ``ModelConstant.in_use`` returns the value in force.
+
+Physics first: a GPU never delivers more than one GPU of work. Where compute is shared rather
+than partitioned, the busy demand of everyone on a GPU (``busy_demand`` for the instance itself,
+``co_busy_demand`` for each co-tenant, in GPUs) can add up past 1; then each job's slowdown is at
+least that sum (``gpu_work_floor``), so three always-busy whole-GPU jobs on one GPU each run at
+least 3× slower. Every method whose instances share compute applies the floor to its model.
 """
 
 from __future__ import annotations
@@ -13,10 +19,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from planner.inputs.workloads import WorkloadClass
 
-__all__ = ["ModelConstant", "any_busy", "co_busy_share"]
+__all__ = [
+    "ModelConstant",
+    "any_busy",
+    "busy_demand",
+    "co_busy_demand",
+    "co_busy_share",
+    "gpu_work_floor",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,8 @@ class ModelConstant:
         return self.value
 
 
+# Every pair of co-tenant classes is asked about once per instance; classes are few.
+@lru_cache(maxsize=65536)
 def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
     """Share of ``workload``'s active time during which an ``other`` instance is busy [0-1].
 
@@ -81,3 +97,26 @@ def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
 def any_busy(shares: Sequence[float]) -> float:
     """Chance that at least one of independent co-residents is busy [0-1]."""
     return 1.0 - math.prod(1.0 - d for d in shares)
+
+
+def busy_demand(workload: WorkloadClass) -> float:
+    """GPUs of work an instance of ``workload`` asks of each GPU it holds, averaged over its
+    active time: ``min(gpus, 1) × busy_fraction`` [GPUs]."""
+    return min(workload.gpus, 1.0) * workload.busy_fraction
+
+
+def co_busy_demand(workload: WorkloadClass, other: WorkloadClass) -> float:
+    """GPUs of work an ``other`` co-tenant asks of a shared GPU while ``workload`` is active:
+    ``min(gpus_other, 1) × co_busy_share(workload, other)`` [GPUs]."""
+    return min(other.gpus, 1.0) * co_busy_share(workload, other)
+
+
+def gpu_work_floor(own_demand: float, co_demands: Sequence[float]) -> float:
+    """Least slowdown on a GPU whose compute is shared, from the work asked of it [-].
+
+    A GPU delivers at most one GPU of work, so when the busy demand on it (``own_demand`` of the
+    instance plus each co-tenant's ``co_demands``, in GPUs, see ``busy_demand`` and
+    ``co_busy_demand``) adds up past 1, the work takes at least that many times longer:
+    ``max(1, own + Σ co)``. Three always-busy whole-GPU jobs on one GPU: at least 3 each.
+    """
+    return max(1.0, own_demand + math.fsum(co_demands))

@@ -45,7 +45,13 @@ from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
 from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
 from planner.methods.grouping import Demand, group_by_profile, request_for
-from planner.methods.slowdown_model import ModelConstant, any_busy, co_busy_share
+from planner.methods.slowdown_model import (
+    ModelConstant,
+    any_busy,
+    co_busy_demand,
+    co_busy_share,
+    gpu_work_floor,
+)
 from planner.plan import GpuLoad, GpuPacking, HostRequest, Placement, Slot, SolveStatus
 from planner.solve.milp import Contents, pack_counts
 
@@ -461,20 +467,27 @@ def vgpu_slowdown(
     asked_compute_share: float = 1.0,
     scheduler: VgpuScheduler = VgpuScheduler.BEST_EFFORT,
     fixed_slots: float = 1.0,
+    own_busy: float = 1.0,
+    co_demand: Sequence[float] | None = None,
     performance_constants: Mapping[str, float] = _NO_OVERRIDES,
 ) -> float:
     """Runtime / bare metal of a time-sliced vGPU [-].
 
-    ``s = o_vgpu × max(1, g × share) × (1 + λ_kind × p)``, where ``o_vgpu`` is the vGPU overhead
-    with no contention, ``p = 1 − Π_j (1 − d_j)`` the chance that some co-resident is busy while
-    this instance runs, ``λ_kind`` the extra cost of time slicing under load, and ``1 / share``
-    the part of the GPU's time it gets: best effort ``share = 1 + Σ_j d_j`` (idle slots go to
-    busy vGPUs), equal share ``n`` (resident vGPUs), fixed share the profile's max per GPU.
+    ``s = max(o_vgpu × max(1, g × share) × (1 + λ_kind × p), g × b + Σ_j D_j)``, where
+    ``o_vgpu`` is the vGPU overhead with no contention, ``p = 1 − Π_j (1 − d_j)`` the chance that
+    some co-resident is busy while this instance runs, ``λ_kind`` the extra cost of time slicing
+    under load, and ``1 / share`` the part of the GPU's time it gets: best effort ``share = 1 +
+    Σ_j d_j`` (idle slots go to busy vGPUs), equal share ``n`` (resident vGPUs), fixed share the
+    profile's max per GPU. The second term is physics (``gpu_work_floor``): the GPU delivers at
+    most one GPU of work, so when the busy demand on it (``g × b`` of this instance, ``D_j =
+    g_j × d_j`` of each co-resident) passes 1, the instance runs at least that many times slower.
 
     Parameters: ``kind`` the workload kind; ``co_busy`` each co-resident's busy share while
     this instance runs [0-1]; ``asked_compute_share`` share of a GPU the workload asked for
     [0-1]; ``scheduler`` NVIDIA's time-slice scheduler; ``fixed_slots`` the vGPUs of this profile
-    one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time);
+    one GPU can hold (fixed share gives ``1 / fixed_slots`` of the time); ``own_busy`` the
+    instance's busy share of its active time [0-1]; ``co_demand`` GPUs of work each co-resident
+    asks while this one runs (whole-GPU vGPUs, ``co_busy``, when not given) [GPUs];
     ``performance_constants`` overrides by name (``ValueError`` if one is out of range).
     """
     if scheduler is VgpuScheduler.BEST_EFFORT:
@@ -486,7 +499,9 @@ def vgpu_slowdown(
     contention = max(1.0, asked_compute_share * share)
     overhead = _OVERHEAD.in_use(performance_constants)
     penalty = _LOAD_PENALTIES[kind].in_use(performance_constants)
-    return overhead * contention * (1.0 + penalty * any_busy(co_busy))
+    modelled = overhead * contention * (1.0 + penalty * any_busy(co_busy))
+    demands = co_busy if co_demand is None else co_demand
+    return max(modelled, gpu_work_floor(asked_compute_share * own_busy, demands))
 
 
 class Vgpu(SharingMethod):
@@ -639,17 +654,15 @@ class Vgpu(SharingMethod):
 
     def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
         workload = plan.workload(placement)
-        co_busy = [
-            co_busy_share(workload, plan.workload(r))
-            for r in gpu.placements
-            if r.instance != placement.instance
-        ]
+        others = [plan.workload(r) for r in gpu.placements if r.instance != placement.instance]
         return vgpu_slowdown(
             workload.kind,
-            co_busy,
+            [co_busy_share(workload, other) for other in others],
             asked_compute_share=min(workload.gpus, 1.0),
             scheduler=plan.assumptions.vgpu_scheduler,
             fixed_slots=_fixed_share_slots(placement, plan),
+            own_busy=workload.busy_fraction,
+            co_demand=[co_busy_demand(workload, other) for other in others],
             performance_constants=plan.assumptions.performance_constants,
         )
 

@@ -1,7 +1,7 @@
 """The plan as an Excel workbook that documents itself: results, inputs and every assumption.
 
 Text from a user's file never becomes a formula: any string that a spreadsheet would read as one
-(starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return) is stored as a plain string.
+(``planner.output.cells``) is stored as a plain string.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
-from planner.assumptions import Assumptions, Network
+from planner.assumptions import Assumptions, Fact, facts
 from planner.measure.performance import constants_frame
+from planner.output.cells import FORMULA_PREFIXES, is_formula_text
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
     COMPARISON_COLUMNS,
@@ -39,8 +40,6 @@ __all__ = [
     "write_workbook",
 ]
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet treat text as a formula (OWASP CSV injection)."""
 
 USD = '"$"#,##0'
 PERCENT = "0.0%"
@@ -49,24 +48,6 @@ ONE_DECIMAL = "0.0"
 
 _MAX_WIDTH = 60
 _FORBIDDEN_IN_SHEET_NAMES = str.maketrans(dict.fromkeys("[]:*?/\\", " "))
-
-_ASSUMPTION_DOCS: Mapping[str, tuple[str, str]] = {
-    "vgpu_mode": ("-", "how vGPU profiles may be mixed on a GPU or host"),
-    "vgpu_scheduler": ("-", "NVIDIA vGPU time-slice scheduler"),
-    "vsphere_version": ("-", "vSphere release: vGPUs per VM and which profiles combine"),
-    "mig_backed_vgpu": ("yes/no", "MIG under vSphere is MIG-backed vGPU, licensed per GPU"),
-    "licence_usd_per_gpu_year": ("USD/GPU/year", "NVIDIA AI Enterprise list price"),
-    "power_usd_per_kwh": ("USD/kWh", "electricity price"),
-    "pue": ("-", "data-centre power usage effectiveness"),
-    "amortisation_years": ("years", "period over which hardware is written off"),
-    "host_usd": ("USD/host", "server without GPUs: chassis, CPUs, RAM, NICs"),
-    "idle_power_share": ("0-1", "share of TDP a GPU draws when idle"),
-    "time_limit_s": ("s", "wall-time limit of each exact (MILP) solve"),
-    "network.latency_us": ("µs", "remote pool: client to GPU server round trip"),
-    "network.bandwidth_gbps": ("Gbit/s", "remote pool: bandwidth per GPU server"),
-    "network.rdma": ("yes/no", "remote pool: RDMA/PVRDMA between clients and servers"),
-    "network.usd_per_server_year": ("USD/server/year", "remote pool: network per GPU server"),
-}
 
 
 def sheet_name(text: str) -> str:
@@ -96,7 +77,7 @@ def _write(sheet: Any, row: int, column: int, value: Any) -> Any:
     cell = sheet.cell(row=row, column=column)
     value = _cell_value(value)
     cell.value = value
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    if is_formula_text(value):
         # openpyxl marks such text as a formula on assignment; the string type undoes that.
         cell.data_type = "s"
     return cell
@@ -261,18 +242,21 @@ def _records(values: Sequence[Any]) -> pd.DataFrame:
     )
 
 
+def _meaning(about: Fact) -> str:
+    """An assumption's meaning with its range and, for a guess, a note to replace it."""
+    extra = [f"range {about.range_text}"] if about.range_text else []
+    if about.is_guess:
+        extra.append("a guess: replace it with your figure")
+    return f"{about.meaning} ({'; '.join(extra)})" if extra else about.meaning
+
+
 def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
     given = plan.scenario.assumptions
-    defaults = Assumptions()
-    rows = []
-    for name, (unit, meaning) in _ASSUMPTION_DOCS.items():
-        if name.startswith("network."):
-            field = name.removeprefix("network.")
-            value = getattr(given.network, field)
-            default = getattr(Network(), field)
-        else:
-            value, default = getattr(given, name), getattr(defaults, name)
-        rows.append((name, _cell_value(value), unit, value == default, meaning))
+    defaults = {name: value for name, _, value in facts(Assumptions())}
+    rows = [
+        (name, _cell_value(value), about.unit, value == defaults[name], _meaning(about))
+        for name, about, value in facts(given)
+    ]
     models = sorted({p.gpu_model for r in plan.results for p in r.plan.placements})
     for model in models:
         gpu = plan.scenario.catalog.gpus[model]

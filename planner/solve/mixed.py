@@ -193,13 +193,14 @@ class _Packed:
 
 def _shape(workload: WorkloadClass) -> WorkloadClass:
     """What a method's packing of up to ``_SOLO_SAMPLE`` instances of a class alone depends on:
-    not its name, priority or limit."""
+    not its name, priority, limit or busy share (packers place by size and schedule)."""
     return dataclasses.replace(
         workload,
         name="solo",
         instances=min(workload.instances, _SOLO_SAMPLE),
         priority=2,
         max_slowdown=None,
+        busy_fraction=0.0,
     )
 
 

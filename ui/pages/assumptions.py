@@ -6,11 +6,19 @@ import math
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from planner.assumptions import Assumptions, Network, VgpuMode, VgpuScheduler, VsphereVersion
+from planner.assumptions import (
+    Assumptions,
+    Fact,
+    VgpuMode,
+    VgpuScheduler,
+    VsphereVersion,
+    facts,
+)
 from planner.measure.performance import check_performance_constants, constants_frame
+from planner.methods.remote_pool import MAX_LATENCY_US
 from ui import components, planning, session
-from ui import format as fmt
 
 _MODE_LABELS = {
     VgpuMode.EQUAL_SIZE: "Equal size per GPU (NVIDIA default)",
@@ -27,6 +35,55 @@ _VSPHERE_LABELS = {
     VsphereVersion.V8: "vSphere 8 (≤ 8 vGPUs per VM, any C-series)",
 }
 
+_STEPS = {
+    "licence_usd_per_gpu_year": 100.0,
+    "network.latency_us": 5.0,
+    "network.bandwidth_gbps": 25.0,
+    "network.usd_per_server_year": 500.0,
+    "power_usd_per_kwh": 0.01,
+    "pue": 0.05,
+    "amortisation_years": 1.0,
+    "host_usd": 1000.0,
+    "idle_power_share": 0.05,
+    "max_slowdown": 0.1,
+    "time_limit_s": 10.0,
+}
+"""Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact)."""
+
+
+def fact_label(about: Fact) -> str:
+    """Widget label of an assumption: its label and unit, flagged when the default is a guess."""
+    guess = " (a guess, edit it)" if about.is_guess else ""
+    return f"{about.label} [{about.unit}]{guess}"
+
+
+def fact_help(about: Fact) -> str:
+    """Widget help of an assumption: its meaning and range."""
+    return f"{about.meaning[:1].upper()}{about.meaning[1:]}. Range {about.range_text}."
+
+
+def fact_key(name: str) -> str:
+    """Widget key of an assumption (``network.latency_us``: ``assumptions_network_latency_us``)."""
+    return "assumptions_" + name.replace(".", "_")
+
+
+def number_fact(where: DeltaGenerator, name: str) -> float:
+    """A number input made from the assumption's Fact, showing the value in force."""
+    about, value = FACTS[name]
+    return float(
+        where.number_input(
+            fact_label(about),
+            min_value=about.minimum,
+            max_value=about.maximum,
+            value=float(value),
+            step=_STEPS.get(name),
+            format="%.3f" if name == "power_usd_per_kwh" else None,
+            key=fact_key(name),
+            help=fact_help(about),
+        )
+    )
+
+
 st.title("Assumptions")
 st.caption(
     "Everything a plan rests on that is not in your files. Each has a default; figures marked "
@@ -39,7 +96,7 @@ built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read th
 cat = built.scenario.catalog
 inventory = built.scenario.inventory
 current = inputs.assumptions
-defaults = Assumptions()
+FACTS = {name: (about, value) for name, about, value in facts(current)}
 
 mig_capable_clusters = sorted(
     {h.cluster for h in inventory.hosts if cat.gpus[h.gpu_model].mig_capable}
@@ -99,15 +156,7 @@ with st.form("assumptions_form"):
             format_func=_SCHEDULER_LABELS.__getitem__,
             key="assumptions_vgpu_scheduler",
         )
-        licence = st.number_input(
-            "AI Enterprise licence [USD per GPU per year]",
-            min_value=0.0,
-            max_value=100_000.0,
-            value=float(current.licence_usd_per_gpu_year),
-            step=100.0,
-            key="assumptions_licence",
-            help=f"Public list price {fmt.usd(defaults.licence_usd_per_gpu_year)}; edit it.",
-        )
+        numbers = {"licence_usd_per_gpu_year": number_fact(vgpu_col, "licence_usd_per_gpu_year")}
     with mig_col:
         st.markdown("**MIG**")
         mig_clusters = st.multiselect(
@@ -126,89 +175,36 @@ with st.form("assumptions_form"):
             help="Under vSphere, MIG instances are handed to VMs as MIG-backed vGPUs, which need "
             "an AI Enterprise licence per GPU.",
         )
-        st.markdown("**Solver**")
-        time_limit = st.number_input(
-            "Time limit per method [s]",
-            min_value=0.5,
-            max_value=600.0,
-            value=float(current.time_limit_s),
-            step=1.0,
-            key="assumptions_time_limit",
-            help="Exact (MILP) solves stop here and return the best plan found so far.",
-        )
+        st.markdown("**Solver and limits**")
+        for name in ("max_slowdown", "time_limit_s"):
+            numbers[name] = number_fact(mig_col, name)
     with pool_col:
         st.markdown("**Remote pool network**")
-        latency = st.number_input(
-            "Latency client to GPU server [µs]",
-            min_value=0.0,
-            max_value=100_000.0,
-            value=float(current.network.latency_us),
-            step=5.0,
-            key="assumptions_latency_us",
-            help="VMware recommends at most 50 µs; above it only latency-tolerant work qualifies.",
+        for name in ("network.latency_us", "network.bandwidth_gbps"):
+            numbers[name] = number_fact(pool_col, name)
+        rdma = st.checkbox(
+            fact_label(FACTS["network.rdma"][0]).removesuffix(" [yes/no]"),
+            value=current.network.rdma,
+            key=fact_key("network.rdma"),
+            help=FACTS["network.rdma"][0].meaning,
         )
-        bandwidth = st.number_input(
-            "Bandwidth per GPU server [Gbit/s]",
-            min_value=1.0,
-            max_value=3200.0,
-            value=float(current.network.bandwidth_gbps),
-            step=25.0,
-            key="assumptions_bandwidth_gbps",
+        numbers["network.usd_per_server_year"] = number_fact(
+            pool_col, "network.usd_per_server_year"
         )
-        rdma = st.checkbox("RDMA / PVRDMA", value=current.network.rdma, key="assumptions_rdma")
-        network_usd = st.number_input(
-            "Network per GPU server [USD/year] (default)",
-            min_value=0.0,
-            max_value=1_000_000.0,
-            value=float(current.network.usd_per_server_year),
-            step=500.0,
-            key="assumptions_network_usd",
-        )
-
     st.markdown("**Costs**")
-    cost_cols = st.columns(5)
-    power = cost_cols[0].number_input(
-        "Power [USD/kWh] (default)",
-        min_value=0.0,
-        max_value=5.0,
-        value=float(current.power_usd_per_kwh),
-        step=0.01,
-        format="%.3f",
-        key="assumptions_power_usd_per_kwh",
-    )
-    pue = cost_cols[1].number_input(
-        "PUE (default)",
-        min_value=1.0,
-        max_value=3.0,
-        value=float(current.pue),
-        step=0.05,
-        key="assumptions_pue",
-        help="Data-centre power usage effectiveness: facility power over IT power.",
-    )
-    years = cost_cols[2].number_input(
-        "Amortisation [years]",
-        min_value=1.0,
-        max_value=15.0,
-        value=float(current.amortisation_years),
-        step=1.0,
-        key="assumptions_years",
-    )
-    host_usd = cost_cols[3].number_input(
-        "Server without GPUs [USD] (default)",
-        min_value=0.0,
-        max_value=1_000_000.0,
-        value=float(current.host_usd),
-        step=1000.0,
-        key="assumptions_host_usd",
-    )
-    idle_share = cost_cols[4].number_input(
-        "Idle power [share of TDP] (default)",
-        min_value=0.0,
-        max_value=1.0,
-        value=float(current.idle_power_share),
-        step=0.05,
-        key="assumptions_idle_power_share",
-    )
+    cost_names = ("power_usd_per_kwh", "pue", "amortisation_years", "host_usd", "idle_power_share")
+    for column, name in zip(st.columns(len(cost_names)), cost_names, strict=True):
+        numbers[name] = number_fact(column, name)
+    # Numeric assumptions without a place above still get a widget, made from their Fact.
+    more = [
+        name
+        for name, (about, value) in FACTS.items()
+        if isinstance(value, float) and about.minimum is not None and name not in numbers
+    ]
+    if more:
+        st.markdown("**More assumptions**")
+        for column, name in zip(st.columns(len(more)), more, strict=True):
+            numbers[name] = number_fact(column, name)
     st.markdown("**GPU prices** (street-price defaults from the catalog; edit *your price*)")
     edited_prices = st.data_editor(
         prices,
@@ -228,7 +224,8 @@ with st.form("assumptions_form"):
             "The constants behind each method's expected slowdown. Rows whose figure is "
             "*a guess* have no public measurement behind them: replace them with your own. "
             "Unless you set it, the pool's contention factor follows the training network "
-            "overhead so that VMware's seed slide (three jobs, each ~17 % slower) still holds."
+            "overhead so that VMware's seed slide (three jobs, each ~30 % busy, each ~17 % slower) "
+            "still holds. Whatever the constants, a GPU never does more than one GPU of work."
         )
         edited_performance = st.data_editor(
             performance,
@@ -284,26 +281,17 @@ elif applied:
         and float(row["your price [USD]"]) != float(row["catalog price [USD]"])
     }
     session.commit_assumptions(
-        Assumptions(
-            vgpu_mode=VgpuMode(vgpu_mode or current.vgpu_mode),
-            vgpu_scheduler=VgpuScheduler(scheduler or current.vgpu_scheduler),
-            vsphere_version=VsphereVersion(vsphere or current.vsphere_version),
-            mig_backed_vgpu=bool(mig_backed),
-            licence_usd_per_gpu_year=float(licence),
-            power_usd_per_kwh=float(power),
-            pue=float(pue),
-            amortisation_years=float(years),
-            host_usd=float(host_usd),
-            idle_power_share=float(idle_share),
-            gpu_price_usd=dict(sorted(overrides.items())),
-            network=Network(
-                latency_us=float(latency),
-                bandwidth_gbps=float(bandwidth),
-                rdma=bool(rdma),
-                usd_per_server_year=float(network_usd),
-            ),
-            time_limit_s=float(time_limit),
-            performance_constants=dict(sorted(performance_overrides.items())),
+        current.with_facts(
+            {
+                **numbers,
+                "vgpu_mode": VgpuMode(vgpu_mode or current.vgpu_mode),
+                "vgpu_scheduler": VgpuScheduler(scheduler or current.vgpu_scheduler),
+                "vsphere_version": VsphereVersion(vsphere or current.vsphere_version),
+                "mig_backed_vgpu": bool(mig_backed),
+                "network.rdma": bool(rdma),
+                "gpu_price_usd": dict(sorted(overrides.items())),
+                "performance_constants": dict(sorted(performance_overrides.items())),
+            }
         ),
         # An unchanged selection keeps following the inventory file.
         session.KEEP if sorted(mig_clusters) == mig_on_clusters else mig_clusters,
@@ -311,10 +299,11 @@ elif applied:
 if restored:
     session.commit_assumptions(Assumptions(), None)
 
-if current.network.latency_us > 50 or not current.network.rdma:
+if current.network.latency_us > MAX_LATENCY_US or not current.network.rdma:
     st.info(
-        "The network is worse than VMware's recommendation (≤ 50 µs with RDMA): only "
-        "latency-tolerant workloads can use the remote pool.",
+        f"The network is worse than VMware's recommendation (at most {MAX_LATENCY_US:g} µs, "
+        f"with RDMA). {FACTS['network.latency_us'][0].meaning[:1].upper()}"
+        f"{FACTS['network.latency_us'][0].meaning[1:]}: see the remote pool's slowdown below.",
         icon=":material/lan:",
     )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from planner.inputs.inventory import ServerType
+from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
+from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
@@ -91,8 +93,8 @@ if submitted:
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
 components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
-limit = inputs.assumptions.time_limit_s
-with st.spinner(f"Packing every method (exact solves stop after {limit:g} s each)…"):
+nodes = DEFAULT_LIMITS.node_limit
+with st.spinner(f"Packing every method (exact solves stop after {nodes:,} search nodes each)…"):
     plan = planning.guarded(
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
     )
@@ -155,7 +157,7 @@ exports.download_button(
 )
 exports.download_button(
     "Key figures as CSV",
-    data=comparison.to_csv(index=False).encode(),
+    data=csv_bytes(comparison),
     file_name="gpu-share-comparison.csv",
     mime="text/csv",
     key="compare_download_csv",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from planner.output.cells import csv_bytes
 from planner.output.report import map_notes, not_placed_frame, placement_frame
 from ui import charts, components, planning, session, tables
 
@@ -87,7 +88,7 @@ slug = str(method)
 downloads = st.container(horizontal=True)
 downloads.download_button(
     "Placements as CSV",
-    data=placements.to_csv(index=False).encode(),
+    data=csv_bytes(placements),
     file_name=f"placements-{slug}.csv",
     mime="text/csv",
     key="inside_download_placements",
@@ -96,7 +97,7 @@ downloads.download_button(
 )
 downloads.download_button(
     "Not placed as CSV",
-    data=not_placed.to_csv(index=False).encode(),
+    data=csv_bytes(not_placed),
     file_name=f"not-placed-{slug}.csv",
     mime="text/csv",
     key="inside_download_not_placed",

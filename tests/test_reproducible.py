@@ -1,0 +1,97 @@
+"""Same inputs, same answer: the sample planned in two fresh processes gives the same workbook.
+
+Each run is a new interpreter with its own string-hash seed, so any dependence on set or dict
+order of strings, on the wall clock or on the machine's speed shows up as a difference. The only
+cells allowed to differ are the measured wall times (``solve_seconds``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from planner.cli import SAMPLE_INVENTORY, SAMPLE_WORKLOADS
+from planner.inputs.catalog import load_catalog
+from planner.inputs.inventory import load_inventory
+from planner.inputs.workloads import load_workloads
+from planner.output.report import ScenarioPlan, comparison_frame, placement_frame, plan_scenario
+from planner.scenario import Scenario
+from planner.solve.milp import DEFAULT_LIMITS, Model, SolverLimits
+
+REPO = Path(__file__).resolve().parent.parent
+TIMINGS = "solve_seconds"
+"""Header of the only column that records how long a run took, not what it decided."""
+
+
+def _plan_in_fresh_process(out: Path, hash_seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    subprocess.run(
+        [sys.executable, "-m", "planner", "plan", "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+
+
+def _cells(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every sheet's rows, with the wall-time column blanked."""
+    book = openpyxl.load_workbook(path)
+    sheets = {}
+    for sheet in book.worksheets:
+        rows = [tuple(cell.value for cell in row) for row in sheet.iter_rows()]
+        timed = {j for row in rows for j, value in enumerate(row) if value == TIMINGS}
+        sheets[sheet.title] = [
+            tuple(None if j in timed else v for j, v in enumerate(row)) for row in rows
+        ]
+    return sheets
+
+
+def test_the_sample_plans_the_same_in_two_fresh_processes(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.xlsx", tmp_path / "second.xlsx"
+    _plan_in_fresh_process(first, "1")
+    _plan_in_fresh_process(second, "2")
+    one, two = _cells(first), _cells(second)
+    assert list(one) == list(two)
+    for title in one:
+        assert one[title] == two[title], f"sheet {title!r} differs between runs"
+    assert any("solver" in str(v) or "optimal" in str(v) for r in one["Summary"] for v in r)
+
+
+def _sample_plan() -> ScenarioPlan:
+    catalog = load_catalog()
+    scenario = Scenario(
+        catalog=catalog,
+        inventory=load_inventory(SAMPLE_INVENTORY, catalog).value,
+        workloads=tuple(load_workloads(SAMPLE_WORKLOADS, catalog).value),
+    )
+    return plan_scenario(scenario)
+
+
+def _frames(plan: ScenarioPlan) -> list[pd.DataFrame]:
+    return [comparison_frame(plan).drop(columns=TIMINGS)] + [
+        placement_frame(result) for result in plan.results
+    ]
+
+
+def test_a_machine_ten_times_slower_gets_the_same_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Exact solves stop on their work limit, not the clock: giving every solve a tenth of its
+    wall time (as a machine ten times slower would see it) changes no plan, status or label."""
+    here = _frames(_sample_plan())
+    solve = Model.solve
+
+    def slow_machine(self: Model, limits: SolverLimits = DEFAULT_LIMITS, **kw: bool) -> object:
+        slower = SolverLimits(limits.node_limit, limits.time_limit_s / 10)
+        return solve(self, slower, **kw)
+
+    monkeypatch.setattr(Model, "solve", slow_machine)
+    there = _frames(_sample_plan())
+    for mine, theirs in zip(here, there, strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)
