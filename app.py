@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import components
+from ui import components, scenarios
 
 _PAGES_DIR = Path(__file__).resolve().parent / "ui" / "pages"
 
@@ -26,6 +26,7 @@ PAGES: dict[str, list[st.Page]] = {
             "ui/pages/compare.py", title="Compare methods", icon=":material/compare:", default=True
         ),
         st.Page("ui/pages/inside.py", title="Inside a plan", icon=":material/grid_view:"),
+        st.Page("ui/pages/scenarios.py", title="Scenarios", icon=":material/bookmarks:"),
     ],
     "Inputs": [
         st.Page("ui/pages/inventory.py", title="Inventory", icon=":material/dns:"),
@@ -40,5 +41,7 @@ if (_PAGES_DIR / "harvesting.py").is_file():
     ]
 
 page = st.navigation(PAGES)
+scenarios.follow_url()
 components.scenario_sidebar()
+scenarios.scenario_sidebar()
 page.run()

@@ -365,7 +365,13 @@ def scenario_from_args(
     A lone planner CSV is loaded as always; other files (or several) go through the importers,
     and what each contributed and assumed is written to ``report`` (default stderr), one line
     per group of notes. Raises ``InputError`` when a file cannot be used at all.
+    With ``--scenario``, the saved scenario instead (``StoreError`` when it is not saved or other
+    scenario options are given).
     """
+    if getattr(args, "scenario", None) is not None:
+        from planner.scenarios_cli import saved_from_args
+
+        return saved_from_args(args).scenario()
     stream = sys.stderr if report is None else report
     restored = None if args.from_workbook is None else read_plan_inputs(args.from_workbook)
     notes: list[str] = []
@@ -522,11 +528,16 @@ def report_input_problems(
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
+    from planner.scenarios_cli import saved_servers
+    from planner.store import StoreError
     from planner.time.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
-        servers = server_types(args.size or (), scenario.catalog)
+        servers = server_types(args.size or (), scenario.catalog) or saved_servers(args)
+    except StoreError as error:
+        print(f"plan: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except InputError as error:
         _print_problems(error.problems, sys.stderr)
         print("plan: the input above cannot be used; nothing was planned.", file=sys.stderr)
@@ -594,6 +605,12 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--out", type=Path, help="workbook to write (.xlsx)")
     parser.add_argument(
+        "--scenario",
+        metavar="NAME",
+        help="plan a saved scenario (its files, assumptions and server type) instead of files",
+    )
+    _add_db_argument(parser)
+    parser.add_argument(
         "--no-harvest",
         action="store_true",
         help="leave out the harvest sheets (VDI GPUs running ML at night, default settings)",
@@ -609,9 +626,23 @@ def _add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
     return add_cli(subparsers)
 
 
+def _add_db_argument(parser: argparse.ArgumentParser) -> None:
+    from planner.scenarios_cli import add_db_argument
+
+    add_db_argument(parser)
+
+
+def _add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``scenarios`` from ``planner.scenarios_cli``."""
+    from planner.scenarios_cli import add_scenarios_command
+
+    return add_scenarios_command(subparsers)
+
+
 SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_plan_command,
     _add_harvest_command,
+    _add_scenarios_command,
 )
 """Functions that each register one subcommand; append one here to add a command."""
 

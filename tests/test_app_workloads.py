@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,61 @@ def test_using_the_edited_table_goes_through_validation() -> None:
     assert not at.exception
     assert at.subheader[0].value == "In use: edited workload table"
     assert _metric(at, "Workload classes") == classes
+
+
+def _edit(at: AppTest, row: int, column: str, value: object) -> AppTest:
+    """Type ``value`` into one cell of the editor (0-based row) and press Use this mix."""
+    at.session_state["workloads_editor"] = {
+        "edited_rows": {row: {column: value}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    return at.button(key="workloads_apply").click().run()
+
+
+def _first_class() -> str:
+    sample = Path(__file__).resolve().parent.parent / "data" / "sample" / "workloads.csv"
+    return sample.read_text().splitlines()[1].split(",")[0]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "said"),
+    [
+        ("gpus", 1.5, "1.5 GPUs is more than one GPU but not a whole number"),
+        ("instances", 1.5, "1.5 is not a whole number"),
+    ],
+)
+def test_a_bad_cell_keeps_its_row_and_is_named_in_the_editors_words(
+    column: str, value: float, said: str
+) -> None:
+    """A bad cell applies nothing: the mix in use keeps every class, the error names the row,
+    the class and the column as the editor shows them, and the bad cell is marked."""
+    at = _workloads_page()
+    classes = _metric(at, "Workload classes")
+    _edit(at, 0, column, value)
+    assert not at.exception
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+    assert _metric(at, "Workload classes") == classes
+    error = next(e.value for e in at.error if "need a change" in e.value)
+    assert "nothing was dropped" in error
+    assert f"Row 1 ({_first_class()}), column “{column}”" in error.replace("\\", "")
+    assert said in error.replace("\\", "")
+    assert "file" not in error
+    marked = next(df for df in at.dataframe if df.value.index.tolist() == ["row 1"])
+    assert marked.value.loc["row 1", column] == value  # kept as typed, never 15
+    # Exactly that cell is marked (pandas Styler CSS names cells rowN_colM).
+    styles = str(marked.proto.arrow_data.styler.styles)
+    marked_cells = re.findall(r"row\d+_col\d+(?=[^{]*\{[^}]*background-color)", styles)
+    assert set(marked_cells) == {f"row0_col{list(marked.value.columns).index(column)}"}
+    # The edit stays in the editor, so the user corrects it there.
+    assert at.session_state["workloads_editor"]["edited_rows"] == {0: {column: value}}
+
+
+def test_a_corrected_cell_applies_the_whole_mix() -> None:
+    """A valid edit of a whole-number column is applied, written as a whole number."""
+    at = _workloads_page()
+    _edit(at, 0, "instances", 3.0)
+    assert not at.error
+    assert at.subheader[0].value == "In use: edited workload table"
+    editor = at.data_editor(key="workloads_editor").value
+    assert editor.loc[0, "instances"] == 3

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 
-__all__ = ["count", "gib", "pct", "ratio", "seconds", "slowdown", "usd"]
+__all__ = ["count", "gib", "markdown_literal", "pct", "ratio", "seconds", "slowdown", "usd"]
 
 _DASH = "–"
 """Shown where a figure does not exist (no GPU used, nothing placed)."""
@@ -69,3 +70,9 @@ def seconds(value: float | None) -> str:
     if value is None or _missing(value):
         return _DASH
     return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` shown literally inside Markdown: user text such as ``**x**`` or ``:smile:`` is
+    not formatted (Streamlit's Markdown never renders HTML anyway)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$])", r"\\\1", text)

@@ -7,7 +7,6 @@ never show a stale result. ``guarded`` turns whatever a planner call raises into
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -17,7 +16,13 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.catalog import Catalog, load_catalog
-from planner.inputs.inventory import Inventory, ServerType, inventory_frame, load_inventory
+from planner.inputs.inventory import (
+    Inventory,
+    ServerType,
+    inventory_frame,
+    load_inventory,
+    with_mig_clusters,
+)
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
@@ -134,26 +139,6 @@ def load_workloads_file(
     skipped rows; ``InputError`` when unusable."""
     loaded = load_workloads(file.content, catalog(own_gpus), file_name=file.name)
     return loaded.value, loaded.problems
-
-
-def with_mig_clusters(
-    inventory: Inventory, clusters: Sequence[str] | None, cat: Catalog
-) -> Inventory:
-    """The inventory with MIG enabled on exactly the MIG-capable hosts of ``clusters``.
-
-    ``None`` leaves every host as its file says. Hosts whose model cannot do MIG stay disabled.
-    """
-    if clusters is None:
-        return inventory
-    chosen = set(clusters)
-    hosts = tuple(
-        dataclasses.replace(
-            host,
-            mig_enabled=host.cluster in chosen and cat.gpus[host.gpu_model].mig_capable,
-        )
-        for host in inventory.hosts
-    )
-    return Inventory(hosts=hosts)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

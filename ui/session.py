@@ -33,7 +33,9 @@ __all__ = [
     "commit_question",
     "commit_replacing",
     "commit_workloads",
+    "open_scenario",
     "question",
+    "replace_inputs",
     "replaced",
     "reset_to_sample",
     "sample_inputs",
@@ -51,6 +53,7 @@ TEMPLATE_DIR = _REPO / "data" / "templates"
 _INPUTS_KEY = "_session_scenario_inputs"
 _QUESTION_KEY = "_session_question"
 _PREVIOUS_KEY = "_session_previous_inputs"
+_OPEN_KEY = "_session_open_scenario"
 
 
 @dataclass(frozen=True)
@@ -202,3 +205,17 @@ def commit_question(asked: Question) -> NoReturn:
     """Answer this question from now on (and rerun, so the whole page shows it)."""
     st.session_state[_QUESTION_KEY] = asked
     st.rerun()
+
+
+def open_scenario() -> str | None:
+    """Name of the saved scenario this session opened or saved last; None when there is none."""
+    name = st.session_state.get(_OPEN_KEY)
+    return name if isinstance(name, str) else None
+
+
+def replace_inputs(inputs: ScenarioInputs, asked: Question, *, opened: str | None) -> None:
+    """Plan with these inputs and this question from now on, as the saved scenario ``opened``
+    (None: no saved scenario). No rerun: the caller decides whether the page must start over."""
+    st.session_state[_INPUTS_KEY] = inputs
+    st.session_state[_QUESTION_KEY] = asked
+    st.session_state[_OPEN_KEY] = opened

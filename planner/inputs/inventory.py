@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "inventory_from_frame",
     "load_inventory",
     "server_type",
+    "with_mig_clusters",
 ]
 
 
@@ -136,6 +138,26 @@ class Inventory:
         for host in self.hosts:
             counts[host.gpu_model] = counts.get(host.gpu_model, 0) + host.gpus
         return counts
+
+
+def with_mig_clusters(
+    inventory: Inventory, clusters: Sequence[str] | None, catalog: Catalog
+) -> Inventory:
+    """The inventory with MIG enabled on exactly the MIG-capable hosts of ``clusters``.
+
+    ``None`` leaves every host as its file says. Hosts whose model cannot do MIG stay disabled.
+    """
+    if clusters is None:
+        return inventory
+    chosen = set(clusters)
+    hosts = tuple(
+        dataclasses.replace(
+            host,
+            mig_enabled=host.cluster in chosen and catalog.gpus[host.gpu_model].mig_capable,
+        )
+        for host in inventory.hosts
+    )
+    return Inventory(hosts=hosts)
 
 
 INVENTORY_COLUMNS = (

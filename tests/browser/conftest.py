@@ -9,6 +9,8 @@ For other browser test modules (the harvesting page's included):
 - ``open_page``: a function ``open_page(page, title, heading=None)`` that clicks a page in the
   sidebar navigation and waits for its heading (the title unless ``heading`` is given).
 - ``repo_root``: the repository root (to read the sample files).
+- ``start_dashboard``: ``with start_dashboard(env) as url:`` a server of the test's own, with extra
+  environment variables (a scenario database), stopped when the block ends.
 
 Every test here is marked ``browser``. Without Chromium (or Playwright) the tests are skipped with
 a message saying so, unless ``REQUIRE_BROWSER=1`` (CI), where a missing browser fails the run.
@@ -23,7 +25,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -96,9 +99,10 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def dashboard_url() -> Iterator[str]:
-    """The URL of a dashboard server started for this test session."""
+@contextmanager
+def _dashboard_server(env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """A ``streamlit run app.py`` server on a free local port (with ``env`` added to its
+    environment), healthy before it is yielded as its URL, stopped afterwards."""
     port = _free_port()
     command = [
         sys.executable,
@@ -112,10 +116,16 @@ def dashboard_url() -> Iterator[str]:
         "--browser.gatherUsageStats=false",
         "--server.fileWatcherType=none",
     ]
-    log = (REPO / "out").joinpath("dashboard-server.log")
+    log = (REPO / "out").joinpath(f"dashboard-server-{port}.log" if env else "dashboard-server.log")
     log.parent.mkdir(exist_ok=True)
     with log.open("wb") as sink:
-        server = subprocess.Popen(command, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
         try:
             _wait_healthy(port, server)
             yield f"http://127.0.0.1:{port}"
@@ -126,6 +136,20 @@ def dashboard_url() -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait(10)
+
+
+@pytest.fixture(scope="session")
+def dashboard_url() -> Iterator[str]:
+    """The URL of a dashboard server started for this test session."""
+    with _dashboard_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def start_dashboard() -> Callable[..., AbstractContextManager[str]]:
+    """``with start_dashboard({"GPU_PLANNER_DB": path}) as url:`` runs a server of its own, with
+    extra environment variables, for tests that restart it or need their own settings."""
+    return _dashboard_server
 
 
 def _wait_healthy(port: int, server: subprocess.Popen[bytes]) -> None:

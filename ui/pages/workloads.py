@@ -6,9 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.presets import PRESETS
-from planner.inputs.problems import InputError
-from planner.inputs.workloads import workloads_from_frame
-from ui import components, importing, planning, session
+from ui import components, importing, planning, session, workload_editor
 from ui import format as fmt
 
 # A page script must not hold bare strings (Streamlit would print them), so these are comments.
@@ -21,7 +19,7 @@ COLUMN_CONFIG = {
     "name": st.column_config.TextColumn("name", help="Unique name of the class", required=True),
     "kind": st.column_config.SelectboxColumn("kind", options=_KINDS, required=True),
     "instances": st.column_config.NumberColumn(
-        "instances", help="Identical VMs or pods in the class", min_value=0, step=1
+        "instances", help="Identical VMs or pods in the class (a whole number)", min_value=0
     ),
     "gpus": st.column_config.NumberColumn(
         "gpus", help="GPUs per instance: a fraction (0.25) or whole GPUs (1, 2, 8)", min_value=0
@@ -35,7 +33,9 @@ COLUMN_CONFIG = {
     "active_hours": st.column_config.TextColumn(
         "active hours", help="Hours per day (8, 2.5) or a schedule (9-17, 22-6, 24x7)"
     ),
-    "days_per_week": st.column_config.NumberColumn("days/week", min_value=1, max_value=7, step=1),
+    "days_per_week": st.column_config.NumberColumn(
+        "days/week", help="Days per week the schedule applies (1-7)", min_value=1, max_value=7
+    ),
     "vcpus": st.column_config.NumberColumn("vCPUs", min_value=0),
     "ram_gib": st.column_config.NumberColumn(
         "RAM [GiB]", help="Host RAM per instance", min_value=0
@@ -50,7 +50,7 @@ COLUMN_CONFIG = {
         "remote OK", help="Tolerates GPU access over the network (remote pool)", options=_YES_NO
     ),
     "priority": st.column_config.NumberColumn(
-        "priority", help="1 is placed first when capacity is short", min_value=1, step=1
+        "priority", help="1 is placed first when capacity is short (a whole number)", min_value=1
     ),
     "gpu_models": st.column_config.TextColumn(
         "GPU models", help="Allowed catalog models, separated by |; empty means any"
@@ -113,7 +113,7 @@ workloads = built.scenario.workloads
 # Not in a form: an edit reruns only this page (cached reads, no planning), and the mix reaches
 # the planner only when the user presses "Use this mix".
 st.subheader(f"In use: {inputs.workloads.name}")
-in_use = planning.workload_table(workloads)
+in_use = workload_editor.editor_table(workloads)
 edited = st.data_editor(
     in_use,
     key="workloads_editor",
@@ -133,23 +133,22 @@ if not applied and not pd.DataFrame(edited).equals(in_use):
     )
 
 if applied:
-    # The edited table goes through the same validation as a file; unusable rows are listed.
-    table = pd.DataFrame(edited).dropna(how="all")
-    try:
-        checked = workloads_from_frame(table, cat, file_name=EDITED_NAME)
-    except InputError as error:
-        st.error(
-            "The edited table cannot be used, so the planner keeps the previous mix. "
-            "Fix the problems below and press Use this mix again.",
-            icon=":material/error:",
-        )
-        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    # The edited table goes through the rules of a workload file; it is used only whole.
+    labels = {key: str(config["label"]) for key, config in COLUMN_CONFIG.items()}
+    checked = workload_editor.check_edits(pd.DataFrame(edited), cat, labels)
+    if checked.problems:
+        with st.container(key="workloads_editor_problems"):
+            st.error(
+                f"{len(checked.problems)} cell(s) need a change, so the planner keeps the mix in "
+                "use and nothing was dropped: your rows stay in the table above as you typed "
+                "them. Change the marked cells, then press **Use this mix** again.\n\n"
+                + "\n".join(f"- {fmt.markdown_literal(p.sentence())}" for p in checked.problems),
+                icon=":material/error:",
+            )
+            if any(p.row is not None for p in checked.problems):
+                st.dataframe(workload_editor.marked_rows(checked, labels), width="stretch")
     else:
-        if checked.problems:
-            st.toast(f"{len(checked.problems)} row(s) skipped; see the list below.")
-        session.commit_workloads(
-            session.InputFile(name=EDITED_NAME, content=table.to_csv(index=False).encode())
-        )
+        session.commit_workloads(session.InputFile(name=EDITED_NAME, content=checked.csv()))
 
 components.problems_notice(built.workload_problems, what=inputs.workloads.name)
 

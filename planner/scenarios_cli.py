@@ -1,0 +1,188 @@
+"""The ``scenarios`` command and ``plan --scenario``: the scenario store from the command line.
+
+``python -m planner scenarios save NAME --inventory hosts.csv ...`` saves the files and assumptions
+given (the same options as ``plan``); ``list``, ``duplicate``, ``rename`` and ``delete`` edit the
+store; ``python -m planner plan --scenario NAME`` plans a saved scenario. ``--db`` (or
+``$GPU_PLANNER_DB``) names the database file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from planner.inputs.inventory import ServerType
+from planner.inputs.problems import InputError
+from planner.store import DB_ENV, SavedFile, SavedScenario, ScenarioStore, StoreError
+
+__all__ = [
+    "add_db_argument",
+    "add_scenarios_command",
+    "saved_from_args",
+    "saved_servers",
+]
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+
+
+def add_db_argument(parser: argparse.ArgumentParser) -> None:
+    """``--db PATH``: the scenario database (default ``$GPU_PLANNER_DB`` or the data directory)."""
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help=f"scenario database file (default: ${DB_ENV}, else "
+        "~/.local/share/gpu-share-planner/scenarios.sqlite)",
+    )
+
+
+def _store(args: argparse.Namespace) -> ScenarioStore:
+    return ScenarioStore(args.db)
+
+
+def _given_options(args: argparse.Namespace) -> list[str]:
+    """Scenario options (files, assumptions) given a value other than their default."""
+    from planner.cli import add_scenario_arguments
+
+    reference = argparse.ArgumentParser(add_help=False)
+    add_scenario_arguments(reference)
+    given = []
+    for action in reference._actions:
+        if getattr(args, action.dest, None) != action.default and action.option_strings:
+            given.append(action.option_strings[0])
+    return given
+
+
+def saved_from_args(args: argparse.Namespace) -> SavedScenario:
+    """The scenario ``--scenario`` names, from the store ``--db`` names.
+
+    Raises ``StoreError`` when it is not saved, or when file or assumption options are given too
+    (the saved scenario carries its own; they would be ignored).
+    """
+    given = _given_options(args)
+    if given:
+        raise StoreError(
+            f"--scenario plans the saved files and assumptions, so {', '.join(given)} would be "
+            "ignored: drop them, or save a scenario with them (python -m planner scenarios save)"
+        )
+    return _store(args).open(args.scenario)
+
+
+def saved_servers(args: argparse.Namespace) -> tuple[ServerType, ...]:
+    """The server types saved with ``--scenario`` to size with (none when it fits the inventory,
+    or no scenario is named)."""
+    if getattr(args, "scenario", None) is None:
+        return ()
+    return _store(args).open(args.scenario).servers
+
+
+def _read(path: Path) -> SavedFile:
+    from planner.cli import _read as read_bytes
+
+    return SavedFile(path.name, read_bytes(path, path.name))
+
+
+def _run_save(args: argparse.Namespace) -> int:
+    """Check the scenario plans (files usable), then save it under its name."""
+    from planner.cli import SAMPLE_INVENTORY, SAMPLE_WORKLOADS, _assumptions, server_types
+
+    try:
+        saved = SavedScenario(
+            inventory=_read(args.inventory or SAMPLE_INVENTORY),
+            workloads=_read(args.workloads or SAMPLE_WORKLOADS),
+            assumptions=_assumptions(args),
+            own_gpus=None if args.catalog_extra is None else _read(args.catalog_extra),
+        )
+        scenario, problems = saved.scenario()
+        servers = server_types(args.size or (), scenario.catalog)
+        saved = dataclasses.replace(saved, servers=servers)
+        name = _store(args).save(args.name, saved, replace=args.replace)
+    except InputError as error:
+        for problem in error.problems:
+            print(f"input: {problem}", file=sys.stderr)
+        print("scenarios: the input above cannot be used; nothing was saved.", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (StoreError, ValueError) as error:
+        print(f"scenarios: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for problem in problems:
+        print(f"input: {problem}", file=sys.stderr)
+    print(f"Saved '{name}' in {_store(args).path}")
+    return EXIT_OK
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+    summaries = store.summaries()
+    if not summaries:
+        print(f"No scenario is saved in {store.path}.")
+    for s in summaries:
+        saved_at = s.saved_at.strftime("%Y-%m-%d %H:%M UTC")
+        print(f"{s.name}\t{saved_at}\t{s.inventory_name} · {s.workloads_name}")
+    return EXIT_OK
+
+
+def _run_edit(args: argparse.Namespace) -> int:
+    """duplicate, rename or delete."""
+    store = _store(args)
+    if args.action == "delete":
+        store.delete(args.name)
+        print(f"Deleted '{args.name}'")
+    elif args.action == "duplicate":
+        print(f"Saved a copy of '{args.name}' as '{store.duplicate(args.name, args.new_name)}'")
+    else:
+        print(f"Renamed '{args.name}' to '{store.rename(args.name, args.new_name)}'")
+    return EXIT_OK
+
+
+def _guarded(run: Any) -> Any:
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            code: int = run(args)
+        except StoreError as error:
+            print(f"scenarios: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return code
+
+    return guarded
+
+
+def add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``scenarios`` with its actions: list, save, duplicate, rename, delete."""
+    from planner.cli import add_scenario_arguments
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "scenarios",
+        help="list, save, copy, rename or delete saved scenarios",
+        description="The saved scenarios the dashboard and `plan --scenario NAME` open.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="list the saved scenarios")
+    add_db_argument(listing)
+    listing.set_defaults(func=_guarded(_run_list))
+    save = actions.add_parser("save", help="save input files and assumptions under a name")
+    save.add_argument("name", help="scenario name")
+    add_scenario_arguments(save)
+    save.add_argument(
+        "--size",
+        action="append",
+        metavar="TYPE",
+        help="size a new cluster of this server type (as plan --size; repeatable)",
+    )
+    save.add_argument("--replace", action="store_true", help="replace a scenario of that name")
+    add_db_argument(save)
+    save.set_defaults(func=_guarded(_run_save))
+    for action, text in (("duplicate", "save a copy"), ("rename", "rename")):
+        edit = actions.add_parser(action, help=f"{text} of a scenario")
+        edit.add_argument("name", help="scenario name")
+        edit.add_argument("new_name", help="new name")
+        add_db_argument(edit)
+        edit.set_defaults(func=_guarded(_run_edit))
+    delete = actions.add_parser("delete", help="delete a scenario")
+    delete.add_argument("name", help="scenario name")
+    add_db_argument(delete)
+    delete.set_defaults(func=_guarded(_run_edit))
+    return parser

@@ -1,0 +1,67 @@
+"""The Workloads editor in a real headless Chromium: a decimal typed into a whole-number column."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT_MS = 60_000
+
+
+def _type_into_instances(page: Any, grid: Any, text: str) -> None:
+    """Type ``text`` key by key into the first row's instances cell, as a user would."""
+    from playwright.sync_api import expect
+
+    grid.click(position={"x": 80, "y": 52})  # first data row, the name column
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # the instances column
+    page.keyboard.press("Enter")  # opens the grid's cell editor
+    cell_editor = page.locator("#portal input, #portal textarea").first
+    expect(cell_editor).to_be_visible()
+    cell_editor.press("Control+a")
+    cell_editor.press_sequentially(text)
+    page.keyboard.press("Enter")
+
+
+def test_a_decimal_typed_into_instances_is_kept_and_refused(
+    page: Any, dashboard_url: str, open_page: Callable[..., None], screenshot_dir: Path
+) -> None:
+    """Typing 1.5 into the instances column keeps 1.5 (never 15); Use this mix refuses it in the
+    editor's words, keeps the row and the mix in use."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1500, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    expect.set_options(timeout=TIMEOUT_MS)
+    page.goto(dashboard_url)
+    open_page(page, "Workloads")
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
+    cells = page.locator(".st-key-workloads_editor [role=gridcell]")
+    # Whole numbers read as such although the column takes decimals.
+    expect(cells.nth(2)).to_have_text(re.compile(r"^\d+$"))
+    # A run that finishes after the click re-renders the grid and drops an open cell editor, so
+    # the edit is retried until the grid shows it.
+    for _ in range(3):
+        _type_into_instances(page, grid, "1.5")
+        try:
+            expect(cells.nth(2)).to_have_text(re.compile(r"^1\.?5$"), timeout=10_000)
+            break
+        except AssertionError:
+            continue
+    expect(cells.nth(2)).to_have_text("1.5")
+    expect(page.get_by_text("The table has changes the plan does not use yet")).to_be_visible()
+    page.locator(".st-key-workloads_apply button").click()
+    problems = page.locator(".st-key-workloads_editor_problems")
+    expect(problems).to_contain_text("1.5 is not a whole number")
+    expect(page.get_by_role("heading", name="In use: sample workloads.csv")).to_be_visible()
+    # The edit is still in its cell, to be corrected there.
+    expect(cells.nth(2)).to_have_text("1.5")
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+    page.screenshot(path=str(screenshot_dir / "workloads-bad-cell.png"), full_page=True)

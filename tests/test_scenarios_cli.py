@@ -1,0 +1,109 @@
+"""Tests of the ``scenarios`` command and ``plan --scenario``: the store from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.store import DB_ENV, ScenarioStore
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "data" / "sample"
+OPTIONS = ["--methods", "vgpu", "passthrough"]
+
+
+def _out(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    captured = capsys.readouterr()
+    return captured.out, captured.err
+
+
+def test_a_saved_scenario_plans_like_its_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --scenario NAME` prints the same plan as `plan` given the saved files and options."""
+    db = str(tmp_path / "s.sqlite")
+    files = ["--workloads", str(SAMPLE / "workloads.csv"), "--pue", "1.2", "--vsphere", "7"]
+    assert main(["scenarios", "save", "lab", *files, "--db", db]) == 0
+    assert "Saved 'lab'" in _out(capsys)[0]
+    assert main(["plan", *OPTIONS, *files]) == 0
+    direct = _out(capsys)[0]
+    assert main(["plan", *OPTIONS, "--scenario", "lab", "--db", db]) == 0
+    assert _out(capsys)[0] == direct
+    assert main(["plan", *OPTIONS]) == 0
+    assert _out(capsys)[0] != direct  # the saved PUE and vSphere release changed the plan
+
+
+def test_the_database_comes_from_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --db, GPU_PLANNER_DB names the file the command uses."""
+    monkeypatch.setenv(DB_ENV, str(tmp_path / "env.sqlite"))
+    assert main(["scenarios", "save", "from env"]) == 0
+    assert ScenarioStore(tmp_path / "env.sqlite").names() == ("from env",)
+
+
+def test_list_duplicate_rename_delete(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each action changes the store and says what it did; list shows names and files."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    assert main(["scenarios", "list", *db]) == 0
+    assert "No scenario is saved" in _out(capsys)[0]
+    assert main(["scenarios", "save", "base", *db]) == 0
+    assert main(["scenarios", "duplicate", "base", "copy", *db]) == 0
+    assert main(["scenarios", "rename", "copy", "renamed", *db]) == 0
+    _out(capsys)
+    assert main(["scenarios", "list", *db]) == 0
+    listed = _out(capsys)[0].splitlines()
+    assert [line.split("\t")[0] for line in listed] == ["base", "renamed"]
+    assert "inventory.csv · workloads.csv" in listed[0]
+    assert main(["scenarios", "delete", "base", *db]) == 0
+    assert ScenarioStore(tmp_path / "s.sqlite").names() == ("renamed",)
+
+
+def test_store_mistakes_exit_2_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing name, a taken name, and options --scenario would ignore: exit 2, nothing done."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    assert main(["plan", "--scenario", "ghost", *db]) == 2
+    assert "no scenario named 'ghost'" in _out(capsys)[1]
+    assert main(["scenarios", "save", "base", *db]) == 0
+    assert main(["scenarios", "save", "base", *db]) == 2
+    assert "already saved" in _out(capsys)[1]
+    assert main(["scenarios", "save", "base", "--replace", "--pue", "2", *db]) == 0
+    assert main(["plan", "--scenario", "base", "--pue", "1.3", *db]) == 2
+    assert "--pue would be ignored" in _out(capsys)[1]
+    assert main(["scenarios", "delete", "ghost", *db]) == 2
+    assert ScenarioStore(tmp_path / "s.sqlite").open("base").assumptions.pue == 2.0
+
+
+def test_an_unusable_file_is_not_saved(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Saving checks the files plan: a non-CSV inventory is refused with the problem, not saved."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n")
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "bad", "--inventory", str(bad), "--db", str(db)]) == 2
+    assert "bad.csv" in _out(capsys)[1]
+    assert ScenarioStore(db).names() == ()
+
+
+def test_a_saved_server_type_sizes_a_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scenario saved with --size sizes that server type when planned."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    assert main(["scenarios", "save", "size", "--size", "L40S:4:64:768", *db]) == 0
+    assert main(["plan", *OPTIONS, "--scenario", "size", *db]) == 0
+    assert "Sizing servers of 4× L40S" in _out(capsys)[0]
+
+
+def test_catalog_server_types_are_saved_by_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Server types named from the catalog are saved whole, so the saved sizing never changes."""
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "buy", "--size", "catalog", "--db", str(db)]) == 0
+    servers = ScenarioStore(db).open("buy").servers
+    assert len(servers) > 1
+    assert all(s.name for s in servers)

@@ -1,0 +1,168 @@
+"""Saved scenarios in the dashboard: the store, the open scenario in the URL, and the sidebar line.
+
+The committed inputs of a session (``ui.session``) are saved to and opened from the scenario store
+(``planner.store``); the open scenario's name is the URL's ``scenario`` query parameter, so a
+reload or a shared link comes back to it. Unsaved changes stay in their own session.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from planner.inputs.inventory import ServerType
+from planner.store import (
+    SavedFile,
+    SavedScenario,
+    ScenarioNotFoundError,
+    ScenarioStore,
+    StoreError,
+    default_store_path,
+)
+from ui import format as fmt
+from ui import session
+
+__all__ = [
+    "QUERY_PARAM",
+    "follow_url",
+    "has_unsaved_changes",
+    "open_saved",
+    "saved_from_session",
+    "scenario_sidebar",
+    "session_from_saved",
+    "store",
+]
+
+QUERY_PARAM = "scenario"
+"""The URL query parameter naming the open scenario: ``?scenario=Q3%20budget``."""
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _store_at(path: str) -> ScenarioStore:
+    return ScenarioStore(path)
+
+
+def store() -> ScenarioStore:
+    """The scenario store at ``default_store_path()`` (``$GPU_PLANNER_DB`` when set).
+
+    Raises ``StoreError`` when the file cannot be opened or was written by a newer planner.
+    """
+    return _store_at(str(default_store_path()))
+
+
+def saved_from_session() -> SavedScenario:
+    """This session's committed inputs and question, as the store keeps them."""
+    inputs, asked = session.scenario_inputs(), session.question()
+    own = inputs.own_gpus
+    return SavedScenario(
+        inventory=SavedFile(inputs.inventory.name, inputs.inventory.content),
+        workloads=SavedFile(inputs.workloads.name, inputs.workloads.content),
+        assumptions=inputs.assumptions,
+        own_gpus=None if own is None else SavedFile(own.name, own.content),
+        mig_clusters=inputs.mig_clusters,
+        servers=_sized(asked),
+    )
+
+
+def _sized(asked: session.Question) -> tuple[ServerType, ...]:
+    """The server types the question sizes with, as the planner reads it (catalog types first)."""
+    if asked.kind is not session.QuestionKind.SIZE:
+        return ()
+    if asked.catalog_servers:
+        return asked.catalog_servers
+    return () if asked.server is None else (asked.server,)
+
+
+def _input_file(saved: SavedFile, sample: session.InputFile) -> session.InputFile:
+    """A saved file; the bundled sample when it is that file, so pages still recognise it."""
+    if (saved.name, saved.content) == (sample.name, sample.content):
+        return sample
+    return session.InputFile(name=saved.name, content=saved.content)
+
+
+def session_from_saved(saved: SavedScenario) -> tuple[session.ScenarioInputs, session.Question]:
+    """The session inputs and question a saved scenario describes."""
+    sample = session.sample_inputs()
+    own = saved.own_gpus
+    inputs = session.ScenarioInputs(
+        inventory=_input_file(saved.inventory, sample.inventory),
+        workloads=_input_file(saved.workloads, sample.workloads),
+        assumptions=saved.assumptions,
+        mig_clusters=saved.mig_clusters,
+        own_gpus=None if own is None else session.InputFile(name=own.name, content=own.content),
+    )
+    size = session.QuestionKind.SIZE
+    match saved.servers:
+        case ():
+            return inputs, session.Question()
+        case (server,) if not server.name:
+            return inputs, session.Question(kind=size, server=server)
+        case servers:
+            return inputs, session.Question(kind=size, catalog_servers=servers)
+
+
+def open_saved(name: str) -> None:
+    """Plan with the saved scenario ``name`` from now on and put its name in the URL.
+
+    Raises ``StoreError`` (``ScenarioNotFoundError`` when it is not saved).
+    """
+    inputs, asked = session_from_saved(store().open(name))
+    session.replace_inputs(inputs, asked, opened=name)
+    st.query_params[QUERY_PARAM] = name
+
+
+def close_scenario() -> None:
+    """Keep planning with the same inputs, but as no saved scenario (the URL forgets it too)."""
+    session.replace_inputs(session.scenario_inputs(), session.question(), opened=None)
+    del st.query_params[QUERY_PARAM]
+
+
+def has_unsaved_changes() -> bool:
+    """True when the session's inputs differ from the saved version of the open scenario (or
+    the open scenario is no longer saved)."""
+    name = session.open_scenario()
+    if name is None:
+        return False
+    try:
+        return store().open(name) != saved_from_session()
+    except StoreError:
+        return True
+
+
+def follow_url() -> None:
+    """Open the scenario the URL names when it is not the one open (a reload, a shared link);
+    put the open scenario back into the URL when a page change dropped it."""
+    wanted = st.query_params.get(QUERY_PARAM)
+    current = session.open_scenario()
+    if wanted is None:
+        if current is not None:
+            st.query_params[QUERY_PARAM] = current
+        return
+    if wanted == current:
+        return
+    try:
+        open_saved(wanted)
+    except ScenarioNotFoundError:
+        del st.query_params[QUERY_PARAM]
+        st.toast(
+            f"The link names a scenario '{wanted}' that is not saved (deleted or renamed); "
+            "the planner shows what this session had.",
+            icon=":material/warning:",
+        )
+    except StoreError as error:
+        del st.query_params[QUERY_PARAM]
+        st.toast(f"Could not open the scenario '{wanted}': {error}.", icon=":material/error:")
+
+
+def scenario_sidebar() -> None:
+    """One sidebar line: the open scenario and whether this session changed it since it was saved,
+    and a link to the Scenarios page."""
+    name = session.open_scenario()
+    with st.sidebar:
+        if name is None:
+            st.caption(":material/bookmark_border: Not saved as a scenario")
+        else:
+            unsaved = " · **unsaved changes**" if has_unsaved_changes() else ""
+            st.caption(f":material/bookmark: Scenario **{fmt.markdown_literal(name)}**{unsaved}")
+        st.page_link(
+            "ui/pages/scenarios.py", label="Save, open or compare", icon=":material/bookmarks:"
+        )
