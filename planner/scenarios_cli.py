@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,18 @@ def saved_servers(args: argparse.Namespace) -> tuple[ServerType, ...]:
     return _store(args).open(args.scenario).servers
 
 
-def _read(path: Path) -> SavedFile:
+def _read(given: Path | Sequence[Path]) -> SavedFile:
+    """The one file given for an input (``--inventory`` and ``--workloads`` are repeatable)."""
     from planner.cli import _read as read_bytes
 
-    return SavedFile(path.name, read_bytes(path, path.name))
+    paths = [given] if isinstance(given, Path) else list(given)
+    if len(paths) != 1:
+        raise StoreError(
+            f"a scenario saves one file per input, got {len(paths)} "
+            f"({', '.join(p.name for p in paths)}); plan them with --out and save the workbook's "
+            "inputs, or combine them into one planner CSV"
+        )
+    return SavedFile(paths[0].name, read_bytes(paths[0], paths[0].name))
 
 
 def _run_save(args: argparse.Namespace) -> int:
