@@ -35,6 +35,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/packing.py
+	$(PY) bench/recommended.py
 	$(PY) bench/alibaba.py
 	$(PY) bench/methods.py
 	$(PY) bench/harvesting.py

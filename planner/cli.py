@@ -37,6 +37,15 @@ from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
 from planner.scenario import Scenario
+from planner.time.demand import CURVE_PRESETS, WeeklyCurve, curve_preset, parse_curve
+from planner.time.harvesting import (
+    HarvestSettings,
+    check_settings,
+    harvest_scenario,
+    harvest_summary,
+    harvest_tables,
+    plan_harvest_tables,
+)
 
 __all__ = [
     "SAMPLE_DIR",
@@ -530,7 +539,6 @@ def _run_plan(args: argparse.Namespace) -> int:
     from planner.output.export import write_workbook
     from planner.scenarios_cli import saved_servers
     from planner.store import StoreError
-    from planner.time.harvesting import plan_harvest_tables
 
     try:
         scenario, problems = scenario_from_args(args)
@@ -619,11 +627,113 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``harvest`` from ``planner.time.harvesting`` (the harvest helper owns it)."""
-    from planner.time.harvesting import add_cli
+def add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``harvest`` on an ``argparse`` sub-parser set; its handler is ``args.func``."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "harvest",
+        help="ML work harvested from idle VDI GPUs at night and at weekends",
+        description=(
+            "Simulate an ML backlog on the GPUs that serve VDI desktops, desktops first. "
+            "Defaults to the sample scenario."
+        ),
+    )
+    add_scenario_arguments(parser)
+    parser.add_argument(
+        "--curve",
+        help="VDI curve: a preset name (vdi-office, ...) or a file of 24 or 168 values; "
+        "default: each VDI class's own schedule",
+    )
+    parser.add_argument("--pool-gpus", type=int, help="GPUs serving desktops (default: sized)")
+    defaults = HarvestSettings()
+    parser.add_argument(
+        "--backlog",
+        type=float,
+        default=defaults.backlog_gpu_hours_per_day,
+        help="ML GPU-hours submitted per submit day",
+    )
+    parser.add_argument("--submit-hour", type=float, default=defaults.submit_hour)
+    parser.add_argument("--job-gpus", type=int, default=defaults.gpus_per_job)
+    parser.add_argument("--job-gpu-hours", type=float, default=defaults.gpu_hours_per_job)
+    parser.add_argument(
+        "--restart",
+        action="store_true",
+        help="jobs cannot checkpoint: they lose their work when desktops return",
+    )
+    parser.add_argument("--resolution", type=int, choices=(60, 30, 15), default=60)
+    parser.add_argument(
+        "--submit-days",
+        default="0,1,2,3,4",
+        help="days that submit work, 0 = Monday (default: 0,1,2,3,4)",
+    )
+    parser.add_argument("--workbook", type=Path, help="write the harvest sheets to this .xlsx")
+    parser.set_defaults(func=_run_harvest)
+    return parser
 
-    return add_cli(subparsers)
+
+def _load_curve(text: str) -> WeeklyCurve:
+    if text in CURVE_PRESETS:
+        return curve_preset(text)
+    path = Path(text)
+    if not path.is_file():
+        known = ", ".join(CURVE_PRESETS)
+        raise ValueError(f"--curve {text!r} is neither a preset ({known}) nor a file")
+    return parse_curve(path.read_text(encoding="utf-8"), source=path.name)
+
+
+def _run_harvest(args: argparse.Namespace) -> int:
+    """Print the harvest summary; write the workbook sheets when asked."""
+    try:
+        submit_days = tuple(int(d) for d in str(args.submit_days).split(",") if d.strip())
+    except ValueError:
+        print(
+            f"harvest: --submit-days {args.submit_days!r} is not a list like 0,1,2,3,4",
+            file=sys.stderr,
+        )
+        return 2
+    settings = HarvestSettings(
+        backlog_gpu_hours_per_day=args.backlog,
+        submit_hour=args.submit_hour,
+        gpus_per_job=args.job_gpus,
+        gpu_hours_per_job=args.job_gpu_hours,
+        checkpointing=not args.restart,
+        submit_days=submit_days,
+        resolution_minutes=args.resolution,
+    )
+    try:
+        check_settings(settings)  # before the scenario is read and planned: fails fast
+        curve = None if args.curve is None else _load_curve(args.curve)
+        scenario, problems = scenario_from_args(args)
+        result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
+    except InputError as error:
+        for problem in error.problems:
+            print(f"input: {problem}", file=sys.stderr)
+        print("harvest: the input above cannot be used; nothing was simulated.", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"harvest: {error}", file=sys.stderr)
+        return 2
+    stop = report_input_problems(problems, command="harvest", strict=args.strict)
+    if stop is not None:
+        return stop
+    summary = harvest_summary(result)
+    width = int(summary["figure"].str.len().max())
+    for figure, value, unit in summary.itertuples(index=False):
+        shown = f"{value:,.2f}" if isinstance(value, float) else str(value)
+        if value is None:
+            shown = "—"
+        print(f"{figure:<{width}}  {shown} {unit}".rstrip())
+    for note in result.notes:
+        print(f"Note: {note}")
+    if args.workbook is not None:
+        try:
+            from planner.output.export import write_sheets
+
+            write_sheets(harvest_tables(result), args.workbook)
+        except OSError as error:
+            print(f"harvest: cannot write {args.workbook}: {error.strerror}", file=sys.stderr)
+            return 1
+        print(f"Wrote {args.workbook}")
+    return 0
 
 
 def _add_db_argument(parser: argparse.ArgumentParser) -> None:
@@ -641,7 +751,7 @@ def _add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
 
 SUBCOMMANDS: tuple[Callable[[Any], argparse.ArgumentParser], ...] = (
     add_plan_command,
-    _add_harvest_command,
+    add_harvest_command,
     _add_scenarios_command,
 )
 """Functions that each register one subcommand; append one here to add a command."""

@@ -12,20 +12,20 @@ import pandas as pd
 import pytest
 
 from planner.assumptions import Assumptions
+from planner.cli import add_harvest_command
 from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile
 from planner.inputs.inventory import Host, Inventory
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
+from planner.output.export import sheets_bytes
 from planner.scenario import Scenario
 from planner.time.demand import HOURS_PER_WEEK, curve_preset
 from planner.time.harvesting import (
     HarvestSettings,
-    add_cli,
     dedicated_usd_per_gpu_year,
     harvest_scenario,
     harvest_summary,
     harvest_tables,
-    harvest_workbook_bytes,
     plan_harvest_tables,
     simulate_harvest,
     utilisation_by_hour,
@@ -459,7 +459,7 @@ def test_the_workbook_holds_the_tables() -> None:
     """The harvest workbook has both sheets, with the summary figures and one row per step."""
     demand = curve_preset("vdi-office").as_array() * 20
     result = simulate_harvest(20, demand, HarvestSettings(backlog_gpu_hours_per_day=150))
-    book = openpyxl.load_workbook(io.BytesIO(harvest_workbook_bytes(result)))
+    book = openpyxl.load_workbook(io.BytesIO(sheets_bytes(harvest_tables(result))))
     assert book.sheetnames == ["Harvest summary", "Harvest by step"]
     summary = {row[0]: row[1] for row in book["Harvest summary"].iter_rows(values_only=True)}
     assert summary["Harvested"] == pytest.approx(result.harvested_gpu_hours_per_week)
@@ -469,9 +469,9 @@ def test_the_workbook_holds_the_tables() -> None:
 
 
 def test_the_cli_registers_harvest() -> None:
-    """``add_cli`` adds a ``harvest`` command whose options reach the settings."""
+    """``add_harvest_command`` adds a ``harvest`` command whose options reach the settings."""
     parser = argparse.ArgumentParser(prog="planner")
-    add_cli(parser.add_subparsers(dest="command"))
+    add_harvest_command(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["harvest", "--backlog", "50", "--restart", "--resolution", "15"])
     assert args.command == "harvest"
     assert args.backlog == 50.0

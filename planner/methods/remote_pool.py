@@ -191,48 +191,56 @@ def _best_fit(vectors: Sequence[tuple[int, ...]], capacity: int) -> list[int]:
     for index, vector in enumerate(vectors):
         batches.setdefault(vector, []).append(index)
     order = sorted(batches, key=lambda v: (-max(v), -sum(v), batches[v][0]))
-    loads = np.zeros((len(vectors), HOURS_PER_DAY), dtype=np.int64)
-    open_bins = 0
-    where = [0] * len(vectors)
+    bins = _Bins(np.zeros((len(vectors), HOURS_PER_DAY), dtype=np.int64), [0] * len(vectors))
     for vector in order:
-        members = batches[vector]
-        size = np.asarray(vector, dtype=np.int64)
-        active = size > 0
-        if not active.any():
-            continue  # placed after all bins exist; it holds nothing
-        if open_bins:
-            free = capacity - loads[:open_bins][:, active]
-            copies = (free // size[active]).min(axis=1)
-            tightness = free.sum(axis=1)
-            candidates = np.flatnonzero(copies > 0)
-            ranked = candidates[np.lexsort((candidates, tightness[candidates]))]
-        else:
-            copies = np.zeros(0, dtype=np.int64)
-            ranked = np.zeros(0, dtype=np.int64)
-        cursor = 0
-        for b in ranked.tolist():
-            if cursor >= len(members):
-                break
-            take = min(int(copies[b]), len(members) - cursor)
-            for m in members[cursor : cursor + take]:
-                where[m] = b
-            loads[b] += size * take
-            cursor += take
-        per_bin = capacity // int(size.max())
-        while cursor < len(members):
-            take = min(per_bin, len(members) - cursor)
-            for m in members[cursor : cursor + take]:
-                where[m] = open_bins
-            loads[open_bins] += size * take
-            open_bins += 1
-            cursor += take
+        if any(vector):
+            bins.place(np.asarray(vector, dtype=np.int64), batches[vector], capacity)
     idle = [m for v in order if not any(v) for m in batches[v]]
     if idle:
         # Instances that never run hold nothing; they join the first bin (one is opened if none).
-        open_bins = max(open_bins, 1)
+        bins.opened = max(bins.opened, 1)
         for m in idle:
-            where[m] = 0
-    return where
+            bins.where[m] = 0
+    return bins.where
+
+
+@dataclass
+class _Bins:
+    """Best fit's state: each bin's hourly load, the bin of each vector, bins opened."""
+
+    loads: np.ndarray
+    where: list[int]
+    opened: int = 0
+
+    def place(self, size: np.ndarray, members: Sequence[int], capacity: int) -> None:
+        """Copies of one vector: into the tightest open bins that hold one, then new bins."""
+        cursor = 0
+        for b, copies in self._ranked(size, capacity):
+            if cursor >= len(members):
+                break
+            cursor += self._put(b, size, members[cursor : cursor + copies])
+        per_bin = capacity // int(size.max())
+        while cursor < len(members):
+            self.opened += 1
+            cursor += self._put(self.opened - 1, size, members[cursor : cursor + per_bin])
+
+    def _ranked(self, size: np.ndarray, capacity: int) -> list[tuple[int, int]]:
+        """Open bins holding at least one copy, tightest first, with the copies each holds."""
+        if not self.opened:
+            return []
+        active = size > 0
+        free = capacity - self.loads[: self.opened][:, active]
+        copies = (free // size[active]).min(axis=1)
+        tightness = free.sum(axis=1)
+        candidates = np.flatnonzero(copies > 0)
+        ranked = candidates[np.lexsort((candidates, tightness[candidates]))]
+        return [(int(b), int(copies[b])) for b in ranked.tolist()]
+
+    def _put(self, b: int, size: np.ndarray, members: Sequence[int]) -> int:
+        for m in members:
+            self.where[m] = b
+        self.loads[b] += size * len(members)
+        return len(members)
 
 
 def _compute_shares(members: Sequence[_Item], gpus: int) -> list[float]:

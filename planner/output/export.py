@@ -40,6 +40,7 @@ __all__ = [
     "INPUT_PROBLEMS_SHEET",
     "sheet_name",
     "sheet_parts",
+    "sheets_bytes",
     "workbook_bytes",
     "write_sheets",
     "write_workbook",
@@ -368,6 +369,13 @@ def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | BinaryIO) ->
     for title, frame in frames.items():
         _table_sheet(book, title, frame)
     book.save(target)
+
+
+def sheets_bytes(frames: Mapping[str, pd.DataFrame]) -> bytes:
+    """The workbook of ``write_sheets`` as bytes, for a download button."""
+    buffer = io.BytesIO()
+    write_sheets(frames, buffer)
+    return buffer.getvalue()
 
 
 def workbook_bytes(

@@ -163,9 +163,38 @@ def fit_on_pool(
             trial,
             (first,),
         )
-    # Capacity is short: find the longest run of instances, in priority order, that fits whole
-    # when packed together: whole priority levels first, then a bisection inside the first
-    # level that does not fit. Placement is deterministic, so the run fits again when placed.
+    shortfall = len({n.instance for n in assigned.not_placed})
+    fitted, fitting = _longest_fitting_run(method, instances, model, scenario, pool, shortfall)
+    committed = _Committed(pool.copy())
+    if fitting is not None:
+        # The packing of the longest run that fitted, placed for real.
+        committed.add(fitting)
+    # The rest is packed level by level into what is left, most urgent first.
+    rest = instances[fitted:]
+    for level in sorted({i.workload.priority for i in rest}):
+        subset = [i for i in rest if i.workload.priority == level]
+        committed.add(pack(method, subset, model, scenario, "heuristic"))
+    return PoolFit(
+        tuple(committed.placements),
+        tuple(committed.not_placed),
+        committed.configs,
+        committed.pool,
+        tuple(committed.packings),
+    )
+
+
+def _longest_fitting_run(
+    method: Method,
+    instances: Sequence[Instance],
+    model: GpuModel,
+    scenario: Scenario,
+    pool: HostPool,
+    shortfall: int,
+) -> tuple[int, GpuPacking | None]:
+    """The longest run of instances, in priority order, that fits whole on ``pool`` when packed
+    together, and its packing: whole priority levels first, then a bisection inside the first
+    level that does not fit, first probing ``shortfall`` instances fewer. Placement is
+    deterministic, so the run fits again when placed."""
     fitting: GpuPacking | None = None
 
     def attempt(count: int) -> bool:
@@ -187,47 +216,38 @@ def fit_on_pool(
             failed = end
             break
         fitted = end
-    # First probe: drop as many instances as stage B could not place; usually close.
-    shortfall = len({n.instance for n in assigned.not_placed})
-    probe = max(fitted + 1, failed - shortfall)
-    if fitted < probe < failed:
+    # The first probe drops as many instances as host assignment could not place: usually close.
+    probes = [max(fitted + 1, failed - shortfall)]
+    for _ in range(_MAX_BISECTIONS + 1):
+        probe = probes.pop() if probes else (fitted + failed) // 2
+        if failed - fitted <= 1:
+            break
+        if not fitted < probe < failed:
+            continue
         if attempt(probe):
             fitted = probe
         else:
             failed = probe
-    for _ in range(_MAX_BISECTIONS):
-        if failed - fitted <= 1:
-            break
-        middle = (fitted + failed) // 2
-        if attempt(middle):
-            fitted = middle
-        else:
-            failed = middle
-    committed = pool.copy()
-    packings: list[GpuPacking] = []
-    placements: list[Placement] = []
-    not_placed: list[NotPlaced] = []
-    configs: dict[tuple[str, int], str] = {}
-    if fitting is not None:
-        # The packing of the longest run that fitted, placed for real.
-        result = assign_hosts(fitting.requests, committed)
-        packings.append(fitting)
-        placements.extend(result.placements)
-        not_placed.extend(fitting.not_placed)
-        not_placed.extend(result.not_placed)
-        configs.update(result.gpu_configs)
-    # The rest is packed level by level into what is left, most urgent first.
-    rest = instances[fitted:]
-    for level in sorted({i.workload.priority for i in rest}):
-        subset = [i for i in rest if i.workload.priority == level]
-        packing = pack(method, subset, model, scenario, "heuristic")
-        result = assign_hosts(packing.requests, committed)
-        packings.append(packing)
-        placements.extend(result.placements)
-        not_placed.extend(packing.not_placed)
-        not_placed.extend(result.not_placed)
-        configs.update(result.gpu_configs)
-    return PoolFit(tuple(placements), tuple(not_placed), configs, committed, tuple(packings))
+    return fitted, fitting
+
+
+@dataclass
+class _Committed:
+    """Packings placed for real on a pool, with what they placed and left out."""
+
+    pool: HostPool
+    packings: list[GpuPacking] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)
+    not_placed: list[NotPlaced] = field(default_factory=list)
+    configs: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    def add(self, packing: GpuPacking) -> None:
+        result = assign_hosts(packing.requests, self.pool)
+        self.packings.append(packing)
+        self.placements.extend(result.placements)
+        self.not_placed.extend(packing.not_placed)
+        self.not_placed.extend(result.not_placed)
+        self.configs.update(result.gpu_configs)
 
 
 def _placed_bound(

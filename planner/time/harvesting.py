@@ -25,21 +25,16 @@ A job's GPUs are counted in the pool as a whole; the model does not check they s
 
 from __future__ import annotations
 
-import argparse
-import io
 import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from planner.inputs.limits import MAX_HARVEST_JOBS_PER_DAY
-from planner.inputs.problems import InputError
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
 from planner.methods.registry import Method
@@ -47,13 +42,10 @@ from planner.methods.vgpu import max_per_gpu as vgpu_max_per_gpu
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method
 from planner.time.demand import (
-    CURVE_PRESETS,
     DAYS,
     HOURS_PER_WEEK,
     STEPS_PER_HOUR_ALLOWED,
     WeeklyCurve,
-    curve_preset,
-    parse_curve,
     step_labels,
     weekly_demand,
 )
@@ -64,16 +56,14 @@ __all__ = [
     "Turnaround",
     "VdiGroup",
     "VdiPool",
-    "add_cli",
+    "check_settings",
     "harvest_scenario",
     "harvest_summary",
     "harvest_tables",
-    "harvest_workbook_bytes",
     "plan_harvest_tables",
     "simulate_harvest",
     "utilisation_by_hour",
     "vdi_pool",
-    "write_harvest_workbook",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -120,7 +110,7 @@ class HarvestSettings:
         return self.backlog_gpu_hours_per_day * len(set(self.submit_days))
 
 
-def _check_settings(settings: HarvestSettings) -> None:
+def check_settings(settings: HarvestSettings) -> None:
     """Raise ValueError naming the first setting that breaks its rule."""
     allowed = [60 // s for s in STEPS_PER_HOUR_ALLOWED]
     if settings.resolution_minutes not in allowed:
@@ -547,7 +537,7 @@ def simulate_harvest(
     HarvestResult
         Figures for the last simulated week, and the same job stream on dedicated GPUs.
     """
-    _check_settings(settings)
+    check_settings(settings)
     if pool_gpus < 0:
         raise ValueError(f"pool_gpus must be >= 0, got {pool_gpus}")
     demand = np.asarray(vdi_demand_gpus, dtype=np.float64)
@@ -766,7 +756,7 @@ def harvest_scenario(
 ) -> HarvestResult:
     """Harvest the scenario's VDI GPUs (see :func:`vdi_pool`) for the backlog in ``settings``;
     the GPUs it replaces are priced as dedicated GPUs of the VDI model."""
-    _check_settings(settings)
+    check_settings(settings)
     pool = vdi_pool(
         scenario, curve=curve, steps_per_hour=settings.steps_per_hour, pool_gpus=pool_gpus
     )
@@ -895,133 +885,3 @@ def plan_harvest_tables(
     except ValueError as error:
         why = pd.DataFrame({"figure": ["No harvest"], "value": [str(error)], "unit": [""]})
         return {"Harvest summary": why}
-
-
-def write_harvest_workbook(result: HarvestResult, target: Path | BinaryIO) -> None:
-    """Write :func:`harvest_tables` as an .xlsx file or binary stream, one sheet per table.
-
-    Every cell is a number or text the planner wrote (day names, units), never user text, so
-    no formula can slip in. The plan workbook takes the same sheets via ``extra_sheets``.
-    """
-    with pd.ExcelWriter(target, engine="openpyxl") as writer:
-        for name, frame in harvest_tables(result).items():
-            frame.to_excel(writer, sheet_name=name, index=False)
-
-
-def harvest_workbook_bytes(result: HarvestResult) -> bytes:
-    """The workbook of :func:`write_harvest_workbook` as bytes, for a download button."""
-    buffer = io.BytesIO()
-    write_harvest_workbook(result, buffer)
-    return buffer.getvalue()
-
-
-def add_cli(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``harvest`` on an ``argparse`` sub-parser set; its handler is ``args.func``."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "harvest",
-        help="ML work harvested from idle VDI GPUs at night and at weekends",
-        description=(
-            "Simulate an ML backlog on the GPUs that serve VDI desktops, desktops first. "
-            "Defaults to the sample scenario."
-        ),
-    )
-    from planner.cli import add_scenario_arguments  # see _run_cli for why it is imported here
-
-    add_scenario_arguments(parser)
-    parser.add_argument(
-        "--curve",
-        help="VDI curve: a preset name (vdi-office, ...) or a file of 24 or 168 values; "
-        "default: each VDI class's own schedule",
-    )
-    parser.add_argument("--pool-gpus", type=int, help="GPUs serving desktops (default: sized)")
-    defaults = HarvestSettings()
-    parser.add_argument(
-        "--backlog",
-        type=float,
-        default=defaults.backlog_gpu_hours_per_day,
-        help="ML GPU-hours submitted per submit day",
-    )
-    parser.add_argument("--submit-hour", type=float, default=defaults.submit_hour)
-    parser.add_argument("--job-gpus", type=int, default=defaults.gpus_per_job)
-    parser.add_argument("--job-gpu-hours", type=float, default=defaults.gpu_hours_per_job)
-    parser.add_argument(
-        "--restart",
-        action="store_true",
-        help="jobs cannot checkpoint: they lose their work when desktops return",
-    )
-    parser.add_argument("--resolution", type=int, choices=(60, 30, 15), default=60)
-    parser.add_argument(
-        "--submit-days",
-        default="0,1,2,3,4",
-        help="days that submit work, 0 = Monday (default: 0,1,2,3,4)",
-    )
-    parser.add_argument("--workbook", type=Path, help="write the harvest sheets to this .xlsx")
-    parser.set_defaults(func=_run_cli)
-    return parser
-
-
-def _load_curve(text: str) -> WeeklyCurve:
-    if text in CURVE_PRESETS:
-        return curve_preset(text)
-    path = Path(text)
-    if not path.is_file():
-        known = ", ".join(CURVE_PRESETS)
-        raise ValueError(f"--curve {text!r} is neither a preset ({known}) nor a file")
-    return parse_curve(path.read_text(encoding="utf-8"), source=path.name)
-
-
-def _run_cli(args: argparse.Namespace) -> int:
-    """Print the harvest summary; write the workbook sheets when asked."""
-    try:
-        submit_days = tuple(int(d) for d in str(args.submit_days).split(",") if d.strip())
-    except ValueError:
-        print(
-            f"harvest: --submit-days {args.submit_days!r} is not a list like 0,1,2,3,4",
-            file=sys.stderr,
-        )
-        return 2
-    settings = HarvestSettings(
-        backlog_gpu_hours_per_day=args.backlog,
-        submit_hour=args.submit_hour,
-        gpus_per_job=args.job_gpus,
-        gpu_hours_per_job=args.job_gpu_hours,
-        checkpointing=not args.restart,
-        submit_days=submit_days,
-        resolution_minutes=args.resolution,
-    )
-    # Imported here: the CLI module pulls in the whole planner, harvesting alone does not need it.
-    from planner.cli import report_input_problems, scenario_from_args
-
-    try:
-        _check_settings(settings)  # before the scenario is read and planned: fails fast
-        curve = None if args.curve is None else _load_curve(args.curve)
-        scenario, problems = scenario_from_args(args)
-        result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
-    except InputError as error:
-        for problem in error.problems:
-            print(f"input: {problem}", file=sys.stderr)
-        print("harvest: the input above cannot be used; nothing was simulated.", file=sys.stderr)
-        return 2
-    except ValueError as error:
-        print(f"harvest: {error}", file=sys.stderr)
-        return 2
-    stop = report_input_problems(problems, command="harvest", strict=args.strict)
-    if stop is not None:
-        return stop
-    summary = harvest_summary(result)
-    width = int(summary["figure"].str.len().max())
-    for figure, value, unit in summary.itertuples(index=False):
-        shown = f"{value:,.2f}" if isinstance(value, float) else str(value)
-        if value is None:
-            shown = "—"
-        print(f"{figure:<{width}}  {shown} {unit}".rstrip())
-    for note in result.notes:
-        print(f"Note: {note}")
-    if args.workbook is not None:
-        try:
-            write_harvest_workbook(result, args.workbook)
-        except OSError as error:
-            print(f"harvest: cannot write {args.workbook}: {error.strerror}", file=sys.stderr)
-            return 1
-        print(f"Wrote {args.workbook}")
-    return 0

@@ -9,6 +9,7 @@ import streamlit as st
 
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import WorkloadKind
+from planner.output.export import sheets_bytes
 from planner.time.demand import (
     CURVE_PRESETS,
     DAYS,
@@ -22,7 +23,6 @@ from planner.time.harvesting import (
     HarvestSettings,
     harvest_scenario,
     harvest_tables,
-    harvest_workbook_bytes,
     simulate_harvest,
     utilisation_by_hour,
 )
@@ -390,7 +390,7 @@ with st.expander("Turnaround of each day's batch"):
     st.dataframe(turnarounds, hide_index=True, width="stretch", key="harvest_turnarounds")
 st.download_button(
     "Download the harvest sheets",
-    data=lambda: harvest_workbook_bytes(result),
+    data=lambda: sheets_bytes(harvest_tables(result)),
     file_name="gpu-harvest.xlsx",
     mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     key="harvest_download",
