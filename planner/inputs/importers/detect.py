@@ -106,20 +106,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     ``InputError`` naming the known formats when the content matches none.
     """
     if data.startswith(_ZIP):
-        from planner.inputs.importers.rvtools import workbook_sheets
-
-        book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
-        names = [n.strip().lower() for n in book.sheetnames]
-        if PLAN_INPUTS_SHEET.lower() in names:
-            return Format.PLAN_WORKBOOK
-        if "vhost" in names:
-            return Format.RVTOOLS
-        raise _refuse(
-            file,
-            "an Excel workbook with neither a vHost tab (RVTools) nor a 'Planner inputs' sheet "
-            "(a plan workbook)",
-            role,
-        )
+        return _workbook_format(data, file, role)
     text = tool_text(data, file)
     lines = [line for _, line in text.lines]
     if not lines:
@@ -129,6 +116,34 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     found = _csv_format(lines[0])
     if found is not None:
         return found
+    found = _text_format(lines)
+    if found is not None:
+        return found
+    if _LIST_LINE.match(lines[0]):
+        return Format.NVIDIA_SMI_LIST
+    raise _refuse(file, "cannot tell which tool wrote this file", role)
+
+
+def _workbook_format(data: bytes, file: str, role: Role | None) -> Format:
+    """The format of an Excel workbook, from its sheet names."""
+    from planner.inputs.importers.rvtools import workbook_sheets
+
+    book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
+    names = [n.strip().lower() for n in book.sheetnames]
+    if PLAN_INPUTS_SHEET.lower() in names:
+        return Format.PLAN_WORKBOOK
+    if "vhost" in names:
+        return Format.RVTOOLS
+    raise _refuse(
+        file,
+        "an Excel workbook with neither a vHost tab (RVTools) nor a 'Planner inputs' sheet "
+        "(a plan workbook)",
+        role,
+    )
+
+
+def _text_format(lines: list[str]) -> Format | None:
+    """The format of a tool's text output, from the first line that tells, or None."""
     for line in lines:
         stripped = line.strip()
         if _DCGM.match(stripped):
@@ -140,9 +155,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
             return Format.MIG_PROFILES
         if "NVIDIA-SMI" in stripped and "Driver Version" in stripped:
             return Format.NVIDIA_SMI_TABLE
-    if _LIST_LINE.match(lines[0]):
-        return Format.NVIDIA_SMI_LIST
-    raise _refuse(file, "cannot tell which tool wrote this file", role)
+    return None
 
 
 def _json_format(data: bytes, file: str, role: Role | None) -> Format:

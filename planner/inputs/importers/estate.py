@@ -245,6 +245,41 @@ class _Host:
         return _short(mine) == _short(theirs) and not (_has_domain(mine) and _has_domain(theirs))
 
 
+def _hosts_by_name(reads: Sequence[HostsRead]) -> list[_Host]:
+    """The hosts of all reads, parts of one host (by name) grouped, in order of first mention."""
+    hosts: list[_Host] = []
+    for read in reads:
+        for part in read.hosts:
+            entry = next((h for h in hosts if h.matches(part.name)), None)
+            if entry is None:
+                entry = _Host(part.name)
+                hosts.append(entry)
+            entry.parts.append(part)
+    return hosts
+
+
+def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProblem]:
+    """One problem per cluster whose hosts no file gives GPUs for."""
+    problems = []
+    for cluster_name, left in missing.items():
+        names = [h.name for h in left]
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        first = left[0].parts[0]
+        problems.append(
+            InputProblem(
+                first.file,
+                first.line,
+                "gpu_model",
+                f"cluster {cluster_name}: no file gives the GPUs of {len(names)} host(s) "
+                f"({shown}); left out",
+                "add nvidia-smi or kubectl output of these hosts (named as here), or give the "
+                f"cluster's GPUs (--cluster-gpus '{cluster_name}=MODEL:GPUS', or the import "
+                "panel)",
+            )
+        )
+    return problems
+
+
 def import_inventory(
     files: Sequence[tuple[str, bytes]],
     catalog: Catalog,
@@ -283,14 +318,7 @@ def import_inventory(
     ]
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
-    hosts: list[_Host] = []
-    for read in reads:
-        for part in read.hosts:
-            entry = next((h for h in hosts if h.matches(part.name)), None)
-            if entry is None:
-                entry = _Host(part.name)
-                hosts.append(entry)
-            entry.parts.append(part)
+    hosts = _hosts_by_name(reads)
     tools = {r.file: r.tool for r in reads}
     rows = []
     layouts: list[MigGpu] = []
@@ -341,22 +369,7 @@ def import_inventory(
                 "notes": f"from {used}",
             }
         )
-    for cluster_name, left in missing.items():
-        names = [h.name for h in left]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        first = left[0].parts[0]
-        problems.append(
-            InputProblem(
-                first.file,
-                first.line,
-                "gpu_model",
-                f"cluster {cluster_name}: no file gives the GPUs of {len(names)} host(s) "
-                f"({shown}); left out",
-                "add nvidia-smi or kubectl output of these hosts (named as here), or give the "
-                f"cluster's GPUs (--cluster-gpus '{cluster_name}=MODEL:GPUS', or the import "
-                "panel)",
-            )
-        )
+    problems.extend(_missing_gpu_problems(missing))
     for key, (written, _) in given.items():
         if key not in used_clusters and key not in {c.strip().lower() for c in missing}:
             clusters = sorted({str(r["cluster"]) for r in rows} | set(missing))

@@ -152,54 +152,19 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     several fits left: the first in catalog order, marked assumed.
     """
     written = name.strip()
-    lowered = written.lower()
-    mig_profile = None
-    mig = _MIG_SUFFIX.search(lowered)
-    if mig:
-        mig_profile = mig.group(1)
-        lowered = lowered[: mig.start()]
-    lowered = _SHARED_SUFFIX.sub("", lowered)
-    words = [w for w in re.split(r"[\s_\-]+", lowered) if w and w not in _BRAND_WORDS]
-    bare = "-".join(words)
-    for candidate in (written, bare):
-        exact = catalog.resolve(candidate) if candidate else None
-        if exact is not None and mig_profile is None:
+    bare, mig_profile = _bare_name(written)
+    if mig_profile is None:
+        exact = _exact_model(written, bare, catalog)
+        if exact is not None:
             return GpuName(written, exact, "read", f"'{written}' is the catalog model {exact}")
     parts = _parts(bare)
-    vgpu_profile = None
-    vgpu_size = None
-    vgpu_series = None
-    vgpu = _VGPU.match(bare)
-    if vgpu and mig_profile is None:
-        board = vgpu.group("board")
-        vgpu_size = float(vgpu.group("size"))
-        vgpu_series = vgpu.group("series").upper()
-        vgpu_profile = f"{board.upper()}-{vgpu.group('size')}{vgpu_series}"
-        parts = _Parts(board, None, None)
-        known = {gpu_family(m) for m in catalog.gpus}
-        if board not in known:
-            for suffix, (memory, form) in sorted(
-                _VGPU_BOARD_SUFFIXES.items(), key=lambda s: -len(s[0])
-            ):
-                if board.endswith(suffix) and board[: -len(suffix)] in known:
-                    parts = _Parts(board[: -len(suffix)], memory, form)
-                    break
-        elif board == "a100":
-            parts = _Parts(board, 40.0, None)  # A100-<n>C profiles are the 40 GB boards' own
+    vgpu = None if mig_profile is not None else _vgpu_name(bare, catalog)
+    vgpu_profile = None if vgpu is None else vgpu.profile
+    if vgpu is not None:
+        parts = vgpu.parts
     how: list[str] = []
     candidates = [m for m in catalog.gpus if gpu_family(m) == parts.family and parts.family]
-    if vgpu_size is not None:
-        candidates = [m for m in candidates if catalog.gpus[m].memory_gib >= vgpu_size]
-        if vgpu_series == "C":
-            with_profile = [
-                m for m in candidates if any(p.name == f"{vgpu_size:g}C" for p in catalog.vgpu(m))
-            ]
-            candidates = with_profile or candidates
-    if mig_profile is not None:
-        with_profile = [m for m in candidates if any(p.name == mig_profile for p in catalog.mig(m))]
-        if with_profile:
-            candidates = with_profile
-            how.append(f"MIG {mig_profile} exists on it")
+    candidates = _fitting_profiles(candidates, catalog, vgpu, mig_profile, how)
     if parts.memory_gb is not None:
         candidates = [
             m for m in candidates if abs(catalog.gpus[m].memory_gib - parts.memory_gb) <= 2
@@ -210,38 +175,9 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         if by_memory:
             candidates = by_memory
             how.append(f"{memory_mib:g} MiB reported")
-    forms = {m: _parts(m).form for m in candidates}
-    assumed = False
-    if parts.form is not None:
-        candidates = [m for m in candidates if forms[m] in (parts.form, None)]
-        how.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[parts.form])
-    elif len(candidates) > 1 and any(forms[m] == "sxm" for m in candidates):
-        candidates = [m for m in candidates if forms[m] in ("sxm", None)]
-        if vgpu_profile is None:
-            how.append("no PCIe or NVL in the name: the SXM part")
-        else:
-            assumed = True
-            how.append("the vGPU profile does not name the form factor: SXM assumed")
+    candidates, assumed = _fitting_form(candidates, parts, vgpu_profile, how)
     if not candidates:
-        query = "-".join(
-            p
-            for p in (
-                parts.family,
-                None if parts.memory_gb is None else f"{parts.memory_gb:g}gb",
-                parts.form,
-            )
-            if p
-        )
-        close = tuple(catalog.closest_names(query or written))
-        return GpuName(
-            written,
-            None,
-            "read",
-            f"the catalog has no model for GPU '{written}'",
-            vgpu_profile,
-            mig_profile,
-            close,
-        )
+        return _unknown_gpu(written, parts, catalog, vgpu_profile, mig_profile)
     model = candidates[0]
     if len(candidates) > 1:
         assumed = True
@@ -260,4 +196,133 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         f"'{written}' is {model}{kind}{detail}",
         vgpu_profile,
         mig_profile,
+    )
+
+
+def _bare_name(written: str) -> tuple[str, str | None]:
+    """A GPU name without brand words, sharing suffix and MIG suffix, words joined by dashes;
+    and the MIG profile the name ends with, if any."""
+    lowered = written.lower()
+    mig_profile = None
+    mig = _MIG_SUFFIX.search(lowered)
+    if mig:
+        mig_profile = mig.group(1)
+        lowered = lowered[: mig.start()]
+    lowered = _SHARED_SUFFIX.sub("", lowered)
+    words = [w for w in re.split(r"[\s_\-]+", lowered) if w and w not in _BRAND_WORDS]
+    return "-".join(words), mig_profile
+
+
+def _exact_model(written: str, bare: str, catalog: Catalog) -> str | None:
+    """The catalog model the name (as written, or bare) is itself, if any."""
+    for candidate in (written, bare):
+        exact = catalog.resolve(candidate) if candidate else None
+        if exact is not None:
+            return exact
+    return None
+
+
+@dataclass(frozen=True)
+class _VgpuName:
+    """A vGPU profile name (``A100-10C``): the physical board's parts and the profile."""
+
+    parts: _Parts
+    profile: str
+    size_gb: float
+    series: str
+
+
+def _vgpu_name(bare: str, catalog: Catalog) -> _VgpuName | None:
+    """The vGPU profile a bare name is, or None; the board's size and form come from a
+    board suffix the catalog's families do not carry."""
+    vgpu = _VGPU.match(bare)
+    if not vgpu:
+        return None
+    board = vgpu.group("board")
+    series = vgpu.group("series").upper()
+    profile = f"{board.upper()}-{vgpu.group('size')}{series}"
+    parts = _Parts(board, None, None)
+    known = {gpu_family(m) for m in catalog.gpus}
+    if board not in known:
+        for suffix, (memory, form) in sorted(
+            _VGPU_BOARD_SUFFIXES.items(), key=lambda s: -len(s[0])
+        ):
+            if board.endswith(suffix) and board[: -len(suffix)] in known:
+                parts = _Parts(board[: -len(suffix)], memory, form)
+                break
+    elif board == "a100":
+        parts = _Parts(board, 40.0, None)  # A100-<n>C profiles are the 40 GB boards' own
+    return _VgpuName(parts, profile, float(vgpu.group("size")), series)
+
+
+def _fitting_profiles(
+    candidates: list[str],
+    catalog: Catalog,
+    vgpu: _VgpuName | None,
+    mig_profile: str | None,
+    how: list[str],
+) -> list[str]:
+    """The candidates that can hold the vGPU profile or offer the MIG profile, when the name
+    gives one (a MIG profile no candidate offers filters nothing)."""
+    if vgpu is not None:
+        candidates = [m for m in candidates if catalog.gpus[m].memory_gib >= vgpu.size_gb]
+        if vgpu.series == "C":
+            with_profile = [
+                m
+                for m in candidates
+                if any(p.name == f"{vgpu.size_gb:g}C" for p in catalog.vgpu(m))
+            ]
+            candidates = with_profile or candidates
+    if mig_profile is not None:
+        with_profile = [m for m in candidates if any(p.name == mig_profile for p in catalog.mig(m))]
+        if with_profile:
+            candidates = with_profile
+            how.append(f"MIG {mig_profile} exists on it")
+    return candidates
+
+
+def _fitting_form(
+    candidates: list[str], parts: _Parts, vgpu_profile: str | None, how: list[str]
+) -> tuple[list[str], bool]:
+    """The candidates of the name's form factor (SXM when it names none and the family has one),
+    and whether that form was assumed."""
+    forms = {m: _parts(m).form for m in candidates}
+    if parts.form is not None:
+        how.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[parts.form])
+        return [m for m in candidates if forms[m] in (parts.form, None)], False
+    if len(candidates) > 1 and any(forms[m] == "sxm" for m in candidates):
+        if vgpu_profile is None:
+            how.append("no PCIe or NVL in the name: the SXM part")
+        else:
+            how.append("the vGPU profile does not name the form factor: SXM assumed")
+        return [m for m in candidates if forms[m] in ("sxm", None)], vgpu_profile is not None
+    return candidates, False
+
+
+def _unknown_gpu(
+    written: str,
+    parts: _Parts,
+    catalog: Catalog,
+    vgpu_profile: str | None,
+    mig_profile: str | None,
+) -> GpuName:
+    """A name the catalog has no model for, with the closest catalog names."""
+    query = "-".join(
+        p
+        for p in (
+            parts.family,
+            None if parts.memory_gb is None else f"{parts.memory_gb:g}gb",
+            parts.form,
+        )
+        if p
+    )
+    close = tuple(catalog.closest_names(query or written))
+    return GpuName(
+        written,
+        None,
+        "read",
+        f"the catalog has no model for GPU '{written}'",
+        vgpu_profile,
+        mig_profile,
+        close,
     )

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.inputs.catalog import Catalog
-from planner.inputs.importers.gpu_names import match_gpu_name
+from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.kube import (
     as_mapping,
@@ -228,28 +228,8 @@ def _host(
 
     product = labels.get(f"{_LABEL}gpu.product", "")
     count_text = labels.get(f"{_LABEL}gpu.count", "")
-    mig_counts: dict[str, int] = {}
-    for key, value in node.capacity.items():
-        if key.startswith(f"{_LABEL}mig-"):
-            try:
-                mig_counts[key.removeprefix(f"{_LABEL}mig-")] = int(parse_quantity(value))
-            except ValueError:
-                bad(f"status.capacity.{key}", f"'{value}' is not a count", "give kubectl's output")
-    for key, value in labels.items():
-        if key.startswith(f"{_LABEL}mig-") and key.endswith(".count"):
-            profile = key.removeprefix(f"{_LABEL}mig-").removesuffix(".count")
-            count = _whole(value)
-            if count is not None:
-                mig_counts.setdefault(profile, count)
-    capacity_gpus = None
-    for resource in (_GPU, f"{_GPU}.shared"):
-        found = node.resource(resource)
-        if found is not None:
-            try:
-                capacity_gpus = (parse_quantity(found[0]), found[1])
-            except ValueError:
-                bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
-            break
+    mig_counts = _mig_counts(node, bad)
+    capacity_gpus = _capacity_gpus(node, bad)
     has_gpu = bool(product or count_text or any(mig_counts.values()))
     has_gpu = has_gpu or (capacity_gpus is not None and capacity_gpus[0] > 0)
     if not has_gpu:
@@ -269,6 +249,76 @@ def _host(
     add("platform", Platform.KUBERNETES.value, "kind Node", "read", "a Kubernetes node")
     _cluster(labels, cluster, add)
     _cpu_and_memory(node, add, bad)
+    _rdma(node, add)
+
+    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", ""))
+    gpu_name = match_gpu_name(product, catalog, memory_mib=memory_mib) if product else None
+    model = None if gpu_name is None else gpu_name.model
+    _gpu_model(gpu_name, product, name, file, notes, add, bad)
+
+    count_label = _whole(count_text)
+    layout: list[MigGpu] = []
+    if gpu_name is not None and gpu_name.mig_profile is not None:
+        _mig_single(
+            node,
+            gpu_name.mig_profile,
+            model,
+            count_label,
+            capacity_gpus,
+            catalog,
+            add,
+            bad,
+            layout,
+            file,
+        )
+    elif gpu_name is not None and (
+        gpu_name.vgpu_profile is not None or labels.get(f"{_LABEL}vgpu.present") == "true"
+    ):
+        _vgpu_vm(
+            node, gpu_name.vgpu_profile or product, model, count_label, capacity_gpus, catalog, add
+        )
+    else:
+        _whole_gpus(
+            node, model, count_label, capacity_gpus, mig_counts, catalog, file, notes, add, layout
+        )
+    return HostFacts(name, file, None, tuple(facts), tuple(layout))
+
+
+def _mig_counts(node: _Node, bad: Any) -> dict[str, int]:
+    """MIG devices per profile the node advertises (capacity first, then GFD labels)."""
+    labels = node.labels
+    mig_counts: dict[str, int] = {}
+    for key, value in node.capacity.items():
+        if key.startswith(f"{_LABEL}mig-"):
+            try:
+                mig_counts[key.removeprefix(f"{_LABEL}mig-")] = int(parse_quantity(value))
+            except ValueError:
+                bad(f"status.capacity.{key}", f"'{value}' is not a count", "give kubectl's output")
+    for key, value in labels.items():
+        if key.startswith(f"{_LABEL}mig-") and key.endswith(".count"):
+            profile = key.removeprefix(f"{_LABEL}mig-").removesuffix(".count")
+            count = _whole(value)
+            if count is not None:
+                mig_counts.setdefault(profile, count)
+    return mig_counts
+
+
+def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
+    """The GPUs the node advertises (whole or shared resource) with where found, or None."""
+    for resource in (_GPU, f"{_GPU}.shared"):
+        found = node.resource(resource)
+        if found is not None:
+            try:
+                return (parse_quantity(found[0]), found[1])
+            except ValueError:
+                bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
+            return None
+    return None
+
+
+def _rdma(node: _Node, add: Any) -> None:
+    """RDMA, when a node feature label or an ``rdma/`` resource says so."""
+    labels = node.labels
     if any(
         labels.get(k) == "true"
         for k in (
@@ -278,8 +328,18 @@ def _host(
     ) or any(k.startswith("rdma/") for k in node.capacity):
         add("rdma", "yes", "rdma label or resource", "derived", "the node advertises RDMA")
 
-    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", ""))
-    gpu_name = match_gpu_name(product, catalog, memory_mib=memory_mib) if product else None
+
+def _gpu_model(
+    gpu_name: GpuName | None,
+    product: str,
+    name: str,
+    file: str,
+    notes: list[ImportNote],
+    add: Any,
+    bad: Any,
+) -> None:
+    """The node's GPU model from its product label: a note when there is none, a problem when
+    the catalog has no such model."""
     model = None if gpu_name is None else gpu_name.model
     product_locator = f"metadata.labels.{_LABEL}gpu.product"
     if gpu_name is None:
@@ -302,85 +362,78 @@ def _host(
     else:
         add("gpu_model", model, product_locator, gpu_name.source, gpu_name.reason)
 
-    count_label = _whole(count_text)
+
+def _whole_gpus(
+    node: _Node,
+    model: str | None,
+    count_label: int | None,
+    capacity_gpus: tuple[float, str] | None,
+    mig_counts: Mapping[str, int],
+    catalog: Catalog,
+    file: str,
+    notes: list[ImportNote],
+    add: Any,
+    layout: list[MigGpu],
+) -> None:
+    """GPUs of a node with whole GPUs (time-sliced or not) and its MIG devices in place."""
+    labels = node.labels
+    name = node.name
     replicas = _whole(labels.get(f"{_LABEL}gpu.replicas", "")) or 1
-    layout: list[MigGpu] = []
-    if gpu_name is not None and gpu_name.mig_profile is not None:
-        _mig_single(
-            node,
-            gpu_name.mig_profile,
-            model,
+    if count_label is not None:
+        add(
+            "gpus_per_host",
             count_label,
-            capacity_gpus,
-            catalog,
-            add,
-            bad,
-            layout,
-            file,
+            f"metadata.labels.{_LABEL}gpu.count",
+            "read",
+            "GPUs on the node (nvidia.com/gpu.count)",
         )
-    elif gpu_name is not None and (
-        gpu_name.vgpu_profile is not None or labels.get(f"{_LABEL}vgpu.present") == "true"
-    ):
-        _vgpu_vm(
-            node, gpu_name.vgpu_profile or product, model, count_label, capacity_gpus, catalog, add
+    elif capacity_gpus is not None:
+        gpus = max(1, math.ceil(capacity_gpus[0] / replicas))
+        add(
+            "gpus_per_host",
+            gpus,
+            capacity_gpus[1],
+            "derived",
+            f"advertised GPUs over {replicas} time-slicing replica(s) per GPU",
         )
-    else:
-        if count_label is not None:
-            add(
-                "gpus_per_host",
-                count_label,
-                f"metadata.labels.{_LABEL}gpu.count",
+    if replicas > 1:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                f"metadata.labels.{_LABEL}gpu.replicas",
+                name,
+                "",
+                str(replicas),
                 "read",
-                "GPUs on the node (nvidia.com/gpu.count)",
+                "GPUs are time-sliced: each is advertised as several replicas",
             )
-        elif capacity_gpus is not None:
-            gpus = max(1, math.ceil(capacity_gpus[0] / replicas))
-            add(
-                "gpus_per_host",
-                gpus,
-                capacity_gpus[1],
-                "derived",
-                f"advertised GPUs over {replicas} time-slicing replica(s) per GPU",
+        )
+    in_place = {p: c for p, c in mig_counts.items() if c > 0}
+    if in_place:
+        add(
+            "mig_enabled",
+            "yes",
+            f"status.capacity.{_LABEL}mig-*",
+            "derived",
+            "MIG devices are advertised (mixed strategy)",
+        )
+        layout.append(
+            MigGpu(
+                name,
+                None,
+                tuple(MigInstance(p, None) for p, c in in_place.items() for _ in range(c)),
+                file,
             )
-        if replicas > 1:
-            notes.append(
-                ImportNote(
-                    file,
-                    None,
-                    f"metadata.labels.{_LABEL}gpu.replicas",
-                    name,
-                    "",
-                    str(replicas),
-                    "read",
-                    "GPUs are time-sliced: each is advertised as several replicas",
-                )
-            )
-        in_place = {p: c for p, c in mig_counts.items() if c > 0}
-        if in_place:
-            add(
-                "mig_enabled",
-                "yes",
-                f"status.capacity.{_LABEL}mig-*",
-                "derived",
-                "MIG devices are advertised (mixed strategy)",
-            )
-            layout.append(
-                MigGpu(
-                    name,
-                    None,
-                    tuple(MigInstance(p, None) for p, c in in_place.items() for _ in range(c)),
-                    file,
-                )
-            )
-        elif model is not None and catalog.gpus[model].mig_capable:
-            add(
-                "mig_enabled",
-                "no",
-                f"metadata.labels.{_LABEL}mig.strategy",
-                "derived",
-                "no MIG device is advertised",
-            )
-    return HostFacts(name, file, None, tuple(facts), tuple(layout))
+        )
+    elif model is not None and catalog.gpus[model].mig_capable:
+        add(
+            "mig_enabled",
+            "no",
+            f"metadata.labels.{_LABEL}mig.strategy",
+            "derived",
+            "no MIG device is advertised",
+        )
 
 
 def _cluster(labels: Mapping[str, str], cluster: str | None, add: Any) -> None:

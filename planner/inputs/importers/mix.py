@@ -262,6 +262,54 @@ def _class_of(
     return found
 
 
+def _fill_peak_memory(
+    result: pd.DataFrame,
+    rows: pd.Index,
+    name: str,
+    members: Sequence[dcgm.GpuMeasurement],
+    files: str,
+    notes: list[ImportNote],
+) -> None:
+    """Set ``memory_gib`` of a class's rows to its largest pod's peak frame buffer (GiB), noted;
+    a zero peak (idle when scraped) keeps the figure, noted too."""
+    peaks: dict[tuple[str, str], float] = {}
+    for m in members:
+        if m.memory_used_mib is not None:
+            key = (m.namespace, m.pod)
+            peaks[key] = peaks.get(key, 0.0) + m.memory_used_mib
+    if peaks:
+        gib = round(max(peaks.values()) / 1024, 3)
+        count = sum(m.memory_samples for m in members)
+        if gib > 0:
+            result.loc[rows, "memory_gib"] = gib
+            notes.append(
+                ImportNote(
+                    files,
+                    None,
+                    dcgm.MEMORY_METRIC,
+                    name,
+                    "memory_gib",
+                    f"{gib:g}",
+                    "read",
+                    f"measured: peak frame buffer used over {count} sample(s), largest pod",
+                )
+            )
+        else:
+            notes.append(
+                ImportNote(
+                    files,
+                    None,
+                    dcgm.MEMORY_METRIC,
+                    name,
+                    "",
+                    "0",
+                    "read",
+                    "DCGM measured no frame buffer in use (idle when scraped): the "
+                    "memory figure is kept",
+                )
+            )
+
+
 def fill_measured(
     frame: pd.DataFrame,
     measurements: Sequence[dcgm.GpuMeasurement],
@@ -314,42 +362,7 @@ def fill_measured(
                     f"measured: {metrics}, mean of {count} sample(s) over {len(busy)} GPU series",
                 )
             )
-        peaks: dict[tuple[str, str], float] = {}
-        for m in members:
-            if m.memory_used_mib is not None:
-                key = (m.namespace, m.pod)
-                peaks[key] = peaks.get(key, 0.0) + m.memory_used_mib
-        if peaks:
-            gib = round(max(peaks.values()) / 1024, 3)
-            count = sum(m.memory_samples for m in members)
-            if gib > 0:
-                result.loc[rows, "memory_gib"] = gib
-                notes.append(
-                    ImportNote(
-                        files,
-                        None,
-                        dcgm.MEMORY_METRIC,
-                        name,
-                        "memory_gib",
-                        f"{gib:g}",
-                        "read",
-                        f"measured: peak frame buffer used over {count} sample(s), largest pod",
-                    )
-                )
-            else:
-                notes.append(
-                    ImportNote(
-                        files,
-                        None,
-                        dcgm.MEMORY_METRIC,
-                        name,
-                        "",
-                        "0",
-                        "read",
-                        "DCGM measured no frame buffer in use (idle when scraped): the "
-                        "memory figure is kept",
-                    )
-                )
+        _fill_peak_memory(result, rows, name, members, files, notes)
     problems: list[InputProblem] = []
     files = ", ".join(dict.fromkeys(f for m in measurements for f in m.files))
     if without_pod:

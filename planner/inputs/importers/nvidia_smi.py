@@ -98,6 +98,44 @@ def _no_gpus(file: str, tool: str, fix: str) -> InputError:
     return InputError([InputProblem(file, None, None, f"no GPU in this {tool} output", fix)])
 
 
+def _query_columns(header: list[str]) -> dict[str, tuple[int, str]]:
+    """Known query fields → (position, header as written); the first of a repeated field wins."""
+    columns: dict[str, tuple[int, str]] = {}
+    for position, written in enumerate(header):
+        match = _UNIT.match(written.strip())
+        key = _QUERY_ALIASES.get((match.group("field") if match else written).strip().lower())
+        if key is not None and key not in columns:
+            columns[key] = (position, written.strip())
+    return columns
+
+
+def _memory_mib(
+    memory_text: str | None,
+    columns: dict[str, tuple[int, str]],
+    file: str,
+    number: int,
+    problems: list[InputProblem],
+) -> float | None:
+    """A GPU's ``memory.total`` cell in MiB (unit from the cell or the header); None when absent,
+    or when unreadable (then a problem is added)."""
+    if memory_text is None:
+        return None
+    match = _MEMORY.match(memory_text)
+    unit = (match.group("unit") if match else None) or _header_unit(columns, "memory.total")
+    if match is None or unit.lower() not in _TO_MIB:
+        problems.append(
+            InputProblem(
+                file,
+                number,
+                columns["memory.total"][1],
+                f"'{memory_text}' is not a memory size in MiB",
+                "give nvidia-smi's output unchanged",
+            )
+        )
+        return None
+    return float(match.group("number")) * _TO_MIB[unit.lower()]
+
+
 def read_nvidia_smi_query(
     data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
 ) -> HostsRead:
@@ -121,12 +159,7 @@ def read_nvidia_smi_query(
         raise InputError(
             [InputProblem(file, None, None, f"not valid CSV ({error})", "give the output as is")]
         ) from None
-    columns: dict[str, tuple[int, str]] = {}
-    for position, written in enumerate(records[0]):
-        match = _UNIT.match(written.strip())
-        key = _QUERY_ALIASES.get((match.group("field") if match else written).strip().lower())
-        if key is not None and key not in columns:
-            columns[key] = (position, written.strip())
+    columns = _query_columns(records[0])
     if "name" not in columns:
         raise InputError(
             [
@@ -175,23 +208,7 @@ def read_nvidia_smi_query(
                 )
             )
             continue
-        memory = None
-        memory_text = cell("memory.total")
-        if memory_text is not None:
-            match = _MEMORY.match(memory_text)
-            unit = (match.group("unit") if match else None) or _header_unit(columns, "memory.total")
-            if match is None or unit.lower() not in _TO_MIB:
-                problems.append(
-                    InputProblem(
-                        file,
-                        number,
-                        columns["memory.total"][1],
-                        f"'{memory_text}' is not a memory size in MiB",
-                        "give nvidia-smi's output unchanged",
-                    )
-                )
-            else:
-                memory = float(match.group("number")) * _TO_MIB[unit.lower()]
+        memory = _memory_mib(cell("memory.total"), columns, file, number, problems)
         mig_text = cell("mig.mode.current")
         mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
         index_text = cell("index")

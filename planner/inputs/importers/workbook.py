@@ -367,6 +367,35 @@ def _convert(kind: Any, text: str) -> Any:
     raise ValueError(f"cannot read a {kind}")
 
 
+def _mapping_entries(
+    name: str,
+    value_kind: Any,
+    values: Mapping[str, tuple[int, str]],
+    file: str,
+    consumed: set[str],
+    problems: list[InputProblem],
+) -> dict[str, Any]:
+    """The entries of mapping field ``name`` from its ``name[key]`` rows, each marked consumed;
+    a value that cannot be read is a problem and left out."""
+    entries = {}
+    for key, (number, text) in values.items():
+        if key.startswith(f"{name}[") and key.endswith("]"):
+            consumed.add(key)
+            try:
+                entries[key[len(name) + 1 : -1]] = _convert(value_kind, text)
+            except ValueError as error:
+                problems.append(
+                    InputProblem(
+                        file,
+                        number,
+                        "value",
+                        str(error),
+                        "do not edit this sheet by hand",
+                    )
+                )
+    return entries
+
+
 def assumptions_from_rows(
     rows: Sequence[tuple[int, str, str]], file: str
 ) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
@@ -392,23 +421,9 @@ def assumptions_from_rows(
                 continue
             if typing.get_origin(kind) in (Mapping, dict, typing.Mapping):
                 _, value_kind = typing.get_args(kind)
-                entries = {}
-                for key, (number, text) in values.items():
-                    if key.startswith(f"{name}[") and key.endswith("]"):
-                        consumed.add(key)
-                        try:
-                            entries[key[len(name) + 1 : -1]] = _convert(value_kind, text)
-                        except ValueError as error:
-                            problems.append(
-                                InputProblem(
-                                    file,
-                                    number,
-                                    "value",
-                                    str(error),
-                                    "do not edit this sheet by hand",
-                                )
-                            )
-                arguments[item.name] = entries
+                arguments[item.name] = _mapping_entries(
+                    name, value_kind, values, file, consumed, problems
+                )
                 continue
             if name not in values:
                 default = getattr(defaults, item.name)
