@@ -188,7 +188,11 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
     question = (
         "fit the workloads into the inventory"
         if plan.question == "fit"
-        else f"size a cluster of {plan.server}"
+        else "size a cluster of "
+        + " or ".join(
+            f"{s.label} servers ({s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM)"
+            for s in (plan.servers or ((plan.server,) if plan.server else ()))
+        )
     )
     _write(sheet, row, 1, "Question")
     _write(sheet, row, 2, question)
