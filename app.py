@@ -5,13 +5,9 @@ Run with ``make run`` (or ``streamlit run app.py``); it opens on the bundled sam
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from ui import components, scenarios
-
-_PAGES_DIR = Path(__file__).resolve().parent / "ui" / "pages"
 
 st.set_page_config(
     page_title="GPU Share Planner",
@@ -33,12 +29,10 @@ PAGES: dict[str, list[st.Page]] = {
         st.Page("ui/pages/workloads.py", title="Workloads", icon=":material/work:"),
         st.Page("ui/pages/assumptions.py", title="Assumptions", icon=":material/tune:"),
     ],
-}
-# The harvesting page is written by another module owner; it joins the navigation once it exists.
-if (_PAGES_DIR / "harvesting.py").is_file():
-    PAGES["Time of day"] = [
+    "Time of day": [
         st.Page("ui/pages/harvesting.py", title="Harvesting", icon=":material/nights_stay:")
-    ]
+    ],
+}
 
 page = st.navigation(PAGES)
 scenarios.follow_url()

@@ -57,7 +57,8 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 def test_every_domain_model_is_in_the_catalog(catalog: Catalog) -> None:
-    """Every model DOMAIN.md lists is a catalog row, in the brief's order, and nothing else."""
+    """Every model the planner supports is a catalog row, in ``DOMAIN_MODELS`` order, and
+    nothing else."""
     assert list(catalog.gpus) == DOMAIN_MODELS
 
 
@@ -73,7 +74,8 @@ def test_every_catalog_row_loads(catalog: Catalog) -> None:
 
 
 def test_gpu_figures_match_domain(catalog: Catalog) -> None:
-    """Memory, TDP and FP16 figures are DOMAIN.md's; A16 is per GPU (250 W / 4 per board)."""
+    """Memory, TDP and FP16 figures are NVIDIA's datasheet figures; A16 is per GPU (250 W / 4
+    per board)."""
     figures = {
         name: (m.memory_gib, m.tdp_w, m.fp16_tflops, m.gpus_per_board)
         for name, m in catalog.gpus.items()

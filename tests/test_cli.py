@@ -211,7 +211,7 @@ def test_bad_perf_option_exits_2_with_the_rule(
 
 
 def test_harvest_subcommand_is_registered() -> None:
-    """The harvest helper's subcommand is part of the same command line."""
+    """The harvest subcommand is part of the same command line."""
     args = build_parser().parse_args(["harvest"])
     assert args.command == "harvest"
     assert callable(args.func)

@@ -88,7 +88,8 @@ def test_every_preset_is_a_week_of_shares() -> None:
 
 
 def test_vdi_office_curve_follows_the_domain_ranges() -> None:
-    """The VDI office preset sits inside DOMAIN.md's ranges on weekdays and is low at weekends."""
+    """The VDI office preset sits inside the typical VDI curve's ranges (8-9 h
+    60-70 %, 9-11 h 100 %, ...) on weekdays and is low at weekends."""
     monday = curve_preset("vdi-office").as_array()[:24]
     ranges = {
         (6, 8): (0.05, 0.10),

@@ -306,7 +306,7 @@ def _mig_scenario() -> Scenario:
 
 
 def test_mig_valid_layout_passes() -> None:
-    """One 3g.40gb and three 1g.10gb fit an H100 (DOMAIN.md's sizing check)."""
+    """One 3g.40gb and three 1g.10gb fit an H100 (3g.40gb on slices 0-3, 1g.10gb on 4-6)."""
     rows = [_mig("big#1", "3g.40gb", 0, 40)] + [
         _mig(f"m#{i}", "1g.10gb", 3 + i, 10) for i in (1, 2, 3)
     ]

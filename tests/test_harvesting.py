@@ -323,7 +323,7 @@ H100 = GpuModel(
     mig_compute_slices=7,
     source="test",
 )
-# NVIDIA's H100 80GB table (DOMAIN.md): 16C allows 6 per GPU, not 80/16 = 5.
+# NVIDIA's vGPU table for H100 80GB: 16C allows 6 per GPU, not 80/16 = 5.
 PROFILES = tuple(
     VgpuProfile(H100.name, f"{size}C", float(size), equal, mixed, False, "test")
     for size, equal, mixed in [(4, 20, 16), (8, 10, 8), (16, 6, 4), (40, 2, 2), (80, 1, 1)]

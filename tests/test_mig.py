@@ -146,8 +146,9 @@ def test_enumeration_finds_every_maximal_layout() -> None:
 
 
 def test_placement_table_allows_3g_with_four_1g() -> None:
-    """DOMAIN.md's placement table (3g at 0 or 4, 1g at 0-6) allows 3g.40gb@4 plus four
-    1g.10gb at 0-3, contrary to its prose 'at most three'; the table is followed."""
+    """NVIDIA's MIG placement table for A100/H100 (3g at slice 0 or 4, 1g at 0-6) allows
+    3g.40gb@4 plus four 1g.10gb at 0-3, even where prose says 'at most three'; the table is
+    followed."""
     three = _profile(A100_80, "3g.40gb")
     one = _profile(A100_80, "1g.10gb")
     assert layout_is_valid([(three, 4), (one, 0), (one, 1), (one, 2), (one, 3)], A100_80)

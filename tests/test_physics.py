@@ -96,8 +96,8 @@ def test_no_gpu_delivers_more_than_one_gpu_of_work(
 
 
 def test_three_busy_jobs_sharing_a_gpu_get_one_gpu_of_work_done() -> None:
-    """The issue's case under every method: three always-busy 0.9-GPU jobs that share a GPU get
-    one GPU of work done together, not 2.56 (the remote pool puts all three on one GPU)."""
+    """A case a tester found, under every method: three always-busy 0.9-GPU jobs that share a
+    GPU get one GPU of work done together, not 2.56 (the remote pool puts all three on one GPU)."""
     job = workload("job", instances=3, gpus=0.9, memory_gib=10.0, busy_fraction=1.0,
                    schedule=ALWAYS, vcpus=1.0, ram_gib=1.0)  # fmt: skip
     scenario = Scenario(catalog=CATALOG, inventory=Inventory(HOSTS), workloads=(job,))

@@ -169,7 +169,7 @@ class Catalog:
         return self.mig_profiles.get(self.resolve(model) or model, ())
 
 
-class UnknownGpuModel(KeyError):  # noqa: N818 (the brief names it; it is a lookup failure)
+class UnknownGpuModel(KeyError):  # noqa: N818 (a failed lookup by name, not an error kind)
     """A GPU model name that is not in the catalog; the message lists the closest known names.
 
     A ``KeyError`` (a lookup by name failed), so ``except KeyError`` catches it; loaders turn

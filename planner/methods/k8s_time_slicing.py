@@ -46,8 +46,14 @@ from planner.methods.contract import (
 )
 from planner.methods.grouping import request_for
 from planner.methods.kubernetes import KubernetesMethod, mig_mode_reason
-from planner.methods.remote_pool import SEED_JOBS, SEED_SLOWDOWN
-from planner.methods.slowdown_model import ModelConstant, any_busy, co_busy_share
+from planner.methods.slowdown_model import (
+    SEED_BUSY_FRACTION,
+    SEED_JOBS,
+    SEED_SLOWDOWN,
+    ModelConstant,
+    any_busy,
+    co_busy_share,
+)
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
 from planner.solve.bounds import martello_toth_l2
 from planner.solve.milp import Contents, pack_counts, relax, residual_demand
@@ -56,7 +62,6 @@ __all__ = [
     "K8S_TIME_SLICING",
     "MAX_PATTERNS",
     "PROFILE",
-    "SEED_BUSY",
     "SWITCH_OVERHEAD",
     "TimeSlicing",
     "config",
@@ -311,10 +316,6 @@ def _pack(
 _GUESS = "planner guess (no public figure; edit to match your measurements)"
 _README = "NVIDIA k8s-device-plugin README: CUDA gives an equal share of time to all GPU processes"
 
-SEED_BUSY = 0.3
-"""Busy share of each job on VMware's seed slide [0-1]: three jobs, each leaving a GPU ~70 %
-idle alone, share one GPU at ~1.17× runtime (DOMAIN.md reads the slide so)."""
-
 SWITCH_OVERHEAD = 0.02
 """Extra runtime of a pod's busy phases while another pod on its GPU is busy: CUDA saves and
 restores a context at every time slice of a few milliseconds [-] (a guess)."""
@@ -331,13 +332,13 @@ _SWITCH = ModelConstant(
 
 
 def _seed_share(switch_overhead: float) -> float:
-    """κ such that ``SEED_JOBS`` pods, each ``SEED_BUSY`` busy and asking a whole GPU, run
+    """κ such that ``SEED_JOBS`` pods, each ``SEED_BUSY_FRACTION`` busy and asking a whole GPU, run
     ``SEED_SLOWDOWN`` slower on one time-sliced GPU, given the switch overhead ``c`` [-].
 
     ``s = (1 − b) + b × (1 + κ (n − 1) b) × (1 + c p)`` with ``p = 1 − (1 − b)^(n − 1)`` gives
     ``κ = ((s − (1 − b)) / (b (1 + c p)) − 1) / ((n − 1) b)``, kept within 0-1.
     """
-    b, n, s = SEED_BUSY, SEED_JOBS, SEED_SLOWDOWN
+    b, n, s = SEED_BUSY_FRACTION, SEED_JOBS, SEED_SLOWDOWN
     switching = 1.0 + switch_overhead * (1.0 - (1.0 - b) ** (n - 1))
     share = ((s - (1.0 - b)) / (b * switching) - 1.0) / ((n - 1) * b)
     return min(1.0, max(0.0, share))

@@ -51,6 +51,9 @@ from planner.methods.contract import (
 )
 from planner.methods.passthrough import whole_gpus
 from planner.methods.slowdown_model import (
+    SEED_BUSY_FRACTION,
+    SEED_JOBS,
+    SEED_SLOWDOWN,
     ModelConstant,
     co_busy_demand,
     co_busy_share,
@@ -465,18 +468,6 @@ REFERENCE_LATENCY_US = 20.0
 
 NO_RDMA_FACTOR = 2.0
 """Multiplier on the network overhead over TCP instead of RDMA/PVRDMA [-] (a default)."""
-
-SEED_JOBS = 3
-"""Jobs sharing one GPU on the seed slide ("nearly 3×" throughput) [jobs]."""
-
-SEED_BUSY_FRACTION = 0.3
-"""Busy share of each seed job alone on a GPU [0-1]: the slide's gain exists only because each
-job leaves the GPU mostly idle; three jobs ~30 % busy ask 0.9 GPUs of work together. A guess:
-the slide does not state it; this is the reading of DOMAIN.md (about three jobs each ~30 %
-busy), the largest busy share for which three jobs still fit one GPU's work."""
-
-SEED_SLOWDOWN = 1.17
-"""Each seed job's runtime with sharing / alone [-] ("only 17 % slower")."""
 
 _NETWORK_OVERHEADS: Mapping[WorkloadKind, ModelConstant] = MappingProxyType(
     {

@@ -132,7 +132,7 @@ class WeeklyCurve:
         )
 
 
-# VDI office curve, % of peak desktops, from DOMAIN.md "Time, harvesting and demand":
+# A typical VDI office concurrency curve, % of peak desktops:
 # 6-8 h 5-10 %, 8-9 h 60-70 %, 9-11 h 100 %, 11-13 h 80-90 %, 13-15 h 95-100 %, 15-17 h 70→50 %,
 # 17-20 h 30→10 %, 20-6 h 5-10 %. Within each range we take a point (a default the user can edit).
 _VDI_WEEKDAY = (
@@ -190,7 +190,8 @@ CURVE_PRESETS: Mapping[str, WeeklyCurve] = MappingProxyType(
         "batch-at-night": WeeklyCurve.from_daily(_BATCH_NIGHT, name="batch-at-night"),
     }
 )
-"""Named weekly curves (hourly). ``vdi-office`` follows DOMAIN.md; the others are default shapes."""
+"""Named weekly curves (hourly). ``vdi-office`` is the typical VDI concurrency curve above; the
+others are default shapes."""
 
 
 def curve_preset(name: str) -> WeeklyCurve:
