@@ -17,14 +17,21 @@ fragmentation grows least, after Weng et al., ATC 2023), and ``allocation_upper_
 
 Published online schedulers on the default list at full arrival: FGD 95.39 %, BestFit 93.08 %.
 
+Without arguments the bench also plans generated variants of the default list (seeded, written
+to a temporary folder): more CPU-only pods, another mix of GPU shares, more multi-GPU pods, and
+GPU-model constraints on many pods, so that its figures do not rest on the four published lists.
+
 Run from the repository root: ``.venv/bin/python bench/alibaba.py [pod lists...]``.
 """
 
 from __future__ import annotations
 
+import csv
+import random
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -241,14 +248,76 @@ def measure(nodes: Path, pods: Path) -> None:
     )
 
 
+VARIANT_SEED = 20231123
+"""Seed of the generated variants: the same variants on every run."""
+
+
+def _no_gpu(row: dict[str, str], rng: random.Random, models: Sequence[str]) -> None:
+    if rng.random() < 0.3:
+        row["num_gpu"], row["gpu_milli"], row["gpu_spec"] = "0", "0", ""
+
+
+def _other_shares(row: dict[str, str], rng: random.Random, models: Sequence[str]) -> None:
+    if row["num_gpu"] == "1" and row["gpu_milli"] != "1000":
+        row["gpu_milli"] = str(rng.choice((100, 125, 250, 300, 500, 600, 750, 900)))
+
+
+def _more_multi_gpu(row: dict[str, str], rng: random.Random, models: Sequence[str]) -> None:
+    if row["num_gpu"] != "0" and rng.random() < 0.2:
+        row["num_gpu"], row["gpu_milli"] = str(rng.choice((2, 4, 8))), "1000"
+
+
+def _model_limits(row: dict[str, str], rng: random.Random, models: Sequence[str]) -> None:
+    if row["num_gpu"] != "0" and rng.random() < 0.4:
+        row["gpu_spec"] = "|".join(sorted(rng.sample(list(models), rng.randint(1, 3))))
+
+
+VARIANTS = {
+    "cpu-only-30pct": _no_gpu,
+    "other-shares": _other_shares,
+    "multi-gpu-20pct": _more_multi_gpu,
+    "model-limits-40pct": _model_limits,
+}
+"""Generated variants of the default pod list: name -> how each pod row is changed."""
+
+
+def generated_variants(folder: Path, into: Path) -> list[Path]:
+    """The default pod list changed by each of ``VARIANTS`` (seeded), written under ``into``."""
+    with (folder / "openb_pod_list_default.csv").open(newline="", encoding="utf-8") as file:
+        reader = csv.DictReader(file)
+        header = list(reader.fieldnames or ())
+        rows = list(reader)
+    with (folder / NODES).open(newline="", encoding="utf-8") as file:
+        models = sorted({row["model"] for row in csv.DictReader(file) if row["model"]})
+    made = []
+    for name, change in VARIANTS.items():
+        rng = random.Random(f"{VARIANT_SEED}-{name}")
+        changed = [dict(row) for row in rows]
+        for row in changed:
+            change(row, rng, models)
+        path = into / f"generated_pod_list_{name}.csv"
+        with path.open("w", newline="", encoding="utf-8") as file:
+            writer = csv.DictWriter(file, fieldnames=header)
+            writer.writeheader()
+            writer.writerows(changed)
+        made.append(path)
+    return made
+
+
 def main(argv: Sequence[str]) -> None:
     folder = data_dir()
     if folder is None:
         print("Alibaba openb trace not found in ../shared/data/alibaba-openb; skipping.")
         return
-    pod_lists = [Path(a) for a in argv] or sorted(folder.glob("openb_pod_list_*.csv"))
-    for pods in pod_lists:
+    if argv:
+        for pods in argv:
+            measure(folder / NODES, Path(pods))
+        return
+    for pods in sorted(folder.glob("openb_pod_list_*.csv")):
         measure(folder / NODES, pods)
+    with tempfile.TemporaryDirectory() as scratch:
+        for pods in generated_variants(folder, Path(scratch)):
+            measure(folder / NODES, pods)
 
 
 if __name__ == "__main__":
