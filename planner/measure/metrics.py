@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
-from planner.methods.contract import GpuKey, GpuMemory, PlanContext
+from planner.methods.contract import GpuKey, GpuMemory
 from planner.methods.registry import METHODS
 from planner.plan import MethodPlan, Placement
 from planner.scenario import Scenario
-from planner.solve.feasibility import gpu_views
+from planner.solve.views import PlanView
 
 __all__ = [
     "GpuKey",
@@ -127,37 +126,34 @@ def gpu_compute_utilisation(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey
     return utilisation
 
 
-def gpu_memory(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, GpuMemory]:
+def gpu_memory(
+    plan: MethodPlan, scenario: Scenario, view: PlanView | None = None
+) -> dict[GpuKey, GpuMemory]:
     """Memory capacity, reservations and use of every GPU in use, by its role's rule; see
     ``GpuMemory`` (NVIDIA's vGPU maxima oversubscribe the frame buffer on paper, a remote pool
-    holds memory only while an instance runs)."""
-    views = gpu_views(plan, scenario)
-    context = _context(plan, scenario)
-    return {key: METHODS[plan.role(key)].gpu_memory(view, context) for key, view in views.items()}
+    holds memory only while an instance runs). ``view``: the plan's, when already built."""
+    view = view or PlanView.of(plan, scenario)
+    return {
+        key: METHODS[plan.role(key)].gpu_memory(gpu, view.context) for key, gpu in view.gpus.items()
+    }
 
 
-def _context(plan: MethodPlan, scenario: Scenario) -> PlanContext:
-    return PlanContext.of(scenario, plan.placements, hosts_of(plan, scenario))
-
-
-def _stranded_memory_gib(
-    plan: MethodPlan, scenario: Scenario, memory: Mapping[GpuKey, GpuMemory]
-) -> float:
+def _stranded_memory_gib(plan: MethodPlan, scenario: Scenario, view: PlanView) -> float:
     """Memory on GPUs in use that no instance can use [GiB]; see ``PlanMetrics``."""
-    context = _context(plan, scenario)
+    context = view.context
     # The smallest per-GPU memory request any workload makes: free memory below it is stranded.
     smallest_request_gib = min(
         (w.memory_gib / context.spans[w.name] for w in scenario.workloads), default=0.0
     )
     stranded = 0.0
-    for key, view in gpu_views(plan, scenario).items():
-        reserved = sum(p.memory_gib for p in view.placements)
-        needed = sum(context.memory_per_gpu_gib(p) for p in view.placements)
+    for key, gpu in view.gpus.items():
+        reserved = sum(p.memory_gib for p in gpu.placements)
+        needed = sum(context.memory_per_gpu_gib(p) for p in gpu.placements)
         # Memory reserved for an instance beyond its own need helps no other instance.
         stranded += max(reserved - needed, 0.0)
-        free = max(view.model.memory_gib - reserved, 0.0)
-        usable = METHODS[plan.role(key)].free_memory_usable(view, context)
-        whole = any(p.profile == "whole GPU" for p in view.placements)
+        free = max(gpu.model.memory_gib - reserved, 0.0)
+        usable = METHODS[plan.role(key)].free_memory_usable(gpu, context)
+        whole = any(p.profile == "whole GPU" for p in gpu.placements)
         if usable is False or whole or free < smallest_request_gib:
             stranded += free
     return stranded
@@ -195,16 +191,17 @@ def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
     return stranded
 
 
-def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
+def measure(plan: MethodPlan, scenario: Scenario, view: PlanView | None = None) -> PlanMetrics:
     """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
 
     Memory figures sum each GPU's (``gpu_memory``, by its role's rule). Compute utilisation is
     ``Σ busy_gpu_share(instance, GPUs it holds) / gpus_used`` summed over each GPU an instance
-    holds, with each GPU capped at fully busy.
+    holds, with each GPU capped at fully busy. ``view``: the plan's, when already built.
     """
+    view = view or PlanView.of(plan, scenario)
     groups = placements_by_gpu(plan)
     gpus_used = len(groups)
-    memory = gpu_memory(plan, scenario)
+    memory = gpu_memory(plan, scenario, view)
     capacity = sum(g.capacity_gib for g in memory.values())
     used = sum(g.used_gib for g in memory.values())
     busy = sum(gpu_compute_utilisation(plan, scenario).values())
@@ -220,7 +217,7 @@ def measure(plan: MethodPlan, scenario: Scenario) -> PlanMetrics:
         memory_used_gib=used,
         memory_utilisation=used / capacity if capacity > 0 else 0.0,
         compute_utilisation=busy / gpus_used if gpus_used else 0.0,
-        stranded_memory_gib=_stranded_memory_gib(plan, scenario, memory),
+        stranded_memory_gib=_stranded_memory_gib(plan, scenario, view),
         stranded_gpus=_stranded_gpus(plan, scenario),
         lower_bound_gpus=bound,
         ratio_to_bound=gpus_used / bound if bound > 0 else None,

@@ -19,13 +19,11 @@ from types import MappingProxyType
 import pandas as pd
 
 from planner.assumptions import Assumptions
-from planner.measure.metrics import hosts_of
-from planner.methods.contract import PlanContext
 from planner.methods.registry import METHODS, Method
 from planner.methods.slowdown_model import ModelConstant, co_busy_share
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
-from planner.solve.feasibility import gpu_views
+from planner.solve.views import InstanceSlowdown, PlanView, instance_slowdowns
 
 __all__ = [
     "CONSTANTS",
@@ -123,30 +121,21 @@ def constants_frame(assumptions: Assumptions | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, ...]:
+def slowdowns(
+    plan: MethodPlan, scenario: Scenario, view: PlanView | None = None
+) -> tuple[WorkloadSlowdown, ...]:
     """Expected slowdown of every workload class with placed instances, in scenario order.
 
     Each instance's slowdown follows its GPU's role (``SharingMethod.slowdown``); an instance
     spanning several GPUs runs at the pace of its slowest GPU. The model's constants are those in
     use under the scenario's assumptions (``constant``); an unknown or out-of-range override
-    raises ``ValueError``.
+    raises ``ValueError``. ``view`` is the plan's ``PlanView`` when the caller has built it.
     """
     check_performance_constants(scenario.assumptions.performance_constants)
-    context = PlanContext.of(scenario, plan.placements, hosts_of(plan, scenario))
-    per_instance: dict[str, float] = {}
-    method_of: dict[str, Method] = {}
-    workload_of: dict[str, str] = {}
-    for key, gpu in gpu_views(plan, scenario).items():
-        method = plan.role(key)
-        rules = METHODS[method]
-        for placement in gpu.placements:
-            value = rules.slowdown(placement, gpu, context)
-            per_instance[placement.instance] = max(value, per_instance.get(placement.instance, 0))
-            method_of[placement.instance] = method
-            workload_of[placement.instance] = placement.workload
-    by_workload: dict[str, list[str]] = {}
-    for instance, name in workload_of.items():
-        by_workload.setdefault(name, []).append(instance)
+    each = instance_slowdowns(plan, view or PlanView.of(plan, scenario))
+    by_workload: dict[str, list[InstanceSlowdown]] = {}
+    for one in each.values():
+        by_workload.setdefault(one.workload, []).append(one)
     order = list(METHODS)
     results = []
     for workload in scenario.workloads:
@@ -154,10 +143,10 @@ def slowdowns(plan: MethodPlan, scenario: Scenario) -> tuple[WorkloadSlowdown, .
         if not mine:
             continue
         counts: dict[Method, int] = {}
-        for instance in mine:
-            counts[method_of[instance]] = counts.get(method_of[instance], 0) + 1
+        for one in mine:
+            counts[one.method] = counts.get(one.method, 0) + 1
         method = max(counts, key=lambda m: (counts[m], -order.index(m)))
-        values = [per_instance[i] for i in mine]
+        values = [one.slowdown for one in mine]
         results.append(
             WorkloadSlowdown(
                 workload=workload.name,

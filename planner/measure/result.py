@@ -11,6 +11,7 @@ from planner.methods.registry import Method
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
+from planner.solve.views import PlanView
 
 __all__ = ["MethodResult", "measure_plan"]
 
@@ -44,10 +45,11 @@ class MethodResult:
 
 def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
     """Measure one method's plan: metrics, cost, slowdowns and feasibility."""
+    view = PlanView.of(plan, scenario)
     return MethodResult(
         plan=plan,
-        metrics=measure(plan, scenario),
+        metrics=measure(plan, scenario, view),
         cost=plan_cost(plan, scenario),
-        slowdowns=slowdowns(plan, scenario),
-        feasibility_violations=tuple(check_plan(plan, scenario)),
+        slowdowns=slowdowns(plan, scenario, view),
+        feasibility_violations=tuple(check_plan(plan, scenario, view)),
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass
@@ -32,6 +33,9 @@ from planner.methods.contract import GpuKey, GpuView, PlanContext, RoleScope, gp
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import MethodPlan, Placement
 from planner.scenario import Scenario
+
+if TYPE_CHECKING:
+    from planner.solve.views import PlanView
 
 __all__ = ["check_plan", "gpu_views"]
 
@@ -57,13 +61,14 @@ def gpu_views(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, GpuView]:
     return views
 
 
-def check_plan(plan: MethodPlan, scenario: Scenario) -> list[str]:
+def check_plan(plan: MethodPlan, scenario: Scenario, view: PlanView | None = None) -> list[str]:
     """Every way ``plan`` breaks the rules of its methods on ``scenario``; empty when feasible.
 
     Parameters
     ----------
     plan : a plan from any packer (``plan.hosts`` when set, else the scenario's inventory).
     scenario : the catalog, workloads and assumptions the plan was made for.
+    view : the plan's ``PlanView`` when the caller has built it (used when every row is sound).
     """
     hosts_list = plan.hosts or scenario.inventory.hosts
     hosts = {h.name: h for h in hosts_list}
@@ -78,10 +83,12 @@ def check_plan(plan: MethodPlan, scenario: Scenario) -> list[str]:
             problems.append(problem)
         else:
             good_rows.append(row)
-    context = PlanContext.of(scenario, good_rows, hosts_list)
-    views = gpu_views(plan, scenario)
-    good = {(r.host, r.gpu_index) for r in good_rows}
-    views = {key: view for key, view in views.items() if key in good}
+    if view is not None and len(good_rows) == len(plan.placements):
+        context, views = view.context, dict(view.gpus)
+    else:
+        context = PlanContext.of(scenario, good_rows, hosts_list)
+        good = {(r.host, r.gpu_index) for r in good_rows}
+        views = {key: gpu for key, gpu in gpu_views(plan, scenario).items() if key in good}
     roles, role_problems = _roles(plan, views, scenario)
     problems += role_problems
     problems += _instance_problems(plan, by_instance, roles, context)

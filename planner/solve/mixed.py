@@ -56,10 +56,10 @@ from planner.methods.contract import GpuDemand, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import GpuLoad, HostRequest, MethodPlan, NotPlaced, Placement, SolveStatus
 from planner.scenario import Scenario
-from planner.solve.feasibility import gpu_views
 from planner.solve.hosts import HostPool, assign_hosts, min_hosts_exact
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack
+from planner.solve.views import PlanView, instance_slowdowns
 
 __all__ = [
     "HostType",
@@ -904,17 +904,9 @@ _LIMIT_ROUNDS = 4
 
 def over_limit(scenario: Scenario, plan: MethodPlan) -> set[str]:
     """Classes whose mean slowdown in ``plan`` is over their limit."""
-    context = PlanContext.of(scenario, plan.placements, plan.hosts)
-    per_instance: dict[str, tuple[str, float]] = {}
-    for key, gpu in gpu_views(plan, scenario).items():
-        rules = METHODS[plan.role(key)]
-        for p in gpu.placements:
-            value = rules.slowdown(p, gpu, context)
-            if value > per_instance.get(p.instance, ("", 0.0))[1]:
-                per_instance[p.instance] = (p.workload, value)
     totals: dict[str, list[float]] = {}
-    for name, value in per_instance.values():
-        totals.setdefault(name, []).append(value)
+    for one in instance_slowdowns(plan, PlanView.of(plan, scenario)).values():
+        totals.setdefault(one.workload, []).append(one.slowdown)
     by_name = {w.name: w for w in scenario.workloads}
     return {
         name
