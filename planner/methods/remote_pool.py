@@ -29,6 +29,7 @@ are packed as *gangs* of whole GPUs that share over time only with instances of 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,8 +56,7 @@ from planner.methods.slowdown_model import (
     SEED_JOBS,
     SEED_SLOWDOWN,
     ModelConstant,
-    co_busy_demand,
-    co_busy_share,
+    co_tenant_demands,
     gpu_work_floor,
 )
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
@@ -107,8 +107,15 @@ def instance_index(instance_id: str) -> int:
 def active_hours(workload: WorkloadClass, index: int) -> tuple[bool, ...]:
     """Hours of the day (0-23) in which instance ``index`` (0-based) of ``workload`` runs."""
     return tuple(
-        index < math.floor(share * workload.instances + 0.5) for share in workload.daily_schedule
+        index < active for active in _active_counts(workload.instances, workload.daily_schedule)
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _active_counts(instances: int, schedule: tuple[float, ...]) -> tuple[int, ...]:
+    """Instances of a class of ``instances`` active in each hour: ``round(share[h] × n)``, half
+    up. Cached on the schedule alone: hashing a whole class on every call costs more."""
+    return tuple(math.floor(share * instances + 0.5) for share in schedule)
 
 
 def gpus_per_instance(workload: WorkloadClass, model: GpuModel) -> int:
@@ -256,17 +263,16 @@ def _compute_shares(members: Sequence[_Item], gpus: int) -> list[float]:
     hour among those it is active in; a member that never runs asks nothing.
     """
     asks = [min(1.0, item.instance.workload.gpus / gpus) for item in members]
+    # Asks of the tenants active in each hour, summed in member order.
+    asked = [0.0] * HOURS_PER_DAY
+    for item, ask in zip(members, asks, strict=True):
+        for h, held in enumerate(item.hourly):
+            if held:
+                asked[h] += ask
     shares = []
     for item, ask in zip(members, asks, strict=True):
-        hours = [h for h, held in enumerate(item.hourly) if held]
-        busiest = max(
-            (
-                sum(a for other, a in zip(members, asks, strict=True) if other.hourly[h])
-                for h in hours
-            ),
-            default=0.0,
-        )
-        shares.append(ask / max(1.0, busiest) if hours else 0.0)
+        busiest = max((asked[h] for h, held in enumerate(item.hourly) if held), default=None)
+        shares.append(0.0 if busiest is None else ask / max(1.0, busiest))
     return shares
 
 
@@ -705,9 +711,8 @@ class RemotePool(SharingMethod):
 
     def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
         workload = plan.workload(placement)
-        others = [r for r in gpu.placements if r.instance != placement.instance]
-        co_busy = [co_busy_share(workload, plan.workload(r)) for r in others]
-        co_demand = [co_busy_demand(workload, plan.workload(r)) for r in others]
+        others = [plan.workload(r) for r in gpu.placements if r.instance != placement.instance]
+        co_busy, co_demand = co_tenant_demands(workload, others)
         network = plan.assumptions.network
         if not gpu.host.rdma:
             # The GPU server's own NIC decides too: RDMA end to end needs it on both sides.

@@ -110,6 +110,25 @@ def co_busy_share(workload: WorkloadClass, other: WorkloadClass) -> float:
     return min(1.0, other.busy_fraction * overlap / own_hours * days)
 
 
+def co_tenant_demands(
+    workload: WorkloadClass, others: Sequence[WorkloadClass]
+) -> tuple[list[float], list[float]]:
+    """``co_busy_share`` and ``co_busy_demand`` of ``workload`` against each co-tenant class in
+    ``others``, in order; worked out once per distinct class (a GPU's tenants are mostly of a
+    few classes, and hashing a class for the cache is slow)."""
+    known: dict[int, tuple[float, float]] = {}
+    busy: list[float] = []
+    demand: list[float] = []
+    for other in others:
+        pair = known.get(id(other))
+        if pair is None:
+            share = co_busy_share(workload, other)
+            pair = known[id(other)] = (share, min(other.gpus, 1.0) * share)
+        busy.append(pair[0])
+        demand.append(pair[1])
+    return busy, demand
+
+
 def any_busy(shares: Sequence[float]) -> float:
     """Chance that at least one of independent co-residents is busy [0-1]."""
     return 1.0 - math.prod(1.0 - d for d in shares)

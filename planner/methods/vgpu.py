@@ -48,8 +48,7 @@ from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.methods.slowdown_model import (
     ModelConstant,
     any_busy,
-    co_busy_demand,
-    co_busy_share,
+    co_tenant_demands,
     gpu_work_floor,
 )
 from planner.plan import GpuLoad, GpuPacking, HostRequest, Placement, Slot, SolveStatus
@@ -262,6 +261,9 @@ def _hand_out(
             instances: list[Instance] = []
             occupancy = []
             for k, room in enumerate(pattern):
+                if not room:
+                    occupancy.append(0)
+                    continue
                 chunk = queues[k][taken[k] : taken[k] + room]
                 taken[k] += len(chunk)
                 occupancy.append(len(chunk))
@@ -655,14 +657,15 @@ class Vgpu(SharingMethod):
     def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
         workload = plan.workload(placement)
         others = [plan.workload(r) for r in gpu.placements if r.instance != placement.instance]
+        co_busy, co_demand = co_tenant_demands(workload, others)
         return vgpu_slowdown(
             workload.kind,
-            [co_busy_share(workload, other) for other in others],
+            co_busy,
             asked_compute_share=min(workload.gpus, 1.0),
             scheduler=plan.assumptions.vgpu_scheduler,
             fixed_slots=_fixed_share_slots(placement, plan),
             own_busy=workload.busy_fraction,
-            co_demand=[co_busy_demand(workload, other) for other in others],
+            co_demand=co_demand,
             performance_constants=plan.assumptions.performance_constants,
         )
 
