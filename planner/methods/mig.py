@@ -296,10 +296,14 @@ def _slot(instance: Instance, profile: MigProfile, model: GpuModel, start: int) 
 
 def _whole_requests(demand: _Demand, model: GpuModel) -> list[HostRequest]:
     requests = []
+    configs: dict[str, str] = {}
     for instance, choice in demand.whole:
+        config = configs.get(choice.profile.name)
+        if config is None:
+            config = configs[choice.profile.name] = Layout(((choice.profile, 0),)).config
         load = GpuLoad(
             gpu_model=model.name,
-            config=Layout(((choice.profile, 0),)).config,
+            config=config,
             slots=(_slot(instance, choice.profile, model, 0),),
         )
         requests.append(request_for(model.name, (load,) * choice.gpus, [instance]))
