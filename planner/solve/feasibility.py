@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import GpuKey, GpuView, PlanContext, RoleScope, gpu_name
@@ -179,15 +180,18 @@ def _instance_problems(
             problems.append(
                 f"{instance} is listed as not placed but is no instance of the scenario"
             )
-    for instance in sorted(known):
-        if instance not in by_instance and instance not in unplaced:
-            problems.append(f"{instance} is neither placed nor listed as not placed")
+    missing = (i for i in known if i not in by_instance and i not in unplaced)
+    for instance in sorted(missing):
+        problems.append(f"{instance} is neither placed nor listed as not placed")
+    # (method, class, GPU model, platform) -> why not eligible, or the GPUs an instance needs.
+    eligibility: dict[tuple[Method, str, str, str], str | int] = {}
     for instance in sorted(by_instance):
         workload = known.get(instance)
         if workload is None:
             problems.append(f"{instance} is placed but is no instance of the scenario")
             continue
-        problems += _one_instance(instance, workload, by_instance[instance], roles, context)
+        rows = by_instance[instance]
+        problems += _one_instance(instance, workload, rows, roles, context, eligibility)
     return problems
 
 
@@ -197,8 +201,10 @@ def _one_instance(
     rows: Sequence[Placement],
     roles: Mapping[GpuKey, Method],
     context: PlanContext,
+    eligibility: dict[tuple[Method, str, str, str], str | int],
 ) -> list[str]:
-    """The shared rules for one placed instance, then its method's own."""
+    """The shared rules for one placed instance, then its method's own; ``eligibility`` keeps
+    each (method, class, model, platform)'s answer for the next instance that asks."""
     problems: list[str] = []
     if any(r.workload != workload.name for r in rows):
         problems.append(f"{instance} is placed under another workload than {workload.name}")
@@ -225,17 +231,30 @@ def _one_instance(
         return problems
     (method,) = instance_roles
     rules = METHODS[method]
-    reason = workload_reason(
-        method, workload, model, host.platform, context.catalog, context.assumptions
-    )
-    if reason is not None:
-        problems.append(f"{instance} is placed under {method.label} but not eligible: {reason}")
+    asked = (method, workload.name, model.name, host.platform.value)
+    if asked not in eligibility:
+        eligibility[asked] = _reason_or_gpus_needed(method, workload, model, host, context)
+    needed = eligibility[asked]
+    if isinstance(needed, str):
+        problems.append(f"{instance} is placed under {method.label} but not eligible: {needed}")
         return problems
-    needed = rules.gpus_needed(workload, model, context.catalog, context.assumptions)
     if len(gpus) < needed:
         problems.append(f"{instance} holds {len(gpus)} GPUs but needs {needed}")
     problems += rules.instance_problems(instance, rows, context)
     return problems
+
+
+def _reason_or_gpus_needed(
+    method: Method, workload: WorkloadClass, model: GpuModel, host: Host, context: PlanContext
+) -> str | int:
+    """Why ``workload`` may not use ``method`` on ``model`` on the host's platform, else the
+    GPUs one instance must hold there."""
+    reason = workload_reason(
+        method, workload, model, host.platform, context.catalog, context.assumptions
+    )
+    if reason is not None:
+        return reason
+    return METHODS[method].gpus_needed(workload, model, context.catalog, context.assumptions)
 
 
 def _host_resource_problems(
