@@ -27,9 +27,12 @@ __all__ = ["l1_bound", "martello_toth_l2", "vector_bound"]
 def _check(sizes: Sequence[int], capacity: int) -> None:
     if capacity <= 0:
         raise ValueError(f"capacity must be positive, got {capacity}")
-    for size in sizes:
-        if size < 0 or size > capacity:
-            raise ValueError(f"every size must lie in [0, capacity={capacity}], got {size}")
+    values = np.asarray(sizes, dtype=np.int64)
+    wrong = np.flatnonzero((values < 0) | (values > capacity))
+    if wrong.size:
+        raise ValueError(
+            f"every size must lie in [0, capacity={capacity}], got {int(values[wrong[0]])}"
+        )
 
 
 def l1_bound(sizes: Sequence[int], capacity: int) -> int:
@@ -51,7 +54,8 @@ def martello_toth_l2(sizes: Sequence[int], capacity: int) -> int:
     int : a lower bound on the bins of any packing, at least ``l1_bound``.
     """
     _check(sizes, capacity)
-    items = np.sort(np.asarray([s for s in sizes if s > 0], dtype=np.int64))
+    values = np.asarray(sizes, dtype=np.int64)
+    items = np.sort(values[values > 0])
     if items.size == 0:
         return 0
     total = int(items.sum())
@@ -59,27 +63,16 @@ def martello_toth_l2(sizes: Sequence[int], capacity: int) -> int:
     prefix = np.concatenate(([0], np.cumsum(items)))
     half = capacity // 2  # sizes <= half are "small" (at most capacity / 2)
 
-    def count_le(value: int) -> int:
-        return int(np.searchsorted(items, value, side="right"))
-
-    def count_lt(value: int) -> int:
-        return int(np.searchsorted(items, value, side="left"))
-
-    n_le_half = count_le(half)
-    best = -(-total // capacity)
-    candidates = np.unique(items[items <= half])
-    for k in [0, *candidates.tolist()]:
-        # J1: size > capacity - k; J2: half < size <= capacity - k; J3: k <= size <= half.
-        n_le_cap_minus_k = count_le(capacity - k)
-        j1 = items.size - n_le_cap_minus_k
-        j2 = n_le_cap_minus_k - n_le_half
-        sum_j2 = int(prefix[n_le_cap_minus_k] - prefix[n_le_half])
-        lo = count_lt(k)
-        sum_j3 = int(prefix[n_le_half] - prefix[lo])
-        room_in_j2 = j2 * capacity - sum_j2
-        overflow = max(0, sum_j3 - room_in_j2)
-        best = max(best, j1 + j2 + -(-overflow // capacity))
-    return best
+    n_le_half = int(np.searchsorted(items, half, side="right"))
+    # Every k at once: 0 and each distinct small size.
+    ks = np.concatenate(([0], np.unique(items[items <= half])))
+    n_le_cap_minus_k = np.searchsorted(items, capacity - ks, side="right")
+    j1 = items.size - n_le_cap_minus_k
+    j2 = n_le_cap_minus_k - n_le_half
+    sum_j2 = prefix[n_le_cap_minus_k] - prefix[n_le_half]
+    sum_j3 = prefix[n_le_half] - prefix[np.searchsorted(items, ks, side="left")]
+    overflow = np.maximum(0, sum_j3 - (j2 * capacity - sum_j2))
+    return max(-(-total // capacity), int((j1 + j2 - (-overflow // capacity)).max()))
 
 
 def vector_bound(hourly_sizes: Sequence[Sequence[int]], capacity: int) -> int:
@@ -97,4 +90,6 @@ def vector_bound(hourly_sizes: Sequence[Sequence[int]], capacity: int) -> int:
     if not hourly_sizes:
         return 0
     matrix = np.asarray(hourly_sizes, dtype=np.int64)
-    return max(martello_toth_l2(matrix[:, h].tolist(), capacity) for h in range(matrix.shape[1]))
+    # Periods with the same sizes have the same bound: each distinct one is bounded once.
+    periods = np.unique(matrix, axis=1)
+    return max(martello_toth_l2(periods[:, h].tolist(), capacity) for h in range(periods.shape[1]))
