@@ -124,6 +124,24 @@ class _Cluster:
         self.full = np.array([h.gpus for h in hosts], dtype=np.int64)
         self.models = np.array([h.gpu_model for h in hosts])
         self._allowed: dict[tuple[str, ...], np.ndarray] = {}
+        self.pressure = np.zeros(len(hosts))
+        """Per host, the GPU demand its model may have to serve, per GPU (see ``expect``)."""
+
+    def expect(self, requests: Sequence[ShareRequest]) -> None:
+        """Set ``pressure``: each request's GPU demand spread over the GPUs it may use, summed
+        per GPU. Equal on every host when no request names models; higher on models that
+        requests are tied to, so that work free to go anywhere goes elsewhere."""
+        gpus = np.array([h.gpus for h in self.hosts], dtype=np.float64)
+        demand: dict[tuple[str, ...], float] = {}
+        for r in requests:
+            if r.uses_gpu:
+                demand[r.gpu_models] = demand.get(r.gpu_models, 0.0) + r.size_milli
+        self.pressure = np.zeros(len(self.hosts))
+        for models, milli in demand.items():
+            mask = self.allowed(models)
+            reach = gpus[mask].sum()
+            if reach > 0:
+                self.pressure[mask] += milli / FULL_MILLI / reach
 
     def copy(self) -> _Cluster:
         clone = object.__new__(_Cluster)
@@ -145,23 +163,29 @@ class _Cluster:
             np.abs((self.cores - cores) / self.cap_cores - gpus_left),
             np.abs((self.ram - ram) / self.cap_ram - gpus_left),
         )
-        return score
+        return score + self.pressure
 
-    def host_fits(self, models: tuple[str, ...], cores: float, ram: float) -> np.ndarray:
-        return (
+    def host_fits(
+        self, models: tuple[str, ...], cores: float, ram: float, exclude: int = -1
+    ) -> np.ndarray:
+        fits: np.ndarray = (
             self.allowed(models)
             & (self.cores + _TOLERANCE >= cores)
             & (self.ram + _TOLERANCE >= ram)
         )
+        if exclude >= 0:
+            fits[exclude] = False
+        return fits
 
     def take(self, host: int, gpu_milli: float, cores: float, ram: float) -> None:
         self.free_gpu[host] -= gpu_milli
         self.cores[host] -= cores
         self.ram[host] -= ram
 
-    def place_unit(self, unit: _Unit) -> tuple[int, tuple[int, ...]] | None:
-        """A whole-GPU request or a bundle onto fully free GPUs of the best host, or None."""
-        fits = self.host_fits(unit.models, unit.cores, unit.ram) & (self.full >= unit.gpus)
+    def place_unit(self, unit: _Unit, exclude: int = -1) -> tuple[int, tuple[int, ...]] | None:
+        """A whole-GPU request or a bundle onto fully free GPUs of the best host other than
+        ``exclude``, or None."""
+        fits = self.host_fits(unit.models, unit.cores, unit.ram, exclude) & (self.full >= unit.gpus)
         if not fits.any():
             return None
         host = int(
@@ -180,10 +204,11 @@ class _Cluster:
         self.take(host, unit.fill, unit.cores, unit.ram)
         return host, taken
 
-    def place_share(self, r: ShareRequest) -> tuple[int, int] | None:
-        """One share into any GPU with room: best fit on the GPU, then the proportion score."""
+    def place_share(self, r: ShareRequest, exclude: int = -1) -> tuple[int, int] | None:
+        """One share into any GPU with room on a host other than ``exclude``: best fit on the
+        GPU, then the proportion score."""
         room = (
-            self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib)[:, None]
+            self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib, exclude)[:, None]
             & (self.compute >= r.compute_milli)
             & (self.memory >= r.memory_milli)
         )
@@ -203,16 +228,72 @@ class _Cluster:
         self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
         return host, gpu
 
-    def place_host_only(self, r: ShareRequest) -> int | None:
-        """A request without a GPU on the host with the least free GPU capacity that fits it,
-        then the fewest free cores."""
-        fits = self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib)
+    def place_host_only(self, r: ShareRequest, exclude: int = -1) -> int | None:
+        """A request without a GPU on the host other than ``exclude`` with the least free GPU
+        capacity that fits it, then the fewest free cores."""
+        fits = self.host_fits(r.gpu_models, r.cpu_cores, r.ram_gib, exclude)
         if not fits.any():
             return None
         score = np.where(fits, self.free_gpu * 1e6 + self.cores, np.inf)
         host = int(np.argmin(score))
         self.take(host, 0.0, r.cpu_cores, r.ram_gib)
         return host
+
+    def place_elsewhere(
+        self, index: int, r: ShareRequest, exclude: int
+    ) -> tuple[int, tuple[int, ...]] | None:
+        """Request ``r`` (number ``index``) onto the best host other than ``exclude``, or None."""
+        if r.gpus:
+            return self.place_unit(_Unit.whole(index, r), exclude)
+        if r.uses_gpu:
+            share = self.place_share(r, exclude)
+            return None if share is None else (share[0], (share[1],))
+        host = self.place_host_only(r, exclude)
+        return None if host is None else (host, ())
+
+    def put(self, host: int, r: ShareRequest) -> tuple[int, ...] | None:
+        """Request ``r`` onto ``host`` if its cores, RAM and GPU room allow (the caller checks
+        the model): whole GPUs on fully free ones, a share on the GPU it fills best."""
+        if self.cores[host] + _TOLERANCE < r.cpu_cores or self.ram[host] + _TOLERANCE < r.ram_gib:
+            return None
+        compute, memory = self.compute[host], self.memory[host]
+        if r.gpus:
+            free = np.flatnonzero((compute == FULL_MILLI) & (memory == FULL_MILLI))
+            if len(free) < r.gpus:
+                return None
+            gpus = tuple(int(g) for g in free[: r.gpus])
+            compute[list(gpus)] = 0
+            memory[list(gpus)] = 0
+            self.full[host] -= r.gpus
+        elif r.uses_gpu:
+            room = (compute >= r.compute_milli) & (memory >= r.memory_milli)
+            if not room.any():
+                return None
+            left = np.minimum(compute - r.compute_milli, memory - r.memory_milli)
+            gpu = int(np.argmin(np.where(room, left, FULL_MILLI + 1)))
+            if compute[gpu] == FULL_MILLI and memory[gpu] == FULL_MILLI:
+                self.full[host] -= 1
+            compute[gpu] -= r.compute_milli
+            memory[gpu] -= r.memory_milli
+            gpus = (gpu,)
+        else:
+            gpus = ()
+        self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
+        return gpus
+
+    def release(self, host: int, gpus: tuple[int, ...], r: ShareRequest) -> None:
+        """Give back what request ``r`` holds on ``host`` (GPUs ``gpus``)."""
+        compute, memory = self.compute[host], self.memory[host]
+        if r.gpus:
+            compute[list(gpus)] = FULL_MILLI
+            memory[list(gpus)] = FULL_MILLI
+            self.full[host] += len(gpus)
+        elif gpus:
+            compute[gpus[0]] += r.compute_milli
+            memory[gpus[0]] += r.memory_milli
+            if compute[gpus[0]] == FULL_MILLI and memory[gpus[0]] == FULL_MILLI:
+                self.full[host] += 1
+        self.take(host, -r.size_milli, -r.cpu_cores, -r.ram_gib)
 
     def reason(self, r: ShareRequest) -> str:
         """Why a request fits no host: model list, GPU room, or cores and RAM."""
@@ -412,6 +493,180 @@ def _fit_smallest_first(
     return level
 
 
+REPAIR_TRIES = 3000
+"""Most ejections the repair tries per priority level: a deterministic work limit."""
+
+
+def _gain(shortfall: Shortfall, milli: float, count: int) -> tuple[float, float]:
+    """A change of ``milli`` GPU thousandths and ``count`` requests served, ordered by the
+    shortfall choice (compared as a tuple, larger is better)."""
+    if shortfall is Shortfall.INSTANCES:
+        return (count, milli)
+    return (milli, count)
+
+
+class _Repair:
+    """Local search on one level's fit: for a host with free GPU room, take out at most one of
+    its requests (moved to another host when one has room, else given up), fill the host from
+    the requests not placed, and keep the change when the level serves more by the shortfall
+    choice. Requests of earlier levels never move."""
+
+    def __init__(
+        self, requests: Sequence[ShareRequest], level: _Level, shortfall: Shortfall
+    ) -> None:
+        self.requests = requests
+        self.level = level
+        self.shortfall = shortfall
+        self.on_host: dict[int, list[int]] = {}
+        for i, (host, _) in sorted(level.placed.items()):
+            self.on_host.setdefault(host, []).append(i)
+        # Identical requests form one class; a class queues its members not placed.
+        sign = 1 if shortfall is Shortfall.INSTANCES else -1
+        members = sorted(
+            [*level.placed, *level.missed],
+            key=lambda i: (sign * requests[i].size_milli, requests[i].cpu_cores,
+                           requests[i].ram_gib, i),
+        )  # fmt: skip
+        self.class_of: dict[int, int] = {}
+        keys: dict[tuple[object, ...], int] = {}
+        for i in members:
+            r = requests[i]
+            key = (r.gpus, r.compute_milli, r.memory_milli, r.cpu_cores, r.ram_gib, r.gpu_models)
+            self.class_of[i] = keys.setdefault(key, len(keys))
+        first = {c: i for i, c in reversed(self.class_of.items())}
+        heads = [requests[first[c]] for c in range(len(keys))]
+        self.waiting: list[list[int]] = [[] for _ in keys]
+        for i in sorted(level.missed):
+            self.waiting[self.class_of[i]].append(i)
+        cluster = level.cluster
+        self.allowed = np.array([cluster.allowed(r.gpu_models) for r in heads]).reshape(
+            len(heads), len(cluster.hosts)
+        )
+        self.gpus = np.array([r.gpus for r in heads], dtype=np.int64)
+        self.compute = np.array([r.compute_milli for r in heads], dtype=np.int64)
+        self.memory = np.array([r.memory_milli for r in heads], dtype=np.int64)
+        self.size = np.array([r.size_milli for r in heads], dtype=np.float64)
+        self.cores = np.array([r.cpu_cores for r in heads], dtype=np.float64)
+        self.ram = np.array([r.ram_gib for r in heads], dtype=np.float64)
+        self.count = np.array([len(w) for w in self.waiting], dtype=np.int64)
+
+    def candidates(
+        self, cluster: _Cluster, host: int, out: ShareRequest | None = None
+    ) -> np.ndarray:
+        """Classes with a member waiting that could fit what ``host`` has free, with ``out``
+        taken off it when given (then a quick test that may pass classes that do not fit)."""
+        extra = ShareRequest("", 0, 0, 0, 0.0, 0.0) if out is None else out
+        gpus = 1 if extra.uses_gpu and not extra.gpus else extra.gpus
+        fits: np.ndarray = (
+            (self.count > 0)
+            & self.allowed[:, host]
+            & (self.cores <= cluster.cores[host] + extra.cpu_cores + _TOLERANCE)
+            & (self.ram <= cluster.ram[host] + extra.ram_gib + _TOLERANCE)
+            & (self.gpus <= cluster.full[host] + gpus)
+            & (self.size <= cluster.free_gpu[host] + extra.size_milli)
+        )
+        if out is None:
+            fits &= (self.compute <= cluster.compute[host].max()) & (
+                self.memory <= cluster.memory[host].max()
+            )
+        return np.flatnonzero(fits)
+
+    def fill(self, cluster: _Cluster, host: int) -> list[tuple[int, tuple[int, ...]]]:
+        """Waiting requests onto ``host`` (changed), in class order, as many as fit."""
+        added: list[tuple[int, tuple[int, ...]]] = []
+        for c in self.candidates(cluster, host):
+            for i in self.waiting[c]:
+                gpus = cluster.put(host, self.requests[i])
+                if gpus is None:
+                    break
+                added.append((i, gpus))
+        return added
+
+    def try_host(self, host: int, out: int | None) -> tuple[tuple[float, float], _Change]:
+        """The gain of taking ``out`` (or nothing) off ``host`` and filling it."""
+        cluster = self.level.cluster.copy()
+        change = _Change(cluster, host, out, None, [])
+        milli, count = 0.0, 0
+        if out is not None:
+            r = self.requests[out]
+            cluster.release(host, self.level.placed[out][1], r)
+            change.moved = cluster.place_elsewhere(out, r, host)
+            if change.moved is None:
+                milli, count = -r.size_milli, -1
+        change.added = self.fill(cluster, host)
+        milli += sum(self.requests[i].size_milli for i, _ in change.added)
+        count += len(change.added)
+        return _gain(self.shortfall, milli, count), change
+
+    def apply(self, change: _Change) -> None:
+        level = self.level
+        level.cluster = change.cluster
+        for i, gpus in change.added:
+            level.placed[i] = (change.host, gpus)
+            self.waiting[self.class_of[i]].remove(i)
+            self.count[self.class_of[i]] -= 1
+            self.on_host.setdefault(change.host, []).append(i)
+        if change.out is None:
+            return
+        self.on_host[change.host].remove(change.out)
+        if change.moved is None:
+            del level.placed[change.out]
+            self.waiting[self.class_of[change.out]].append(change.out)
+            self.count[self.class_of[change.out]] += 1
+        else:
+            level.placed[change.out] = change.moved
+            self.on_host.setdefault(change.moved[0], []).append(change.out)
+
+    def pressure(self) -> np.ndarray:
+        """Per host, the waiting GPU demand its model may serve over that model's GPUs: hosts
+        of models that waiting work is tied to come first."""
+        cluster = self.level.cluster
+        demand = (self.allowed * (self.count * self.size)[:, None]).sum(axis=0)
+        names, model_of = np.unique(cluster.models, return_inverse=True)
+        gpus = np.bincount(model_of, weights=[h.gpus for h in cluster.hosts], minlength=len(names))
+        score: np.ndarray = demand / np.maximum(gpus[model_of], 1.0)
+        return score
+
+    def run(self, tries: int = REPAIR_TRIES) -> None:
+        """Passes over the hosts, those under the most waiting demand first, until a pass
+        changes nothing or ``tries`` ejections are spent."""
+        changed = True
+        while changed and tries > 0:
+            changed = False
+            for host in np.argsort(-self.pressure(), kind="stable"):
+                host = int(host)
+                if not len(self.candidates(self.level.cluster, host)) and not self.on_host.get(
+                    host
+                ):
+                    continue
+                best, change = self.try_host(host, None)
+                for out in self.on_host.get(host, []):
+                    if tries <= 0:
+                        break
+                    if not len(self.candidates(self.level.cluster, host, self.requests[out])):
+                        continue
+                    tries -= 1
+                    gain, other = self.try_host(host, out)
+                    if gain > best:
+                        best, change = gain, other
+                if best > (0.0, 0.0):
+                    self.apply(change)
+                    changed = True
+        self.level.missed = sorted(i for w in self.waiting for i in w)
+
+
+@dataclass
+class _Change:
+    """One repair move on a copy of the cluster: ``out`` taken off ``host`` (and ``moved``
+    elsewhere, or given up), ``added`` put on ``host``."""
+
+    cluster: _Cluster
+    host: int
+    out: int | None
+    moved: tuple[int, tuple[int, ...]] | None
+    added: list[tuple[int, tuple[int, ...]]]
+
+
 def fit_shares(
     requests: Sequence[ShareRequest],
     hosts: Sequence[Host],
@@ -425,6 +680,7 @@ def fit_shares(
     if not hosts:
         return ShareFit((), tuple((r.name, "there are no hosts") for r in requests))
     cluster = _Cluster(hosts)
+    cluster.expect(requests)
     placed: dict[int, tuple[int, tuple[int, ...]]] = {}
     missed: list[int] = []
     for priority in sorted({r.priority for r in requests}):
@@ -435,6 +691,8 @@ def fit_shares(
             other = _fit_smallest_first(requests, chosen, cluster.copy(), allocated)
             if len(other.placed) > len(level.placed):
                 level = other
+        if level.missed:
+            _Repair(requests, level, shortfall).run()
         cluster = level.cluster
         placed.update(level.placed)
         missed.extend(level.missed)
