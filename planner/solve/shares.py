@@ -281,6 +281,21 @@ class _Cluster:
         self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
         return gpus
 
+    def hold(self, host: int, gpus: tuple[int, ...], r: ShareRequest) -> None:
+        """Request ``r`` onto GPUs ``gpus`` of ``host``, known to have room (undoes
+        ``release``)."""
+        compute, memory = self.compute[host], self.memory[host]
+        if r.gpus:
+            compute[list(gpus)] = 0
+            memory[list(gpus)] = 0
+            self.full[host] -= len(gpus)
+        elif gpus:
+            if compute[gpus[0]] == FULL_MILLI and memory[gpus[0]] == FULL_MILLI:
+                self.full[host] -= 1
+            compute[gpus[0]] -= r.compute_milli
+            memory[gpus[0]] -= r.memory_milli
+        self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
+
     def release(self, host: int, gpus: tuple[int, ...], r: ShareRequest) -> None:
         """Give back what request ``r`` holds on ``host`` (GPUs ``gpus``)."""
         compute, memory = self.compute[host], self.memory[host]
@@ -493,7 +508,7 @@ def _fit_smallest_first(
     return level
 
 
-REPAIR_TRIES = 3000
+REPAIR_TRIES = 4000
 """Most ejections the repair tries per priority level: a deterministic work limit."""
 
 
@@ -506,8 +521,8 @@ def _gain(shortfall: Shortfall, milli: float, count: int) -> tuple[float, float]
 
 
 class _Repair:
-    """Local search on one level's fit: for a host with free GPU room, take out at most one of
-    its requests (moved to another host when one has room, else given up), fill the host from
+    """Local search on one level's fit: take one request, or all the shares on one GPU, off a
+    host (each moved to another host when one has room, else given up), fill the host from
     the requests not placed, and keep the change when the level serves more by the shortfall
     choice. Requests of earlier levels never move."""
 
@@ -539,131 +554,200 @@ class _Repair:
         for i in sorted(level.missed):
             self.waiting[self.class_of[i]].append(i)
         cluster = level.cluster
-        self.allowed = np.array([cluster.allowed(r.gpu_models) for r in heads]).reshape(
-            len(heads), len(cluster.hosts)
+        # Hosts x classes: may the class use the host's model.
+        self.allowed = (
+            np.array([cluster.allowed(r.gpu_models) for r in heads])
+            .reshape(len(heads), len(cluster.hosts))
+            .T.copy()
         )
-        self.gpus = np.array([r.gpus for r in heads], dtype=np.int64)
+        self.allowed_weight = self.allowed.astype(np.float64)
         self.compute = np.array([r.compute_milli for r in heads], dtype=np.int64)
         self.memory = np.array([r.memory_milli for r in heads], dtype=np.int64)
         self.size = np.array([r.size_milli for r in heads], dtype=np.float64)
-        self.cores = np.array([r.cpu_cores for r in heads], dtype=np.float64)
-        self.ram = np.array([r.ram_gib for r in heads], dtype=np.float64)
+        # Per class: whole GPUs, GPU thousandths, cores and RAM it needs; per request of the
+        # level, the most it frees (a share may free one whole GPU).
+        self.need = np.array(
+            [(r.gpus, r.size_milli, r.cpu_cores, r.ram_gib) for r in heads]
+        ).reshape(len(heads), 4)
+        self.need_rows: list[list[float]] = self.need.tolist()
+        self.frees = {
+            i: np.array((r.gpus or int(r.uses_gpu), r.size_milli, r.cpu_cores, r.ram_gib))
+            for i, r in ((i, requests[i]) for i in self.class_of)
+        }
         self.count = np.array([len(w) for w in self.waiting], dtype=np.int64)
+        self.live = np.flatnonzero(self.count)
 
-    def candidates(
-        self, cluster: _Cluster, host: int, out: ShareRequest | None = None
-    ) -> np.ndarray:
-        """Classes with a member waiting that could fit what ``host`` has free, with ``out``
-        taken off it when given (then a quick test that may pass classes that do not fit)."""
-        extra = ShareRequest("", 0, 0, 0, 0.0, 0.0) if out is None else out
-        gpus = 1 if extra.uses_gpu and not extra.gpus else extra.gpus
-        fits: np.ndarray = (
-            (self.count > 0)
-            & self.allowed[:, host]
-            & (self.cores <= cluster.cores[host] + extra.cpu_cores + _TOLERANCE)
-            & (self.ram <= cluster.ram[host] + extra.ram_gib + _TOLERANCE)
-            & (self.gpus <= cluster.full[host] + gpus)
-            & (self.size <= cluster.free_gpu[host] + extra.size_milli)
+    def have(self, cluster: _Cluster, host: int) -> np.ndarray:
+        """What ``host`` has free, as ``need`` counts it."""
+        return np.array(
+            [
+                cluster.full[host],
+                cluster.free_gpu[host],
+                cluster.cores[host] + _TOLERANCE,
+                cluster.ram[host] + _TOLERANCE,
+            ]
         )
-        if out is None:
-            fits &= (self.compute <= cluster.compute[host].max()) & (
-                self.memory <= cluster.memory[host].max()
-            )
-        return np.flatnonzero(fits)
+
+    def candidates(self, cluster: _Cluster, host: int) -> np.ndarray:
+        """Classes with a member waiting that could fit what ``host`` has free."""
+        live = self.live[self.allowed[host, self.live]]
+        fits = (
+            (self.need[live] <= self.have(cluster, host)).all(axis=1)
+            & (self.compute[live] <= cluster.compute[host].max())
+            & (self.memory[live] <= cluster.memory[host].max())
+        )
+        found: np.ndarray = live[fits]
+        return found
+
+    def worth_taking_out(self, host: int) -> list[tuple[int, ...]]:
+        """What may be taken off ``host``: each request, and all the shares on one GPU; those
+        whose removal may let a waiting class fit (a quick test that may pass some that do
+        not)."""
+        live = self.live[self.allowed[host, self.live]]
+        mine = self.on_host.get(host, [])
+        if not len(live) or not mine:
+            return []
+        on_gpu: dict[int, list[int]] = {}
+        for i in mine:
+            gpus = self.level.placed[i][1]
+            if len(gpus) == 1 and not self.requests[i].gpus:
+                on_gpu.setdefault(gpus[0], []).append(i)
+        outs = [(i,) for i in mine] + [tuple(s) for _, s in sorted(on_gpu.items()) if len(s) > 1]
+        freed = np.array([sum(self.frees[i] for i in out) for out in outs])
+        freed[:, 0] = np.array([self.frees[out[0]][0] if len(out) == 1 else 1 for out in outs])
+        freed += self.have(self.level.cluster, host)
+        fits = (self.need[live][None, :, :] <= freed[:, None, :]).all(axis=2).any(axis=1)
+        return [out for out, ok in zip(outs, fits, strict=True) if ok]
 
     def fill(self, cluster: _Cluster, host: int) -> list[tuple[int, tuple[int, ...]]]:
         """Waiting requests onto ``host`` (changed), in class order, as many as fit."""
         added: list[tuple[int, tuple[int, ...]]] = []
-        for c in self.candidates(cluster, host):
+        have = self.have(cluster, host).tolist()
+        for c in self.candidates(cluster, host).tolist():
+            gpus, milli, cores, ram = self.need_rows[c]
+            if gpus > have[0] or milli > have[1] or cores > have[2] or ram > have[3]:
+                continue
             for i in self.waiting[c]:
-                gpus = cluster.put(host, self.requests[i])
-                if gpus is None:
+                taken = cluster.put(host, self.requests[i])
+                if taken is None:
                     break
-                added.append((i, gpus))
+                added.append((i, taken))
+                have = self.have(cluster, host).tolist()
         return added
 
-    def try_host(self, host: int, out: int | None) -> tuple[tuple[float, float], _Change]:
-        """The gain of taking ``out`` (or nothing) off ``host`` and filling it."""
-        cluster = self.level.cluster.copy()
-        change = _Change(cluster, host, out, None, [])
-        milli, count = 0.0, 0
-        if out is not None:
-            r = self.requests[out]
-            cluster.release(host, self.level.placed[out][1], r)
-            change.moved = cluster.place_elsewhere(out, r, host)
-            if change.moved is None:
-                milli, count = -r.size_milli, -1
+    def try_host(self, host: int, outs: tuple[int, ...]) -> tuple[tuple[float, float], _Change]:
+        """Take ``outs`` off ``host`` and fill it, on the level's cluster; each of ``outs``
+        moves to another host when one has room, else it is given up. Returns the gain and
+        the change made (``undo`` reverts it)."""
+        cluster = self.level.cluster
+        change = _Change(host, [(i, self.level.placed[i][1], None) for i in outs], [])
+        for i, gpus, _ in change.outs:
+            cluster.release(host, gpus, self.requests[i])
+        # On a host with no GPU room, a fill after taking requests off it allocates no more
+        # than they did: for GPU capacity, worth it only if one of them moves.
+        must_move = self.shortfall is Shortfall.GPU_CAPACITY and cluster.free_gpu[host] <= 0
+        if outs and must_move and not self.move_outs(change):
+            return (0.0, 0.0), change
         change.added = self.fill(cluster, host)
-        milli += sum(self.requests[i].size_milli for i, _ in change.added)
-        count += len(change.added)
-        return _gain(self.shortfall, milli, count), change
+        if not change.added:
+            return (0.0, 0.0), change
+        if not must_move:
+            self.move_outs(change)
+        lost = [self.requests[i] for i, _, moved in change.outs if moved is None]
+        milli = sum(self.requests[i].size_milli for i, _ in change.added)
+        milli -= sum(r.size_milli for r in lost)
+        return _gain(self.shortfall, milli, len(change.added) - len(lost)), change
+
+    def move_outs(self, change: _Change) -> bool:
+        """Each request taken off to another host with room, when one has; True if any
+        moved."""
+        for n, (i, gpus, _) in enumerate(change.outs):
+            moved = self.level.cluster.place_elsewhere(i, self.requests[i], change.host)
+            change.outs[n] = (i, gpus, moved)
+        return any(moved is not None for _, _, moved in change.outs)
+
+    def undo(self, change: _Change) -> None:
+        """Revert ``change`` on the level's cluster."""
+        cluster = self.level.cluster
+        for i, gpus in reversed(change.added):
+            cluster.release(change.host, gpus, self.requests[i])
+        for i, gpus, moved in reversed(change.outs):
+            if moved is not None:
+                cluster.release(moved[0], moved[1], self.requests[i])
+            cluster.hold(change.host, gpus, self.requests[i])
 
     def apply(self, change: _Change) -> None:
+        """Record ``change`` (already made on the cluster) in the level."""
         level = self.level
-        level.cluster = change.cluster
         for i, gpus in change.added:
             level.placed[i] = (change.host, gpus)
             self.waiting[self.class_of[i]].remove(i)
             self.count[self.class_of[i]] -= 1
             self.on_host.setdefault(change.host, []).append(i)
-        if change.out is None:
-            return
-        self.on_host[change.host].remove(change.out)
-        if change.moved is None:
-            del level.placed[change.out]
-            self.waiting[self.class_of[change.out]].append(change.out)
-            self.count[self.class_of[change.out]] += 1
-        else:
-            level.placed[change.out] = change.moved
-            self.on_host.setdefault(change.moved[0], []).append(change.out)
+        for i, _, moved in change.outs:
+            self.on_host[change.host].remove(i)
+            if moved is None:
+                del level.placed[i]
+                self.waiting[self.class_of[i]].append(i)
+                self.count[self.class_of[i]] += 1
+            else:
+                level.placed[i] = moved
+                self.on_host.setdefault(moved[0], []).append(i)
+        self.live = np.flatnonzero(self.count)
 
     def pressure(self) -> np.ndarray:
         """Per host, the waiting GPU demand its model may serve over that model's GPUs: hosts
         of models that waiting work is tied to come first."""
         cluster = self.level.cluster
-        demand = (self.allowed * (self.count * self.size)[:, None]).sum(axis=0)
+        demand = self.allowed_weight @ (self.count * self.size)
         names, model_of = np.unique(cluster.models, return_inverse=True)
         gpus = np.bincount(model_of, weights=[h.gpus for h in cluster.hosts], minlength=len(names))
         score: np.ndarray = demand / np.maximum(gpus[model_of], 1.0)
         return score
 
+    def improve(self, host: int, tries: int) -> int:
+        """The best change on ``host`` (nothing taken off, or one request), made when it
+        gains; returns the tries left."""
+        best, change = self.try_host(host, ())
+        self.undo(change)
+        best_out: tuple[int, ...] = ()
+        for out in self.worth_taking_out(host):
+            if tries <= 0:
+                break
+            tries -= 1
+            gain, change = self.try_host(host, out)
+            self.undo(change)
+            if gain > best:
+                best, best_out = gain, out
+        if best > (0.0, 0.0):
+            gain, change = self.try_host(host, best_out)
+            if gain > (0.0, 0.0):
+                self.apply(change)
+            else:
+                self.undo(change)
+        return tries
+
     def run(self, tries: int = REPAIR_TRIES) -> None:
-        """Passes over the hosts, those under the most waiting demand first, until a pass
-        changes nothing or ``tries`` ejections are spent."""
+        """Passes over the hosts until a pass changes nothing or ``tries`` ejections are
+        spent."""
         changed = True
         while changed and tries > 0:
-            changed = False
-            for host in np.argsort(-self.pressure(), kind="stable"):
-                host = int(host)
-                if not len(self.candidates(self.level.cluster, host)) and not self.on_host.get(
-                    host
-                ):
-                    continue
-                best, change = self.try_host(host, None)
-                for out in self.on_host.get(host, []):
-                    if tries <= 0:
-                        break
-                    if not len(self.candidates(self.level.cluster, host, self.requests[out])):
-                        continue
-                    tries -= 1
-                    gain, other = self.try_host(host, out)
-                    if gain > best:
-                        best, change = gain, other
-                if best > (0.0, 0.0):
-                    self.apply(change)
-                    changed = True
+            before = len(self.level.placed), int(self.count.sum())
+            # Hosts under the most waiting demand first; among equals, those with most room.
+            for host in np.lexsort((-self.level.cluster.free_gpu, -self.pressure())):
+                if self.allowed[host, self.live].any():
+                    tries = self.improve(int(host), tries)
+            changed = (len(self.level.placed), int(self.count.sum())) != before
         self.level.missed = sorted(i for w in self.waiting for i in w)
 
 
 @dataclass
 class _Change:
-    """One repair move on a copy of the cluster: ``out`` taken off ``host`` (and ``moved``
-    elsewhere, or given up), ``added`` put on ``host``."""
+    """One repair move on the cluster: requests taken off ``host`` (each with the GPUs it
+    held and where it moved, None when given up), then ``added`` put on ``host``."""
 
-    cluster: _Cluster
     host: int
-    out: int | None
-    moved: tuple[int, tuple[int, ...]] | None
+    outs: list[tuple[int, tuple[int, ...], tuple[int, tuple[int, ...]] | None]]
     added: list[tuple[int, tuple[int, ...]]]
 
 
