@@ -12,11 +12,18 @@ Per priority level, most urgent first, on what earlier levels left:
    each onto a host of an allowed model with enough fully free GPUs, cores and RAM, choosing the
    host whose remaining cores and RAM stay most in proportion to its remaining GPUs
    (``max(|cores left / cores - GPUs left / GPUs|, |RAM left / RAM - ...|)``), so CPU-hungry work
-   lands where cores are plentiful and no host strands GPUs without cores.
+   lands where cores are plentiful and no host strands GPUs without cores, plus the demand per
+   GPU its model may have to serve (each request's GPU demand spread over the GPUs it may use),
+   so that work free to run anywhere leaves the models other work is tied to.
 3. Members of a bundle that found no host are fitted one by one into any GPU with room (best fit
    on the GPU, then the same proportion score).
 4. Requests without a GPU (CPU-only pods) take cores and RAM on the host that keeps the most GPU
    capacity usable (fewest free GPUs, then best fit on cores).
+5. When requests are left over, a repair: host by host (models under the most waiting demand
+   first), take one request or all the shares on one GPU off the host, move them to another
+   host with room or give them up, fill the host from the waiting requests, and keep the change
+   when the level gains by the shortfall choice; passes until nothing changes, within
+   ``REPAIR_TRIES`` tries per level (a work limit, so equal inputs give equal fits).
 
 When a level does not fit whole, ``Shortfall`` decides what it keeps: the plan above allocates
 the most GPU capacity; for the most instances, the level is also fitted smallest first (the
@@ -39,6 +46,7 @@ from planner.inputs.inventory import Host
 
 __all__ = [
     "FULL_MILLI",
+    "REPAIR_TRIES",
     "ShareFit",
     "SharePlacement",
     "ShareRequest",
