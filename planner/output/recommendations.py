@@ -175,14 +175,38 @@ class RecommendedPlan:
             k = self.headroom[0].headroom
             broken = [h.cluster for h in self.headroom if not h.holds]
             text += (
-                f", any {k} host(s) per cluster can fail"
+                f", any {k} host{'' if k == 1 else 's'} per cluster can fail"
                 if not broken
-                else f", but clusters {', '.join(broken)} do not tolerate {k} host failure(s)"
+                else f", but clusters {', '.join(broken)} do not tolerate {k} host failures"
             )
         left = self.still_not_served()
         if left:
             text += "; still not served: " + "; ".join(left)
         return text + "."
+
+    def purchase_facts(self) -> tuple[tuple[str, str], ...]:
+        """The purchase and the headroom as (figure, value in words) rows, for a printout or a
+        sheet: each server type bought, what it costs, the owned hosts it goes on top of, each
+        cluster's tolerance of host failures, and what is still not served."""
+        rows: list[tuple[str, str]] = []
+        if self.owned_hosts is not None:
+            rows.append(("hosts already owned", f"{self.owned_hosts}, every one kept as it is"))
+        for p in self.purchase:
+            idle = f", {p.standby} of them kept idle for failover" if p.standby else ""
+            rows.append(
+                (
+                    f"buy {p.server.label}",
+                    f"{p.count} at ${p.unit_price_usd:,.0f} each: ${p.price_usd:,.0f}{idle}",
+                )
+            )
+        if self.purchase or self.owned_hosts is not None:
+            rows.append(("purchase price [USD]", f"${self.purchase_usd:,.0f}"))
+        if self.purchase_usd_per_year:
+            rows.append(("purchase amortised [USD/year]", f"${self.purchase_usd_per_year:,.0f}"))
+        rows.extend(("headroom", c.sentence) for c in self.headroom)
+        if self.owned_hosts is not None:
+            rows.extend(("still not served", line) for line in self.still_not_served())
+        return tuple(rows)
 
     def still_not_served(self) -> tuple[str, ...]:
         """``3 × train-big because …`` per class with instances left out, with the first
