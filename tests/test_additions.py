@@ -50,7 +50,7 @@ def test_an_inventory_big_enough_buys_nothing() -> None:
     assert best.purchase_usd == 0
     assert best.result.metrics.instances_not_placed == 0
     assert {p.host for p in best.result.plan.placements} == owned
-    assert best.headline().startswith("Buy nothing on top of your 1 hosts: serves all 3")
+    assert best.headline().startswith("Buy nothing on top of your 1 host: serves all 3")
 
 
 def test_one_server_more_when_the_inventory_is_one_gpu_short() -> None:
@@ -66,7 +66,7 @@ def test_one_server_more_when_the_inventory_is_one_gpu_short() -> None:
     assert len(on_owned) == 4
     assert best.result.metrics.instances_not_placed == 0
     assert f"Buy 1 × l40s-4 (4× L40S) (for ${price:,.0f}" in best.headline()
-    assert "on top of your 1 hosts" in best.headline()
+    assert "on top of your 1 host" in best.headline()
 
 
 def test_headroom_on_a_full_two_host_cluster_buys_a_failover_pair() -> None:
@@ -91,5 +91,6 @@ def test_what_no_method_can_serve_is_listed_with_the_reason() -> None:
     best, _ = _added(scenario, L40S_4)
     assert best.purchase == ()
     left = best.still_not_served()
-    assert len(left) == 1 and left[0].startswith("2 × huge because ")
+    assert len(left) == 1
+    assert left[0].startswith("2 × huge because ")
     assert "still not served: 2 × huge because" in best.headline()

@@ -342,7 +342,7 @@ def test_add_to_inventory_with_headroom_says_what_to_buy(
     assert main([*args, *more, "passthrough", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert printed.startswith("Recommended plan: Buy 3 × l40s-4 (4× L40S) (for $")
-    assert "on top of your 1 hosts: serves all 5 instances" in printed
+    assert "on top of your 1 host: serves all 5 instances" in printed
     assert "buy l40s-4 (4× L40S): 3 at $" in printed
     assert "1 of them kept idle for failover" in printed
     assert "headroom: cluster new (3 hosts): any 1 host can fail" in printed

@@ -83,7 +83,9 @@ def test_with_the_k_busiest_hosts_down_everything_still_fits(k: int) -> None:
     assert not {p.host for p in after.placements} & {h.name for h in failed}
     assert len({p.instance for p in after.placements}) == 3
     (prod,) = [c for c in recommended.headroom if c.cluster == "prod"]
-    assert prod.holds and prod.every_set and prod.failure_sets > 1
+    assert prod.holds
+    assert prod.every_set
+    assert prod.failure_sets > 1
 
 
 def test_a_full_cluster_without_headroom_is_found_out() -> None:

@@ -166,7 +166,8 @@ class RecommendedPlan:
         else:
             buy = "Buy nothing"
         if self.owned_hosts:
-            buy += f" on top of your {self.owned_hosts} hosts"
+            hosts = "host" if self.owned_hosts == 1 else "hosts"
+            buy += f" on top of your {self.owned_hosts} {hosts}"
         text = (
             f"{buy}: {serves[0].lower()}{serves[1:]}, "
             f"${self.result.cost.total_usd_per_year:,.0f} per year in all"
@@ -203,6 +204,13 @@ class RecommendedPlan:
             rows.append(("purchase price [USD]", f"${self.purchase_usd:,.0f}"))
         if self.purchase_usd_per_year:
             rows.append(("purchase amortised [USD/year]", f"${self.purchase_usd_per_year:,.0f}"))
+        if any(p.standby for p in self.purchase):
+            rows.append(
+                (
+                    "servers kept idle",
+                    "priced in the purchase; the annual cost counts only the hosts in use",
+                )
+            )
         rows.extend(("headroom", c.sentence) for c in self.headroom)
         if self.owned_hosts is not None:
             rows.extend(("still not served", line) for line in self.still_not_served())

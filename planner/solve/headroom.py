@@ -68,12 +68,17 @@ class ClusterHeadroom:
     @property
     def sentence(self) -> str:
         """``cluster prod (6 hosts): any 1 host can fail`` or why not."""
-        head = f"cluster {self.cluster} ({self.hosts} hosts)"
+        head = f"cluster {self.cluster} ({_hosts(self.hosts)})"
+        if self.holds and self.failure_sets == 0:
+            return f"{head}: nothing runs on it, so any {_hosts(self.headroom)} can fail"
         if self.holds:
             checked = "every set checked" if self.every_set else "busiest and largest checked"
-            hosts = "host" if self.headroom == 1 else "hosts"
-            return f"{head}: any {self.headroom} {hosts} can fail ({checked})"
+            return f"{head}: any {_hosts(self.headroom)} can fail ({checked})"
         return f"{head}: does not tolerate {self.headroom} host failures: {self.reason}"
+
+
+def _hosts(count: int) -> str:
+    return f"{count} host" if count == 1 else f"{count} hosts"
 
 
 def _failover_group(host: Host) -> tuple[str, str, str, bool]:
