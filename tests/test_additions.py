@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bench.fleets import host, scenario_of, workload
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
@@ -12,6 +11,7 @@ from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import add_to_inventory
 from planner.scenario import Scenario
+from tests.builders import host, scenario_of, workload
 
 CATALOG = load_catalog()
 L40S_2 = ServerType(

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 import pytest
 
-from bench.fleets import host, scenario_of, workload
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
@@ -18,6 +17,7 @@ from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.headroom import check_headroom, fail_hosts, standby_hosts
+from tests.builders import host, scenario_of, workload
 
 CATALOG = load_catalog()
 L40S_4 = ServerType(

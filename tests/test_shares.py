@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from bench.fleets import host
 from planner.assumptions import Shortfall
 from planner.inputs.inventory import Host
 from planner.solve.shares import FULL_MILLI, ShareFit, ShareRequest, fit_shares
+from tests.builders import host
 
 
 def _share(

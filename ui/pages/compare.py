@@ -9,7 +9,6 @@ from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, skipped_summary
 from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
-from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
@@ -136,9 +135,9 @@ if skipped is not None:
         "with its fix, and so does the workbook's Input problems sheet.",
         icon=":material/warning:",
     )
-nodes, limit = DEFAULT_LIMITS.node_limit, inputs.assumptions.time_limit_s
+limit = inputs.assumptions.time_limit_s
 with st.spinner(
-    f"Packing every method (exact solves stop after {nodes:,} search nodes or {limit:g} s each)…"
+    f"Packing every method (exact solves stop at a work limit, {limit:g} s backstop each)…"
 ):
     plan = planning.guarded(
         lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
