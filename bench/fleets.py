@@ -1,4 +1,4 @@
-"""Deterministic synthetic fleets for benchmarks and tests, plus small builders for hand-made cases.
+"""Deterministic synthetic fleets for benchmarks and tests (built with ``tests.builders``).
 
 ``fleet(target_gpus)`` builds a scenario of about ``target_gpus`` GPUs on mixed, realistic hosts
 (A100-80GB and H100 servers with MIG on, L40S and L4 servers) and 2-3 workload instances per GPU
@@ -9,149 +9,15 @@ VDI desktops. The same arguments always give the same scenario (a seeded ``rando
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planner.assumptions import Assumptions
-from planner.inputs.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import Host, Inventory
-from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.scenario import Scenario
+from tests.builders import ALWAYS, NIGHT, OFFICE, VDI_CURVE, host, workload
 
-__all__ = [
-    "ALWAYS",
-    "NIGHT",
-    "OFFICE",
-    "fleet",
-    "fleet_catalog",
-    "gpu_model",
-    "host",
-    "scenario_of",
-    "workload",
-]
-
-ALWAYS = (1.0,) * 24
-"""Active every hour of the day (inference services, long training)."""
-OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
-"""Active 09-17 (notebooks, VDI at their simplest)."""
-NIGHT = tuple(1.0 if h < 6 or h >= 20 else 0.0 for h in range(24))
-"""Active 20-06 (batch work harvesting idle GPUs)."""
-VDI_CURVE = (
-    0.08, 0.05, 0.05, 0.05, 0.05, 0.05, 0.08, 0.1, 0.65, 1.0, 1.0, 0.85,
-    0.85, 0.97, 0.97, 0.7, 0.5, 0.3, 0.2, 0.1, 0.08, 0.08, 0.08, 0.08,
-)  # fmt: skip
-"""Typical VDI concurrency, share of peak by hour: 6-8 h 5-10 %, 8-9 h 60-70 %, 9-11 h 100 %,
-11-13 h 80-90 %, 13-15 h 95-100 %, 15-17 h 70->50 %, 17-20 h 30->10 %, 20-6 h 5-10 % (the
-project's domain notes on time and demand; one point taken in each range)."""
-
-
-def gpu_model(
-    name: str = "L40S",
-    memory_gib: float = 48.0,
-    *,
-    mig: bool = False,
-    vgpu: bool = True,
-    tdp_w: float = 350.0,
-    price_usd: float = 8000.0,
-) -> GpuModel:
-    """A GPU model built by hand; MIG models get A100/H100 slice counts (8 memory, 7 compute)."""
-    return GpuModel(
-        name=name,
-        memory_gib=memory_gib,
-        tdp_w=tdp_w,
-        fp16_tflops=300.0,
-        price_usd=price_usd,
-        price_is_default=True,
-        mig_capable=mig,
-        vgpu_capable=vgpu,
-        gpus_per_board=1,
-        mig_memory_slices=8 if mig else 0,
-        mig_compute_slices=7 if mig else 0,
-        source="hand-made for tests and benchmarks",
-    )
-
-
-def workload(
-    name: str,
-    *,
-    kind: WorkloadKind = WorkloadKind.INFERENCE,
-    instances: int = 1,
-    gpus: float = 1.0,
-    memory_gib: float = 16.0,
-    schedule: Sequence[float] = ALWAYS,
-    vcpus: float = 4.0,
-    ram_gib: float = 16.0,
-    busy_fraction: float = 0.5,
-    needs_live_migration: bool = False,
-    needs_isolation: bool = False,
-    latency_tolerant: bool = True,
-    priority: int = 2,
-    gpu_models: Sequence[str] = (),
-) -> WorkloadClass:
-    """A workload class with test-friendly defaults (every field can be overridden)."""
-    return WorkloadClass(
-        name=name,
-        kind=kind,
-        instances=instances,
-        gpus=gpus,
-        memory_gib=memory_gib,
-        busy_fraction=busy_fraction,
-        daily_schedule=tuple(schedule),
-        days_per_week=7,
-        vcpus=vcpus,
-        ram_gib=ram_gib,
-        needs_live_migration=needs_live_migration,
-        needs_isolation=needs_isolation,
-        latency_tolerant=latency_tolerant,
-        priority=priority,
-        gpu_models=tuple(gpu_models),
-    )
-
-
-def host(
-    name: str,
-    model: str = "L40S",
-    gpus: int = 4,
-    *,
-    cpu_cores: float = 64.0,
-    ram_gib: float = 512.0,
-    mig_enabled: bool = False,
-    rdma: bool = True,
-    cluster: str = "c1",
-    platform: Platform = Platform.VSPHERE,
-) -> Host:
-    """A GPU host built by hand."""
-    return Host(
-        name=name,
-        cluster=cluster,
-        gpu_model=model,
-        gpus=gpus,
-        cpu_cores=cpu_cores,
-        ram_gib=ram_gib,
-        network_gbps=100.0,
-        rdma=rdma,
-        mig_enabled=mig_enabled,
-        platform=platform,
-    )
-
-
-def scenario_of(
-    models: Sequence[GpuModel],
-    hosts: Sequence[Host],
-    workloads: Sequence[WorkloadClass],
-    assumptions: Assumptions | None = None,
-    catalog: Catalog | None = None,
-) -> Scenario:
-    """A scenario over a catalog of ``models`` (no vGPU/MIG profiles unless ``catalog`` given)."""
-    if catalog is None:
-        catalog = Catalog(gpus={m.name: m for m in models}, vgpu_profiles={}, mig_profiles={})
-    return Scenario(
-        catalog=catalog,
-        inventory=Inventory(tuple(hosts)),
-        workloads=tuple(workloads),
-        assumptions=assumptions or Assumptions(),
-    )
+__all__ = ["fleet", "fleet_catalog"]
 
 
 def fleet_catalog() -> Catalog:

@@ -37,6 +37,12 @@ from typing import Any
 
 import openpyxl
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from planner.assumptions import Assumptions
+from planner.inputs.catalog import load_catalog
+from planner.inputs.inventory import load_inventory
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample"
 CHROMIUM = "/usr/bin/chromium"
@@ -52,9 +58,13 @@ CHROMIUM_FLAGS = [
 ]
 TIMEOUT_MS = 300_000
 KINDS = ("upload", "edit", "size", "download")
-SAMPLE_POWER_USD_PER_KWH = 0.10
-SAMPLE_HOSTS = 36
-"""Hosts in the sample inventory, once its groups are expanded."""
+POWER_STEP_USD_PER_KWH = 0.05
+"""Each session applies the default electricity price plus this times (its index + 1)
+[USD/kWh]. The Annual cost card shows three digits ($1.11M, a $10k step on the sample's
+passthrough plan); +0.05 moves that plan by ~$24k, so the figure always changes, where +0.01
+(~$5k) could leave it as it was and the session waited for a change that never came."""
+SAMPLE_HOSTS = len(load_inventory(SAMPLE / "inventory.csv", load_catalog()).value.hosts)
+"""Hosts in the sample inventory, once its groups are expanded (read, so it never goes stale)."""
 
 
 @dataclass
@@ -223,7 +233,7 @@ async def _apply_power(page: Any, report: SessionReport) -> None:
     """Apply this session's own electricity price; time Apply to the new annual cost."""
     from playwright.async_api import expect
 
-    price = SAMPLE_POWER_USD_PER_KWH + 0.01 * (report.index + 1)
+    price = Assumptions().power_usd_per_kwh + POWER_STEP_USD_PER_KWH * (report.index + 1)
     await _open(page, "Assumptions")
     cost = page.locator(".st-key-headline_passthrough [data-testid='stMetric']").filter(
         has_text="Annual cost"

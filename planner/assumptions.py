@@ -309,10 +309,11 @@ class Assumptions:
         flag="--shortfall",
     )  # fmt: skip
     time_limit_s: float = fact(
-        5.0, "Solver time limit", "s",
-        "wall-clock limit of each exact (MILP) solve; solves also stop at a work limit "
-        "(branch-and-bound nodes), and a plan whose solve the clock stopped may differ between "
-        "machines (its status says solver limit reached)",
+        60.0, "Solver time backstop", "s",
+        "wall-clock backstop of each exact (MILP) solve; solves stop at a work limit "
+        "(branch-and-bound nodes, fewer for bigger models) well before it, so the same inputs "
+        "give the same plan on any machine; a solve the clock stops may differ between machines "
+        "(its status says solver limit reached)",
         minimum=0.5, maximum=600.0, flag="--time-limit",
     )  # fmt: skip
     performance_constants: Mapping[str, float] = field(default_factory=FrozenMap)

@@ -1,7 +1,8 @@
 """Named scenarios in an embedded SQLite file: saved, listed, reopened, copied, renamed, deleted.
 
 A saved scenario holds the inputs exactly as the user gave them (file names and bytes, never
-evaluated), the assumptions and the question, so reopening it plans identically. The database is
+evaluated), the assumptions, the question and the Harvesting page's settings, so reopening it
+plans identically. The database is
 a single file (``default_store_path``: ``$GPU_PLANNER_DB``, else the user's data directory); it
 runs in WAL mode and every change is one short transaction, so several dashboard sessions and
 command lines may write at once.
@@ -30,12 +31,14 @@ from planner.inputs.inventory import ServerType, load_inventory, with_mig_cluste
 from planner.inputs.problems import InputProblem
 from planner.inputs.workloads import load_workloads
 from planner.scenario import Scenario
+from planner.time.harvesting import HarvestSettings
 
 __all__ = [
     "DB_ENV",
     "MAX_NAME_LENGTH",
     "SCHEMA_VERSION",
     "SavedFile",
+    "SavedHarvest",
     "SavedScenario",
     "ScenarioExistsError",
     "ScenarioNotFoundError",
@@ -48,8 +51,9 @@ __all__ = [
 
 DB_ENV = "GPU_PLANNER_DB"
 """Environment variable naming the scenario database file."""
-SCHEMA_VERSION = 1
-"""Layout of the database, kept in SQLite's ``user_version``; a newer file is refused."""
+SCHEMA_VERSION = 2
+"""Layout of the database, kept in SQLite's ``user_version``; a newer file is refused, an older
+one upgraded in place (layout 2 added the harvest settings; layout-1 rows have none)."""
 MAX_NAME_LENGTH = 100
 """Longest scenario name [characters]."""
 BUSY_TIMEOUT_MS = 10_000
@@ -67,12 +71,15 @@ CREATE TABLE IF NOT EXISTS scenario (
     own_gpus BLOB,
     assumptions TEXT NOT NULL,
     mig_clusters TEXT,
-    servers TEXT NOT NULL
+    servers TEXT NOT NULL,
+    harvest TEXT
 )
 """
+_UPGRADES = {1: "ALTER TABLE scenario ADD COLUMN harvest TEXT"}
+"""The statement that brings a database of layout N to layout N + 1."""
 _COLUMNS = (
     "name, saved_at, inventory_name, inventory, workloads_name, workloads, own_gpus_name, "
-    "own_gpus, assumptions, mig_clusters, servers"
+    "own_gpus, assumptions, mig_clusters, servers, harvest"
 )
 
 
@@ -129,6 +136,24 @@ class SavedFile:
 
 
 @dataclass(frozen=True)
+class SavedHarvest:
+    """The Harvesting page's settings, as the user left them."""
+
+    settings: HarvestSettings = field(default_factory=HarvestSettings)
+    """The backlog and how its jobs run."""
+    given_pool: bool = False
+    """Harvest a pool of ``pool_gpus`` GPUs following ``curve``; False: the GPUs that serve the
+    scenario's VDI desktops."""
+    pool_gpus: int = 64
+    """Size of the given pool [GPUs]."""
+    curve: str = "own-schedule"
+    """Desktop demand over the week: ``own-schedule`` (each VDI class's own), a preset of
+    ``planner.time.demand.CURVE_PRESETS``, or ``paste`` (the values in ``curve_values``)."""
+    curve_values: str = ""
+    """24 or 168 shares or percents, as pasted or uploaded (a file's text is kept here)."""
+
+
+@dataclass(frozen=True)
 class SavedScenario:
     """Everything a plan is made from, as the user gave it."""
 
@@ -142,6 +167,9 @@ class SavedScenario:
     servers: tuple[ServerType, ...] = ()
     """Server types a new cluster is sized with (the plan may mix them); empty fits the mix to
     the inventory."""
+    harvest: SavedHarvest | None = None
+    """The Harvesting page's settings; None: the page's defaults (and scenarios saved before
+    they were kept)."""
 
     def scenario(self) -> tuple[Scenario, tuple[InputProblem, ...]]:
         """The scenario these inputs describe and the input rows that were skipped.
@@ -234,8 +262,12 @@ class ScenarioStore:
                     f"(layout {version}, this one reads {SCHEMA_VERSION}); upgrade the planner "
                     f"or set {DB_ENV} to another file"
                 )
-            if version < SCHEMA_VERSION:
+            if version == 0:
                 db.execute(_SCHEMA)
+            else:
+                for step in range(version, SCHEMA_VERSION):
+                    db.execute(_UPGRADES[step])
+            if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             db.execute("ROLLBACK")
@@ -279,7 +311,7 @@ class ScenarioStore:
         verb = "INSERT OR REPLACE" if replace else "INSERT"
         with self._write() as db:
             try:
-                db.execute(f"{verb} INTO scenario ({_COLUMNS}) VALUES ({_marks(11)})", row)
+                db.execute(f"{verb} INTO scenario ({_COLUMNS}) VALUES ({_marks(12)})", row)
             except sqlite3.IntegrityError:
                 raise ScenarioExistsError(
                     f"a scenario named '{key}' is already saved; choose another name or replace it"
@@ -359,11 +391,12 @@ def _encode(scenario: SavedScenario) -> tuple[object, ...]:
         json.dumps(_plain(scenario.assumptions), sort_keys=True),
         None if scenario.mig_clusters is None else json.dumps(list(scenario.mig_clusters)),
         json.dumps(_plain(scenario.servers), sort_keys=True),
+        None if scenario.harvest is None else json.dumps(_plain(scenario.harvest), sort_keys=True),
     )
 
 
 def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
-    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers) = row
+    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest) = row
     try:
         return SavedScenario(
             inventory=SavedFile(inv_name, bytes(inv)),
@@ -372,6 +405,7 @@ def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
             assumptions=_typed(Assumptions, json.loads(assumptions)),
             mig_clusters=None if mig is None else tuple(str(c) for c in json.loads(mig)),
             servers=tuple(_typed(ServerType, s) for s in json.loads(servers)),
+            harvest=None if harvest is None else _typed(SavedHarvest, json.loads(harvest)),
         )
     except (ValueError, TypeError, KeyError) as error:
         raise StoreError(

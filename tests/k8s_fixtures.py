@@ -7,16 +7,15 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from bench.fleets import host, scenario_of, workload
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import GpuDemand
-from planner.methods.registry import Method
-from planner.plan import MethodPlan, Placement, SolveStatus
+from planner.plan import Placement
 from planner.scenario import Scenario
+from tests.builders import hand_plan, host, placement, scenario_of, workload
 
 CATALOG = load_catalog()
 A100 = "A100-80GB-SXM"
@@ -91,35 +90,15 @@ def row(
     start: int | None = None,
 ) -> Placement:
     """One placement row of a hand-made plan."""
-    return Placement(
-        instance=instance,
-        workload=instance.rsplit("#", 1)[0],
-        host=host_name,
-        gpu_index=gpu,
+    return placement(
+        instance,
+        host_name,
+        gpu,
         gpu_model=model,
         profile=profile,
         memory_gib=memory_gib,
         compute_share=compute,
         start_slice=start,
-    )
-
-
-def hand_plan(
-    method: Method | None,
-    rows: Sequence[Placement],
-    roles: Mapping[tuple[str, int], Method] | None = None,
-) -> MethodPlan:
-    """A plan made by hand: every GPU of ``rows`` set up as ``method`` (or by ``roles``)."""
-    keys = {(r.host, r.gpu_index) for r in rows}
-    return MethodPlan(
-        method=method,
-        placements=tuple(rows),
-        not_placed=(),
-        gpu_configs=dict.fromkeys(keys, "hand-made"),
-        lower_bound_gpus=len(keys),
-        status=SolveStatus.HEURISTIC,
-        solve_seconds=0.0,
-        roles=dict(roles or {}),
     )
 
 

@@ -1,4 +1,5 @@
-"""Hand-made scenarios and plans for the metrics, costs, performance, report and export tests."""
+"""Hand-made scenarios and plans for the metrics, costs, performance, report and export tests:
+``tests.builders`` with this suite's defaults (one H100 with MIG on, training at full busy)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,25 @@ from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.inventory import Host, Inventory
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
-from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.plan import MethodPlan, NotPlaced, Placement
 from planner.scenario import Scenario
+from tests import builders
+from tests.builders import ALWAYS, NIGHT, OFFICE
 
-ALWAYS = (1.0,) * 24
-OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
-NIGHT = tuple(1.0 if h < 6 or h >= 22 else 0.0 for h in range(24))
+__all__ = [
+    "ALWAYS",
+    "CATALOG",
+    "H100",
+    "NIGHT",
+    "OFFICE",
+    "host",
+    "notebook_plans",
+    "notebooks",
+    "place",
+    "plan",
+    "scenario",
+    "workload",
+]
 
 H100 = GpuModel(
     name="H100-80GB-PCIe",
@@ -56,14 +70,14 @@ def workload(
     needs_isolation: bool = False,
     latency_tolerant: bool = True,
 ) -> WorkloadClass:
-    return WorkloadClass(
-        name=name,
+    return builders.workload(
+        name,
         kind=kind,
         instances=instances,
         gpus=gpus,
         memory_gib=memory_gib,
         busy_fraction=busy_fraction,
-        daily_schedule=schedule,
+        schedule=schedule,
         days_per_week=days_per_week,
         vcpus=vcpus,
         ram_gib=ram_gib,
@@ -74,16 +88,8 @@ def workload(
 
 
 def host(name: str, *, gpus: int = 4, cpu_cores: float = 64.0, ram_gib: float = 512.0) -> Host:
-    return Host(
-        name=name,
-        cluster="c1",
-        gpu_model=H100.name,
-        gpus=gpus,
-        cpu_cores=cpu_cores,
-        ram_gib=ram_gib,
-        network_gbps=100.0,
-        rdma=True,
-        mig_enabled=True,
+    return builders.host(
+        name, H100.name, gpus, cpu_cores=cpu_cores, ram_gib=ram_gib, mig_enabled=True
     )
 
 
@@ -110,11 +116,10 @@ def place(
     compute_share: float = 0.0,
     start_slice: int | None = None,
 ) -> Placement:
-    return Placement(
-        instance=instance,
-        workload=instance.rsplit("#", 1)[0],
-        host=host_name,
-        gpu_index=gpu_index,
+    return builders.placement(
+        instance,
+        host_name,
+        gpu_index,
         gpu_model=H100.name,
         profile=profile,
         memory_gib=memory_gib,
@@ -132,15 +137,14 @@ def plan(
     hosts: Sequence[Host] = (),
     config: str = "test",
 ) -> MethodPlan:
-    return MethodPlan(
-        method=method,
-        placements=tuple(placements),
-        not_placed=tuple(not_placed),
-        gpu_configs={(p.host, p.gpu_index): config for p in placements},
+    return builders.hand_plan(
+        method,
+        placements,
+        not_placed=not_placed,
         lower_bound_gpus=lower_bound_gpus,
-        status=SolveStatus.HEURISTIC,
+        config=config,
+        hosts=hosts,
         solve_seconds=0.01,
-        hosts=tuple(hosts),
     )
 
 

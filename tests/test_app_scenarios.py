@@ -200,3 +200,54 @@ def test_a_saved_sizing_reopens_as_the_question_asked() -> None:
     assert fit.kind is QuestionKind.FIT
     assert (custom.kind, custom.server, custom.catalog_servers) == (QuestionKind.SIZE, shape, ())
     assert (catalog.kind, catalog.catalog_servers) == (QuestionKind.SIZE, (named, shape))
+
+
+HARVESTING = "ui/pages/harvesting.py"
+
+
+def _harvest_form(at: AppTest) -> tuple[object, ...]:
+    """What the Harvesting page's form shows: backlog, submit hour, days, checkpointing, curve."""
+    return (
+        at.number_input(key="harvest_backlog").value,
+        at.number_input(key="harvest_submit_hour").value,
+        tuple(at.multiselect(key="harvest_days").value),
+        at.checkbox(key="harvest_checkpointing").value,
+        at.selectbox(key="harvest_curve").value,
+        at.text_area(key="harvest_curve_text").value,
+    )
+
+
+def test_harvest_settings_are_saved_and_reopened_with_the_scenario(db: Path) -> None:
+    """The Harvesting page's settings, as simulated, are saved with the scenario; a link to it
+    brings them back on the page, and a session without it keeps the page's defaults."""
+    from planner.time.harvesting import HarvestSettings
+
+    at = _page(_app(), HARVESTING)
+    defaults = _harvest_form(at)
+    values = ",".join(["0.5"] * 24)
+    at.number_input(key="harvest_backlog").set_value(250.0)
+    at.number_input(key="harvest_submit_hour").set_value(20)
+    at.multiselect(key="harvest_days").set_value([0, 2, 4])
+    at.checkbox(key="harvest_checkpointing").set_value(False)
+    at.selectbox(key="harvest_curve").set_value("paste")
+    at.text_area(key="harvest_curve_text").set_value(values)
+    at.button(key="harvest_simulate").click().run()
+    assert not at.exception
+    assert not at.error
+    edited = _harvest_form(at)
+    assert edited == (250.0, 20, (0, 2, 4), False, "paste", values)
+    assert edited != defaults
+    _save_as(at, "night shift")
+    saved = ScenarioStore(db).open("night shift").harvest
+    assert saved is not None
+    assert saved.settings.backlog_gpu_hours_per_day == 250.0
+    assert saved.settings.submit_days == (0, 2, 4)
+    assert not saved.settings.checkpointing
+    assert (saved.curve, saved.curve_values) == ("paste", values)
+
+    reopened = _page(_app(scenario="night shift"), HARVESTING)
+    assert not reopened.exception
+    assert _harvest_form(reopened) == edited
+    plain = _page(_app(), HARVESTING)
+    assert _harvest_form(plain) == defaults
+    assert defaults[0] == HarvestSettings().backlog_gpu_hours_per_day

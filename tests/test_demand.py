@@ -5,9 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.assumptions import Assumptions
-from planner.inputs.catalog import Catalog, GpuModel
-from planner.inputs.inventory import Host, Inventory
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.scenario import Scenario
@@ -22,22 +19,10 @@ from planner.time.demand import (
     step_labels,
     weekly_demand,
 )
-from tests.report_fixtures import NIGHT, OFFICE
+from tests import builders
+from tests.builders import NIGHT, OFFICE
 
-L40S = GpuModel(
-    name="L40S",
-    memory_gib=48.0,
-    tdp_w=350.0,
-    fp16_tflops=362.0,
-    price_usd=9000.0,
-    price_is_default=True,
-    mig_capable=False,
-    vgpu_capable=True,
-    gpus_per_board=1,
-    mig_memory_slices=0,
-    mig_compute_slices=0,
-    source="test",
-)
+L40S = builders.gpu_model("L40S", 48.0, price_usd=9000.0)
 
 
 def workload(
@@ -50,31 +35,20 @@ def workload(
     days_per_week: int = 7,
     kind: WorkloadKind = WorkloadKind.NOTEBOOK,
 ) -> WorkloadClass:
-    return WorkloadClass(
-        name=name,
+    return builders.workload(
+        name,
         kind=kind,
         instances=instances,
         gpus=gpus,
         memory_gib=memory_gib,
-        busy_fraction=0.5,
-        daily_schedule=schedule,
+        schedule=schedule,
         days_per_week=days_per_week,
-        vcpus=4.0,
-        ram_gib=16.0,
-        needs_live_migration=False,
-        needs_isolation=False,
-        latency_tolerant=True,
     )
 
 
 def scenario(*workloads: WorkloadClass) -> Scenario:
-    host = Host("h1", "c1", "L40S", 8, 64.0, 512.0, 100.0, True, False)
-    return Scenario(
-        catalog=Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={}),
-        inventory=Inventory(hosts=(host,)),
-        workloads=workloads,
-        assumptions=Assumptions(),
-    )
+    hosts = [builders.host("h1", "L40S", 8, ram_gib=512.0)]
+    return builders.scenario_of([L40S], hosts, workloads)
 
 
 def test_every_preset_is_a_week_of_shares() -> None:

@@ -7,16 +7,17 @@ from dataclasses import replace
 
 import pytest
 
-from bench.fleets import NIGHT, OFFICE, fleet, host, scenario_of, workload
+from bench.fleets import fleet
 from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, VsphereVersion
 from planner.inputs.catalog import load_catalog
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
-from planner.plan import MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.plan import MethodPlan, NotPlaced, Placement
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method
+from tests.builders import NIGHT, OFFICE, hand_plan, host, placement, scenario_of, workload
 
 CATALOG = load_catalog()
 H100 = "H100-80GB-PCIe"
@@ -45,11 +46,10 @@ def _row(
     compute: float = 1.0,
     start: int | None = None,
 ) -> Placement:
-    return Placement(
-        instance=instance,
-        workload=instance.split("#")[0],
-        host=host_name,
-        gpu_index=gpu,
+    return placement(
+        instance,
+        host_name,
+        gpu,
         gpu_model=model,
         profile=profile,
         memory_gib=memory_gib,
@@ -61,15 +61,7 @@ def _row(
 def _plan(
     method: Method, rows: Sequence[Placement], not_placed: Sequence[NotPlaced] = ()
 ) -> MethodPlan:
-    return MethodPlan(
-        method=method,
-        placements=tuple(rows),
-        not_placed=tuple(not_placed),
-        gpu_configs={(r.host, r.gpu_index): "test" for r in rows},
-        lower_bound_gpus=0,
-        status=SolveStatus.HEURISTIC,
-        solve_seconds=0.0,
-    )
+    return hand_plan(method, rows, not_placed=not_placed, lower_bound_gpus=0, config="test")
 
 
 def _has(problems: list[str], *words: str) -> bool:

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from bench.fleets import gpu_model, host, scenario_of, workload
 from planner.assumptions import Assumptions
 from planner.inputs.platform import Platform
 from planner.methods.contract import GpuView
@@ -21,6 +20,7 @@ from planner.plan import Placement
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan, gpu_views
 from planner.solve.packing import plan_method
+from tests.builders import gpu_model, host, scenario_of, workload
 
 T4 = gpu_model("T4", 16.0)
 L40S = gpu_model("L40S", 48.0)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-from bench.fleets import host
 from planner.inputs.inventory import ServerType
 from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import (
@@ -12,6 +11,7 @@ from planner.solve.hosts import (
     assign_hosts,
     min_hosts_exact,
 )
+from tests.builders import host
 
 
 def _request(

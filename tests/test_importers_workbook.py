@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from importer_samples import CATALOG, REPO
 from openpyxl import Workbook
 
-from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
 from planner.assumptions import Assumptions
 from planner.inputs.importers import read_plan_inputs, write_inputs_sheet
 from planner.inputs.inventory import load_inventory
@@ -23,6 +22,7 @@ from planner.output.report import ScenarioPlan, plan_scenario
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
+from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 
 def _sample_scenario() -> Scenario:

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.fleets import ALWAYS, NIGHT, OFFICE
 from planner.assumptions import MAX_MPS_CLIENTS, Assumptions
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
@@ -18,6 +17,7 @@ from planner.methods.registry import Method, host_reason, workload_reason
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import instances_of, packing_gpus, plan_method
+from tests.builders import ALWAYS, NIGHT, OFFICE
 from tests.k8s_fixtures import A100, CATALOG, L40S, fewest_gpus, hand_plan, node, pod, row, scenario
 
 MODEL = CATALOG.gpus[A100]

@@ -99,7 +99,7 @@ def test_a_node_set_up_by_the_device_plugin_holds_no_other_role() -> None:
     case = scenario([pod("a", gpus=0.5, memory_gib=10), pod("b", gpus=1, memory_gib=40)])
     rows = [row("a#1", gpu=0), row("b#1", gpu=1, profile="whole GPU", memory_gib=40)]
     roles = {("k1", 0): Method.K8S_TIME_SLICING, ("k1", 1): Method.PASSTHROUGH}
-    problems = check_plan(hand_plan(None, rows, roles), case)
+    problems = check_plan(hand_plan(None, rows, roles=roles), case)
     assert any("mixes roles" in p and "k1" in p for p in problems), problems
 
 

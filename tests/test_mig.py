@@ -21,6 +21,7 @@ from planner.plan import GpuPacking, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
+from tests import builders
 
 CATALOG = load_catalog()
 A100_80 = CATALOG.gpus["A100-80GB-PCIe"]
@@ -37,19 +38,13 @@ def _profile(model: GpuModel, name: str) -> MigProfile:
 def _workload(
     name: str, n: int, gpus: float, memory_gib: float, **changes: object
 ) -> WorkloadClass:
-    workload = WorkloadClass(
-        name=name,
+    workload = builders.workload(
+        name,
         kind=WorkloadKind.INFERENCE,
         instances=n,
         gpus=gpus,
         memory_gib=memory_gib,
         busy_fraction=0.3,
-        daily_schedule=(1.0,) * 24,
-        days_per_week=7,
-        vcpus=4,
-        ram_gib=16,
-        needs_live_migration=False,
-        needs_isolation=False,
         latency_tolerant=False,
     )
     return replace(workload, **changes)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from planner.plan import SolveStatus
@@ -12,6 +13,7 @@ from planner.solve.milp import (
     DEFAULT_LIMITS,
     Contents,
     Model,
+    SolverLimits,
     cover_with_patterns,
     lp_lower_bound,
     min_bins,
@@ -149,8 +151,9 @@ def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(module, "milp", recording_milp)
     pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=3.5)
-    # The LP bound comes first, then the MILP with the limit asked for.
-    assert seen[-1] == {"node_limit": DEFAULT_LIMITS.node_limit, "time_limit": 3.5}
+    # The LP bound comes first, then the MILP with the limit asked for; its model is tiny, so it
+    # may search the most nodes any solve does.
+    assert seen[-1] == {"node_limit": DEFAULT_LIMITS.max_nodes, "time_limit": 3.5}
 
 
 def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
@@ -209,3 +212,88 @@ def test_model_blocks_are_named_and_bounded() -> None:
     assert [b[i, j] for i in range(2) for j in range(2)] == [3, 4, 5, 6]
     with pytest.raises(IndexError, match=r"b\[2, 0\]"):
         b[2, 0]
+
+
+def test_a_bigger_model_searches_fewer_nodes() -> None:
+    """The node limit is the work budget over the model's nonzeros, between the floor and the
+    ceiling, and a model over the size limit is not admitted: all decided from the size."""
+    limits = SolverLimits(node_work=10_000, max_nodes=500, min_nodes=5, max_nonzeros=3_000)
+    assert limits.node_limit(1) == 500
+    assert limits.node_limit(100) == 100
+    assert limits.node_limit(1_000) == 10
+    assert limits.node_limit(2_999) == 5
+    assert limits.admits(3_000)
+    assert not limits.admits(3_001)
+
+
+def _knapsack_model() -> Model:
+    """A 0-1 multi-knapsack HiGHS does not close at its root node: 30 items, 3 capacities."""
+    rng = np.random.default_rng(0)
+    weights = rng.integers(20, 100, size=(3, 30))
+    values = rng.integers(20, 100, size=30)
+    model = Model()
+    take = model.variables("take", 30, upper=1)
+    for row in weights:
+        model.constrain({take[i]: float(w) for i, w in enumerate(row)}, upper=row.sum() / 2)
+    model.minimise({take[i]: -float(v) for i, v in enumerate(values)})
+    return model
+
+
+def test_the_node_limit_stops_the_solve_with_its_best_answer() -> None:
+    """A solve stopped by the node limit (HiGHS' "solution limit", scipy's status 4) keeps its
+    incumbent, marked limit reached, not clock-stopped, and within every capacity."""
+    model = _knapsack_model()
+    stopped = model.solve(SolverLimits(node_work=1, min_nodes=1))
+    full = model.solve()
+    assert stopped is not None
+    assert full is not None
+    assert full.status is SolveStatus.OPTIMAL
+    assert stopped.status is SolveStatus.LIMIT_REACHED
+    assert not stopped.stopped_by_clock
+    assert stopped.dual_bound <= full.objective <= stopped.objective
+    assert set(np.unique(stopped.values)) <= {0.0, 1.0}
+
+
+def test_the_same_work_limit_gives_the_same_answer_whatever_the_clock() -> None:
+    """Stopped by nodes, the answer is the same with a short or a long wall-clock backstop."""
+    model = _knapsack_model()
+    short = model.solve(SolverLimits(node_work=1, min_nodes=1, time_limit_s=30))
+    long = model.solve(SolverLimits(node_work=1, min_nodes=1, time_limit_s=600))
+    assert short is not None
+    assert long is not None
+    assert short.status is long.status is SolveStatus.LIMIT_REACHED
+    assert short.objective == long.objective
+    assert list(short.values) == list(long.values)
+
+
+def test_a_model_over_the_size_limit_is_left_to_the_heuristic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A MILP too big for the work limit is never handed to HiGHS; its LP relaxation still is."""
+    import planner.solve.milp as module
+
+    calls: list[object] = []
+    real_milp = module.milp
+
+    def counting_milp(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs.get("integrality"))
+        return real_milp(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "milp", counting_milp)
+    model = _knapsack_model()
+    assert model.solve(SolverLimits(max_nonzeros=model.nonzeros - 1)) is None
+    assert not calls
+    assert model.solve(SolverLimits(max_nonzeros=model.nonzeros - 1), relax=True) is not None
+    assert len(calls) == 1
+
+
+def test_counts_packing_too_big_for_the_exact_model_is_a_labelled_heuristic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the pattern model is over the size solved exactly, the exact path keeps the best
+    incumbent, labelled heuristic (not "limit reached"), with a note saying why."""
+    monkeypatch.setattr(SolverLimits, "admits", lambda self, nonzeros: False)
+    packing = pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=10)
+    assert packing.status is SolveStatus.HEURISTIC
+    assert packing.gpus > packing.lower_bound
+    assert any("too big" in note for note in packing.notes)

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
@@ -21,6 +20,7 @@ from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.mixed import host_types, options, recommend
+from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
 

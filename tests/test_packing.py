@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bench.fleets import NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
+from bench.fleets import fleet
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.inventory import ServerType
 from planner.inputs.platform import Platform
@@ -19,6 +19,7 @@ from planner.plan import SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method, size_method
+from tests.builders import NIGHT, OFFICE, gpu_model, host, scenario_of, workload
 
 CATALOG = load_catalog()
 H100 = "H100-80GB-PCIe"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bench.fleets import fleet, gpu_model, host, scenario_of, workload
+from bench.fleets import fleet
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog
 from planner.inputs.workloads import Instance
@@ -13,6 +13,7 @@ from planner.methods.registry import Method
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import plan_method
+from tests.builders import gpu_model, host, scenario_of, workload
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})

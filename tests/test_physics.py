@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fleets import ALWAYS, fleet_catalog, host, workload
+from bench.fleets import fleet_catalog
 from planner.inputs.inventory import Inventory
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
@@ -25,6 +25,7 @@ from planner.methods.registry import METHODS, Method
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan, gpu_views
 from planner.solve.packing import plan_method
+from tests.builders import ALWAYS, host, workload
 
 CATALOG = fleet_catalog()
 HOSTS = tuple(

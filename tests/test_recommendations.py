@@ -6,7 +6,6 @@ import dataclasses
 
 import pytest
 
-from bench.fleets import OFFICE, host, scenario_of, workload
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
@@ -14,6 +13,7 @@ from planner.methods.registry import Method
 from planner.output.recommendations import DECISION_COLUMNS, decisions_frame
 from planner.output.report import plan_scenario
 from planner.scenario import Scenario
+from tests.builders import OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from bench.fleets import NIGHT, OFFICE, host, scenario_of, workload
 from planner.assumptions import Assumptions, VgpuMode
 from planner.inputs.catalog import load_catalog
 from planner.inputs.platform import Platform
@@ -16,6 +15,7 @@ from planner.inputs.workloads import WorkloadKind
 from planner.methods.contract import GpuDemand, SharingMethod
 from planner.methods.registry import METHODS, Method, host_reason, methods_for, workload_reason
 from planner.solve.packing import instances_of, packing_gpus, plan_method
+from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
 H100 = CATALOG.gpus["H100-80GB-PCIe"]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from bench.fleets import ALWAYS, NIGHT, OFFICE, fleet, gpu_model, host, scenario_of, workload
+from bench.fleets import fleet
 from planner.assumptions import Assumptions, Network
 from planner.inputs.catalog import Catalog
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
@@ -24,6 +24,7 @@ from planner.output.report import placement_frame
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
+from tests.builders import ALWAYS, NIGHT, OFFICE, gpu_model, host, scenario_of, workload
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from bench.fleets import host
 from planner.assumptions import Shortfall
 from planner.solve.share_bound import allocation_upper_bound
 from planner.solve.shares import FULL_MILLI, ShareRequest, fit_shares
+from tests.builders import host
 
 
 def _share(name: str, milli: int, models: tuple[str, ...] = ()) -> ShareRequest:

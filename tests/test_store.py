@@ -20,6 +20,7 @@ from planner.store import (
     DB_ENV,
     SCHEMA_VERSION,
     SavedFile,
+    SavedHarvest,
     SavedScenario,
     ScenarioExistsError,
     ScenarioNotFoundError,
@@ -28,6 +29,7 @@ from planner.store import (
     check_name,
     default_store_path,
 )
+from planner.time.harvesting import HarvestSettings
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample"
@@ -58,6 +60,21 @@ def _edited() -> SavedScenario:
         assumptions=assumptions,
         mig_clusters=("dev-inference",),
         servers=(ServerType(gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048),),
+        harvest=SavedHarvest(
+            settings=HarvestSettings(
+                backlog_gpu_hours_per_day=0.1 + 0.2,
+                submit_hour=20.0,
+                gpus_per_job=2,
+                gpu_hours_per_job=3.5,
+                checkpointing=False,
+                submit_days=(0, 6),
+                resolution_minutes=15,
+            ),
+            given_pool=True,
+            pool_gpus=48,
+            curve="paste",
+            curve_values="0.1,0.2,0.3\n" * 8,
+        ),
     )
 
 
@@ -180,6 +197,60 @@ def test_a_newer_database_is_refused(tmp_path: Path) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match="newer planner"):
         ScenarioStore(path)
+
+
+_LAYOUT_1 = """
+CREATE TABLE scenario (
+    name TEXT PRIMARY KEY, saved_at TEXT NOT NULL, inventory_name TEXT NOT NULL,
+    inventory BLOB NOT NULL, workloads_name TEXT NOT NULL, workloads BLOB NOT NULL,
+    own_gpus_name TEXT, own_gpus BLOB, assumptions TEXT NOT NULL, mig_clusters TEXT,
+    servers TEXT NOT NULL
+)
+"""
+"""The table as the planner wrote it before harvest settings were saved (layout 1)."""
+
+
+def test_a_database_saved_before_harvest_settings_opens_and_upgrades(tmp_path: Path) -> None:
+    """A layout-1 file keeps its scenarios: they reopen with no harvest settings (the page's
+    defaults), and new saves in the same file keep theirs."""
+    path = tmp_path / "old.sqlite"
+    sample = _sample()
+    with sqlite3.connect(path) as db:
+        db.execute(_LAYOUT_1)
+        db.execute(
+            "INSERT INTO scenario VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, NULL, '[]')",
+            (
+                "old",
+                "2026-01-01T00:00:00+00:00",
+                sample.inventory.name,
+                sample.inventory.content,
+                sample.workloads.name,
+                sample.workloads.content,
+                '{"max_slowdown": 2.0}',
+            ),
+        )
+        db.execute("PRAGMA user_version = 1")
+    store = ScenarioStore(path)
+    old = store.open("old")
+    assert old.harvest is None
+    assert old.assumptions.max_slowdown == 2.0
+    assert old.inventory == sample.inventory
+    store.save("new", _edited())
+    assert store.open("new") == _edited()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_harvest_settings_reopen_equal(store: ScenarioStore) -> None:
+    """The Harvesting page's settings come back as saved, floats exactly, days as a tuple."""
+    store.save("h", _edited())
+    harvest = store.open("h").harvest
+    assert harvest is not None
+    assert harvest == _edited().harvest
+    assert harvest.settings.backlog_gpu_hours_per_day == 0.1 + 0.2
+    assert harvest.settings.submit_days == (0, 6)
+    store.duplicate("h", "h copy")
+    assert store.open("h copy").harvest == harvest
 
 
 def test_an_unknown_saved_setting_is_refused(store: ScenarioStore) -> None:

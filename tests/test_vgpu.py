@@ -19,6 +19,7 @@ from planner.plan import GpuPacking, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.packing import packing_gpus, plan_method
+from tests import builders
 
 CATALOG = load_catalog()
 A100_80 = CATALOG.gpus["A100-80GB-PCIe"]
@@ -33,20 +34,16 @@ HOST_EQUAL = Assumptions(vgpu_mode=VgpuMode.HOST_EQUAL)
 def _workload(
     name: str, n: int, gpus: float, memory_gib: float, **changes: object
 ) -> WorkloadClass:
-    workload = WorkloadClass(
-        name=name,
+    workload = builders.workload(
+        name,
         kind=WorkloadKind.NOTEBOOK,
         instances=n,
         gpus=gpus,
         memory_gib=memory_gib,
         busy_fraction=0.2,
-        daily_schedule=(0.5,) * 24,
+        schedule=(0.5,) * 24,
         days_per_week=5,
-        vcpus=4,
         ram_gib=32,
-        needs_live_migration=False,
-        needs_isolation=False,
-        latency_tolerant=True,
     )
     return replace(workload, **changes)  # type: ignore[arg-type]
 

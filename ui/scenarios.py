@@ -2,7 +2,8 @@
 
 The committed inputs of a session (``ui.session``) are saved to and opened from the scenario store
 (``planner.store``); the open scenario's name is the URL's ``scenario`` query parameter, so a
-reload or a shared link comes back to it. Unsaved changes stay in their own session.
+reload or a shared link comes back to it. Unsaved changes stay in their own session. The
+Harvesting page's settings are kept in the session too (``harvest_page``), and saved with the rest.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import streamlit as st
 from planner.inputs.inventory import ServerType
 from planner.store import (
     SavedFile,
+    SavedHarvest,
     SavedScenario,
     ScenarioNotFoundError,
     ScenarioStore,
@@ -24,7 +26,9 @@ from ui import session
 __all__ = [
     "QUERY_PARAM",
     "follow_url",
+    "harvest_page",
     "has_unsaved_changes",
+    "keep_harvest_page",
     "open_saved",
     "saved_from_session",
     "scenario_sidebar",
@@ -34,6 +38,10 @@ __all__ = [
 
 QUERY_PARAM = "scenario"
 """The URL query parameter naming the open scenario: ``?scenario=Q3%20budget``."""
+_HARVEST_KEY = "scenario_harvest_page"
+"""Session state: the Harvesting page's settings as last simulated (a ``SavedHarvest``)."""
+_HARVEST_WIDGETS = "harvest_"
+"""Prefix of the Harvesting page's widget keys, cleared when a scenario brings its own."""
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -60,7 +68,27 @@ def saved_from_session() -> SavedScenario:
         own_gpus=None if own is None else SavedFile(own.name, own.content),
         mig_clusters=inputs.mig_clusters,
         servers=_sized(asked),
+        harvest=harvest_page(),
     )
+
+
+def harvest_page() -> SavedHarvest | None:
+    """The Harvesting page's settings as this session last simulated them or opened them with a
+    scenario; None: the page's defaults."""
+    kept = st.session_state.get(_HARVEST_KEY)
+    return kept if isinstance(kept, SavedHarvest) else None
+
+
+def keep_harvest_page(harvest: SavedHarvest | None) -> None:
+    """Keep the Harvesting page's settings in this session (saved with the scenario)."""
+    st.session_state[_HARVEST_KEY] = harvest
+
+
+def _restore_harvest_page(harvest: SavedHarvest | None) -> None:
+    """Show ``harvest`` on the Harvesting page from now on: its widgets start over from it."""
+    keep_harvest_page(harvest)
+    for key in [k for k in st.session_state if str(k).startswith(_HARVEST_WIDGETS)]:
+        del st.session_state[key]
 
 
 def _sized(asked: session.Question) -> tuple[ServerType, ...]:
@@ -105,8 +133,10 @@ def open_saved(name: str) -> None:
 
     Raises ``StoreError`` (``ScenarioNotFoundError`` when it is not saved).
     """
-    inputs, asked = session_from_saved(store().open(name))
+    saved = store().open(name)
+    inputs, asked = session_from_saved(saved)
     session.replace_inputs(inputs, asked, opened=name)
+    _restore_harvest_page(saved.harvest)
     st.query_params[QUERY_PARAM] = name
 
 

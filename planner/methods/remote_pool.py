@@ -418,14 +418,13 @@ def _pack_exact(
     proven = True
     limited = False
     groups = _groups(items)
-    budget = assumptions.time_limit_s / max(1, len(groups))
     for gpus, group in groups.items():
         vectors = [item.hourly for item in group]
         heuristic = _best_fit(vectors, capacity_units(model))
         upper = max(heuristic) + 1
         bins = heuristic
         if any(any(v) for v in vectors) and len(vectors) * upper <= _EXACT_MAX_CELLS:
-            solved = _exact_bins(vectors, capacity_units(model), upper, budget)
+            solved = _exact_bins(vectors, capacity_units(model), upper, assumptions.time_limit_s)
             if solved is None:
                 proven, limited = False, True
             else:

@@ -15,7 +15,8 @@ says there is one. scipy's status codes are named once, in :class:`_Outcome`.
   builder.
 
 Same inputs give the same answer on any machine: the solver stops on a work limit (branch-and-
-bound nodes) before its wall-clock limit, which is only a backstop.
+bound nodes, fewer for a bigger model) long before its wall-clock limit, which is only a backstop,
+and a model too big for that work is left to the heuristic, decided from its size before solving.
 """
 
 from __future__ import annotations
@@ -65,12 +66,34 @@ class _Outcome(IntEnum):
 
 @dataclass(frozen=True)
 class SolverLimits:
-    """How long one MILP solve may run."""
+    """How much work one MILP solve may do, counted in work, not time, so that the same model
+    stops at the same point on any machine under any load.
 
-    node_limit: int = 20_000
-    """Branch-and-bound nodes [nodes]: the work limit that makes answers reproducible."""
+    HiGHS searches at most :meth:`node_limit` branch-and-bound nodes, fewer for a bigger model;
+    a model over ``max_nonzeros`` is not solved at all (:meth:`admits`), because HiGHS' root node
+    (presolve, cuts, heuristics) has no node limit and grows with the model. The wall clock is
+    only a backstop that realistic inputs never reach.
+    """
+
+    node_work: int = 2_000_000
+    """Branch-and-bound work per solve [constraint nonzeros x nodes]; on the sample's largest
+    model (~2,300 nonzeros, ~870 nodes) it is about a CPU second beyond the root node."""
+    max_nodes: int = 20_000
+    """Most nodes any solve searches, however small its model [nodes]."""
+    min_nodes: int = 20
+    """Fewest nodes a solved model searches [nodes]."""
+    max_nonzeros: int = 100_000
+    """Largest model solved exactly [constraint nonzeros]; bigger ones keep the heuristic."""
     time_limit_s: float = 60.0
     """Wall-clock backstop [s]; a solve stopped by it may differ from machine to machine."""
+
+    def node_limit(self, nonzeros: int) -> int:
+        """Nodes a model with ``nonzeros`` constraint nonzeros may search [nodes]."""
+        return max(self.min_nodes, min(self.max_nodes, self.node_work // max(1, nonzeros)))
+
+    def admits(self, nonzeros: int) -> bool:
+        """The model is small enough to be solved exactly within the work limit."""
+        return nonzeros <= self.max_nonzeros
 
 
 DEFAULT_LIMITS = SolverLimits()
@@ -193,14 +216,22 @@ class Model:
         for column, value in coefficients.items():
             self._cost[column] += value
 
+    @property
+    def nonzeros(self) -> int:
+        """Nonzero coefficients of the constraint rows: the model's size for the work limit."""
+        return len(self._vals)
+
     def solve(
         self, limits: SolverLimits = DEFAULT_LIMITS, *, relax: bool = False
     ) -> Solution | None:
-        """Solve (the LP relaxation when ``relax``); None when infeasible, unbounded or stopped
-        without a solution."""
+        """Solve (the LP relaxation when ``relax``); None when infeasible, unbounded, stopped
+        without a solution, or too big for the exact solve (``limits.admits``, decided from the
+        size before solving)."""
         n = self.size
         integrality = np.zeros(n, dtype=np.int64)
         if not relax:
+            if not limits.admits(self.nonzeros):
+                return None
             integrality = np.asarray(self._integral, dtype=np.int64)
         constraints = []
         if self._row_lower:
@@ -215,10 +246,12 @@ class Model:
             constraints=constraints,
             integrality=integrality,
             bounds=Bounds(np.asarray(self._lower), np.asarray(self._upper)),
-            options={"node_limit": limits.node_limit, "time_limit": limits.time_limit_s},
+            options={
+                "node_limit": limits.node_limit(self.nonzeros),
+                "time_limit": limits.time_limit_s,
+            },
         )
-        known = {o.value for o in _Outcome}
-        outcome = _Outcome(result.status) if result.status in known else _Outcome.OTHER
+        outcome = _outcome(result.status, str(result.message))
         if outcome not in (_Outcome.OPTIMAL, _Outcome.LIMIT_REACHED) or result.x is None:
             return None
         values = np.asarray(result.x, dtype=float)
@@ -230,6 +263,16 @@ class Model:
         status = SolveStatus.OPTIMAL if outcome is _Outcome.OPTIMAL else SolveStatus.LIMIT_REACHED
         clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()
         return Solution(status, values, objective, min(dual_bound, objective), clock)
+
+
+def _outcome(status: int, message: str) -> _Outcome:
+    """scipy's status, with HiGHS' node limit ("Solution limit reached", which scipy reports as
+    OTHER) read as the limit it is."""
+    known = {o.value for o in _Outcome}
+    outcome = _Outcome(status) if status in known else _Outcome.OTHER
+    if outcome is _Outcome.OTHER and "solution limit reached" in message.lower():
+        return _Outcome.LIMIT_REACHED
+    return outcome
 
 
 @dataclass(frozen=True)
@@ -344,7 +387,6 @@ def cover_with_patterns(
     time_limit_s: float,
     upper_bound: int | None = None,
     lower_bound: int = 0,
-    node_limit: int = DEFAULT_LIMITS.node_limit,
 ) -> PatternCover | None:
     r"""The fewest GPUs, each set up by one of ``patterns``, that hold ``demand``.
 
@@ -368,7 +410,6 @@ def cover_with_patterns(
     time_limit_s : HiGHS wall-time backstop [s]
     upper_bound : largest GPU count worth returning [GPUs]
     lower_bound : a GPU count no cover beats, already known [GPUs]
-    node_limit : branch-and-bound nodes, the reproducible work limit [nodes]
 
     Returns
     -------
@@ -401,7 +442,7 @@ def cover_with_patterns(
 
     # Objective: fewest GPUs.
     model.minimise(dict.fromkeys(uses.columns(), 1.0))
-    solution = model.solve(SolverLimits(node_limit, time_limit_s))
+    solution = model.solve(SolverLimits(time_limit_s=time_limit_s))
 
     # Report: x is read only when the status says there is one.
     if solution is None:
@@ -467,6 +508,9 @@ def pack_counts(
         return CountsPacking(best, lower, SolveStatus.OPTIMAL, tuple(notes))
     if not exact:
         return CountsPacking(best, lower, SolveStatus.HEURISTIC, tuple(notes))
+    if not SolverLimits(time_limit_s=time_limit_s).admits(_cover_nonzeros(patterns, demand)):
+        notes.append("the exact model is too big to solve within the work limit: heuristic kept")
+        return CountsPacking(best, lower, SolveStatus.HEURISTIC, tuple(notes))
     cover = cover_with_patterns(
         patterns,
         demand,
@@ -483,6 +527,13 @@ def pack_counts(
         return CountsPacking(solved, lower, cover.status, tuple(notes))
     notes.append("the MILP stopped at its limits without improving the heuristic answer")
     return CountsPacking(best, lower, SolveStatus.LIMIT_REACHED, tuple(notes))
+
+
+def _cover_nonzeros(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> int:
+    """Constraint nonzeros of :func:`cover_with_patterns`' model with an upper bound: one per
+    pattern holding a demanded kind, one per pattern in the bound's row."""
+    held = sum(1 for k, d in enumerate(demand) if d for pattern in patterns if pattern[k])
+    return held + len(patterns)
 
 
 def _gpus(contents: Contents) -> int:

@@ -10,6 +10,7 @@ import streamlit as st
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import WorkloadKind
 from planner.output.export import sheets_bytes
+from planner.store import SavedHarvest
 from planner.time.demand import (
     CURVE_PRESETS,
     DAYS,
@@ -26,7 +27,7 @@ from planner.time.harvesting import (
     simulate_harvest,
     utilisation_by_hour,
 )
-from ui import components, planning, session
+from ui import components, planning, scenarios, session
 from ui import format as fmt
 
 OWN_SCHEDULE = "own-schedule"
@@ -63,7 +64,30 @@ curve_labels = {
     UPLOAD: "Upload a file of values",
     **{name: f"Preset: {name}" for name in CURVE_PRESETS},
 }
-defaults = HarvestSettings()
+RESOLUTIONS = [60, 15]
+"""Step lengths offered [min]."""
+kept = scenarios.harvest_page() or SavedHarvest(
+    given_pool=not has_desktops, curve=OWN_SCHEDULE if has_desktops else "vdi-office"
+)
+"""What the form starts from: the settings last simulated, or opened with a scenario."""
+for key, value in {
+    "harvest_pool_source": GIVEN_POOL if kept.given_pool else FROM_SCENARIO,
+    "harvest_pool_gpus": kept.pool_gpus,
+    "harvest_curve": kept.curve if kept.curve in curve_options else OWN_SCHEDULE,
+    "harvest_curve_text": kept.curve_values,
+    "harvest_backlog": kept.settings.backlog_gpu_hours_per_day,
+    "harvest_submit_hour": int(kept.settings.submit_hour),
+    "harvest_job_gpus": kept.settings.gpus_per_job,
+    "harvest_job_gpu_hours": kept.settings.gpu_hours_per_job,
+    "harvest_days": list(kept.settings.submit_days),
+    "harvest_checkpointing": kept.settings.checkpointing,
+    "harvest_resolution": (
+        kept.settings.resolution_minutes
+        if kept.settings.resolution_minutes in RESOLUTIONS
+        else RESOLUTIONS[0]
+    ),
+}.items():
+    st.session_state.setdefault(key, value)
 with st.form("harvest_form"):
     pool_col, curve_col = st.columns(2)
     pool_source = pool_col.radio(
@@ -73,20 +97,17 @@ with st.form("harvest_form"):
             FROM_SCENARIO: "The scenario's VDI desktops, as their vGPU plan places them",
             GIVEN_POOL: "A pool of GPUs I give, following the curve",
         }.__getitem__,
-        index=0 if has_desktops else 1,
         key="harvest_pool_source",
     )
     given_pool = pool_col.number_input(
         "Pool size [GPUs] (for a given pool)",
         min_value=1,
         max_value=100_000,
-        value=64,
         key="harvest_pool_gpus",
     )
     curve_choice = curve_col.selectbox(
         "Desktop demand over the week",
         options=curve_options,
-        index=curve_options.index(OWN_SCHEDULE if has_desktops else "vdi-office"),
         format_func=curve_labels.__getitem__,
         key="harvest_curve",
         help="Share of desktops active per hour. A given pool with its own schedule uses the "
@@ -106,7 +127,6 @@ with st.form("harvest_form"):
         "ML backlog [GPU-hours per day]",
         min_value=0.0,
         max_value=10_000_000.0,
-        value=defaults.backlog_gpu_hours_per_day,
         step=10.0,
         key="harvest_backlog",
     )
@@ -114,21 +134,18 @@ with st.form("harvest_form"):
         "Submitted at [hour of day]",
         min_value=0,
         max_value=23,
-        value=int(defaults.submit_hour),
         key="harvest_submit_hour",
     )
     gpus_per_job = cols[2].number_input(
         "GPUs per job",
         min_value=1,
         max_value=64,
-        value=defaults.gpus_per_job,
         key="harvest_job_gpus",
     )
     job_gpu_hours = cols[3].number_input(
         "Work per job [GPU-hours]",
         min_value=0.25,
         max_value=10_000.0,
-        value=defaults.gpu_hours_per_job,
         step=1.0,
         key="harvest_job_gpu_hours",
     )
@@ -136,23 +153,21 @@ with st.form("harvest_form"):
     submit_days = cols[0].multiselect(
         "Days that submit",
         options=list(range(7)),
-        default=list(defaults.submit_days),
         format_func=DAYS.__getitem__,
         key="harvest_days",
     )
     checkpointing = cols[1].checkbox(
         "Jobs checkpoint (lose nothing when suspended)",
-        value=defaults.checkpointing,
         key="harvest_checkpointing",
     )
     resolution = cols[2].radio(
         "Resolution",
-        options=[60, 15],
+        options=RESOLUTIONS,
         format_func=lambda m: f"{m} minutes",
         horizontal=True,
         key="harvest_resolution",
     )
-    st.form_submit_button(
+    simulated = st.form_submit_button(
         "Simulate", key="harvest_simulate", type="primary", icon=":material/play_arrow:"
     )
 
@@ -197,6 +212,20 @@ settings = HarvestSettings(
     submit_days=tuple(sorted(submit_days)),
     resolution_minutes=int(resolution),
 )
+on_form = SavedHarvest(
+    settings=settings,
+    given_pool=pool_source == GIVEN_POOL,
+    pool_gpus=int(given_pool),
+    # An uploaded file is kept as its values, so a reopened scenario shows them pasted.
+    curve=PASTE if curve_choice == UPLOAD else curve_choice,
+    curve_values=(
+        uploaded.getvalue().decode("utf-8", "replace")
+        if curve_choice == UPLOAD and uploaded is not None
+        else pasted
+    ),
+)
+if simulated and on_form != kept:
+    scenarios.keep_harvest_page(on_form)
 
 # --- One planner call -------------------------------------------------------------------------
 if pool_source == FROM_SCENARIO:
