@@ -171,3 +171,31 @@ def test_random_share_fits_are_feasible() -> None:
             )
         fit = fit_shares(requests, hosts, list(Shortfall)[n % 2])
         assert fit_problems(fit, requests, hosts) == []
+
+
+def _allocated(fit: ShareFit, requests: list[ShareRequest]) -> int:
+    by_name = {r.name: r for r in requests}
+    return sum(by_name[p.request].size_milli for p in fit.placements)
+
+
+def test_core_poor_hosts_take_the_pods_light_on_cores() -> None:
+    """Two 2-GPU hosts of 16 cores, more one-GPU pods than GPUs: two pods of 16 cores would each
+    strand a GPU without cores, so the four 4-core pods take all four GPUs."""
+    requests = [_whole(f"hungry{i}", 1, 16.0) for i in range(2)]
+    requests += [_whole(f"light{i}", 1, 4.0) for i in range(4)]
+    hosts = [host("a", "P100", 2, cpu_cores=16), host("b", "P100", 2, cpu_cores=16)]
+    fit = fit_shares(requests, hosts, Shortfall.GPU_CAPACITY)
+    assert _allocated(fit, requests) == 4 * FULL_MILLI
+    assert fit_problems(fit, requests, hosts) == []
+
+
+def test_work_free_to_go_anywhere_leaves_the_model_others_are_tied_to() -> None:
+    """An 8-GPU pod that may use any model goes to the G2 node, so the eight one-GPU pods tied
+    to V100 all fit on the V100 node listed first."""
+    requests = [_whole("any", 8)] + [_whole(f"tied{i}", 1, models=("V100",)) for i in range(8)]
+    hosts = [host("v", "V100", 8), host("g", "G2", 8)]
+    fit = fit_shares(requests, hosts, Shortfall.GPU_CAPACITY)
+    assert {p.request: p.host for p in fit.placements} == {
+        "any": "g",
+        **{f"tied{i}": "v" for i in range(8)},
+    }

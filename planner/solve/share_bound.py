@@ -1,19 +1,21 @@
 """The most GPU capacity any fit of share requests can allocate on a set of hosts: an upper bound.
 
-A linear relaxation that ignores host cores and RAM and which host of a model a pod takes, but
-keeps what decides GPU fragmentation:
+A linear relaxation over groups of identical hosts (same model, GPUs, cores and RAM) that
+ignores which host of a group a pod takes, but keeps what decides GPU fragmentation:
 
-- ``w[c, m]`` pods of whole-GPU class ``c`` (``k_c`` GPUs, allowed models ``A_c``) on model
-  ``m``: ``Σ_m w[c, m] ≤ n_c``; pods of ``k`` GPUs or more need hosts with at least ``k`` GPUs,
-  so for every ``K``, ``Σ_{c: k_c ≥ K} k_c w[c, m] ≤`` GPUs of model ``m`` on hosts with at least
-  ``K`` GPUs.
+- ``w[c, g]`` pods of whole-GPU class ``c`` (``k_c`` GPUs, allowed models ``A_c``) on group
+  ``g``, only where the group's model is allowed and its hosts have at least ``k_c`` GPUs:
+  ``Σ_g w[c, g] ≤ n_c``.
 - ``y[p, m]`` GPUs of model ``m`` filled with pattern ``p``, a multiset of share sizes whose
-  compute and memory each sum to at most one GPU; ``x[s, A, m]`` shares of size ``s`` with model
-  list ``A`` on ``m``: ``Σ_A x[s, A, m] ≤ Σ_p y[p, m] p_s`` and ``Σ_m x[s, A, m] ≤ n_{s, A}``.
-- Each model's GPUs: ``Σ_c k_c w[c, m] + Σ_p y[p, m] ≤ G_m``; the cores and RAM of the pods
-  on a model's GPUs fit the cores and RAM of that model's hosts together.
+  compute and memory each sum to at most one GPU; ``z[g]`` GPUs of group ``g`` given to shares,
+  ``Σ_p y[p, m] ≤ Σ_{g of m} z[g]``; ``x[s, A, g]`` shares of size ``s`` with model list ``A``
+  on ``g``: ``Σ_{A, g of m} x[s, A, g] ≤ Σ_p y[p, m] p_s``, ``Σ_g x[s, A, g] ≤ n_{s, A}``, and
+  the shares on a group hold at most its share GPUs' compute and memory (``Σ compute_s x ≤
+  1000 z[g]``, the same for memory).
+- Each group's GPUs: ``Σ_c k_c w[c, g] + z[g] ≤ G_g``; the cores and RAM of the pods on a
+  group fit its hosts' cores and RAM together.
 
-Maximise ``Σ k_c w[c, m] + Σ compute_s x[s, A, m]`` [thousandths of a GPU]. Every fit gives a
+Maximise ``Σ k_c w[c, g] + Σ compute_s x[s, A, g]`` [thousandths of a GPU]. Every fit gives a
 point of this polytope with that value, so the LP optimum bounds every fit, also when whole-GPU
 demand exceeds the cluster. When share sizes allow too many patterns the pattern rows are
 replaced by their volume (``Σ compute ≤`` GPUs given to shares), a looser but still valid bound.
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.sparse import coo_array
 
 from planner.inputs.inventory import Host
 from planner.solve.shares import FULL_MILLI, ShareRequest
@@ -62,7 +65,7 @@ def _patterns(sizes: Sequence[_Size], counts: Sequence[int]) -> list[tuple[int, 
 
 
 class _Columns:
-    """LP columns with their objective and rows, built up by name (sparse, then dense)."""
+    """LP columns with their objective and rows, built up by name, solved as a sparse LP."""
 
     def __init__(self) -> None:
         self.value: list[float] = []
@@ -75,12 +78,22 @@ class _Columns:
         self.entries.extend((row, column, coefficient) for row, coefficient in rows.items())
 
     def solve(self) -> float:
+        if not self.value:
+            return 0.0
         names = sorted(self.limits)
         index = {name: i for i, name in enumerate(names)}
-        matrix = np.zeros((len(names), len(self.value)))
-        for row, column, coefficient in self.entries:
-            matrix[index[row], column] += coefficient
-        result = linprog(
+        matrix = coo_array(
+            (
+                [coefficient for _, _, coefficient in self.entries],
+                (
+                    [index[row] for row, _, _ in self.entries],
+                    [column for _, column, _ in self.entries],
+                ),
+            ),
+            shape=(len(names), len(self.value)),
+        ).tocsr()
+        # HiGHS reads sparse rows; the scipy stubs list dense arrays only.
+        result = linprog(  # type: ignore[call-overload]
             -np.array(self.value),
             A_ub=matrix,
             b_ub=np.array([self.limits[n] for n in names]),
@@ -94,29 +107,38 @@ class _Columns:
 
 def allocation_upper_bound(requests: Sequence[ShareRequest], hosts: Sequence[Host]) -> float:
     """No fit of ``requests`` on ``hosts`` allocates more GPU capacity than this [GPUs]."""
-    gpus_by_model: dict[str, int] = {}
-    for h in hosts:
-        gpus_by_model[h.gpu_model] = gpus_by_model.get(h.gpu_model, 0) + h.gpus
-    models = sorted(m for m, n in gpus_by_model.items() if n > 0)
+    groups = _groups(hosts)
     lp = _Columns()
-    for m in models:
-        lp.limits[f"gpus {m}"] = gpus_by_model[m]
-        lp.limits[f"cores {m}"] = sum(h.cpu_cores for h in hosts if h.gpu_model == m)
-        lp.limits[f"ram {m}"] = sum(h.ram_gib for h in hosts if h.gpu_model == m)
-        for k in sorted({r.gpus for r in requests if r.gpus > 1}):
-            lp.limits[f"gpus {m} on hosts of {k}+"] = sum(
-                h.gpus for h in hosts if h.gpu_model == m and h.gpus >= k
-            )
-    _whole_columns(lp, requests, models)
-    _share_columns(lp, requests, models)
+    for n, (_, gpus, cores, ram, count) in enumerate(groups):
+        lp.limits[f"gpus {n}"] = gpus * count
+        lp.limits[f"cores {n}"] = cores * count
+        lp.limits[f"ram {n}"] = ram * count
+    _whole_columns(lp, requests, groups)
+    _share_columns(lp, requests, groups)
     return lp.solve() / FULL_MILLI
 
 
-def _allowed(models: Sequence[str], names: tuple[str, ...]) -> list[str]:
-    return [m for m in models if not names or m in names]
+_Group = tuple[str, int, float, float, int]
+"""Identical hosts: (model, GPUs, cores, RAM [GiB], how many)."""
 
 
-def _whole_columns(lp: _Columns, requests: Sequence[ShareRequest], models: Sequence[str]) -> None:
+def _groups(hosts: Sequence[Host]) -> list[_Group]:
+    counts: dict[tuple[str, int, float, float], int] = {}
+    for h in hosts:
+        if h.gpus > 0:
+            key = (h.gpu_model, h.gpus, h.cpu_cores, h.ram_gib)
+            counts[key] = counts.get(key, 0) + 1
+    return [(*key, count) for key, count in sorted(counts.items())]
+
+
+def _allowed(groups: Sequence[_Group], names: tuple[str, ...], gpus: int = 1) -> list[int]:
+    """Groups of an allowed model whose hosts each have at least ``gpus`` GPUs."""
+    return [n for n, g in enumerate(groups) if (not names or g[0] in names) and g[1] >= gpus]
+
+
+def _whole_columns(
+    lp: _Columns, requests: Sequence[ShareRequest], groups: Sequence[_Group]
+) -> None:
     classes: dict[tuple[int, tuple[str, ...], float, float], int] = {}
     for r in requests:
         if r.gpus:
@@ -124,57 +146,63 @@ def _whole_columns(lp: _Columns, requests: Sequence[ShareRequest], models: Seque
             classes[key] = classes.get(key, 0) + 1
     for n, ((k, names, cores, ram), count) in enumerate(sorted(classes.items())):
         lp.limits[f"whole {n}"] = count
-        for m in _allowed(models, names):
-            rows = {f"whole {n}": 1.0, f"gpus {m}": float(k), f"cores {m}": cores, f"ram {m}": ram}
-            for j in range(2, k + 1):
-                if f"gpus {m} on hosts of {j}+" in lp.limits:
-                    rows[f"gpus {m} on hosts of {j}+"] = float(k)
+        for g in _allowed(groups, names, k):
+            # Pods of the class on hosts of group g: its GPUs, cores and RAM.
+            rows = {f"whole {n}": 1.0, f"gpus {g}": float(k), f"cores {g}": cores, f"ram {g}": ram}
             lp.add(k * FULL_MILLI, rows)
 
 
-def _share_columns(lp: _Columns, requests: Sequence[ShareRequest], models: Sequence[str]) -> None:
+def _share_columns(
+    lp: _Columns, requests: Sequence[ShareRequest], groups: Sequence[_Group]
+) -> None:
     classes: dict[tuple[_Size, tuple[str, ...], float, float], int] = {}
     for r in requests:
         if not r.gpus and r.uses_gpu:
             key = ((r.compute_milli, r.memory_milli), r.gpu_models, r.cpu_cores, r.ram_gib)
             classes[key] = classes.get(key, 0) + 1
     by_pattern: dict[str, bool] = {}
-    for m in models:
+    for model in sorted({g[0] for g in groups}):
         counts: dict[_Size, int] = {}
         for (size, names, _, _), count in classes.items():
-            if not names or m in names:
+            if not names or model in names:
                 counts[size] = counts.get(size, 0) + count
         if counts:
-            by_pattern[m] = _pattern_columns(lp, m, counts)
+            by_pattern[model] = _pattern_columns(lp, model, counts)
+    for g, (model, *_rest) in enumerate(groups):
+        if model in by_pattern:
+            # GPUs of group g given to shares hold at most their compute and memory.
+            lp.limits[f"compute {g}"] = 0.0
+            lp.limits[f"memory {g}"] = 0.0
+            rows = {f"gpus {g}": 1.0, f"compute {g}": -FULL_MILLI, f"memory {g}": -FULL_MILLI}
+            rows[f"pattern gpus {model}"] = -1.0
+            lp.add(0.0, rows)
     for n, ((size, names, cores, ram), count) in enumerate(sorted(classes.items())):
         lp.limits[f"shares {n}"] = count
-        for m in _allowed(models, names):
-            # Each share needs room in a pattern of its size, or volume on the GPUs for shares.
-            room = f"size {size} on {m}" if by_pattern[m] else f"volume {m}"
-            lp.add(
-                size[0],
-                {
-                    f"shares {n}": 1.0,
-                    room: 1.0 if by_pattern[m] else max(size),
-                    f"cores {m}": cores,
-                    f"ram {m}": ram,
-                },
-            )
+        for g in _allowed(groups, names):
+            model = groups[g][0]
+            # Each share needs room in a pattern of its size, or volume on its model's GPUs.
+            room = f"size {size} on {model}" if by_pattern[model] else f"volume {model}"
+            rows = {f"shares {n}": 1.0, room: 1.0 if by_pattern[model] else max(size)}
+            rows |= {f"compute {g}": size[0], f"memory {g}": size[1]}
+            rows |= {f"cores {g}": cores, f"ram {g}": ram}
+            lp.add(size[0], rows)
 
 
 def _pattern_columns(lp: _Columns, model: str, counts: dict[_Size, int]) -> bool:
-    """One column per one-GPU pattern of ``model``; with too many patterns, one column of GPUs
-    given to shares and a volume row. True when patterns were used."""
+    """One column per one-GPU pattern of ``model``, each taking one of the GPUs the model's
+    groups give to shares; with too many patterns, a volume row on those GPUs instead. True
+    when patterns were used."""
     sizes = sorted(counts, reverse=True)
     patterns = _patterns(sizes, [counts[s] for s in sizes])
+    lp.limits[f"pattern gpus {model}"] = 0.0
     if patterns is None:
         lp.limits[f"volume {model}"] = 0.0
-        lp.add(0.0, {f"gpus {model}": 1.0, f"volume {model}": -float(FULL_MILLI)})
+        lp.add(0.0, {f"pattern gpus {model}": 1.0, f"volume {model}": -float(FULL_MILLI)})
         return False
     for size in sizes:
         lp.limits[f"size {size} on {model}"] = 0.0
     for pattern in patterns:
         rows = {f"size {s} on {model}": -float(c) for s, c in zip(sizes, pattern, strict=True) if c}
-        rows[f"gpus {model}"] = 1.0
+        rows[f"pattern gpus {model}"] = 1.0
         lp.add(0.0, rows)
     return True
