@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.fleets import host
 from planner.assumptions import Shortfall
 from planner.inputs.inventory import Host
 from planner.solve.share_bound import allocation_upper_bound
 from planner.solve.shares import FULL_MILLI, ShareRequest, fit_shares
+from tests.builders import host
 from tests.test_shares import fit_problems
 
 MODELS = ("T4", "G2")
