@@ -28,7 +28,7 @@ from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.output.export import workbook_bytes
-from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.output.report import ScenarioPlan, plan_scenario, size_cluster, with_recommended
 from planner.scenario import Scenario
 from planner.time.harvesting import plan_harvest_tables
 from ui.session import InputFile, Question, QuestionKind, ScenarioInputs
@@ -43,6 +43,7 @@ __all__ = [
     "own_models",
     "problems_frame",
     "scenario_plan",
+    "single_plans",
     "unusable",
     "with_mig_clusters",
     "workbook",
@@ -157,16 +158,25 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
-    """The plan of every sharing method for the committed inputs and question (cached)."""
+def single_plans(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
+    """The plan of each single sharing method for the committed inputs and question (cached),
+    without the recommended mix: a second or so on the sample, where the mix takes several, so
+    pages show these figures first."""
     scenario = build_scenario(inputs).scenario
     if asked.kind is QuestionKind.SIZE:
         if asked.catalog_servers:
-            return size_cluster(scenario, asked.catalog_servers)
+            return size_cluster(scenario, asked.catalog_servers, recommended=False)
         if asked.server is None:
             raise PlanningError("choose a server type to size a cluster")
-        return size_cluster(scenario, asked.server)
-    return plan_scenario(scenario)
+        return size_cluster(scenario, asked.server, recommended=False)
+    return plan_scenario(scenario, recommended=False)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
+    """The plan of every sharing method and the recommended mix of them, first, for the
+    committed inputs and question (cached)."""
+    return with_recommended(single_plans(inputs, asked))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -46,6 +46,7 @@ __all__ = [
     "size_cluster",
     "slowdown_frame",
     "utilisation_frame",
+    "with_recommended",
 ]
 
 Question = Literal["fit", "size"]
@@ -116,12 +117,7 @@ def plan_scenario(
     solver (within its limits), False only the heuristic, None decides by size.
     """
     singles = assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))
-    if not recommended:
-        return singles
-    best = recommend_plan(scenario, singles.results)
-    if best is None:
-        return singles
-    return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
+    return with_recommended(singles) if recommended else singles
 
 
 def size_cluster(
@@ -147,9 +143,17 @@ def size_cluster(
     singles = ScenarioPlan(
         scenario=sized, question="size", server=servers[0], results=results, servers=servers
     )
-    if not recommended:
-        return singles
-    best = recommend_plan(sized, singles.results, servers=servers)
+    return with_recommended(singles) if recommended else singles
+
+
+def with_recommended(singles: ScenarioPlan) -> ScenarioPlan:
+    """``singles`` (the single-method plans of a comparison) with the recommended plan that
+    mixes them put first; unchanged when there is nothing to plan on.
+
+    ``plan_scenario`` and ``size_cluster`` call it last; a caller that shows the single-method
+    plans while the mix is still being solved calls it itself.
+    """
+    best = recommend_plan(singles.scenario, singles.results, servers=singles.servers)
     if best is None:
         return singles
     return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)

@@ -119,28 +119,30 @@ if skipped is not None:
         "with its fix, and so does the workbook's Input problems sheet.",
         icon=":material/warning:",
     )
+# The recommended plan leads the page, but it is solved last: the single methods' cards below
+# show first, since the mix takes several seconds more.
+recommended_slot = st.container()
+st.subheader("Every plan side by side")
 nodes, limit = DEFAULT_LIMITS.node_limit, inputs.assumptions.time_limit_s
-with st.spinner(
-    f"Packing every method (exact solves stop after {nodes:,} search nodes or {limit:g} s each)…"
-):
-    plan = planning.guarded(
-        lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
-    )
+st.caption(
+    f"Exact solves stop after {nodes:,} search nodes or {limit:g} s each; the Solve row below "
+    "says which plans are proven optimal."
+)
+plan = components.plan_with_headline(inputs, asked, mixing_slot=recommended_slot)
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
 if plan.recommended is not None:
-    st.subheader("Recommended plan")
-    components.recommended_section(plan.recommended)
-    served = tables.methods_by_class(plan.recommended)
-    # An explicit height: with "content" the bars of many classes squeeze into each other.
-    st.altair_chart(
-        charts.methods_by_class_chart(served),
-        width="stretch",
-        height=charts.methods_by_class_height_px(served),
-        key="compare_methods_by_class_chart",
-    )
-st.subheader("Every plan side by side")
-components.headline(plan)
+    with recommended_slot:
+        st.subheader("Recommended plan")
+        components.recommended_section(plan.recommended)
+        served = tables.methods_by_class(plan.recommended)
+        # An explicit height: with "content" the bars of many classes squeeze into each other.
+        st.altair_chart(
+            charts.methods_by_class_chart(served),
+            width="stretch",
+            height=charts.methods_by_class_height_px(served),
+            key="compare_methods_by_class_chart",
+        )
 
 st.subheader("Key figures")
 components.table(tables.key_figures(plan, comparison), key="compare_key_figures", max_rows=None)
