@@ -201,7 +201,7 @@ def headline(
     wins the badge by leaving work out; not while the mix is still being solved.
     """
     before = {r.plan.name: r for r in previous.results} if previous is not None else {}
-    cards = st.columns(len(plan.results) + (1 if mixing else 0))
+    cards = _card_grid(len(plan.results) + (1 if mixing else 0))
     if mixing:
         with cards[0].container(border=True, key=f"{key_prefix}_recommended"):
             st.markdown("**Recommended plan**")
@@ -259,6 +259,18 @@ def _plan_before(
     except Exception:
         _LOG.warning("the plan before the last Apply could not be made", exc_info=True)
         return None
+
+
+CARDS_PER_ROW = 5
+"""Plan cards side by side at most; more and a card's figures are cut short at 1,280 px."""
+
+
+def _card_grid(cards: int) -> list[DeltaGenerator]:
+    """``cards`` equal columns, in rows of at most ``CARDS_PER_ROW``, in reading order."""
+    grid: list[DeltaGenerator] = []
+    for first in range(0, cards, CARDS_PER_ROW):
+        grid.extend(st.columns(CARDS_PER_ROW)[: min(CARDS_PER_ROW, cards - first)])
+    return grid
 
 
 def _lowest_cost_for_most_work(plan: ScenarioPlan) -> set[str]:

@@ -11,7 +11,6 @@ from planner.output.report import comparison_frame
 from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
-CHART_HEIGHT_PX = 300
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
     "gpus_per_host": "GPUs per server",
@@ -153,19 +152,19 @@ chart_cols = st.columns(3)
 chart_cols[0].altair_chart(
     charts.cost_chart(tables.cost_long(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_cost_chart",
 )
 chart_cols[1].altair_chart(
     charts.utilisation_chart(tables.utilisation_long(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_utilisation_chart",
 )
 chart_cols[2].altair_chart(
     charts.gpus_vs_bound_chart(tables.bound_frame(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_bound_chart",
 )
 
