@@ -108,13 +108,18 @@ _COMPONENT_COLOURS = alt.Scale(
 
 PLAN_ROW_PX = 26
 """Height of one plan's row in the comparison charts [px]; less and Vega drops axis labels."""
-COMPARISON_FRAME_PX = 130
-"""Pixels a comparison chart needs around its plot: title, axis, a two-row legend."""
+COMPARISON_FRAME_PX = 180
+"""Pixels a comparison chart needs around its plot: title, axis, a legend of four lines."""
 
 
 def _plans_axis() -> alt.Y:
     """The plan axis of the comparison charts: every plan, in order, named in full."""
-    return alt.Y("method:N", sort=METHOD_ORDER, title=None, axis=alt.Axis(labelLimit=0))
+    return alt.Y(
+        "method:N",
+        sort=METHOD_ORDER,
+        title=None,
+        axis=alt.Axis(labelLimit=0, labelOverlap=False),
+    )
 
 
 def _plans_height_px(frame: pd.DataFrame) -> int:
@@ -151,8 +156,8 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "component:N",
                 scale=_COMPONENT_COLOURS,
-                # Two columns and no label limit: every component named in full at 1,280 px.
-                legend=alt.Legend(orient="bottom", title=None, columns=2, labelLimit=0),
+                # One per line: a legend row wider than the chart's column is cut at its edge.
+                legend=alt.Legend(orient="bottom", title=None, direction="vertical", labelLimit=0),
             ),
             order=alt.Order("component:N"),
             tooltip=[
@@ -187,7 +192,7 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "measure:N",
                 scale=alt.Scale(domain=["memory", "compute"], range=["#4c78a8", "#e45756"]),
-                legend=alt.Legend(orient="bottom", title=None, labelLimit=0),
+                legend=alt.Legend(orient="bottom", title=None, direction="vertical", labelLimit=0),
             ),
             tooltip=[
                 alt.Tooltip("method:N"),
@@ -233,13 +238,19 @@ def methods_by_class_chart(frame: pd.DataFrame) -> alt.Chart:
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            y=alt.Y("workload:N", title=None, sort=None),
+            y=alt.Y("workload:N", title=None, sort=None, axis=alt.Axis(labelOverlap=False)),
             x=alt.X("instances:Q", title="instances"),
             color=alt.Color(
                 "method:N",
                 title="method",
                 scale=METHOD_COLOURS,
-                legend=alt.Legend(orient="bottom", labelLimit=0, columns=4),
+                # The scale holds every plan; the legend lists the methods in this chart.
+                legend=alt.Legend(
+                    orient="bottom",
+                    labelLimit=0,
+                    columns=4,
+                    values=[m for m in METHOD_COLOURS.domain if m in set(frame["method"])],
+                ),
             ),
             order=alt.Order("method:N"),
             tooltip=[
@@ -262,7 +273,9 @@ CLASS_ROW_PX = 22
 
 def methods_by_class_height_px(frame: pd.DataFrame) -> int:
     """Pixels the methods-by-class chart needs on screen: its bars plus title, axis, legend."""
-    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 130
+    methods = frame["method"].nunique()
+    # Title, axis, the legend's title and one line per four methods.
+    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 120 + 22 * -(-methods // 4)
 
 
 def placement_layout(
