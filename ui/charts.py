@@ -185,7 +185,7 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
             yOffset=alt.YOffset("measure:N"),
             x=alt.X(
                 "share:Q",
-                title="share of the GPUs used",
+                title="share used",
                 axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1]),
             ),
