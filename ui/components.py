@@ -307,8 +307,8 @@ def _plan_card(result: MethodResult, before: MethodResult | None, *, lowest_cost
         help=definitions.define("Annual cost"),
     )
     st.caption(
-        f"on {fmt.count(m.hosts_used)} hosts · {fmt.usd(cost.usd_per_instance_year)} per "
-        "placed instance"
+        f"on {fmt.count(m.hosts_used)} hosts · {fmt.usd(cost.usd_per_instance_year)} a year "
+        "per instance served"
     )
     placed = f"{fmt.count(m.instances_placed)} placed"
     if m.instances_not_placed:
