@@ -95,7 +95,9 @@ def scenario_sidebar() -> None:
         if inputs.own_gpus is not None:
             _own_gpus_sidebar(inputs.own_gpus)
         asked = session.question()
-        if asked.kind is session.QuestionKind.SIZE and asked.server is not None:
+        if asked.kind is session.QuestionKind.ADD:
+            st.caption(":material/add_box: Sizing what to buy on top of this inventory")
+        elif asked.kind is session.QuestionKind.SIZE and asked.server is not None:
             st.caption(
                 f":material/add_box: Sizing a cluster of {asked.server.gpus}× "
                 f"{asked.server.gpu_model} servers"
@@ -233,6 +235,11 @@ def plan_with_headline(
             lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
         )
         singles_before = _plan_before(planning.single_plans, before, asked)
+    if singles.recommended is not None:
+        # Adding to the inventory solves what to buy with its single plans: the plan is whole.
+        with cards.container():
+            headline(singles, previous=singles_before)
+        return singles
     with cards.container():
         headline(singles, previous=singles_before, mixing=True, key_prefix="early_headline")
     with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):

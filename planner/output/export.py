@@ -188,7 +188,7 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
     question = (
         "fit the workloads into the inventory"
         if plan.question == "fit"
-        else "size a cluster of "
+        else ("add to the inventory " if plan.question == "add" else "size a cluster of ")
         + " or ".join(
             f"{s.label} servers ({s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM)"
             for s in (plan.servers or ((plan.server,) if plan.server else ()))
@@ -217,6 +217,7 @@ def _recommended_sheet(book: Workbook, recommended: RecommendedPlan) -> None:
             result.metrics.lower_bound_gpus,
         ),
         ("status", result.plan.status.value),
+        *recommended.purchase_facts(),
     ]
     for reference in (recommended.today, recommended.best_single):
         if reference is not None:
