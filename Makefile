@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) bench/methods.py
 	$(PY) bench/harvesting.py
 	$(PY) bench/dashboard.py
+	$(PY) bench/coldstart.py
 	$(PY) bench/report.py
 
 clean:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import components, scenarios
-
 st.set_page_config(
     page_title="GPU Share Planner",
     page_icon=":material/memory:",
@@ -35,6 +33,10 @@ PAGES: dict[str, list[st.Page]] = {
 }
 
 page = st.navigation(PAGES)
+# The navigation reaches the browser before the planner (pandas, SciPy, Altair: seconds on a cold
+# server) is imported, so the first paint does not wait for it.
+from ui import components, scenarios  # noqa: E402
+
 scenarios.follow_url()
 components.scenario_sidebar()
 scenarios.scenario_sidebar()

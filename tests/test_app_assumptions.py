@@ -230,3 +230,35 @@ def test_kubernetes_settings_are_applied_and_the_licence_charged() -> None:
     gpus = len(sliced.plan.gpu_configs)
     assert gpus > 0
     assert sliced.cost.licences_usd_per_year == pytest.approx(gpus * given.licence_usd_per_gpu_year)
+
+
+def test_an_applied_change_shows_on_each_card_against_the_assumptions_before() -> None:
+    """After Apply, each plan's card shows how its GPUs and annual cost changed against the
+    assumptions applied before: the planner's own difference, with its sign and unit."""
+    at = _assumptions_page()
+    before = planning.scenario_plan(_committed(at), session.Question())
+    at.number_input(key="assumptions_power_usd_per_kwh").set_value(0.25)
+    at.button(key="assumptions_apply").click().run()
+    assert not at.exception
+    after = planning.scenario_plan(_committed(at), session.Question())
+    assert len(after.results) == len(before.results)
+    for old, new in zip(before.results, after.results, strict=True):
+        card = at.get_by_key(f"headline_{new.plan.name}")
+        cost = next(m for m in card.metric if m.label == "Annual cost")
+        saving = new.cost.total_usd_per_year - old.cost.total_usd_per_year
+        # AppTest reads a metric without a delta as "".
+        assert (cost.delta or None) == fmt.usd_change(saving, per="year")
+        assert str(cost.delta).startswith("+$")
+        gpus = next(m for m in card.metric if m.label == "GPUs used")
+        used = new.metrics.gpus_used - old.metrics.gpus_used
+        assert (gpus.delta or None) == fmt.change(used, unit="GPUs")
+
+
+def test_before_any_apply_the_cards_show_no_change() -> None:
+    """Opening the page shows figures only: there is nothing to compare them with yet."""
+    at = _assumptions_page()
+    plan = planning.scenario_plan(_committed(at), session.Question())
+    for result in plan.results:
+        card = at.get_by_key(f"headline_{result.plan.name}")
+        assert [m.label for m in card.metric] == ["GPUs used", "Annual cost"]
+        assert [m.delta for m in card.metric] == ["", ""]

@@ -121,7 +121,7 @@ def test_placement_chart_has_one_row_per_gpu() -> None:
         MEMORY,
         SLICES,
     )
-    spec = charts.placement_chart(layout).to_dict()
+    spec = charts.placement_chart(layout, charts.workload_colours(["v"])).to_dict()
     assert spec["height"] == charts.GPU_ROW_PX * 10
     assert spec["layer"][0]["encoding"]["y"]["sort"] == [f"h · GPU {i}" for i in range(10)]
 

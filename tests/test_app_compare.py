@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from planner.methods.registry import Method
-from ui import planning, session
+from ui import definitions, planning, session
 
 TIMEOUT_S = 180
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -43,7 +45,7 @@ def test_opens_on_the_sample_comparison_of_all_four_methods() -> None:
     for method in Method:
         assert f"**{method.label}**" in text
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
-    assert list(figures.columns) == ["Recommended plan", *(m.label for m in Method)]
+    assert list(figures.columns) == ["Recommended plan", *(m.label for m in Method), "definition"]
     assert "Annual cost" in figures.index
     assert "GPUs used / lower bound" in figures.index
     assert len(at.get("vega_lite_chart")) == 4
@@ -173,8 +175,9 @@ def test_an_all_infeasible_mix_lists_what_was_not_placed() -> None:
     at.run()
     assert not at.exception
     figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
-    assert set(figures.loc["Instances placed"]) == {"0"}
-    assert set(figures.loc["Not placed"]) == {"2"}
+    plans = figures.drop(columns="definition")
+    assert set(plans.loc["Instances placed"]) == {"0"}
+    assert set(plans.loc["Not placed"]) == {"2"}
     decisions = at.get_by_key("compare_decisions").dataframe[0].value.set_index("Workload class")
     assert decisions.loc["giant", "Method"] == ""
     assert decisions.loc["giant", "Why"].startswith("No method can serve it")
@@ -243,3 +246,57 @@ def test_adding_to_my_inventory_with_headroom_says_what_to_buy_on_top() -> None:
     facts = at.get_by_key("compare_purchase").dataframe[0].value.set_index("figure")
     assert facts.loc["buy l40s-4 (4× L40S)", "value"].startswith("3 at $")
     assert "1 of them kept idle for failover" in facts.loc["buy l40s-4 (4× L40S)", "value"]
+
+
+def test_every_key_figure_says_what_it_means() -> None:
+    """Each figure on a plan card carries its definition as help, and each row of the key
+    figures table has its definition beside it."""
+    at = _app().run()
+    assert not at.exception
+    assert len(at.metric) >= 2 * len(Method)
+    for metric in at.metric:
+        # Labels may name more ("Against the best single method (Passthrough)").
+        figure = next((f for f in definitions.FIGURES if metric.label.startswith(f)), None)
+        assert figure is not None, f"no definition for {metric.label!r}"
+        assert metric.proto.help.startswith(definitions.FIGURES[figure]), metric.label
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value
+    for figure, meaning in zip(figures["figure"], figures["definition"], strict=True):
+        assert meaning == definitions.FIGURES[figure]
+        assert len(meaning) > 20
+
+
+_FIRST_PAINT_PROBE = """
+import sys
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+navigate = st.navigation
+
+
+def record(*args, **kwargs):
+    loaded = sorted(m for m in sys.modules if m == "planner" or m.startswith(("planner.", "ui.")))
+    print("LOADED-AT-NAVIGATION", len(loaded), ",".join(loaded[:5]))
+    raise SystemExit(0)
+
+
+st.navigation = record
+AppTest.from_file(sys.argv[1], default_timeout=60).run()
+"""
+
+
+def test_the_navigation_is_sent_before_the_planner_is_imported(tmp_path: Path) -> None:
+    """Cold start: the entry script shows its pages before importing the planner (pandas, SciPy,
+    Altair take seconds on a cold server), so the browser paints the app at once."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(_FIRST_PAINT_PROBE)
+    done = subprocess.run(
+        [sys.executable, str(probe), APP],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(APP).parent,
+        check=False,
+    )
+    line = next((x for x in done.stdout.splitlines() if x.startswith("LOADED-AT-NAVIGATION")), None)
+    assert line is not None, done.stdout + done.stderr
+    assert line.split()[1] == "0", f"imported before the navigation: {line}"

@@ -6,6 +6,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -15,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 from planner.inputs.presets import PRESETS
 from planner.time.demand import HOURS_PER_WEEK
 from planner.time.harvesting import HarvestSettings, harvest_scenario
+from ui import charts, planning, session
 from ui import format as fmt
-from ui import planning, session
 
 PAGE = str(Path(__file__).resolve().parent.parent / "ui" / "pages" / "harvesting.py")
 TIMEOUT_S = 60
@@ -55,7 +56,9 @@ def metric(at: AppTest, label: str) -> str:
 
 def chart_data(at: AppTest, title: str) -> list[dict[str, object]]:
     """The rows behind the chart titled ``title`` (AppTest does not expose chart keys)."""
-    chart = next(c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec)["title"] == title)
+    chart = next(
+        c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec).get("title") == title
+    )
     table = pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all()
     return table.to_pylist()
 
@@ -225,3 +228,39 @@ def test_restarts_show_the_work_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     assert expected.lost_gpu_hours_per_week > 0, "the case must really interrupt jobs"
     lost = next(m for m in at.metric if m.label.startswith("Harvested [GPU-h/week]")).delta
     assert lost == f"{fmt.count(expected.lost_gpu_hours_per_week)} GPU-h lost to restarts"
+
+
+def _spec(at: AppTest, title: str) -> dict[str, Any]:
+    chart = next(
+        c for c in at.get("vega_lite_chart") if json.loads(c.proto.spec).get("title") == title
+    )
+    spec: dict[str, Any] = json.loads(chart.proto.spec)
+    return spec
+
+
+def test_the_backlog_chart_draws_its_peaks_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backlog axis reaches beyond the highest backlog of the week, so no peak is cut."""
+    at = page(monkeypatch).run()
+    title = "ML backlog waiting or running"
+    peak = max(float(row["backlog_gpu_hours"]) for row in chart_data(at, title))
+    assert peak > 0
+    low, high = _spec(at, title)["encoding"]["y"]["scale"]["domain"]
+    assert low == 0
+    assert high >= peak * 1.05
+
+
+def test_each_workload_class_has_its_own_colour_on_the_demand_chart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sample's 15 classes get 15 different colours, the same as on the placement maps."""
+    monkeypatch.setattr(session, "scenario_inputs", session.sample_inputs)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT_S).run()
+    assert not at.exception
+    scale = _spec(at, "GPU demand per workload class over the week")["encoding"]["color"]["scale"]
+    classes = sorted(
+        w.name for w in planning.build_scenario(session.sample_inputs()).scenario.workloads
+    )
+    assert len(classes) == 15
+    assert scale["domain"] == classes
+    assert len(set(scale["range"])) == len(classes)
+    assert scale == charts.workload_colours(classes).to_dict()

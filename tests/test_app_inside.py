@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -88,3 +89,33 @@ def test_the_recommended_plan_opens_first_and_names_each_gpus_role() -> None:
     for _, row in rows.drop_duplicates("gpu").iterrows():
         role = recommended.role((row["host"], int(row["gpu_index"])))
         assert row["gpu"].endswith(f" · {labels[role.value]}")
+
+
+def _workload_colours(at: AppTest) -> dict[str, str]:
+    """Workload class -> colour, as the placement map's colour scale sets it."""
+    spec = json.loads(next(c for c in at.get("vega_lite_chart")).proto.spec)
+    scales = [
+        layer["encoding"]["color"]["scale"]
+        for layer in spec["layer"]
+        if layer.get("encoding", {}).get("color", {}).get("field") == "workload"
+    ]
+    assert len(scales) == 1
+    return dict(zip(scales[0]["domain"], scales[0]["range"], strict=True))
+
+
+def test_a_workload_keeps_its_colour_on_every_placement_map() -> None:
+    """Each class has one colour, the same on every method's map, and no two of the sample's
+    classes share one, whichever classes a map happens to hold."""
+    at = _inside_page()
+    classes = sorted(
+        w.name for w in planning.build_scenario(session.sample_inputs()).scenario.workloads
+    )
+    seen = []
+    for method in (Method.VGPU, Method.REMOTE_POOL, Method.PASSTHROUGH):
+        at.button_group(key="inside_method").set_value(method).run()
+        assert not at.exception
+        colours = _workload_colours(at)
+        assert sorted(colours) == classes
+        assert len(set(colours.values())) == len(classes)
+        seen.append(colours)
+    assert seen[0] == seen[1] == seen[2]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import altair as alt
 import pandas as pd
@@ -10,15 +10,22 @@ import pandas as pd
 from planner.methods.registry import METHODS
 
 __all__ = [
+    "LEFT_OUT",
+    "METHOD_COLOURS",
     "METHOD_ORDER",
+    "PLAN_PALETTE",
+    "WORKLOAD_PALETTE",
+    "comparison_chart_height_px",
     "cost_chart",
     "gpus_vs_bound_chart",
     "methods_by_class_chart",
     "methods_by_class_height_px",
+    "peak_scale",
     "placement_chart",
     "placement_chart_height_px",
     "placement_layout",
     "utilisation_chart",
+    "workload_colours",
 ]
 
 METHOD_ORDER = ["Recommended plan", *(rules.label for rules in METHODS.values())]
@@ -27,10 +34,112 @@ METHOD_ORDER = ["Recommended plan", *(rules.label for rules in METHODS.values())
 GPU_ROW_PX = 28
 """Height of one GPU's bar row in the placement map [px]; less and the GPU labels drop out."""
 
+LEFT_OUT = "left out"
+"""The methods-by-class chart's name for instances no method serves."""
+
+PLAN_PALETTE = (
+    "#54a24b",  # the recommended plan: green, as its headline
+    "#4c78a8",
+    "#f58518",
+    "#e45756",
+    "#72b7b2",
+    "#b279a2",
+    "#eeca3b",
+    "#9d755d",
+    "#ff9da6",
+    "#439894",
+    "#d67195",
+)
+"""Plan colours in ``METHOD_ORDER``; the grey of ``LEFT_OUT`` is kept apart from them."""
+
+METHOD_COLOURS = alt.Scale(
+    domain=[*METHOD_ORDER, LEFT_OUT],
+    range=[*(PLAN_PALETTE[i % len(PLAN_PALETTE)] for i in range(len(METHOD_ORDER))), "#9e9e9e"],
+)
+"""One colour per plan in every chart that tells plans apart, whatever plans a chart holds."""
+
+WORKLOAD_PALETTE = (
+    # Tableau 20's darker halves first, then its lighter halves, then five more from Vega's
+    # category20b: neighbours in a sorted list of names differ in hue, not only in shade.
+    "#4c78a8",
+    "#f58518",
+    "#e45756",
+    "#72b7b2",
+    "#54a24b",
+    "#eeca3b",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#bab0ac",
+    "#9ecae9",
+    "#ffbf79",
+    "#ff9d98",
+    "#88d27a",
+    "#83bcb6",
+    "#f2cf5b",
+    "#d6a5c9",
+    "#fcbfd2",
+    "#d8b5a5",
+    "#79706e",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+)
+"""Distinct workload colours: up to this many classes no two share one; beyond, they repeat in
+this order (the tooltip still names every block)."""
+
+
+def workload_colours(workloads: Iterable[str]) -> alt.Scale:
+    """The colour scale of every chart that tells workload classes apart: the scenario's whole
+    sorted list of class names, so a class keeps its colour in every chart and every map, even
+    where only some of the classes appear."""
+    domain = sorted(set(workloads))
+    palette = [WORKLOAD_PALETTE[i % len(WORKLOAD_PALETTE)] for i in range(len(domain))]
+    return alt.Scale(domain=domain, range=palette)
+
+
 _COMPONENT_COLOURS = alt.Scale(
     domain=["hardware", "licences", "power", "network"],
     range=["#4c78a8", "#f58518", "#54a24b", "#b279a2"],
 )
+
+
+PLAN_ROW_PX = 26
+"""Height of one plan's row in the comparison charts [px]; less and Vega drops axis labels."""
+COMPARISON_FRAME_PX = 180
+"""Pixels a comparison chart needs around its plot: title, axis, a legend of four lines."""
+
+
+def _plans_axis() -> alt.Y:
+    """The plan axis of the comparison charts: every plan, in order, named in full."""
+    return alt.Y(
+        "method:N",
+        sort=METHOD_ORDER,
+        title=None,
+        axis=alt.Axis(labelLimit=0, labelOverlap=False),
+    )
+
+
+def _plans_height_px(frame: pd.DataFrame) -> int:
+    """The plot height of a comparison chart of ``frame``'s plans (its ``method`` column)."""
+    return PLAN_ROW_PX * max(1, frame["method"].nunique())
+
+
+def comparison_chart_height_px(plans: int) -> int:
+    """Pixels a comparison chart of ``plans`` plans needs on screen, axis and legend included."""
+    return PLAN_ROW_PX * max(1, plans) + COMPARISON_FRAME_PX
+
+
+PEAK_HEADROOM = 0.08
+"""Share of the highest value a value axis reaches beyond it, so no peak touches the frame."""
+
+
+def peak_scale(peak: float) -> alt.Scale:
+    """A value scale from 0 that holds ``peak`` with headroom, rounded to nice ticks."""
+    top = peak * (1 + PEAK_HEADROOM) if peak > 0 else 1.0
+    return alt.Scale(domain=[0, top], nice=True, zero=True)
 
 
 def cost_chart(costs: pd.DataFrame) -> alt.Chart:
@@ -42,12 +151,13 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
         alt.Chart(costs, title="Annual cost by component")
         .mark_bar()
         .encode(
-            y=alt.Y("method:N", sort=METHOD_ORDER, title=None),
+            y=_plans_axis(),
             x=alt.X("sum(usd_per_year):Q", title="USD per year", axis=alt.Axis(format="$~s")),
             color=alt.Color(
                 "component:N",
                 scale=_COMPONENT_COLOURS,
-                legend=alt.Legend(orient="bottom", title=None, columns=4, labelLimit=70),
+                # One per line: a legend row wider than the chart's column is cut at its edge.
+                legend=alt.Legend(orient="bottom", title=None, direction="vertical", labelLimit=0),
             ),
             order=alt.Order("component:N"),
             tooltip=[
@@ -56,7 +166,7 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
                 alt.Tooltip("sum(usd_per_year):Q", title="USD per year", format="$,.0f"),
             ],
         )
-        .properties(height=200)
+        .properties(height=_plans_height_px(costs))
     )
     return chart
 
@@ -71,18 +181,18 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
         alt.Chart(utilisation, title="Utilisation of the GPUs in use")
         .mark_bar()
         .encode(
-            y=alt.Y("method:N", sort=METHOD_ORDER, title=None),
+            y=_plans_axis(),
             yOffset=alt.YOffset("measure:N"),
             x=alt.X(
                 "share:Q",
-                title="share of the GPUs used",
+                title="share used",
                 axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1]),
             ),
             color=alt.Color(
                 "measure:N",
                 scale=alt.Scale(domain=["memory", "compute"], range=["#4c78a8", "#e45756"]),
-                legend=alt.Legend(orient="bottom", title=None),
+                legend=alt.Legend(orient="bottom", title=None, direction="vertical", labelLimit=0),
             ),
             tooltip=[
                 alt.Tooltip("method:N"),
@@ -90,7 +200,7 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
                 alt.Tooltip("share:Q", format=".1%"),
             ],
         )
-        .properties(height=200)
+        .properties(height=_plans_height_px(utilisation))
     )
     return chart
 
@@ -100,22 +210,23 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
 
     ``comparison`` has ``method`` (label), ``gpus_used`` and ``lower_bound_gpus``.
     """
-    base = alt.Chart(comparison, title="GPUs used against the lower bound").encode(
-        y=alt.Y("method:N", sort=METHOD_ORDER, title=None)
-    )
-    bars = base.mark_bar(color="#4c78a8").encode(
+    base = alt.Chart(comparison, title="GPUs used against the lower bound").encode(y=_plans_axis())
+    bars = base.mark_bar().encode(
         x=alt.X("gpus_used:Q", title="GPUs"),
+        # The axis names each plan: the colour only matches the other charts, so no legend.
+        color=alt.Color("method:N", scale=METHOD_COLOURS, legend=None),
         tooltip=[
             alt.Tooltip("method:N"),
             alt.Tooltip("gpus_used:Q", title="GPUs used"),
             alt.Tooltip("lower_bound_gpus:Q", title="lower bound"),
         ],
     )
-    bound = base.mark_tick(color="#222222", thickness=3, size=26).encode(
+    # A mid grey reads on the bars and on both the light and the dark theme's background.
+    bound = base.mark_tick(color="#7f7f7f", thickness=3, size=26).encode(
         x=alt.X("lower_bound_gpus:Q"),
         tooltip=[alt.Tooltip("lower_bound_gpus:Q", title="lower bound [GPUs]")],
     )
-    return alt.LayerChart(layer=[bars, bound]).properties(height=200)
+    return alt.LayerChart(layer=[bars, bound]).properties(height=_plans_height_px(comparison))
 
 
 def methods_by_class_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -123,18 +234,23 @@ def methods_by_class_chart(frame: pd.DataFrame) -> alt.Chart:
 
     ``frame`` is ``ui.tables.methods_by_class``: ``workload``, ``method``, ``instances``.
     """
-    order = [*METHOD_ORDER[1:], "left out"]
     chart: alt.Chart = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            y=alt.Y("workload:N", title=None, sort=None),
+            y=alt.Y("workload:N", title=None, sort=None, axis=alt.Axis(labelOverlap=False)),
             x=alt.X("instances:Q", title="instances"),
             color=alt.Color(
                 "method:N",
                 title="method",
-                scale=alt.Scale(domain=order, scheme="tableau10"),
-                legend=alt.Legend(orient="bottom", labelLimit=200),
+                scale=METHOD_COLOURS,
+                # The scale holds every plan; the legend lists the methods in this chart.
+                legend=alt.Legend(
+                    orient="bottom",
+                    labelLimit=0,
+                    columns=4,
+                    values=[m for m in METHOD_COLOURS.domain if m in set(frame["method"])],
+                ),
             ),
             order=alt.Order("method:N"),
             tooltip=[
@@ -157,7 +273,9 @@ CLASS_ROW_PX = 22
 
 def methods_by_class_height_px(frame: pd.DataFrame) -> int:
     """Pixels the methods-by-class chart needs on screen: its bars plus title, axis, legend."""
-    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 130
+    methods = frame["method"].nunique()
+    # Title, axis, the legend's title and one line per four methods.
+    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 120 + 22 * -(-methods // 4)
 
 
 def placement_layout(
@@ -201,10 +319,13 @@ def placement_layout(
     return frame[columns].reset_index(drop=True)
 
 
-def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.LayerChart:
+def placement_chart(
+    layout: pd.DataFrame, colours: alt.Scale, *, max_label_chars: int = 24
+) -> alt.LayerChart:
     """Hosts × GPUs: each GPU a memory bar, each slot a coloured block with its workload.
 
-    ``layout`` comes from ``placement_layout``. Grey is the GPU's memory, blocks are the slots.
+    ``layout`` comes from ``placement_layout``; ``colours`` is ``workload_colours`` of the
+    scenario's classes. Grey is the GPU's memory, blocks are the slots.
     """
     gpus = layout.drop_duplicates("gpu")[["gpu", "host", "gpu_model", "gpu_config", "capacity_gib"]]
     order = list(gpus["gpu"])
@@ -212,7 +333,8 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
     y = alt.Y("gpu:N", sort=order, title=None, axis=alt.Axis(labelLimit=220))
     memory = (
         alt.Chart(gpus)
-        .mark_bar(color="#e8e8e8", stroke="#bdbdbd", strokeWidth=0.5)
+        # Translucent grey: a light bar on the light theme, a dark one on the dark theme.
+        .mark_bar(color="#9e9e9e", opacity=0.25, stroke="#9e9e9e", strokeWidth=0.5)
         .encode(
             y=y,
             x=alt.X("capacity_gib:Q", title="GPU memory [GiB]"),
@@ -233,8 +355,15 @@ def placement_chart(layout: pd.DataFrame, *, max_label_chars: int = 24) -> alt.L
             x2=alt.X2("end_gib:Q"),
             color=alt.Color(
                 "workload:N",
-                legend=alt.Legend(orient="bottom", title="workload", columns=4, labelLimit=200),
-                scale=alt.Scale(scheme="tableau20"),
+                # The scale holds every class; the legend lists those on this map.
+                legend=alt.Legend(
+                    orient="bottom",
+                    title="workload",
+                    columns=4,
+                    labelLimit=0,
+                    values=sorted(set(layout["workload"])),
+                ),
+                scale=colours,
             ),
             tooltip=[
                 alt.Tooltip("instance:N", title="instance"),

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.problems import InputError, InputProblem
 from planner.measure.result import MethodResult
 from planner.output.recommendations import RecommendedPlan, decisions_frame
 from planner.output.report import ScenarioPlan
+from ui import definitions, planning, session
 from ui import format as fmt
-from ui import planning, session
+
+_LOG = logging.getLogger(__name__)
 
 __all__ = [
     "accept_upload",
     "feasibility_notice",
     "headline",
     "method_summary",
+    "plan_with_headline",
     "problems_notice",
     "recommended_section",
     "scenario_sidebar",
@@ -181,45 +186,144 @@ def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True)
         st.stop()
 
 
-def headline(plan: ScenarioPlan) -> None:
-    """One card per plan (container key ``headline_<plan>``), the recommended plan first: GPUs and
-    hosts used, annual cost and cost per placed instance, what was not placed. The lowest annual
-    cost is marked among the plans that serve the most instances only, so a plan never wins the
-    badge by leaving work out."""
-    most = max((r.metrics.instances_placed for r in plan.results), default=0)
-    cheapest = min(
-        (r.cost.total_usd_per_year for r in plan.results if r.metrics.instances_placed == most),
-        default=None,
-    )
-    cards = st.columns(len(plan.results))
+def headline(
+    plan: ScenarioPlan,
+    *,
+    previous: ScenarioPlan | None = None,
+    mixing: bool = False,
+    key_prefix: str = "headline",
+) -> None:
+    """One card per plan (container key ``<key_prefix>_<plan>``), the recommended plan first:
+    GPUs and hosts used, annual cost and cost per placed instance, what was not placed.
+
+    ``previous`` is the same question planned with the assumptions applied before: each card
+    then shows the change (``-4 GPUs``, ``+$12.0k/year``). ``mixing``: ``plan`` holds the single
+    methods only and the first card says the recommended mix is still being solved. The lowest
+    annual cost is marked among the plans that serve the most instances only, so a plan never
+    wins the badge by leaving work out; not while the mix is still being solved.
+    """
+    before = {r.plan.name: r for r in previous.results} if previous is not None else {}
+    cards = _card_grid(len(plan.results) + (1 if mixing else 0))
+    if mixing:
+        with cards[0].container(border=True, key=f"{key_prefix}_recommended"):
+            st.markdown("**Recommended plan**")
+            st.caption(
+                ":material/hourglass_top: Mixing the methods class by class; its figures follow "
+                "in a few seconds."
+            )
+        cards = cards[1:]
+    best = set() if mixing else _lowest_cost_for_most_work(plan)
     for card, result in zip(cards, plan.results, strict=True):
-        m, cost = result.metrics, result.cost
-        with card.container(border=True, key=f"headline_{result.plan.name}"):
-            st.markdown(f"**{result.plan.label}**")
-            st.metric(
-                "GPUs used",
-                fmt.count(m.gpus_used),
-                delta=f"{fmt.count(m.hosts_used)} hosts",
-                delta_color="off",
-                delta_arrow="off",
-            )
-            st.metric(
-                "Annual cost",
-                fmt.usd(cost.total_usd_per_year),
-                delta=f"{fmt.usd(cost.usd_per_instance_year)} per instance",
-                delta_color="off",
-                delta_arrow="off",
-                help="Hardware amortised, licences, power and network per year.",
-            )
-            placed = f"{fmt.count(m.instances_placed)} placed"
-            if m.instances_not_placed:
-                st.markdown(
-                    f":orange[{placed}, **{fmt.count(m.instances_not_placed)} not placed**]"
-                )
-            else:
-                st.markdown(f":green[{placed}, none left out]")
-            if most and m.instances_placed == most and cost.total_usd_per_year == cheapest:
-                st.badge("lowest cost for the most work", icon=":material/savings:", color="green")
+        with card.container(border=True, key=f"{key_prefix}_{result.plan.name}"):
+            _plan_card(result, before.get(result.plan.name), lowest_cost=result.plan.name in best)
+
+
+def plan_with_headline(
+    inputs: session.ScenarioInputs,
+    asked: session.Question,
+    *,
+    mixing_slot: DeltaGenerator,
+) -> ScenarioPlan:
+    """Plan ``inputs`` in two steps and show the headline cards after each: the single methods
+    first (about a second on the sample), then every plan with the recommended mix, which takes
+    several. The spinner of the second step shows in ``mixing_slot``. After an Apply on the
+    Assumptions page the cards show the change against the assumptions applied before."""
+    before = session.before_last_apply()
+    cards = st.empty()
+    with cards.container(), st.spinner("Packing each method…"):
+        singles = planning.guarded(
+            lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
+        )
+        singles_before = _plan_before(planning.single_plans, before, asked)
+    if singles.recommended is not None:
+        # Adding to the inventory solves what to buy with its single plans: the plan is whole.
+        with cards.container():
+            headline(singles, previous=singles_before)
+        return singles
+    with cards.container():
+        headline(singles, previous=singles_before, mixing=True, key_prefix="early_headline")
+    with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):
+        plan = planning.guarded(
+            lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
+        )
+        plan_before = _plan_before(planning.scenario_plan, before, asked)
+    with cards.container():
+        headline(plan, previous=plan_before)
+    return plan
+
+
+def _plan_before(
+    plan: Callable[[session.ScenarioInputs, session.Question], ScenarioPlan],
+    before: session.ScenarioInputs | None,
+    asked: session.Question,
+) -> ScenarioPlan | None:
+    """The plan under the assumptions applied before, or None (no earlier Apply, or it cannot
+    be planned any more: the cards then show no change rather than stop the page)."""
+    if before is None:
+        return None
+    try:
+        return plan(before, asked)
+    except Exception:
+        _LOG.warning("the plan before the last Apply could not be made", exc_info=True)
+        return None
+
+
+CARDS_PER_ROW = 5
+"""Plan cards side by side at most; more and a card's figures are cut short at 1,280 px."""
+
+
+def _card_grid(cards: int) -> list[DeltaGenerator]:
+    """``cards`` equal columns, in rows of at most ``CARDS_PER_ROW``, in reading order."""
+    grid: list[DeltaGenerator] = []
+    for first in range(0, cards, CARDS_PER_ROW):
+        grid.extend(st.columns(CARDS_PER_ROW)[: min(CARDS_PER_ROW, cards - first)])
+    return grid
+
+
+def _lowest_cost_for_most_work(plan: ScenarioPlan) -> set[str]:
+    """Names of the cheapest plans among those that place the most instances (none when no
+    plan places any)."""
+    most = max((r.metrics.instances_placed for r in plan.results), default=0)
+    serving = [r for r in plan.results if r.metrics.instances_placed == most]
+    if not most:
+        return set()
+    cheapest = min(r.cost.total_usd_per_year for r in serving)
+    return {r.plan.name for r in serving if r.cost.total_usd_per_year == cheapest}
+
+
+def _plan_card(result: MethodResult, before: MethodResult | None, *, lowest_cost: bool) -> None:
+    """One plan's card; ``before`` is the same plan under the previous assumptions."""
+    m, cost = result.metrics, result.cost
+    st.markdown(f"**{result.plan.label}**")
+    gpus_change = None if before is None else m.gpus_used - before.metrics.gpus_used
+    st.metric(
+        "GPUs used",
+        fmt.count(m.gpus_used),
+        delta=fmt.change(gpus_change, unit="GPUs"),
+        delta_color="inverse",
+        help=definitions.define("GPUs used"),
+    )
+    cost_change = (
+        None if before is None else cost.total_usd_per_year - before.cost.total_usd_per_year
+    )
+    st.metric(
+        "Annual cost",
+        fmt.usd(cost.total_usd_per_year),
+        delta=fmt.usd_change(cost_change, per="year"),
+        delta_color="inverse",
+        help=definitions.define("Annual cost"),
+    )
+    st.caption(
+        f"on {fmt.count(m.hosts_used)} hosts · {fmt.usd(cost.usd_per_instance_year)} a year "
+        "per instance served"
+    )
+    placed = f"{fmt.count(m.instances_placed)} placed"
+    if m.instances_not_placed:
+        st.markdown(f":orange[{placed}, **{fmt.count(m.instances_not_placed)} not placed**]")
+    else:
+        st.markdown(f":green[{placed}, none left out]")
+    if lowest_cost:
+        st.badge("lowest cost for the most work", icon=":material/savings:", color="green")
 
 
 def method_summary(result: MethodResult) -> None:
@@ -264,21 +368,19 @@ def recommended_section(recommended: RecommendedPlan) -> None:
         delta=f"{fmt.count(m.hosts_used)} hosts",
         delta_color="off",
         delta_arrow="off",
+        help=definitions.define("GPUs used"),
     )
     cols[1].metric(
         "Annual cost",
         fmt.usd(result.cost.total_usd_per_year),
-        help="Hardware amortised, licences, power and network per year.",
+        help=definitions.define("Annual cost"),
     )
     ratio = recommended.ratio_to_bound
     cols[2].metric(
         "Cost over its lower bound",
         "–" if ratio is None else f"{ratio:.3f}×",
-        help=(
-            "The plan's annual cost without busy power, over a bound no plan serving the same "
-            f"instances within their limits can beat ({fmt.usd(recommended.cost_lower_bound_usd)}"
-            "). 1.000× is provably the cheapest."
-        ),
+        help=f"{definitions.define('Cost over its lower bound')} The bound: "
+        f"{fmt.usd(recommended.cost_lower_bound_usd)} per year.",
     )
     best = recommended.best_single
     if best is not None:
@@ -289,6 +391,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
             f"{fmt.usd(abs(saved))} {'less' if saved >= 0 else 'more'}",
             delta=f"{more:+d} instances served",
             delta_color="normal" if more >= 0 else "inverse",
+            help=definitions.define("Against the best single method"),
         )
     st.caption(f"Found as {recommended.source}; status: {result.plan.status}.")
     frame = decisions_frame(recommended)

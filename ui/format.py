@@ -5,7 +5,18 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["count", "gib", "markdown_literal", "pct", "ratio", "seconds", "slowdown", "usd"]
+__all__ = [
+    "change",
+    "count",
+    "gib",
+    "markdown_literal",
+    "pct",
+    "ratio",
+    "seconds",
+    "slowdown",
+    "usd",
+    "usd_change",
+]
 
 _DASH = "–"
 """Shown where a figure does not exist (no GPU used, nothing placed)."""
@@ -63,6 +74,21 @@ def count(value: float | None) -> str:
     if value is None or _missing(value):
         return _DASH
     return f"{value:,.0f}"
+
+
+def change(value: float | None, *, unit: str) -> str | None:
+    """A signed change for a metric's delta: ``-4`` -> ``-4 GPUs``; None when there is none
+    (no earlier figure, or no change). A leading ``-`` is what Streamlit reads as a fall."""
+    if value is None or _missing(value) or round(value) == 0:
+        return None
+    return f"{value:+,.0f} {unit}"
+
+
+def usd_change(value: float | None, *, per: str) -> str | None:
+    """A signed change in dollars: ``12000`` -> ``+$12.0k/year``; None when under a dollar."""
+    if value is None or _missing(value) or abs(value) < 0.5:
+        return None
+    return f"{'+' if value > 0 else ''}{usd(value)}/{per}"
 
 
 def seconds(value: float | None) -> str:

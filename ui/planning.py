@@ -28,7 +28,13 @@ from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.output.export import workbook_bytes
-from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
+from planner.output.report import (
+    ScenarioPlan,
+    add_to_inventory,
+    plan_scenario,
+    size_cluster,
+    with_recommended,
+)
 from planner.scenario import Scenario
 from planner.time.harvesting import plan_harvest_tables
 from ui.session import InputFile, Question, QuestionKind, ScenarioInputs
@@ -43,6 +49,7 @@ __all__ = [
     "own_models",
     "problems_frame",
     "scenario_plan",
+    "single_plans",
     "unusable",
     "with_mig_clusters",
     "workbook",
@@ -157,17 +164,29 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
-    """The plan of every sharing method for the committed inputs and question (cached)."""
+def single_plans(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
+    """The plan of each single sharing method for the committed inputs and question (cached),
+    without the recommended mix: a second or so on the sample, where the mix takes several, so
+    pages show these figures first. Adding to the inventory makes its mix with them: its plan
+    comes whole."""
     scenario = build_scenario(inputs).scenario
     if asked.kind is QuestionKind.FIT:
-        return plan_scenario(scenario)
+        return plan_scenario(scenario, recommended=False)
     servers = asked.catalog_servers or (() if asked.server is None else (asked.server,))
     if not servers:
         raise PlanningError("choose a server type to size a cluster")
     if asked.kind is QuestionKind.ADD:
+        # What to buy is solved with the plans on the inventory: there is no earlier answer.
         return add_to_inventory(scenario, servers, headroom=asked.headroom)
-    return size_cluster(scenario, servers, headroom=asked.headroom)
+    return size_cluster(scenario, servers, headroom=asked.headroom, recommended=False)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
+    """The plan of every sharing method and the recommended mix of them, first, for the
+    committed inputs and question (cached)."""
+    singles = single_plans(inputs, asked)
+    return singles if singles.recommended is not None else with_recommended(singles)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -27,6 +27,7 @@ __all__ = [
     "Question",
     "QuestionKind",
     "ScenarioInputs",
+    "before_last_apply",
     "commit_assumptions",
     "commit_inventory",
     "commit_own_gpus",
@@ -54,6 +55,7 @@ _INPUTS_KEY = "_session_scenario_inputs"
 _QUESTION_KEY = "_session_question"
 _PREVIOUS_KEY = "_session_previous_inputs"
 _OPEN_KEY = "_session_open_scenario"
+_BEFORE_APPLY_KEY = "_session_before_apply"
 
 
 @dataclass(frozen=True)
@@ -165,12 +167,28 @@ def commit_assumptions(
     assumptions: Assumptions, mig_clusters: Iterable[str] | KeepMig | None = KEEP
 ) -> NoReturn:
     """Plan with these assumptions from now on, and MIG enabled on exactly ``mig_clusters``
-    (None: as the inventory file says; ``KEEP``: unchanged)."""
-    inputs = dataclasses.replace(scenario_inputs(), assumptions=assumptions)
+    (None: as the inventory file says; ``KEEP``: unchanged). ``before_last_apply`` then
+    returns the inputs with the assumptions in force until now."""
+    current = scenario_inputs()
+    st.session_state[_BEFORE_APPLY_KEY] = (current.assumptions, current.mig_clusters)
+    inputs = dataclasses.replace(current, assumptions=assumptions)
     if not isinstance(mig_clusters, KeepMig):
         chosen = None if mig_clusters is None else tuple(sorted(set(mig_clusters)))
         inputs = dataclasses.replace(inputs, mig_clusters=chosen)
     _commit(inputs)
+
+
+def before_last_apply() -> ScenarioInputs | None:
+    """The committed inputs with the assumptions and MIG choices in force before the last
+    ``commit_assumptions``, to show what the change did; None when nothing was applied since the
+    scenario was opened, or the applied change left the inputs as they were."""
+    saved = st.session_state.get(_BEFORE_APPLY_KEY)
+    if not isinstance(saved, tuple):
+        return None
+    inputs = scenario_inputs()
+    assumptions, mig_clusters = saved
+    before = dataclasses.replace(inputs, assumptions=assumptions, mig_clusters=mig_clusters)
+    return None if before == inputs else before
 
 
 def commit_replacing(inputs: ScenarioInputs, what: str) -> NoReturn:
@@ -196,6 +214,7 @@ def undo_replacement() -> NoReturn:
 def reset_to_sample() -> NoReturn:
     """Forget every change: the sample scenario, default assumptions, the fit question."""
     st.session_state[_QUESTION_KEY] = Question()
+    st.session_state.pop(_BEFORE_APPLY_KEY, None)
     _commit(sample_inputs())
 
 
@@ -223,3 +242,4 @@ def replace_inputs(inputs: ScenarioInputs, asked: Question, *, opened: str | Non
     st.session_state[_INPUTS_KEY] = inputs
     st.session_state[_QUESTION_KEY] = asked
     st.session_state[_OPEN_KEY] = opened
+    st.session_state.pop(_BEFORE_APPLY_KEY, None)

@@ -10,6 +10,7 @@ import pandas as pd
 
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import ScenarioPlan
+from ui import definitions
 from ui import format as fmt
 
 __all__ = [
@@ -38,7 +39,8 @@ def _mean_slowdowns(comparison: pd.DataFrame | None) -> dict[str, float]:
 
 
 def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Key figures as text: a ``figure`` column, then one column per method (label)."""
+    """Key figures as text: a ``figure`` column, one column per method (label), and the
+    figure's ``definition`` (``ui.definitions``)."""
     slowdowns = _mean_slowdowns(comparison)
     columns: dict[str, list[str]] = {}
     index = [
@@ -76,7 +78,10 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
             fmt.ratio(m.ratio_to_bound),
             f"{p.status} · {fmt.seconds(p.solve_seconds)}",
         ]
-    return pd.DataFrame({"figure": index, **columns})
+    # The definition last: beside its figure, yet the plans' columns stay in view first.
+    return pd.DataFrame(
+        {"figure": index, **columns, "definition": [definitions.define(f) for f in index]}
+    )
 
 
 def cost_long(plan: ScenarioPlan) -> pd.DataFrame:

@@ -52,6 +52,7 @@ __all__ = [
     "size_cluster",
     "slowdown_frame",
     "utilisation_frame",
+    "with_recommended",
 ]
 
 Question = Literal["fit", "size", "add"]
@@ -125,12 +126,7 @@ def plan_scenario(
     solver (within its limits), False only the heuristic, None decides by size.
     """
     singles = assemble(scenario, (plan_method(method, scenario, exact=exact) for method in methods))
-    if not recommended:
-        return singles
-    best = recommend_plan(scenario, singles.results)
-    if best is None:
-        return singles
-    return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
+    return with_recommended(singles) if recommended else singles
 
 
 def size_cluster(
@@ -162,14 +158,29 @@ def size_cluster(
         servers=servers,
         headroom=headroom,
     )
-    if not recommended:
-        return singles
-    if headroom:
+    return with_recommended(singles) if recommended else singles
+
+
+def with_recommended(singles: ScenarioPlan) -> ScenarioPlan:
+    """``singles`` (the single-method plans of a fit or a sizing) with the recommended plan that
+    mixes them put first; unchanged when there is nothing to plan on.
+
+    ``plan_scenario`` and ``size_cluster`` call it last; a caller that shows the single-method
+    plans while the mix is still being solved calls it itself. A sizing with headroom buys the
+    spare servers too (``recommend_additions``).
+    """
+    if singles.question == "add":
+        raise ValueError("add_to_inventory makes its recommended plan with its single plans")
+    if singles.headroom:
         best: RecommendedPlan | None = recommend_additions(
-            sized, servers, results, headroom=headroom, methods=methods
+            singles.scenario,
+            singles.servers,
+            singles.results,
+            headroom=singles.headroom,
+            methods=singles.methods,
         )
     else:
-        best = recommend_plan(sized, singles.results, servers=servers)
+        best = recommend_plan(singles.scenario, singles.results, servers=singles.servers)
     if best is None:
         return singles
     return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)

@@ -359,8 +359,4 @@ if current.network.latency_us > MAX_LATENCY_US or not current.network.rdma:
 
 st.subheader("Effect on the plan")
 components.stop_if_empty(built, need_inventory=session.question().kind is session.QuestionKind.FIT)
-with st.spinner("Planning with these assumptions…"):
-    plan = planning.guarded(
-        lambda: planning.scenario_plan(inputs, session.question()), doing="plan the scenario"
-    )
-components.headline(plan)
+components.plan_with_headline(inputs, session.question(), mixing_slot=st.container())

@@ -9,9 +9,9 @@ from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, skipped_summary
 from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
+from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
-CHART_HEIGHT_PX = 300
 MAX_HEADROOM = 8
 """More host failures per cluster than this is almost surely a typo [hosts]."""
 SERVER_FIELDS = {
@@ -135,36 +135,38 @@ if skipped is not None:
         "with its fix, and so does the workbook's Input problems sheet.",
         icon=":material/warning:",
     )
-limit = inputs.assumptions.time_limit_s
-with st.spinner(
-    f"Packing every method (exact solves stop at a work limit, {limit:g} s backstop each)…"
-):
-    plan = planning.guarded(
-        lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
-    )
+# The recommended plan leads the page, but it is solved last: the single methods' cards below
+# show first, since the mix takes several seconds more.
+recommended_slot = st.container()
+st.subheader("Every plan side by side")
+nodes, limit = DEFAULT_LIMITS.max_nodes, inputs.assumptions.time_limit_s
+st.caption(
+    f"Exact solves stop at a work limit sized to each model (at most {nodes:,} search nodes), "
+    f"with a {limit:g} s backstop; the Solve row below says which plans are proven optimal."
+)
+plan = components.plan_with_headline(inputs, asked, mixing_slot=recommended_slot)
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
 if plan.recommended is not None:
-    st.subheader("Recommended plan")
-    components.recommended_section(plan.recommended)
-    purchase = plan.recommended.purchase_facts()
-    if purchase:
-        st.markdown("**What to buy**")
-        components.table(
-            pd.DataFrame(purchase, columns=["figure", "value"]),
-            key="compare_purchase",
-            max_rows=None,
+    with recommended_slot:
+        st.subheader("Recommended plan")
+        components.recommended_section(plan.recommended)
+        purchase = plan.recommended.purchase_facts()
+        if purchase:
+            st.markdown("**What to buy**")
+            components.table(
+                pd.DataFrame(purchase, columns=["figure", "value"]),
+                key="compare_purchase",
+                max_rows=None,
+            )
+        served = tables.methods_by_class(plan.recommended)
+        # An explicit height: with "content" the bars of many classes squeeze into each other.
+        st.altair_chart(
+            charts.methods_by_class_chart(served),
+            width="stretch",
+            height=charts.methods_by_class_height_px(served),
+            key="compare_methods_by_class_chart",
         )
-    served = tables.methods_by_class(plan.recommended)
-    # An explicit height: with "content" the bars of many classes squeeze into each other.
-    st.altair_chart(
-        charts.methods_by_class_chart(served),
-        width="stretch",
-        height=charts.methods_by_class_height_px(served),
-        key="compare_methods_by_class_chart",
-    )
-st.subheader("Every plan side by side")
-components.headline(plan)
 
 st.subheader("Key figures")
 components.table(tables.key_figures(plan, comparison), key="compare_key_figures", max_rows=None)
@@ -175,19 +177,19 @@ chart_cols = st.columns(3)
 chart_cols[0].altair_chart(
     charts.cost_chart(tables.cost_long(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_cost_chart",
 )
 chart_cols[1].altair_chart(
     charts.utilisation_chart(tables.utilisation_long(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_utilisation_chart",
 )
 chart_cols[2].altair_chart(
     charts.gpus_vs_bound_chart(tables.bound_frame(plan)),
     width="stretch",
-    height=CHART_HEIGHT_PX,
+    height=charts.comparison_chart_height_px(len(plan.results)),
     key="compare_bound_chart",
 )
 

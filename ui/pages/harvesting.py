@@ -27,7 +27,7 @@ from planner.time.harvesting import (
     simulate_harvest,
     utilisation_by_hour,
 )
-from ui import components, planning, scenarios, session
+from ui import charts, components, planning, scenarios, session
 from ui import format as fmt
 
 OWN_SCHEDULE = "own-schedule"
@@ -396,7 +396,12 @@ right.altair_chart(
     .mark_area(interpolate="step-after", opacity=0.7, color="#f58518")
     .encode(
         x=alt.X("x:Q", axis=x_axis, scale=x_scale),
-        y=alt.Y("backlog_gpu_hours:Q", title="GPU-hours"),
+        # The scale reaches past the highest backlog so its peaks are drawn whole.
+        y=alt.Y(
+            "backlog_gpu_hours:Q",
+            title="GPU-hours",
+            scale=charts.peak_scale(float(shown["backlog_gpu_hours"].max())),
+        ),
         tooltip=[
             alt.Tooltip("step:N", title="when"),
             alt.Tooltip("backlog_gpu_hours:Q", title="GPU-hours", format=",.0f"),
@@ -458,7 +463,11 @@ st.altair_chart(
     .encode(
         x=alt.X("x:Q", axis=WEEK_AXIS, scale=alt.Scale(domain=[0, HOURS_PER_WEEK], nice=False)),
         y=alt.Y("gpus:Q", stack="zero", title="GPUs (by memory share)"),
-        color=alt.Color("workload:N", legend=alt.Legend(orient="bottom", title=None, columns=6)),
+        color=alt.Color(
+            "workload:N",
+            scale=charts.workload_colours(w.name for w in scenario.workloads),
+            legend=alt.Legend(orient="bottom", title=None, columns=5, labelLimit=0),
+        ),
         tooltip=[
             alt.Tooltip("step:N", title="when"),
             alt.Tooltip("workload:N", title="workload"),

@@ -66,7 +66,9 @@ else:
         st.caption(note)
     # An explicit height: with "content" the map shrinks and GPU labels drop out.
     st.altair_chart(
-        charts.placement_chart(layout),
+        charts.placement_chart(
+            layout, charts.workload_colours(w.name for w in built.scenario.workloads)
+        ),
         width="stretch",
         height=charts.placement_chart_height_px(layout),
         key="inside_placement_chart",

@@ -1,0 +1,202 @@
+"""What a user waits for in a real browser: cold start, first figures, and Apply to a new figure.
+
+Each run starts a fresh ``streamlit run app.py`` server on a free local port (so nothing is cached
+in the server), opens it in a new context of Debian's headless Chromium (``/usr/bin/chromium``,
+Playwright) and measures, from the moment the browser is sent to the URL:
+
+- **first visible**: the first app element on screen (the page title or the sidebar navigation);
+- **first figure**: the first key figure (an ``st.metric`` value) on the Compare page;
+- **Apply to figure**: on the Assumptions page, from pressing "Apply assumptions" after changing
+  the electricity price to the passthrough plan's annual cost showing the new value.
+
+Prints each run and the medians (wall time in the browser, and the server's CPU time during the
+cold start, read from ``/proc``):
+
+    .venv/bin/python bench/coldstart.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 120_000
+CARD_METRICS = "[class*='headline_passthrough'] [data-testid='stMetric']"
+"""The passthrough card's figures: shown first among the single methods (class
+``st-key-early_headline_passthrough``), then again once the recommended mix is solved."""
+POWER_USD_PER_KWH = 0.137
+"""The electricity price applied in the Apply step [USD/kWh]; the sample's default differs."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One cold start, timed in seconds from the browser's navigation."""
+
+    first_visible_s: float
+    first_figure_s: float
+    apply_to_figure_s: float
+    server_cpu_s: float
+    """CPU time the server process spent from its start until the first figure showed [s]."""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far [s] (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def _server() -> Iterator[tuple[str, int]]:
+    """A fresh dashboard server: its URL and process id, stopped when the block ends."""
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.address=127.0.0.1",
+        "--browser.gatherUsageStats=false",
+        "--server.fileWatcherType=none",
+    ]
+    server = subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError(f"the dashboard did not answer on port {port}")
+        yield f"http://127.0.0.1:{port}", server.pid
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)
+
+
+def _wait_idle(page: Any) -> None:
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=TIMEOUT_MS)
+
+
+def _one_run(browser: Any) -> Run:
+
+    with _server() as (url, pid):
+        cpu_start = _cpu_seconds(pid)
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(url, wait_until="commit")
+        page.locator("h1, [data-testid='stSidebarNav']").first.wait_for(
+            state="visible", timeout=TIMEOUT_MS
+        )
+        first_visible = time.perf_counter() - start
+        page.locator("[data-testid='stMetricValue']").first.wait_for(
+            state="visible", timeout=TIMEOUT_MS
+        )
+        first_figure = time.perf_counter() - start
+        server_cpu = _cpu_seconds(pid) - cpu_start
+        _wait_idle(page)
+
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name="Assumptions").click()
+        value = (
+            page.locator(CARD_METRICS)
+            .filter(has_text="Annual cost")
+            .locator("[data-testid='stMetricValue']")
+            .first
+        )
+        value.wait_for(state="visible", timeout=TIMEOUT_MS)
+        _wait_idle(page)
+        before = str(value.inner_text())
+        box = page.locator(".st-key-assumptions_power_usd_per_kwh input")
+        box.fill(f"{POWER_USD_PER_KWH:.3f}")
+        box.press("Tab")
+        start = time.perf_counter()
+        page.locator(".st-key-assumptions_apply button").click()
+        # A new figure, not the old card's disappearance while the page reruns.
+        page.wait_for_function(
+            """([selector, before]) => [...document.querySelectorAll(selector)].some(
+                (metric) => metric.innerText.includes("Annual cost")
+                    && metric.querySelector("[data-testid='stMetricValue']")
+                    && metric.querySelector("[data-testid='stMetricValue']").innerText.trim()
+                        !== before)""",
+            arg=[CARD_METRICS, before],
+            timeout=TIMEOUT_MS,
+        )
+        apply_to_figure = time.perf_counter() - start
+        context.close()
+    return Run(first_visible, first_figure, apply_to_figure, server_cpu)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="cold starts (medians reported)")
+    runs = parser.parse_args().runs
+    from playwright.sync_api import sync_playwright
+
+    results: list[Run] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        for index in range(runs):
+            run = _one_run(browser)
+            results.append(run)
+            print(
+                f"run {index + 1}: first visible {run.first_visible_s:.2f} s, first figure "
+                f"{run.first_figure_s:.2f} s (server CPU {run.server_cpu_s:.2f} s), "
+                f"Apply to figure {run.apply_to_figure_s:.2f} s"
+            )
+        browser.close()
+    print(f"median of {runs} cold starts (sample scenario, Compare page, 1440 px wide):")
+    figures = {
+        "first visible app element": [r.first_visible_s for r in results],
+        "first key figure": [r.first_figure_s for r in results],
+        "server CPU until then": [r.server_cpu_s for r in results],
+        "Apply to updated figure": [r.apply_to_figure_s for r in results],
+    }
+    for label, times in figures.items():
+        print(f"  {label:<27}{statistics.median(times):6.2f} s")
+
+
+if __name__ == "__main__":
+    main()
