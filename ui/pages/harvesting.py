@@ -21,9 +21,7 @@ from planner.time.demand import (
 from planner.time.harvesting import (
     HarvestResult,
     HarvestSettings,
-    harvest_scenario,
     harvest_tables,
-    simulate_harvest,
     utilisation_by_hour,
 )
 from ui import components, planning, session
@@ -63,7 +61,10 @@ curve_labels = {
     UPLOAD: "Upload a file of values",
     **{name: f"Preset: {name}" for name in CURVE_PRESETS},
 }
-defaults = HarvestSettings()
+# The harvest shown last, so a return to the page (and the plan workbook) keeps it.
+kept = session.harvest_choice()
+defaults = kept.settings
+kept_curve = kept.curve.name if kept.curve is not None else ""
 with st.form("harvest_form"):
     pool_col, curve_col = st.columns(2)
     pool_source = pool_col.radio(
@@ -73,20 +74,26 @@ with st.form("harvest_form"):
             FROM_SCENARIO: "The scenario's VDI desktops, as their vGPU plan places them",
             GIVEN_POOL: "A pool of GPUs I give, following the curve",
         }.__getitem__,
-        index=0 if has_desktops else 1,
+        index=0 if has_desktops and kept.pool_gpus is None else 1,
         key="harvest_pool_source",
     )
     given_pool = pool_col.number_input(
         "Pool size [GPUs] (for a given pool)",
         min_value=1,
         max_value=100_000,
-        value=64,
+        value=kept.pool_gpus or 64,
         key="harvest_pool_gpus",
     )
     curve_choice = curve_col.selectbox(
         "Desktop demand over the week",
         options=curve_options,
-        index=curve_options.index(OWN_SCHEDULE if has_desktops else "vdi-office"),
+        index=curve_options.index(
+            kept_curve
+            if kept_curve in CURVE_PRESETS
+            else OWN_SCHEDULE
+            if has_desktops
+            else "vdi-office"
+        ),
         format_func=curve_labels.__getitem__,
         key="harvest_curve",
         help="Share of desktops active per hour. A given pool with its own schedule uses the "
@@ -148,6 +155,9 @@ with st.form("harvest_form"):
     resolution = cols[2].radio(
         "Resolution",
         options=[60, 15],
+        index=[60, 15].index(defaults.resolution_minutes)
+        if defaults.resolution_minutes in (60, 15)
+        else 0,
         format_func=lambda m: f"{m} minutes",
         horizontal=True,
         key="harvest_resolution",
@@ -198,27 +208,24 @@ settings = HarvestSettings(
     resolution_minutes=int(resolution),
 )
 
+choice = session.HarvestChoice(
+    settings, curve, None if pool_source == FROM_SCENARIO else int(given_pool)
+)
+
 # --- One planner call -------------------------------------------------------------------------
-if pool_source == FROM_SCENARIO:
-    if not has_desktops:
-        st.info(
-            "The scenario has no VDI workload, so there are no desktop GPUs to harvest. Add a "
-            "workload of kind 'vdi' on the Workloads page (the 'VDI plus ML' preset has two), or "
-            "choose 'A pool of GPUs I give' above.",
-            icon=":material/info:",
-        )
-        components.stop_if_empty(built, need_inventory=False)
-        st.stop()
-    result: HarvestResult = planning.guarded(
-        lambda: harvest_scenario(scenario, settings, curve=curve),
-        doing="simulate harvesting",
+if choice.pool_gpus is None and not has_desktops:
+    st.info(
+        "The scenario has no VDI workload, so there are no desktop GPUs to harvest. Add a "
+        "workload of kind 'vdi' on the Workloads page (the 'VDI plus ML' preset has two), or "
+        "choose 'A pool of GPUs I give' above.",
+        icon=":material/info:",
     )
-else:
-    shape = (curve or CURVE_PRESETS["vdi-office"]).at_resolution(settings.steps_per_hour)
-    result = planning.guarded(
-        lambda: simulate_harvest(int(given_pool), shape.as_array() * int(given_pool), settings),
-        doing="simulate harvesting",
-    )
+    components.stop_if_empty(built, need_inventory=False)
+    st.stop()
+result: HarvestResult = planning.guarded(
+    lambda: planning.harvest(scenario, choice), doing="simulate harvesting"
+)
+session.keep_harvest_choice(choice)
 
 # --- Summary ----------------------------------------------------------------------------------
 st.subheader("What harvesting gives")
