@@ -120,10 +120,15 @@ def plans_frame(plan: ScenarioPlan) -> pd.DataFrame:
 def _against(reference: MethodResult, chosen: MethodResult, name: str) -> str:
     usd = reference.cost.total_usd_per_year - chosen.cost.total_usd_per_year
     gpus = reference.metrics.gpus_used - chosen.metrics.gpus_used
-    return (
+    served = chosen.metrics.instances_placed - reference.metrics.instances_placed
+    text = (
         f"Against {name} ({reference.label}): ${abs(usd):,.0f} {'less' if usd >= 0 else 'more'} "
-        f"per year, {abs(gpus)} {'fewer' if gpus >= 0 else 'more'} GPUs."
+        f"per year, {abs(gpus)} {'fewer' if gpus >= 0 else 'more'} GPUs"
     )
+    # A dearer plan that serves more is not a worse plan: say what the money buys.
+    if served:
+        text += f", {abs(served)} {'more' if served > 0 else 'fewer'} instances served"
+    return text + "."
 
 
 def recommendation_lines(plan: ScenarioPlan) -> list[str]:
