@@ -58,7 +58,7 @@ def _metric(at: AppTest, label: str) -> str:
     return next(str(m.value) for m in at.metric if m.label == label)
 
 
-def _figures(sheet: Any, first: str) -> dict[str, Any]:
+def _figures(sheet: Any) -> dict[str, Any]:
     """A two-column table's values by the text in its first column."""
     return {row[0]: row[1] for row in sheet.iter_rows(values_only=True) if row[0] is not None}
 
@@ -91,14 +91,19 @@ def test_the_workbook_shows_what_the_screen_shows(
     shown_gpus = str(figures.loc["GPUs used", "Recommended plan"])
 
     book = load_workbook(io.BytesIO(downloads[WORKBOOK_FILE]()))
-    harvest = _figures(book["Harvest summary"], "Figure")
+    harvest = _figures(book["Harvest summary"])
     assert harvest["ML backlog submitted"] == BACKLOG * 5  # five submit days
     assert fmt.count(harvest["Useful harvested work"]) == harvested
     assert fmt.count(harvest["Dedicated GPUs replaced"]) == replaced
 
     assert book.sheetnames[0] == "Overview"
-    overview = _figures(book["Overview"], "Figure")
+    overview = _figures(book["Overview"])
     assert fmt.usd(overview[KEY_FIGURES["usd_per_year"].label]) + " /yr" == shown_cost
     assert shown_gpus.startswith(f"{fmt.count(overview[KEY_FIGURES['gpus_used'].label])} of ")
-    assumptions = _figures(book["Assumptions"], "Assumption")
+    assumptions = _figures(book["Assumptions"])
     assert assumptions["power_usd_per_kwh"] == POWER
+
+    # Back on the Harvesting page, the form shows the harvest the workbook holds.
+    at.switch_page("ui/pages/harvesting.py").run()
+    assert at.number_input(key="harvest_backlog").value == BACKLOG
+    assert _metric(at, "Harvested [GPU-h/week]") == harvested
