@@ -35,7 +35,7 @@ from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
-from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.scenario import Scenario
 from planner.time.demand import CURVE_PRESETS, WeeklyCurve, curve_preset, parse_curve
 from planner.time.harvesting import (
@@ -308,6 +308,25 @@ def add_input_file_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument("--group-by", metavar="LABEL", help="group pods by this label, not owner")
 
 
+def _headroom(text: str) -> int:
+    """``K`` of ``--headroom``: a whole number of host failures, 0 or more."""
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a whole number of host failures, for example 1"
+        ) from None
+    if not 0 <= k <= _MAX_HEADROOM:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: host failures to tolerate must be 0 to {_MAX_HEADROOM}"
+        )
+    return k
+
+
+_MAX_HEADROOM = 8
+"""More host failures per cluster than this is almost surely a typo [hosts]."""
+
+
 def _cluster_gpus(text: str) -> tuple[str, tuple[str, int]]:
     """``CLUSTER=MODEL:GPUS`` of ``--cluster-gpus``."""
     cluster, equals, rest = text.partition("=")
@@ -480,6 +499,7 @@ def recommended_lines(plan: ScenarioPlan) -> list[str]:
         served = ", ".join(f"{m.label} {n}" for m, n in d.served) or "nothing"
         left = f", {d.not_served} left out" if d.not_served else ""
         lines.append(f"  {d.workload:<{width}}  {served}{left}: {d.reason}")
+    lines.extend(f"  {figure}: {value}" for figure, value in best.purchase_facts())
     return lines
 
 
@@ -559,10 +579,19 @@ def _run_plan(args: argparse.Namespace) -> int:
     if stop is not None:
         return stop
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
+    if (args.add_to_inventory or args.headroom) and not servers:
+        print(
+            "plan: --add-to-inventory and --headroom size servers to buy: name their type "
+            "with --size TYPE (for example --size hgx-h100-8 or --size catalog)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     if not servers:
         result = plan_scenario(scenario, methods=methods)
+    elif args.add_to_inventory:
+        result = add_to_inventory(scenario, servers, methods=methods, headroom=args.headroom)
     else:
-        result = size_cluster(scenario, servers, methods=methods)
+        result = size_cluster(scenario, servers, methods=methods, headroom=args.headroom)
     if scenario.cpu_only:
         count = sum(w.instances for w in scenario.cpu_only)
         print(
@@ -589,7 +618,8 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
         help="plan every sharing method and write the workbook",
         description=(
             "Fit the workload mix to the inventory under passthrough, vGPU, MIG and a remote "
-            "pool (or, with --size, count the servers each needs), print one line per method "
+            "pool (or, with --size, count the servers each needs; with --add-to-inventory too, "
+            "the servers to buy on top of the inventory), print one line per method "
             "and write the plan workbook. With no files given, plans the bundled sample."
         ),
         epilog=EXIT_POLICY,
@@ -603,6 +633,27 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
             "size a new cluster instead of fitting the inventory, of this server type: "
             "MODEL:GPUS:CORES:RAM_GIB, a type of data/catalog/servers.csv (hgx-h100-8), or "
             "'catalog' for all of them; repeat to let the plan choose among several types"
+        ),
+    )
+    parser.add_argument(
+        "--add-to-inventory",
+        action="store_true",
+        help=(
+            "with --size: keep every host of the inventory as it is and buy only what must be "
+            "added on top of it, of the --size types, so that everything any method can serve "
+            "is served (owned hosts cost no purchase; their power and licences still count)"
+        ),
+    )
+    parser.add_argument(
+        "--headroom",
+        type=_headroom,
+        default=0,
+        metavar="K",
+        help=(
+            "with --size: host failures each cluster tolerates (N+K, as vSphere HA's host "
+            "failures to tolerate): the K largest hosts of each cluster and GPU model stay "
+            "idle for failover and each new cluster gets K more servers; checked by restarting "
+            "the failed hosts' GPUs on the rest (default 0)"
         ),
     )
     parser.add_argument(

@@ -199,3 +199,47 @@ def test_back_to_the_sample_forgets_every_change() -> None:
     at.button(key="sidebar_reset").click().run()
     assert at.session_state[session._INPUTS_KEY] == session.sample_inputs()
     assert at.button(key="sidebar_reset").disabled
+
+
+_ONE_HOST = (
+    b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+    b"h1,prod,L40S,2,64,512,100,yes\n"
+)
+_FIVE_JOBS = (
+    b"name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,"
+    b"ram_gib,live_migration,isolation,latency_tolerant,priority\n"
+    b"tune,training,5,1,40,70%,24x7,7,8,64,no,no,yes,2\n"
+)
+
+
+def test_adding_to_my_inventory_with_headroom_says_what_to_buy_on_top() -> None:
+    """ "Add to my inventory" with one host failure tolerated: on one 2-GPU host and five
+    whole-GPU jobs, the owned host is its cluster's failover host, so the plan buys 4-GPU
+    servers for all five and one more kept idle; the headline and the purchase table say so."""
+    at = _app()
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.InputFile(name="inventory.csv", content=_ONE_HOST),
+        workloads=session.InputFile(name="workloads.csv", content=_FIVE_JOBS),
+    )
+    at.run()
+    at.radio(key="compare_question").set_value(session.QuestionKind.ADD)
+    picked = list(at.multiselect(key="compare_catalog_servers").options)
+    at.multiselect(key="compare_catalog_servers").set_value(
+        [o for o in picked if o.startswith("l40s-4")]
+    )
+    at.number_input(key="compare_headroom").set_value(1)
+    at.button(key="compare_plan").click().run()
+    assert not at.exception
+    assert not at.error
+    asked = at.session_state[session._QUESTION_KEY]
+    assert asked.kind is session.QuestionKind.ADD
+    assert asked.headroom == 1
+    sidebar = "\n".join(c.value for c in at.sidebar.caption)
+    assert "Sizing what to buy on top of this inventory" in sidebar
+    headline = at.success[0].value
+    assert headline.startswith("Buy 3 × l40s-4 (4× L40S)")
+    assert "on top of your 1 host: serves all 5 instances" in headline
+    assert "any 1 host per cluster can fail" in headline
+    facts = at.get_by_key("compare_purchase").dataframe[0].value.set_index("figure")
+    assert facts.loc["buy l40s-4 (4× L40S)", "value"].startswith("3 at $")
+    assert "1 of them kept idle for failover" in facts.loc["buy l40s-4 (4× L40S)", "value"]

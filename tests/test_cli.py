@@ -309,3 +309,57 @@ def test_bad_replicas_exit_2_with_the_rule(value: str, capsys: pytest.CaptureFix
         main(["plan", "--mps-replicas", value])
     assert exit_info.value.code == 2
     assert "--mps-replicas" in capsys.readouterr().err
+
+
+def _small_estate(tmp_path: Path) -> tuple[Path, Path]:
+    """One 2-GPU L40S host of cluster prod, and five fine-tuning jobs of one whole GPU each."""
+    inventory = tmp_path / "inventory.csv"
+    inventory.write_text(
+        "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+        "h1,prod,L40S,2,64,512,100,yes\n"
+    )
+    workloads = tmp_path / "workloads.csv"
+    workloads.write_text(
+        "name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,"
+        "ram_gib,live_migration,isolation,latency_tolerant,priority\n"
+        "tune,training,5,1,40,70%,24x7,7,8,64,no,no,yes,2\n"
+    )
+    return inventory, workloads
+
+
+def test_add_to_inventory_with_headroom_says_what_to_buy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --add-to-inventory --size l40s-4 --headroom 1` on one full 2-GPU host and five
+    whole-GPU jobs: the lone owned host is its cluster's failover host, so all five go to new
+    4-GPU servers, two of them plus one kept idle: buy 3; the workbook states the purchase and
+    each cluster's headroom."""
+    inventory, workloads = _small_estate(tmp_path)
+    out = tmp_path / "add.xlsx"
+    args = ["plan", "--inventory", str(inventory), "--workloads", str(workloads)]
+    more = ["--add-to-inventory", "--size", "l40s-4", "--headroom", "1", "--methods"]
+    assert main([*args, *more, "passthrough", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("Recommended plan: Buy 3 × l40s-4 (4× L40S) (for $")
+    assert "on top of your 1 host: serves all 5 instances" in printed
+    assert "buy l40s-4 (4× L40S): 3 at $" in printed
+    assert "1 of them kept idle for failover" in printed
+    assert "headroom: cluster new (3 hosts): any 1 host can fail" in printed
+    sheet = load_workbook(out)["Recommended plan"]
+    cells = [str(c) for row in sheet.iter_rows(values_only=True) for c in row if c is not None]
+    assert any(c.startswith("Buy 3 × l40s-4") for c in cells)
+    assert "cluster new (3 hosts): any 1 host can fail (every set checked)" in cells
+    summary = load_workbook(out)["Summary"]
+    texts = [str(c) for row in summary.iter_rows(values_only=True) for c in row if c]
+    assert any(t.startswith("add to the inventory l40s-4") for t in texts)
+
+
+def test_add_to_inventory_without_a_server_type_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--add-to-inventory and --headroom need --size; a negative headroom is refused."""
+    assert main(["plan", "--add-to-inventory"]) == 2
+    assert "--size TYPE" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["plan", "--size", "l40s-4", "--headroom", "-1"])
+    assert "must be 0 to" in capsys.readouterr().err

@@ -90,7 +90,9 @@ def scenario_sidebar() -> None:
         if inputs.own_gpus is not None:
             _own_gpus_sidebar(inputs.own_gpus)
         asked = session.question()
-        if asked.kind is session.QuestionKind.SIZE and asked.server is not None:
+        if asked.kind is session.QuestionKind.ADD:
+            st.caption(":material/add_box: Sizing what to buy on top of this inventory")
+        elif asked.kind is session.QuestionKind.SIZE and asked.server is not None:
             st.caption(
                 f":material/add_box: Sizing a cluster of {asked.server.gpus}× "
                 f"{asked.server.gpu_model} servers"

@@ -28,7 +28,7 @@ from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.output.export import workbook_bytes
-from planner.output.report import ScenarioPlan, plan_scenario, size_cluster
+from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.scenario import Scenario
 from planner.time.demand import CURVE_PRESETS
 from planner.time.harvesting import (
@@ -169,13 +169,14 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
 def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of every sharing method for the committed inputs and question (cached)."""
     scenario = build_scenario(inputs).scenario
-    if asked.kind is QuestionKind.SIZE:
-        if asked.catalog_servers:
-            return size_cluster(scenario, asked.catalog_servers)
-        if asked.server is None:
-            raise PlanningError("choose a server type to size a cluster")
-        return size_cluster(scenario, asked.server)
-    return plan_scenario(scenario)
+    if asked.kind is QuestionKind.FIT:
+        return plan_scenario(scenario)
+    servers = asked.catalog_servers or (() if asked.server is None else (asked.server,))
+    if not servers:
+        raise PlanningError("choose a server type to size a cluster")
+    if asked.kind is QuestionKind.ADD:
+        return add_to_inventory(scenario, servers, headroom=asked.headroom)
+    return size_cluster(scenario, servers, headroom=asked.headroom)
 
 
 def harvest(scenario: Scenario, choice: HarvestChoice) -> HarvestResult:

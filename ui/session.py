@@ -105,6 +105,8 @@ class QuestionKind(StrEnum):
     """Fit the workload mix to my inventory."""
     SIZE = "size"
     """Size a new cluster: how many servers of one type."""
+    ADD = "add"
+    """Add to my inventory: the servers to buy on top of the hosts owned."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,8 @@ class Question:
     server: ServerType | None = None
     catalog_servers: tuple[ServerType, ...] = ()
     """Server types of the catalog the sizing may choose among; when empty, ``server``."""
+    headroom: int = 0
+    """Host failures each cluster tolerates when sizing (N+k) [hosts]."""
 
 
 def sample_inputs() -> ScenarioInputs:

@@ -17,6 +17,7 @@ __all__ = [
     "HOURS_PER_YEAR",
     "AnnualRates",
     "CostBreakdown",
+    "OwnedRates",
     "amortised_usd_per_year",
     "gpu_power_w",
     "gpu_usd_per_year",
@@ -276,3 +277,33 @@ class AnnualRates:
     def network_usd_per_host_year(self, method: Method, host: Host) -> float:
         """The network a host-wide ``method`` needs per host [USD/year]."""
         return METHODS[method].network_usd_per_host_year(self.scenario.assumptions)
+
+
+@dataclass(frozen=True)
+class OwnedRates:
+    """``AnnualRates`` for planning on top of hosts already owned: an owned host and its GPUs
+    cost no purchase, so only their licences, idle power and network count; other hosts (servers
+    to buy) keep their amortised price. The MILP then fills what is owned before it buys."""
+
+    scenario: Scenario
+    owned: frozenset[str]
+    """Names of the hosts already owned."""
+
+    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
+        """As ``AnnualRates``, without the GPU's price on an owned host [USD/year]."""
+        rate = AnnualRates(self.scenario).gpu_usd_per_year(method, host)
+        if host.name not in self.owned:
+            return rate
+        a = self.scenario.assumptions
+        price = _gpu_price_usd(self.scenario, host.gpu_model)
+        return rate - amortised_usd_per_year(price, a.amortisation_years)
+
+    def host_usd_per_year(self, host: Host) -> float:
+        """An owned host costs nothing more per year; a server to buy its amortised price."""
+        if host.name in self.owned:
+            return 0.0
+        return AnnualRates(self.scenario).host_usd_per_year(host)
+
+    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
+        """The network a host-wide ``method`` needs per host [USD/year]."""
+        return AnnualRates(self.scenario).network_usd_per_host_year(method, host)

@@ -125,7 +125,8 @@ def question_text(plan: ScenarioPlan) -> str:
     """The question the plan answers, in words."""
     if plan.question == "fit":
         return "fit the workloads into the inventory"
-    return "size a cluster of " + " or ".join(
+    start = "add to the inventory " if plan.question == "add" else "size a cluster of "
+    return start + " or ".join(
         f"{s.label} servers ({s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM)"
         for s in (plan.servers or ((plan.server,) if plan.server else ()))
     )
@@ -171,6 +172,10 @@ def _recommended_facts(recommended: RecommendedPlan) -> pd.DataFrame:
             "GPUs",
         ),
         ("Solver status", result.plan.status.value, ""),
+        *(
+            (figure[:1].upper() + figure[1:], words, "")
+            for figure, words in recommended.purchase_facts()
+        ),
     ]
     for reference in (recommended.today, recommended.best_single):
         if reference is not None:

@@ -22,6 +22,8 @@ from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.costs import (
     AnnualRates,
+    OwnedRates,
+    amortised_usd_per_year,
     server_price_usd,
     workload_usd_per_instance_year,
 )
@@ -30,6 +32,7 @@ from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
 from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
+from planner.solve.headroom import ClusterHeadroom, check_headroom, standby_hosts
 from planner.solve.mixed import (
     HostType,
     MixedPlan,
@@ -42,6 +45,7 @@ from planner.solve.mixed import (
 )
 
 __all__ = [
+    "ADDED_CLUSTER",
     "DECISION_COLUMNS",
     "ClassDecision",
     "Purchase",
@@ -49,6 +53,7 @@ __all__ = [
     "decisions_frame",
     "purchases",
     "rank",
+    "recommend_additions",
     "recommend_plan",
     "servers_to_buy",
     "today_method",
@@ -103,6 +108,12 @@ class RecommendedPlan:
     """The best single-method plan: most instances by priority, then cheapest."""
     purchase: tuple[Purchase, ...] = ()
     """When sizing: the servers to buy, per type."""
+    owned_hosts: int | None = None
+    """When adding to the inventory: the hosts already owned the purchase goes on top of."""
+    purchase_usd_per_year: float = 0.0
+    """The purchase spread over the amortisation period [USD/year]."""
+    headroom: tuple[ClusterHeadroom, ...] = ()
+    """Per cluster, whether it tolerates the host failures asked (empty when none asked)."""
 
     @property
     def purchase_usd(self) -> float:
@@ -131,6 +142,8 @@ class RecommendedPlan:
             else f"Serves {m.instances_placed} of {total} instances"
         )
         text = f"{served} on {m.gpus_used} GPUs in {m.hosts_used} hosts"
+        if self.owned_hosts is not None:
+            return self._added(text)
         if self.purchase:
             servers = " + ".join(f"{p.count} × {p.server.label}" for p in self.purchase)
             text = (
@@ -140,6 +153,76 @@ class RecommendedPlan:
         if self.today is not None:
             text += ", " + _against(self.result, self.today, f"today ({self.today.label})")
         return text + "."
+
+    def _added(self, serves: str) -> str:
+        """``Buy N × T (for $X, $Y per year) on top of your M hosts: serves …; still not
+        served: …``."""
+        if self.purchase:
+            servers = " + ".join(f"{p.count} × {p.server.label}" for p in self.purchase)
+            buy = (
+                f"Buy {servers} (for ${self.purchase_usd:,.0f}, "
+                f"${self.purchase_usd_per_year:,.0f} per year amortised)"
+            )
+        else:
+            buy = "Buy nothing"
+        if self.owned_hosts:
+            hosts = "host" if self.owned_hosts == 1 else "hosts"
+            buy += f" on top of your {self.owned_hosts} {hosts}"
+        text = (
+            f"{buy}: {serves[0].lower()}{serves[1:]}, "
+            f"${self.result.cost.total_usd_per_year:,.0f} per year in all"
+        )
+        if self.headroom:
+            k = self.headroom[0].headroom
+            broken = [h.cluster for h in self.headroom if not h.holds]
+            text += (
+                f", any {k} host{'' if k == 1 else 's'} per cluster can fail"
+                if not broken
+                else f", but clusters {', '.join(broken)} do not tolerate {k} host failures"
+            )
+        left = self.still_not_served()
+        if left:
+            text += "; still not served: " + "; ".join(left)
+        return text + "."
+
+    def purchase_facts(self) -> tuple[tuple[str, str], ...]:
+        """The purchase and the headroom as (figure, value in words) rows, for a printout or a
+        sheet: each server type bought, what it costs, the owned hosts it goes on top of, each
+        cluster's tolerance of host failures, and what is still not served."""
+        rows: list[tuple[str, str]] = []
+        if self.owned_hosts is not None:
+            rows.append(("hosts already owned", f"{self.owned_hosts}, every one kept as it is"))
+        for p in self.purchase:
+            idle = f", {p.standby} of them kept idle for failover" if p.standby else ""
+            rows.append(
+                (
+                    f"buy {p.server.label}",
+                    f"{p.count} at ${p.unit_price_usd:,.0f} each: ${p.price_usd:,.0f}{idle}",
+                )
+            )
+        if self.purchase or self.owned_hosts is not None:
+            rows.append(("purchase price [USD]", f"${self.purchase_usd:,.0f}"))
+        if self.purchase_usd_per_year:
+            rows.append(("purchase amortised [USD/year]", f"${self.purchase_usd_per_year:,.0f}"))
+        if any(p.standby for p in self.purchase):
+            rows.append(
+                (
+                    "servers kept idle",
+                    "priced in the purchase; the annual cost counts only the hosts in use",
+                )
+            )
+        rows.extend(("headroom", c.sentence) for c in self.headroom)
+        if self.owned_hosts is not None:
+            rows.extend(("still not served", line) for line in self.still_not_served())
+        return tuple(rows)
+
+    def still_not_served(self) -> tuple[str, ...]:
+        """``3 × train-big because …`` per class with instances left out, with the first
+        reason given."""
+        reasons: dict[str, list[str]] = {}
+        for n in self.result.plan.not_placed:
+            reasons.setdefault(n.workload, []).append(n.reason)
+        return tuple(f"{len(r)} × {name} because {r[0]}" for name, r in reasons.items())
 
 
 def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
@@ -196,16 +279,20 @@ def _as_recommended(plan: MethodPlan) -> MethodPlan:
 
 
 def servers_to_buy(
-    scenario: Scenario, servers: Sequence[ServerType], singles: Sequence[MethodResult]
+    scenario: Scenario,
+    servers: Sequence[ServerType],
+    singles: Sequence[MethodResult],
+    *,
+    cluster: str = "sized",
 ) -> tuple[Host, ...]:
     """The servers sizing may open, per type as many as the single-method sizings opened in all
     (each class fits on some method's servers, so that many are always enough) and at least
-    one."""
+    one; each type in a cluster of its own (``cluster``, or ``cluster-2-l40s`` and so on)."""
     opened = sum(len(r.plan.hosts) for r in singles)
     hosts: list[Host] = []
     for n, server in enumerate(servers):
-        cluster = "sized" if len(servers) == 1 else f"sized-{n + 1}-{server.gpu_model.lower()}"
-        hosts.extend(server.host(i, cluster) for i in range(max(1, opened)))
+        name = cluster if len(servers) == 1 else f"{cluster}-{n + 1}-{server.gpu_model.lower()}"
+        hosts.extend(server.host(i, name) for i in range(max(1, opened)))
     return tuple(hosts)
 
 
@@ -217,6 +304,8 @@ class Purchase:
     count: int
     unit_price_usd: float
     """One server with its GPUs [USD]."""
+    standby: int = 0
+    """Of ``count``, the servers kept idle so that hosts can fail (N+k headroom)."""
 
     @property
     def price_usd(self) -> float:
@@ -269,6 +358,28 @@ def recommend_plan(
     mix = measure_plan(mixed.plan, scenario)
     candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))
     best, chosen, source = min(candidates, key=lambda c: rank(c[0], scenario))
+    result, cost_bound = _bounded(
+        scenario, best, chosen, mixed, rates, from_mix=chosen is mixed.plan
+    )
+    today = None if servers else _single(singles, today_method(scenario))
+    ranked = [r for r in singles if r.plan.method is not None]
+    best_single = min(ranked, key=lambda r: rank(r, scenario)) if ranked else None
+    decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
+    bought = purchases(scenario, result.plan.hosts, servers) if servers else ()
+    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single, bought)
+
+
+def _bounded(
+    scenario: Scenario,
+    best: MethodResult,
+    chosen: MethodPlan,
+    mixed: MixedPlan,
+    rates: AnnualRates,
+    *,
+    from_mix: bool,
+) -> tuple[MethodResult, float]:
+    """The chosen plan's result with its GPU bound and status, and the bound on its annual cost
+    [USD/year] over the hosts the mix could use."""
     served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
     if mixed.options:
@@ -277,7 +388,7 @@ def recommend_plan(
     bounded = best.cost.total_usd_per_year - best.cost.busy_power_usd_per_year
     if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL
-    elif chosen is mixed.plan and mixed.counts.status is SolveStatus.LIMIT_REACHED:
+    elif from_mix and mixed.counts.status is SolveStatus.LIMIT_REACHED:
         status = SolveStatus.LIMIT_REACHED
     else:
         status = SolveStatus.HEURISTIC
@@ -288,13 +399,78 @@ def recommend_plan(
         ratio_to_bound=best.metrics.gpus_used / gpu_bound if gpu_bound > 0 else None,
     )
     cost = dataclasses.replace(best.cost, plan=plan.name)
-    result = dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
-    today = None if servers else _single(singles, today_method(scenario))
-    ranked = [r for r in singles if r.plan.method is not None]
-    best_single = min(ranked, key=lambda r: rank(r, scenario)) if ranked else None
-    decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
-    bought = purchases(scenario, plan.hosts, servers) if servers else ()
-    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single, bought)
+    return dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost), cost_bound
+
+
+ADDED_CLUSTER = "new"
+"""Cluster of the servers bought on top of the inventory (one per type: ``new-2-l40s``)."""
+
+
+def recommend_additions(
+    scenario: Scenario,
+    servers: Sequence[ServerType],
+    sized: Sequence[MethodResult],
+    *,
+    headroom: int = 0,
+    methods: Sequence[Method] = tuple(METHODS),
+) -> RecommendedPlan:
+    """The recommended plan on the inventory as it is plus what to buy on top of it.
+
+    Every owned host keeps its shape; it costs no purchase (``OwnedRates``), so the mix fills
+    the inventory before it buys servers of ``servers`` (each type a new cluster, at most as
+    many as the single-method sizings ``sized`` opened). With ``headroom`` ``k``, each failover
+    group of a cluster keeps its ``k`` largest hosts idle and each new cluster gets ``k`` more
+    servers (``planner.solve.headroom``); the combined plan is then checked for feasibility and
+    with hosts down. Everything any method can serve is served when the servers allow it.
+    """
+    owned = scenario.inventory.hosts
+    standby = set(standby_hosts(owned, headroom))
+    candidates = servers_to_buy(scenario, servers, sized, cluster=ADDED_CLUSTER)
+    mixed = recommend(
+        scenario,
+        OwnedRates(scenario, frozenset(h.name for h in owned)),
+        hosts=candidates,
+        owned=tuple(h for h in owned if h not in standby),
+        methods=methods,
+    )
+    owned_names = {h.name for h in owned}
+    bought = tuple(h for h in mixed.plan.hosts if h.name not in owned_names)
+    spare = _spares(bought, candidates, headroom)
+    plan = dataclasses.replace(mixed.plan, hosts=(*owned, *bought, *spare))
+    rates = AnnualRates(scenario)
+    result, cost_bound = _bounded(
+        scenario, measure_plan(plan, scenario), plan, mixed, rates, from_mix=True
+    )
+    a = scenario.assumptions
+    bought_all = purchases(scenario, (*bought, *spare), servers)
+    kept = Counter(ServerType.of(h) for h in spare)
+    bought_all = tuple(
+        dataclasses.replace(p, standby=kept[dataclasses.replace(p.server, name="")])
+        for p in bought_all
+    )
+    price = sum(p.price_usd for p in bought_all)
+    return RecommendedPlan(
+        result=result,
+        decisions=_decisions(scenario, result, mixed, rates),
+        cost_lower_bound_usd=cost_bound,
+        source="a mix of sharing methods on your hosts and the servers to buy",
+        today=None,
+        best_single=None,
+        purchase=bought_all,
+        owned_hosts=len(owned),
+        purchase_usd_per_year=amortised_usd_per_year(price, a.amortisation_years),
+        headroom=check_headroom(plan, scenario, headroom) if headroom else (),
+    )
+
+
+def _spares(bought: Sequence[Host], candidates: Sequence[Host], headroom: int) -> tuple[Host, ...]:
+    """``headroom`` more servers for each new cluster a plan opened, of its type."""
+    spares: list[Host] = []
+    for cluster in dict.fromkeys(h.cluster for h in bought):
+        first = next(h for h in bought if h.cluster == cluster)
+        after = sum(1 for h in candidates if h.cluster == cluster)
+        spares.extend(ServerType.of(first).host(after + j, cluster) for j in range(headroom))
+    return tuple(spares)
 
 
 def _single(singles: Sequence[MethodResult], method: Method) -> MethodResult | None:

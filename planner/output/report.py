@@ -25,7 +25,12 @@ from planner.measure.metrics import (
 )
 from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
-from planner.output.recommendations import RecommendedPlan, rank, recommend_plan
+from planner.output.recommendations import (
+    RecommendedPlan,
+    rank,
+    recommend_additions,
+    recommend_plan,
+)
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method, size_method
@@ -35,6 +40,7 @@ __all__ = [
     "MethodResult",
     "Question",
     "ScenarioPlan",
+    "add_to_inventory",
     "assemble",
     "comparison_frame",
     "cost_frame",
@@ -48,8 +54,9 @@ __all__ = [
     "utilisation_frame",
 ]
 
-Question = Literal["fit", "size"]
-"""``fit``: place the mix on the inventory; ``size``: count the servers of one type needed."""
+Question = Literal["fit", "size", "add"]
+"""``fit``: place the mix on the inventory; ``size``: count the servers of one type needed;
+``add``: count the servers to buy on top of the inventory."""
 
 
 @dataclass(frozen=True)
@@ -59,13 +66,15 @@ class ScenarioPlan:
     scenario: Scenario
     question: Question
     server: ServerType | None
-    """The server type sized (``size``); None when fitting the inventory (``fit``)."""
+    """The server type sized (``size``, ``add``); None when fitting the inventory (``fit``)."""
     results: tuple[MethodResult, ...]
     """Every plan measured: the recommended plan first when there is one, then each method's."""
     recommended: RecommendedPlan | None = None
     """The recommended plan with its bound, per-class decisions and references."""
     servers: tuple[ServerType, ...] = ()
-    """Every server type the sizing could buy (``size``); ``server`` is the first."""
+    """Every server type the sizing could buy (``size``, ``add``); ``server`` is the first."""
+    headroom: int = 0
+    """Host failures each cluster of the recommended plan is sized to tolerate [hosts]."""
 
     def result(self, method: Method) -> MethodResult:
         """The result of one method; KeyError naming the method when it was not planned."""
@@ -130,6 +139,7 @@ def size_cluster(
     *,
     methods: Sequence[Method] = tuple(METHODS),
     recommended: bool = True,
+    headroom: int = 0,
 ) -> ScenarioPlan:
     """Count the servers each method needs for the mix, measure each, and (with
     ``recommended``) size the cheapest mix of methods and server types.
@@ -137,22 +147,67 @@ def size_cluster(
     Given several server types, each method's plan is its best sizing on one type (most
     instances by priority, then cheapest); the recommended plan may mix types. The plans are
     measured against the servers they open only: the inventory plays no part in sizing, so a
-    method that opens no server has no GPUs available either.
+    method that opens no server has no GPUs available either. With ``headroom`` ``k``, the
+    recommended plan buys ``k`` more servers per type so that any ``k`` can fail
+    (``planner.solve.headroom``).
     """
-    servers = (server,) if isinstance(server, ServerType) else tuple(server)
-    if not servers:
-        raise ValueError("size_cluster needs at least one server type")
+    servers = _server_list(server)
     sized = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
     results = tuple(_best_sizing(method, scenario, sized, servers) for method in methods)
     singles = ScenarioPlan(
-        scenario=sized, question="size", server=servers[0], results=results, servers=servers
+        scenario=sized,
+        question="size",
+        server=servers[0],
+        results=results,
+        servers=servers,
+        headroom=headroom,
     )
     if not recommended:
         return singles
-    best = recommend_plan(sized, singles.results, servers=servers)
+    if headroom:
+        best: RecommendedPlan | None = recommend_additions(
+            sized, servers, results, headroom=headroom, methods=methods
+        )
+    else:
+        best = recommend_plan(sized, singles.results, servers=servers)
     if best is None:
         return singles
     return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
+
+
+def _server_list(server: ServerType | Sequence[ServerType]) -> tuple[ServerType, ...]:
+    servers = (server,) if isinstance(server, ServerType) else tuple(server)
+    if not servers:
+        raise ValueError("sizing needs at least one server type")
+    return servers
+
+
+def add_to_inventory(
+    scenario: Scenario,
+    server: ServerType | Sequence[ServerType],
+    *,
+    methods: Sequence[Method] = tuple(METHODS),
+    headroom: int = 0,
+) -> ScenarioPlan:
+    """What to buy on top of the inventory, of the server types given, so that every instance
+    any method can serve is served (``recommend_additions``), with ``headroom`` host failures
+    tolerated per cluster. The other plans are each method alone on the inventory as it is."""
+    servers = _server_list(server)
+    fits = tuple(plan_method(method, scenario) for method in methods)
+    empty = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
+    sized = tuple(
+        measure_plan(size_method(m, scenario, s), empty) for m in methods for s in servers
+    )
+    best = recommend_additions(scenario, servers, sized, headroom=headroom, methods=methods)
+    return ScenarioPlan(
+        scenario=scenario,
+        question="add",
+        server=servers[0],
+        results=(best.result, *(measure_plan(p, scenario) for p in fits)),
+        recommended=best,
+        servers=servers,
+        headroom=headroom,
+    )
 
 
 def _best_sizing(

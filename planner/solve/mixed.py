@@ -120,9 +120,12 @@ class HostType:
         )
 
 
-def host_types(hosts: Sequence[Host], scenario: Scenario) -> tuple[HostType, ...]:
+def host_types(
+    hosts: Sequence[Host], scenario: Scenario, *, owned: Set[str] = frozenset()
+) -> tuple[HostType, ...]:
     """The hosts grouped by shape, types in first-seen order; hosts without a known model or GPUs
-    are left out."""
+    are left out. Hosts named in ``owned`` never share a type with the others: an owned host and
+    a server to buy of one shape cost differently."""
     groups: dict[tuple[object, ...], list[Host]] = {}
     for host in hosts:
         if host.gpu_model not in scenario.catalog.gpus or host.gpus <= 0:
@@ -135,6 +138,7 @@ def host_types(hosts: Sequence[Host], scenario: Scenario) -> tuple[HostType, ...
             host.ram_gib,
             host.rdma,
             host.mig_enabled,
+            host.name in owned,
         )
         groups.setdefault(key, []).append(host)
     return tuple(
@@ -863,15 +867,16 @@ def recommend(
     *,
     hosts: Sequence[Host] | None = None,
     methods: Sequence[Method] = tuple(METHODS),
+    owned: Sequence[Host] = (),
 ) -> MixedPlan:
     """The recommended mix on ``hosts`` (default: the scenario's inventory; when sizing, the
-    servers that may be bought): the MILP's counts placed on hosts, what did not fit retried on
-    the other options of its class; a class without any option is not placed, with the reason
-    each method gave. The plan's ``hosts`` are those it may use: the inventory, or when sizing
-    the servers it opens."""
+    servers that may be bought) and the ``owned`` hosts beside them: the MILP's counts placed
+    on hosts, what did not fit retried on the other options of its class; a class without any
+    option is not placed, with the reason each method gave. The plan's ``hosts`` are those it
+    may use: the inventory, or when sizing the ``owned`` hosts and the servers it opens."""
     started = time.perf_counter()
-    available = scenario.inventory.hosts if hosts is None else tuple(hosts)
-    types = host_types(available, scenario)
+    available = scenario.inventory.hosts if hosts is None else (*owned, *hosts)
+    types = host_types(available, scenario, owned={h.name for h in owned})
     found, refusals = options(scenario, types, methods)
     isolated: set[str] = set()
     for _ in range(_LIMIT_ROUNDS):
@@ -882,7 +887,7 @@ def recommend(
         opened = available
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
-            opened = tuple(h for h in available if h.name in in_use)
+            opened = (*owned, *(h for h in hosts if h.name in in_use))
         plan = _as_plan(scenario, placing, counts, started, opened)
         over = over_limit(scenario, plan)
         if not over:

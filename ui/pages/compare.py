@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from planner.inputs.inventory import ServerType, server_type
@@ -12,6 +13,8 @@ from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
 CHART_HEIGHT_PX = 300
+MAX_HEADROOM = 8
+"""More host failures per cluster than this is almost surely a typo [hosts]."""
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
     "gpus_per_host": "GPUs per server",
@@ -39,14 +42,17 @@ with st.form("compare_question_form"):
         format_func={
             session.QuestionKind.FIT: "Fit the mix to my inventory",
             session.QuestionKind.SIZE: "Size a new cluster",
+            session.QuestionKind.ADD: "Add to my inventory",
         }.__getitem__,
+        help="Add to my inventory keeps every host you own as it is and sizes only the servers "
+        "to buy on top of it, so that everything any sharing method can serve is served.",
         key="compare_question",
     )
     server = asked.server or ServerType(
         gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048
     )
     with server_col.expander(
-        "Server type to size with", expanded=kind is session.QuestionKind.SIZE
+        "Server type to size with", expanded=kind is not session.QuestionKind.FIT
     ):
         cols = st.columns(4)
         model = cols[0].selectbox(
@@ -79,6 +85,16 @@ with st.form("compare_question_form"):
             "may buy a mix of them. Their notes say which figures are guesses.",
             key="compare_catalog_servers",
         )
+        headroom = st.number_input(
+            "Host failures each cluster tolerates (N+k)",
+            min_value=0,
+            max_value=MAX_HEADROOM,
+            value=asked.headroom,
+            help="When sizing: the k largest hosts of each cluster (per GPU model) stay idle "
+            "for failover and each new cluster gets k more servers, so any k hosts of a cluster "
+            "can fail and their GPUs restart on the others (checked host by host).",
+            key="compare_headroom",
+        )
     submitted = st.form_submit_button(
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
@@ -101,12 +117,13 @@ if submitted:
         )
         st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
     else:
-        sizing = chosen is session.QuestionKind.SIZE
+        sizing = chosen is not session.QuestionKind.FIT
         session.commit_question(
             session.Question(
                 kind=chosen,
                 server=sized if sizing else None,
                 catalog_servers=tuple(by_label[label] for label in picked) if sizing else (),
+                headroom=int(headroom) if sizing else 0,
             )
         )
 
@@ -131,6 +148,14 @@ comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the
 if plan.recommended is not None:
     st.subheader("Recommended plan")
     components.recommended_section(plan.recommended)
+    purchase = plan.recommended.purchase_facts()
+    if purchase:
+        st.markdown("**What to buy**")
+        components.table(
+            pd.DataFrame(purchase, columns=["figure", "value"]),
+            key="compare_purchase",
+            max_rows=None,
+        )
     served = tables.methods_by_class(plan.recommended)
     # An explicit height: with "content" the bars of many classes squeeze into each other.
     st.altair_chart(

@@ -1,0 +1,96 @@
+"""Add to my inventory: hand-built estates whose purchase is known by reasoning."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bench.fleets import host, scenario_of, workload
+from planner.inputs.catalog import load_catalog
+from planner.inputs.inventory import Host, ServerType
+from planner.inputs.workloads import WorkloadClass
+from planner.methods.registry import Method
+from planner.output.recommendations import RecommendedPlan
+from planner.output.report import add_to_inventory
+from planner.scenario import Scenario
+
+CATALOG = load_catalog()
+L40S_2 = ServerType(
+    gpu_model="L40S", gpus=2, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-2"
+)
+L40S_4 = ServerType(
+    gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-4"
+)
+
+
+def _scenario(hosts: Sequence[Host], workloads: Sequence[WorkloadClass]) -> Scenario:
+    return scenario_of([], hosts, workloads, catalog=CATALOG)
+
+
+def _whole_gpus(instances: int, name: str = "train") -> WorkloadClass:
+    """Instances that each take a whole L40S (40 GiB of its 48)."""
+    return workload(name, instances=instances, gpus=1.0, memory_gib=40.0, busy_fraction=0.9)
+
+
+def _added(
+    scenario: Scenario, server: ServerType, headroom: int = 0
+) -> tuple[RecommendedPlan, set[str]]:
+    plan = add_to_inventory(scenario, server, methods=(Method.PASSTHROUGH,), headroom=headroom)
+    assert plan.question == "add"
+    best = plan.recommended
+    assert best is not None
+    assert best.result.feasibility_violations == ()
+    return best, {h.name for h in scenario.inventory.hosts}
+
+
+def test_an_inventory_big_enough_buys_nothing() -> None:
+    """Three whole-GPU instances on a 4-GPU host: nothing to buy, every instance on the host."""
+    scenario = _scenario([host("h1", gpus=4)], [_whole_gpus(3)])
+    best, owned = _added(scenario, L40S_4)
+    assert best.purchase == ()
+    assert best.purchase_usd == 0
+    assert best.result.metrics.instances_not_placed == 0
+    assert {p.host for p in best.result.plan.placements} == owned
+    assert best.headline().startswith("Buy nothing on top of your 1 host: serves all 3")
+
+
+def test_one_server_more_when_the_inventory_is_one_gpu_short() -> None:
+    """Five whole-GPU instances on one 4-GPU host: one 4-GPU server to buy, and the owned host
+    stays full (it costs no purchase)."""
+    scenario = _scenario([host("h1", gpus=4)], [_whole_gpus(5)])
+    best, owned = _added(scenario, L40S_4)
+    assert [(p.server.name, p.count, p.standby) for p in best.purchase] == [("l40s-4", 1, 0)]
+    price = scenario.assumptions.host_usd + 4 * CATALOG.gpus["L40S"].price_usd
+    assert best.purchase_usd == price
+    assert best.purchase_usd_per_year == price / scenario.assumptions.amortisation_years
+    on_owned = [p for p in best.result.plan.placements if p.host in owned]
+    assert len(on_owned) == 4
+    assert best.result.metrics.instances_not_placed == 0
+    assert f"Buy 1 × l40s-4 (4× L40S) (for ${price:,.0f}" in best.headline()
+    assert "on top of your 1 host" in best.headline()
+
+
+def test_headroom_on_a_full_two_host_cluster_buys_a_failover_pair() -> None:
+    """Two 2-GPU hosts full with four whole-GPU instances, headroom 1: one owned host stays idle
+    for failover, so two instances move to new 2-GPU servers, and the new cluster needs a
+    failover server too: buy 2, and every cluster tolerates any one host down."""
+    scenario = _scenario([host("h1", gpus=2), host("h2", gpus=2)], [_whole_gpus(4)])
+    best, owned = _added(scenario, L40S_2, headroom=1)
+    assert [(p.count, p.standby) for p in best.purchase] == [(2, 1)]
+    assert best.result.metrics.instances_not_placed == 0
+    assert len({p.host for p in best.result.plan.placements} & owned) == 1
+    assert [c.cluster for c in best.headroom] == ["c1", "new"]
+    assert all(c.holds for c in best.headroom)
+    assert "any 1 host per cluster can fail" in best.headline()
+
+
+def test_what_no_method_can_serve_is_listed_with_the_reason() -> None:
+    """A class that runs only on H100s is not bought for when the servers are L40S; the answer
+    says it is still not served and why."""
+    h100_only = workload("huge", instances=2, gpus=1.0, gpu_models=("H100-80GB-SXM",))
+    scenario = _scenario([host("h1", gpus=4)], [_whole_gpus(2), h100_only])
+    best, _ = _added(scenario, L40S_4)
+    assert best.purchase == ()
+    left = best.still_not_served()
+    assert len(left) == 1
+    assert left[0].startswith("2 × huge because ")
+    assert "still not served: 2 × huge because" in best.headline()

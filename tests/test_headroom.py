@@ -1,0 +1,126 @@
+"""N+k headroom: idle failover hosts per cluster, and the check that restarts failed hosts' GPUs
+on the survivors and runs the feasibility checker on the result."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+
+from bench.fleets import host, scenario_of, workload
+from planner.inputs.catalog import load_catalog
+from planner.inputs.inventory import Host, ServerType
+from planner.inputs.workloads import WorkloadClass
+from planner.methods.registry import Method
+from planner.output.report import add_to_inventory, plan_scenario, size_cluster
+from planner.plan import MethodPlan
+from planner.scenario import Scenario
+from planner.solve.feasibility import check_plan
+from planner.solve.headroom import check_headroom, fail_hosts, standby_hosts
+
+CATALOG = load_catalog()
+L40S_4 = ServerType(
+    gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-4"
+)
+L40S_2 = ServerType(
+    gpu_model="L40S", gpus=2, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-2"
+)
+
+
+def _scenario(hosts: Sequence[Host], workloads: Sequence[WorkloadClass]) -> Scenario:
+    return scenario_of([], hosts, workloads, catalog=CATALOG)
+
+
+def _whole_gpus(instances: int) -> WorkloadClass:
+    """Instances that each take a whole L40S (40 GiB of its 48)."""
+    return workload("train", instances=instances, gpus=1.0, memory_gib=40.0, busy_fraction=0.9)
+
+
+def _busiest(plan: MethodPlan, k: int, cluster: str) -> list[Host]:
+    used = Counter(h for h, _ in plan.gpu_configs)
+    members = [h for h in plan.hosts if h.cluster == cluster]
+    return sorted(members, key=lambda h: (-used[h.name], h.name))[:k]
+
+
+def test_standby_hosts_are_the_largest_k_of_each_cluster_and_model() -> None:
+    """Each (cluster, GPU model, platform, MIG mode) group keeps its k largest hosts idle."""
+    hosts = [
+        host("a1", gpus=2, cluster="a"),
+        host("a2", gpus=4, cluster="a"),
+        host("a3", gpus=4, cluster="a"),
+        host("b1", "L4", gpus=8, cluster="a"),
+        host("c1", gpus=4, cluster="c"),
+    ]
+    assert {h.name for h in standby_hosts(hosts, 1)} == {"a2", "b1", "c1"}
+    assert {h.name for h in standby_hosts(hosts, 2)} == {"a2", "a3", "b1", "c1"}
+    assert standby_hosts(hosts, 0) == ()
+    with pytest.raises(ValueError, match="0 or more"):
+        standby_hosts(hosts, -1)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_with_the_k_busiest_hosts_down_everything_still_fits(k: int) -> None:
+    """Sized for N+k, a cluster of four 2-GPU hosts running 3 whole-GPU instances keeps k hosts
+    idle; removing its k busiest hosts, their GPUs restart on the others and the moved plan
+    passes the feasibility checker with every instance placed."""
+    hosts = [host(f"h{i}", gpus=2, cluster="prod") for i in range(1, 5)]
+    scenario = _scenario(hosts, [_whole_gpus(3)])
+    plan = add_to_inventory(scenario, L40S_2, headroom=k, methods=(Method.PASSTHROUGH,))
+    recommended = plan.recommended
+    assert recommended is not None
+    result = recommended.result
+    assert result.feasibility_violations == ()
+    assert result.metrics.instances_not_placed == 0
+    assert {p.host for p in result.plan.placements}.isdisjoint(
+        {h.name for h in standby_hosts(hosts, k)}
+    )
+    failed = _busiest(result.plan, k, "prod")
+    assert all(any(key[0] == h.name for key in result.plan.gpu_configs) for h in failed[:1])
+    after = fail_hosts(result.plan, scenario, failed)
+    assert isinstance(after, MethodPlan), after
+    assert check_plan(after, scenario) == []
+    assert not {p.host for p in after.placements} & {h.name for h in failed}
+    assert len({p.instance for p in after.placements}) == 3
+    (prod,) = [c for c in recommended.headroom if c.cluster == "prod"]
+    assert prod.holds
+    assert prod.every_set
+    assert prod.failure_sets > 1
+
+
+def test_a_full_cluster_without_headroom_is_found_out() -> None:
+    """Two 2-GPU hosts with four whole-GPU instances: with one host down, its two GPUs find no
+    idle GPU, and the check says which host and why."""
+    scenario = _scenario([host("h1", gpus=2), host("h2", gpus=2)], [_whole_gpus(4)])
+    plan = plan_scenario(scenario, methods=(Method.PASSTHROUGH,)).results[0].plan
+    assert len(plan.gpu_configs) == 4
+    (c1,) = check_headroom(plan, scenario, 1)
+    assert not c1.holds
+    assert "find no idle L40S GPU" in c1.reason
+    assert "does not tolerate 1 host failures" in c1.sentence
+    (zero,) = check_headroom(plan, scenario, 0)
+    assert zero.holds
+
+
+def test_a_gpu_restarts_only_on_a_host_its_model_matches() -> None:
+    """A cluster's idle L4 host is no failover for its L40S host: the L40S GPUs do not move."""
+    scenario = _scenario([host("big", gpus=2), host("other", "L4", gpus=8)], [_whole_gpus(1)])
+    plan = plan_scenario(scenario, methods=(Method.PASSTHROUGH,)).results[0].plan
+    (c1,) = check_headroom(plan, scenario, 1)
+    assert not c1.holds
+
+
+def test_a_sized_cluster_with_headroom_buys_k_more_servers() -> None:
+    """Sizing a new cluster for 6 whole-GPU instances on 4-GPU servers takes 2 servers; with
+    headroom 1 the plan buys 3, any one of which can fail."""
+    scenario = _scenario([], [_whole_gpus(6)])
+    plain = size_cluster(scenario, L40S_4, methods=(Method.PASSTHROUGH,))
+    assert plain.recommended is not None
+    assert sum(p.count for p in plain.recommended.purchase) == 2
+    sized = size_cluster(scenario, L40S_4, methods=(Method.PASSTHROUGH,), headroom=1)
+    best = sized.recommended
+    assert best is not None
+    assert [(p.count, p.standby) for p in best.purchase] == [(3, 1)]
+    assert best.result.feasibility_violations == ()
+    assert all(c.holds for c in best.headroom)
+    assert best.headline().startswith("Buy 3 × l40s-4 (4× L40S)")
