@@ -27,7 +27,7 @@ def test_plan_on_sample_writes_workbook(tmp_path: Path, capsys: pytest.CaptureFi
     assert "ratio to bound" in printed
     assert f"Wrote {out}" in printed
     book = load_workbook(out)
-    assert book.sheetnames[0] == "Summary"
+    assert book.sheetnames[:2] == ["Overview", "Summary"]
     assert "Placement MIG" in book.sheetnames
     harvested = {row[0]: row[1] for row in book["Harvest summary"].iter_rows(values_only=True)}
     assert harvested["Harvested"] > 0
@@ -177,13 +177,12 @@ def test_perf_override_changes_the_workbook(tmp_path: Path) -> None:
     argv = ["plan", "--methods", "passthrough", "--no-harvest", "--out", str(out)]
     assert main([*argv, "--perf", "vgpu_load_penalty_notebook=1.5"]) == 0
     sheet = load_workbook(out)["Performance model"]
-    header = [c.value for c in sheet[1]]
+    names = [c.value for c in sheet[1]]
     rows = {
-        r[0]: dict(zip(header, r, strict=True))
-        for r in sheet.iter_rows(min_row=2, values_only=True)
+        r[0]: dict(zip(names, r, strict=True)) for r in sheet.iter_rows(min_row=2, values_only=True)
     }
-    assert rows["vgpu_load_penalty_notebook"]["value"] == 1.5
-    assert rows["vgpu_load_penalty_notebook"]["is_overridden"] == "yes"
+    assert rows["vgpu_load_penalty_notebook"]["Value"] == 1.5
+    assert rows["vgpu_load_penalty_notebook"]["Changed by you?"] == "yes"
 
 
 @pytest.mark.parametrize(

@@ -53,6 +53,7 @@ def test_workbook_has_every_sheet_in_order() -> None:
     and last the machine-readable inputs the planner reads back."""
     book = _book(_plan())
     assert book.sheetnames == [  # type: ignore[attr-defined]
+        "Overview",
         "Summary",
         "Input problems",
         "Placement Passthrough",
@@ -80,14 +81,14 @@ def test_header_rows_are_frozen() -> None:
 def test_numbers_are_numbers_with_formats() -> None:
     """Counts are integers, costs are USD-formatted numbers, utilisation is a percentage."""
     sheet = _book(_plan())["Summary"]  # type: ignore[index]
-    header = [c.value for c in sheet[1]]
-    row = dict(zip(header, sheet[2], strict=False))
-    assert row["gpus_used"].value == 1
-    assert isinstance(row["gpus_used"].value, int)
-    assert isinstance(row["usd_per_year"].value, float)
-    assert "$" in row["usd_per_year"].number_format
-    assert row["memory_utilisation"].number_format == "0.0%"
-    assert 0.0 < row["memory_utilisation"].value <= 1.0
+    names = [c.value for c in sheet[1]]
+    row = dict(zip(names, sheet[2], strict=False))
+    assert row["GPUs used [GPUs]"].value == 1
+    assert isinstance(row["GPUs used [GPUs]"].value, int)
+    assert isinstance(row["Annual cost [$/year]"].value, float)
+    assert "$" in row["Annual cost [$/year]"].number_format
+    assert row["Memory utilisation [%]"].number_format == "0.0%"
+    assert 0.0 < row["Memory utilisation [%]"].value <= 1.0
 
 
 def test_assumptions_sheet_marks_defaults_and_changes() -> None:
@@ -110,17 +111,16 @@ def test_performance_sheet_shows_values_in_use_and_marks_overrides() -> None:
     """The Performance model sheet gives each constant's value in use beside its default and says
     which the user overrode and which are guesses."""
     sheet = _book(_plan_with_constants({"no_rdma_factor": 3.0}))["Performance model"]  # type: ignore[index]
-    header = [c.value for c in sheet[1]]
+    names = [c.value for c in sheet[1]]
     rows = {
-        r[0]: dict(zip(header, r, strict=True))
-        for r in sheet.iter_rows(min_row=2, values_only=True)
+        r[0]: dict(zip(names, r, strict=True)) for r in sheet.iter_rows(min_row=2, values_only=True)
     }
-    assert rows["no_rdma_factor"]["value"] == 3.0
-    assert rows["no_rdma_factor"]["default"] == 2.0
-    assert rows["no_rdma_factor"]["is_overridden"] == "yes"
-    assert rows["no_rdma_factor"]["is_guess"] == "yes"
-    assert rows["vgpu_overhead"]["is_overridden"] == "no"
-    assert rows["vgpu_overhead"]["is_guess"] == "no"
+    assert rows["no_rdma_factor"]["Value"] == 3.0
+    assert rows["no_rdma_factor"]["Default value"] == 2.0
+    assert rows["no_rdma_factor"]["Changed by you?"] == "yes"
+    assert rows["no_rdma_factor"]["A guess?"] == "yes"
+    assert rows["vgpu_overhead"]["Changed by you?"] == "no"
+    assert rows["vgpu_overhead"]["A guess?"] == "no"
 
 
 def test_assumptions_sheet_lists_overridden_constants_only() -> None:
@@ -198,9 +198,9 @@ def test_write_sheets_alone_keeps_text_safe(tmp_path: Path) -> None:
 def test_workload_inputs_keep_their_units() -> None:
     """The workloads sheet shows busy fractions as percentages and memory as GiB numbers."""
     sheet = _book(_plan())["Workloads"]  # type: ignore[index]
-    header = [c.value for c in sheet[1]]
-    row = dict(zip(header, sheet[2], strict=False))
-    assert row["busy_fraction"].value == 1.0
-    assert row["busy_fraction"].number_format == "0.0%"
-    assert row["memory_gib"].value == 40.0
-    assert row["memory_gib"].number_format == "0.0"
+    names = [c.value for c in sheet[1]]
+    row = dict(zip(names, sheet[2], strict=False))
+    assert row["Busy [%]"].value == 1.0
+    assert row["Busy [%]"].number_format == "0.0%"
+    assert row["GPU memory per instance [GiB]"].value == 40.0
+    assert row["GPU memory per instance [GiB]"].number_format == "0.0"

@@ -143,5 +143,5 @@ def test_the_workbook_writes_a_long_table_on_continuation_sheets(
     book = load_workbook(out)
     assert book.sheetnames == ["Harvest by step", "Harvest by step (2)", "Harvest by step (3)"]
     values = [list(sheet.values) for sheet in book.worksheets]
-    assert all(rows[0] == ("step",) for rows in values)
+    assert all(rows[0] == ("Time of week",) for rows in values)
     assert [v for rows in values for (v,) in rows[1:]] == list(range(10))

@@ -18,7 +18,7 @@ from pathlib import Path
 import openpyxl
 
 REPO = Path(__file__).resolve().parent.parent
-TIMINGS = "solve_seconds"
+TIMINGS = "Solve time [s]"
 """Header of the only column that records how long a run took, not what it decided."""
 
 

@@ -72,7 +72,7 @@ def test_the_workbook_lists_every_skipped_row(
     assert code == 0
     sheet = load_workbook(out)["Input problems"]
     rows = list(sheet.iter_rows(values_only=True))
-    assert rows[0] == ("file", "row", "column", "problem", "fix")
+    assert rows[0] == ("File", "Row", "Column", "Problem", "How to fix it")
     listed = {(r[0], r[1], r[2]) for r in rows[1:]}
     first, second = _bad_row_numbers(inventory)
     assert listed == {("hosts.csv", first, "gpu_model"), ("hosts.csv", second, "rdma")}
@@ -128,7 +128,9 @@ def test_strict_passes_clean_input(tmp_path: Path) -> None:
         == 0
     )
     sheet = load_workbook(out)["Input problems"]
-    assert list(sheet.iter_rows(values_only=True)) == [("file", "row", "column", "problem", "fix")]
+    assert list(sheet.iter_rows(values_only=True)) == [
+        ("File", "Row", "Column", "Problem", "How to fix it")
+    ]
 
 
 def test_harvest_strict_fails_on_a_skipped_row(

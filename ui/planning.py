@@ -36,8 +36,15 @@ from planner.output.report import (
     with_recommended,
 )
 from planner.scenario import Scenario
-from planner.time.harvesting import plan_harvest_tables
-from ui.session import InputFile, Question, QuestionKind, ScenarioInputs
+from planner.time.demand import CURVE_PRESETS
+from planner.time.harvesting import (
+    HarvestResult,
+    harvest_scenario,
+    harvest_tables,
+    plan_harvest_tables,
+    simulate_harvest,
+)
+from ui.session import HarvestChoice, InputFile, Question, QuestionKind, ScenarioInputs
 
 __all__ = [
     "BuiltScenario",
@@ -45,6 +52,8 @@ __all__ = [
     "build_scenario",
     "catalog",
     "guarded",
+    "harvest",
+    "harvest_sheets",
     "own_gpus_problems",
     "own_models",
     "problems_frame",
@@ -189,12 +198,33 @@ def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     return singles if singles.recommended is not None else with_recommended(singles)
 
 
+def harvest(scenario: Scenario, choice: HarvestChoice) -> HarvestResult:
+    """The harvest ``choice`` asks for: the scenario's VDI desktops, or a given pool."""
+    if choice.pool_gpus is None:
+        return harvest_scenario(scenario, choice.settings, curve=choice.curve)
+    curve = choice.curve or CURVE_PRESETS["vdi-office"]
+    shape = curve.at_resolution(choice.settings.steps_per_hour).as_array()
+    return simulate_harvest(choice.pool_gpus, shape * choice.pool_gpus, choice.settings)
+
+
+def harvest_sheets(scenario: Scenario, choice: HarvestChoice) -> dict[str, pd.DataFrame]:
+    """The harvest sheets of the plan workbook for ``choice``; a one-row summary saying why
+    when the scenario cannot be harvested."""
+    if choice.pool_gpus is None:
+        return plan_harvest_tables(scenario, choice.settings, curve=choice.curve)
+    return harvest_tables(harvest(scenario, choice))
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
-def workbook(inputs: ScenarioInputs, asked: Question) -> bytes:
+def workbook(
+    inputs: ScenarioInputs, asked: Question, harvested: HarvestChoice | None = None
+) -> bytes:
     """The plan workbook (.xlsx) for the committed inputs and question, with the harvest sheets
-    (default settings) when fitting the inventory."""
+    of ``harvested`` (what the Harvesting page shows; its defaults when None) when fitting the
+    inventory."""
     plan = scenario_plan(inputs, asked)
-    extra = plan_harvest_tables(plan.scenario) if plan.server is None else {}
+    choice = harvested or HarvestChoice()
+    extra = harvest_sheets(plan.scenario, choice) if plan.server is None else {}
     built = build_scenario(inputs)
     skipped = (*built.inventory_problems, *built.workload_problems)
     return workbook_bytes(plan, extra_sheets=extra, input_problems=skipped)

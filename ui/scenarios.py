@@ -87,6 +87,8 @@ def keep_harvest_page(harvest: SavedHarvest | None) -> None:
 def _restore_harvest_page(harvest: SavedHarvest | None) -> None:
     """Show ``harvest`` on the Harvesting page from now on: its widgets start over from it."""
     keep_harvest_page(harvest)
+    # The workbook's harvest follows the page: back to the defaults until the page simulates it.
+    session.keep_harvest_choice(session.HarvestChoice())
     for key in [k for k in st.session_state if str(k).startswith(_HARVEST_WIDGETS)]:
         del st.session_state[key]
 

@@ -18,11 +18,14 @@ import streamlit as st
 
 from planner.assumptions import Assumptions
 from planner.inputs.inventory import ServerType
+from planner.time.demand import WeeklyCurve
+from planner.time.harvesting import HarvestSettings
 
 __all__ = [
     "KEEP",
     "SAMPLE_DIR",
     "TEMPLATE_DIR",
+    "HarvestChoice",
     "InputFile",
     "Question",
     "QuestionKind",
@@ -34,6 +37,8 @@ __all__ = [
     "commit_question",
     "commit_replacing",
     "commit_workloads",
+    "harvest_choice",
+    "keep_harvest_choice",
     "open_scenario",
     "question",
     "replace_inputs",
@@ -56,6 +61,7 @@ _QUESTION_KEY = "_session_question"
 _PREVIOUS_KEY = "_session_previous_inputs"
 _OPEN_KEY = "_session_open_scenario"
 _BEFORE_APPLY_KEY = "_session_before_apply"
+_HARVEST_KEY = "_session_harvest_choice"
 
 
 @dataclass(frozen=True)
@@ -243,3 +249,27 @@ def replace_inputs(inputs: ScenarioInputs, asked: Question, *, opened: str | Non
     st.session_state[_QUESTION_KEY] = asked
     st.session_state[_OPEN_KEY] = opened
     st.session_state.pop(_BEFORE_APPLY_KEY, None)
+
+
+@dataclass(frozen=True)
+class HarvestChoice:
+    """What the Harvesting page simulates; the plan workbook's harvest sheets use the same."""
+
+    settings: HarvestSettings = dataclasses.field(default_factory=HarvestSettings)
+    curve: WeeklyCurve | None = None
+    """Desktops' demand over the week; None: each VDI class's own schedule."""
+    pool_gpus: int | None = None
+    """A pool of this many GPUs following ``curve`` (the vdi-office preset when None); None:
+    the scenario's VDI desktops as their vGPU plan places them."""
+
+
+def harvest_choice() -> HarvestChoice:
+    """The harvest the Harvesting page showed last (the defaults until it is opened)."""
+    choice = st.session_state.get(_HARVEST_KEY)
+    return choice if isinstance(choice, HarvestChoice) else HarvestChoice()
+
+
+def keep_harvest_choice(choice: HarvestChoice) -> None:
+    """Remember the harvest on screen, so the workbook and a return to the page show it. No
+    rerun: the page that shows it is already running."""
+    st.session_state[_HARVEST_KEY] = choice

@@ -7,24 +7,23 @@ Text from a user's file never becomes a formula: any string that a spreadsheet w
 from __future__ import annotations
 
 import dataclasses
-import enum
 import io
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import pandas as pd
 from openpyxl import Workbook
-from openpyxl.styles import Alignment, Font
-from openpyxl.utils import get_column_letter
+from openpyxl.styles import Font
 
 from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs.importers.workbook import write_inputs_sheet
 from planner.inputs.limits import EXCEL_MAX_ROWS
 from planner.inputs.problems import InputProblem, problems_frame
 from planner.measure.performance import constants_frame
-from planner.output.cells import FORMULA_PREFIXES, is_formula_text
+from planner.output.cells import FORMULA_PREFIXES
+from planner.output.headers import header
+from planner.output.overview import OVERVIEW_SHEET, write_overview
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
 from planner.output.report import (
     COMPARISON_COLUMNS,
@@ -34,10 +33,13 @@ from planner.output.report import (
     slowdown_frame,
     utilisation_frame,
 )
+from planner.output.xlsx import cell_value, fit_columns, write_cell, write_table
 
 __all__ = [
     "FORMULA_PREFIXES",
     "INPUT_PROBLEMS_SHEET",
+    "OVERVIEW_SHEET",
+    "question_text",
     "sheet_name",
     "sheet_parts",
     "sheets_bytes",
@@ -50,89 +52,27 @@ __all__ = [
 INPUT_PROBLEMS_SHEET = "Input problems"
 """The sheet listing every input row the plan skipped, with file, row, column, reason and fix."""
 
-USD = '"$"#,##0'
-PERCENT = "0.0%"
-DECIMAL = "0.00"
-ONE_DECIMAL = "0.0"
-
-_MAX_WIDTH = 60
 _FORBIDDEN_IN_SHEET_NAMES = str.maketrans(dict.fromkeys("[]:*?/\\", " "))
+
+_INVENTORY_HEADERS = {"name": "Host", "gpus": "GPUs per host", "cpu_cores": "CPU cores per host"}
+_WORKLOAD_HEADERS = {
+    "name": "Workload",
+    "gpus": "GPUs per instance",
+    "memory_gib": "GPU memory per instance [GiB]",
+    "ram_gib": "RAM per instance [GiB]",
+}
+_PLACEMENT_HEADERS = {"memory_gib": "GPU memory of the instance [GiB]"}
+_UTILISATION_HEADERS = {"memory_gib": "GPU memory [GiB]", "instances": "Instances on the GPU"}
+_DECISION_HEADERS = {
+    "gpus": "GPUs occupied [GPUs]",
+    "method": "Method",
+    "usd_per_instance_year": "Cost per served instance [$/year]",
+}
 
 
 def sheet_name(text: str) -> str:
     """A valid, at most 31-character Excel sheet name from ``text``."""
     return text.translate(_FORBIDDEN_IN_SHEET_NAMES).strip()[:31]
-
-
-def _cell_value(value: Any) -> Any:
-    """A value openpyxl writes faithfully: NaN and NA become empty, enums their value."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if hasattr(value, "item") and not isinstance(value, str):
-        value = value.item()  # numpy scalar to Python
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, (tuple, list)):
-        return ", ".join(str(v) for v in value)
-    return value
-
-
-def _write(sheet: Any, row: int, column: int, value: Any) -> Any:
-    """Write one cell; text a spreadsheet would evaluate is forced to be a plain string."""
-    cell = sheet.cell(row=row, column=column)
-    value = _cell_value(value)
-    cell.value = value
-    if is_formula_text(value):
-        # openpyxl marks such text as a formula on assignment; the string type undoes that.
-        cell.data_type = "s"
-    return cell
-
-
-def _number_format(column: str) -> str | None:
-    """Number format from a column's unit suffix or meaning."""
-    if "usd" in column or column in {"hardware", "licences", "power", "network", "total"}:
-        return USD
-    if "utilisation" in column or column.endswith(("_share", "_fraction")):
-        return PERCENT
-    if "slowdown" in column or column.startswith("ratio") or column.endswith("_seconds"):
-        return DECIMAL
-    if column.endswith(("_gib", "_gbps", "_w")):
-        return ONE_DECIMAL
-    return None
-
-
-def _write_table(sheet: Any, frame: pd.DataFrame, *, start_row: int = 1) -> int:
-    """Write ``frame`` with a bold header at ``start_row``; return the next free row."""
-    for j, column in enumerate(frame.columns, start=1):
-        _write(sheet, start_row, j, str(column)).font = Font(bold=True)
-    formats = [_number_format(str(c)) for c in frame.columns]
-    for i, values in enumerate(frame.itertuples(index=False, name=None), start=start_row + 1):
-        for j, value in enumerate(values, start=1):
-            cell = _write(sheet, i, j, value)
-            if formats[j - 1] and isinstance(cell.value, (int, float)):
-                cell.number_format = formats[j - 1]
-    return start_row + len(frame) + 1
-
-
-def _fit_columns(sheet: Any) -> None:
-    """Width of each column from its longest value, capped; long text wraps."""
-    widths: dict[int, int] = {}
-    for row in sheet.iter_rows():
-        for cell in row:
-            if cell.value is None:
-                continue
-            shown = (
-                len(f"{cell.value:,.2f}") if isinstance(cell.value, float) else len(str(cell.value))
-            )
-            widths[cell.column] = max(widths.get(cell.column, 0), shown)
-            if shown > _MAX_WIDTH:
-                cell.alignment = Alignment(wrap_text=True, vertical="top")
-    for column, width in widths.items():
-        sheet.column_dimensions[get_column_letter(column)].width = min(width + 2, _MAX_WIDTH)
 
 
 def sheet_parts(
@@ -154,90 +94,122 @@ def sheet_parts(
     return parts
 
 
-def _table_sheet(book: Workbook, title: str, frame: pd.DataFrame, *, freeze: str = "A2") -> None:
+def _table_sheet(
+    book: Workbook,
+    title: str,
+    frame: pd.DataFrame,
+    *,
+    freeze: str = "A2",
+    overrides: Mapping[str, str] | None = None,
+) -> None:
     for name, part in sheet_parts(title, frame):
         sheet = book.create_sheet(name)
-        _write_table(sheet, part)
+        write_table(sheet, part, overrides=overrides)
         sheet.freeze_panes = freeze
-        _fit_columns(sheet)
+        fit_columns(sheet)
+
+
+def _title(sheet: Any, row: int, text: str) -> None:
+    write_cell(sheet, row, 1, text).font = Font(bold=True, size=12)
+
+
+def _meanings(
+    columns: Mapping[str, str], overrides: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """What each column of a table means, the column named by its header."""
+    rows = [(header(name, overrides), meaning) for name, meaning in columns.items()]
+    return pd.DataFrame(rows, columns=["column", "meaning"])
+
+
+def question_text(plan: ScenarioPlan) -> str:
+    """The question the plan answers, in words."""
+    if plan.question == "fit":
+        return "fit the workloads into the inventory"
+    start = "add to the inventory " if plan.question == "add" else "size a cluster of "
+    return start + " or ".join(
+        f"{s.label} servers ({s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM)"
+        for s in (plan.servers or ((plan.server,) if plan.server else ()))
+    )
 
 
 def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
-    sheet = book.active
-    sheet.title = "Summary"
+    sheet = book.create_sheet("Summary")
     row = 1
     if plan.recommended is not None:
-        _write(sheet, row, 1, "Recommended plan").font = Font(bold=True, size=12)
-        _write(sheet, row + 1, 1, plan.recommended.headline())
+        _title(sheet, row, "Recommended plan")
+        write_cell(sheet, row + 1, 1, plan.recommended.headline())
         row += 3
-    row = _write_table(sheet, comparison_frame(plan), start_row=row) + 1
+    row = write_table(sheet, comparison_frame(plan), start_row=row) + 1
     notes = [
         (r.label, note)
         for r in plan.results
         for note in (*r.plan.notes, *r.cost.notes, *r.feasibility_violations)
     ]
     if notes:
-        _write(sheet, row, 1, "Notes").font = Font(bold=True, size=12)
-        row = _write_table(
-            sheet, pd.DataFrame(notes, columns=["method", "note"]), start_row=row + 1
-        )
+        _title(sheet, row, "Notes")
+        row = write_table(sheet, pd.DataFrame(notes, columns=["label", "note"]), start_row=row + 1)
         row += 1
-    _write(sheet, row, 1, "Columns").font = Font(bold=True, size=12)
-    meanings = pd.DataFrame(list(COMPARISON_COLUMNS.items()), columns=["column", "meaning"])
-    row = _write_table(sheet, meanings, start_row=row + 1) + 1
-    question = (
-        "fit the workloads into the inventory"
-        if plan.question == "fit"
-        else ("add to the inventory " if plan.question == "add" else "size a cluster of ")
-        + " or ".join(
-            f"{s.label} servers ({s.cpu_cores:g} cores, {s.ram_gib:g} GiB RAM)"
-            for s in (plan.servers or ((plan.server,) if plan.server else ()))
-        )
-    )
-    _write(sheet, row, 1, "Question")
-    _write(sheet, row, 2, question)
+    _title(sheet, row, "Columns")
+    row = write_table(sheet, _meanings(COMPARISON_COLUMNS), start_row=row + 1) + 1
+    write_cell(sheet, row, 1, "Question")
+    write_cell(sheet, row, 2, question_text(plan))
     sheet.freeze_panes = "B2"
-    _fit_columns(sheet)
+    fit_columns(sheet, skip=2)
+
+
+def _recommended_facts(recommended: RecommendedPlan) -> pd.DataFrame:
+    """The recommended plan's figures with their units (a figure table)."""
+    result = recommended.result
+    facts = [
+        ("Found as", recommended.source, ""),
+        ("Annual cost", result.cost.total_usd_per_year, "USD/year"),
+        ("Lower bound on that cost", recommended.cost_lower_bound_usd, "USD/year"),
+        ("Cost over its bound", recommended.ratio_to_bound, "-"),
+        ("GPUs used", result.metrics.gpus_used, "GPUs"),
+        (
+            "No plan serving the same instances uses fewer GPUs than",
+            result.metrics.lower_bound_gpus,
+            "GPUs",
+        ),
+        ("Solver status", result.plan.status.value, ""),
+        *(
+            (figure[:1].upper() + figure[1:], words, "")
+            for figure, words in recommended.purchase_facts()
+        ),
+    ]
+    for reference in (recommended.today, recommended.best_single):
+        if reference is not None:
+            facts.append(
+                (
+                    f"Against {reference.label}",
+                    f"{reference.metrics.instances_placed} served on "
+                    f"{reference.metrics.gpus_used} GPUs for "
+                    f"${reference.cost.total_usd_per_year:,.0f}/year",
+                    "",
+                )
+            )
+    frame = pd.DataFrame(facts, columns=["figure", "value", "unit"])
+    frame["value"] = frame["value"].astype(object)
+    return frame
 
 
 def _recommended_sheet(book: Workbook, recommended: RecommendedPlan) -> None:
     """The recommended plan: the answer, savings, each class's decision, every placement with
     its GPU's role."""
     sheet = book.create_sheet("Recommended plan")
-    _write(sheet, 1, 1, recommended.headline()).font = Font(bold=True, size=12)
-    result = recommended.result
-    facts = [
-        ("found as", recommended.source),
-        ("annual cost [USD/year]", result.cost.total_usd_per_year),
-        ("lower bound on that cost [USD/year]", recommended.cost_lower_bound_usd),
-        ("cost over its bound [-]", recommended.ratio_to_bound),
-        ("GPUs used", result.metrics.gpus_used),
-        (
-            "no plan serving the same instances uses fewer GPUs than",
-            result.metrics.lower_bound_gpus,
-        ),
-        ("status", result.plan.status.value),
-        *recommended.purchase_facts(),
-    ]
-    for reference in (recommended.today, recommended.best_single):
-        if reference is not None:
-            facts.append(
-                (
-                    f"against {reference.label}",
-                    f"{reference.metrics.instances_placed} served on "
-                    f"{reference.metrics.gpus_used} GPUs for "
-                    f"${reference.cost.total_usd_per_year:,.0f}/year",
-                )
-            )
-    row = _write_table(sheet, pd.DataFrame(facts, columns=["figure", "value"]), start_row=3) + 1
-    _write(sheet, row, 1, "Each class's method, and why").font = Font(bold=True, size=12)
-    row = _write_table(sheet, decisions_frame(recommended), start_row=row + 1) + 1
-    _write(sheet, row, 1, "Columns").font = Font(bold=True, size=12)
-    meanings = pd.DataFrame(list(DECISION_COLUMNS.items()), columns=["column", "meaning"])
-    row = _write_table(sheet, meanings, start_row=row + 1) + 1
-    _write(sheet, row, 1, "Placements, each GPU with its role").font = Font(bold=True, size=12)
-    _write_table(sheet, placement_frame(result), start_row=row + 1)
-    _fit_columns(sheet)
+    write_cell(sheet, 1, 1, recommended.headline()).font = Font(bold=True, size=12)
+    row = write_table(sheet, _recommended_facts(recommended), start_row=3) + 1
+    _title(sheet, row, "Each class's method, and why")
+    frame = decisions_frame(recommended)
+    row = write_table(sheet, frame, start_row=row + 1, overrides=_DECISION_HEADERS) + 1
+    _title(sheet, row, "Columns")
+    meanings = _meanings(DECISION_COLUMNS, _DECISION_HEADERS)
+    row = write_table(sheet, meanings, start_row=row + 1) + 1
+    _title(sheet, row, "Placements, each GPU with its role")
+    write_table(
+        sheet, placement_frame(recommended.result), start_row=row + 1, overrides=_PLACEMENT_HEADERS
+    )
+    fit_columns(sheet, skip=1)
 
 
 def _not_placed(plan: ScenarioPlan) -> pd.DataFrame:
@@ -287,7 +259,7 @@ def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
     given = plan.scenario.assumptions
     defaults = {name: value for name, _, value in facts(Assumptions())}
     rows = [
-        (name, _cell_value(value), about.unit, value == defaults[name], _meaning(about))
+        (name, cell_value(value), about.unit, value == defaults[name], _meaning(about))
         for name, about, value in facts(given)
     ]
     models = sorted({p.gpu_model for r in plan.results for p in r.plan.placements})
@@ -329,36 +301,49 @@ def write_workbook(
 ) -> None:
     """Write the plan to an .xlsx file or binary stream.
 
-    The Input problems sheet, after Summary and Recommended plan, lists every input row that was
-    skipped and every other problem of ``input_problems`` (file, row, column, problem, fix); it is
-    there, with its header alone, when nothing was skipped.
+    Sheets: Overview (one printed page: the recommendation in words, its key figures with unit
+    and definition, every plan's cost, GPUs and utilisation with three native charts over them;
+    ``planner.output.overview``), Summary (comparison, recommendations, notes, column meanings),
+    Recommended plan, Input problems (every input row that was skipped and every other problem
+    of ``input_problems``: file, row, column, problem, fix; its header alone when nothing was
+    skipped), one Placement sheet per method, Not placed (with reasons), Costs, Utilisation (per
+    GPU), Slowdown, Inventory and Workloads (the inputs as used), Assumptions (value, unit,
+    whether it is a default; performance constants the user overrode), Performance model (every
+    constant: value in use, default, whether overridden, whether a guess, unit, meaning,
+    source), then ``extra_sheets`` in order, and last ``Planner inputs``, which the planner
+    reads back to restore the scenario (``planner.inputs.importers.workbook``).
 
-    Sheets: Summary (comparison, recommendations, notes, column meanings), one Placement sheet
-    per method, Not placed (with reasons), Costs, Utilisation (per GPU), Slowdown, Inventory and
-    Workloads (the inputs as used), Assumptions (value, unit, whether it is a default; performance
-    constants the user overrode), Performance model (every constant: value in use, default,
-    whether overridden, whether a guess, unit, meaning, source), then ``extra_sheets`` in order,
-    and last ``Planner inputs``, which the planner reads back to restore the scenario
-    (``planner.inputs.importers.workbook``).
+    Every header is words with a unit (``planner.output.headers``); shares carry a percent
+    format, money a dollar format.
     """
     book = Workbook()
+    write_overview(book.active, plan, question_text(plan))
     _summary_sheet(book, plan)
     if plan.recommended is not None:
         _recommended_sheet(book, plan.recommended)
     # Before the placements, so a reader sees at once whether the plan left any input out.
     _table_sheet(book, INPUT_PROBLEMS_SHEET, problems_frame(input_problems))
     for result in plan.results:
-        _table_sheet(book, f"Placement {result.label}", placement_frame(result), freeze="B2")
+        _table_sheet(
+            book,
+            f"Placement {result.label}",
+            placement_frame(result),
+            freeze="B2",
+            overrides=_PLACEMENT_HEADERS,
+        )
     _table_sheet(book, "Not placed", _not_placed(plan))
     _table_sheet(book, "Costs", _costs(plan), freeze="C2")
-    _table_sheet(book, "Utilisation", utilisation_frame(plan), freeze="C2")
+    _table_sheet(
+        book, "Utilisation", utilisation_frame(plan), freeze="C2", overrides=_UTILISATION_HEADERS
+    )
     _table_sheet(book, "Slowdown", slowdown_frame(plan))
     hosts = plan.scenario.inventory.hosts
     if plan.question == "size":
         # Sizing opens hosts of one type; show those the plans could use, not the inventory.
         hosts = tuple({h.name: h for r in plan.results for h in r.plan.hosts}.values())
-    _table_sheet(book, "Inventory", _records(hosts), freeze="B2")
-    _table_sheet(book, "Workloads", _records(plan.scenario.workloads), freeze="B2")
+    _table_sheet(book, "Inventory", _records(hosts), freeze="B2", overrides=_INVENTORY_HEADERS)
+    workloads = _records(plan.scenario.workloads)
+    _table_sheet(book, "Workloads", workloads, freeze="B2", overrides=_WORKLOAD_HEADERS)
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():

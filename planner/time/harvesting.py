@@ -873,15 +873,21 @@ def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
 
 
 def plan_harvest_tables(
-    scenario: Scenario, settings: HarvestSettings | None = None
+    scenario: Scenario,
+    settings: HarvestSettings | None = None,
+    *,
+    curve: WeeklyCurve | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The harvest sheets that go into the plan workbook (default settings unless given).
+    """The harvest sheets that go into the plan workbook (default settings unless given; the
+    desktops' demand is ``curve``, or each VDI class's own schedule when None).
 
     When the scenario cannot be harvested (no VDI workload, or no desktop fits under vGPU), the
     summary sheet says why in one row instead, so the workbook never hides the question.
     """
     try:
-        return harvest_tables(harvest_scenario(scenario, settings or HarvestSettings()))
+        return harvest_tables(
+            harvest_scenario(scenario, settings or HarvestSettings(), curve=curve)
+        )
     except ValueError as error:
         why = pd.DataFrame({"figure": ["No harvest"], "value": [str(error)], "unit": [""]})
         return {"Harvest summary": why}

@@ -195,13 +195,16 @@ chart_cols[2].altair_chart(
 
 st.subheader("Take the plan with you")
 st.caption(
-    "The workbook holds a summary, one placement sheet per method, what was not placed and why, "
+    "The workbook opens on a one-page overview with charts, then holds a summary, one "
+    "placement sheet per method, what was not placed and why, "
     "costs, the inputs and every assumption, so it documents the plan on its own."
 )
 exports = st.container(horizontal=True)
+# Read now: the workbook is built on click, outside this run, with the harvest the page showed.
+harvested = session.harvest_choice()
 exports.download_button(
     "Download the plan workbook",
-    data=lambda: planning.workbook(inputs, asked),
+    data=lambda: planning.workbook(inputs, asked, harvested),
     file_name="gpu-share-plan.xlsx",
     mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     key="compare_download_workbook",

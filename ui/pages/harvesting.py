@@ -22,9 +22,7 @@ from planner.time.demand import (
 from planner.time.harvesting import (
     HarvestResult,
     HarvestSettings,
-    harvest_scenario,
     harvest_tables,
-    simulate_harvest,
     utilisation_by_hour,
 )
 from ui import charts, components, planning, scenarios, session
@@ -227,27 +225,24 @@ on_form = SavedHarvest(
 if simulated and on_form != kept:
     scenarios.keep_harvest_page(on_form)
 
+choice = session.HarvestChoice(
+    settings, curve, None if pool_source == FROM_SCENARIO else int(given_pool)
+)
+
 # --- One planner call -------------------------------------------------------------------------
-if pool_source == FROM_SCENARIO:
-    if not has_desktops:
-        st.info(
-            "The scenario has no VDI workload, so there are no desktop GPUs to harvest. Add a "
-            "workload of kind 'vdi' on the Workloads page (the 'VDI plus ML' preset has two), or "
-            "choose 'A pool of GPUs I give' above.",
-            icon=":material/info:",
-        )
-        components.stop_if_empty(built, need_inventory=False)
-        st.stop()
-    result: HarvestResult = planning.guarded(
-        lambda: harvest_scenario(scenario, settings, curve=curve),
-        doing="simulate harvesting",
+if choice.pool_gpus is None and not has_desktops:
+    st.info(
+        "The scenario has no VDI workload, so there are no desktop GPUs to harvest. Add a "
+        "workload of kind 'vdi' on the Workloads page (the 'VDI plus ML' preset has two), or "
+        "choose 'A pool of GPUs I give' above.",
+        icon=":material/info:",
     )
-else:
-    shape = (curve or CURVE_PRESETS["vdi-office"]).at_resolution(settings.steps_per_hour)
-    result = planning.guarded(
-        lambda: simulate_harvest(int(given_pool), shape.as_array() * int(given_pool), settings),
-        doing="simulate harvesting",
-    )
+    components.stop_if_empty(built, need_inventory=False)
+    st.stop()
+result: HarvestResult = planning.guarded(
+    lambda: planning.harvest(scenario, choice), doing="simulate harvesting"
+)
+session.keep_harvest_choice(choice)
 
 # --- Summary ----------------------------------------------------------------------------------
 st.subheader("What harvesting gives")
