@@ -278,7 +278,7 @@ class SharingMethod(ABC):
         catalog: Catalog,
         assumptions: Assumptions,
     ) -> GpuPacking:
-        """The fewest GPUs, proven within ``assumptions.time_limit_s`` (else the best found)."""
+        """The fewest GPUs, proven within the solver's work limit (else the best found)."""
         return self.pack_heuristic(instances, model, catalog, assumptions)
 
     @abstractmethod

@@ -439,7 +439,7 @@ class TimeSlicing(KubernetesMethod):
         assumptions: Assumptions,
     ) -> GpuPacking:
         """Fewest GPUs: the pattern MILP over maximal pod sets, bounded by best fit decreasing
-        and falling back to it past ``time_limit_s`` or ``MAX_PATTERNS``."""
+        and falling back to it past its work limit or ``MAX_PATTERNS``."""
         return _pack(instances, model, assumptions, exact=True)
 
     def gpu_demand(

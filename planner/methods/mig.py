@@ -404,7 +404,7 @@ def pack_profiles(
 ) -> GpuPacking:
     """Pack ``instances`` into MIG layouts of ``model``, each taking the profile ``choose`` gives.
 
-    The pattern MILP over the distinct maximal layouts (``exact``, within ``time_limit_s``), or
+    The pattern MILP over the distinct maximal layouts (``exact``, within its work limit), or
     the greedy largest-first cover, with the LP lower bound; OPTIMAL only when proven.
     """
     demand = _group(instances, choose)
@@ -682,7 +682,7 @@ class Mig(SharingMethod):
         """Fewest GPUs: the pattern MILP over maximal layouts, bounded by the heuristic's answer.
 
         Falls back to the heuristic when the solver finds nothing better within
-        ``assumptions.time_limit_s``; OPTIMAL only when proven.
+        its work limit; OPTIMAL only when proven.
         """
         return pack_profiles(
             instances,

@@ -556,7 +556,7 @@ class Vgpu(SharingMethod):
     ) -> GpuPacking:
         """Fewest GPUs: mixed-size mode solves the pattern MILP over maximal profile sets,
         bounded by best-fit decreasing and falling back to it when the solver finds nothing
-        better within ``assumptions.time_limit_s``; the other modes are already optimal."""
+        better within its work limit; the other modes are already optimal."""
         return _pack(instances, model, catalog, assumptions, exact=True)
 
     def gpu_demand(

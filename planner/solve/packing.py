@@ -436,7 +436,7 @@ def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None
     method : the sharing method.
     scenario : catalog, inventory, workloads and assumptions.
     exact : True for the exact packer, False for the heuristic, None for exact where it solves
-        within ``assumptions.time_limit_s`` (small or pattern-structured cases), else heuristic.
+        within the solver's work limit (small or pattern-structured cases), else heuristic.
 
     Returns
     -------
