@@ -37,6 +37,7 @@ _VSPHERE_LABELS = {
     VsphereVersion.V8: "vSphere 8 (≤ 8 vGPUs per VM, any C-series)",
 }
 
+# Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact).
 _STEPS = {
     "licence_usd_per_gpu_year": 100.0,
     "network.latency_us": 5.0,
@@ -50,7 +51,6 @@ _STEPS = {
     "max_slowdown": 0.1,
     "time_limit_s": 10.0,
 }
-"""Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact)."""
 
 
 def fact_label(about: Fact) -> str:
@@ -102,8 +102,8 @@ def replicas_fact(where: DeltaGenerator, name: str) -> int:
     )
 
 
+# The device plugin's replica counts, whole pods per GPU.
 _REPLICAS = ("time_slicing_replicas", "mps_replicas")
-"""The device plugin's replica counts, whole pods per GPU."""
 _MIG_STRATEGY_LABELS = {
     MigStrategy.MIXED: "Mixed (any MIG layout per GPU)",
     MigStrategy.SINGLE: "Single (one MIG profile per node)",

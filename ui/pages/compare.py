@@ -12,8 +12,8 @@ from planner.output.report import comparison_frame
 from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
+# More host failures per cluster than this is almost surely a typo [hosts].
 MAX_HEADROOM = 8
-"""More host failures per cluster than this is almost surely a typo [hosts]."""
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
     "gpus_per_host": "GPUs per server",

@@ -62,12 +62,12 @@ curve_labels = {
     UPLOAD: "Upload a file of values",
     **{name: f"Preset: {name}" for name in CURVE_PRESETS},
 }
+# Step lengths offered [min].
 RESOLUTIONS = [60, 15]
-"""Step lengths offered [min]."""
+# What the form starts from: the settings last simulated, or opened with a scenario.
 kept = scenarios.harvest_page() or SavedHarvest(
     given_pool=not has_desktops, curve=OWN_SCHEDULE if has_desktops else "vdi-office"
 )
-"""What the form starts from: the settings last simulated, or opened with a scenario."""
 for key, value in {
     "harvest_pool_source": GIVEN_POOL if kept.given_pool else FROM_SCENARIO,
     "harvest_pool_gpus": kept.pool_gpus,
