@@ -262,8 +262,11 @@ cards[0].metric(
 )
 cards[1].metric(
     "Pool utilisation",
-    f"{fmt.pct(result.utilisation_before)} → {fmt.pct(result.utilisation_after)}",
-    help="Share of the pool's GPU-hours in use, before and after harvesting.",
+    fmt.pct(result.utilisation_after),
+    delta=f"from {fmt.pct(result.utilisation_before)} without harvesting",
+    delta_color="off",
+    delta_arrow="off",
+    help="Share of the pool's GPU-hours in use with harvesting; below, the desktops alone.",
 )
 cards[2].metric(
     f"{settings.submit_hour:02.0f}:00 batch turnaround",
