@@ -58,6 +58,18 @@ def _chart_texts(page: Any) -> list[dict[str, Any]]:
     return texts
 
 
+def _chart_texts_naming(page: Any, names: set[str]) -> list[dict[str, Any]]:
+    """The charts' texts once every one of ``names`` is drawn, or as they are at the timeout:
+    charts further down the page are drawn after the status widget goes idle."""
+    deadline = TIMEOUT_MS // 500
+    texts = _chart_texts(page)
+    while deadline and not names <= {t["text"] for t in texts}:
+        page.wait_for_timeout(500)
+        texts = _chart_texts(page)
+        deadline -= 1
+    return texts
+
+
 def _assert_named_in_full(texts: list[dict[str, Any]], names: set[str], where: str) -> None:
     shown = {t["text"] for t in texts}
     missing = names - shown
@@ -97,8 +109,9 @@ def test_legends_and_plan_names_are_complete(
     """At 1,280 px and up every legend names every colour in full inside its chart, and the
     comparison charts name every plan."""
     page = open_at(width)
-    texts = _chart_texts(page)
-    _assert_named_in_full(texts, set(COST_COMPONENTS) | {"memory", "compute"}, "Compare")
+    legends = set(COST_COMPONENTS) | {"memory", "compute"}
+    texts = _chart_texts_naming(page, legends | set(METHOD_ORDER))
+    _assert_named_in_full(texts, legends, "Compare")
     _assert_named_in_full(texts, set(METHOD_ORDER), "Compare")
     _screenshot(page, screenshot_dir / f"look-compare-light-{width}.png")
 
