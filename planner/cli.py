@@ -505,7 +505,8 @@ def recommended_lines(plan: ScenarioPlan) -> list[str]:
 
 def summary_lines(plan: ScenarioPlan) -> list[str]:
     """The recommended plan (``recommended_lines``), then one line per plan: GPUs, hosts,
-    placed / not placed, cost per year, ratio to bound."""
+    placed / not placed, cost per year, GPUs used over the proven fewest (the recommended plan's
+    cost ratio is in its own lines above)."""
     width = max((len(r.label) for r in plan.results), default=0)
     lines = recommended_lines(plan)
     for s in plan.servers:
@@ -518,7 +519,7 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
             f"placed {m.instances_placed}/{m.instances_placed + m.instances_not_placed}  "
             f"{_money(r.cost.total_usd_per_year)}/year  "
             f"{_money(r.cost.usd_per_instance_year)}/instance  "
-            f"ratio to bound {ratio} ({r.plan.status.value})"
+            f"GPUs over bound {ratio} ({r.plan.status.value})"
         )
         if r.feasibility_violations:
             line += f"  BROKEN: {len(r.feasibility_violations)} rule(s) violated"

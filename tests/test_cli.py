@@ -24,7 +24,7 @@ def test_plan_on_sample_writes_workbook(tmp_path: Path, capsys: pytest.CaptureFi
     printed = capsys.readouterr().out
     for method in Method:
         assert method.label in printed
-    assert "ratio to bound" in printed
+    assert "GPUs over bound" in printed
     assert f"Wrote {out}" in printed
     book = load_workbook(out)
     assert book.sheetnames[:2] == ["Overview", "Summary"]
