@@ -1,7 +1,7 @@
 """What each key figure on screen means, in one place: the cards' help and the tables' column.
 
-The wording follows the planner's own definitions (``planner.measure.metrics.PlanMetrics`` and
-``planner.output.report.COMPARISON_COLUMNS``), said for a reader rather than a programmer.
+A figure the workbook's Overview also shows takes its definition from there
+(``planner.output.figures``); the rest are the screen's own (placement, solve and mix figures).
 """
 
 from __future__ import annotations
@@ -9,29 +9,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from planner.output.figures import key_figure
+
 __all__ = ["FIGURES", "define"]
+
+_SHARED = {
+    "GPUs used": "gpus_used",
+    "Hosts used": "hosts_used",
+    "Memory utilisation": "memory_utilisation",
+    "Compute utilisation": "compute_utilisation",
+    "Stranded memory": "stranded_memory_gib",
+    "Stranded GPUs": "stranded_gpus",
+    "Annual cost": "usd_per_year",
+    "Mean slowdown": "mean_slowdown",
+    "Lower bound (GPUs)": "lower_bound_gpus",
+    "GPUs used / lower bound": "ratio_to_bound",
+}
+"""Figures the screen shows under its own name -> the workbook's key figure, whose definition it
+takes, so the screen and the workbook define them alike."""
 
 FIGURES: Mapping[str, str] = MappingProxyType(
     {
-        "GPUs used": "GPUs holding at least one instance, of the GPUs the plan could use.",
-        "Hosts used": "Hosts with at least one GPU in use.",
+        **{shown: key_figure(code).definition for shown, code in _SHARED.items()},
         "Instances placed": "Instances (VMs, pods, desktops) placed on some GPU.",
         "Not placed": "Instances the plan could not place; Inside a plan says why for each.",
-        "Memory utilisation": "GPU memory the placed instances ask for, over the memory of the "
-        "GPUs in use.",
-        "Compute utilisation": "Busy GPU-hours over the GPU-hours of the GPUs in use, averaged "
-        "over a week.",
-        "Stranded memory": "Memory on GPUs in use that no instance can use: reserved beyond an "
-        "instance's need, held whole, or free but smaller than any request.",
-        "Stranded GPUs": "Free GPUs on hosts whose spare cores or RAM cannot take any "
-        "workload's instance.",
-        "Annual cost": "Hardware amortised over its life, licences, power and network, per year.",
         "Cost per placed instance": "Annual cost divided by the instances placed.",
-        "Mean slowdown": "Run time against bare metal, averaged over the placed instances "
-        "(+17 % takes 1.17 times as long).",
-        "Lower bound (GPUs)": "No packing of the placed instances can use fewer GPUs.",
-        "GPUs used / lower bound": "GPUs used over the lower bound: 1.00× is provably the "
-        "fewest possible.",
         "Solve": "How the plan was found (optimal, solver limit reached, or heuristic) and the "
         "packing's wall time.",
         "Cost over its lower bound": "The plan's annual cost without busy power, over a bound no "

@@ -110,13 +110,14 @@ KEY_FIGURES: Mapping[str, KeyFigure] = _figures(
         "stranded_gpus",
         "Stranded GPUs",
         "GPUs",
-        "Free GPUs on hosts with no CPU or RAM left for any instance.",
+        "Free GPUs on hosts whose spare cores or RAM cannot take any workload's instance.",
     ),
     KeyFigure(
         "stranded_memory_gib",
         "Stranded memory",
         "GiB",
-        "Memory on GPUs in use that no instance can use.",
+        "Memory on GPUs in use that no instance can use: reserved beyond an instance's need, "
+        "held whole, or free but smaller than any request.",
     ),
 )
 """Every key figure, in the order a reader meets them."""
