@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +30,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.dashboard_server import dashboard_command, free_port, wait_healthy  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
     "--headless",
@@ -62,13 +64,6 @@ class Run:
     """CPU time the server process spent from its start until the first figure showed [s]."""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _cpu_seconds(pid: int) -> float:
     """User plus system CPU time of process ``pid`` so far [s] (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -78,32 +73,12 @@ def _cpu_seconds(pid: int) -> float:
 @contextmanager
 def _server() -> Iterator[tuple[str, int]]:
     """A fresh dashboard server: its URL and process id, stopped when the block ends."""
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-        "--server.fileWatcherType=none",
-    ]
+    port = free_port()
     server = subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        dashboard_command(port), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise RuntimeError(f"the dashboard did not answer on port {port}")
+        wait_healthy(port, server, 60, "no log (output discarded)")
         yield f"http://127.0.0.1:{port}", server.pid
     finally:
         server.terminate()

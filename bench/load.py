@@ -25,12 +25,10 @@ import argparse
 import asyncio
 import io
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import load_inventory
+from tests.dashboard_server import dashboard_command, free_port, wait_healthy
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample"
@@ -78,13 +77,6 @@ class SessionReport:
     apply_to_figures_s: float | None = None
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _rss_mib(pid: int) -> float:
     """Resident memory of a process [MiB] from /proc."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -94,32 +86,16 @@ def _rss_mib(pid: int) -> float:
 
 
 def _start_server(port: int, log: Path) -> subprocess.Popen[bytes]:
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-        "--server.fileWatcherType=none",
-    ]
     with log.open("wb") as sink:
-        server = subprocess.Popen(command, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the dashboard exited with {server.returncode}; see {log}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                if r.read().strip() == b"ok":
-                    return server
-        except OSError:
-            time.sleep(0.2)
-    server.kill()
-    raise RuntimeError("the dashboard did not become healthy within 60 s")
+        server = subprocess.Popen(
+            dashboard_command(port), cwd=REPO, stdout=sink, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_healthy(port, server, 60, str(log))
+    except RuntimeError:
+        server.kill()
+        raise
+    return server
 
 
 def _sample_rows(name: str) -> tuple[str, list[str]]:
@@ -338,7 +314,7 @@ def main() -> None:
     sessions = parser.parse_args().sessions
     out = REPO / "out"
     out.mkdir(exist_ok=True)
-    port = _free_port()
+    port = free_port()
     server = _start_server(port, out / "load-server.log")
     started = time.perf_counter()
     try:

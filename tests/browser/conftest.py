@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.dashboard_server import dashboard_command, free_port, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -92,35 +90,16 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": _chromium(), "args": CHROMIUM_FLAGS}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _dashboard_server(env: Mapping[str, str] | None = None) -> Iterator[str]:
     """A ``streamlit run app.py`` server on a free local port (with ``env`` added to its
     environment), healthy before it is yielded as its URL, stopped afterwards."""
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless=true",
-        f"--server.port={port}",
-        "--server.address=127.0.0.1",
-        "--browser.gatherUsageStats=false",
-        "--server.fileWatcherType=none",
-    ]
+    port = free_port()
     log = (REPO / "out").joinpath(f"dashboard-server-{port}.log" if env else "dashboard-server.log")
     log.parent.mkdir(exist_ok=True)
     with log.open("wb") as sink:
         server = subprocess.Popen(
-            command,
+            dashboard_command(port),
             cwd=REPO,
             stdout=sink,
             stderr=subprocess.STDOUT,
@@ -153,17 +132,10 @@ def start_dashboard() -> Callable[..., AbstractContextManager[str]]:
 
 
 def _wait_healthy(port: int, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the dashboard server exited with {server.returncode}; see out/")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            time.sleep(0.2)
-    pytest.fail(f"the dashboard did not answer on port {port} within {STARTUP_TIMEOUT_S:.0f} s")
+    try:
+        wait_healthy(port, server, STARTUP_TIMEOUT_S, "out/")
+    except RuntimeError as failure:
+        pytest.fail(str(failure))
 
 
 @pytest.fixture(scope="session")
