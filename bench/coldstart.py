@@ -32,19 +32,14 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.dashboard_server import dashboard_command, free_port, wait_healthy  # noqa: E402
+from tests.dashboard_server import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    dashboard_command,
+    free_port,
+    wait_healthy,
+)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 120_000
 CARD_METRICS = "[class*='headline_passthrough'] [data-testid='stMetric']"
 """The passthrough card's figures: shown first among the single methods (class

@@ -40,21 +40,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import load_inventory
-from tests.dashboard_server import dashboard_command, free_port, wait_healthy
+from tests.dashboard_server import (
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    dashboard_command,
+    free_port,
+    wait_healthy,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 300_000
 KINDS = ("upload", "edit", "size", "download")
 POWER_STEP_USD_PER_KWH = 0.05

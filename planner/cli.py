@@ -37,6 +37,7 @@ from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.scenario import Scenario
+from planner.solve.headroom import MAX_HEADROOM
 from planner.time.demand import CURVE_PRESETS, WeeklyCurve, curve_preset, parse_curve
 from planner.time.harvesting import (
     HarvestSettings,
@@ -316,15 +317,11 @@ def _headroom(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{text!r}: a whole number of host failures, for example 1"
         ) from None
-    if not 0 <= k <= _MAX_HEADROOM:
+    if not 0 <= k <= MAX_HEADROOM:
         raise argparse.ArgumentTypeError(
-            f"{text!r}: host failures to tolerate must be 0 to {_MAX_HEADROOM}"
+            f"{text!r}: host failures to tolerate must be 0 to {MAX_HEADROOM}"
         )
     return k
-
-
-_MAX_HEADROOM = 8
-"""More host failures per cluster than this is almost surely a typo [hosts]."""
 
 
 def _cluster_gpus(text: str) -> tuple[str, tuple[str, int]]:

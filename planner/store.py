@@ -2,10 +2,9 @@
 
 A saved scenario holds the inputs exactly as the user gave them (file names and bytes, never
 evaluated), the assumptions, the question and the Harvesting page's settings, so reopening it
-plans identically. The database is
-a single file (``default_store_path``: ``$GPU_PLANNER_DB``, else the user's data directory); it
-runs in WAL mode and every change is one short transaction, so several dashboard sessions and
-command lines may write at once.
+plans identically. The database is a single file (``default_store_path``: ``$GPU_PLANNER_DB``,
+else the user's data directory); it runs in WAL mode and every change is one short transaction,
+so several dashboard sessions and command lines may write at once.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel
-from planner.inputs.inventory import Host, Inventory
+from planner.inputs.inventory import Host, Inventory, ServerType
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
@@ -134,6 +134,24 @@ def host(
         rdma=rdma,
         mig_enabled=mig_enabled,
         platform=platform,
+    )
+
+
+def every_platform_hosts() -> tuple[Host, ...]:
+    """Two-GPU hosts of every platform, A100 with MIG on and off and L40S, so that every method
+    finds GPUs it can set up."""
+    return tuple(
+        host(f"{model}-{platform.value}-{'mig' if mig else 'plain'}", model, 2, platform=platform,
+             mig_enabled=mig)
+        for platform in Platform
+        for model, mig in (("A100-80GB-PCIe", True), ("A100-80GB-PCIe", False), ("L40S", False))
+    )  # fmt: skip
+
+
+def server_type(model: str, gpus: int, name: str) -> ServerType:
+    """A server type to size with: ``gpus`` GPUs of ``model``, 64 cores, 512 GiB RAM, no MIG."""
+    return ServerType(
+        gpu_model=model, gpus=gpus, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name=name
     )
 
 

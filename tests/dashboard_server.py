@@ -11,6 +11,19 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's Chromium, which Playwright drives here (its own browser download is never used)."""
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Headless, sandbox-free (root in a container), and nothing that reaches the network."""
 
 
 def free_port() -> int:

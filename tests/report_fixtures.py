@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
-from planner.inputs.inventory import Host, Inventory
+from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
 from planner.plan import MethodPlan, NotPlaced, Placement
@@ -98,11 +98,8 @@ def scenario(
     hosts: Sequence[Host] = (),
     assumptions: Assumptions | None = None,
 ) -> Scenario:
-    return Scenario(
-        catalog=CATALOG,
-        inventory=Inventory(hosts=tuple(hosts) or (host("h1"), host("h2"))),
-        workloads=tuple(workloads),
-        assumptions=assumptions or Assumptions(),
+    return builders.scenario_of(
+        (), tuple(hosts) or (host("h1"), host("h2")), workloads, assumptions, catalog=CATALOG
     )
 
 

@@ -11,15 +11,11 @@ from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import add_to_inventory
 from planner.scenario import Scenario
-from tests.builders import host, scenario_of, workload
+from tests.builders import host, scenario_of, server_type, workload
 
 CATALOG = load_catalog()
-L40S_2 = ServerType(
-    gpu_model="L40S", gpus=2, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-2"
-)
-L40S_4 = ServerType(
-    gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-4"
-)
+L40S_2 = server_type("L40S", 2, "l40s-2")
+L40S_4 = server_type("L40S", 4, "l40s-4")
 
 
 def _scenario(hosts: Sequence[Host], workloads: Sequence[WorkloadClass]) -> Scenario:

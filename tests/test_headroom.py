@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from planner.inputs.catalog import load_catalog
-from planner.inputs.inventory import Host, ServerType
+from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.registry import Method
 from planner.output.report import add_to_inventory, plan_scenario, size_cluster
@@ -17,15 +17,11 @@ from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.headroom import check_headroom, fail_hosts, standby_hosts
-from tests.builders import host, scenario_of, workload
+from tests.builders import host, scenario_of, server_type, workload
 
 CATALOG = load_catalog()
-L40S_4 = ServerType(
-    gpu_model="L40S", gpus=4, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-4"
-)
-L40S_2 = ServerType(
-    gpu_model="L40S", gpus=2, cpu_cores=64.0, ram_gib=512.0, mig_enabled=False, name="l40s-2"
-)
+L40S_4 = server_type("L40S", 4, "l40s-4")
+L40S_2 = server_type("L40S", 2, "l40s-2")
 
 
 def _scenario(hosts: Sequence[Host], workloads: Sequence[WorkloadClass]) -> Scenario:

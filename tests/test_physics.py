@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from bench.fleets import fleet_catalog
 from planner.inputs.inventory import Inventory
-from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.metrics import hosts_of
 from planner.methods.contract import PlanContext
@@ -25,16 +24,10 @@ from planner.methods.registry import METHODS, Method
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan, gpu_views
 from planner.solve.packing import plan_method
-from tests.builders import ALWAYS, host, workload
+from tests.builders import ALWAYS, every_platform_hosts, workload
 
 CATALOG = fleet_catalog()
-HOSTS = tuple(
-    host(f"{model}-{platform.value}-{'mig' if mig else 'plain'}", model, 2, platform=platform,
-         mig_enabled=mig)
-    for platform in Platform
-    for model, mig in (("A100-80GB-PCIe", True), ("A100-80GB-PCIe", False), ("L40S", False))
-)  # fmt: skip
-"""Hosts of every platform, MIG on and off, so every method finds GPUs it can set up."""
+HOSTS = every_platform_hosts()
 
 TOLERANCE = 1e-9
 

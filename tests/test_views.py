@@ -11,9 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.fleets import NIGHT, OFFICE, fleet_catalog, host, workload
+from bench.fleets import NIGHT, OFFICE, fleet_catalog, workload
 from planner.inputs.inventory import Inventory
-from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.contract import PlanContext
 from planner.methods.registry import METHODS, Method
@@ -21,15 +20,10 @@ from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan, gpu_views
 from planner.solve.packing import plan_method
 from planner.solve.views import PlanView, instance_slowdowns
+from tests.builders import every_platform_hosts
 
 CATALOG = fleet_catalog()
-HOSTS = tuple(
-    host(f"{model}-{platform.value}-{'mig' if mig else 'plain'}", model, 2, platform=platform,
-         mig_enabled=mig)
-    for platform in Platform
-    for model, mig in (("A100-80GB-PCIe", True), ("A100-80GB-PCIe", False), ("L40S", False))
-)  # fmt: skip
-"""Hosts of every platform, MIG on and off, so every method finds GPUs it can set up."""
+HOSTS = every_platform_hosts()
 
 
 @st.composite

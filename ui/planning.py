@@ -36,13 +36,12 @@ from planner.output.report import (
     with_recommended,
 )
 from planner.scenario import Scenario
-from planner.time.demand import CURVE_PRESETS
 from planner.time.harvesting import (
     HarvestResult,
+    harvest_given_pool,
     harvest_scenario,
     harvest_tables,
     plan_harvest_tables,
-    simulate_harvest,
 )
 from ui.session import HarvestChoice, InputFile, Question, QuestionKind, ScenarioInputs
 
@@ -202,9 +201,7 @@ def harvest(scenario: Scenario, choice: HarvestChoice) -> HarvestResult:
     """The harvest ``choice`` asks for: the scenario's VDI desktops, or a given pool."""
     if choice.pool_gpus is None:
         return harvest_scenario(scenario, choice.settings, curve=choice.curve)
-    curve = choice.curve or CURVE_PRESETS["vdi-office"]
-    shape = curve.at_resolution(choice.settings.steps_per_hour).as_array()
-    return simulate_harvest(choice.pool_gpus, shape * choice.pool_gpus, choice.settings)
+    return harvest_given_pool(choice.pool_gpus, choice.settings, curve=choice.curve)
 
 
 def harvest_sheets(scenario: Scenario, choice: HarvestChoice) -> dict[str, pd.DataFrame]:

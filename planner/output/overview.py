@@ -20,7 +20,7 @@ from planner.output.figures import KEY_FIGURES
 from planner.output.headers import header
 from planner.output.recommendations import rank
 from planner.output.report import ScenarioPlan, comparison_frame
-from planner.output.xlsx import BOLD, PERCENT, USD, unit_format, write_cell
+from planner.output.xlsx import BOLD, USD, number_format, unit_format, write_cell
 
 __all__ = [
     "OVERVIEW_SHEET",
@@ -193,8 +193,7 @@ def _plans_table(sheet: Any, row: int, frame: pd.DataFrame) -> int:
     sheet.row_dimensions[row].height = 45
     for i, values in enumerate(frame.itertuples(index=False, name=None), start=row + 1):
         for column, (name, value) in enumerate(zip(frame.columns, values, strict=True), start=1):
-            fmt = USD if "usd" in name else PERCENT if "utilisation" in name else None
-            write_cell(sheet, i, column, value, fmt)
+            write_cell(sheet, i, column, value, number_format(name))
     return row + len(frame) + 1
 
 

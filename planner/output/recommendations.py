@@ -281,14 +281,14 @@ def _as_recommended(plan: MethodPlan) -> MethodPlan:
 def servers_to_buy(
     scenario: Scenario,
     servers: Sequence[ServerType],
-    singles: Sequence[MethodResult],
+    sizings: Sequence[MethodPlan],
     *,
     cluster: str = "sized",
 ) -> tuple[Host, ...]:
-    """The servers sizing may open, per type as many as the single-method sizings opened in all
-    (each class fits on some method's servers, so that many are always enough) and at least
+    """The servers sizing may open, per type as many as the single-method ``sizings`` opened in
+    all (each class fits on some method's servers, so that many are always enough) and at least
     one; each type in a cluster of its own (``cluster``, or ``cluster-2-l40s`` and so on)."""
-    opened = sum(len(r.plan.hosts) for r in singles)
+    opened = sum(len(plan.hosts) for plan in sizings)
     hosts: list[Host] = []
     for n, server in enumerate(servers):
         name = cluster if len(servers) == 1 else f"{cluster}-{n + 1}-{server.gpu_model.lower()}"
@@ -343,7 +343,7 @@ def recommend_plan(
     the recommendation never serves fewer instances, or the same for more, than the best of
     them.
     """
-    hosts = servers_to_buy(scenario, servers, singles) if servers else None
+    hosts = servers_to_buy(scenario, servers, [r.plan for r in singles]) if servers else None
     if not (hosts or scenario.inventory.hosts):
         return None
     rates = AnnualRates(scenario)
@@ -409,7 +409,7 @@ ADDED_CLUSTER = "new"
 def recommend_additions(
     scenario: Scenario,
     servers: Sequence[ServerType],
-    sized: Sequence[MethodResult],
+    sized: Sequence[MethodPlan],
     *,
     headroom: int = 0,
     methods: Sequence[Method] = tuple(METHODS),

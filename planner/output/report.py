@@ -175,7 +175,7 @@ def with_recommended(singles: ScenarioPlan) -> ScenarioPlan:
         best: RecommendedPlan | None = recommend_additions(
             singles.scenario,
             singles.servers,
-            singles.results,
+            [r.plan for r in singles.results],
             headroom=singles.headroom,
             methods=singles.methods,
         )
@@ -205,10 +205,7 @@ def add_to_inventory(
     tolerated per cluster. The other plans are each method alone on the inventory as it is."""
     servers = _server_list(server)
     fits = tuple(plan_method(method, scenario) for method in methods)
-    empty = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
-    sized = tuple(
-        measure_plan(size_method(m, scenario, s), empty) for m in methods for s in servers
-    )
+    sized = tuple(size_method(m, scenario, s) for m in methods for s in servers)
     best = recommend_additions(scenario, servers, sized, headroom=headroom, methods=methods)
     return ScenarioPlan(
         scenario=scenario,

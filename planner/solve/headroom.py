@@ -38,11 +38,15 @@ from planner.solve.feasibility import check_plan
 
 __all__ = [
     "EXHAUSTIVE_FAILURE_SETS",
+    "MAX_HEADROOM",
     "ClusterHeadroom",
     "check_headroom",
     "fail_hosts",
     "standby_hosts",
 ]
+
+MAX_HEADROOM = 8
+"""Most host failures per cluster a plan is sized for; more is almost surely a typo [hosts]."""
 
 EXHAUSTIVE_FAILURE_SETS = 64
 """Up to this many sets of ``k`` hosts per cluster, every one is checked [sets]."""

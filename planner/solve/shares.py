@@ -270,28 +270,20 @@ class _Cluster:
             if len(free) < r.gpus:
                 return None
             gpus = tuple(int(g) for g in free[: r.gpus])
-            compute[list(gpus)] = 0
-            memory[list(gpus)] = 0
-            self.full[host] -= r.gpus
         elif r.uses_gpu:
             room = (compute >= r.compute_milli) & (memory >= r.memory_milli)
             if not room.any():
                 return None
             left = np.minimum(compute - r.compute_milli, memory - r.memory_milli)
-            gpu = int(np.argmin(np.where(room, left, FULL_MILLI + 1)))
-            if compute[gpu] == FULL_MILLI and memory[gpu] == FULL_MILLI:
-                self.full[host] -= 1
-            compute[gpu] -= r.compute_milli
-            memory[gpu] -= r.memory_milli
-            gpus = (gpu,)
+            gpus = (int(np.argmin(np.where(room, left, FULL_MILLI + 1))),)
         else:
             gpus = ()
-        self.take(host, r.size_milli, r.cpu_cores, r.ram_gib)
+        self.hold(host, gpus, r)
         return gpus
 
     def hold(self, host: int, gpus: tuple[int, ...], r: ShareRequest) -> None:
-        """Request ``r`` onto GPUs ``gpus`` of ``host``, known to have room (undoes
-        ``release``)."""
+        """Request ``r`` onto GPUs ``gpus`` of ``host``, known to have room (``put`` once it
+        has chosen them; undoes ``release``)."""
         compute, memory = self.compute[host], self.memory[host]
         if r.gpus:
             compute[list(gpus)] = 0

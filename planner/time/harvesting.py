@@ -42,6 +42,7 @@ from planner.methods.vgpu import max_per_gpu as vgpu_max_per_gpu
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method
 from planner.time.demand import (
+    CURVE_PRESETS,
     DAYS,
     HOURS_PER_WEEK,
     STEPS_PER_HOUR_ALLOWED,
@@ -57,6 +58,7 @@ __all__ = [
     "VdiGroup",
     "VdiPool",
     "check_settings",
+    "harvest_given_pool",
     "harvest_scenario",
     "harvest_summary",
     "harvest_tables",
@@ -776,6 +778,15 @@ def harvest_scenario(
             "out; see the Compare page for why."
         )
     return replace(result, notes=(*notes, *result.notes))
+
+
+def harvest_given_pool(
+    pool_gpus: int, settings: HarvestSettings, *, curve: WeeklyCurve | None = None
+) -> HarvestResult:
+    """Harvest a pool of ``pool_gpus`` desktop GPUs whose busy share follows ``curve`` (the
+    ``vdi-office`` preset when None), for the backlog in ``settings``."""
+    shape = (curve or CURVE_PRESETS["vdi-office"]).at_resolution(settings.steps_per_hour)
+    return simulate_harvest(pool_gpus, shape.as_array() * pool_gpus, settings)
 
 
 # --- Tables, summary and command line ----------------------------------------------------------

@@ -28,20 +28,10 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard_server import dashboard_command, free_port, wait_healthy
+from tests.dashboard_server import CHROMIUM_FLAGS, dashboard_command, free_port, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 STARTUP_TIMEOUT_S = 30.0
 
 

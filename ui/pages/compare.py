@@ -9,11 +9,10 @@ from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, skipped_summary
 from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
+from planner.solve.headroom import MAX_HEADROOM
 from planner.solve.milp import DEFAULT_LIMITS
 from ui import charts, components, planning, session, tables
 
-# More host failures per cluster than this is almost surely a typo [hosts].
-MAX_HEADROOM = 8
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
     "gpus_per_host": "GPUs per server",
