@@ -58,9 +58,9 @@ __all__ = [
 ]
 
 AI_ENTERPRISE_USD = setting(
-    "ai_enterprise_usd_per_gpu_year", 0.0, "AI Enterprise on Kubernetes", "USD/GPU/year",
-    "NVIDIA AI Enterprise per GPU per year for Kubernetes sharing methods; 0 when the "
-    "cluster runs the open-source device plugin or HAMi without it",
+    "ai_enterprise_usd_per_gpu_year", 0.0, "AI Enterprise on fractional GPUs", "USD/GPU/year",
+    "NVIDIA AI Enterprise per GPU in use per year on Kubernetes nodes sharing fractional GPUs; "
+    "0 when the cluster runs HAMi or KAI without it",
     minimum=0.0, maximum=100_000.0, flag="--ai-enterprise-usd",
 )  # fmt: skip
 
