@@ -30,8 +30,9 @@ the level is also fitted smallest first (the smallest requests whose GPU demand 
 first fit allocated, then the rest into the gaps) and the fit that serves more requests wins.
 For the most GPU capacity, it is also fitted densest first (the requests that bring the most GPU
 per share of the cluster's free GPUs, cores and RAM, as many as those hold, then the rest into
-the gaps: when cores run out before GPUs, largest first keeps core-hungry pods), each fit is
-repaired (step 5) and the one that allocates more wins.
+the gaps: when cores run out before GPUs, largest first keeps core-hungry pods); it replaces
+the first fit, repaired, when it allocates more, and is then repaired in turn. It is tried
+when most of the free GPU capacity the first fit leaves sits on hosts short of cores or RAM.
 
 Every choice is vectorised over all hosts with numpy; ties go to the host listed first.
 """
@@ -187,6 +188,18 @@ class _Cluster:
         if exclude >= 0:
             fits[exclude] = False
         return fits
+
+    def stranded_share(self, waiting: Sequence[ShareRequest]) -> float:
+        """Share of the free GPU capacity on hosts without the cores or RAM that any of the
+        ``waiting`` requests for a GPU needs [0-1]."""
+        gpu = [r for r in waiting if r.uses_gpu]
+        free = float(self.free_gpu.sum())
+        if not gpu or free <= 0:
+            return 0.0
+        cores = min(r.cpu_cores for r in gpu)
+        ram = min(r.ram_gib for r in gpu)
+        short = (self.cores + _TOLERANCE < cores) | (self.ram + _TOLERANCE < ram)
+        return float(self.free_gpu[short].sum()) / free
 
     def take(self, host: int, gpu_milli: float, cores: float, ram: float) -> None:
         self.free_gpu[host] -= gpu_milli
@@ -555,6 +568,10 @@ def _allocated(requests: Sequence[ShareRequest], level: _Level) -> int:
     return sum(requests[i].size_milli for i in level.placed)
 
 
+_STRANDED_SHARE = 0.5
+"""Share of the free GPU capacity stranded by cores or RAM above which a level that does not fit
+is also fitted densest first."""
+
 REPAIR_TRIES = 4000
 """Most ejections the repair tries per priority level: a deterministic work limit."""
 
@@ -826,11 +843,16 @@ def fit_shares(
                 level = other
         if level.missed:
             _Repair(requests, level, shortfall).run()
-        if level.missed and shortfall is Shortfall.GPU_CAPACITY:
+        if (
+            level.missed
+            and shortfall is Shortfall.GPU_CAPACITY
+            and level.cluster.stranded_share([requests[i] for i in level.missed]) > _STRANDED_SHARE
+        ):
             other = _fit_densest_first(requests, chosen, cluster.copy())
-            if other.missed:
-                _Repair(requests, other, shortfall).run()
+            # The repair only adds; it is worth its time when the other fit starts ahead.
             if _allocated(requests, other) > _allocated(requests, level):
+                if other.missed:
+                    _Repair(requests, other, shortfall).run()
                 level = other
         cluster = level.cluster
         placed.update(level.placed)
