@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -12,6 +13,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.problems import InputError, InputProblem
 from planner.measure.result import MethodResult
+from planner.methods.registry import METHODS
 from planner.output.recommendations import RecommendedPlan, decisions_frame
 from planner.output.report import ScenarioPlan
 from ui import definitions, planning, session
@@ -190,31 +192,19 @@ def headline(
     plan: ScenarioPlan,
     *,
     previous: ScenarioPlan | None = None,
-    mixing: bool = False,
-    key_prefix: str = "headline",
 ) -> None:
-    """One card per plan (container key ``<key_prefix>_<plan>``), the recommended plan first:
-    GPUs and hosts used, annual cost and cost per placed instance, what was not placed.
+    """One card per plan (container key ``headline_<plan>``), the recommended plan first: GPUs
+    and hosts used, annual cost and cost per placed instance, what was not placed.
 
     ``previous`` is the same question planned with the assumptions applied before: each card
-    then shows the change (``-4 GPUs``, ``+$12.0k/year``). ``mixing``: ``plan`` holds the single
-    methods only and the first card says the recommended mix is still being solved. The lowest
-    annual cost is marked among the plans that serve the most instances only, so a plan never
-    wins the badge by leaving work out; not while the mix is still being solved.
+    then shows the change (``-4 GPUs``, ``+$12.0k/year``). The lowest annual cost is marked among
+    the plans that serve the most instances only, so a plan never wins the badge by leaving work
+    out.
     """
-    before = {r.plan.name: r for r in previous.results} if previous is not None else {}
-    cards = _card_grid(len(plan.results) + (1 if mixing else 0))
-    if mixing:
-        with cards[0].container(border=True, key=f"{key_prefix}_recommended"):
-            st.markdown("**Recommended plan**")
-            st.caption(
-                ":material/hourglass_top: Mixing the methods class by class; its figures follow "
-                "in a few seconds."
-            )
-        cards = cards[1:]
-    best = set() if mixing else _lowest_cost_for_most_work(plan)
-    for card, result in zip(cards, plan.results, strict=True):
-        with card.container(border=True, key=f"{key_prefix}_{result.plan.name}"):
+    before = _results_by_name(previous)
+    best = _lowest_cost_for_most_work(plan)
+    for card, result in zip(_card_grid(len(plan.results)), plan.results, strict=True):
+        with card.container(border=True, key=f"headline_{result.plan.name}"):
             _plan_card(result, before.get(result.plan.name), lowest_cost=result.plan.name in best)
 
 
@@ -224,24 +214,26 @@ def plan_with_headline(
     *,
     mixing_slot: DeltaGenerator,
 ) -> ScenarioPlan:
-    """Plan ``inputs`` in two steps and show the headline cards after each: the single methods
-    first (about a second on the sample), then every plan with the recommended mix, which takes
-    several. The spinner of the second step shows in ``mixing_slot``. After an Apply on the
-    Assumptions page the cards show the change against the assumptions applied before."""
+    """Plan ``inputs`` and show the headline cards as the plans come: each single method's card
+    as soon as its plan is made (the first a few hundredths of a second into planning the
+    sample), then every card again with the recommended mix, which takes several seconds more.
+    The spinner of the mix shows in ``mixing_slot``. After an Apply on the Assumptions page the
+    cards show the change against the assumptions applied before."""
     before = session.before_last_apply()
     cards = st.empty()
-    with cards.container(), st.spinner("Packing each method…"):
-        singles = planning.guarded(
-            lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
-        )
-        singles_before = _plan_before(planning.single_plans, before, asked)
-    if singles.recommended is not None:
+    if not planning.by_method(asked):
         # Adding to the inventory solves what to buy with its single plans: the plan is whole.
+        with cards.container(), st.spinner("Packing each method…"):
+            whole = planning.guarded(
+                lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
+            )
+            whole_before = _plan_before(planning.single_plans, before, asked)
         with cards.container():
-            headline(singles, previous=singles_before)
-        return singles
+            headline(whole, previous=whole_before)
+        return whole
+    singles_before = _plan_before(planning.single_plans, before, asked)
     with cards.container():
-        headline(singles, previous=singles_before, mixing=True, key_prefix="early_headline")
+        _headline_as_planned(inputs, asked, previous=singles_before)
     with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
@@ -250,6 +242,38 @@ def plan_with_headline(
     with cards.container():
         headline(plan, previous=plan_before)
     return plan
+
+
+def _headline_as_planned(
+    inputs: session.ScenarioInputs, asked: session.Question, *, previous: ScenarioPlan | None
+) -> None:
+    """The headline while the recommended mix is solved: its card says so, and each method's card
+    (container key ``early_headline_<plan>``) fills in as soon as that method's plan is made. No
+    lowest-cost badge yet: the mix may beat every single method."""
+    before = _results_by_name(previous)
+    grid = _card_grid(len(METHODS) + 1)
+    with grid[0].container(border=True, key="early_headline_recommended"):
+        st.markdown("**Recommended plan**")
+        st.caption(
+            ":material/hourglass_top: Mixing the methods class by class; its figures follow "
+            "in a few seconds."
+        )
+    slots = [cell.empty() for cell in grid[1:]]
+    for slot, method in zip(slots, METHODS, strict=True):
+        with slot.container(border=True):
+            st.markdown(f"**{method.label}**")
+            st.caption(":material/hourglass_top: Packing…")
+    for slot, method in zip(slots, METHODS, strict=True):
+        part = planning.guarded(
+            partial(planning.method_plan, inputs, asked, method), doing="plan the scenario"
+        )
+        (result,) = part.results
+        with slot.container(border=True, key=f"early_headline_{result.plan.name}"):
+            _plan_card(result, before.get(result.plan.name), lowest_cost=False)
+
+
+def _results_by_name(plan: ScenarioPlan | None) -> dict[str, MethodResult]:
+    return {} if plan is None else {r.plan.name: r for r in plan.results}
 
 
 def _plan_before(

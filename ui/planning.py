@@ -7,6 +7,7 @@ never show a stale result. ``guarded`` turns whatever a planner call raises into
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
-from planner.output.export import workbook_bytes
+from planner.methods.registry import METHODS, Method
 from planner.output.report import (
     ScenarioPlan,
     add_to_inventory,
@@ -49,10 +50,12 @@ __all__ = [
     "BuiltScenario",
     "PlanningError",
     "build_scenario",
+    "by_method",
     "catalog",
     "guarded",
     "harvest",
     "harvest_sheets",
+    "method_plan",
     "own_gpus_problems",
     "own_models",
     "problems_frame",
@@ -171,22 +174,51 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
     return BuiltScenario(scenario, inventory_problems, workload_problems)
 
 
+def by_method(asked: Question) -> bool:
+    """Whether ``asked`` is answered method by method (``method_plan``), so a page may show each
+    method's figures as soon as its plan is made. Adding to the inventory solves what to buy with
+    every method's plan at once: its answer comes whole."""
+    return asked.kind is not QuestionKind.ADD
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def method_plan(inputs: ScenarioInputs, asked: Question, method: Method) -> ScenarioPlan:
+    """The plan of one sharing method for the committed inputs and question (cached), measured;
+    ``single_plans`` puts them together. Only for a question answered ``by_method``."""
+    scenario = build_scenario(inputs).scenario
+    if asked.kind is QuestionKind.FIT:
+        return plan_scenario(scenario, methods=(method,), recommended=False)
+    if asked.kind is QuestionKind.ADD:
+        raise ValueError("adding to the inventory plans every method at once: use single_plans")
+    return size_cluster(
+        scenario,
+        _sizing_servers(asked),
+        methods=(method,),
+        headroom=asked.headroom,
+        recommended=False,
+    )
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def single_plans(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of each single sharing method for the committed inputs and question (cached),
     without the recommended mix: a second or so on the sample, where the mix takes several, so
     pages show these figures first. Adding to the inventory makes its mix with them: its plan
     comes whole."""
-    scenario = build_scenario(inputs).scenario
-    if asked.kind is QuestionKind.FIT:
-        return plan_scenario(scenario, recommended=False)
+    if asked.kind is QuestionKind.ADD:
+        # What to buy is solved with the plans on the inventory: there is no earlier answer.
+        scenario = build_scenario(inputs).scenario
+        return add_to_inventory(scenario, _sizing_servers(asked), headroom=asked.headroom)
+    parts = [method_plan(inputs, asked, method) for method in METHODS]
+    return dataclasses.replace(parts[0], results=tuple(r for p in parts for r in p.results))
+
+
+def _sizing_servers(asked: Question) -> tuple[ServerType, ...]:
+    """The server types a sizing may buy; PlanningError when the question names none."""
     servers = asked.catalog_servers or (() if asked.server is None else (asked.server,))
     if not servers:
         raise PlanningError("choose a server type to size a cluster")
-    if asked.kind is QuestionKind.ADD:
-        # What to buy is solved with the plans on the inventory: there is no earlier answer.
-        return add_to_inventory(scenario, servers, headroom=asked.headroom)
-    return size_cluster(scenario, servers, headroom=asked.headroom, recommended=False)
+    return servers
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -219,6 +251,9 @@ def workbook(
     """The plan workbook (.xlsx) for the committed inputs and question, with the harvest sheets
     of ``harvested`` (what the Harvesting page shows; its defaults when None) when fitting the
     inventory."""
+    # Imported on first download: the workbook writer (openpyxl) is not needed to show a plan.
+    from planner.output.export import workbook_bytes
+
     plan = scenario_plan(inputs, asked)
     choice = harvested or HarvestChoice()
     extra = harvest_sheets(plan.scenario, choice) if plan.server is None else {}

@@ -11,7 +11,7 @@ from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
 from planner.solve.headroom import MAX_HEADROOM
 from planner.solve.milp import DEFAULT_LIMITS
-from ui import charts, components, planning, session, tables
+from ui import components, planning, session, tables
 
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
@@ -144,6 +144,8 @@ st.caption(
     f"with a {limit:g} s backstop; the Solve row below says which plans are proven optimal."
 )
 plan = components.plan_with_headline(inputs, asked, mixing_slot=recommended_slot)
+# Altair (half a second to import on a cold server) is loaded once the headline is on screen.
+from ui import charts  # noqa: E402
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
 if plan.recommended is not None:
