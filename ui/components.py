@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -20,6 +21,7 @@ from ui import definitions, planning, session
 from ui import format as fmt
 
 _LOG = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = [
     "accept_upload",
@@ -233,8 +235,21 @@ def plan_with_headline(
         return whole
     singles_before = _plan_before(planning.single_plans, before, asked)
     with cards.container():
-        _headline_as_planned(inputs, asked, previous=singles_before)
+        recommended_card = _headline_as_planned(inputs, asked, previous=singles_before)
     with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):
+        draft = planning.guarded(
+            lambda: planning.recommended_draft(inputs, asked), doing="plan the scenario"
+        )
+        draft_before = _plan_before(planning.recommended_draft, before, asked)
+    if draft is not None:
+        with recommended_card.container(border=True, key="drafted_headline_recommended"):
+            previous = None if draft_before is None else draft_before.recommended.result
+            _plan_card(draft.recommended.result, previous, lowest_cost=False)
+            st.caption(
+                ":material/hourglass_top: Proving how close it is to the best possible; the "
+                "cards are ranked once that is known."
+            )
+    with mixing_slot, st.spinner("Proving how close the recommended plan is to the best possible…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
         )
@@ -246,13 +261,15 @@ def plan_with_headline(
 
 def _headline_as_planned(
     inputs: session.ScenarioInputs, asked: session.Question, *, previous: ScenarioPlan | None
-) -> None:
+) -> DeltaGenerator:
     """The headline while the recommended mix is solved: its card says so, and each method's card
     (container key ``early_headline_<plan>``) fills in as soon as that method's plan is made. No
-    lowest-cost badge yet: the mix may beat every single method."""
+    lowest-cost badge yet: the mix may beat every single method. Returns the recommended plan's
+    card, to be filled once its figures are known."""
     before = _results_by_name(previous)
     grid = _card_grid(len(METHODS) + 1)
-    with grid[0].container(border=True, key="early_headline_recommended"):
+    recommended_card = grid[0].empty()
+    with recommended_card.container(border=True, key="early_headline_recommended"):
         st.markdown("**Recommended plan**")
         st.caption(
             ":material/hourglass_top: Mixing the methods class by class; its figures follow "
@@ -270,6 +287,7 @@ def _headline_as_planned(
         (result,) = part.results
         with slot.container(border=True, key=f"early_headline_{result.plan.name}"):
             _plan_card(result, before.get(result.plan.name), lowest_cost=False)
+    return recommended_card
 
 
 def _results_by_name(plan: ScenarioPlan | None) -> dict[str, MethodResult]:
@@ -277,10 +295,10 @@ def _results_by_name(plan: ScenarioPlan | None) -> dict[str, MethodResult]:
 
 
 def _plan_before(
-    plan: Callable[[session.ScenarioInputs, session.Question], ScenarioPlan],
+    plan: Callable[[session.ScenarioInputs, session.Question], T],
     before: session.ScenarioInputs | None,
     asked: session.Question,
-) -> ScenarioPlan | None:
+) -> T | None:
     """The plan under the assumptions applied before, or None (no earlier Apply, or it cannot
     be planned any more: the cards then show no change rather than stop the page)."""
     if before is None:

@@ -29,6 +29,7 @@ from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
 from planner.methods.registry import METHODS, Method
+from planner.output.recommendations import RecommendedDraft
 from planner.output.report import (
     ScenarioPlan,
     add_to_inventory,
@@ -36,6 +37,7 @@ from planner.output.report import (
     size_cluster,
     with_recommended,
 )
+from planner.output.report import recommended_draft as draft_of
 from planner.scenario import Scenario
 from planner.time.harvesting import (
     HarvestResult,
@@ -59,6 +61,7 @@ __all__ = [
     "own_gpus_problems",
     "own_models",
     "problems_frame",
+    "recommended_draft",
     "scenario_plan",
     "single_plans",
     "unusable",
@@ -224,9 +227,23 @@ def _sizing_servers(asked: Question) -> tuple[ServerType, ...]:
 @st.cache_data(show_spinner=False, max_entries=32)
 def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of every sharing method and the recommended mix of them, first, for the
-    committed inputs and question (cached)."""
+    committed inputs and question (cached): the ``recommended_draft`` with its bounds proven."""
     singles = single_plans(inputs, asked)
-    return singles if singles.recommended is not None else with_recommended(singles)
+    if singles.recommended is not None:
+        return singles
+    return with_recommended(singles, draft=recommended_draft(inputs, asked))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def recommended_draft(inputs: ScenarioInputs, asked: Question) -> RecommendedDraft | None:
+    """The recommended plan chosen for the committed inputs and question, with every figure,
+    before its bounds are proven (cached): about half the work of the whole, so pages show its
+    figures first. None when adding to the inventory or sizing with headroom (those plans come
+    whole) or when there is nothing to plan on."""
+    singles = single_plans(inputs, asked)
+    if singles.recommended is not None:
+        return None
+    return draft_of(singles)
 
 
 def harvest(scenario: Scenario, choice: HarvestChoice) -> HarvestResult:
