@@ -33,9 +33,11 @@ PAGES: dict[str, list[st.Page]] = {
 }
 
 page = st.navigation(PAGES)
-# The navigation reaches the browser before the planner (pandas, SciPy, Altair: seconds on a cold
-# server) is imported, so the first paint does not wait for it.
-from ui import components, scenarios  # noqa: E402
+# The navigation reaches the browser before the planner (pandas, SciPy: a second or more on a cold
+# server) is imported, so the first paint does not wait for it; the spinner says why the page is
+# still empty when the import takes longer than half a second.
+with st.spinner("Loading the planner…"):
+    from ui import components, scenarios
 
 scenarios.follow_url()
 components.scenario_sidebar()
