@@ -18,15 +18,18 @@ fragmentation grows least, after Weng et al., ATC 2023), and ``allocation_upper_
 
 Published online schedulers on the default list at full arrival: FGD 95.39 %, BestFit 93.08 %.
 
-Without arguments the bench also plans generated variants of the default list (seeded, written
-to a temporary folder): more CPU-only pods, another mix of GPU shares, more multi-GPU pods, and
-GPU-model constraints on many pods, so that its figures do not rest on the four published lists.
+The bench also plans generated variants of every pod list it was given (seeded, written to a
+temporary folder): more CPU-only pods, another mix of GPU shares, more multi-GPU pods, GPU-model
+constraints on many pods, all four at once, and each list on a random half of the nodes (demand
+beyond the cluster), so that its figures do not rest on the four published lists.
 
-Run from the repository root: ``.venv/bin/python bench/alibaba.py [pod lists...]``.
+Run from the repository root: ``.venv/bin/python bench/alibaba.py [pod lists...] [--seed N]
+[--no-variants]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import random
 import re
@@ -215,6 +218,10 @@ def _cpu_only_placed(notes: Sequence[str]) -> tuple[int, int]:
     return 0, 0
 
 
+def _name(nodes: Path, pods: Path) -> str:
+    return pods.name if nodes.name == NODES else f"{pods.name} on {nodes.name}"
+
+
 def measure(nodes: Path, pods: Path) -> None:
     """Print the bench's line for one pod list."""
     scenario = trace_scenario(nodes, pods)
@@ -233,7 +240,7 @@ def measure(nodes: Path, pods: Path) -> None:
     gpu_pods = sum(w.instances for w in scenario.workloads)
     placed = len({p.instance for p in plan.placements}) + cpu_placed
     print(
-        f"{pods.name}: {100 * allocated / capacity:.2f} % of GPU capacity allocated, "
+        f"{_name(nodes, pods)}: {100 * allocated / capacity:.2f} % of GPU capacity allocated, "
         f"{placed}/{gpu_pods + cpu_pods} pods placed, {statistics.median(times):.2f} s "
         f"(CPU {statistics.median(cpu_times):.2f} s)"
     )
@@ -275,52 +282,81 @@ def _model_limits(row: dict[str, str], rng: random.Random, models: Sequence[str]
         row["gpu_spec"] = "|".join(sorted(rng.sample(list(models), rng.randint(1, 3))))
 
 
+def _everything(row: dict[str, str], rng: random.Random, models: Sequence[str]) -> None:
+    for change in (_no_gpu, _other_shares, _more_multi_gpu, _model_limits):
+        change(row, rng, models)
+
+
 VARIANTS = {
     "cpu-only-30pct": _no_gpu,
     "other-shares": _other_shares,
     "multi-gpu-20pct": _more_multi_gpu,
     "model-limits-40pct": _model_limits,
+    "all-four": _everything,
 }
-"""Generated variants of the default pod list: name -> how each pod row is changed."""
+"""Generated variants of a pod list: name -> how each pod row is changed."""
 
 
-def generated_variants(folder: Path, into: Path) -> list[Path]:
-    """The default pod list changed by each of ``VARIANTS`` (seeded), written under ``into``."""
-    with (folder / "openb_pod_list_default.csv").open(newline="", encoding="utf-8") as file:
+def _read(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with path.open(newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
-        header = list(reader.fieldnames or ())
-        rows = list(reader)
-    with (folder / NODES).open(newline="", encoding="utf-8") as file:
-        models = sorted({row["model"] for row in csv.DictReader(file) if row["model"]})
+        return list(reader.fieldnames or ()), list(reader)
+
+
+def _write(path: Path, header: Sequence[str], rows: Sequence[dict[str, str]]) -> Path:
+    # A change may add a column the list lacked (gpu_spec on a list without one).
+    added = dict.fromkeys(k for row in rows for k in row if k not in header)
+    with path.open("w", newline="", encoding="utf-8") as file:
+        writer = csv.DictWriter(file, fieldnames=[*header, *added], restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def generated_variants(
+    folder: Path, into: Path, bases: Sequence[Path], seed: int
+) -> list[tuple[Path, Path]]:
+    """(node list, pod list) pairs: each of ``bases`` changed by each of ``VARIANTS``, and each
+    base on a seeded half of the nodes (demand beyond the cluster), written under ``into``."""
+    node_header, node_rows = _read(folder / NODES)
+    models = sorted({row["model"] for row in node_rows if row["model"]})
+    half = random.Random(f"{seed}-half-nodes").sample(node_rows, len(node_rows) // 2)
+    half_nodes = _write(into / "generated_node_list_half.csv", node_header, half)
     made = []
-    for name, change in VARIANTS.items():
-        rng = random.Random(f"{VARIANT_SEED}-{name}")
-        changed = [dict(row) for row in rows]
-        for row in changed:
-            change(row, rng, models)
-        path = into / f"generated_pod_list_{name}.csv"
-        with path.open("w", newline="", encoding="utf-8") as file:
-            writer = csv.DictWriter(file, fieldnames=header)
-            writer.writeheader()
-            writer.writerows(changed)
-        made.append(path)
+    for base in bases:
+        header, rows = _read(base)
+        stem = base.stem.removeprefix("openb_pod_list_")
+        for name, change in VARIANTS.items():
+            rng = random.Random(f"{seed}-{stem}-{name}")
+            changed = [dict(row) for row in rows]
+            for row in changed:
+                change(row, rng, models)
+            path = into / f"generated_pod_list_{stem}_{name}.csv"
+            made.append((folder / NODES, _write(path, header, changed)))
+        made.append((half_nodes, base))
     return made
 
 
 def main(argv: Sequence[str]) -> None:
+    parser = argparse.ArgumentParser(description="The Alibaba trace through the product path.")
+    parser.add_argument("pods", nargs="*", type=Path, help="pod lists (default: every one)")
+    parser.add_argument(
+        "--seed", type=int, default=VARIANT_SEED, help="seed of the generated variants"
+    )
+    parser.add_argument("--no-variants", action="store_true", help="plan the published lists only")
+    args = parser.parse_args(argv)
     folder = data_dir()
     if folder is None:
         print("Alibaba openb trace not found in ../shared/data/alibaba-openb; skipping.")
         return
-    if argv:
-        for pods in argv:
-            measure(folder / NODES, Path(pods))
-        return
-    for pods in sorted(folder.glob("openb_pod_list_*.csv")):
+    published = args.pods or sorted(folder.glob("openb_pod_list_*.csv"))
+    for pods in published:
         measure(folder / NODES, pods)
+    if args.no_variants:
+        return
     with tempfile.TemporaryDirectory() as scratch:
-        for pods in generated_variants(folder, Path(scratch)):
-            measure(folder / NODES, pods)
+        for nodes, pods in generated_variants(folder, Path(scratch), published, args.seed):
+            measure(nodes, pods)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import AnnualRates
 from planner.methods.registry import Method
@@ -19,7 +20,7 @@ from planner.output.report import plan_scenario
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
-from planner.solve.mixed import host_types, options, recommend
+from planner.solve.mixed import gpu_lower_bound, host_types, options, recommend
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -123,6 +124,41 @@ def test_day_and_night_work_share_a_remote_pool_by_the_hour() -> None:
     }
     assert len(plan.gpu_configs) == 2
     assert len({key[0] for key in plan.gpu_configs}) == 1
+
+
+def test_the_pool_takes_a_split_class_s_idlest_instances_and_the_bound_allows_it() -> None:
+    """Eight whole-GPU notebooks, half of them running at any hour (#1-#4 always, #5-#8 never):
+    a two-GPU pool host and a four-GPU Kubernetes node. The node serves the four busy ones on
+    passthrough GPUs and the pool the four idle ones, which hold no GPU memory: five GPUs. A
+    bound that spread the class's activity evenly over the pooled instances would claim six."""
+    scenario = _scenario(
+        [
+            host("pool", "A100-80GB-PCIe", 2),
+            host("node", "A100-80GB-PCIe", 4, platform=Platform.KUBERNETES),
+        ],
+        [
+            workload(
+                "nb",
+                kind=WorkloadKind.NOTEBOOK,
+                instances=8,
+                memory_gib=80,
+                busy_fraction=0.1,
+                schedule=(0.5,) * 24,
+            )
+        ],
+    )
+    mixed = recommend(scenario, AnnualRates(scenario))
+    plan = mixed.plan
+    assert check_plan(plan, scenario) == []
+    pooled = {
+        p.instance
+        for p in plan.placements
+        if plan.role((p.host, p.gpu_index)) is Method.REMOTE_POOL
+    }
+    assert pooled == {"nb#5", "nb#6", "nb#7", "nb#8"}
+    assert len(plan.gpu_configs) == 5
+    bound = gpu_lower_bound(scenario, mixed.types, mixed.options, {"nb": 8})
+    assert bound <= len(plan.gpu_configs)
 
 
 def test_big_training_takes_a_whole_host_and_small_work_another() -> None:

@@ -6,6 +6,7 @@ import random
 
 from planner.assumptions import Shortfall
 from planner.inputs.inventory import Host
+from planner.solve.share_bound import allocation_upper_bound
 from planner.solve.shares import FULL_MILLI, ShareFit, ShareRequest, fit_shares
 from tests.builders import host
 
@@ -199,3 +200,36 @@ def test_work_free_to_go_anywhere_leaves_the_model_others_are_tied_to() -> None:
         "any": "g",
         **{f"tied{i}": "v" for i in range(8)},
     }
+
+
+def test_when_cores_run_short_most_capacity_keeps_the_pods_richest_in_gpu() -> None:
+    """400 seeded pods, a quarter more GPU demand and more cores than the cluster has (core-poor
+    8-GPU hosts, core-rich 2-GPU hosts): most GPU capacity keeps the pods that bring the most
+    GPU per core and GPU, within 2 points of the proven bound (largest first, repaired, stays
+    4.4 points short here)."""
+    rng = random.Random(3)
+    hosts = [host(f"g{i}", "G2", 8, cpu_cores=96, ram_gib=384) for i in range(10)] + [
+        host(f"t{i}", "T4", 2, cpu_cores=104, ram_gib=512) for i in range(6)
+    ]
+    requests = []
+    for k in range(400):
+        milli = rng.choice([810, 810, 470, 470, 320, 650, 230, 160, 0])
+        cores = rng.choice([2.0, 4.0, 8.0, 8.0, 12.0, 16.0])
+        requests.append(_share(f"p{k}", milli, cores, float(rng.choice([8, 16, 32]))))
+    fit = fit_shares(requests, hosts, Shortfall.GPU_CAPACITY)
+    assert fit_problems(fit, requests, hosts) == []
+    by_name = {r.name: r for r in requests}
+    allocated = sum(by_name[p.request].size_milli for p in fit.placements) / FULL_MILLI
+    capacity = sum(h.gpus for h in hosts)
+    assert allocated >= allocation_upper_bound(requests, hosts) - 0.02 * capacity
+
+
+def test_whole_number_cores_and_ram_are_repaired_like_fractions() -> None:
+    """Cores and RAM given as whole numbers (ints) go through the repair, which mixes them
+    with fractional free room, without a type error."""
+    requests = [ShareRequest(f"p{k}", 0, 600, 600, 8, 16) for k in range(6)]
+    fit = fit_shares(
+        requests, [host("h", gpus=2, cpu_cores=16, ram_gib=64)], Shortfall.GPU_CAPACITY
+    )
+    assert fit_problems(fit, requests, [host("h", gpus=2, cpu_cores=16, ram_gib=64)]) == []
+    assert len(fit.placements) == 2

@@ -108,6 +108,14 @@ class GpuDemand:
     packed: Mapping[str, tuple[float, ...]] | None = None
     """For a relaxation: what one instance takes as the method's packer places it (whole
     instances per GPU), rows a plan can be built on; ``None``: the same as ``use``."""
+    resting: Mapping[str, tuple[int, ...]] | None = None
+    """For rows that follow the clock (a dimension per hour): class name -> how many of its
+    instances use nothing of each dimension (are idle in that hour). ``use`` spreads a class's
+    activity evenly over its instances, but a plan may hand the method a class's least active
+    instances: ``x`` of them then use at least ``while_active[d] × max(0, x − resting[d])``,
+    which a lower bound must allow. ``None``: every instance uses ``use`` alike."""
+    while_active: Mapping[str, tuple[float, ...]] | None = None
+    """With ``resting``: what one instance uses of each dimension while it is active."""
 
     def planning_use(self, workload: str) -> tuple[float, ...]:
         """The rows a plan is built on for one instance of ``workload``."""
@@ -228,6 +236,9 @@ class SharingMethod(ABC):
     """Platforms whose hosts the method can set up."""
     exact_max_instances: ClassVar[int] = 0
     """With ``exact=None`` the exact packer runs on at most this many instances of one model."""
+    serves_idlest_first: ClassVar[bool] = False
+    """When a class is split between methods, this one takes its least active instances (its
+    GPUs are held only while an instance runs, so idle instances cost it least)."""
     instances_on_gpu_host: ClassVar[bool] = True
     """Instances take cores and RAM on the host of their GPUs (remote-pool clients run anywhere)."""
     exclusive: ClassVar[bool] = False

@@ -603,6 +603,7 @@ class RemotePool(SharingMethod):
     # The exact model has a variable per instance and GPU.
     exact_max_instances = 300
     instances_on_gpu_host = False
+    serves_idlest_first = True
     settings = ("network",)
     constants = (
         *_NETWORK_OVERHEADS.values(),
@@ -660,11 +661,14 @@ class RemotePool(SharingMethod):
     ) -> GpuDemand:
         """One dimension per hour of the day: an instance uses its share of a GPU's memory (whole
         GPUs for a gang) times the share of its class active in that hour; a GPU offers all of
-        its memory in every hour. A relaxation: it spreads a class's activity evenly over its
-        instances and lets shares of a GPU be cut finer than instances."""
+        its memory in every hour. A relaxation: it lets shares of a GPU be cut finer than
+        instances, and ``resting`` lets a bound hand the pool a class's least active instances
+        (``use`` spreads the activity evenly, as a plan is built)."""
         capacity = capacity_units(model)
         use: dict[str, tuple[float, ...]] = {}
         packed: dict[str, tuple[float, ...]] = {}
+        resting: dict[str, tuple[int, ...]] = {}
+        while_active: dict[str, tuple[float, ...]] = {}
         for w in workloads:
             if _ineligible_reason(w) is not None:
                 continue
@@ -673,11 +677,21 @@ class RemotePool(SharingMethod):
             size = float(gpus) if gpus else share / capacity
             # Placed whole, an instance takes 1/k of a GPU when k of its size fit on one.
             whole = float(gpus) if gpus else 1.0 / max(capacity // max(share, 1), 1)
-            active = [math.floor(s * w.instances + 0.5) / w.instances for s in w.daily_schedule]
-            use[w.name] = tuple(size * a for a in active)
-            packed[w.name] = tuple(whole * a for a in active)
+            counts = _active_counts(w.instances, w.daily_schedule)
+            use[w.name] = tuple(size * (n / w.instances) for n in counts)
+            packed[w.name] = tuple(whole * (n / w.instances) for n in counts)
+            resting[w.name] = tuple(w.instances - n for n in counts)
+            while_active[w.name] = (size,) * HOURS_PER_DAY
         hours = tuple(f"memory in hour {h}" for h in range(HOURS_PER_DAY))
-        return GpuDemand(hours, use, ((1.0,) * HOURS_PER_DAY,), exact=False, packed=packed)
+        return GpuDemand(
+            hours,
+            use,
+            ((1.0,) * HOURS_PER_DAY,),
+            exact=False,
+            packed=packed,
+            resting=resting,
+            while_active=while_active,
+        )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
         """In every hour, the instances running on a pooled GPU fit in its memory; a whole-GPU

@@ -37,7 +37,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
-the served instances fixed, which no plan serving them within the classes' limits can beat.
+the served instances fixed, which no plan serving them within the classes' limits can beat. Its
+rows that follow the clock count a class's active instances, not its average (``_Resting``): a
+plan may give such a method a class's idlest instances, and placement does
+(``SharingMethod.serves_idlest_first``).
 """
 
 from __future__ import annotations
@@ -557,13 +560,16 @@ def _method_rows_hold(
     *,
     planning: bool,
 ) -> None:
-    """Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p] in every dimension."""
+    """Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p] in every dimension; for a bound,
+    rows that follow the clock count a class's active instances (see ``_active_at_least``)."""
+    resting = _Resting()
     for method, t in pairs:
         demand = demands[(method, types[t].model.name)]
         y = rows.y[(method, t)]
         members = [
             (
-                rows.x[k],
+                k,
+                i,
                 demand.planning_use(groups[i].first.name)
                 if planning
                 else demand.use[groups[i].first.name],
@@ -572,13 +578,71 @@ def _method_rows_hold(
             if o.method is method and o.host_type == t
         ]
         for d in range(len(demand.dimensions)):
-            row = {column: use[d] for column, use in members if use[d]}
+            if not planning and demand.resting is not None:
+                row = resting.active_row(model, rows, groups, demand, method, d, members)
+            else:
+                row = {rows.x[k]: use[d] for k, _, use in members if use[d]}
             if not row:
                 continue
             for p, pattern in enumerate(demand.patterns):
                 if pattern[d]:
                     row[y[p]] = -pattern[d]
             model.constrain(row, upper=0.0)
+    resting.constrain(model)
+
+
+@dataclass
+class _Resting:
+    """Active instances of classes whose instances are not all active in every dimension.
+
+    A method's rows may count ``x`` instances of class ``c`` as ``x × use[c][d]``: its activity
+    spread evenly. A plan may hand the method the class's least active instances instead, of
+    which at least ``max(0, x − resting[c][d])`` are active, so a lower bound counts
+    ``while_active[c][d] × a`` with ``a >= 0``, ``a <= x`` per option and ``Σ_t a >= Σ_t x −
+    resting[c][d]`` over the class's options of the method (its host types)."""
+
+    linked: dict[tuple[int, Method, int], list[tuple[int, int]]] = field(default_factory=dict)
+    """(group, method, dimension) -> (active column, instances column) per option."""
+    idle: dict[tuple[int, Method, int], int] = field(default_factory=dict)
+    """(group, method, dimension) -> the group's instances idle in that dimension."""
+
+    def active_row(
+        self,
+        model: Model,
+        rows: _Rows,
+        groups: Sequence[_Group],
+        demand: GpuDemand,
+        method: Method,
+        d: int,
+        members: Sequence[tuple[int, int, tuple[float, ...]]],
+    ) -> dict[int, float]:
+        """Dimension ``d``'s row over ``members`` (option, group, use), each partly idle
+        class counted by its active instances."""
+        resting, while_active = demand.resting, demand.while_active
+        assert resting is not None
+        assert while_active is not None
+        row: dict[int, float] = {}
+        for k, i, use in members:
+            if not use[d]:
+                continue
+            idle = sum(resting[w.name][d] for w in groups[i].members)
+            if idle == 0:
+                row[rows.x[k]] = use[d]
+                continue
+            active = model.variables(f"a[{k},{d}]", 1, upper=groups[i].instances, integral=False)
+            row[active[0]] = while_active[groups[i].first.name][d]
+            self.linked.setdefault((i, method, d), []).append((active[0], rows.x[k]))
+            self.idle[(i, method, d)] = idle
+        return row
+
+    def constrain(self, model: Model) -> None:
+        for key, pairs in self.linked.items():
+            total: dict[int, float] = {}
+            for active, instances in pairs:
+                model.constrain({active: 1.0, instances: -1.0}, upper=0.0)
+                total[active] = 1.0
+                total[instances] = -1.0
+            model.constrain(total, lower=-float(self.idle[key]))
 
 
 def _gpus_lie_on_their_hosts(
@@ -950,11 +1014,13 @@ def _chosen_instances(
     scenario: Scenario, counts: Counts, found: Sequence[Option]
 ) -> dict[tuple[Method, int], list[Instance]]:
     """The instances of each (method, host type), most urgent first, shaped as the option packs
-    them: each class's instances in id order, handed to its options in the order the MILP lists
-    them."""
+    them: each class's instances in id order (the most active first), handed to its options in
+    the order the MILP lists them, those of methods that serve the idlest first last."""
     by_class: dict[str, list[tuple[Method, int, int]]] = {}
     for (name, method, t), n in counts.served.items():
         by_class.setdefault(name, []).append((method, t, n))
+    for options_of_class in by_class.values():
+        options_of_class.sort(key=lambda option: METHODS[option[0]].serves_idlest_first)
     option_of = {(o.workload, o.method, o.host_type): o for o in found}
     chosen: dict[tuple[Method, int], list[Instance]] = {}
     for instance in instances_of(scenario.workloads):

@@ -25,10 +25,13 @@ Per priority level, most urgent first, on what earlier levels left:
    when the level gains by the shortfall choice; passes until nothing changes, within
    ``REPAIR_TRIES`` tries per level (a work limit, so equal inputs give equal fits).
 
-When a level does not fit whole, ``Shortfall`` decides what it keeps: the plan above allocates
-the most GPU capacity; for the most instances, the level is also fitted smallest first (the
-smallest requests whose GPU demand fits what the first fit allocated, then the rest into the
-gaps) and the fit that serves more requests wins.
+When a level does not fit whole, ``Shortfall`` decides what it keeps. For the most instances,
+the level is also fitted smallest first (the smallest requests whose GPU demand fits what the
+first fit allocated, then the rest into the gaps) and the fit that serves more requests wins.
+For the most GPU capacity, it is also fitted densest first (the requests that bring the most GPU
+per share of the cluster's free GPUs, cores and RAM, as many as those hold, then the rest into
+the gaps: when cores run out before GPUs, largest first keeps core-hungry pods), each fit is
+repaired (step 5) and the one that allocates more wins.
 
 Every choice is vectorised over all hosts with numpy; ties go to the host listed first.
 """
@@ -490,8 +493,47 @@ def _fit_smallest_first(
             break
     else:
         cut = len(order)
+    return _fit_then_fill(requests, order, cut, cluster)
+
+
+def _fit_densest_first(
+    requests: Sequence[ShareRequest], chosen: Sequence[int], cluster: _Cluster
+) -> _Level:
+    """The requests that allocate the most GPU per share of what the cluster has left (its
+    GPUs, cores and RAM together), as many as those totals hold, fitted as a level; then the
+    rest, densest first, one by one into what is left. When cores or RAM run out before the
+    GPUs, this keeps the requests that bring the most GPU capacity for them."""
+    free = (
+        max(float(cluster.free_gpu.sum()), 1.0),
+        max(float(cluster.cores.sum()), _TOLERANCE),
+        max(float(cluster.ram.sum()), _TOLERANCE),
+    )
+
+    def share(r: ShareRequest) -> tuple[float, float, float]:
+        return (r.size_milli / free[0], r.cpu_cores / free[1], r.ram_gib / free[2])
+
+    def density(i: int) -> float:
+        r = requests[i]
+        return r.size_milli / max(sum(share(r)), _TOLERANCE)
+
+    order = sorted(chosen, key=lambda i: (-density(i), -requests[i].size_milli, i))
+    used = [0.0, 0.0, 0.0]
+    cut = len(order)
+    for k, i in enumerate(order):
+        used = [u + s for u, s in zip(used, share(requests[i]), strict=True)]
+        if max(used) > 1.0:
+            cut = k
+            break
+    return _fit_then_fill(requests, order, cut, cluster)
+
+
+def _fit_then_fill(
+    requests: Sequence[ShareRequest], order: Sequence[int], cut: int, cluster: _Cluster
+) -> _Level:
+    """``order[:cut]`` fitted as a level on ``cluster`` (changed), then the rest in order, one
+    by one, into what is left."""
     level = _fit_level(requests, order[:cut], cluster)
-    for i in [*order[cut:]]:
+    for i in order[cut:]:
         r = requests[i]
         if r.gpus > 0:
             placed = cluster.place_unit(_Unit.whole(i, r))
@@ -506,6 +548,11 @@ def _fit_smallest_first(
         else:
             level.placed[i] = placed
     return level
+
+
+def _allocated(requests: Sequence[ShareRequest], level: _Level) -> int:
+    """GPU thousandths the level's placed requests take."""
+    return sum(requests[i].size_milli for i in level.placed)
 
 
 REPAIR_TRIES = 4000
@@ -571,7 +618,9 @@ class _Repair:
         ).reshape(len(heads), 4)
         self.need_rows: list[list[float]] = self.need.tolist()
         self.frees = {
-            i: np.array((r.gpus or int(r.uses_gpu), r.size_milli, r.cpu_cores, r.ram_gib))
+            i: np.array(
+                (r.gpus or int(r.uses_gpu), r.size_milli, r.cpu_cores, r.ram_gib), dtype=np.float64
+            )
             for i, r in ((i, requests[i]) for i in self.class_of)
         }
         self.count = np.array([len(w) for w in self.waiting], dtype=np.int64)
@@ -613,7 +662,7 @@ class _Repair:
             if len(gpus) == 1 and not self.requests[i].gpus:
                 on_gpu.setdefault(gpus[0], []).append(i)
         outs = [(i,) for i in mine] + [tuple(s) for _, s in sorted(on_gpu.items()) if len(s) > 1]
-        freed = np.array([sum(self.frees[i] for i in out) for out in outs])
+        freed = np.array([sum(self.frees[i] for i in out) for out in outs], dtype=np.float64)
         freed[:, 0] = np.array([self.frees[out[0]][0] if len(out) == 1 else 1 for out in outs])
         freed += self.have(self.level.cluster, host)
         fits = (self.need[live][None, :, :] <= freed[:, None, :]).all(axis=2).any(axis=1)
@@ -777,6 +826,12 @@ def fit_shares(
                 level = other
         if level.missed:
             _Repair(requests, level, shortfall).run()
+        if level.missed and shortfall is Shortfall.GPU_CAPACITY:
+            other = _fit_densest_first(requests, chosen, cluster.copy())
+            if other.missed:
+                _Repair(requests, other, shortfall).run()
+            if _allocated(requests, other) > _allocated(requests, level):
+                level = other
         cluster = level.cluster
         placed.update(level.placed)
         missed.extend(level.missed)
