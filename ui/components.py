@@ -215,12 +215,14 @@ def plan_with_headline(
     asked: session.Question,
     *,
     mixing_slot: DeltaGenerator,
+    then: Callable[[], object] = lambda: None,
 ) -> ScenarioPlan:
     """Plan ``inputs`` and show the headline cards as the plans come: each single method's card
     as soon as its plan is made (the first a few hundredths of a second into planning the
     sample), then every card again with the recommended mix, which takes several seconds more.
-    The spinner of the mix shows in ``mixing_slot``. After an Apply on the Assumptions page the
-    cards show the change against the assumptions applied before."""
+    The spinner of the mix shows in ``mixing_slot``; ``then`` is called once the single methods'
+    cards are on screen, before the mix. After an Apply on the Assumptions page the cards show
+    the change against the assumptions applied before."""
     before = session.before_last_apply()
     cards = st.empty()
     if not planning.by_method(asked):
@@ -232,10 +234,12 @@ def plan_with_headline(
             whole_before = _plan_before(planning.single_plans, before, asked)
         with cards.container():
             headline(whole, previous=whole_before)
+        then()
         return whole
     singles_before = _plan_before(planning.single_plans, before, asked)
     with cards.container():
         recommended_card = _headline_as_planned(inputs, asked, previous=singles_before)
+    then()
     with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):
         draft = planning.guarded(
             lambda: planning.recommended_draft(inputs, asked), doing="plan the scenario"
