@@ -1,15 +1,21 @@
 """Every assumption a plan rests on, each with a default the user can change.
 
 One source of truth: each field of ``Assumptions`` and ``Network`` carries its ``Fact`` (label,
-unit, meaning, range, whether the default is a guess, CLI flag) in the field's metadata, and the
-CLI options (``planner.cli``), the workbook's Assumptions sheet (``planner.output.export``) and
-the dashboard's widgets (``ui.pages.assumptions``) are all made from it (``facts``). An
-``Assumptions`` checks itself when built: every number finite and within its ``Fact``'s range.
-Mapping fields are stored as ``FrozenMap``, so an ``Assumptions`` is hashable (a cache key).
+unit, meaning, range, whether the default is a guess, CLI flag) in the field's metadata, and each
+sharing method declares its own settings in its module, each a ``Setting`` with its ``Fact``
+(``SharingMethod.own_settings``, collected by ``planner.methods.registry.declared_settings``),
+held by name in ``Assumptions.method_settings``. The CLI options (``planner.cli``), the
+workbook's sheets (``planner.output.export``, ``planner.inputs.importers.workbook``), the saved
+scenarios (``planner.store``) and the dashboard's widgets (``ui.pages.assumptions``) are all made
+from them (``facts``, ``with_facts``). An ``Assumptions`` checks itself when built: every number
+finite and within its ``Fact``'s range, every method setting of its kind. Mapping fields are
+stored as ``FrozenMap``, so an ``Assumptions`` is hashable (a cache key).
 
-Adding an assumption is one line: ``name: float = fact(default, "Label", "unit", "meaning",
-minimum=..., maximum=..., guess=True, flag="--name")``; it then shows up in the CLI, the
-workbook and, for numbers, the dashboard's Assumptions page.
+Adding an assumption every plan reads is one line here: ``name: float = fact(default, "Label",
+"unit", "meaning", minimum=..., maximum=..., guess=True, flag="--name")``. A setting of one
+sharing method is one line in its module, ``NAME = setting("name", default, "Label", ...)``, listed
+in the method's ``own_settings``. Either then shows up in the CLI, the workbook, saved scenarios
+and the dashboard's Assumptions page.
 """
 
 from __future__ import annotations
@@ -18,23 +24,27 @@ import dataclasses
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import Any, Generic, TypeVar, cast
 
 __all__ = [
-    "MAX_MPS_CLIENTS",
     "Assumptions",
     "Fact",
     "FrozenMap",
-    "MigStrategy",
     "Network",
+    "Setting",
     "Shortfall",
     "VgpuMode",
     "VgpuScheduler",
     "VsphereVersion",
     "fact",
     "facts",
+    "lift_method_settings",
+    "setting",
 ]
+
+T = TypeVar("T")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,8 @@ class Fact:
     """The default is the team's estimate, not a sourced figure: replace it with yours."""
     flag: str | None = None
     """Command-line option that sets it (``--pue``); None when the CLI does not offer it."""
+    whole: bool = False
+    """Only whole numbers are accepted (pods per GPU)."""
 
     @property
     def range_text(self) -> str:
@@ -73,9 +85,11 @@ class Fact:
             return
         low = -math.inf if self.minimum is None else self.minimum
         high = math.inf if self.maximum is None else self.maximum
-        if not math.isfinite(value) or not low <= value <= high:
+        whole = not self.whole or (math.isfinite(value) and float(value).is_integer())
+        if not math.isfinite(value) or not low <= value <= high or not whole:
+            kind = "a whole number" if self.whole else "a finite number"
             raise ValueError(
-                f"assumption {name} ({self.label}) must be a finite number from "
+                f"assumption {name} ({self.label}) must be {kind} from "
                 f"{self.range_text} [{self.unit}], got {value!r}"
             )
 
@@ -106,22 +120,26 @@ def fact(
 
 def facts(instance: Any, prefix: str = "") -> Iterator[tuple[str, Fact, Any]]:
     """Every (dotted name, ``Fact``, value) of a dataclass instance, nested dataclasses opened
-    (``network.latency_us``), in field order."""
+    (``network.latency_us``), in field order; the sharing methods' settings by their own name
+    (``mps_replicas``), in registry order."""
     for f in dataclasses.fields(instance):
         value = getattr(instance, f.name)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             yield from facts(value, f"{prefix}{f.name}.")
         elif FACT in f.metadata:
             yield f"{prefix}{f.name}", f.metadata[FACT], value
+        elif f.name == METHOD_SETTINGS:
+            for name, declared in _declared().items():
+                yield f"{prefix}{name}", declared.fact, value[name]
 
 
-class FrozenMap(Mapping[str, float]):
-    """An immutable, hashable mapping (name to number), ordered by name."""
+class FrozenMap(Mapping[str, V]):
+    """An immutable, hashable mapping (name to value), ordered by name."""
 
-    def __init__(self, items: Mapping[str, float] | None = None) -> None:
+    def __init__(self, items: Mapping[str, V] | None = None) -> None:
         self._items = dict(sorted((items or {}).items()))
 
-    def __getitem__(self, key: str) -> float:
+    def __getitem__(self, key: str) -> V:
         return self._items[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -139,9 +157,89 @@ class FrozenMap(Mapping[str, float]):
     def __repr__(self) -> str:
         return f"FrozenMap({self._items!r})"
 
-    def __reduce__(self) -> tuple[type[FrozenMap], tuple[dict[str, float]]]:
+    def __reduce__(self) -> tuple[type[FrozenMap[V]], tuple[dict[str, V]]]:
         # Rebuilt from a plain dict: pickles, copies and Streamlit's cache hashing all use it.
         return (FrozenMap, (dict(self._items),))
+
+
+@dataclass(frozen=True)
+class Setting(Generic[T]):
+    """One setting a sharing method declares in its module (MPS replicas per GPU): its name in
+    ``Assumptions.method_settings``, its default and its ``Fact``. The default's type is the
+    setting's kind: a whole number, a number, yes/no or a choice (an enum)."""
+
+    name: str
+    default: T
+    fact: Fact
+
+    def of(self, assumptions: Assumptions) -> T:
+        """The setting's value in ``assumptions``."""
+        return cast(T, assumptions.method_settings[self.name])
+
+    def read(self, value: object) -> T:
+        """``value`` as the setting's kind (a choice also from its value text, a whole number
+        also from a whole float), checked against its ``Fact``; ``ValueError`` names the setting
+        and what it accepts."""
+        kind = type(self.default)
+        about = f"assumption {self.name} ({self.fact.label})"
+        if issubclass(kind, Enum):
+            try:
+                return cast(T, kind(value))
+            except ValueError:
+                choices = ", ".join(str(c.value) for c in kind)
+                raise ValueError(f"{about} must be one of {choices}, got {value!r}") from None
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{about} must be yes or no (true or false), got {value!r}")
+            return cast(T, value)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            number = "a whole number" if self.fact.whole else "a number"
+            raise ValueError(f"{about} must be {number} [{self.fact.unit}], got {value!r}")
+        self.fact.checked(self.name, value)
+        return cast(T, int(value) if kind is int else float(value))
+
+
+def setting(
+    name: str,
+    default: T,
+    label: str,
+    unit: str,
+    meaning: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    guess: bool = False,
+    flag: str | None = None,
+) -> Setting[T]:
+    """A sharing method's setting; an ``int`` default makes it take whole numbers only."""
+    whole = isinstance(default, int) and not isinstance(default, bool)
+    return Setting(name, default, Fact(label, unit, meaning, minimum, maximum, guess, flag, whole))
+
+
+def _declared() -> Mapping[str, Setting[Any]]:
+    """The settings the registered sharing methods declare, by name, in registry order."""
+    # Imported here: the registry imports every method module, and each imports this one.
+    from planner.methods.registry import declared_settings
+
+    return declared_settings()
+
+
+METHOD_SETTINGS = "method_settings"
+"""The ``Assumptions`` field holding the sharing methods' own settings."""
+
+
+def lift_method_settings(values: Any) -> Any:
+    """``Assumptions`` field values (a mapping) with every key that names a method setting moved
+    into ``method_settings``: saves written before methods declared their settings held each one
+    as a field of its own (``mps_replicas``). Anything but a mapping comes back as it is."""
+    if not isinstance(values, Mapping):
+        return values
+    declared = _declared()
+    lifted = {k: v for k, v in values.items() if k not in declared}
+    settings = {k: v for k, v in values.items() if k in declared}
+    if settings:
+        lifted[METHOD_SETTINGS] = {**settings, **dict(values.get(METHOD_SETTINGS) or {})}
+    return lifted
 
 
 def _check(instance: Any) -> None:
@@ -189,25 +287,6 @@ class VsphereVersion(StrEnum):
     @property
     def max_vgpus_per_vm(self) -> int:
         return 4 if self is VsphereVersion.V7 else 8
-
-
-class MigStrategy(StrEnum):
-    """How NVIDIA's device plugin (under the GPU Operator) exposes MIG devices on Kubernetes
-    nodes, its ``mig.strategy`` (NVIDIA k8s-device-plugin README, MIG support)."""
-
-    SINGLE = "single"
-    """Every GPU of a node is split into MIG devices of one profile, advertised as
-    ``nvidia.com/gpu``: one profile per node."""
-    MIXED = "mixed"
-    """Any MIG layout per GPU, each profile its own resource (``nvidia.com/mig-1g.10gb``)."""
-
-
-MAX_MPS_CLIENTS = 48
-"""Client CUDA contexts one GPU serves under Volta MPS and later [clients/GPU] (NVIDIA's MPS
-documentation, limitations)."""
-
-_REPLICAS = ("time_slicing_replicas", "mps_replicas")
-"""The device plugin's replica counts: whole numbers of pods per GPU."""
 
 
 @dataclass(frozen=True)
@@ -296,12 +375,6 @@ class Assumptions:
         "(1.5 = up to 50 % slower)",
         minimum=1.0, maximum=100.0, guess=True, flag="--max-slowdown",
     )  # fmt: skip
-    ai_enterprise_usd_per_gpu_year: float = fact(
-        0.0, "AI Enterprise on Kubernetes", "USD/GPU/year",
-        "NVIDIA AI Enterprise per GPU per year for Kubernetes sharing methods; 0 when the "
-        "cluster runs the open-source device plugin or HAMi without it",
-        minimum=0.0, maximum=100_000.0, flag="--ai-enterprise-usd",
-    )  # fmt: skip
     shortfall: Shortfall = fact(
         Shortfall.INSTANCES, "When capacity is short", "choice",
         "when the inventory cannot hold everything, after priority: serve the most instances "
@@ -320,57 +393,56 @@ class Assumptions:
     """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
     ``planner.measure.performance``, each in that constant's unit); missing names use the
     model's default."""
-
-    # Kubernetes sharing methods: NVIDIA's device plugin and GPU Operator set up whole nodes.
-    kubernetes_ai_enterprise: bool = fact(
-        False, "AI Enterprise licence on Kubernetes", "yes/no",
-        "charge the NVIDIA AI Enterprise licence per GPU in use on Kubernetes nodes; off by "
-        "default, as NVIDIA's device plugin and GPU Operator are open source (Apache 2.0)",
-    )  # fmt: skip
-    time_slicing_replicas: int = fact(
-        4, "Time-slicing replicas", "pods/GPU",
-        "pods one GPU serves under Kubernetes time-slicing (the device plugin's "
-        "sharing.timeSlicing replicas; NVIDIA's examples use 4 to 10); nothing isolates their "
-        "memory",
-        minimum=1, maximum=MAX_MPS_CLIENTS, guess=True, flag="--time-slicing-replicas",
-    )  # fmt: skip
-    mps_replicas: int = fact(
-        4, "MPS replicas", "pods/GPU",
-        "pods one GPU serves under Kubernetes MPS (the device plugin's sharing.mps replicas), "
-        "each limited to 1/replicas of the GPU's memory and compute",
-        minimum=1, maximum=MAX_MPS_CLIENTS, guess=True, flag="--mps-replicas",
-    )  # fmt: skip
-    kubernetes_mig_strategy: MigStrategy = fact(
-        MigStrategy.MIXED, "MIG strategy on Kubernetes", "choice",
-        "the GPU Operator's mig.strategy: mixed (any layout per GPU) or single (one MIG profile "
-        "per node)",
-        flag="--mig-strategy",
-    )  # fmt: skip
+    method_settings: Mapping[str, Any] = field(default_factory=FrozenMap)
+    """The sharing methods' own settings by name (``mps_replicas``), each declared with its
+    ``Fact`` in its method's module (``SharingMethod.own_settings``); every one is present once
+    built (missing names take their default), and a name no method declares is refused."""
 
     def with_facts(self, values: Mapping[str, Any]) -> Assumptions:
-        """A copy with assumptions set by dotted name (``pue``, ``network.latency_us``), each
-        checked against its ``Fact``; ``ValueError`` names the first one out of range."""
+        """A copy with assumptions set by dotted name (``pue``, ``network.latency_us``, a method
+        setting's name such as ``mps_replicas``, or any field's name), each checked against its
+        ``Fact``; ``ValueError`` names the first one out of range."""
+        declared = _declared()
         nested: dict[str, dict[str, Any]] = {}
         top: dict[str, Any] = {}
+        settings: dict[str, Any] = {}
         for name, value in values.items():
             outer, dot, inner = name.partition(".")
-            if dot:
+            if name in declared:
+                settings[name] = value
+            elif dot:
                 nested.setdefault(outer, {})[inner] = value
             else:
                 top[name] = value
         for outer, changes in nested.items():
             top[outer] = dataclasses.replace(getattr(self, outer), **changes)
+        if settings:
+            top[METHOD_SETTINGS] = {**top.get(METHOD_SETTINGS, self.method_settings), **settings}
         return dataclasses.replace(self, **top)
+
+    def by_name(self) -> dict[str, Any]:
+        """Every value ``with_facts`` sets, by its name there: each fact (``facts``) and each
+        field without one (``gpu_price_usd``, ``today_method``, ...)."""
+        values = {name: value for name, _, value in facts(self)}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            opened = dataclasses.is_dataclass(value) or f.name == METHOD_SETTINGS
+            if FACT not in f.metadata and not opened:
+                values[f.name] = value
+        return values
 
     def __post_init__(self) -> None:
         _check(self)
-        for name in _REPLICAS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not float(value).is_integer():
-                raise ValueError(
-                    f"assumption {name} must be a whole number of pods per GPU, got {value!r}"
-                )
-            object.__setattr__(self, name, int(value))
+        declared = _declared()
+        unknown = sorted(set(self.method_settings) - set(declared))
+        if unknown:
+            raise ValueError(
+                f"no sharing method has a setting {', '.join(unknown)}; the settings are "
+                f"{', '.join(declared)}"
+            )
+        chosen = self.method_settings
+        settings = {n: s.read(chosen.get(n, s.default)) for n, s in declared.items()}
+        object.__setattr__(self, METHOD_SETTINGS, FrozenMap(settings))
         for name in ("gpu_price_usd", "performance_constants"):
             given = getattr(self, name)
             frozen = given if isinstance(given, FrozenMap) else FrozenMap(given)

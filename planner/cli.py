@@ -11,7 +11,6 @@ the fix), or with ``--strict`` any skipped row; 1 the workbook could not be writ
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import enum
 import sys
 from collections.abc import Callable, Sequence
@@ -159,6 +158,14 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
             given.add_argument(
                 about.flag, choices=choices, default=default.value, dest=_dest(name), help=help_text
             )
+        elif isinstance(default, bool):
+            # A yes/no option names the change from its default (--k8s-ai-enterprise).
+            given.add_argument(
+                about.flag,
+                action="store_false" if default else "store_true",
+                dest=_dest(name),
+                help=f"{meaning} (default: {'yes' if default else 'no'})",
+            )
         else:
             range_text = f"; {about.range_text}" if about.range_text else ""
             given.add_argument(
@@ -173,11 +180,6 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-mig-backed-vgpu",
         action="store_true",
         help="MIG without vGPU licensing (bare metal or containers)",
-    )
-    given.add_argument(
-        "--k8s-ai-enterprise",
-        action="store_true",
-        help="charge NVIDIA AI Enterprise (--licence-usd) per GPU in use on Kubernetes nodes",
     )
     given.add_argument(
         "--perf",
@@ -215,7 +217,7 @@ def _fact_number(name: str, about: Fact) -> Callable[[str], float]:
             about.checked(name, value)
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
-        return value
+        return int(value) if about.whole else value
 
     return parse
 
@@ -232,7 +234,6 @@ def _assumptions(args: argparse.Namespace) -> Assumptions:
         {
             **given,
             "mig_backed_vgpu": not args.no_mig_backed_vgpu,
-            "kubernetes_ai_enterprise": args.k8s_ai_enterprise,
             "performance_constants": dict(args.perf),
         }
     )
@@ -357,15 +358,11 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
 
 def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:
     """The workbook's assumptions with every one the options set to a non-default value."""
-    given = _assumptions(args)
-    defaults = Assumptions()
-    changed = {
-        f.name: getattr(given, f.name)
-        for f in dataclasses.fields(Assumptions)
-        if getattr(given, f.name) != getattr(defaults, f.name)
-    }
+    given = _assumptions(args).by_name()
+    defaults = Assumptions().by_name()
+    changed = {name: value for name, value in given.items() if value != defaults[name]}
     try:
-        merged: Assumptions = dataclasses.replace(restored, **changed)
+        merged = restored.with_facts(changed)
         check_performance_constants(merged.performance_constants)
     except ValueError as error:
         raise InputError(

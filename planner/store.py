@@ -24,7 +24,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, lift_method_settings
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import ServerType, load_inventory, with_mig_clusters
 from planner.inputs.problems import InputProblem
@@ -401,7 +401,7 @@ def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
             inventory=SavedFile(inv_name, bytes(inv)),
             workloads=SavedFile(work_name, bytes(work)),
             own_gpus=None if own is None else SavedFile(own_name, bytes(own)),
-            assumptions=_typed(Assumptions, json.loads(assumptions)),
+            assumptions=_typed(Assumptions, lift_method_settings(json.loads(assumptions))),
             mig_clusters=None if mig is None else tuple(str(c) for c in json.loads(mig)),
             servers=tuple(_typed(ServerType, s) for s in json.loads(servers)),
             harvest=None if harvest is None else _typed(SavedHarvest, json.loads(harvest)),

@@ -8,8 +8,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.assumptions import Assumptions, MigStrategy, VgpuMode, facts
+from planner.assumptions import Assumptions, VgpuMode, facts
 from planner.measure.performance import CONSTANTS
+from planner.methods import k8s_mps, k8s_time_slicing
+from planner.methods.k8s_mig import STRATEGY, MigStrategy
+from planner.methods.kubernetes import AI_ENTERPRISE
 from planner.methods.registry import Method
 from planner.output.report import comparison_frame
 from ui import format as fmt
@@ -222,9 +225,9 @@ def test_kubernetes_settings_are_applied_and_the_licence_charged() -> None:
     at.button(key="assumptions_apply").click().run()
     assert not at.exception
     given = _committed(at).assumptions
-    assert (given.time_slicing_replicas, given.mps_replicas) == (8, 2)
-    assert given.kubernetes_mig_strategy is MigStrategy.SINGLE
-    assert given.kubernetes_ai_enterprise
+    assert (k8s_time_slicing.REPLICAS.of(given), k8s_mps.REPLICAS.of(given)) == (8, 2)
+    assert STRATEGY.of(given) is MigStrategy.SINGLE
+    assert AI_ENTERPRISE.of(given)
     after = planning.scenario_plan(_committed(at), session.Question())
     sliced = next(r for r in after.results if r.plan.method == Method.K8S_TIME_SLICING)
     gpus = len(sliced.plan.gpu_configs)

@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from planner.assumptions import MigStrategy, VgpuScheduler, VsphereVersion
+from planner.assumptions import VgpuScheduler, VsphereVersion
 from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
 from planner.inputs.catalog import load_catalog
+from planner.methods import k8s_mps, k8s_time_slicing
+from planner.methods.k8s_mig import STRATEGY, MigStrategy
+from planner.methods.kubernetes import AI_ENTERPRISE
 from planner.methods.registry import Method
 
 REPO = Path(__file__).resolve().parent.parent
@@ -283,7 +286,7 @@ def test_kubernetes_options_reach_the_assumptions() -> None:
     """The device plugin's replicas, the MIG strategy and the AI Enterprise switch reach the
     scenario planned; by default no licence is charged on Kubernetes."""
     defaults, _ = scenario_from_args(build_parser().parse_args(["plan"]))
-    assert defaults.assumptions.kubernetes_ai_enterprise is False
+    assert AI_ENTERPRISE.of(defaults.assumptions) is False
     args = build_parser().parse_args(
         [
             "plan",
@@ -297,9 +300,9 @@ def test_kubernetes_options_reach_the_assumptions() -> None:
         ]
     )
     a = scenario_from_args(args)[0].assumptions
-    assert (a.time_slicing_replicas, a.mps_replicas) == (8, 2)
-    assert a.kubernetes_mig_strategy is MigStrategy.SINGLE
-    assert a.kubernetes_ai_enterprise is True
+    assert (k8s_time_slicing.REPLICAS.of(a), k8s_mps.REPLICAS.of(a)) == (8, 2)
+    assert STRATEGY.of(a) is MigStrategy.SINGLE
+    assert AI_ENTERPRISE.of(a) is True
 
 
 @pytest.mark.parametrize("value", ["0", "49", "two"])

@@ -147,7 +147,7 @@ def test_licence_is_the_ai_enterprise_setting() -> None:
     """No vGPU licence; the NVIDIA AI Enterprise price applies only when set."""
     node = host("n", platform=K8S)
     assert FRACTIONAL.licence_usd_per_gpu_year(node, Assumptions()) == 0.0
-    priced = Assumptions(ai_enterprise_usd_per_gpu_year=4500.0)
+    priced = Assumptions().with_facts({"ai_enterprise_usd_per_gpu_year": 4500.0})
     assert FRACTIONAL.licence_usd_per_gpu_year(node, priced) == 4500.0
 
 

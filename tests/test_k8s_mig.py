@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.assumptions import Assumptions, MigStrategy
+from planner.assumptions import Assumptions
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.performance import slowdowns
-from planner.methods.k8s_mig import K8S_MIG, devices_per_gpu, host_group
+from planner.methods.k8s_mig import K8S_MIG, MigStrategy, devices_per_gpu, host_group
 from planner.methods.registry import Method, host_reason, workload_reason
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
@@ -22,7 +22,7 @@ from tests.k8s_fixtures import A100, CATALOG, L40S, fewest_gpus, hand_plan, node
 
 MODEL = CATALOG.gpus[A100]
 MIXED = Assumptions()
-SINGLE = Assumptions(kubernetes_mig_strategy=MigStrategy.SINGLE)
+SINGLE = Assumptions().with_facts({"kubernetes_mig_strategy": MigStrategy.SINGLE})
 PROFILES = {p.name: p for p in CATALOG.mig_profiles[A100]}
 
 
@@ -157,7 +157,7 @@ def test_generated_plans_pass_the_checker_and_meet_the_demand_rows(
         pod(f"c{k}", instances=n, gpus=g, memory_gib=m, schedule=sched, vcpus=2)
         for k, (n, g, m, sched) in enumerate(classes)
     ]
-    assumptions = replace(MIXED, kubernetes_mig_strategy=strategy)
+    assumptions = MIXED.with_facts({"kubernetes_mig_strategy": strategy})
     case = scenario(workloads, _mig_nodes(4), assumptions)
     assert check_plan(plan_method(Method.K8S_MIG, case), case) == []
     demand = K8S_MIG.gpu_demand(workloads, MODEL, CATALOG, assumptions)

@@ -8,11 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.assumptions import MAX_MPS_CLIENTS, Assumptions
+from planner.assumptions import Assumptions
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.performance import slowdowns
-from planner.methods.k8s_mps import K8S_MPS, PROFILE, mps_slowdown, replica_memory_gib
+from planner.methods.k8s_mps import (
+    K8S_MPS,
+    MAX_MPS_CLIENTS,
+    PROFILE,
+    mps_slowdown,
+    replica_memory_gib,
+)
 from planner.methods.registry import Method, host_reason, workload_reason
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
@@ -44,7 +50,10 @@ def test_a_pod_above_one_replicas_memory_is_not_eligible() -> None:
     reason = _reason(pod("big", gpus=0.25, memory_gib=21))
     assert reason is not None
     assert "20 GiB" in reason
-    assert _reason(pod("big", gpus=0.25, memory_gib=21), replace(ASSUME, mps_replicas=2)) is None
+    assert (
+        _reason(pod("big", gpus=0.25, memory_gib=21), ASSUME.with_facts({"mps_replicas": 2}))
+        is None
+    )
 
 
 def test_a_pod_needing_more_than_one_gpu_or_isolation_is_not_eligible() -> None:
@@ -72,7 +81,7 @@ def test_nodes_need_kubernetes_and_mig_off() -> None:
 def test_mps_replicas_validate_themselves(value: int) -> None:
     """MPS replicas are a whole number from 1 to MPS's client limit, checked when built."""
     with pytest.raises(ValueError, match="mps_replicas"):
-        Assumptions(mps_replicas=value)
+        Assumptions().with_facts({"mps_replicas": value})
 
 
 # Packing
@@ -115,7 +124,7 @@ def test_generated_plans_pass_the_checker_and_meet_the_demand_rows(
         pod(f"c{k}", instances=n, gpus=g, memory_gib=m, schedule=sched, vcpus=2)
         for k, (n, g, m, sched) in enumerate(classes)
     ]
-    assumptions = replace(ASSUME, mps_replicas=replicas)
+    assumptions = ASSUME.with_facts({"mps_replicas": replicas})
     case = scenario(workloads, assumptions=assumptions)
     assert check_plan(plan_method(Method.K8S_MPS, case), case) == []
     demand = K8S_MPS.gpu_demand(workloads, MODEL, CATALOG, assumptions)
@@ -173,7 +182,7 @@ def test_busy_co_residents_add_the_interference() -> None:
 def test_always_busy_pods_on_one_gpu_each_run_at_least_n_times_slower(pods: int) -> None:
     """With ``n`` replicas, n always-busy whole-GPU pods on one GPU each run at least n× slower
     (each has 1/n of the GPU): a GPU never does more than one GPU of work."""
-    assumptions = replace(ASSUME, mps_replicas=pods)
+    assumptions = ASSUME.with_facts({"mps_replicas": pods})
     memory = float(80 // pods)
     case = scenario(
         [pod("busy", instances=pods, gpus=1, memory_gib=memory, busy_fraction=1.0)],

@@ -87,7 +87,7 @@ def test_nodes_need_kubernetes_and_mig_off() -> None:
 def test_time_slicing_replicas_validate_themselves(value: float) -> None:
     """Time-slicing replicas are a whole number, at least 1."""
     with pytest.raises(ValueError, match="time_slicing_replicas"):
-        Assumptions(time_slicing_replicas=value)  # type: ignore[arg-type]
+        Assumptions().with_facts({"time_slicing_replicas": value})
 
 
 # Packing
@@ -152,7 +152,7 @@ def test_too_many_pod_sizes_keep_the_heuristic() -> None:
     sizes = [1 + 2 * k for k in range(30)]
     assert pod_patterns([s * 1024 * 1024 for s in sizes], 80 * 1024 * 1024, 12) is None
     workloads = [pod(f"s{s}", instances=2, gpus=0.1, memory_gib=s) for s in sizes]
-    assumptions = replace(ASSUME, time_slicing_replicas=12)
+    assumptions = ASSUME.with_facts({"time_slicing_replicas": 12})
     packing = _pack(workloads, assumptions, exact=True)
     assert any(str(MAX_PATTERNS) in n for n in packing.notes)
     assert packing.lower_bound_gpus <= packing_gpus(packing)
@@ -179,7 +179,9 @@ def _mixes(draw: st.DrawFn) -> tuple[list[WorkloadClass], Assumptions]:
         )
         for k in range(classes)
     ]
-    assumptions = replace(ASSUME, time_slicing_replicas=draw(st.integers(1, 8)), time_limit_s=2.0)
+    assumptions = ASSUME.with_facts(
+        {"time_slicing_replicas": draw(st.integers(1, 8)), "time_limit_s": 2.0}
+    )
     return workloads, assumptions
 
 
@@ -214,7 +216,7 @@ def test_demand_rows_relax_the_rule_when_pod_sets_are_too_many() -> None:
     not exact; a class that cannot be a time-sliced pod is left out."""
     workloads = [pod(f"s{k}", gpus=0.1, memory_gib=1 + 2 * k) for k in range(30)]
     workloads.append(pod("pair", gpus=2, memory_gib=10))
-    assumptions = replace(ASSUME, time_slicing_replicas=12)
+    assumptions = ASSUME.with_facts({"time_slicing_replicas": 12})
     demand = K8S_TIME_SLICING.gpu_demand(workloads, MODEL, CATALOG, assumptions)
     assert not demand.exact
     assert demand.dimensions == ("replicas", "memory [GiB]")
@@ -275,7 +277,7 @@ def test_three_pods_a_third_busy_each_run_about_17_percent_slower() -> None:
 def test_always_busy_pods_each_run_at_least_n_times_slower(pods: int) -> None:
     """A GPU never does more than one GPU of work: n always-busy whole-GPU pods on one GPU each
     run at least n× slower."""
-    assumptions = replace(ASSUME, time_slicing_replicas=max(pods, 1))
+    assumptions = ASSUME.with_facts({"time_slicing_replicas": max(pods, 1)})
     workloads = [
         pod("busy", instances=pods, gpus=1, memory_gib=float(80 // pods), busy_fraction=1.0)
     ]

@@ -8,14 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from planner.assumptions import Assumptions, MigStrategy
+from planner.assumptions import Assumptions
 from planner.inputs.inventory import load_inventory
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import load_workloads
 from planner.measure.costs import plan_cost
 from planner.measure.performance import CONSTANTS
 from planner.methods.contract import RoleScope
-from planner.methods.kubernetes import KubernetesMethod
+from planner.methods.k8s_mig import MigStrategy
+from planner.methods.kubernetes import AI_ENTERPRISE, KubernetesMethod
 from planner.methods.registry import METHODS, Method, host_reason, methods_for
 from planner.output.report import plan_scenario
 from planner.scenario import Scenario
@@ -42,9 +43,13 @@ def test_kubernetes_methods_set_up_whole_nodes_of_kubernetes(method: Method) -> 
 
 @pytest.mark.parametrize("method", list(Method))
 def test_every_setting_a_method_reads_is_an_assumption(method: Method) -> None:
-    """Each method's ``settings`` name fields of ``Assumptions``."""
+    """Each method's ``settings`` name fields of ``Assumptions`` or settings it declares, and
+    each setting it declares is in every ``Assumptions`` with its default."""
+    rules = METHODS[method]
     fields = {f.name for f in dataclasses.fields(Assumptions)}
-    assert set(METHODS[method].settings) <= fields
+    assert set(rules.settings) <= fields | {s.name for s in rules.own_settings}
+    for declared in rules.own_settings:
+        assert declared.of(Assumptions()) == declared.default
 
 
 @pytest.mark.parametrize("method", KUBERNETES)
@@ -86,7 +91,7 @@ def test_no_licence_by_default_and_ai_enterprise_when_set(method: Method) -> Non
     cost = plan_cost(plan_method(method, case), case)
     assert cost.licences_usd_per_year == 0.0
     assert any("kubernetes_ai_enterprise" in n for n in cost.notes)
-    paid = Assumptions(kubernetes_ai_enterprise=True, licence_usd_per_gpu_year=4000.0)
+    paid = Assumptions(licence_usd_per_gpu_year=4000.0).with_facts({AI_ENTERPRISE.name: True})
     case, gpus = _placed_plan(method, paid)
     cost = plan_cost(plan_method(method, case), case)
     assert cost.licences_usd_per_year == pytest.approx(4000.0 * gpus)
@@ -134,8 +139,8 @@ def test_the_recommended_plan_mixes_the_kubernetes_methods_by_node(strategy: Mig
         pod("big", instances=8, gpus=0.1, memory_gib=30),
     ]
     nodes = [node("kmig", gpus=2, mig=True), node("ks1"), node("ks2")]
-    assumptions = Assumptions(
-        time_slicing_replicas=2, mps_replicas=7, kubernetes_mig_strategy=strategy
+    assumptions = Assumptions().with_facts(
+        {"time_slicing_replicas": 2, "mps_replicas": 7, "kubernetes_mig_strategy": strategy}
     )
     case = scenario(pods, nodes, assumptions)
     plan = plan_scenario(case, methods=tuple(m for m in Method if m is not Method.FRACTIONAL))

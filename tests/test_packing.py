@@ -262,7 +262,7 @@ def test_sizing_plans_are_feasible(method: Method) -> None:
     scenario = fleet(100)
     # A 1 s limit keeps the remote pool's exact MILP short; the plan must be feasible either way.
     # Two MPS replicas (40 GiB each) let the fleet's 24 GiB batch pods use MPS.
-    assumptions = replace(scenario.assumptions, time_limit_s=1.0, mps_replicas=2)
+    assumptions = scenario.assumptions.with_facts({"time_limit_s": 1.0, "mps_replicas": 2})
     scenario = replace(scenario, assumptions=assumptions)
     plan = size_method(method, scenario, _server_for(method))
     assert plan.hosts

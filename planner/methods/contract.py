@@ -18,9 +18,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, Setting
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
@@ -243,8 +243,12 @@ class SharingMethod(ABC):
     """Instances take cores and RAM on the host of their GPUs (remote-pool clients run anywhere)."""
     exclusive: ClassVar[bool] = False
     """A GPU serves one instance: free memory on it is stranded."""
+    own_settings: ClassVar[tuple[Setting[Any], ...]] = ()
+    """The settings the method declares in its module (replicas per GPU, a strategy), held in
+    ``Assumptions.method_settings``; a setting shared by several methods is one ``Setting``
+    object they all list."""
     settings: ClassVar[tuple[str, ...]] = ()
-    """The ``Assumptions`` fields the method reads."""
+    """Every assumption the method reads: ``Assumptions`` fields and its settings' names."""
     constants: ClassVar[tuple[ModelConstant, ...]] = ()
     """The constants of the method's slowdown model."""
     slowdown_summary: ClassVar[str] = ""

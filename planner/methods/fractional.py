@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, setting
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
@@ -47,6 +47,7 @@ from planner.scenario import Scenario
 from planner.solve.shares import FULL_MILLI, ShareRequest, bundle_shares, fit_shares
 
 __all__ = [
+    "AI_ENTERPRISE_USD",
     "CONFIG",
     "FRACTIONAL",
     "ISOLATION_OVERHEAD",
@@ -55,6 +56,13 @@ __all__ = [
     "Fractional",
     "fractional_slowdown",
 ]
+
+AI_ENTERPRISE_USD = setting(
+    "ai_enterprise_usd_per_gpu_year", 0.0, "AI Enterprise on fractional GPUs", "USD/GPU/year",
+    "NVIDIA AI Enterprise per GPU in use per year on Kubernetes nodes sharing fractional GPUs; "
+    "0 when the cluster runs HAMi or KAI without it",
+    minimum=0.0, maximum=100_000.0, flag="--ai-enterprise-usd",
+)  # fmt: skip
 
 CONFIG = "fractional"
 """``GpuLoad.config`` of a GPU handed out in fractions."""
@@ -159,7 +167,8 @@ class Fractional(SharingMethod):
     label = "Fractional GPU"
     scope = RoleScope.HOST
     platforms = frozenset({Platform.KUBERNETES})
-    settings = ("ai_enterprise_usd_per_gpu_year", "shortfall")
+    own_settings = (AI_ENTERPRISE_USD,)
+    settings = (AI_ENTERPRISE_USD.name, "shortfall")
     constants = (ISOLATION_OVERHEAD,)
     slowdown_summary = (
         "capped shares of compute and memory; a little slower while co-tenants are busy"
@@ -365,10 +374,10 @@ class Fractional(SharingMethod):
 
     def licence_usd_per_gpu_year(self, host: Host, assumptions: Assumptions) -> float:
         """No vGPU licence; NVIDIA AI Enterprise only when the user sets its price."""
-        return assumptions.ai_enterprise_usd_per_gpu_year
+        return AI_ENTERPRISE_USD.of(assumptions)
 
     def cost_notes(self, assumptions: Assumptions) -> tuple[str, ...]:
-        if assumptions.ai_enterprise_usd_per_gpu_year > 0:
+        if AI_ENTERPRISE_USD.of(assumptions) > 0:
             return ("Fractional GPUs carry the NVIDIA AI Enterprise price per GPU you set.",)
         return ("Fractional GPUs need no vGPU licence (HAMi and KAI are open source).",)
 

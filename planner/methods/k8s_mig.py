@@ -4,7 +4,7 @@ Rules (NVIDIA k8s-device-plugin README, "Shared access to GPUs" and MIG support;
 Operator documentation, "GPU Operator with MIG"):
 
 - The GPU Operator's MIG manager sets MIG mode and the layouts; the device plugin advertises the
-  MIG devices, under ``mig.strategy`` (``Assumptions.kubernetes_mig_strategy``):
+  MIG devices, under ``mig.strategy`` (the setting ``STRATEGY``):
   - *mixed*: any valid layout per GPU, each profile its own resource (``nvidia.com/mig-1g.10gb``);
   - *single*: every GPU of a node is split into MIG devices of one profile, advertised as
     ``nvidia.com/gpu``: **one profile per node**, so a node serves pods of one profile size.
@@ -30,8 +30,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
+from enum import StrEnum
 
-from planner.assumptions import Assumptions, MigStrategy
+from planner.assumptions import Assumptions, setting
 from planner.inputs.catalog import Catalog, GpuModel, MigProfile
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
@@ -50,7 +51,41 @@ from planner.methods.mig import (
 )
 from planner.plan import GpuPacking, NotPlaced, Placement, SolveStatus
 
-__all__ = ["K8S_MIG", "KubernetesMig", "devices_per_gpu", "host_group", "pack_single"]
+__all__ = [
+    "K8S_MIG",
+    "STRATEGY",
+    "KubernetesMig",
+    "MigStrategy",
+    "devices_per_gpu",
+    "host_group",
+    "pack_single",
+]
+
+
+class MigStrategy(StrEnum):
+    """How NVIDIA's device plugin (under the GPU Operator) exposes MIG devices on Kubernetes
+    nodes, its ``mig.strategy`` (NVIDIA k8s-device-plugin README, MIG support)."""
+
+    SINGLE = "single"
+    """Every GPU of a node is split into MIG devices of one profile, advertised as
+    ``nvidia.com/gpu``: one profile per node."""
+    MIXED = "mixed"
+    """Any MIG layout per GPU, each profile its own resource (``nvidia.com/mig-1g.10gb``)."""
+
+    @property
+    def label(self) -> str:
+        """The choice for people."""
+        if self is MigStrategy.SINGLE:
+            return "Single (one MIG profile per node)"
+        return "Mixed (any MIG layout per GPU)"
+
+
+STRATEGY = setting(
+    "kubernetes_mig_strategy", MigStrategy.MIXED, "MIG strategy on Kubernetes", "choice",
+    "the GPU Operator's mig.strategy: mixed (any layout per GPU) or single (one MIG profile "
+    "per node)",
+    flag="--mig-strategy",
+)  # fmt: skip
 
 
 def host_group(profile: str) -> str:
@@ -173,7 +208,8 @@ class KubernetesMig(KubernetesMethod):
     label = "MIG (Kubernetes)"
     # Pattern MILPs whose size depends on layouts, not pod counts.
     exact_max_instances = 100_000
-    settings = ("kubernetes_mig_strategy", *KubernetesMethod.settings)
+    own_settings = (*KubernetesMethod.own_settings, STRATEGY)
+    settings = (STRATEGY.name, *KubernetesMethod.settings)
     slowdown_summary = "hardware-isolated MIG devices; slower only with less compute than asked"
 
     def unusable_host_reason(self, host: Host, model: GpuModel) -> str | None:
@@ -207,7 +243,7 @@ class KubernetesMig(KubernetesMethod):
         exact: bool,
     ) -> GpuPacking:
         limit = assumptions.time_limit_s
-        if assumptions.kubernetes_mig_strategy is MigStrategy.SINGLE:
+        if STRATEGY.of(assumptions) is MigStrategy.SINGLE:
             return pack_single(instances, model, catalog, exact=exact, time_limit_s=limit)
         choose = _choose(model, catalog)
         return pack_profiles(instances, model, choose, exact=exact, time_limit_s=limit)
@@ -240,7 +276,7 @@ class KubernetesMig(KubernetesMethod):
         assumptions: Assumptions,
     ) -> GpuDemand:
         """MIG layout rows (mixed), or one-profile GPUs (single); exact at the GPU level."""
-        if assumptions.kubernetes_mig_strategy is MigStrategy.SINGLE:
+        if STRATEGY.of(assumptions) is MigStrategy.SINGLE:
             return single_demand(workloads, model, catalog)
         return layout_demand(workloads, model, _choose(model, catalog))
 
@@ -250,7 +286,7 @@ class KubernetesMig(KubernetesMethod):
 
     def host_problems(self, host: Host, gpus: Sequence[GpuView], plan: PlanContext) -> list[str]:
         """Single strategy: every MIG device of the node has one profile."""
-        if plan.assumptions.kubernetes_mig_strategy is not MigStrategy.SINGLE:
+        if STRATEGY.of(plan.assumptions) is not MigStrategy.SINGLE:
             return []
         profiles = sorted({p.profile for gpu in gpus for p in gpu.placements})
         if len(profiles) <= 1:
@@ -261,7 +297,7 @@ class KubernetesMig(KubernetesMethod):
         ]
 
     def free_memory_usable(self, gpu: GpuView, plan: PlanContext) -> bool | None:
-        if plan.assumptions.kubernetes_mig_strategy is MigStrategy.SINGLE:
+        if STRATEGY.of(plan.assumptions) is MigStrategy.SINGLE:
             return _single_room_usable(gpu, plan)
         return mig_room_usable(gpu, plan)
 
@@ -270,7 +306,7 @@ class KubernetesMig(KubernetesMethod):
         return mig_slowdown(asked, placement.compute_share)
 
     def slowdown_note(self, assumptions: Assumptions) -> str:
-        return f"{self.slowdown_summary} ({assumptions.kubernetes_mig_strategy.value} strategy)"
+        return f"{self.slowdown_summary} ({STRATEGY.of(assumptions).value} strategy)"
 
 
 K8S_MIG = KubernetesMig()

@@ -4,7 +4,7 @@ replicas, one per pod.
 Rules (NVIDIA k8s-device-plugin README, "With CUDA MPS", and its v0.15.0 release notes):
 
 - The plugin advertises ``replicas`` references to every GPU of a node
-  (``sharing.mps.resources[].replicas``, here ``Assumptions.mps_replicas``); each "would have
+  (``sharing.mps.resources[].replicas``, here the setting ``REPLICAS``); each "would have
   access to the same fraction (1/replicas) of the total memory and compute resources of the
   GPU": the MPS control daemon pins each client's device memory to ``memory / replicas`` and
   its active threads to ``100 / replicas`` % (``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE``).
@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, setting
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
@@ -48,13 +48,26 @@ from planner.plan import GpuLoad, GpuPacking, NotPlaced, Placement, Slot, SolveS
 
 __all__ = [
     "K8S_MPS",
+    "MAX_MPS_CLIENTS",
     "MPS_INTERFERENCE",
     "PROFILE",
+    "REPLICAS",
     "Mps",
     "config",
     "mps_slowdown",
     "replica_memory_gib",
 ]
+
+MAX_MPS_CLIENTS = 48
+"""Client CUDA contexts one GPU serves under Volta MPS and later [clients/GPU] (NVIDIA's MPS
+documentation, limitations)."""
+
+REPLICAS = setting(
+    "mps_replicas", 4, "MPS replicas", "pods/GPU",
+    "pods one GPU serves under Kubernetes MPS (the device plugin's sharing.mps replicas), "
+    "each limited to 1/replicas of the GPU's memory and compute",
+    minimum=1, maximum=MAX_MPS_CLIENTS, guess=True, flag="--mps-replicas",
+)  # fmt: skip
 
 PROFILE = "MPS replica"
 """``Slot.profile`` of a pod holding one MPS replica."""
@@ -77,7 +90,7 @@ def _ineligible_reason(
     workload: WorkloadClass, model: GpuModel, assumptions: Assumptions
 ) -> str | None:
     """Why ``workload`` cannot be an MPS pod on ``model``; None when it can."""
-    replicas = assumptions.mps_replicas
+    replicas = REPLICAS.of(assumptions)
     if workload.gpus > 1 + _TOLERANCE:
         return (
             f"an MPS pod gets one replica of one GPU, and the workload needs "
@@ -99,7 +112,7 @@ def _ineligible_reason(
 
 def _pack(instances: Sequence[Instance], model: GpuModel, assumptions: Assumptions) -> GpuPacking:
     """Eligible pods in priority order, ``replicas`` per GPU: ``ceil(pods / replicas)`` GPUs."""
-    replicas = assumptions.mps_replicas
+    replicas = REPLICAS.of(assumptions)
     memory = replica_memory_gib(model, replicas)
     share = 1.0 / replicas
     pods: list[Instance] = []
@@ -188,7 +201,8 @@ class Mps(KubernetesMethod):
     label = "MPS (Kubernetes)"
     # One-dimensional packing, optimal by construction.
     exact_max_instances = 100_000
-    settings = ("mps_replicas", *KubernetesMethod.settings)
+    own_settings = (*KubernetesMethod.own_settings, REPLICAS)
+    settings = (REPLICAS.name, *KubernetesMethod.settings)
     constants = (_INTERFERENCE,)
     slowdown_summary = "1/replicas of the GPU's threads per pod, clients run at once"
 
@@ -232,14 +246,14 @@ class Mps(KubernetesMethod):
                 for w in workloads
                 if _ineligible_reason(w, model, assumptions) is None
             },
-            ((float(assumptions.mps_replicas),),),
+            ((float(REPLICAS.of(assumptions)),),),
             exact=True,
         )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
         """At most ``replicas`` pods per GPU, each within its replica's ``memory / replicas``."""
         problems = super().gpu_problems(gpu, plan)
-        replicas = plan.assumptions.mps_replicas
+        replicas = REPLICAS.of(plan.assumptions)
         pods = len({p.instance for p in gpu.placements})
         if pods > replicas:
             problems.append(
@@ -267,7 +281,7 @@ class Mps(KubernetesMethod):
     def free_memory_usable(self, gpu: GpuView, plan: PlanContext) -> bool | None:
         """Free memory is a whole free replica or nothing: usable while replicas remain."""
         pods = len({p.instance for p in gpu.placements})
-        return None if pods < plan.assumptions.mps_replicas else False
+        return None if pods < REPLICAS.of(plan.assumptions) else False
 
     def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
         workload = plan.workload(placement)
@@ -286,7 +300,7 @@ class Mps(KubernetesMethod):
         )
 
     def slowdown_note(self, assumptions: Assumptions) -> str:
-        return f"{self.slowdown_summary} ({assumptions.mps_replicas} replicas per GPU)"
+        return f"{self.slowdown_summary} ({REPLICAS.of(assumptions)} replicas per GPU)"
 
 
 K8S_MPS = Mps()

@@ -3,7 +3,7 @@
 Rules (NVIDIA k8s-device-plugin README, "Shared Access to GPUs with CUDA Time-Slicing"):
 
 - The plugin advertises ``replicas`` references to every GPU of a node
-  (``sharing.timeSlicing.resources[].replicas``, here ``Assumptions.time_slicing_replicas``); a
+  (``sharing.timeSlicing.resources[].replicas``, here the setting ``REPLICAS``); a
   pod asks one (``nvidia.com/gpu: 1``), so a GPU serves at most ``replicas`` pods.
 - A pod that needs more than one GPU is not eligible: a request for N replicas may be served
   by replicas of one GPU, and "does not imply that you will get guaranteed access to a
@@ -33,7 +33,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, setting
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
@@ -61,13 +61,27 @@ from planner.solve.milp import Contents, pack_counts, relax, residual_demand
 __all__ = [
     "K8S_TIME_SLICING",
     "MAX_PATTERNS",
+    "MAX_REPLICAS",
     "PROFILE",
+    "REPLICAS",
     "SWITCH_OVERHEAD",
     "TimeSlicing",
     "config",
     "pod_patterns",
     "time_slicing_slowdown",
 ]
+
+MAX_REPLICAS = 48
+"""Most replicas per GPU the planner accepts [pods/GPU]: a guess, as the device plugin sets no
+limit; kept at MPS's client limit, where each busy pod gets about 2 % of the GPU's time."""
+
+REPLICAS = setting(
+    "time_slicing_replicas", 4, "Time-slicing replicas", "pods/GPU",
+    "pods one GPU serves under Kubernetes time-slicing (the device plugin's "
+    "sharing.timeSlicing replicas; NVIDIA's examples use 4 to 10); nothing isolates their "
+    "memory",
+    minimum=1, maximum=MAX_REPLICAS, guess=True, flag="--time-slicing-replicas",
+)  # fmt: skip
 
 PROFILE = "replica"
 """``Slot.profile`` of a pod holding one time-slicing replica."""
@@ -254,7 +268,7 @@ def _pack(
     exact: bool,
 ) -> GpuPacking:
     """Pods per memory size, packed on counts; see the module docstring."""
-    replicas = assumptions.time_slicing_replicas
+    replicas = REPLICAS.of(assumptions)
     capacity = _units(model.memory_gib)
     not_placed: list[NotPlaced] = []
     by_size: dict[int, list[Instance]] = {}
@@ -396,7 +410,8 @@ class TimeSlicing(KubernetesMethod):
     label = "Time-slicing (Kubernetes)"
     # Pattern MILPs whose size depends on the pod sizes and replicas, not the pod count.
     exact_max_instances = 100_000
-    settings = ("time_slicing_replicas", *KubernetesMethod.settings)
+    own_settings = (*KubernetesMethod.own_settings, REPLICAS)
+    settings = (REPLICAS.name, *KubernetesMethod.settings)
     constants = (_SWITCH, _SHARE)
     slowdown_summary = "equal time slices with busy pods on the GPU; no memory isolation"
     map_note = (
@@ -452,7 +467,7 @@ class TimeSlicing(KubernetesMethod):
         """One dimension per pod memory size; a GPU holds a maximal pod set (at most
         ``replicas`` pods within its memory): exact. With more than ``MAX_PATTERNS`` sets, two
         dimensions (replicas, memory) relax the rule instead."""
-        replicas = assumptions.time_slicing_replicas
+        replicas = REPLICAS.of(assumptions)
         capacity = _units(model.memory_gib)
         eligible = [w for w in workloads if _ineligible_reason(w, model) is None]
         sizes = sorted({min(capacity, _units(w.memory_gib)) for w in eligible}, reverse=True)
@@ -479,7 +494,7 @@ class TimeSlicing(KubernetesMethod):
         """At most ``replicas`` pods per GPU, and their memory within the frame buffer: nothing
         isolates it, so more is an out-of-memory risk."""
         problems: list[str] = []
-        replicas = plan.assumptions.time_slicing_replicas
+        replicas = REPLICAS.of(plan.assumptions)
         pods = len({p.instance for p in gpu.placements})
         if pods > replicas:
             problems.append(
@@ -512,7 +527,7 @@ class TimeSlicing(KubernetesMethod):
     def free_memory_usable(self, gpu: GpuView, plan: PlanContext) -> bool | None:
         """A GPU whose replicas are all taken serves no more pods; else the generic rule."""
         pods = len({p.instance for p in gpu.placements})
-        return False if pods >= plan.assumptions.time_slicing_replicas else None
+        return False if pods >= REPLICAS.of(plan.assumptions) else None
 
     def slowdown(self, placement: Placement, gpu: GpuView, plan: PlanContext) -> float:
         workload = plan.workload(placement)
@@ -530,7 +545,7 @@ class TimeSlicing(KubernetesMethod):
         )
 
     def slowdown_note(self, assumptions: Assumptions) -> str:
-        return f"{self.slowdown_summary} ({assumptions.time_slicing_replicas} replicas per GPU)"
+        return f"{self.slowdown_summary} ({REPLICAS.of(assumptions)} replicas per GPU)"
 
 
 K8S_TIME_SLICING = TimeSlicing()

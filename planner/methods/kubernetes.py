@@ -6,21 +6,28 @@ of its config file), or MIG devices under one ``mig.strategy`` (NVIDIA k8s-devic
 "the same sharing method is applied to all GPUs on a node"). So each Kubernetes method sets up
 whole nodes (``RoleScope.HOST``), runs on Kubernetes nodes only, and a pod's CPU and memory
 requests count on its node. The plugin and the GPU Operator are open source: no licence is
-charged unless the user says the nodes carry NVIDIA AI Enterprise
-(``Assumptions.kubernetes_ai_enterprise``).
+charged unless the user says the nodes carry NVIDIA AI Enterprise (``AI_ENTERPRISE``, a
+setting every Kubernetes method of the device plugin lists).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, Setting, setting
 from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.methods.contract import RoleScope, SharingMethod
 
-__all__ = ["KubernetesMethod", "mig_mode_reason"]
+__all__ = ["AI_ENTERPRISE", "KubernetesMethod", "mig_mode_reason"]
+
+AI_ENTERPRISE = setting(
+    "kubernetes_ai_enterprise", False, "AI Enterprise licence on Kubernetes", "yes/no",
+    "charge the NVIDIA AI Enterprise licence per GPU in use on Kubernetes nodes; off by "
+    "default, as NVIDIA's device plugin and GPU Operator are open source (Apache 2.0)",
+    flag="--k8s-ai-enterprise",
+)  # fmt: skip
 
 
 def mig_mode_reason(host: Host, model: GpuModel, method: str) -> str | None:
@@ -41,17 +48,18 @@ class KubernetesMethod(SharingMethod):
     scope = RoleScope.HOST
     platforms = frozenset({Platform.KUBERNETES})
     instances_on_gpu_host = True
-    settings: ClassVar[tuple[str, ...]] = ("kubernetes_ai_enterprise", "licence_usd_per_gpu_year")
+    own_settings: ClassVar[tuple[Setting[Any], ...]] = (AI_ENTERPRISE,)
+    settings: ClassVar[tuple[str, ...]] = (AI_ENTERPRISE.name, "licence_usd_per_gpu_year")
 
     def licence_usd_per_gpu_year(self, host: Host, assumptions: Assumptions) -> float:
         """NVIDIA AI Enterprise per GPU in use when ``kubernetes_ai_enterprise`` is on, else 0:
         the device plugin and GPU Operator are open source."""
-        if assumptions.kubernetes_ai_enterprise:
+        if AI_ENTERPRISE.of(assumptions):
             return assumptions.licence_usd_per_gpu_year
         return 0.0
 
     def cost_notes(self, assumptions: Assumptions) -> tuple[str, ...]:
-        if assumptions.kubernetes_ai_enterprise:
+        if AI_ENTERPRISE.of(assumptions):
             return ()
         return (
             "Kubernetes: no licence charged (NVIDIA's device plugin and GPU Operator are open "

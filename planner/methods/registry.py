@@ -1,16 +1,20 @@
 """The registry of sharing methods: every method the planner knows, and the rules they share.
 
 Adding a method is its module, one ``Method`` member and one ``METHODS`` entry here, its
-catalog data and its tests; everything else loops over ``METHODS``.
+catalog data and its tests; everything else loops over ``METHODS``. A method's own settings
+(``SharingMethod.own_settings``) reach ``Assumptions``, the CLI, the workbook, saved scenarios
+and the dashboard through ``declared_settings``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
-from planner.assumptions import Assumptions
+from planner.assumptions import Assumptions, Setting
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
@@ -25,7 +29,14 @@ from planner.methods.passthrough import PASSTHROUGH
 from planner.methods.remote_pool import REMOTE_POOL
 from planner.methods.vgpu import VGPU
 
-__all__ = ["METHODS", "Method", "host_reason", "methods_for", "workload_reason"]
+__all__ = [
+    "METHODS",
+    "Method",
+    "declared_settings",
+    "host_reason",
+    "methods_for",
+    "workload_reason",
+]
 
 
 class Method(StrEnum):
@@ -106,3 +117,19 @@ def workload_reason(
 def methods_for(platform: Platform) -> tuple[Method, ...]:
     """The methods that can set up a host of ``platform``, in registry order."""
     return tuple(m for m, rules in METHODS.items() if platform in rules.platforms)
+
+
+def declared_settings() -> Mapping[str, Setting[Any]]:
+    """Every setting the registered methods declare (``SharingMethod.own_settings``), by name,
+    in registry order. ``ValueError`` when two different settings share a name, or a setting
+    takes the name of a field of ``Assumptions``: either would make the name ambiguous."""
+    fields = {f.name for f in dataclasses.fields(Assumptions)}
+    found: dict[str, Setting[Any]] = {}
+    for rules in METHODS.values():
+        for setting in rules.own_settings:
+            if setting.name in fields or found.setdefault(setting.name, setting) != setting:
+                raise ValueError(
+                    f"{rules.label} declares a setting named {setting.name}, a name another "
+                    "setting or a field of Assumptions already has: give it another name"
+                )
+    return found

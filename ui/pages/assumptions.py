@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import math
+from enum import Enum
 
 import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from planner.assumptions import (
-    MAX_MPS_CLIENTS,
     Assumptions,
     Fact,
-    MigStrategy,
     VgpuMode,
     VgpuScheduler,
     VsphereVersion,
     facts,
 )
 from planner.measure.performance import check_performance_constants, constants_frame
+from planner.methods.registry import METHODS, declared_settings
 from planner.methods.remote_pool import MAX_LATENCY_US
 from ui import components, planning, session
 
@@ -86,28 +86,55 @@ def number_fact(where: DeltaGenerator, name: str) -> float:
     )
 
 
-def replicas_fact(where: DeltaGenerator, name: str) -> int:
-    """A whole-number input of pods per GPU made from the assumption's Fact."""
-    about, value = FACTS[name]
-    return int(
-        where.number_input(
-            fact_label(about),
-            min_value=int(about.minimum or 1),
-            max_value=int(about.maximum or MAX_MPS_CLIENTS),
-            value=int(value),
-            step=1,
-            key=fact_key(name),
-            help=fact_help(about),
-        )
+def _choice_label(choice: Enum) -> str:
+    """A choice as people read it: its ``label`` when it has one, else its value."""
+    label = getattr(choice, "label", None)
+    return label if isinstance(label, str) else str(choice.value)
+
+
+def _used_by(name: str) -> str:
+    """The methods that declare the setting ``name``, for its help text."""
+    return ", ".join(
+        rules.label for rules in METHODS.values() if name in {s.name for s in rules.own_settings}
     )
 
 
-# The device plugin's replica counts, whole pods per GPU.
-_REPLICAS = ("time_slicing_replicas", "mps_replicas")
-_MIG_STRATEGY_LABELS = {
-    MigStrategy.MIXED: "Mixed (any MIG layout per GPU)",
-    MigStrategy.SINGLE: "Single (one MIG profile per node)",
-}
+def setting_widget(where: DeltaGenerator, name: str) -> object:
+    """A widget made from a sharing method's setting (its Fact and its kind: yes/no, choice,
+    whole number or number), showing the value in force."""
+    about, value = FACTS[name]
+    label = fact_label(about).removesuffix(f" [{about.unit}]")
+    meaning = (
+        fact_help(about) if about.range_text else f"{about.meaning[:1].upper()}{about.meaning[1:]}."
+    )
+    helped = f"{meaning} Used by {_used_by(name)}."
+    if isinstance(value, bool):
+        return where.checkbox(label, value=value, key=fact_key(name), help=helped)
+    if isinstance(value, Enum):
+        options = list(type(value))
+        chosen = where.selectbox(
+            label,
+            options=options,
+            index=options.index(value),
+            format_func=_choice_label,
+            key=fact_key(name),
+            help=helped,
+        )
+        return value if chosen is None else chosen
+    if about.whole:
+        return int(
+            where.number_input(
+                fact_label(about),
+                min_value=None if about.minimum is None else int(about.minimum),
+                max_value=None if about.maximum is None else int(about.maximum),
+                value=int(value),
+                step=1,
+                key=fact_key(name),
+                help=helped,
+            )
+        )
+    return number_fact(where, name)
+
 
 st.title("Assumptions")
 st.caption(
@@ -122,6 +149,7 @@ cat = built.scenario.catalog
 inventory = built.scenario.inventory
 current = inputs.assumptions
 FACTS = {name: (about, value) for name, about, value in facts(current)}
+_SETTINGS = tuple(declared_settings())
 
 mig_capable_clusters = sorted(
     {h.cluster for h in inventory.hosts if cat.gpus[h.gpu_model].mig_capable}
@@ -216,26 +244,12 @@ with st.form("assumptions_form"):
         numbers["network.usd_per_server_year"] = number_fact(
             pool_col, "network.usd_per_server_year"
         )
-    st.markdown("**Kubernetes** (NVIDIA device plugin and GPU Operator)")
-    k8s_cols = st.columns(4)
-    replicas = {
-        name: replicas_fact(column, name)
-        for column, name in zip(k8s_cols[:2], _REPLICAS, strict=True)
-    }
-    mig_strategy = k8s_cols[2].selectbox(
-        fact_label(FACTS["kubernetes_mig_strategy"][0]).removesuffix(" [choice]"),
-        options=list(MigStrategy),
-        index=list(MigStrategy).index(current.kubernetes_mig_strategy),
-        format_func=_MIG_STRATEGY_LABELS.__getitem__,
-        key=fact_key("kubernetes_mig_strategy"),
-        help=FACTS["kubernetes_mig_strategy"][0].meaning,
-    )
-    k8s_ai_enterprise = k8s_cols[3].checkbox(
-        fact_label(FACTS["kubernetes_ai_enterprise"][0]).removesuffix(" [yes/no]"),
-        value=current.kubernetes_ai_enterprise,
-        key=fact_key("kubernetes_ai_enterprise"),
-        help=FACTS["kubernetes_ai_enterprise"][0].meaning,
-    )
+    st.markdown("**Sharing method settings** (each method's own)")
+    method_settings: dict[str, object] = {}
+    for row in range(0, len(_SETTINGS), 4):
+        names = _SETTINGS[row : row + 4]
+        for column, name in zip(st.columns(4), names, strict=False):
+            method_settings[name] = setting_widget(column, name)
     st.markdown("**Costs**")
     cost_names = ("power_usd_per_kwh", "pue", "amortisation_years", "host_usd", "idle_power_share")
     for column, name in zip(st.columns(len(cost_names)), cost_names, strict=True):
@@ -244,7 +258,10 @@ with st.form("assumptions_form"):
     more = [
         name
         for name, (about, value) in FACTS.items()
-        if isinstance(value, float) and about.minimum is not None and name not in numbers
+        if isinstance(value, float)
+        and about.minimum is not None
+        and name not in numbers
+        and name not in method_settings
     ]
     if more:
         st.markdown("**More assumptions**")
@@ -334,11 +351,7 @@ elif applied:
                 "vsphere_version": VsphereVersion(vsphere or current.vsphere_version),
                 "mig_backed_vgpu": bool(mig_backed),
                 "network.rdma": bool(rdma),
-                **replicas,
-                "kubernetes_mig_strategy": MigStrategy(
-                    mig_strategy or current.kubernetes_mig_strategy
-                ),
-                "kubernetes_ai_enterprise": bool(k8s_ai_enterprise),
+                **method_settings,
                 "gpu_price_usd": dict(sorted(overrides.items())),
                 "performance_constants": dict(sorted(performance_overrides.items())),
             }

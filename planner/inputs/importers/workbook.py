@@ -4,9 +4,10 @@ The sheet holds the inventory and workload CSV text as ``inventory_frame`` and
 ``workloads_frame`` write them (so they load back equal), the user's own GPU models as a
 ``gpus.csv``-style CSV, and every field of ``Assumptions``, written generically from the
 dataclass: enums by value, booleans ``yes``/``no``, floats as ``repr`` (exact), nested
-dataclasses as ``network.latency_us``, mappings as ``gpu_price_usd[H100-80GB-SXM]``. Fields added
-to ``Assumptions`` later are written and read with no change here. Reading back, an unknown name
-is a problem (not a crash) and a missing field keeps its default with a note.
+dataclasses as ``network.latency_us``, mappings as ``gpu_price_usd[H100-80GB-SXM]``, and each
+sharing method's setting by its own name (``mps_replicas``). Fields added to ``Assumptions`` and
+settings added to methods later are written and read with no change here. Reading back, an
+unknown name is a problem (not a crash) and a missing field keeps its default with a note.
 
 Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
 item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
@@ -26,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from planner.assumptions import Assumptions
+from planner.assumptions import METHOD_SETTINGS, Assumptions
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
@@ -90,11 +91,14 @@ def _text(value: object) -> str:
 
 def assumption_rows(assumptions: Assumptions) -> list[tuple[str, str]]:
     """(name, value) for every field of ``assumptions``: nested dataclass fields as
-    ``parent.field``, mapping entries as ``field[key]`` (sorted by key)."""
+    ``parent.field``, mapping entries as ``field[key]`` (sorted by key), the methods' settings
+    by their own name (sorted)."""
     rows: list[tuple[str, str]] = []
 
     def walk(name: str, value: object) -> None:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if name == METHOD_SETTINGS and isinstance(value, Mapping):
+            rows.extend((key, _text(value[key])) for key in sorted(value))
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
             for item in dataclasses.fields(value):
                 walk(f"{name}.{item.name}" if name else item.name, getattr(value, item.name))
         elif isinstance(value, Mapping):
@@ -396,6 +400,53 @@ def _mapping_entries(
     return entries
 
 
+def _kept_default(file: str, name: str, default: object) -> ImportNote:
+    """The note for an assumption the workbook lacks."""
+    return ImportNote(
+        file,
+        None,
+        "",
+        "",
+        name,
+        _text(default),
+        "assumed",
+        "not in the workbook (written by an older planner): the default is kept",
+    )
+
+
+def _method_settings(
+    defaults: Mapping[str, Any],
+    values: Mapping[str, tuple[int, str]],
+    file: str,
+    consumed: set[str],
+    found: tuple[list[ImportNote], list[InputProblem]],
+) -> dict[str, Any]:
+    """The sharing methods' settings from their rows (each by its own name, of its default's
+    kind), each marked consumed; a missing one keeps its default with a note, a value that
+    cannot be read is a problem (its default is kept)."""
+    notes, problems = found
+    settings: dict[str, Any] = {}
+    for name, default in defaults.items():
+        if name not in values:
+            notes.append(_kept_default(file, name, default))
+            continue
+        number, text = values[name]
+        consumed.add(name)
+        try:
+            settings[name] = _convert(type(default), text)
+        except ValueError as error:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    "value",
+                    f"{name}: {error}; the default is kept",
+                    "do not edit this sheet by hand",
+                )
+            )
+    return settings
+
+
 def assumptions_from_rows(
     rows: Sequence[tuple[int, str, str]], file: str
 ) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
@@ -419,6 +470,11 @@ def assumptions_from_rows(
             if dataclasses.is_dataclass(kind) and isinstance(kind, type):
                 arguments[item.name] = build(kind, f"{name}.")
                 continue
+            if name == METHOD_SETTINGS:
+                arguments[item.name] = _method_settings(
+                    defaults.method_settings, values, file, consumed, (notes, problems)
+                )
+                continue
             if typing.get_origin(kind) in (Mapping, dict, typing.Mapping):
                 _, value_kind = typing.get_args(kind)
                 arguments[item.name] = _mapping_entries(
@@ -426,19 +482,7 @@ def assumptions_from_rows(
                 )
                 continue
             if name not in values:
-                default = getattr(defaults, item.name)
-                notes.append(
-                    ImportNote(
-                        file,
-                        None,
-                        "",
-                        "",
-                        name,
-                        _text(default),
-                        "assumed",
-                        "not in the workbook (written by an older planner): the default is kept",
-                    )
-                )
+                notes.append(_kept_default(file, name, getattr(defaults, item.name)))
                 continue
             number, text = values[name]
             consumed.add(name)
