@@ -74,7 +74,7 @@ __all__ = [
 
 # Each public name is imported from its module on first use, so that importing one part of the
 # planner (a loader, the packer) does not load the rest: the workbook writer (openpyxl), the
-# importers and harvesting cost about half a second that a first page does not need.
+# importers and harvesting are slow to import and a first page does not need them.
 _HOME: dict[str, str] = {
     "Assumptions": "planner.assumptions",
     "Catalog": "planner.inputs.catalog",

@@ -218,8 +218,8 @@ def plan_with_headline(
     then: Callable[[], object] = lambda: None,
 ) -> ScenarioPlan:
     """Plan ``inputs`` and show the headline cards as the plans come: each single method's card
-    as soon as its plan is made (the first a few hundredths of a second into planning the
-    sample), then every card again with the recommended mix, which takes several seconds more.
+    as soon as its plan is made, then the recommended plan's figures once it is chosen, then every
+    card again once its bounds are proven (the mix and its bounds take longest).
     The spinner of the mix shows in ``mixing_slot``; ``then`` is called once the single methods'
     cards are on screen, before the mix. After an Apply on the Assumptions page the cards show
     the change against the assumptions applied before."""
@@ -249,10 +249,7 @@ def plan_with_headline(
         with recommended_card.container(border=True, key="drafted_headline_recommended"):
             previous = None if draft_before is None else draft_before.recommended.result
             _plan_card(draft.recommended.result, previous, lowest_cost=False)
-            st.caption(
-                ":material/hourglass_top: Proving how close it is to the best possible; the "
-                "cards are ranked once that is known."
-            )
+            st.caption(":material/hourglass_top: Proving how close it is to the best possible.")
     with mixing_slot, st.spinner("Proving how close the recommended plan is to the best possible…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"

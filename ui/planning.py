@@ -237,7 +237,7 @@ def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
 @st.cache_data(show_spinner=False, max_entries=32)
 def recommended_draft(inputs: ScenarioInputs, asked: Question) -> RecommendedDraft | None:
     """The recommended plan chosen for the committed inputs and question, with every figure,
-    before its bounds are proven (cached): about half the work of the whole, so pages show its
+    before its bounds are proven (cached): the bounds are as much work again, so pages show its
     figures first. None when adding to the inventory or sizing with headroom (those plans come
     whole) or when there is nothing to plan on."""
     singles = single_plans(inputs, asked)

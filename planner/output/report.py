@@ -196,7 +196,7 @@ def with_recommended(
 
 def recommended_draft(singles: ScenarioPlan) -> RecommendedDraft | None:
     """The recommended plan of ``singles`` chosen, with every figure, before its bounds are
-    proven (about half the work of ``with_recommended`` on the sample); None when there is
+    proven (the bounds are as much work again on the sample); None when there is
     nothing to plan on, or for a sizing with headroom, whose plan comes whole."""
     if singles.question == "add":
         raise ValueError("add_to_inventory makes its recommended plan with its single plans")

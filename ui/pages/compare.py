@@ -129,7 +129,7 @@ with st.form("compare_question_form"):
 
 
 # The server type's fields come once the first plans are on screen (or when the page stops
-# before them): on a cold start the browser loads a second of code for their widgets.
+# before them): a cold browser loads each widget's code on first use, the figures' first.
 @cache
 def typed_server() -> ServerFields:
     """The server type's fields, drawn in the form's expander once per run."""
@@ -190,7 +190,7 @@ try:
     )
 finally:
     typed_server()
-# Altair (half a second to import on a cold server) is loaded once the headline is on screen.
+# Altair, slow to import on a cold server, is loaded once the headline is on screen.
 from ui import charts  # noqa: E402
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
