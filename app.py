@@ -33,9 +33,11 @@ PAGES: dict[str, list[st.Page]] = {
 }
 
 page = st.navigation(PAGES)
-# The navigation reaches the browser before the planner (pandas, SciPy, Altair: seconds on a cold
-# server) is imported, so the first paint does not wait for it.
-from ui import components, scenarios  # noqa: E402
+# The navigation reaches the browser before the planner (pandas, SciPy) is imported, so the first
+# paint does not wait for it; on a cold server the spinner says why the page is still empty (it
+# shows only after its delay, so a warm server shows nothing).
+with st.spinner("Loading the planner…"):
+    from ui import components, scenarios
 
 scenarios.follow_url()
 components.scenario_sidebar()

@@ -6,13 +6,16 @@ Playwright) and measures, from the moment the browser is sent to the URL:
 
 - **first visible**: the first app element on screen (the page title or the sidebar navigation);
 - **first figure**: the first key figure (an ``st.metric`` value) on the Compare page;
+- **recommended figure**: the recommended plan's first figure on its card (drafted or final);
 - **Apply to figure**: on the Assumptions page, from pressing "Apply assumptions" after changing
   the electricity price to the passthrough plan's annual cost showing the new value.
 
 Prints each run and the medians (wall time in the browser, and the server's CPU time during the
-cold start, read from ``/proc``):
+cold start, read from ``/proc``). ``--floor`` first times a bare Streamlit page (a title and one
+figure, nothing imported) served and opened the same way: what Streamlit and the browser take
+before any app code matters.
 
-    .venv/bin/python bench/coldstart.py [--runs 3]
+    .venv/bin/python bench/coldstart.py [--runs 3] [--floor]
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +48,15 @@ TIMEOUT_MS = 120_000
 CARD_METRICS = "[class*='headline_passthrough'] [data-testid='stMetric']"
 """The passthrough card's figures: shown first among the single methods (class
 ``st-key-early_headline_passthrough``), then again once the recommended mix is solved."""
+BARE_PAGE = """import streamlit as st
+
+st.title("Bare page")
+st.metric("A figure", 1)
+"""
+"""The floor: a Streamlit page with nothing to import or compute."""
+RECOMMENDED_METRICS = "[class*='headline_recommended'] [data-testid='stMetricValue']"
+"""The recommended plan's card figures: drafted before its bounds are proven, then final (the
+card that says the mix is being solved has none)."""
 POWER_USD_PER_KWH = 0.137
 """The electricity price applied in the Apply step [USD/kWh]; the sample's default differs."""
 
@@ -54,6 +67,7 @@ class Run:
 
     first_visible_s: float
     first_figure_s: float
+    recommended_figure_s: float
     apply_to_figure_s: float
     server_cpu_s: float
     """CPU time the server process spent from its start until the first figure showed [s]."""
@@ -66,11 +80,15 @@ def _cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def _server() -> Iterator[tuple[str, int]]:
-    """A fresh dashboard server: its URL and process id, stopped when the block ends."""
+def _server(script: Path | None = None) -> Iterator[tuple[str, int]]:
+    """A fresh dashboard server (or one serving ``script`` instead of ``app.py``): its URL and
+    process id, stopped when the block ends."""
     port = free_port()
+    command = dashboard_command(port)
+    if script is not None:
+        command[command.index("app.py")] = str(script)
     server = subprocess.Popen(
-        dashboard_command(port), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         wait_healthy(port, server, 60, "no log (output discarded)")
@@ -107,6 +125,8 @@ def _one_run(browser: Any) -> Run:
         )
         first_figure = time.perf_counter() - start
         server_cpu = _cpu_seconds(pid) - cpu_start
+        page.locator(RECOMMENDED_METRICS).first.wait_for(state="visible", timeout=TIMEOUT_MS)
+        recommended_figure = time.perf_counter() - start
         _wait_idle(page)
 
         page.get_by_test_id("stSidebarNav").get_by_role("link", name="Assumptions").click()
@@ -136,25 +156,62 @@ def _one_run(browser: Any) -> Run:
         )
         apply_to_figure = time.perf_counter() - start
         context.close()
-    return Run(first_visible, first_figure, apply_to_figure, server_cpu)
+    return Run(first_visible, first_figure, recommended_figure, apply_to_figure, server_cpu)
+
+
+def _floor_run(browser: Any, script: Path) -> tuple[float, float]:
+    """First visible element and first figure of the bare page [s], timed like the dashboard's."""
+    with _server(script) as (url, _):
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(url, wait_until="commit")
+        page.locator("h1").first.wait_for(state="visible", timeout=TIMEOUT_MS)
+        visible = time.perf_counter() - start
+        page.locator("[data-testid='stMetricValue']").first.wait_for(
+            state="visible", timeout=TIMEOUT_MS
+        )
+        figure = time.perf_counter() - start
+        context.close()
+    return visible, figure
+
+
+def _print_floor(browser: Any, runs: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "bare_page.py"
+        script.write_text(BARE_PAGE)
+        times = [_floor_run(browser, script) for _ in range(runs)]
+    print(
+        f"bare Streamlit page, median of {runs}: first visible "
+        f"{statistics.median(t[0] for t in times):.2f} s, first figure "
+        f"{statistics.median(t[1] for t in times):.2f} s"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="cold starts (medians reported)")
-    runs = parser.parse_args().runs
+    parser.add_argument(
+        "--floor", action="store_true", help="first time a bare Streamlit page, as the floor"
+    )
+    args = parser.parse_args()
+    runs = args.runs
     from playwright.sync_api import sync_playwright
 
     results: list[Run] = []
+    print(f"load average before: {_load()}")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        if args.floor:
+            _print_floor(browser, runs)
         for index in range(runs):
             run = _one_run(browser)
             results.append(run)
             print(
                 f"run {index + 1}: first visible {run.first_visible_s:.2f} s, first figure "
-                f"{run.first_figure_s:.2f} s (server CPU {run.server_cpu_s:.2f} s), "
-                f"Apply to figure {run.apply_to_figure_s:.2f} s"
+                f"{run.first_figure_s:.2f} s (server CPU {run.server_cpu_s:.2f} s), recommended "
+                f"figure {run.recommended_figure_s:.2f} s, Apply to figure "
+                f"{run.apply_to_figure_s:.2f} s"
             )
         browser.close()
     print(f"median of {runs} cold starts (sample scenario, Compare page, 1440 px wide):")
@@ -162,10 +219,17 @@ def main() -> None:
         "first visible app element": [r.first_visible_s for r in results],
         "first key figure": [r.first_figure_s for r in results],
         "server CPU until then": [r.server_cpu_s for r in results],
+        "recommended plan's figure": [r.recommended_figure_s for r in results],
         "Apply to updated figure": [r.apply_to_figure_s for r in results],
     }
     for label, times in figures.items():
         print(f"  {label:<27}{statistics.median(times):6.2f} s")
+    print(f"load average after: {_load()} (on {os.cpu_count()} cores)")
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages: other work on the machine slows every figure."""
+    return ", ".join(f"{load:.1f}" for load in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from planner.inputs.inventory import ServerType
 from planner.methods.registry import Method
+from planner.output.report import plan_scenario, size_cluster
 from ui import definitions, planning, session
 
 TIMEOUT_S = 180
@@ -62,6 +64,35 @@ def test_key_figures_match_the_planner_figures() -> None:
     for result in plan.results:
         shown = figures.loc["GPUs used", result.plan.label]
         assert shown.startswith(f"{result.metrics.gpus_used:,} of ")
+
+
+@pytest.mark.parametrize("kind", [session.QuestionKind.FIT, session.QuestionKind.SIZE])
+def test_plans_made_method_by_method_are_the_plans_made_at_once(
+    kind: session.QuestionKind,
+) -> None:
+    """The single-method plans the headline shows one by one, put together, are the plans the
+    planner makes for every method at once: each method in registry order, same placements,
+    same figures and costs."""
+    inputs = session.sample_inputs()
+    server = ServerType(gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048)
+    asked = session.Question(
+        kind=kind, server=server if kind is session.QuestionKind.SIZE else None
+    )
+    scenario = planning.build_scenario(inputs).scenario
+    at_once = (
+        plan_scenario(scenario, recommended=False)
+        if kind is session.QuestionKind.FIT
+        else size_cluster(scenario, server, recommended=False)
+    )
+    together = planning.single_plans(inputs, asked)
+    assert planning.by_method(asked)
+    assert together.methods == tuple(Method)
+    assert (together.question, together.server) == (at_once.question, at_once.server)
+    for shown, made in zip(together.results, at_once.results, strict=True):
+        assert shown.plan.placements == made.plan.placements
+        assert shown.plan.not_placed == made.plan.not_placed
+        assert shown.metrics == made.metrics
+        assert shown.cost == made.cost
 
 
 def test_the_recommended_plan_leads_with_its_savings_and_each_class_decision() -> None:

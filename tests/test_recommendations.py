@@ -11,7 +11,8 @@ from planner.inputs.catalog import load_catalog
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
 from planner.output.recommendations import DECISION_COLUMNS, decisions_frame
-from planner.output.report import plan_scenario
+from planner.output.report import plan_scenario, recommended_draft, with_recommended
+from planner.plan import SolveStatus
 from planner.scenario import Scenario
 from tests.builders import OFFICE, host, scenario_of, workload
 
@@ -147,6 +148,46 @@ def test_the_bound_is_proven_and_the_ratio_reported() -> None:
     assert ratio is not None
     assert ratio >= 1 - 1e-9
     assert ratio == recommended.bounded_usd_per_year / recommended.cost_lower_bound_usd
+
+
+def test_the_draft_has_every_figure_and_only_the_bounds_are_proven_later() -> None:
+    """The drafted recommended plan is the plan the whole solve recommends, figure for figure
+    (placements, GPUs, hosts, cost, each class's decision); its bounds are the trivial 0 and its
+    status heuristic until ``prove_bounds``, which changes nothing else."""
+    scenario = _plan(
+        [
+            workload("a", instances=6, gpus=0.5, memory_gib=20, busy_fraction=0.2),
+            workload("b", instances=3, gpus=1, memory_gib=60),
+        ]
+    )
+    singles = plan_scenario(scenario, recommended=False)
+    whole = with_recommended(singles).recommended
+    draft = recommended_draft(singles)
+    assert whole is not None
+    assert draft is not None
+    drafted = draft.recommended
+    assert drafted.result.plan.placements == whole.result.plan.placements
+    assert drafted.result.cost == whole.result.cost
+    assert drafted.decisions == whole.decisions
+    assert (drafted.source, drafted.purchase) == (whole.source, whole.purchase)
+    assert drafted.cost_lower_bound_usd == 0.0
+    assert drafted.result.metrics.lower_bound_gpus == 0
+    assert drafted.result.plan.status is SolveStatus.HEURISTIC
+    assert (
+        dataclasses.replace(
+            drafted.result.metrics,
+            lower_bound_gpus=whole.result.metrics.lower_bound_gpus,
+            ratio_to_bound=whole.result.metrics.ratio_to_bound,
+        )
+        == whole.result.metrics
+    )
+    proven = with_recommended(singles, draft=draft).recommended
+    assert proven is not None
+    # The mix was solved twice above: its wall time is the one figure allowed to differ.
+    timed = dataclasses.replace(whole.result.plan, solve_seconds=proven.result.plan.solve_seconds)
+    assert proven == dataclasses.replace(
+        whole, result=dataclasses.replace(whole.result, plan=timed)
+    )
 
 
 def test_an_unknown_today_method_is_refused_with_the_known_ones() -> None:

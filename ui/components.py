@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -12,12 +14,14 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.problems import InputError, InputProblem
 from planner.measure.result import MethodResult
+from planner.methods.registry import METHODS
 from planner.output.recommendations import RecommendedPlan, decisions_frame
 from planner.output.report import ScenarioPlan
 from ui import definitions, planning, session
 from ui import format as fmt
 
 _LOG = logging.getLogger(__name__)
+T = TypeVar("T")
 
 __all__ = [
     "accept_upload",
@@ -190,31 +194,19 @@ def headline(
     plan: ScenarioPlan,
     *,
     previous: ScenarioPlan | None = None,
-    mixing: bool = False,
-    key_prefix: str = "headline",
 ) -> None:
-    """One card per plan (container key ``<key_prefix>_<plan>``), the recommended plan first:
-    GPUs and hosts used, annual cost and cost per placed instance, what was not placed.
+    """One card per plan (container key ``headline_<plan>``), the recommended plan first: GPUs
+    and hosts used, annual cost and cost per placed instance, what was not placed.
 
     ``previous`` is the same question planned with the assumptions applied before: each card
-    then shows the change (``-4 GPUs``, ``+$12.0k/year``). ``mixing``: ``plan`` holds the single
-    methods only and the first card says the recommended mix is still being solved. The lowest
-    annual cost is marked among the plans that serve the most instances only, so a plan never
-    wins the badge by leaving work out; not while the mix is still being solved.
+    then shows the change (``-4 GPUs``, ``+$12.0k/year``). The lowest annual cost is marked among
+    the plans that serve the most instances only, so a plan never wins the badge by leaving work
+    out.
     """
-    before = {r.plan.name: r for r in previous.results} if previous is not None else {}
-    cards = _card_grid(len(plan.results) + (1 if mixing else 0))
-    if mixing:
-        with cards[0].container(border=True, key=f"{key_prefix}_recommended"):
-            st.markdown("**Recommended plan**")
-            st.caption(
-                ":material/hourglass_top: Mixing the methods class by class; its figures follow "
-                "in a few seconds."
-            )
-        cards = cards[1:]
-    best = set() if mixing else _lowest_cost_for_most_work(plan)
-    for card, result in zip(cards, plan.results, strict=True):
-        with card.container(border=True, key=f"{key_prefix}_{result.plan.name}"):
+    before = _results_by_name(previous)
+    best = _lowest_cost_for_most_work(plan)
+    for card, result in zip(_card_grid(len(plan.results)), plan.results, strict=True):
+        with card.container(border=True, key=f"headline_{result.plan.name}"):
             _plan_card(result, before.get(result.plan.name), lowest_cost=result.plan.name in best)
 
 
@@ -223,26 +215,42 @@ def plan_with_headline(
     asked: session.Question,
     *,
     mixing_slot: DeltaGenerator,
+    then: Callable[[], object] = lambda: None,
 ) -> ScenarioPlan:
-    """Plan ``inputs`` in two steps and show the headline cards after each: the single methods
-    first (about a second on the sample), then every plan with the recommended mix, which takes
-    several. The spinner of the second step shows in ``mixing_slot``. After an Apply on the
-    Assumptions page the cards show the change against the assumptions applied before."""
+    """Plan ``inputs`` and show the headline cards as the plans come: each single method's card
+    as soon as its plan is made, then the recommended plan's figures once it is chosen, then every
+    card again once its bounds are proven (the mix and its bounds take longest).
+    The spinner of the mix shows in ``mixing_slot``; ``then`` is called once the single methods'
+    cards are on screen, before the mix. After an Apply on the Assumptions page the cards show
+    the change against the assumptions applied before."""
     before = session.before_last_apply()
     cards = st.empty()
-    with cards.container(), st.spinner("Packing each method…"):
-        singles = planning.guarded(
-            lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
-        )
-        singles_before = _plan_before(planning.single_plans, before, asked)
-    if singles.recommended is not None:
+    if not planning.by_method(asked):
         # Adding to the inventory solves what to buy with its single plans: the plan is whole.
+        with cards.container(), st.spinner("Packing each method…"):
+            whole = planning.guarded(
+                lambda: planning.single_plans(inputs, asked), doing="plan the scenario"
+            )
+            whole_before = _plan_before(planning.single_plans, before, asked)
         with cards.container():
-            headline(singles, previous=singles_before)
-        return singles
+            headline(whole, previous=whole_before)
+        then()
+        return whole
+    singles_before = _plan_before(planning.single_plans, before, asked)
     with cards.container():
-        headline(singles, previous=singles_before, mixing=True, key_prefix="early_headline")
+        recommended_card = _headline_as_planned(inputs, asked, previous=singles_before)
+    then()
     with mixing_slot, st.spinner("Mixing the methods into the recommended plan…"):
+        draft = planning.guarded(
+            lambda: planning.recommended_draft(inputs, asked), doing="plan the scenario"
+        )
+        draft_before = _plan_before(planning.recommended_draft, before, asked)
+    if draft is not None:
+        with recommended_card.container(border=True, key="drafted_headline_recommended"):
+            previous = None if draft_before is None else draft_before.recommended.result
+            _plan_card(draft.recommended.result, previous, lowest_cost=False)
+            st.caption(":material/hourglass_top: Proving how close it is to the best possible.")
+    with mixing_slot, st.spinner("Proving how close the recommended plan is to the best possible…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
         )
@@ -252,11 +260,46 @@ def plan_with_headline(
     return plan
 
 
+def _headline_as_planned(
+    inputs: session.ScenarioInputs, asked: session.Question, *, previous: ScenarioPlan | None
+) -> DeltaGenerator:
+    """The headline while the recommended mix is solved: its card says so, and each method's card
+    (container key ``early_headline_<plan>``) fills in as soon as that method's plan is made. No
+    lowest-cost badge yet: the mix may beat every single method. Returns the recommended plan's
+    card, to be filled once its figures are known."""
+    before = _results_by_name(previous)
+    grid = _card_grid(len(METHODS) + 1)
+    recommended_card = grid[0].empty()
+    with recommended_card.container(border=True, key="early_headline_recommended"):
+        st.markdown("**Recommended plan**")
+        st.caption(
+            ":material/hourglass_top: Mixing the methods class by class; its figures follow "
+            "in a few seconds."
+        )
+    slots = [cell.empty() for cell in grid[1:]]
+    for slot, method in zip(slots, METHODS, strict=True):
+        with slot.container(border=True):
+            st.markdown(f"**{method.label}**")
+            st.caption(":material/hourglass_top: Packing…")
+    for slot, method in zip(slots, METHODS, strict=True):
+        part = planning.guarded(
+            partial(planning.method_plan, inputs, asked, method), doing="plan the scenario"
+        )
+        (result,) = part.results
+        with slot.container(border=True, key=f"early_headline_{result.plan.name}"):
+            _plan_card(result, before.get(result.plan.name), lowest_cost=False)
+    return recommended_card
+
+
+def _results_by_name(plan: ScenarioPlan | None) -> dict[str, MethodResult]:
+    return {} if plan is None else {r.plan.name: r for r in plan.results}
+
+
 def _plan_before(
-    plan: Callable[[session.ScenarioInputs, session.Question], ScenarioPlan],
+    plan: Callable[[session.ScenarioInputs, session.Question], T],
     before: session.ScenarioInputs | None,
     asked: session.Question,
-) -> ScenarioPlan | None:
+) -> T | None:
     """The plan under the assumptions applied before, or None (no earlier Apply, or it cannot
     be planned any more: the cards then show no change rather than stop the page)."""
     if before is None:

@@ -7,6 +7,7 @@ never show a stale result. ``guarded`` turns whatever a planner call raises into
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
-from planner.output.export import workbook_bytes
+from planner.methods.registry import METHODS, Method
+from planner.output.recommendations import RecommendedDraft
 from planner.output.report import (
     ScenarioPlan,
     add_to_inventory,
@@ -35,6 +37,7 @@ from planner.output.report import (
     size_cluster,
     with_recommended,
 )
+from planner.output.report import recommended_draft as draft_of
 from planner.scenario import Scenario
 from planner.time.harvesting import (
     HarvestResult,
@@ -49,13 +52,16 @@ __all__ = [
     "BuiltScenario",
     "PlanningError",
     "build_scenario",
+    "by_method",
     "catalog",
     "guarded",
     "harvest",
     "harvest_sheets",
+    "method_plan",
     "own_gpus_problems",
     "own_models",
     "problems_frame",
+    "recommended_draft",
     "scenario_plan",
     "single_plans",
     "unusable",
@@ -171,30 +177,73 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
     return BuiltScenario(scenario, inventory_problems, workload_problems)
 
 
+def by_method(asked: Question) -> bool:
+    """Whether ``asked`` is answered method by method (``method_plan``), so a page may show each
+    method's figures as soon as its plan is made. Adding to the inventory solves what to buy with
+    every method's plan at once: its answer comes whole."""
+    return asked.kind is not QuestionKind.ADD
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def method_plan(inputs: ScenarioInputs, asked: Question, method: Method) -> ScenarioPlan:
+    """The plan of one sharing method for the committed inputs and question (cached), measured;
+    ``single_plans`` puts them together. Only for a question answered ``by_method``."""
+    scenario = build_scenario(inputs).scenario
+    if asked.kind is QuestionKind.FIT:
+        return plan_scenario(scenario, methods=(method,), recommended=False)
+    if asked.kind is QuestionKind.ADD:
+        raise ValueError("adding to the inventory plans every method at once: use single_plans")
+    return size_cluster(
+        scenario,
+        _sizing_servers(asked),
+        methods=(method,),
+        headroom=asked.headroom,
+        recommended=False,
+    )
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def single_plans(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of each single sharing method for the committed inputs and question (cached),
     without the recommended mix: a second or so on the sample, where the mix takes several, so
     pages show these figures first. Adding to the inventory makes its mix with them: its plan
     comes whole."""
-    scenario = build_scenario(inputs).scenario
-    if asked.kind is QuestionKind.FIT:
-        return plan_scenario(scenario, recommended=False)
+    if asked.kind is QuestionKind.ADD:
+        # What to buy is solved with the plans on the inventory: there is no earlier answer.
+        scenario = build_scenario(inputs).scenario
+        return add_to_inventory(scenario, _sizing_servers(asked), headroom=asked.headroom)
+    parts = [method_plan(inputs, asked, method) for method in METHODS]
+    return dataclasses.replace(parts[0], results=tuple(r for p in parts for r in p.results))
+
+
+def _sizing_servers(asked: Question) -> tuple[ServerType, ...]:
+    """The server types a sizing may buy; PlanningError when the question names none."""
     servers = asked.catalog_servers or (() if asked.server is None else (asked.server,))
     if not servers:
         raise PlanningError("choose a server type to size a cluster")
-    if asked.kind is QuestionKind.ADD:
-        # What to buy is solved with the plans on the inventory: there is no earlier answer.
-        return add_to_inventory(scenario, servers, headroom=asked.headroom)
-    return size_cluster(scenario, servers, headroom=asked.headroom, recommended=False)
+    return servers
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def scenario_plan(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
     """The plan of every sharing method and the recommended mix of them, first, for the
-    committed inputs and question (cached)."""
+    committed inputs and question (cached): the ``recommended_draft`` with its bounds proven."""
     singles = single_plans(inputs, asked)
-    return singles if singles.recommended is not None else with_recommended(singles)
+    if singles.recommended is not None:
+        return singles
+    return with_recommended(singles, draft=recommended_draft(inputs, asked))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def recommended_draft(inputs: ScenarioInputs, asked: Question) -> RecommendedDraft | None:
+    """The recommended plan chosen for the committed inputs and question, with every figure,
+    before its bounds are proven (cached): the bounds are as much work again, so pages show its
+    figures first. None when adding to the inventory or sizing with headroom (those plans come
+    whole) or when there is nothing to plan on."""
+    singles = single_plans(inputs, asked)
+    if singles.recommended is not None:
+        return None
+    return draft_of(singles)
 
 
 def harvest(scenario: Scenario, choice: HarvestChoice) -> HarvestResult:
@@ -219,6 +268,9 @@ def workbook(
     """The plan workbook (.xlsx) for the committed inputs and question, with the harvest sheets
     of ``harvested`` (what the Harvesting page shows; its defaults when None) when fitting the
     inventory."""
+    # Imported on first download: the workbook writer (openpyxl) is not needed to show a plan.
+    from planner.output.export import workbook_bytes
+
     plan = scenario_plan(inputs, asked)
     choice = harvested or HarvestChoice()
     extra = harvest_sheets(plan.scenario, choice) if plan.server is None else {}

@@ -49,8 +49,11 @@ __all__ = [
     "DECISION_COLUMNS",
     "ClassDecision",
     "Purchase",
+    "RecommendedDraft",
     "RecommendedPlan",
     "decisions_frame",
+    "draft_recommendation",
+    "prove_bounds",
     "purchases",
     "rank",
     "recommend_additions",
@@ -329,14 +332,45 @@ def purchases(
     )
 
 
+@dataclass(frozen=True)
+class RecommendedDraft:
+    """The recommended plan chosen, before its bounds are proven (``draft_recommendation``).
+
+    ``recommended`` is already the plan and every figure of it (GPUs, hosts, cost, what is
+    served, each class's decision); only its bounds are still the trivial 0, and its status
+    heuristic, until ``prove_bounds`` proves them without solving the mix again.
+    """
+
+    recommended: RecommendedPlan
+    mixed: MixedPlan
+    """The mix the plan was chosen against: its options and host types are what the bounds
+    range over."""
+    from_mix: bool
+    """Whether the plan chosen is the mix itself (rather than a single method alone)."""
+
+
 def recommend_plan(
     scenario: Scenario,
     singles: Sequence[MethodResult],
     *,
     servers: Sequence[ServerType] = (),
+    draft: RecommendedDraft | None = None,
 ) -> RecommendedPlan | None:
     """The recommended plan for ``scenario``'s inventory (or, given ``servers``, for a cluster of
-    them to buy), or None when there is nothing to plan on.
+    them to buy), or None when there is nothing to plan on: ``draft_recommendation`` (unless its
+    ``draft`` is given), then ``prove_bounds``."""
+    draft = draft or draft_recommendation(scenario, singles, servers=servers)
+    return None if draft is None else prove_bounds(scenario, draft)
+
+
+def draft_recommendation(
+    scenario: Scenario,
+    singles: Sequence[MethodResult],
+    *,
+    servers: Sequence[ServerType] = (),
+) -> RecommendedDraft | None:
+    """The recommended plan chosen, with its figures, before its bounds are proven; None when
+    there is nothing to plan on.
 
     ``singles`` are the single-method plans of the comparison: their methods are those the mix
     may use, and each that keeps every class within its slowdown limit is a candidate too, so
@@ -358,40 +392,46 @@ def recommend_plan(
     mix = measure_plan(mixed.plan, scenario)
     candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))
     best, chosen, source = min(candidates, key=lambda c: rank(c[0], scenario))
-    result, cost_bound = _bounded(
-        scenario, best, chosen, mixed, rates, from_mix=chosen is mixed.plan
-    )
+    # The trivial bounds (0 GPUs, $0) until prove_bounds replaces them.
+    result = _with_bounds(best, chosen, gpu_bound=0, status=SolveStatus.HEURISTIC)
     today = None if servers else _single(singles, today_method(scenario))
     ranked = [r for r in singles if r.plan.method is not None]
     best_single = min(ranked, key=lambda r: rank(r, scenario)) if ranked else None
     decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
     bought = purchases(scenario, result.plan.hosts, servers) if servers else ()
-    return RecommendedPlan(result, decisions, cost_bound, source, today, best_single, bought)
+    recommended = RecommendedPlan(result, decisions, 0.0, source, today, best_single, bought)
+    return RecommendedDraft(recommended, mixed, from_mix=chosen is mixed.plan)
 
 
-def _bounded(
-    scenario: Scenario,
-    best: MethodResult,
-    chosen: MethodPlan,
-    mixed: MixedPlan,
-    rates: AnnualRates,
-    *,
-    from_mix: bool,
-) -> tuple[MethodResult, float]:
-    """The chosen plan's result with its GPU bound and status, and the bound on its annual cost
-    [USD/year] over the hosts the mix could use."""
+def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan:
+    """The drafted recommended plan with its GPU bound, its status and the bound on its annual
+    cost [USD/year] over the hosts the mix could use."""
+    mixed, result = draft.mixed, draft.recommended.result
+    chosen = result.plan
     served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
     if mixed.options:
+        rates = AnnualRates(scenario)
         cost_bound = cost_lower_bound(scenario, mixed.types, mixed.options, rates, served)
         gpu_bound = gpu_lower_bound(scenario, mixed.types, mixed.options, served)
-    bounded = best.cost.total_usd_per_year - best.cost.busy_power_usd_per_year
+    bounded = result.cost.total_usd_per_year - result.cost.busy_power_usd_per_year
     if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL
-    elif from_mix and mixed.counts.status is SolveStatus.LIMIT_REACHED:
+    elif draft.from_mix and mixed.counts.status is SolveStatus.LIMIT_REACHED:
         status = SolveStatus.LIMIT_REACHED
     else:
         status = SolveStatus.HEURISTIC
+    return dataclasses.replace(
+        draft.recommended,
+        result=_with_bounds(result, chosen, gpu_bound=gpu_bound, status=status),
+        cost_lower_bound_usd=cost_bound,
+    )
+
+
+def _with_bounds(
+    best: MethodResult, chosen: MethodPlan, *, gpu_bound: int, status: SolveStatus
+) -> MethodResult:
+    """``best`` as the plan ``chosen`` (the recommended plan), with its GPU bound and status."""
     plan = dataclasses.replace(chosen, lower_bound_gpus=gpu_bound, status=status)
     metrics = dataclasses.replace(
         best.metrics,
@@ -399,7 +439,7 @@ def _bounded(
         ratio_to_bound=best.metrics.gpus_used / gpu_bound if gpu_bound > 0 else None,
     )
     cost = dataclasses.replace(best.cost, plan=plan.name)
-    return dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost), cost_bound
+    return dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
 
 
 ADDED_CLUSTER = "new"
@@ -438,8 +478,9 @@ def recommend_additions(
     spare = _spares(bought, candidates, headroom)
     plan = dataclasses.replace(mixed.plan, hosts=(*owned, *bought, *spare))
     rates = AnnualRates(scenario)
-    result, cost_bound = _bounded(
-        scenario, measure_plan(plan, scenario), plan, mixed, rates, from_mix=True
+    # The trivial bounds (0 GPUs, $0) until prove_bounds replaces them.
+    result = _with_bounds(
+        measure_plan(plan, scenario), plan, gpu_bound=0, status=SolveStatus.HEURISTIC
     )
     a = scenario.assumptions
     bought_all = purchases(scenario, (*bought, *spare), servers)
@@ -449,10 +490,10 @@ def recommend_additions(
         for p in bought_all
     )
     price = sum(p.price_usd for p in bought_all)
-    return RecommendedPlan(
+    drafted = RecommendedPlan(
         result=result,
         decisions=_decisions(scenario, result, mixed, rates),
-        cost_lower_bound_usd=cost_bound,
+        cost_lower_bound_usd=0.0,
         source="a mix of sharing methods on your hosts and the servers to buy",
         today=None,
         best_single=None,
@@ -461,6 +502,7 @@ def recommend_additions(
         purchase_usd_per_year=amortised_usd_per_year(price, a.amortisation_years),
         headroom=check_headroom(plan, scenario, headroom) if headroom else (),
     )
+    return prove_bounds(scenario, RecommendedDraft(drafted, mixed, from_mix=True))
 
 
 def _spares(bought: Sequence[Host], candidates: Sequence[Host], headroom: int) -> tuple[Host, ...]:

@@ -26,7 +26,9 @@ from planner.measure.metrics import (
 from planner.measure.result import MethodResult, measure_plan
 from planner.methods.registry import METHODS, Method
 from planner.output.recommendations import (
+    RecommendedDraft,
     RecommendedPlan,
+    draft_recommendation,
     rank,
     recommend_additions,
     recommend_plan,
@@ -49,6 +51,7 @@ __all__ = [
     "not_placed_frame",
     "placement_frame",
     "plan_scenario",
+    "recommended_draft",
     "size_cluster",
     "slowdown_frame",
     "utilisation_frame",
@@ -161,13 +164,16 @@ def size_cluster(
     return with_recommended(singles) if recommended else singles
 
 
-def with_recommended(singles: ScenarioPlan) -> ScenarioPlan:
+def with_recommended(
+    singles: ScenarioPlan, *, draft: RecommendedDraft | None = None
+) -> ScenarioPlan:
     """``singles`` (the single-method plans of a fit or a sizing) with the recommended plan that
     mixes them put first; unchanged when there is nothing to plan on.
 
     ``plan_scenario`` and ``size_cluster`` call it last; a caller that shows the single-method
-    plans while the mix is still being solved calls it itself. A sizing with headroom buys the
-    spare servers too (``recommend_additions``).
+    plans while the mix is still being solved calls it itself, with the ``draft`` of
+    ``recommended_draft`` when it showed that too (its bounds are then proven, the mix is not
+    solved again). A sizing with headroom buys the spare servers too (``recommend_additions``).
     """
     if singles.question == "add":
         raise ValueError("add_to_inventory makes its recommended plan with its single plans")
@@ -180,10 +186,23 @@ def with_recommended(singles: ScenarioPlan) -> ScenarioPlan:
             methods=singles.methods,
         )
     else:
-        best = recommend_plan(singles.scenario, singles.results, servers=singles.servers)
+        best = recommend_plan(
+            singles.scenario, singles.results, servers=singles.servers, draft=draft
+        )
     if best is None:
         return singles
     return dataclasses.replace(singles, results=(best.result, *singles.results), recommended=best)
+
+
+def recommended_draft(singles: ScenarioPlan) -> RecommendedDraft | None:
+    """The recommended plan of ``singles`` chosen, with every figure, before its bounds are
+    proven (the bounds are as much work again on the sample); None when there is
+    nothing to plan on, or for a sizing with headroom, whose plan comes whole."""
+    if singles.question == "add":
+        raise ValueError("add_to_inventory makes its recommended plan with its single plans")
+    if singles.headroom:
+        return None
+    return draft_recommendation(singles.scenario, singles.results, servers=singles.servers)
 
 
 def _server_list(server: ServerType | Sequence[ServerType]) -> tuple[ServerType, ...]:

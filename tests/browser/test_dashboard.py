@@ -84,6 +84,10 @@ def test_admin_journey(
     ).to_be_visible()
     expect(page.get_by_test_id("stVegaLiteChart")).to_have_count(4)
     _wait_idle(page)
+    # The server type's fields, drawn after the first plans, are in the question form.
+    page.get_by_text("Server type to size with").click()
+    expect(page.locator(".st-key-compare_server_model").get_by_role("combobox")).to_be_visible()
+    expect(page.locator(".st-key-compare_headroom input")).to_have_value("0")
     _screenshot(page, screenshot_dir / "compare.png")
 
     # 2. Upload an inventory: the sample minus its last row plus one bad row.

@@ -154,7 +154,8 @@ def test_single_methods_show_before_the_recommended_mix(
     open_at: Callable[..., Any], open_page: Callable[..., None]
 ) -> None:
     """After Apply, the single methods' cards show while the recommended mix is still being
-    solved; then every card, the recommended plan first, replaces them."""
+    solved; then the recommended plan's figures while its bounds are proven; then every card,
+    the recommended plan first, replaces them."""
     from playwright.sync_api import expect
 
     page = open_at(1440)
@@ -168,6 +169,9 @@ def test_single_methods_show_before_the_recommended_mix(
     early = page.locator(".st-key-early_headline_passthrough")
     expect(early).to_be_visible(timeout=TIMEOUT_MS)
     expect(page.locator(".st-key-early_headline_recommended")).to_contain_text("Mixing")
+    drafted = page.locator(".st-key-drafted_headline_recommended")
+    expect(drafted.get_by_test_id("stMetricValue").first).to_be_visible(timeout=TIMEOUT_MS)
+    expect(drafted).to_contain_text("Proving")
     expect(page.locator(".st-key-headline_recommended")).to_be_visible(timeout=TIMEOUT_MS)
     expect(early).to_have_count(0)
     expect(page.locator(".st-key-headline_passthrough")).to_be_visible()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, skipped_summary
@@ -11,7 +15,7 @@ from planner.output.cells import csv_bytes
 from planner.output.report import comparison_frame
 from planner.solve.headroom import MAX_HEADROOM
 from planner.solve.milp import DEFAULT_LIMITS
-from ui import charts, components, planning, session, tables
+from ui import components, planning, session, tables
 
 SERVER_FIELDS = {
     "gpu_model": "GPU model",
@@ -31,27 +35,25 @@ asked = session.question()
 cat = planning.catalog(inputs.own_gpus)
 models = sorted(cat.gpus)
 
-with st.form("compare_question_form"):
-    kind_col, server_col = st.columns([1, 2])
-    kind = kind_col.radio(
-        "Question",
-        options=list(session.QuestionKind),
-        index=list(session.QuestionKind).index(asked.kind),
-        format_func={
-            session.QuestionKind.FIT: "Fit the mix to my inventory",
-            session.QuestionKind.SIZE: "Size a new cluster",
-            session.QuestionKind.ADD: "Add to my inventory",
-        }.__getitem__,
-        help="Add to my inventory keeps every host you own as it is and sizes only the servers "
-        "to buy on top of it, so that everything any sharing method can serve is served.",
-        key="compare_question",
-    )
+
+@dataclass(frozen=True)
+class ServerFields:
+    """The server type the form asks for, as typed: checked like an inventory row on submit."""
+
+    model: str
+    gpus: int
+    cores: int
+    ram_gib: int
+    picked: tuple[ServerType, ...]  # catalog server types the plan may choose among instead
+    headroom: int
+
+
+def server_fields(box: DeltaGenerator) -> ServerFields:
+    """The server type's fields, in ``box``; called once per run."""
     server = asked.server or ServerType(
         gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048
     )
-    with server_col.expander(
-        "Server type to size with", expanded=kind is not session.QuestionKind.FIT
-    ):
+    with box:
         cols = st.columns(4)
         model = cols[0].selectbox(
             "GPU model",
@@ -93,18 +95,57 @@ with st.form("compare_question_form"):
             "can fail and their GPUs restart on the others (checked host by host).",
             key="compare_headroom",
         )
+    return ServerFields(
+        str(model),
+        int(gpus),
+        int(cores),
+        int(ram),
+        tuple(by_label[label] for label in picked),
+        int(headroom),
+    )
+
+
+with st.form("compare_question_form"):
+    kind_col, server_col = st.columns([1, 2])
+    kind = kind_col.radio(
+        "Question",
+        options=list(session.QuestionKind),
+        index=list(session.QuestionKind).index(asked.kind),
+        format_func={
+            session.QuestionKind.FIT: "Fit the mix to my inventory",
+            session.QuestionKind.SIZE: "Size a new cluster",
+            session.QuestionKind.ADD: "Add to my inventory",
+        }.__getitem__,
+        help="Add to my inventory keeps every host you own as it is and sizes only the servers "
+        "to buy on top of it, so that everything any sharing method can serve is served.",
+        key="compare_question",
+    )
+    server_box = server_col.expander(
+        "Server type to size with", expanded=kind is not session.QuestionKind.FIT
+    )
     submitted = st.form_submit_button(
         "Plan", key="compare_plan", type="primary", icon=":material/play_arrow:"
     )
+
+
+# The server type's fields come once the first plans are on screen (or when the page stops
+# before them): a cold browser loads each widget's code on first use, the figures' first.
+@cache
+def typed_server() -> ServerFields:
+    """The server type's fields, drawn in the form's expander once per run."""
+    return server_fields(server_box)
+
+
 if submitted:
+    fields = typed_server()
     chosen = session.QuestionKind(kind or session.QuestionKind.FIT)
     try:
         # The same rules as an inventory row: 6 A16 GPUs in a server are refused here too.
         sized = server_type(
-            str(model),
-            str(gpus),
-            str(cores),
-            str(ram),
+            fields.model,
+            str(fields.gpus),
+            str(fields.cores),
+            str(fields.ram_gib),
             cat,
             source="Server type",
             columns=SERVER_FIELDS,
@@ -120,30 +161,37 @@ if submitted:
             session.Question(
                 kind=chosen,
                 server=sized if sizing else None,
-                catalog_servers=tuple(by_label[label] for label in picked) if sizing else (),
-                headroom=int(headroom) if sizing else 0,
+                catalog_servers=fields.picked if sizing else (),
+                headroom=fields.headroom if sizing else 0,
             )
         )
 
-built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
-components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
-skipped = skipped_summary((*built.inventory_problems, *built.workload_problems))
-if skipped is not None:
-    st.warning(
-        f"{skipped}: the plan leaves them out. The Inventory and Workloads pages list each "
-        "with its fix, and so does the workbook's Input problems sheet.",
-        icon=":material/warning:",
+try:
+    built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the scenario")
+    components.stop_if_empty(built, need_inventory=asked.kind is session.QuestionKind.FIT)
+    skipped = skipped_summary((*built.inventory_problems, *built.workload_problems))
+    if skipped is not None:
+        st.warning(
+            f"{skipped}: the plan leaves them out. The Inventory and Workloads pages list each "
+            "with its fix, and so does the workbook's Input problems sheet.",
+            icon=":material/warning:",
+        )
+    # The recommended plan leads the page, but it is solved last: the single methods' cards below
+    # show first, since the mix takes several seconds more.
+    recommended_slot = st.container()
+    st.subheader("Every plan side by side")
+    nodes, limit = DEFAULT_LIMITS.max_nodes, inputs.assumptions.time_limit_s
+    st.caption(
+        f"Exact solves stop at a work limit sized to each model (at most {nodes:,} search nodes), "
+        f"with a {limit:g} s backstop; the Solve row below says which plans are proven optimal."
     )
-# The recommended plan leads the page, but it is solved last: the single methods' cards below
-# show first, since the mix takes several seconds more.
-recommended_slot = st.container()
-st.subheader("Every plan side by side")
-nodes, limit = DEFAULT_LIMITS.max_nodes, inputs.assumptions.time_limit_s
-st.caption(
-    f"Exact solves stop at a work limit sized to each model (at most {nodes:,} search nodes), "
-    f"with a {limit:g} s backstop; the Solve row below says which plans are proven optimal."
-)
-plan = components.plan_with_headline(inputs, asked, mixing_slot=recommended_slot)
+    plan = components.plan_with_headline(
+        inputs, asked, mixing_slot=recommended_slot, then=typed_server
+    )
+finally:
+    typed_server()
+# Altair, slow to import on a cold server, is loaded once the headline is on screen.
+from ui import charts  # noqa: E402
 
 comparison = planning.guarded(lambda: comparison_frame(plan), doing="compare the methods")
 if plan.recommended is not None:
