@@ -25,10 +25,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import csr_array
 
 from planner.plan import SolveStatus
 
@@ -52,6 +51,13 @@ __all__ = [
 
 # Solver values within this of an integer are that integer (HiGHS' feasibility tolerance is 1e-7).
 _INTEGRALITY_TOLERANCE = 1e-6
+
+
+def milp(**arguments: Any) -> Any:
+    """``scipy.optimize.milp`` (its result), imported on the first call."""
+    from scipy.optimize import milp as scipy_milp
+
+    return scipy_milp(**arguments)
 
 
 class _Outcome(IntEnum):
@@ -233,6 +239,11 @@ class Model:
             if not limits.admits(self.nonzeros):
                 return None
             integrality = np.asarray(self._integral, dtype=np.int64)
+        # SciPy loads on the first solve: importing it costs about a third of a second, which
+        # plans that never solve should not pay.
+        from scipy.optimize import Bounds, LinearConstraint
+        from scipy.sparse import csr_array
+
         constraints = []
         if self._row_lower:
             matrix = csr_array(

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_array
 
 from planner.inputs.inventory import Host
 from planner.solve.shares import FULL_MILLI, ShareRequest
@@ -80,6 +78,10 @@ class _Columns:
     def solve(self) -> float:
         if not self.value:
             return 0.0
+        # SciPy loads when a bound is solved, not when the planner is imported.
+        from scipy.optimize import linprog
+        from scipy.sparse import coo_array
+
         names = sorted(self.limits)
         index = {name: i for i, name in enumerate(names)}
         matrix = coo_array(
