@@ -424,27 +424,48 @@ def _method_settings(
     """The sharing methods' settings from their rows (each by its own name, of its default's
     kind), each marked consumed; a missing one keeps its default with a note, a value that
     cannot be read is a problem (its default is kept)."""
-    notes, problems = found
     settings: dict[str, Any] = {}
     for name, default in defaults.items():
-        if name not in values:
-            notes.append(_kept_default(file, name, default))
-            continue
-        number, text = values[name]
-        consumed.add(name)
-        try:
-            settings[name] = _convert(type(default), text)
-        except ValueError as error:
-            problems.append(
-                InputProblem(
-                    file,
-                    number,
-                    "value",
-                    f"{name}: {error}; the default is kept",
-                    "do not edit this sheet by hand",
-                )
-            )
+        value = _read_value(name, type(default), default, values, file, consumed, found)
+        if value is not _KEPT:
+            settings[name] = value
     return settings
+
+
+_KEPT = object()
+"""What ``_read_value`` returns when the default is kept."""
+
+
+def _read_value(
+    name: str,
+    kind: Any,
+    default: Any,
+    values: Mapping[str, tuple[int, str]],
+    file: str,
+    consumed: set[str],
+    found: tuple[list[ImportNote], list[InputProblem]],
+) -> Any:
+    """The value of row ``name`` as ``kind``, marked consumed; ``_KEPT`` with a note when the
+    row is missing, or with a problem when its value cannot be read."""
+    notes, problems = found
+    if name not in values:
+        notes.append(_kept_default(file, name, default))
+        return _KEPT
+    number, text = values[name]
+    consumed.add(name)
+    try:
+        return _convert(kind, text)
+    except ValueError as error:
+        problems.append(
+            InputProblem(
+                file,
+                number,
+                "value",
+                f"{name}: {error}; the default is kept",
+                "do not edit this sheet by hand",
+            )
+        )
+        return _KEPT
 
 
 def assumptions_from_rows(
@@ -481,23 +502,17 @@ def assumptions_from_rows(
                     name, value_kind, values, file, consumed, problems
                 )
                 continue
-            if name not in values:
-                notes.append(_kept_default(file, name, getattr(defaults, item.name)))
-                continue
-            number, text = values[name]
-            consumed.add(name)
-            try:
-                arguments[item.name] = _convert(kind, text)
-            except ValueError as error:
-                problems.append(
-                    InputProblem(
-                        file,
-                        number,
-                        "value",
-                        f"{name}: {error}; the default is kept",
-                        "do not edit this sheet by hand",
-                    )
-                )
+            value = _read_value(
+                name,
+                kind,
+                getattr(defaults, item.name),
+                values,
+                file,
+                consumed,
+                (notes, problems),
+            )
+            if value is not _KEPT:
+                arguments[item.name] = value
         try:
             return cls(**arguments)
         except (TypeError, ValueError) as error:
