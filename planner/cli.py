@@ -549,15 +549,29 @@ def report_input_problems(
     return None
 
 
+def _purchase(
+    args: argparse.Namespace, catalog: Catalog
+) -> tuple[tuple[ServerType, ...], bool, int]:
+    """The server types to size with, whether they are bought on top of the inventory, and the
+    host failures each cluster tolerates: from ``--size``, else from the ``--scenario`` saved;
+    ``--add-to-inventory`` and ``--headroom`` given win over the saved ones."""
+    from planner.scenarios_cli import saved_purchase
+
+    servers = server_types(args.size or (), catalog)
+    if servers:
+        return servers, args.add_to_inventory, args.headroom
+    servers, add, headroom = saved_purchase(args)
+    return servers, args.add_to_inventory or add, args.headroom or headroom
+
+
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
-    from planner.scenarios_cli import saved_servers
     from planner.store import StoreError
 
     try:
         scenario, problems = scenario_from_args(args)
-        servers = server_types(args.size or (), scenario.catalog) or saved_servers(args)
+        servers, add, headroom = _purchase(args, scenario.catalog)
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -574,7 +588,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     if stop is not None:
         return stop
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
-    if (args.add_to_inventory or args.headroom) and not servers:
+    if (add or headroom) and not servers:
         print(
             "plan: --add-to-inventory and --headroom size servers to buy: name their type "
             "with --size TYPE (for example --size hgx-h100-8 or --size catalog)",
@@ -583,10 +597,10 @@ def _run_plan(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if not servers:
         result = plan_scenario(scenario, methods=methods)
-    elif args.add_to_inventory:
-        result = add_to_inventory(scenario, servers, methods=methods, headroom=args.headroom)
+    elif add:
+        result = add_to_inventory(scenario, servers, methods=methods, headroom=headroom)
     else:
-        result = size_cluster(scenario, servers, methods=methods, headroom=args.headroom)
+        result = size_cluster(scenario, servers, methods=methods, headroom=headroom)
     if scenario.cpu_only:
         count = sum(w.instances for w in scenario.cpu_only)
         print(
@@ -604,6 +618,31 @@ def _run_plan(args: argparse.Namespace) -> int:
             return EXIT_WRITE_FAILED
         print(f"Wrote {args.out}")
     return EXIT_OK
+
+
+def add_purchase_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--add-to-inventory`` and ``--headroom``: how the ``--size`` servers are bought."""
+    parser.add_argument(
+        "--add-to-inventory",
+        action="store_true",
+        help=(
+            "with --size: keep every host of the inventory as it is and buy only what must be "
+            "added on top of it, of the --size types, so that everything any method can serve "
+            "is served (owned hosts cost no purchase; their power and licences still count)"
+        ),
+    )
+    parser.add_argument(
+        "--headroom",
+        type=_headroom,
+        default=0,
+        metavar="K",
+        help=(
+            "with --size: host failures each cluster tolerates (N+K, as vSphere HA's host "
+            "failures to tolerate): the K largest hosts of each cluster and GPU model stay "
+            "idle for failover and each new cluster gets K more servers; checked by restarting "
+            "the failed hosts' GPUs on the rest (default 0)"
+        ),
+    )
 
 
 def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -630,27 +669,7 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
             "'catalog' for all of them; repeat to let the plan choose among several types"
         ),
     )
-    parser.add_argument(
-        "--add-to-inventory",
-        action="store_true",
-        help=(
-            "with --size: keep every host of the inventory as it is and buy only what must be "
-            "added on top of it, of the --size types, so that everything any method can serve "
-            "is served (owned hosts cost no purchase; their power and licences still count)"
-        ),
-    )
-    parser.add_argument(
-        "--headroom",
-        type=_headroom,
-        default=0,
-        metavar="K",
-        help=(
-            "with --size: host failures each cluster tolerates (N+K, as vSphere HA's host "
-            "failures to tolerate): the K largest hosts of each cluster and GPU model stay "
-            "idle for failover and each new cluster gets K more servers; checked by restarting "
-            "the failed hosts' GPUs on the rest (default 0)"
-        ),
-    )
+    add_purchase_arguments(parser)
     parser.add_argument(
         "--methods",
         nargs="+",

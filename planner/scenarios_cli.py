@@ -23,7 +23,7 @@ __all__ = [
     "add_db_argument",
     "add_scenarios_command",
     "saved_from_args",
-    "saved_servers",
+    "saved_purchase",
 ]
 
 EXIT_OK = 0
@@ -72,12 +72,14 @@ def saved_from_args(args: argparse.Namespace) -> SavedScenario:
     return _store(args).open(args.scenario)
 
 
-def saved_servers(args: argparse.Namespace) -> tuple[ServerType, ...]:
-    """The server types saved with ``--scenario`` to size with (none when it fits the inventory,
-    or no scenario is named)."""
+def saved_purchase(args: argparse.Namespace) -> tuple[tuple[ServerType, ...], bool, int]:
+    """What the scenario ``--scenario`` names was saved to buy: its server types (none when it
+    fits the inventory, or no scenario is named), whether they go on top of the inventory, and
+    the host failures each cluster tolerates."""
     if getattr(args, "scenario", None) is None:
-        return ()
-    return _store(args).open(args.scenario).servers
+        return (), False, 0
+    saved = _store(args).open(args.scenario)
+    return saved.servers, saved.add_to_inventory, saved.headroom
 
 
 def _read(given: Path | Sequence[Path]) -> SavedFile:
@@ -107,7 +109,17 @@ def _run_save(args: argparse.Namespace) -> int:
         )
         scenario, problems = saved.scenario()
         servers = server_types(args.size or (), scenario.catalog)
-        saved = dataclasses.replace(saved, servers=servers)
+        if (args.add_to_inventory or args.headroom) and not servers:
+            raise StoreError(
+                "--add-to-inventory and --headroom size servers to buy: name their type with "
+                "--size TYPE (for example --size hgx-h100-8 or --size catalog)"
+            )
+        saved = dataclasses.replace(
+            saved,
+            servers=servers,
+            add_to_inventory=args.add_to_inventory,
+            headroom=args.headroom,
+        )
         name = _store(args).save(args.name, saved, replace=args.replace)
     except InputError as error:
         for problem in error.problems:
@@ -161,7 +173,7 @@ def _guarded(run: Any) -> Any:
 
 def add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``scenarios`` with its actions: list, save, duplicate, rename, delete."""
-    from planner.cli import add_scenario_arguments
+    from planner.cli import add_purchase_arguments, add_scenario_arguments
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "scenarios",
@@ -181,6 +193,7 @@ def add_scenarios_command(subparsers: Any) -> argparse.ArgumentParser:
         metavar="TYPE",
         help="size a new cluster of this server type (as plan --size; repeatable)",
     )
+    add_purchase_arguments(save)
     save.add_argument("--replace", action="store_true", help="replace a scenario of that name")
     add_db_argument(save)
     save.set_defaults(func=_guarded(_run_save))

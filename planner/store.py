@@ -30,6 +30,7 @@ from planner.inputs.inventory import ServerType, load_inventory, with_mig_cluste
 from planner.inputs.problems import InputProblem
 from planner.inputs.workloads import load_workloads
 from planner.scenario import Scenario
+from planner.solve.headroom import MAX_HEADROOM
 from planner.time.harvesting import HarvestSettings
 
 __all__ = [
@@ -50,9 +51,10 @@ __all__ = [
 
 DB_ENV = "GPU_PLANNER_DB"
 """Environment variable naming the scenario database file."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Layout of the database, kept in SQLite's ``user_version``; a newer file is refused, an older
-one upgraded in place (layout 2 added the harvest settings; layout-1 rows have none)."""
+one upgraded in place (layout 2 added the harvest settings, layout 3 the purchase question;
+older rows have none)."""
 MAX_NAME_LENGTH = 100
 """Longest scenario name [characters]."""
 BUSY_TIMEOUT_MS = 10_000
@@ -71,14 +73,18 @@ CREATE TABLE IF NOT EXISTS scenario (
     assumptions TEXT NOT NULL,
     mig_clusters TEXT,
     servers TEXT NOT NULL,
-    harvest TEXT
+    harvest TEXT,
+    purchase TEXT
 )
 """
-_UPGRADES = {1: "ALTER TABLE scenario ADD COLUMN harvest TEXT"}
+_UPGRADES = {
+    1: "ALTER TABLE scenario ADD COLUMN harvest TEXT",
+    2: "ALTER TABLE scenario ADD COLUMN purchase TEXT",
+}
 """The statement that brings a database of layout N to layout N + 1."""
 _COLUMNS = (
     "name, saved_at, inventory_name, inventory, workloads_name, workloads, own_gpus_name, "
-    "own_gpus, assumptions, mig_clusters, servers, harvest"
+    "own_gpus, assumptions, mig_clusters, servers, harvest, purchase"
 )
 
 
@@ -169,6 +175,17 @@ class SavedScenario:
     harvest: SavedHarvest | None = None
     """The Harvesting page's settings; None: the page's defaults (and scenarios saved before
     they were kept)."""
+    add_to_inventory: bool = False
+    """With ``servers``: buy them on top of the inventory rather than size a new cluster."""
+    headroom: int = 0
+    """With ``servers``: host failures each cluster tolerates (N+k) [hosts]."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.headroom <= MAX_HEADROOM:
+            raise ValueError(
+                f"headroom must be 0 to {MAX_HEADROOM} host failures per cluster, "
+                f"got {self.headroom}"
+            )
 
     def scenario(self) -> tuple[Scenario, tuple[InputProblem, ...]]:
         """The scenario these inputs describe and the input rows that were skipped.
@@ -310,7 +327,7 @@ class ScenarioStore:
         verb = "INSERT OR REPLACE" if replace else "INSERT"
         with self._write() as db:
             try:
-                db.execute(f"{verb} INTO scenario ({_COLUMNS}) VALUES ({_marks(12)})", row)
+                db.execute(f"{verb} INTO scenario ({_COLUMNS}) VALUES ({_marks(len(row))})", row)
             except sqlite3.IntegrityError:
                 raise ScenarioExistsError(
                     f"a scenario named '{key}' is already saved; choose another name or replace it"
@@ -391,12 +408,18 @@ def _encode(scenario: SavedScenario) -> tuple[object, ...]:
         None if scenario.mig_clusters is None else json.dumps(list(scenario.mig_clusters)),
         json.dumps(_plain(scenario.servers), sort_keys=True),
         None if scenario.harvest is None else json.dumps(_plain(scenario.harvest), sort_keys=True),
+        json.dumps(
+            {"add_to_inventory": scenario.add_to_inventory, "headroom": scenario.headroom},
+            sort_keys=True,
+        ),
     )
 
 
 def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
-    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest) = row
+    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest) = row[:10]
+    bought = row[10]
     try:
+        purchase = {} if bought is None else dict(json.loads(bought))
         return SavedScenario(
             inventory=SavedFile(inv_name, bytes(inv)),
             workloads=SavedFile(work_name, bytes(work)),
@@ -405,6 +428,8 @@ def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
             mig_clusters=None if mig is None else tuple(str(c) for c in json.loads(mig)),
             servers=tuple(_typed(ServerType, s) for s in json.loads(servers)),
             harvest=None if harvest is None else _typed(SavedHarvest, json.loads(harvest)),
+            add_to_inventory=_typed(bool, purchase.get("add_to_inventory", False)),
+            headroom=_typed(int, purchase.get("headroom", 0)),
         )
     except (ValueError, TypeError, KeyError) as error:
         raise StoreError(

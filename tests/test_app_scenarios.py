@@ -200,6 +200,10 @@ def test_a_saved_sizing_reopens_as_the_question_asked() -> None:
     assert fit.kind is QuestionKind.FIT
     assert (custom.kind, custom.server, custom.catalog_servers) == (QuestionKind.SIZE, shape, ())
     assert (catalog.kind, catalog.catalog_servers) == (QuestionKind.SIZE, (named, shape))
+    added = session_from_saved(
+        SavedScenario(*files, servers=(named,), add_to_inventory=True, headroom=2)
+    )[1]
+    assert (added.kind, added.catalog_servers, added.headroom) == (QuestionKind.ADD, (named,), 2)
 
 
 HARVESTING = "ui/pages/harvesting.py"

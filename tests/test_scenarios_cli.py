@@ -35,6 +35,29 @@ def test_a_saved_scenario_plans_like_its_files(
     assert _out(capsys)[0] != direct  # the saved PUE and vSphere release changed the plan
 
 
+def test_a_saved_purchase_on_top_of_the_inventory_plans_as_saved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scenario saved with --size, --add-to-inventory and --headroom plans as that question
+    again with `plan --scenario`; --headroom without --size is refused, nothing saved."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    half = tmp_path / "inventory.csv"
+    lines = (SAMPLE / "inventory.csv").read_text().splitlines()
+    half.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    asked = ["--inventory", str(half), "--size", "a16-vdi-8", "--add-to-inventory"]
+    assert main(["scenarios", "save", "grow", *asked, "--headroom", "1", *db]) == 0
+    _out(capsys)
+    saved = ScenarioStore(tmp_path / "s.sqlite").open("grow")
+    assert (saved.add_to_inventory, saved.headroom) == (True, 1)
+    assert main(["plan", *OPTIONS, *asked, "--headroom", "1"]) == 0
+    direct = _out(capsys)[0]
+    assert main(["plan", *OPTIONS, "--scenario", "grow", *db]) == 0
+    assert _out(capsys)[0] == direct
+    assert main(["scenarios", "save", "no type", "--headroom", "1", *db]) != 0
+    assert "--size" in _out(capsys)[1]
+    assert "no type" not in ScenarioStore(tmp_path / "s.sqlite").names()
+
+
 def test_the_database_comes_from_the_environment(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

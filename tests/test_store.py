@@ -60,6 +60,8 @@ def _edited() -> SavedScenario:
         assumptions=assumptions,
         mig_clusters=("dev-inference",),
         servers=(ServerType(gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048),),
+        add_to_inventory=True,
+        headroom=1,
         harvest=SavedHarvest(
             settings=HarvestSettings(
                 backlog_gpu_hours_per_day=0.1 + 0.2,
@@ -233,6 +235,7 @@ def test_a_database_saved_before_harvest_settings_opens_and_upgrades(tmp_path: P
     store = ScenarioStore(path)
     old = store.open("old")
     assert old.harvest is None
+    assert (old.add_to_inventory, old.headroom) == (False, 0)
     assert old.assumptions.max_slowdown == 2.0
     assert old.inventory == sample.inventory
     store.save("new", _edited())
@@ -259,6 +262,19 @@ def test_an_unknown_saved_setting_is_refused(store: ScenarioStore) -> None:
     with sqlite3.connect(store.path) as db:
         db.execute("UPDATE scenario SET assumptions = '{\"warp_drive\": 1}'")
     with pytest.raises(StoreError, match="warp_drive"):
+        store.open("s")
+
+
+@pytest.mark.parametrize(
+    "purchase",
+    ['{"headroom": 99}', '{"headroom": -1}', '{"headroom": "2"}', '{"add_to_inventory": 1}'],
+)
+def test_an_unusable_saved_purchase_is_refused(store: ScenarioStore, purchase: str) -> None:
+    """A saved headroom out of range or of the wrong kind is an error naming the scenario."""
+    store.save("s", _edited())
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE scenario SET purchase = ?", (purchase,))
+    with pytest.raises(StoreError, match="'s' cannot be read"):
         store.open("s")
 
 

@@ -69,6 +69,8 @@ def saved_from_session() -> SavedScenario:
         mig_clusters=inputs.mig_clusters,
         servers=_sized(asked),
         harvest=harvest_page(),
+        add_to_inventory=asked.kind is session.QuestionKind.ADD,
+        headroom=asked.headroom if _sized(asked) else 0,
     )
 
 
@@ -95,7 +97,7 @@ def _restore_harvest_page(harvest: SavedHarvest | None) -> None:
 
 def _sized(asked: session.Question) -> tuple[ServerType, ...]:
     """The server types the question sizes with, as the planner reads it (catalog types first)."""
-    if asked.kind is not session.QuestionKind.SIZE:
+    if asked.kind is session.QuestionKind.FIT:
         return ()
     if asked.catalog_servers:
         return asked.catalog_servers
@@ -120,14 +122,16 @@ def session_from_saved(saved: SavedScenario) -> tuple[session.ScenarioInputs, se
         mig_clusters=saved.mig_clusters,
         own_gpus=None if own is None else session.InputFile(name=own.name, content=own.content),
     )
-    size = session.QuestionKind.SIZE
+    kind = session.QuestionKind.ADD if saved.add_to_inventory else session.QuestionKind.SIZE
     match saved.servers:
         case ():
             return inputs, session.Question()
         case (server,) if not server.name:
-            return inputs, session.Question(kind=size, server=server)
+            return inputs, session.Question(kind=kind, server=server, headroom=saved.headroom)
         case servers:
-            return inputs, session.Question(kind=size, catalog_servers=servers)
+            return inputs, session.Question(
+                kind=kind, catalog_servers=servers, headroom=saved.headroom
+            )
 
 
 def open_saved(name: str) -> None:
