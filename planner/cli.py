@@ -48,10 +48,12 @@ from planner.time.harvesting import (
 )
 
 __all__ = [
+    "PURCHASE_NEEDS_SIZE",
     "SAMPLE_DIR",
     "SUBCOMMANDS",
     "add_input_file_arguments",
     "add_plan_command",
+    "add_purchase_arguments",
     "add_scenario_arguments",
     "build_parser",
     "main",
@@ -589,11 +591,7 @@ def _run_plan(args: argparse.Namespace) -> int:
         return stop
     methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
     if (add or headroom) and not servers:
-        print(
-            "plan: --add-to-inventory and --headroom size servers to buy: name their type "
-            "with --size TYPE (for example --size hgx-h100-8 or --size catalog)",
-            file=sys.stderr,
-        )
+        print(f"plan: {PURCHASE_NEEDS_SIZE}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not servers:
         result = plan_scenario(scenario, methods=methods)
@@ -618,6 +616,13 @@ def _run_plan(args: argparse.Namespace) -> int:
             return EXIT_WRITE_FAILED
         print(f"Wrote {args.out}")
     return EXIT_OK
+
+
+PURCHASE_NEEDS_SIZE = (
+    "--add-to-inventory and --headroom size servers to buy: name their type with --size TYPE "
+    "(for example --size hgx-h100-8 or --size catalog)"
+)
+"""Why ``--add-to-inventory`` or ``--headroom`` without ``--size`` is refused."""
 
 
 def add_purchase_arguments(parser: argparse.ArgumentParser) -> None:

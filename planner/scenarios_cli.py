@@ -98,7 +98,13 @@ def _read(given: Path | Sequence[Path]) -> SavedFile:
 
 def _run_save(args: argparse.Namespace) -> int:
     """Check the scenario plans (files usable), then save it under its name."""
-    from planner.cli import SAMPLE_INVENTORY, SAMPLE_WORKLOADS, _assumptions, server_types
+    from planner.cli import (
+        PURCHASE_NEEDS_SIZE,
+        SAMPLE_INVENTORY,
+        SAMPLE_WORKLOADS,
+        _assumptions,
+        server_types,
+    )
 
     try:
         saved = SavedScenario(
@@ -110,10 +116,7 @@ def _run_save(args: argparse.Namespace) -> int:
         scenario, problems = saved.scenario()
         servers = server_types(args.size or (), scenario.catalog)
         if (args.add_to_inventory or args.headroom) and not servers:
-            raise StoreError(
-                "--add-to-inventory and --headroom size servers to buy: name their type with "
-                "--size TYPE (for example --size hgx-h100-8 or --size catalog)"
-            )
+            raise StoreError(PURCHASE_NEEDS_SIZE)
         saved = dataclasses.replace(
             saved,
             servers=servers,

@@ -416,8 +416,7 @@ def _encode(scenario: SavedScenario) -> tuple[object, ...]:
 
 
 def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
-    (inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest) = row[:10]
-    bought = row[10]
+    inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest, bought = row
     try:
         purchase = {} if bought is None else dict(json.loads(bought))
         return SavedScenario(

@@ -218,7 +218,7 @@ def single_plans(inputs: ScenarioInputs, asked: Question) -> ScenarioPlan:
 
 def _sizing_servers(asked: Question) -> tuple[ServerType, ...]:
     """The server types a sizing may buy; PlanningError when the question names none."""
-    servers = asked.catalog_servers or (() if asked.server is None else (asked.server,))
+    servers = asked.servers
     if not servers:
         raise PlanningError("choose a server type to size a cluster")
     return servers

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from planner.inputs.inventory import ServerType
 from planner.store import (
     SavedFile,
     SavedHarvest,
@@ -61,16 +60,17 @@ def saved_from_session() -> SavedScenario:
     """This session's committed inputs and question, as the store keeps them."""
     inputs, asked = session.scenario_inputs(), session.question()
     own = inputs.own_gpus
+    servers = asked.servers
     return SavedScenario(
         inventory=SavedFile(inputs.inventory.name, inputs.inventory.content),
         workloads=SavedFile(inputs.workloads.name, inputs.workloads.content),
         assumptions=inputs.assumptions,
         own_gpus=None if own is None else SavedFile(own.name, own.content),
         mig_clusters=inputs.mig_clusters,
-        servers=_sized(asked),
+        servers=servers,
         harvest=harvest_page(),
         add_to_inventory=asked.kind is session.QuestionKind.ADD,
-        headroom=asked.headroom if _sized(asked) else 0,
+        headroom=asked.headroom if servers else 0,
     )
 
 
@@ -93,15 +93,6 @@ def _restore_harvest_page(harvest: SavedHarvest | None) -> None:
     session.keep_harvest_choice(session.HarvestChoice())
     for key in [k for k in st.session_state if str(k).startswith(_HARVEST_WIDGETS)]:
         del st.session_state[key]
-
-
-def _sized(asked: session.Question) -> tuple[ServerType, ...]:
-    """The server types the question sizes with, as the planner reads it (catalog types first)."""
-    if asked.kind is session.QuestionKind.FIT:
-        return ()
-    if asked.catalog_servers:
-        return asked.catalog_servers
-    return () if asked.server is None else (asked.server,)
 
 
 def _input_file(saved: SavedFile, sample: session.InputFile) -> session.InputFile:

@@ -122,6 +122,14 @@ class Question:
     headroom: int = 0
     """Host failures each cluster tolerates when sizing (N+k) [hosts]."""
 
+    @property
+    def servers(self) -> tuple[ServerType, ...]:
+        """The server types the question sizes with (the catalog's choice, else ``server``);
+        none when it fits the inventory."""
+        if self.kind is QuestionKind.FIT:
+            return ()
+        return self.catalog_servers or (() if self.server is None else (self.server,))
+
 
 def sample_inputs() -> ScenarioInputs:
     """The bundled sample scenario with default assumptions."""

@@ -248,7 +248,7 @@ class SharingMethod(ABC):
     ``Assumptions.method_settings``; a setting shared by several methods is one ``Setting``
     object they all list."""
     settings: ClassVar[tuple[str, ...]] = ()
-    """Every assumption the method reads: ``Assumptions`` fields and its settings' names."""
+    """The ``Assumptions`` fields the method reads, beyond its own settings."""
     constants: ClassVar[tuple[ModelConstant, ...]] = ()
     """The constants of the method's slowdown model."""
     slowdown_summary: ClassVar[str] = ""

@@ -168,7 +168,7 @@ class Fractional(SharingMethod):
     scope = RoleScope.HOST
     platforms = frozenset({Platform.KUBERNETES})
     own_settings = (AI_ENTERPRISE_USD,)
-    settings = (AI_ENTERPRISE_USD.name, "shortfall")
+    settings = ("shortfall",)
     constants = (ISOLATION_OVERHEAD,)
     slowdown_summary = (
         "capped shares of compute and memory; a little slower while co-tenants are busy"

@@ -209,7 +209,6 @@ class KubernetesMig(KubernetesMethod):
     # Pattern MILPs whose size depends on layouts, not pod counts.
     exact_max_instances = 100_000
     own_settings = (*KubernetesMethod.own_settings, STRATEGY)
-    settings = (STRATEGY.name, *KubernetesMethod.settings)
     slowdown_summary = "hardware-isolated MIG devices; slower only with less compute than asked"
 
     def unusable_host_reason(self, host: Host, model: GpuModel) -> str | None:

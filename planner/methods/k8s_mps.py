@@ -202,7 +202,6 @@ class Mps(KubernetesMethod):
     # One-dimensional packing, optimal by construction.
     exact_max_instances = 100_000
     own_settings = (*KubernetesMethod.own_settings, REPLICAS)
-    settings = (REPLICAS.name, *KubernetesMethod.settings)
     constants = (_INTERFERENCE,)
     slowdown_summary = "1/replicas of the GPU's threads per pod, clients run at once"
 

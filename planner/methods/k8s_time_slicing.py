@@ -411,7 +411,6 @@ class TimeSlicing(KubernetesMethod):
     # Pattern MILPs whose size depends on the pod sizes and replicas, not the pod count.
     exact_max_instances = 100_000
     own_settings = (*KubernetesMethod.own_settings, REPLICAS)
-    settings = (REPLICAS.name, *KubernetesMethod.settings)
     constants = (_SWITCH, _SHARE)
     slowdown_summary = "equal time slices with busy pods on the GPU; no memory isolation"
     map_note = (

@@ -49,7 +49,7 @@ class KubernetesMethod(SharingMethod):
     platforms = frozenset({Platform.KUBERNETES})
     instances_on_gpu_host = True
     own_settings: ClassVar[tuple[Setting[Any], ...]] = (AI_ENTERPRISE,)
-    settings: ClassVar[tuple[str, ...]] = (AI_ENTERPRISE.name, "licence_usd_per_gpu_year")
+    settings: ClassVar[tuple[str, ...]] = ("licence_usd_per_gpu_year",)
 
     def licence_usd_per_gpu_year(self, host: Host, assumptions: Assumptions) -> float:
         """NVIDIA AI Enterprise per GPU in use when ``kubernetes_ai_enterprise`` is on, else 0:

@@ -561,7 +561,7 @@ def _method_rows_hold(
     planning: bool,
 ) -> None:
     """Σ_c use[c,m][d] x[c,m,t] <= Σ_p pattern[p][d] y[m,t,p] in every dimension; for a bound,
-    rows that follow the clock count a class's active instances (see ``_active_at_least``)."""
+    rows that follow the clock count a class's active instances (see ``_Resting``)."""
     resting = _Resting()
     for method, t in pairs:
         demand = demands[(method, types[t].model.name)]

@@ -522,18 +522,17 @@ def _fit_densest_first(
         max(float(cluster.ram.sum()), _TOLERANCE),
     )
 
-    def share(r: ShareRequest) -> tuple[float, float, float]:
-        return (r.size_milli / free[0], r.cpu_cores / free[1], r.ram_gib / free[2])
-
-    def density(i: int) -> float:
-        r = requests[i]
-        return r.size_milli / max(sum(share(r)), _TOLERANCE)
-
-    order = sorted(chosen, key=lambda i: (-density(i), -requests[i].size_milli, i))
+    # Each request's share of the free GPUs, cores and RAM.
+    shares = {
+        i: (r.size_milli / free[0], r.cpu_cores / free[1], r.ram_gib / free[2])
+        for i, r in ((i, requests[i]) for i in chosen)
+    }
+    density = {i: requests[i].size_milli / max(sum(shares[i]), _TOLERANCE) for i in chosen}
+    order = sorted(chosen, key=lambda i: (-density[i], -requests[i].size_milli, i))
     used = [0.0, 0.0, 0.0]
     cut = len(order)
     for k, i in enumerate(order):
-        used = [u + s for u, s in zip(used, share(requests[i]), strict=True)]
+        used = [u + s for u, s in zip(used, shares[i], strict=True)]
         if max(used) > 1.0:
             cut = k
             break
@@ -837,7 +836,7 @@ def fit_shares(
         chosen = [i for i, r in enumerate(requests) if r.priority == priority]
         level = _fit_level(requests, chosen, cluster.copy())
         if level.missed and shortfall is Shortfall.INSTANCES:
-            allocated = sum(requests[i].size_milli for i in level.placed)
+            allocated = _allocated(requests, level)
             other = _fit_smallest_first(requests, chosen, cluster.copy(), allocated)
             if len(other.placed) > len(level.placed):
                 level = other
