@@ -143,3 +143,34 @@ def test_exact_host_count_matches_brute_force() -> None:
     assignment, proven = solved
     assert proven
     assert len(set(assignment)) == _brute_force_hosts(requests, 4, 32) == 4
+
+
+def test_largest_first_is_kept_when_urgent_first_strands_cores() -> None:
+    """Two urgent 24-core GPUs placed first share one 112-core host and leave 64 cores, too few
+    for an 80-core GPU; largest first gives each 80-core GPU a host and both 24-core GPUs still
+    fit beside them."""
+    pool = HostPool([host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112) for i in (1, 2)])
+    requests = [
+        _request("small-a", cores=24, priority=1, model="H100-80GB-SXM"),
+        _request("small-b", cores=24, priority=1, model="H100-80GB-SXM"),
+        _request("vdi-a", cores=80, priority=2, model="H100-80GB-SXM"),
+        _request("vdi-b", cores=80, priority=2, model="H100-80GB-SXM"),
+    ]
+    result = assign_hosts(requests, pool)
+    assert result.not_placed == ()
+    cores: dict[str, float] = {}
+    for p in result.placements:
+        cores[p.host] = cores.get(p.host, 0.0) + {"s": 24.0, "v": 80.0}[p.workload[0]]
+    assert sorted(cores.values()) == [104.0, 104.0]
+    assert pool.free_cores == [8.0, 8.0]  # the pool holds what was kept
+
+
+def test_urgent_first_is_kept_when_largest_first_would_drop_urgent_work() -> None:
+    """With room for one of two requests, the urgent one is placed even though it is smaller:
+    largest first is only kept when it leaves out fewer instances, most urgent level first."""
+    pool = HostPool([host("h1", gpus=1, cpu_cores=64)])
+    result = assign_hosts(
+        [_request("big", cores=48, priority=2), _request("urgent", cores=8, priority=1)], pool
+    )
+    assert [p.instance for p in result.placements] == ["urgent#1"]
+    assert [n.instance for n in result.not_placed] == ["big#1"]

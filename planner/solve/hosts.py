@@ -5,9 +5,10 @@ module places those requests on physical hosts. A request takes as many free GPU
 it has loads, plus its cores and RAM, all on one host. Requests are placed most urgent first
 (priority 1 before 2), larger first within a priority, each on the host that leaves the fewest
 GPUs free (best fit; ties go to the host with the most free cores, then RAM, then listed
-first). Requests with different non-empty ``host_group`` never share a host (vGPU host-equal
-mode, MIG's single strategy on Kubernetes). What does not fit becomes ``NotPlaced`` with the
-resource that ran out.
+first); when that leaves some out, largest first whatever the priority is kept if it leaves
+fewer out, level by level. Requests with different non-empty ``host_group`` never share a host
+(vGPU host-equal mode, MIG's single strategy on Kubernetes). What does not fit becomes
+``NotPlaced`` with the resource that ran out.
 
 When sizing a cluster, ``HostPool`` is given a way to open new hosts of one server type and opens
 one whenever no open host fits.
@@ -93,6 +94,10 @@ class HostPool:
         clone._largest = dict(self._largest)
         clone.opened = self.opened
         return clone
+
+    def adopt(self, other: HostPool) -> None:
+        """Take ``other``'s state (a copy of this pool, placed on) as this pool's own."""
+        self.__dict__.update(other.__dict__)
 
     def free_gpu_count(self, model: str) -> int:
         """Free GPUs of ``model`` over all hosts in the pool."""
@@ -241,15 +246,16 @@ class HostAssignment:
     """(host, GPU index) -> configuration of that GPU, for every GPU given a load."""
 
 
-def request_order(requests: Sequence[HostRequest]) -> list[int]:
-    """Indices of ``requests`` in placing order: priority, then more GPUs, cores, RAM first.
+def request_order(requests: Sequence[HostRequest], *, urgent_first: bool = True) -> list[int]:
+    """Indices of ``requests`` in placing order: priority (unless not ``urgent_first``), then
+    more GPUs, cores, RAM first.
 
     Ties keep the input order, so equal inputs give equal plans.
     """
     return sorted(
         range(len(requests)),
         key=lambda i: (
-            requests[i].priority,
+            requests[i].priority if urgent_first else 0,
             -len(requests[i].loads),
             -requests[i].cpu_cores,
             -requests[i].ram_gib,
@@ -282,16 +288,49 @@ def assign_hosts(
     fixed : when given, ``requests[i]`` goes to host ``fixed[i]`` of the pool (an exact
         solution from ``min_hosts_exact``) if it fits there.
 
+    When urgent first leaves requests out, largest first whatever their priority is tried on
+    the same hosts and kept if it leaves fewer instances out, most urgent level first: urgent
+    requests placed first can strand cores that larger ones needed (four 24-core GPUs on a
+    112-core host leave no room for an 80-core one).
+
     Returns
     -------
     HostAssignment : one ``Placement`` per slot placed, one ``NotPlaced`` per instance of a
         request that did not fit, with the reason.
     """
+    if fixed is not None:
+        return _assign(requests, pool, request_order(requests), fixed)
+    trial = pool.copy()
+    assigned = _assign(requests, trial, request_order(requests), None)
+    if assigned.not_placed:
+        largest = pool.copy()
+        by_size = _assign(requests, largest, request_order(requests, urgent_first=False), None)
+        if _left_out(by_size, requests) < _left_out(assigned, requests):
+            assigned, trial = by_size, largest
+    pool.adopt(trial)
+    return assigned
+
+
+def _left_out(assigned: HostAssignment, requests: Sequence[HostRequest]) -> list[int]:
+    """Instances left out per priority level, most urgent first (compared as a list)."""
+    level = {slot.instance: r.priority for r in requests for load in r.loads for slot in load.slots}
+    counts = dict.fromkeys(sorted(set(level.values())), 0)
+    for miss in {n.instance for n in assigned.not_placed}:
+        counts[level[miss]] += 1
+    return list(counts.values())
+
+
+def _assign(
+    requests: Sequence[HostRequest],
+    pool: HostPool,
+    order: Sequence[int],
+    fixed: Sequence[int] | None,
+) -> HostAssignment:
     placements: list[Placement] = []
     not_placed: list[NotPlaced] = []
     configs: dict[tuple[str, int], str] = {}
     reasons: dict[tuple[str, int, float, float, str], str] = {}
-    for i in request_order(requests):
+    for i in order:
         request = requests[i]
         spot = pool.place(request) if fixed is None else pool.place_on(fixed[i], request)
         if spot is None:

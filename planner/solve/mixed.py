@@ -33,7 +33,9 @@ chosen by a MILP over counts, then placed on hosts and checked:
    host-wide role's host; (3) ties to fewer GPUs.
 4. **Placement**: the instances each option got are packed by the method's own packer and put
    on that type's hosts (host-wide methods on hosts of their own); anything that does not fit is
-   tried again on the other options of its class, cheapest first.
+   tried again on the other options of its class, cheapest first. Where a type could not take
+   what the MILP gave it, the MILP is solved again with that type held to what it took
+   (``_solve_and_place``).
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
@@ -772,17 +774,25 @@ def solve_counts(
     rates: Rates,
     *,
     served: Mapping[str, int] | None = None,
+    caps: Mapping[tuple[str, Method, int], int] | None = None,
     relax: bool = False,
     limits: SolverLimits | None = None,
 ) -> Counts | None:
     """The MILP of the module docstring. With ``served`` (class -> instances), exactly that many
     instances of each class are served and no tie break is added, as for a lower bound on a
-    given plan's cost (``Counts.dual_bound_usd``)."""
+    given plan's cost (``Counts.dual_bound_usd``). ``caps`` ((class, method, host type) ->
+    instances) holds options to what placement managed there (a plan's cut, never a bound's)."""
     tie_break = served is None
     limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types)
     model, rows, flat = _build(scenario, types, groups, demands, rates, planning=served is None)
+    for k, (i, option) in enumerate(flat):
+        cap = sum(
+            (caps or {}).get((w.name, option.method, option.host_type), w.instances)
+            for w in groups[i].members
+        )
+        model.bound(rows.x[k], 0.0, float(cap))
     if served is not None:
         for i, group in enumerate(groups):
             wanted = sum(served.get(w.name, 0) for w in group.members)
@@ -944,10 +954,7 @@ def recommend(
     found, refusals = options(scenario, types, methods)
     isolated: set[str] = set()
     for _ in range(_LIMIT_ROUNDS):
-        counts = (solve_counts(scenario, types, found, rates) if found else None) or _NO_COUNTS
-        placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
-        _place(scenario, types, counts, found, placing, isolated)
-        _retry(scenario, types, found, refusals, rates, placing)
+        counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
         opened = available
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
@@ -969,6 +976,103 @@ def recommend(
 
 _LIMIT_ROUNDS = 4
 """Placements checked against the classes' slowdown limits at most this many times."""
+
+_PLACEMENT_ROUNDS = 3
+"""MILP solves at most per placement, each held to what the previous placements managed."""
+
+
+def _solve_and_place(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    refusals: Sequence[Refusal],
+    rates: Rates,
+    isolated: Set[str],
+) -> tuple[Counts, _Placing]:
+    """The MILP's counts placed on hosts, the best of a few rounds.
+
+    The MILP sums cores and RAM over a type's hosts, so its mix may not fit host by host (an
+    80-core GPU's instances beside four 24-core ones on a 112-core host). When placement could
+    not put on a type all the instances the MILP gave it, the next solve holds every option on
+    that type to what was placed there (what fitted once), so the MILP itself chooses where
+    the rest go; the plan kept leaves out the fewest instances by priority, then costs least
+    (``_plan_usd_per_year``).
+    """
+    caps: dict[tuple[str, Method, int], int] = {}
+    best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
+    for _ in range(_PLACEMENT_ROUNDS):
+        counts = (
+            solve_counts(scenario, types, found, rates, caps=caps) if found else None
+        ) or _NO_COUNTS
+        placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
+        _place(scenario, types, counts, found, placing, isolated)
+        short = _short_types(counts, _placed_per_option(placing, types))
+        _retry(scenario, types, found, refusals, rates, placing)
+        key = (_left_out(scenario, placing), _plan_usd_per_year(placing, types, rates))
+        if best is None or key < best[0]:
+            best = (key, counts, placing)
+        if not short:
+            break
+        # What fits there now includes what the retry added.
+        placed = _placed_per_option(placing, types)
+        held = {
+            (o.workload, o.method, o.host_type): placed.get((o.workload, o.method, o.host_type), 0)
+            for o in found
+            if o.host_type in short
+        }
+        if held.items() <= caps.items():
+            break  # the next solve would be this one
+        caps.update(held)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _placed_per_option(
+    placing: _Placing, types: Sequence[HostType]
+) -> dict[tuple[str, Method, int], int]:
+    """(class, method, host type) -> instances placed so far."""
+    type_of = {h.name: t for t, ht in enumerate(types) for h in ht.hosts}
+    placed: dict[tuple[str, Method, int], set[str]] = {}
+    for p in placing.placements:
+        key = (p.workload, placing.roles[(p.host, p.gpu_index)], type_of[p.host])
+        placed.setdefault(key, set()).add(p.instance)
+    return {key: len(ids) for key, ids in placed.items()}
+
+
+def _short_types(counts: Counts, placed: Mapping[tuple[str, Method, int], int]) -> set[int]:
+    """Host types where placement put fewer instances of an option than the MILP did."""
+    return {key[2] for key, wanted in counts.served.items() if placed.get(key, 0) < wanted}
+
+
+def _left_out(scenario: Scenario, placing: _Placing) -> list[int]:
+    """Instances not placed per priority level, most urgent first (compared as a list)."""
+    placed = {p.instance for p in placing.placements}
+    levels = sorted({w.priority for w in scenario.workloads})
+    by_name = {w.name: w.priority for w in scenario.workloads}
+    left = dict.fromkeys(levels, 0)
+    for miss in placing.missed.values():
+        if miss.instance not in placed:
+            left[by_name[miss.workload]] += 1
+    return list(left.values())
+
+
+def _plan_usd_per_year(placing: _Placing, types: Sequence[HostType], rates: Rates) -> float:
+    """What the placed plan costs per year at ``rates``: its GPUs under their roles, the hosts
+    they are on and host-wide roles' networks (busy power left out, as in the MILP)."""
+    host_of = {h.name: h for ht in types for h in ht.hosts}
+    roles_on: dict[str, set[Method]] = {}
+    total = 0.0
+    for (name, _), method in placing.roles.items():
+        total += rates.gpu_usd_per_year(method, host_of[name])
+        roles_on.setdefault(name, set()).add(method)
+    for name, methods in roles_on.items():
+        total += rates.host_usd_per_year(host_of[name])
+        total += sum(
+            rates.network_usd_per_host_year(m, host_of[name])
+            for m in methods
+            if METHODS[m].scope is RoleScope.HOST
+        )
+    return total
 
 
 def over_limit(scenario: Scenario, plan: MethodPlan) -> set[str]:
