@@ -173,6 +173,23 @@ def test_an_unexpected_planner_failure_is_a_readable_error(monkeypatch: pytest.M
     assert not at.dataframe  # nothing half-rendered after the error
 
 
+@pytest.mark.usefixtures("_fresh_caches")
+def test_the_answer_shows_before_its_bounds_are_proven(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recommended plan's one-sentence answer needs no bound, so it is on screen while the
+    bounds are proven: here proving fails, and the answer drafted before it is still shown."""
+
+    def unproven(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("while proving the bounds")
+
+    monkeypatch.setattr(planning, "with_recommended", unproven)
+    at = _app().run()
+    assert not at.exception
+    draft = planning.recommended_draft(session.sample_inputs(), session.Question())
+    assert draft is not None
+    assert [s.value for s in at.success] == [draft.recommended.headline()]
+    assert "while proving the bounds" in at.error[0].value
+
+
 def test_an_inventory_without_usable_hosts_says_what_to_do() -> None:
     """With no usable host the page says which row failed and how to fix it, and plans nothing."""
     at = _app()

@@ -218,8 +218,9 @@ def plan_with_headline(
     then: Callable[[], object] = lambda: None,
 ) -> ScenarioPlan:
     """Plan ``inputs`` and show the headline cards as the plans come: each single method's card
-    as soon as its plan is made, then the recommended plan's figures once it is chosen, then every
-    card again once its bounds are proven (the mix and its bounds take longest).
+    as soon as its plan is made, then the recommended plan's figures and its one-sentence answer
+    once it is chosen, then every card again once its bounds are proven (the mix and its bounds
+    take longest).
     The spinner of the mix shows in ``mixing_slot``; ``then`` is called once the single methods'
     cards are on screen, before the mix. After an Apply on the Assumptions page the cards show
     the change against the assumptions applied before."""
@@ -245,16 +246,20 @@ def plan_with_headline(
             lambda: planning.recommended_draft(inputs, asked), doing="plan the scenario"
         )
         draft_before = _plan_before(planning.recommended_draft, before, asked)
+    # The answer's sentence needs no bound: it shows while the bounds are proven.
+    answer = mixing_slot.empty()
     if draft is not None:
         with recommended_card.container(border=True, key="drafted_headline_recommended"):
             previous = None if draft_before is None else draft_before.recommended.result
             _plan_card(draft.recommended.result, previous, lowest_cost=False)
             st.caption(":material/hourglass_top: Proving how close it is to the best possible.")
+        answer.success(draft.recommended.headline(), icon=":material/recommend:")
     with mixing_slot, st.spinner("Proving how close the recommended plan is to the best possible…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
         )
         plan_before = _plan_before(planning.scenario_plan, before, asked)
+    answer.empty()
     with cards.container():
         headline(plan, previous=plan_before)
     return plan
