@@ -362,3 +362,19 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
 
 def plan_served(plan: MethodPlan) -> int:
     return len({p.instance for p in plan.placements})
+
+
+def test_the_bound_counts_pooled_instances_that_cannot_share_a_gpu() -> None:
+    """Five always-on notebooks of 17 GiB on 48 GiB GPUs: two fit on one GPU, so the pool needs
+    three GPUs though their memory adds up to 1.77. The bound agrees (its rows round each share
+    where it cannot be cut finer), so the plan is proven to use the fewest GPUs."""
+    scenario = _scenario(
+        [host("pool", "L40S", 4)],
+        [workload("nb", kind=WorkloadKind.NOTEBOOK, instances=5, gpus=0.3, memory_gib=17)],
+    )
+    mixed_plan = recommend(scenario, AnnualRates(scenario), methods=(Method.REMOTE_POOL,))
+    plan = mixed_plan.plan
+    assert check_plan(plan, scenario) == []
+    assert _gpus(plan, Method.REMOTE_POOL) == 3
+    bound = gpu_lower_bound(scenario, mixed_plan.types, mixed_plan.options, {"nb": 5})
+    assert bound == 3

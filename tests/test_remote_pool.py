@@ -23,8 +23,9 @@ from planner.methods.remote_pool import (
 from planner.output.report import placement_frame
 from planner.plan import SolveStatus
 from planner.solve.feasibility import check_plan
-from planner.solve.packing import packing_gpus, plan_method
+from planner.solve.packing import instances_of, packing_gpus, plan_method
 from tests.builders import ALWAYS, NIGHT, OFFICE, gpu_model, host, scenario_of, workload
+from tests.k8s_fixtures import fewest_gpus
 
 L40S = gpu_model("L40S", 48.0)
 CATALOG = Catalog(gpus={"L40S": L40S}, vgpu_profiles={}, mig_profiles={})
@@ -223,3 +224,20 @@ def test_the_placement_sheet_shows_each_pooled_instance_s_compute_share() -> Non
     )
     sheet = placement_frame(measure_plan(plan_method(Method.REMOTE_POOL, scenario), scenario))
     assert sorted(sheet["compute_share"]) == [0.25, 0.25, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("memory_gib", "instances", "gpus"),
+    [(17.0, 5, 3), (25.0, 3, 3), (14.0, 7, 3), (12.0, 8, 2), (16.0, 4, 2)],
+)
+def test_the_rows_count_instances_that_cannot_share_a_gpu_by_memory(
+    memory_gib: float, instances: int, gpus: int
+) -> None:
+    """Five always-active 17 GiB instances on 48 GiB GPUs need three GPUs (two fit on one),
+    though their memory adds up to 1.77 GPUs: the rounded rows (a dual feasible function of
+    each instance's share) give the bound its third GPU, and never more than the exact packing
+    uses."""
+    classes = [workload("w", instances=instances, gpus=0.3, memory_gib=memory_gib, schedule=ALWAYS)]
+    demand = REMOTE_POOL.gpu_demand(classes, L40S, CATALOG, Assumptions())
+    packing = REMOTE_POOL.pack_exact(instances_of(classes), L40S, CATALOG, Assumptions())
+    assert fewest_gpus(demand, {"w": instances}) == packing_gpus(packing) == gpus

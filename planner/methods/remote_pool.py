@@ -111,6 +111,20 @@ def active_hours(workload: WorkloadClass, index: int) -> tuple[bool, ...]:
     )
 
 
+_DFF_MAX_K = 8
+"""Rounded memory rows (``_dual_feasible``) are added for each ``k`` = instances of one class
+that fit on a GPU, up to this many: beyond it rounding gains under 1/k of a GPU per instance."""
+
+
+def _dual_feasible(x: float, k: int) -> float:
+    """Fekete and Schepers' dual feasible function ``u(k)`` of a share ``x`` of one GPU: shares
+    that fit on one GPU together keep a sum of at most 1 once rounded, so rows of rounded shares
+    still bound every packing, and count shares too large to pair up."""
+    if abs((k + 1) * x - round((k + 1) * x)) < 1e-9:
+        return x
+    return math.floor((k + 1) * x + 1e-9) / k
+
+
 @functools.lru_cache(maxsize=4096)
 def _active_counts(instances: int, schedule: tuple[float, ...]) -> tuple[int, ...]:
     """Instances of a class of ``instances`` active in each hour: ``round(share[h] × n)``, half
@@ -663,30 +677,46 @@ class RemotePool(SharingMethod):
         GPUs for a gang) times the share of its class active in that hour; a GPU offers all of
         its memory in every hour. A relaxation: it lets shares of a GPU be cut finer than
         instances, and ``resting`` lets a bound hand the pool a class's least active instances
-        (``use`` spreads the activity evenly, as a plan is built)."""
+        (``use`` spreads the activity evenly, as a plan is built). The same hours again with
+        each share rounded by a dual feasible function, once per ``k`` instances of one class
+        that fit on a GPU (``_DFF_MAX_K``), tighten it where shares cannot be cut: five 17 GiB
+        instances on 48 GiB GPUs need three, not two."""
         capacity = capacity_units(model)
+        eligible = [w for w in workloads if _ineligible_reason(w) is None]
+        sizes: dict[str, float] = {}
+        fit: dict[str, int] = {}  # instances per GPU when placed whole
+        for w in eligible:
+            gpus = gpus_per_instance(w, model)
+            share = share_units(w, model)
+            sizes[w.name] = float(gpus) if gpus else share / capacity
+            fit[w.name] = 0 if gpus else max(capacity // max(share, 1), 1)
+        rounded = sorted({min(k, _DFF_MAX_K) for k in fit.values() if k})
         use: dict[str, tuple[float, ...]] = {}
         packed: dict[str, tuple[float, ...]] = {}
         resting: dict[str, tuple[int, ...]] = {}
         while_active: dict[str, tuple[float, ...]] = {}
-        for w in workloads:
-            if _ineligible_reason(w) is not None:
-                continue
-            gpus = gpus_per_instance(w, model)
-            share = share_units(w, model)
-            size = float(gpus) if gpus else share / capacity
+        for w in eligible:
+            size = sizes[w.name]
             # Placed whole, an instance takes 1/k of a GPU when k of its size fit on one.
-            whole = float(gpus) if gpus else 1.0 / max(capacity // max(share, 1), 1)
+            whole = 1.0 / fit[w.name] if fit[w.name] else size
             counts = _active_counts(w.instances, w.daily_schedule)
-            use[w.name] = tuple(size * (n / w.instances) for n in counts)
-            packed[w.name] = tuple(whole * (n / w.instances) for n in counts)
-            resting[w.name] = tuple(w.instances - n for n in counts)
-            while_active[w.name] = (size,) * HOURS_PER_DAY
-        hours = tuple(f"memory in hour {h}" for h in range(HOURS_PER_DAY))
+            shares = (size, *(_dual_feasible(size, k) if fit[w.name] else size for k in rounded))
+            use[w.name] = tuple(z * (n / w.instances) for z in shares for n in counts)
+            # Whole instances per GPU imply the rounded rows (k of them fit: k u(x) <= 1): a
+            # plan needs none.
+            placed = (whole, *(0.0 for _ in rounded))
+            packed[w.name] = tuple(z * (n / w.instances) for z in placed for n in counts)
+            resting[w.name] = tuple(w.instances - n for _ in shares for n in counts)
+            while_active[w.name] = tuple(z for z in shares for _ in counts)
+        hours = tuple(
+            f"memory in hour {h}{'' if k == 0 else f' (rounded, k={k})'}"
+            for k in (0, *rounded)
+            for h in range(HOURS_PER_DAY)
+        )
         return GpuDemand(
             hours,
             use,
-            ((1.0,) * HOURS_PER_DAY,),
+            ((1.0,) * len(hours),),
             exact=False,
             packed=packed,
             resting=resting,
