@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from planner.inputs.inventory import ServerType
 from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import (
@@ -174,3 +176,22 @@ def test_urgent_first_is_kept_when_largest_first_would_drop_urgent_work() -> Non
     )
     assert [p.instance for p in result.placements] == ["urgent#1"]
     assert [n.instance for n in result.not_placed] == ["big#1"]
+
+
+@pytest.mark.parametrize(("fewest_hosts", "in_use"), [(False, 3), (True, 2)])
+def test_fewest_hosts_keeps_largest_first_when_it_uses_fewer_hosts(
+    fewest_hosts: bool, in_use: int
+) -> None:
+    """Urgent first puts two 24-core GPUs on one 112-core host and each 80-core GPU on a host of
+    its own: three hosts. Asked for the fewest hosts, largest first pairs each 80-core GPU with
+    a 24-core one: two hosts, every request placed either way."""
+    pool = HostPool([host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112) for i in (1, 2, 3)])
+    requests = [
+        _request("small-a", cores=24, priority=1, model="H100-80GB-SXM"),
+        _request("small-b", cores=24, priority=1, model="H100-80GB-SXM"),
+        _request("vdi-a", cores=80, priority=2, model="H100-80GB-SXM"),
+        _request("vdi-b", cores=80, priority=2, model="H100-80GB-SXM"),
+    ]
+    result = assign_hosts(requests, pool, fewest_hosts=fewest_hosts)
+    assert result.not_placed == ()
+    assert len({p.host for p in result.placements}) == pool.hosts_in_use() == in_use

@@ -19,7 +19,7 @@ from planner.measure.result import measure_plan
 from planner.methods.registry import Method
 from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario
-from planner.plan import MethodPlan
+from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
@@ -378,3 +378,35 @@ def test_the_bound_counts_pooled_instances_that_cannot_share_a_gpu() -> None:
     assert _gpus(plan, Method.REMOTE_POOL) == 3
     bound = gpu_lower_bound(scenario, mixed_plan.types, mixed_plan.options, {"nb": 5})
     assert bound == 3
+
+
+def test_the_bound_knows_a_host_s_cores_come_with_its_gpus() -> None:
+    """Fifty-five 4-core desktops that must live-migrate, twenty to an H100 under vGPU, on 8-GPU
+    hosts of 112 cores: three GPUs need three hosts (two GPUs on one host carry 28 desktops,
+    not 40), or four GPUs two. Cores summed over the hosts would let the bound count three GPUs
+    on two hosts; counted host by host it does not, and the plan is proven optimal."""
+    scenario = _scenario(
+        [host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112, ram_gib=2048) for i in range(3)],
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=55,
+                gpus=0.05,
+                memory_gib=4,
+                busy_fraction=0.1,
+                schedule=OFFICE,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+            )
+        ],
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert check_plan(plan, scenario) == []
+    hosts = len({key[0] for key in plan.gpu_configs})
+    assert (len(plan.gpu_configs), hosts) in {(3, 3), (4, 2)}
+    assert plan.status is SolveStatus.OPTIMAL
+    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)

@@ -99,6 +99,16 @@ class HostPool:
         """Take ``other``'s state (a copy of this pool, placed on) as this pool's own."""
         self.__dict__.update(other.__dict__)
 
+    def hosts_in_use(self) -> int:
+        """Hosts with a GPU, a core or RAM given out."""
+        return sum(
+            1
+            for i, host in enumerate(self.hosts)
+            if len(self.free_gpus[i]) < host.gpus
+            or self.free_cores[i] < host.cpu_cores
+            or self.free_ram[i] < host.ram_gib
+        )
+
     def free_gpu_count(self, model: str) -> int:
         """Free GPUs of ``model`` over all hosts in the pool."""
         return sum(
@@ -278,6 +288,7 @@ def assign_hosts(
     pool: HostPool,
     *,
     fixed: Sequence[int] | None = None,
+    fewest_hosts: bool = False,
 ) -> HostAssignment:
     """Place ``requests`` on the hosts of ``pool`` (which is updated), most urgent first.
 
@@ -287,6 +298,9 @@ def assign_hosts(
     pool : free capacity of the hosts; it is changed in place.
     fixed : when given, ``requests[i]`` goes to host ``fixed[i]`` of the pool (an exact
         solution from ``min_hosts_exact``) if it fits there.
+    fewest_hosts : when urgent first places every request, largest first is tried too and kept
+        if it places them all on fewer hosts (an 80-core GPU beside a 24-core one on each
+        112-core host, rather than four 24-core GPUs on one and the 80-core GPU alone).
 
     When urgent first leaves requests out, largest first whatever their priority is tried on
     the same hosts and kept if it leaves fewer instances out, most urgent level first: urgent
@@ -302,10 +316,14 @@ def assign_hosts(
         return _assign(requests, pool, request_order(requests), fixed)
     trial = pool.copy()
     assigned = _assign(requests, trial, request_order(requests), None)
-    if assigned.not_placed:
+    if assigned.not_placed or fewest_hosts:
         largest = pool.copy()
         by_size = _assign(requests, largest, request_order(requests, urgent_first=False), None)
-        if _left_out(by_size, requests) < _left_out(assigned, requests):
+        left, left_by_size = _left_out(assigned, requests), _left_out(by_size, requests)
+        if left_by_size < left or (
+            left_by_size == left == [0] * len(left)
+            and largest.hosts_in_use() < trial.hosts_in_use()
+        ):
             assigned, trial = by_size, largest
     pool.adopt(trial)
     return assigned

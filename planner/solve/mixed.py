@@ -39,7 +39,8 @@ chosen by a MILP over counts, then placed on hosts and checked:
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
-the served instances fixed, which no plan serving them within the classes' limits can beat. Its
+the served instances fixed, which no plan serving them within the classes' limits can beat; for
+it, cores and RAM also follow the GPUs host by host (``_cores_and_ram_follow_gpus``). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
 (``SharingMethod.serves_idlest_first``).
@@ -50,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -534,6 +535,8 @@ def _build(
     _method_rows_hold(model, rows, flat, groups, pairs, demands, types, planning=planning)
     _gpus_lie_on_their_hosts(model, rows, pairs, types)
     _cores_and_ram_fit(model, rows, flat, groups, types)
+    if not planning:
+        _cores_and_ram_follow_gpus(model, rows, flat, groups, demands, types)
     _costs(rows, pairs, types, rates)
     return model, rows, flat
 
@@ -698,6 +701,103 @@ def _cores_and_ram_fit(
             if row:
                 row[host_column] = -capacity
                 model.constrain(row, upper=1e-6)
+
+
+def _cores_and_ram_follow_gpus(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+) -> None:
+    """Host by host, a host's instances take their cores from its GPUs: tighter than the summed
+    row of ``_cores_and_ram_fit``, for a bound.
+
+    A GPU set up with pattern ``p`` carries at most ``κ_p`` cores of instances (``_carried``;
+    at most the host's ``C``). On a host whose GPUs carry ``κ_i`` the cores in use are at most
+    ``min(C, Σ κ_i)``, which for a host with a GPU is at most ``Σ min(κ_i, C − κ_max) + 2 κ_max
+    − C`` (one GPU carries at most ``κ_max``, two may carry ``C``). Summed over the hosts of a
+    role on a type (``g`` or ``h``)::
+
+        Σ_c vcpus_c x[c] <= Σ_p min(κ_p, C − κ_max) y[p] + (2 κ_max − C) hosts
+
+    when ``2 κ_max > C`` (else it adds nothing); the same for RAM. Fifty-five 4-core desktops,
+    twenty on a GPU, on 8-GPU hosts of 112 cores: ``κ = 80``, and three GPUs on two hosts, which
+    the summed row allows, carry at most 192 of their 220 cores. Instances that use no GPU are
+    left out of the row: their cores only leave the others less.
+    """
+    loads: dict[int, list[tuple[int, Option, WorkloadClass]]] = {}
+    for k, (i, o) in enumerate(flat):
+        if not METHODS[o.method].instances_on_gpu_host:
+            continue
+        host_column = (
+            rows.h[(o.method, o.host_type)]
+            if METHODS[o.method].scope is RoleScope.HOST
+            else rows.g[o.host_type]
+        )
+        loads.setdefault(host_column, []).append((k, o, groups[i].first))
+    for host_column, members in loads.items():
+        shape = types[members[0][1].host_type].shape
+        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+            carried = _carried(members, rows, demands, types, need, capacity)
+            most = max(carried.values(), default=0.0)
+            if 2 * most <= capacity + 1e-9:
+                continue
+            row = {
+                rows.x[k]: need(w)
+                for k, o, w in members
+                if need(w) and any(_use(demands, types, o, w))
+            }
+            for column, kappa in carried.items():
+                row[column] = -min(kappa, capacity - most)
+            row[host_column] = -(2 * most - capacity)
+            model.constrain(row, upper=1e-6)
+
+
+def _vcpus(workload: WorkloadClass) -> float:
+    return workload.vcpus
+
+
+def _ram_gib(workload: WorkloadClass) -> float:
+    return workload.ram_gib
+
+
+def _carried(
+    members: Sequence[tuple[int, Option, WorkloadClass]],
+    rows: _Rows,
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+    need: Callable[[WorkloadClass], float],
+    capacity: float,
+) -> dict[int, float]:
+    """GPU column -> the most of ``need`` (cores or RAM) its pattern's instances can take: each
+    dimension's room times the most ``need`` per unit of it any member class uses, summed (an
+    instance counted in one of the dimensions it uses), at most ``capacity``."""
+    carried: dict[int, float] = {}
+    t = members[0][1].host_type
+    for method in dict.fromkeys(o.method for _, o, _ in members):
+        demand = demands[(method, types[t].model.name)]
+        per_unit = [0.0] * len(demand.dimensions)
+        for _, o, w in members:
+            if o.method is method:
+                for d, amount in enumerate(_use(demands, types, o, w)):
+                    if amount > 0:
+                        per_unit[d] = max(per_unit[d], need(w) / amount)
+        for pattern, column in zip(demand.patterns, rows.y[(method, t)].columns(), strict=True):
+            room = sum(unit * offered for unit, offered in zip(per_unit, pattern, strict=True))
+            carried[column] = min(room, capacity)
+    return carried
+
+
+def _use(
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+    option: Option,
+    workload: WorkloadClass,
+) -> tuple[float, ...]:
+    """What one instance of ``workload`` uses of its option's GPU rows, as a bound counts it."""
+    return demands[(option.method, types[option.host_type].model.name)].use[workload.name]
 
 
 def _costs(
@@ -1211,8 +1311,8 @@ def _place_shared(
     placing: _Placing,
 ) -> HostPool:
     """Every per-GPU role's requests on the type's remaining hosts in one assignment (largest
-    first, so roles fill hosts together); when best fit leaves some out, an exact assignment on
-    the same hosts is tried."""
+    first, so roles fill hosts together; by priority or by size, whichever uses fewer hosts);
+    when best fit leaves some out, an exact assignment on the same hosts is tried."""
     method_of: dict[str, Method] = {}
     requests: list[HostRequest] = []
     for method, instances in shared:
@@ -1224,7 +1324,7 @@ def _place_shared(
             placing.missed[miss.instance] = miss
         placing.notes.extend(n for n in packing.notes if n not in placing.notes)
     pool = HostPool(hosts)
-    assigned = assign_hosts(requests, pool)
+    assigned = assign_hosts(requests, pool, fewest_hosts=True)
     if assigned.not_placed and len(requests) <= _EXACT_HOSTS_MAX_REQUESTS:
         exact = min_hosts_exact(
             requests,
