@@ -410,3 +410,28 @@ def test_the_bound_knows_a_host_s_cores_come_with_its_gpus() -> None:
     assert (len(plan.gpu_configs), hosts) in {(3, 3), (4, 2)}
     assert plan.status is SolveStatus.OPTIMAL
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
+def test_the_bound_reaches_a_single_method_s_denser_plan_within_the_limits() -> None:
+    """The mix sets memory aside for the notebooks-like inference class so that each of its
+    GPUs stays within 1.5× bare metal; the remote pool alone packs five of them on one L40S at
+    1.5× and three on an A100 at 1.15×, within the limit on average, and costs less. The bound
+    must reach that plan too: it ranges over every plan within the classes' mean limits, not
+    only the mix's options (a case found by the property test above)."""
+    scenario = _scenario(
+        [
+            host("a100", "A100-80GB-PCIe", 2, mig_enabled=True),
+            host("l40s", "L40S", 4, rdma=False),
+        ],
+        [
+            workload("w0", instances=7, gpus=0.5, memory_gib=8, busy_fraction=0.6,
+                     schedule=OFFICE, priority=1),
+            workload("w1", instances=1, gpus=0.125, memory_gib=40, busy_fraction=0.1,
+                     schedule=OFFICE, priority=1),
+        ],
+    )  # fmt: skip
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    assert within_limits(recommended.result, scenario)
+    assert recommended.result.metrics.instances_placed == 8
+    assert 0 < recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6

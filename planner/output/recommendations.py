@@ -38,6 +38,7 @@ from planner.solve.mixed import (
     MixedPlan,
     Option,
     Refusal,
+    bound_options,
     cost_lower_bound,
     gpu_lower_bound,
     recommend,
@@ -412,8 +413,11 @@ def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan
     cost_bound, gpu_bound = 0.0, 0
     if mixed.options:
         rates = AnnualRates(scenario)
-        cost_bound = cost_lower_bound(scenario, mixed.types, mixed.options, rates, served)
-        gpu_bound = gpu_lower_bound(scenario, mixed.types, mixed.options, served)
+        # The bound ranges over every plan within the classes' limits, not only the mix's
+        # options: the plan chosen may be a single method's, packed more densely.
+        found = bound_options(scenario, mixed.types, mixed.methods)
+        cost_bound = cost_lower_bound(scenario, mixed.types, found, rates, served)
+        gpu_bound = gpu_lower_bound(scenario, mixed.types, found, served)
     bounded = result.cost.total_usd_per_year - result.cost.busy_power_usd_per_year
     if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL

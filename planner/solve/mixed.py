@@ -39,8 +39,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
-the served instances fixed, which no plan serving them within the classes' limits can beat; for
-it, cores and RAM also follow the GPUs host by host (``_cores_and_ram_follow_gpus``). Its
+the served instances fixed over :func:`bound_options` (every option the rules allow, packed as
+densely as they allow, at its least slowdown, each class's mean within its limit), which no plan
+serving them within the classes' limits can beat; for it, cores and RAM also follow the GPUs
+host by host (``_cores_and_ram_follow_gpus``). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
 (``SharingMethod.serves_idlest_first``).
@@ -73,6 +75,7 @@ __all__ = [
     "Option",
     "Rates",
     "SoloFits",
+    "bound_options",
     "cost_lower_bound",
     "gpu_lower_bound",
     "host_types",
@@ -350,6 +353,32 @@ def options(
     return tuple(found), tuple(refusals)
 
 
+def bound_options(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    methods: Sequence[Method] = tuple(METHODS),
+) -> tuple[Option, ...]:
+    """The options a bound ranges over: every class under every method its rules allow on each
+    type, packed as densely as the method allows, each with the slowdown of one instance alone
+    on a GPU (the least it can have). A plan keeps each class's mean slowdown within its limit,
+    which may pack some instances densely and others apart; ``solve_counts`` asks the same of
+    these least slowdowns (``_mean_slowdown_within_limit``), so no plan within the limits is
+    left out of the bound's reach."""
+    found: list[Option] = []
+    solos = SoloFits(scenario)
+    for workload in scenario.workloads:
+        alone = dataclasses.replace(workload, instances=1)
+        for method in methods:
+            for t, host_type in enumerate(types):
+                if _option_reason(method, workload, host_type, scenario) is not None:
+                    continue
+                least = solos(method, alone, t, host_type).slowdown
+                dense = solos(method, workload, t, host_type).gpus_per_instance
+                if math.isfinite(least):
+                    found.append(Option(workload.name, method, t, least, dense))
+    return tuple(found)
+
+
 def _option(
     solos: SoloFits,
     method: Method,
@@ -452,8 +481,11 @@ def _groups(
     found: Sequence[Option],
     demands: Mapping[tuple[Method, str], GpuDemand],
     types: Sequence[HostType],
+    *,
+    by_slowdown: bool,
 ) -> list[_Group]:
-    """Classes merged when the MILP cannot tell them apart."""
+    """Classes merged when the MILP cannot tell them apart (``by_slowdown``: their slowdown
+    limits and options' slowdowns too, for the bound's mean slowdown rows)."""
     by_class: dict[str, list[Option]] = {}
     for option in found:
         by_class.setdefault(option.workload, []).append(option)
@@ -465,10 +497,12 @@ def _groups(
             workload.priority,
             workload.vcpus,
             workload.ram_gib,
+            slowdown_limit(workload, scenario) if by_slowdown else None,
             tuple(
                 (
                     o.method,
                     o.host_type,
+                    o.slowdown if by_slowdown else None,
                     demands[(o.method, types[o.host_type].model.name)].use[workload.name],
                     demands[(o.method, types[o.host_type].model.name)].planning_use(workload.name),
                 )
@@ -648,6 +682,24 @@ class _Resting:
                 total[active] = 1.0
                 total[instances] = -1.0
             model.constrain(total, lower=-float(self.idle[key]))
+
+
+def _mean_slowdown_within_limit(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    scenario: Scenario,
+) -> None:
+    """Σ_o (slowdown_o − limit_c) x[o] <= 0 per class: its instances' mean slowdown within its
+    limit, each counted at its option's slowdown (for ``bound_options``, the least)."""
+    by_group: dict[int, dict[int, float]] = {}
+    for k, (i, o) in enumerate(flat):
+        excess = o.slowdown - slowdown_limit(groups[i].first, scenario)
+        by_group.setdefault(i, {})[rows.x[k]] = excess
+    for row in by_group.values():
+        if any(excess > 1e-9 for excess in row.values()):
+            model.constrain(row, upper=1e-9)
 
 
 def _gpus_lie_on_their_hosts(
@@ -885,7 +937,7 @@ def solve_counts(
     tie_break = served is None
     limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
     demands = _demands(scenario, found, types)
-    groups = _groups(scenario, found, demands, types)
+    groups = _groups(scenario, found, demands, types, by_slowdown=served is not None)
     model, rows, flat = _build(scenario, types, groups, demands, rates, planning=served is None)
     for k, (i, option) in enumerate(flat):
         cap = sum(
@@ -897,6 +949,7 @@ def solve_counts(
         for i, group in enumerate(groups):
             wanted = sum(served.get(w.name, 0) for w in group.members)
             model.bound(rows.u[i], group.instances - wanted, group.instances - wanted)
+        _mean_slowdown_within_limit(model, rows, flat, groups, scenario)
     else:
         quick = _copy(model)
         for i in range(len(groups)):
@@ -974,8 +1027,9 @@ def cost_lower_bound(
     rates: Rates,
     served: Mapping[str, int],
 ) -> float:
-    """No plan that serves ``served`` instances per class, each within its class's limit, costs
-    less per year than this [USD/year] (GPU, host and network rates; busy power left out)."""
+    """No plan that serves ``served`` instances per class, each class's mean slowdown within its
+    limit, costs less per year than this [USD/year] (GPU, host and network rates; busy power
+    left out), when ``found`` are the ``bound_options``."""
     counts = solve_counts(scenario, types, found, rates, served=served)
     return 0.0 if counts is None else counts.dual_bound_usd
 
@@ -1000,7 +1054,8 @@ def gpu_lower_bound(
     found: Sequence[Option],
     served: Mapping[str, int],
 ) -> int:
-    """No plan that serves ``served`` instances per class within their limits uses fewer GPUs."""
+    """No plan that serves ``served`` instances per class within their limits uses fewer GPUs,
+    when ``found`` are the ``bound_options``."""
     counts = solve_counts(scenario, types, found, _GpuCount(), served=served)
     return 0 if counts is None else math.ceil(counts.dual_bound_usd - 1e-6)
 
@@ -1014,6 +1069,8 @@ class MixedPlan:
     types: tuple[HostType, ...]
     options: tuple[Option, ...]
     refusals: tuple[Refusal, ...]
+    methods: tuple[Method, ...]
+    """The methods the mix could use."""
 
 
 @dataclass
@@ -1071,7 +1128,7 @@ def recommend(
         served_by = _methods_serving(plan)
         found, more = _without(found, {(c, m) for c in over for m in served_by[c]}, scenario)
         refusals = (*refusals, *more)
-    return MixedPlan(plan, counts, tuple(types), tuple(found), refusals)
+    return MixedPlan(plan, counts, tuple(types), tuple(found), refusals, tuple(methods))
 
 
 _LIMIT_ROUNDS = 4
