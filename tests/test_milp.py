@@ -137,7 +137,8 @@ def test_heuristic_counts_packing_reports_its_gap() -> None:
 
 def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact path hands ``time_limit_s`` to scipy's milp as HiGHS' ``time_limit`` backstop,
-    beside the work limit (``node_limit``) that keeps answers reproducible."""
+    beside the work limit (``node_limit``) that keeps answers reproducible and the gap at which
+    a solve counts as optimal."""
     import planner.solve.milp as module
 
     seen: list[dict[str, object]] = []
@@ -153,7 +154,11 @@ def test_exact_path_passes_the_time_limit_to_highs(monkeypatch: pytest.MonkeyPat
     pack_counts(PATTERNS, DEMAND, _one_kind_per_gpu, exact=True, time_limit_s=3.5)
     # The LP bound comes first, then the MILP with the limit asked for; its model is tiny, so it
     # may search the most nodes any solve does.
-    assert seen[-1] == {"node_limit": DEFAULT_LIMITS.max_nodes, "time_limit": 3.5}
+    assert seen[-1] == {
+        "node_limit": DEFAULT_LIMITS.max_nodes,
+        "time_limit": 3.5,
+        "mip_rel_gap": DEFAULT_LIMITS.mip_rel_gap,
+    }
 
 
 def test_exact_path_keeps_the_heuristic_when_the_solver_finds_nothing(
