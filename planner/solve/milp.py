@@ -92,9 +92,9 @@ class SolverLimits:
     """Largest model solved exactly [constraint nonzeros]; bigger ones keep the heuristic."""
     time_limit_s: float = 60.0
     """Wall-clock backstop [s]; a solve stopped by it may differ from machine to machine."""
-    mip_rel_gap: float = 1e-6
-    """Gap between the solution and the dual bound at which a solve is optimal [-]; HiGHS'
-    default (1e-4) would call a $320,051 plan optimal against a bound $32 under it."""
+    mip_rel_gap: float = 1e-4
+    """Gap between the solution and the dual bound at which a solve is optimal [-] (HiGHS'
+    default); a bound that must equal an optimal plan's value asks for less."""
 
     def node_limit(self, nonzeros: int) -> int:
         """Nodes a model with ``nonzeros`` constraint nonzeros may search [nodes]."""

@@ -734,7 +734,21 @@ def _cores_and_ram_fit(
 ) -> None:
     """Instances' cores and RAM fit on the hosts their role has on the type (summed, a
     relaxation of host by host)."""
-    loads: dict[tuple[int, int], dict[int, tuple[float, float]]] = {}
+    for host_column, members in _on_gpu_hosts(rows, flat, groups).items():
+        shape = types[members[0][1].host_type].shape
+        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+            row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
+            if row:
+                row[host_column] = -capacity
+                model.constrain(row, upper=1e-6)
+
+
+def _on_gpu_hosts(
+    rows: _Rows, flat: Sequence[tuple[int, Option]], groups: Sequence[_Group]
+) -> dict[int, list[tuple[int, Option, WorkloadClass]]]:
+    """Host column (``g[t]``, or ``h[m,t]`` for a host-wide method) -> the options whose
+    instances run on those hosts, with their option index and class."""
+    loads: dict[int, list[tuple[int, Option, WorkloadClass]]] = {}
     for k, (i, o) in enumerate(flat):
         if not METHODS[o.method].instances_on_gpu_host:
             continue
@@ -743,16 +757,8 @@ def _cores_and_ram_fit(
             if METHODS[o.method].scope is RoleScope.HOST
             else rows.g[o.host_type]
         )
-        first = groups[i].first
-        need = (first.vcpus, first.ram_gib)
-        loads.setdefault((host_column, o.host_type), {})[rows.x[k]] = need
-    for (host_column, t), members in loads.items():
-        shape = types[t].shape
-        for resource, capacity in ((0, shape.cpu_cores), (1, shape.ram_gib)):
-            row = {column: need[resource] for column, need in members.items() if need[resource]}
-            if row:
-                row[host_column] = -capacity
-                model.constrain(row, upper=1e-6)
+        loads.setdefault(host_column, []).append((k, o, groups[i].first))
+    return loads
 
 
 def _cores_and_ram_follow_gpus(
@@ -779,17 +785,7 @@ def _cores_and_ram_follow_gpus(
     the summed row allows, carry at most 192 of their 220 cores. Instances that use no GPU are
     left out of the row: their cores only leave the others less.
     """
-    loads: dict[int, list[tuple[int, Option, WorkloadClass]]] = {}
-    for k, (i, o) in enumerate(flat):
-        if not METHODS[o.method].instances_on_gpu_host:
-            continue
-        host_column = (
-            rows.h[(o.method, o.host_type)]
-            if METHODS[o.method].scope is RoleScope.HOST
-            else rows.g[o.host_type]
-        )
-        loads.setdefault(host_column, []).append((k, o, groups[i].first))
-    for host_column, members in loads.items():
+    for host_column, members in _on_gpu_hosts(rows, flat, groups).items():
         shape = types[members[0][1].host_type].shape
         for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
             carried = _carried(members, rows, demands, types, need, capacity)
@@ -1030,8 +1026,16 @@ def cost_lower_bound(
     """No plan that serves ``served`` instances per class, each class's mean slowdown within its
     limit, costs less per year than this [USD/year] (GPU, host and network rates; busy power
     left out), when ``found`` are the ``bound_options``."""
-    counts = solve_counts(scenario, types, found, rates, served=served)
+    counts = solve_counts(
+        scenario, types, found, rates, served=served, limits=_bound_limits(scenario)
+    )
     return 0.0 if counts is None else counts.dual_bound_usd
+
+
+def _bound_limits(scenario: Scenario) -> SolverLimits:
+    """A bound's solve goes on until it is within a millionth of its value: HiGHS' default gap
+    (1e-4) left a $320,051 plan $32 over a bound it equals."""
+    return SolverLimits(time_limit_s=scenario.assumptions.time_limit_s, mip_rel_gap=1e-6)
 
 
 @dataclass(frozen=True)
@@ -1056,7 +1060,9 @@ def gpu_lower_bound(
 ) -> int:
     """No plan that serves ``served`` instances per class within their limits uses fewer GPUs,
     when ``found`` are the ``bound_options``."""
-    counts = solve_counts(scenario, types, found, _GpuCount(), served=served)
+    counts = solve_counts(
+        scenario, types, found, _GpuCount(), served=served, limits=_bound_limits(scenario)
+    )
     return 0 if counts is None else math.ceil(counts.dual_bound_usd - 1e-6)
 
 
