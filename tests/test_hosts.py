@@ -147,17 +147,22 @@ def test_exact_host_count_matches_brute_force() -> None:
     assert len(set(assignment)) == _brute_force_hosts(requests, 4, 32) == 4
 
 
-def test_largest_first_is_kept_when_urgent_first_strands_cores() -> None:
-    """Two urgent 24-core GPUs placed first share one 112-core host and leave 64 cores, too few
-    for an 80-core GPU; largest first gives each 80-core GPU a host and both 24-core GPUs still
-    fit beside them."""
-    pool = HostPool([host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112) for i in (1, 2)])
-    requests = [
+def _two_small_two_large() -> list[HostRequest]:
+    """Two urgent 24-core H100 GPUs and two less urgent 80-core ones."""
+    return [
         _request("small-a", cores=24, priority=1, model="H100-80GB-SXM"),
         _request("small-b", cores=24, priority=1, model="H100-80GB-SXM"),
         _request("vdi-a", cores=80, priority=2, model="H100-80GB-SXM"),
         _request("vdi-b", cores=80, priority=2, model="H100-80GB-SXM"),
     ]
+
+
+def test_largest_first_is_kept_when_urgent_first_strands_cores() -> None:
+    """Two urgent 24-core GPUs placed first share one 112-core host and leave 64 cores, too few
+    for an 80-core GPU; largest first gives each 80-core GPU a host and both 24-core GPUs still
+    fit beside them."""
+    pool = HostPool([host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112) for i in (1, 2)])
+    requests = _two_small_two_large()
     result = assign_hosts(requests, pool)
     assert result.not_placed == ()
     cores: dict[str, float] = {}
@@ -186,12 +191,7 @@ def test_fewest_hosts_keeps_largest_first_when_it_uses_fewer_hosts(
     its own: three hosts. Asked for the fewest hosts, largest first pairs each 80-core GPU with
     a 24-core one: two hosts, every request placed either way."""
     pool = HostPool([host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112) for i in (1, 2, 3)])
-    requests = [
-        _request("small-a", cores=24, priority=1, model="H100-80GB-SXM"),
-        _request("small-b", cores=24, priority=1, model="H100-80GB-SXM"),
-        _request("vdi-a", cores=80, priority=2, model="H100-80GB-SXM"),
-        _request("vdi-b", cores=80, priority=2, model="H100-80GB-SXM"),
-    ]
+    requests = _two_small_two_large()
     result = assign_hosts(requests, pool, fewest_hosts=fewest_hosts)
     assert result.not_placed == ()
     assert len({p.host for p in result.placements}) == pool.hosts_in_use() == in_use

@@ -353,14 +353,14 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
         plan = recommend(scenario, AnnualRates(scenario)).plan
         assert check_plan(plan, scenario) == []
         cost = measure_plan(plan, scenario).cost
-        return plan_served(plan), cost.total_usd_per_year - cost.busy_power_usd_per_year
+        return _served(plan), cost.total_usd_per_year - cost.busy_power_usd_per_year
 
     once, held = placed_and_cost(1), placed_and_cost(rounds)
     assert held[0] == once[0] == sum(w.instances for w in scenario.workloads)
     assert held[1] < once[1] * 0.97
 
 
-def plan_served(plan: MethodPlan) -> int:
+def _served(plan: MethodPlan) -> int:
     return len({p.instance for p in plan.placements})
 
 

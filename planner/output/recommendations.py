@@ -415,7 +415,7 @@ def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan
         rates = AnnualRates(scenario)
         # The bound ranges over every plan within the classes' limits, not only the mix's
         # options: the plan chosen may be a single method's, packed more densely.
-        found = bound_options(scenario, mixed.types, mixed.methods)
+        found = bound_options(scenario, mixed.types, mixed.methods, mixed.solos)
         cost_bound = cost_lower_bound(scenario, mixed.types, found, rates, served)
         gpu_bound = gpu_lower_bound(scenario, mixed.types, found, served)
     bounded = result.cost.total_usd_per_year - result.cost.busy_power_usd_per_year

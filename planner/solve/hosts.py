@@ -314,18 +314,19 @@ def assign_hosts(
     """
     if fixed is not None:
         return _assign(requests, pool, request_order(requests), fixed)
-    trial = pool.copy()
-    assigned = _assign(requests, trial, request_order(requests), None)
-    if assigned.not_placed or fewest_hosts:
-        largest = pool.copy()
-        by_size = _assign(requests, largest, request_order(requests, urgent_first=False), None)
-        left, left_by_size = _left_out(assigned, requests), _left_out(by_size, requests)
-        if left_by_size < left or (
-            left_by_size == left == [0] * len(left)
-            and largest.hosts_in_use() < trial.hosts_in_use()
-        ):
-            assigned, trial = by_size, largest
-    pool.adopt(trial)
+    urgent = pool.copy()
+    assigned = _assign(requests, urgent, request_order(requests), None)
+    if not (assigned.not_placed or fewest_hosts):
+        pool.adopt(urgent)
+        return assigned
+    # Largest first on the pool itself; the urgent-first copy is adopted back if it was better.
+    by_size = _assign(requests, pool, request_order(requests, urgent_first=False), None)
+    left, left_by_size = _left_out(assigned, requests), _left_out(by_size, requests)
+    if left_by_size < left or (
+        left_by_size == left == [0] * len(left) and pool.hosts_in_use() < urgent.hosts_in_use()
+    ):
+        return by_size
+    pool.adopt(urgent)
     return assigned
 
 

@@ -326,12 +326,13 @@ def options(
     scenario: Scenario,
     types: Sequence[HostType],
     methods: Sequence[Method] = tuple(METHODS),
+    solos: SoloFits | None = None,
 ) -> tuple[tuple[Option, ...], tuple[Refusal, ...]]:
     """Every option of every class under ``methods``, and for each (class, method) with none,
-    why not."""
+    why not (``solos``: the packings worked out so far, kept for reuse)."""
     found: list[Option] = []
     refusals: list[Refusal] = []
-    solos = SoloFits(scenario)
+    solos = solos or SoloFits(scenario)
     for workload in scenario.workloads:
         limit = slowdown_limit(workload, scenario)
         for method in methods:
@@ -357,15 +358,17 @@ def bound_options(
     scenario: Scenario,
     types: Sequence[HostType],
     methods: Sequence[Method] = tuple(METHODS),
+    solos: SoloFits | None = None,
 ) -> tuple[Option, ...]:
     """The options a bound ranges over: every class under every method its rules allow on each
     type, packed as densely as the method allows, each with the slowdown of one instance alone
     on a GPU (the least it can have). A plan keeps each class's mean slowdown within its limit,
     which may pack some instances densely and others apart; ``solve_counts`` asks the same of
     these least slowdowns (``_mean_slowdown_within_limit``), so no plan within the limits is
-    left out of the bound's reach."""
+    left out of the bound's reach (``solos``: the packings worked out so far, kept for
+    reuse)."""
     found: list[Option] = []
-    solos = SoloFits(scenario)
+    solos = solos or SoloFits(scenario)
     for workload in scenario.workloads:
         alone = dataclasses.replace(workload, instances=1)
         for method in methods:
@@ -935,9 +938,10 @@ def solve_counts(
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types, by_slowdown=served is not None)
     model, rows, flat = _build(scenario, types, groups, demands, rates, planning=served is None)
-    for k, (i, option) in enumerate(flat):
+    held = caps or {}
+    for k, (i, option) in enumerate(flat if held else ()):
         cap = sum(
-            (caps or {}).get((w.name, option.method, option.host_type), w.instances)
+            held.get((w.name, option.method, option.host_type), w.instances)
             for w in groups[i].members
         )
         model.bound(rows.x[k], 0.0, float(cap))
@@ -1077,6 +1081,8 @@ class MixedPlan:
     refusals: tuple[Refusal, ...]
     methods: tuple[Method, ...]
     """The methods the mix could use."""
+    solos: SoloFits
+    """The classes' packings alone, worked out for the options (reused by ``bound_options``)."""
 
 
 @dataclass
@@ -1114,7 +1120,8 @@ def recommend(
     started = time.perf_counter()
     available = scenario.inventory.hosts if hosts is None else (*owned, *hosts)
     types = host_types(available, scenario, owned={h.name for h in owned})
-    found, refusals = options(scenario, types, methods)
+    solos = SoloFits(scenario)
+    found, refusals = options(scenario, types, methods, solos)
     isolated: set[str] = set()
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
@@ -1134,7 +1141,7 @@ def recommend(
         served_by = _methods_serving(plan)
         found, more = _without(found, {(c, m) for c in over for m in served_by[c]}, scenario)
         refusals = (*refusals, *more)
-    return MixedPlan(plan, counts, tuple(types), tuple(found), refusals, tuple(methods))
+    return MixedPlan(plan, counts, tuple(types), tuple(found), refusals, tuple(methods), solos)
 
 
 _LIMIT_ROUNDS = 4
