@@ -24,7 +24,7 @@ from planner.output.report import plan_scenario
 
 RUNS = {100: 3, 2000: 1, 10000: 1}
 """Timed runs per fleet size; the median is printed."""
-SEEDS = {100: (0, 1, 2), 2000: (0, 1, 2), 10000: (0,)}
+SEEDS = {100: (0, 1, 2, 3, 4, 5), 2000: (0, 1, 2, 3, 4), 10000: (0, 1)}
 """Generated fleets per size (``bench.fleets.fleet``'s seed): other mixes, not only one."""
 
 
