@@ -360,6 +360,49 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
     assert held[1] < once[1] * 0.97
 
 
+def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forty 4-core desktops that must live-migrate and two 16-core fine-tuning jobs on three
+    A100 hosts of 64 cores: vGPU packs twenty desktops (80 cores) on one GPU, which no host can
+    take. Placement splits such GPUs until the hosts take them, so every instance is served,
+    which placing the GPUs as packed and retrying what they left out does not manage."""
+    scenario = _scenario(
+        [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(3)],
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=40,
+                gpus=0.05,
+                memory_gib=4,
+                busy_fraction=0.1,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+            ),
+            workload(
+                "finetune",
+                kind=WorkloadKind.TRAINING,
+                instances=2,
+                memory_gib=70,
+                busy_fraction=0.9,
+                vcpus=16,
+                ram_gib=128,
+            ),
+        ],
+    )
+
+    def served() -> int:
+        plan = recommend(scenario, AnnualRates(scenario)).plan
+        assert check_plan(plan, scenario) == []
+        return _served(plan)
+
+    assert served() == 42
+    monkeypatch.setattr(mixed, "_spread_out", lambda *arguments: arguments[-1])
+    assert served() < 42
+
+
 def _served(plan: MethodPlan) -> int:
     return len({p.instance for p in plan.placements})
 

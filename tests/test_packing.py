@@ -15,10 +15,11 @@ from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
 from planner.methods.registry import METHODS, Method, host_reason
-from planner.plan import SolveStatus
+from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
-from planner.solve.packing import plan_method, size_method
+from planner.solve.hosts import HostPool, assign_hosts
+from planner.solve.packing import instances_of, pack, plan_method, size_method, spread
 from tests.builders import NIGHT, OFFICE, gpu_model, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -284,3 +285,50 @@ def test_sizing_with_mig_mode_off_is_unusable() -> None:
     server = replace(ServerType(H100, 4, 64.0, 512.0), mig_enabled=False)
     plan = size_method(Method.MIG, scenario, server)
     assert plan.not_placed[0].reason == "server type: MIG mode is not enabled on the host"
+
+
+@pytest.mark.parametrize(
+    ("method", "model", "mig_enabled", "platform"),
+    [
+        (Method.VGPU, "A100-80GB-PCIe", False, Platform.VSPHERE),
+        (Method.MIG, "A100-80GB-PCIe", True, Platform.VSPHERE),
+        (Method.K8S_TIME_SLICING, "L40S", False, Platform.KUBERNETES),
+        (Method.FRACTIONAL, "L40S", False, Platform.KUBERNETES),
+    ],
+)
+def test_spread_gpus_take_at_most_the_cores_given_and_keep_the_method_s_rules(
+    method: Method, model: str, mig_enabled: bool, platform: Platform
+) -> None:
+    """Each GPU a method packs as full as it can is split so that its instances need at most
+    the cores given (8: two desktops); every instance is still placed once, and the plan
+    passes the checker."""
+    desktops = workload("desktops", instances=30, gpus=0.05, memory_gib=4, vcpus=4)
+    hosts = [
+        host(f"h{i}", model, 8, cpu_cores=256, mig_enabled=mig_enabled, platform=platform)
+        for i in range(4)
+    ]
+    scenario = scenario_of([], hosts, [desktops], catalog=CATALOG)
+    instances = instances_of(scenario.workloads)
+    packing = pack(method, instances, scenario.catalog.gpus[model], scenario, "heuristic")
+    assert max(r.cpu_cores for r in packing.requests) > 8  # else nothing to split
+
+    spread_out = spread(
+        method, packing, instances, scenario.catalog.gpus[model], scenario, cores=8, ram_gib=512
+    )
+
+    assert max(r.cpu_cores for r in spread_out.requests) <= 8
+    slots = [s.instance for r in spread_out.requests for load in r.loads for s in load.slots]
+    assert sorted(slots) == sorted(i.id for i in instances)
+    assigned = assign_hosts(spread_out.requests, HostPool(hosts))
+    assert not assigned.not_placed
+    plan = MethodPlan(
+        method=method,
+        placements=tuple(assigned.placements),
+        not_placed=(),
+        gpu_configs=assigned.gpu_configs,
+        lower_bound_gpus=0,
+        status=SolveStatus.HEURISTIC,
+        solve_seconds=0.0,
+        hosts=tuple(hosts),
+    )
+    assert check_plan(plan, scenario) == []

@@ -33,8 +33,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
    host-wide role's host; (3) ties to fewer GPUs.
 4. **Placement**: the instances each option got are packed by the method's own packer and put
    on that type's hosts (host-wide methods on hosts of their own); anything that does not fit is
-   tried again on the other options of its class, cheapest first. Where a type could not take
-   what the MILP gave it, the MILP is solved again with that type held to what it took
+   tried again on the other options of its class, cheapest first. Where a type's hosts could
+   not take its GPUs as packed, the placement is also tried with the GPUs whose instances need
+   most of a host's cores or RAM split (``_spread_out``); where a type could not take what the
+   MILP gave it, the MILP is solved again with that type held to what it took
    (``_solve_and_place``).
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
@@ -62,11 +64,19 @@ from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
 from planner.methods.contract import GpuDemand, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
-from planner.plan import GpuLoad, HostRequest, MethodPlan, NotPlaced, Placement, SolveStatus
+from planner.plan import (
+    GpuLoad,
+    GpuPacking,
+    HostRequest,
+    MethodPlan,
+    NotPlaced,
+    Placement,
+    SolveStatus,
+)
 from planner.scenario import Scenario
-from planner.solve.hosts import HostPool, assign_hosts, min_hosts_exact
+from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, min_hosts_exact
 from planner.solve.milp import Block, Model, Solution, SolverLimits
-from planner.solve.packing import fit_on_pool, instances_of, pack
+from planner.solve.packing import fit_on_pool, instances_of, pack, spread
 from planner.solve.views import PlanView, instance_slowdowns
 
 __all__ = [
@@ -1098,6 +1108,8 @@ class _Placing:
     """Host type -> hosts no host-wide role has taken, in name order."""
     shared: dict[int, HostPool] = field(default_factory=dict)
     """Host type -> the pool per-GPU roles place on."""
+    crowded: set[int] = field(default_factory=set)
+    """Host types whose hosts could not take every per-GPU role's GPUs as packed."""
 
 
 _NO_COUNTS = Counts({}, {}, {}, 0.0, 0.0, SolveStatus.HEURISTIC)
@@ -1166,7 +1178,8 @@ def _solve_and_place(
     not put on a type all the instances the MILP gave it, the next solve holds every option on
     that type to what was placed there (what fitted once), so the MILP itself chooses where
     the rest go; the plan kept leaves out the fewest instances by priority, then costs least
-    (``_plan_usd_per_year``).
+    (``_plan_usd_per_year``). Where a type's hosts could not take its GPUs as packed, each round
+    also places them spread (``_spread_out``); the rounds follow the placement as packed.
     """
     caps: dict[tuple[str, Method, int], int] = {}
     best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
@@ -1174,13 +1187,15 @@ def _solve_and_place(
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps) if found else None
         ) or _NO_COUNTS
-        placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
-        _place(scenario, types, counts, found, placing, isolated)
-        short = _short_types(counts, _placed_per_option(placing, types))
-        _retry(scenario, types, found, refusals, rates, placing)
-        key = (_left_out(scenario, placing), _plan_usd_per_year(placing, types, rates))
-        if best is None or key < best[0]:
-            best = (key, counts, placing)
+        placing, short = _placed(scenario, types, counts, found, isolated, spreading=False)
+        tried = [placing]
+        if placing.crowded:
+            tried.append(_placed(scenario, types, counts, found, isolated, spreading=True)[0])
+        for attempt in tried:
+            _retry(scenario, types, found, refusals, rates, attempt)
+            key = _rank(scenario, types, rates, attempt)
+            if best is None or key < best[0]:
+                best = (key, counts, attempt)
         if not short:
             break
         # What fits there now includes what the retry added.
@@ -1195,6 +1210,28 @@ def _solve_and_place(
         caps.update(held)
     assert best is not None
     return best[1], best[2]
+
+
+def _placed(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    counts: Counts,
+    found: Sequence[Option],
+    isolated: Set[str],
+    *,
+    spreading: bool,
+) -> tuple[_Placing, set[int]]:
+    """The MILP's counts placed (``_place``), and the types that could not take them all."""
+    placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
+    _place(scenario, types, counts, found, placing, isolated, spreading=spreading)
+    return placing, _short_types(counts, _placed_per_option(placing, types))
+
+
+def _rank(
+    scenario: Scenario, types: Sequence[HostType], rates: Rates, placing: _Placing
+) -> tuple[list[int], float]:
+    """Placements compared: fewest instances left out by priority, then the lowest cost."""
+    return _left_out(scenario, placing), _plan_usd_per_year(placing, types, rates)
 
 
 def _placed_per_option(
@@ -1336,9 +1373,12 @@ def _place(
     found: Sequence[Option],
     placing: _Placing,
     isolated: Set[str],
+    *,
+    spreading: bool,
 ) -> None:
     """Per type: host-wide roles on hosts of their own first, then every per-GPU role's
-    requests together on the rest; ``isolated`` classes share no GPU with another class."""
+    requests together on the rest; ``isolated`` classes share no GPU with another class;
+    ``spreading``: see ``_place_shared``."""
     chosen = _chosen_instances(scenario, counts, found)
     for o in found:
         if o.reserve_gib is not None and counts.served.get((o.workload, o.method, o.host_type)):
@@ -1365,7 +1405,7 @@ def _place(
             for batch in batches:
                 pool = _fit(scenario, method, host_type, batch, pool, placing)
         placing.shared[t] = _place_shared(
-            scenario, host_type, placing.free_hosts[t], shared, placing
+            scenario, (t, host_type), placing.free_hosts[t], shared, placing, spreading=spreading
         )
 
 
@@ -1375,18 +1415,25 @@ _EXACT_HOSTS_MAX_REQUESTS = 60
 
 def _place_shared(
     scenario: Scenario,
-    host_type: HostType,
+    typed: tuple[int, HostType],
     hosts: Sequence[Host],
     shared: Sequence[tuple[Method, list[Instance]]],
     placing: _Placing,
+    *,
+    spreading: bool,
 ) -> HostPool:
     """Every per-GPU role's requests on the type's remaining hosts in one assignment (largest
     first, so roles fill hosts together; by priority or by size, whichever uses fewer hosts);
-    when best fit leaves some out, an exact assignment on the same hosts is tried."""
+    when best fit leaves some out, an exact assignment on the same hosts is tried, and with
+    ``spreading`` the GPUs whose instances need most of a host's cores or RAM are split
+    (``_spread_out``)."""
+    t, host_type = typed
     method_of: dict[str, Method] = {}
     requests: list[HostRequest] = []
+    packings: list[tuple[Method, list[Instance], GpuPacking]] = []
     for method, instances in shared:
         packing = pack(method, instances, host_type.model, scenario, "auto")
+        packings.append((method, instances, packing))
         requests.extend(packing.requests)
         for instance in instances:
             method_of[instance.id] = method
@@ -1405,8 +1452,57 @@ def _place_shared(
         if exact is not None:
             pool = HostPool(hosts)
             assigned = assign_hosts(requests, pool, fixed=exact[0])
+    if assigned.not_placed:
+        placing.crowded.add(t)
+        if spreading:
+            pool, assigned = _spread_out(scenario, host_type, hosts, packings, (pool, assigned))
     _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
     return pool
+
+
+def _spread_out(
+    scenario: Scenario,
+    host_type: HostType,
+    hosts: Sequence[Host],
+    packings: Sequence[tuple[Method, list[Instance], GpuPacking]],
+    as_packed: tuple[HostPool, HostAssignment],
+) -> tuple[HostPool, HostAssignment]:
+    """The type's per-GPU requests with no GPU's instances taking more than ``k/G`` of a host's
+    cores and RAM (``packing.spread``), for the largest ``k < G`` whose assignment leaves
+    nothing out, else the one that leaves out fewest by priority (then fewest GPUs)."""
+    priority = {w.name: w.priority for w in scenario.workloads}
+    levels = sorted(set(priority.values()))
+
+    def rank(assigned: HostAssignment) -> tuple[list[int], int]:
+        left = {(n.instance, priority[n.workload]) for n in assigned.not_placed}
+        return [sum(1 for _, p in left if p == level) for level in levels], len(
+            assigned.gpu_configs
+        )
+
+    best = as_packed
+    shape = host_type.shape
+    for k in range(host_type.gpus - 1, 0, -1):
+        share = k / host_type.gpus
+        requests = [
+            r
+            for method, instances, packing in packings
+            for r in spread(
+                method,
+                packing,
+                instances,
+                host_type.model,
+                scenario,
+                cores=shape.cpu_cores * share,
+                ram_gib=shape.ram_gib * share,
+            ).requests
+        ]
+        pool = HostPool(hosts)
+        assigned = assign_hosts(requests, pool, fewest_hosts=True)
+        if rank(assigned) < rank(best[1]):
+            best = (pool, assigned)
+        if not assigned.not_placed:
+            break
+    return best
 
 
 def _record(

@@ -35,6 +35,7 @@ from planner.methods.contract import HostFit
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import (
     GpuPacking,
+    HostRequest,
     MethodPlan,
     NotPlaced,
     Placement,
@@ -53,6 +54,7 @@ __all__ = [
     "packing_gpus",
     "plan_method",
     "size_method",
+    "spread",
     "usable_kinds",
 ]
 
@@ -128,6 +130,62 @@ def pack(
     if best is heuristic and status is not SolveStatus.OPTIMAL:
         status = exact.status
     return replace(best, lower_bound_gpus=bound, status=status)
+
+
+def spread(
+    method: Method,
+    packing: GpuPacking,
+    instances: Sequence[Instance],
+    model: GpuModel,
+    scenario: Scenario,
+    *,
+    cores: float,
+    ram_gib: float,
+) -> GpuPacking:
+    """``packing`` with every one-GPU request whose instances need more than ``cores`` or
+    ``ram_gib`` of their host split into runs that do not, each run packed again by the method
+    (so its rules hold: fewer tenants on a GPU never break them).
+
+    A method packs a GPU as full as its memory and profiles allow, whatever the host: twenty
+    4-core desktops on one GPU need 80 cores, more than a 64-core host has, and fewer cores per
+    GPU let a host's other GPUs keep theirs. Multi-GPU requests and one-instance GPUs are kept.
+    """
+    by_id = {i.id: i for i in instances}
+    kept: list[HostRequest] = []
+    runs: list[list[Instance]] = []
+    for request in packing.requests:
+        ids = (
+            list(dict.fromkeys(s.instance for s in request.loads[0].slots))
+            if len(request.loads) == 1
+            else []
+        )
+        within = request.cpu_cores <= cores + 1e-9 and request.ram_gib <= ram_gib + 1e-9
+        if within or len(ids) < 2:
+            kept.append(request)
+            continue
+        run: list[Instance] = []
+        need = [0.0, 0.0]
+        for instance in (by_id[i] for i in ids):
+            more = (need[0] + instance.workload.vcpus, need[1] + instance.workload.ram_gib)
+            if run and (more[0] > cores + 1e-9 or more[1] > ram_gib + 1e-9):
+                runs.append(run)
+                run, more = [], (instance.workload.vcpus, instance.workload.ram_gib)
+            run.append(instance)
+            need = list(more)
+        runs.append(run)
+    if not runs:
+        return packing
+    not_placed = list(packing.not_placed)
+    for run in runs:
+        repacked = pack(method, run, model, scenario, "heuristic")
+        kept.extend(repacked.requests)
+        not_placed.extend(repacked.not_placed)
+    return replace(
+        packing,
+        requests=tuple(kept),
+        not_placed=tuple(not_placed),
+        status=SolveStatus.HEURISTIC,
+    )
 
 
 @dataclass(frozen=True)
