@@ -403,6 +403,45 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
     assert served() < 42
 
 
+def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
+    """Twenty 4-core desktops fit one A100's memory under vGPU but need 80 cores, and the hosts
+    have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.
+    Cores summed over the hosts allow four GPUs; counted per GPU, at most a host's each, they
+    do not, and the plan is proven optimal."""
+    scenario = _scenario(
+        [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(2)],
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=20,
+                gpus=0.05,
+                memory_gib=4,
+                busy_fraction=0.1,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+            ),
+            workload(
+                "finetune",
+                kind=WorkloadKind.TRAINING,
+                instances=3,
+                memory_gib=70,
+                busy_fraction=0.9,
+                vcpus=16,
+                ram_gib=128,
+            ),
+        ],
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 23
+    assert len(plan.gpu_configs) == 5
+    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
 def _served(plan: MethodPlan) -> int:
     return len({p.instance for p in plan.placements})
 

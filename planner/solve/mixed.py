@@ -44,7 +44,8 @@ method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` 
 the served instances fixed over :func:`bound_options` (every option the rules allow, packed as
 densely as they allow, at its least slowdown, each class's mean within its limit), which no plan
 serving them within the classes' limits can beat; for it, cores and RAM also follow the GPUs
-host by host (``_cores_and_ram_follow_gpus``). Its
+host by host (``_cores_and_ram_follow_gpus``) and no GPU carries more of them than one host
+has (``_each_gpu_s_instances_on_one_host``). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
 (``SharingMethod.serves_idlest_first``).
@@ -583,6 +584,7 @@ def _build(
     _gpus_lie_on_their_hosts(model, rows, pairs, types)
     _cores_and_ram_fit(model, rows, flat, groups, types)
     if not planning:
+        _each_gpu_s_instances_on_one_host(model, rows, flat, groups, demands, types)
         _cores_and_ram_follow_gpus(model, rows, flat, groups, demands, types)
     _costs(rows, pairs, types, rates)
     return model, rows, flat
@@ -753,6 +755,32 @@ def _cores_and_ram_fit(
             row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
             if row:
                 row[host_column] = -capacity
+                model.constrain(row, upper=1e-6)
+
+
+def _each_gpu_s_instances_on_one_host(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    types: Sequence[HostType],
+) -> None:
+    """Σ_c vcpus_c x[c,m,t] <= Σ_p min(κ_p, cores_t) y[m,t,p], same for RAM: a GPU set up with
+    pattern p carries at most κ_p cores of instances (``_carried``), and no more than one host
+    has, since they run on its host (twenty 4-core desktops fit one GPU's memory, not a 64-core
+    host)."""
+    by_pair: dict[tuple[Method, int], list[tuple[int, Option, WorkloadClass]]] = {}
+    for k, (i, o) in enumerate(flat):
+        if METHODS[o.method].instances_on_gpu_host:
+            by_pair.setdefault((o.method, o.host_type), []).append((k, o, groups[i].first))
+    for members in by_pair.values():
+        shape = types[members[0][1].host_type].shape
+        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+            carried = _carried(members, rows, demands, types, need, capacity)
+            row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
+            if row:
+                row.update({column: -kappa for column, kappa in carried.items()})
                 model.constrain(row, upper=1e-6)
 
 
