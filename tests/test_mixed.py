@@ -367,31 +367,7 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
     A100 hosts of 64 cores: vGPU packs twenty desktops (80 cores) on one GPU, which no host can
     take. Placement splits such GPUs until the hosts take them, so every instance is served,
     which placing the GPUs as packed and retrying what they left out does not manage."""
-    scenario = _scenario(
-        [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(3)],
-        [
-            workload(
-                "desktops",
-                kind=WorkloadKind.VDI,
-                instances=40,
-                gpus=0.05,
-                memory_gib=4,
-                busy_fraction=0.1,
-                needs_live_migration=True,
-                latency_tolerant=False,
-                vcpus=4,
-            ),
-            workload(
-                "finetune",
-                kind=WorkloadKind.TRAINING,
-                instances=2,
-                memory_gib=70,
-                busy_fraction=0.9,
-                vcpus=16,
-                ram_gib=128,
-            ),
-        ],
-    )
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
 
     def served() -> int:
         plan = recommend(scenario, AnnualRates(scenario)).plan
@@ -408,13 +384,26 @@ def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.
     Cores summed over the hosts allow four GPUs; counted per GPU, at most a host's each, they
     do not, and the plan is proven optimal."""
-    scenario = _scenario(
-        [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(2)],
+    scenario = _desktops_and_jobs(hosts=2, desktops=20, jobs=3)
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 23
+    assert len(plan.gpu_configs) == 5
+    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
+def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:
+    """4-core desktops that must live-migrate (vGPU: twenty fit one A100) and 16-core
+    fine-tuning jobs of a whole GPU, on A100 hosts of four GPUs and 64 cores."""
+    return _scenario(
+        [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(hosts)],
         [
             workload(
                 "desktops",
                 kind=WorkloadKind.VDI,
-                instances=20,
+                instances=desktops,
                 gpus=0.05,
                 memory_gib=4,
                 busy_fraction=0.1,
@@ -425,7 +414,7 @@ def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
             workload(
                 "finetune",
                 kind=WorkloadKind.TRAINING,
-                instances=3,
+                instances=jobs,
                 memory_gib=70,
                 busy_fraction=0.9,
                 vcpus=16,
@@ -433,13 +422,6 @@ def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
             ),
         ],
     )
-    recommended = plan_scenario(scenario).recommended
-    assert recommended is not None
-    plan = recommended.result.plan
-    assert check_plan(plan, scenario) == []
-    assert _served(plan) == 23
-    assert len(plan.gpu_configs) == 5
-    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
 
 
 def _served(plan: MethodPlan) -> int:

@@ -56,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -750,12 +750,9 @@ def _cores_and_ram_fit(
     """Instances' cores and RAM fit on the hosts their role has on the type (summed, a
     relaxation of host by host)."""
     for host_column, members in _on_gpu_hosts(rows, flat, groups).items():
-        shape = types[members[0][1].host_type].shape
-        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
-            row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
-            if row:
-                row[host_column] = -capacity
-                model.constrain(row, upper=1e-6)
+        for capacity, _, row in _host_needs(rows, members, types):
+            row[host_column] = -capacity
+            model.constrain(row, upper=1e-6)
 
 
 def _each_gpu_s_instances_on_one_host(
@@ -775,13 +772,24 @@ def _each_gpu_s_instances_on_one_host(
         if METHODS[o.method].instances_on_gpu_host:
             by_pair.setdefault((o.method, o.host_type), []).append((k, o, groups[i].first))
     for members in by_pair.values():
-        shape = types[members[0][1].host_type].shape
-        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+        for capacity, need, row in _host_needs(rows, members, types):
             carried = _carried(members, rows, demands, types, need, capacity)
-            row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
-            if row:
-                row.update({column: -kappa for column, kappa in carried.items()})
-                model.constrain(row, upper=1e-6)
+            row.update({column: -kappa for column, kappa in carried.items()})
+            model.constrain(row, upper=1e-6)
+
+
+def _host_needs(
+    rows: _Rows,
+    members: Sequence[tuple[int, Option, WorkloadClass]],
+    types: Sequence[HostType],
+) -> Iterator[tuple[float, Callable[[WorkloadClass], float], dict[int, float]]]:
+    """For cores, then RAM, where the members (option index, option, class; one host type)
+    need any: a host's capacity, the need per class and the row Σ need_c x[o]."""
+    shape = types[members[0][1].host_type].shape
+    for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+        row = {rows.x[k]: need(w) for k, _, w in members if need(w)}
+        if row:
+            yield capacity, need, row
 
 
 def _on_gpu_hosts(

@@ -164,14 +164,19 @@ def spread(
             kept.append(request)
             continue
         run: list[Instance] = []
-        need = [0.0, 0.0]
+        run_cores = run_ram = 0.0
         for instance in (by_id[i] for i in ids):
-            more = (need[0] + instance.workload.vcpus, need[1] + instance.workload.ram_gib)
-            if run and (more[0] > cores + 1e-9 or more[1] > ram_gib + 1e-9):
+            workload = instance.workload
+            full = (
+                run_cores + workload.vcpus > cores + 1e-9
+                or run_ram + workload.ram_gib > ram_gib + 1e-9
+            )
+            if run and full:
                 runs.append(run)
-                run, more = [], (instance.workload.vcpus, instance.workload.ram_gib)
+                run, run_cores, run_ram = [], 0.0, 0.0
             run.append(instance)
-            need = list(more)
+            run_cores += workload.vcpus
+            run_ram += workload.ram_gib
         runs.append(run)
     if not runs:
         return packing
