@@ -347,6 +347,9 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
     than placing the first mix and retrying what it left out, and the plan passes the checker."""
     scenario = fleet(100, seed=4)
     rounds = mixed._PLACEMENT_ROUNDS
+    # The rounds alone: no type planned host by host.
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
 
     def placed_and_cost(at_most: int) -> tuple[int, float]:
         monkeypatch.setattr(mixed, "_PLACEMENT_ROUNDS", at_most)
@@ -368,6 +371,9 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
     take. Placement splits such GPUs until the hosts take them, so every instance is served,
     which placing the GPUs as packed and retrying what they left out does not manage."""
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    # Spreading alone: no type planned host by host.
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
 
     def served() -> int:
         plan = recommend(scenario, AnnualRates(scenario)).plan
@@ -392,6 +398,44 @@ def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     assert _served(plan) == 23
     assert len(plan.gpu_configs) == 5
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
+def _placed_and_cost(scenario: Scenario) -> tuple[int, float]:
+    """The recommended mix's instances served and its annual cost without busy power, after the
+    checker passed it."""
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(plan, scenario) == []
+    cost = measure_plan(plan, scenario).cost
+    return _served(plan), cost.total_usd_per_year - cost.busy_power_usd_per_year
+
+
+def test_a_crowded_type_is_planned_host_by_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On this fleet the MILP's mix for the L40S hosts sums to their cores but does not fit
+    host by host. Planning those hosts one by one (each a type of its own in the MILP, then
+    packed host by host) serves every instance for less than placing the mix as packed and
+    retrying what it left out."""
+    scenario = fleet(100, seed=5)
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    by_host = _placed_and_cost(scenario)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    as_packed = _placed_and_cost(scenario)
+    assert by_host[0] == as_packed[0] == sum(w.instances for w in scenario.workloads)
+    assert by_host[1] < as_packed[1] * 0.95
+
+
+def test_a_small_estate_is_planned_with_each_host_a_type_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On this 20-host fleet the MILP over host types plans a mix whose cores fit only summed
+    over a type's hosts; with each host a type of its own the MILP plans what fits host by
+    host, which serves every instance for less."""
+    scenario = fleet(100, seed=3)
+    assert len(scenario.inventory.hosts) <= mixed._ONE_TYPE_PER_HOST_MAX_HOSTS
+    each_host = _placed_and_cost(scenario)
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    by_type = _placed_and_cost(scenario)
+    assert each_host[0] == by_type[0] == sum(w.instances for w in scenario.workloads)
+    assert each_host[1] < by_type[1] * 0.97
 
 
 def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:

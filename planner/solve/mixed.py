@@ -34,10 +34,12 @@ chosen by a MILP over counts, then placed on hosts and checked:
 4. **Placement**: the instances each option got are packed by the method's own packer and put
    on that type's hosts (host-wide methods on hosts of their own); anything that does not fit is
    tried again on the other options of its class, cheapest first. Where a type's hosts could
-   not take its GPUs as packed, the placement is also tried with the GPUs whose instances need
-   most of a host's cores or RAM split (``_spread_out``); where a type could not take what the
-   MILP gave it, the MILP is solved again with that type held to what it took
-   (``_solve_and_place``).
+   not take its GPUs as packed, a type of few hosts is planned host by host (``_host_by_host``)
+   and the placement is also tried with the GPUs whose instances need most of a host's cores
+   or RAM split (``_spread_out``); where a type could not take what the MILP gave it, the MILP
+   is solved again with that type held to what it took (``_solve_and_place``). A small estate
+   is also planned with each host a type of its own (``_one_type_per_host``), the better plan
+   kept.
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
@@ -1164,7 +1166,9 @@ def recommend(
     servers that may be bought) and the ``owned`` hosts beside them: the MILP's counts placed
     on hosts, what did not fit retried on the other options of its class; a class without any
     option is not placed, with the reason each method gave. The plan's ``hosts`` are those it
-    may use: the inventory, or when sizing the ``owned`` hosts and the servers it opens."""
+    may use: the inventory, or when sizing the ``owned`` hosts and the servers it opens. An
+    estate of at most ``_ONE_TYPE_PER_HOST_MAX_HOSTS`` hosts is planned both by host type and
+    with each host a type of its own, and the better plan kept."""
     started = time.perf_counter()
     available = scenario.inventory.hosts if hosts is None else (*owned, *hosts)
     types = host_types(available, scenario, owned={h.name for h in owned})
@@ -1173,6 +1177,15 @@ def recommend(
     isolated: set[str] = set()
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
+        if len(available) <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
+            each_host, each_found = _one_type_per_host(types, found)
+            host_by_host = _solve_and_place(
+                scenario, each_host, each_found, refusals, rates, isolated
+            )
+            if _rank(scenario, each_host, rates, host_by_host[1]) < _rank(
+                scenario, types, rates, placing
+            ):
+                counts, placing = host_by_host
         opened = available
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
@@ -1194,6 +1207,27 @@ def recommend(
 
 _LIMIT_ROUNDS = 4
 """Placements checked against the classes' slowdown limits at most this many times."""
+
+_ONE_TYPE_PER_HOST_MAX_HOSTS = 24
+"""An estate of at most this many hosts is also planned with each host a type of its own, so
+that cores, RAM and GPUs hold host by host in the MILP, not summed over a type; the plan
+that leaves out fewer instances by priority, then costs less, is kept."""
+
+
+def _one_type_per_host(
+    types: Sequence[HostType], found: Sequence[Option]
+) -> tuple[list[HostType], list[Option]]:
+    """Each host of ``types`` a type of its own, and each option on every host of its type."""
+    each_host: list[HostType] = []
+    indices: dict[int, list[int]] = {}
+    for t, host_type in enumerate(types):
+        for host in host_type.hosts:
+            indices.setdefault(t, []).append(len(each_host))
+            each_host.append(HostType(host_type.model, host, (host,)))
+    return each_host, [
+        dataclasses.replace(o, host_type=j) for o in found for j in indices[o.host_type]
+    ]
+
 
 _PLACEMENT_ROUNDS = 3
 """MILP solves at most per placement, each held to what the previous placements managed."""
@@ -1223,10 +1257,11 @@ def _solve_and_place(
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps) if found else None
         ) or _NO_COUNTS
-        placing, short = _placed(scenario, types, counts, found, isolated, spreading=False)
+        by_host = _ByHost(found, rates, isolated)
+        placing, short = _placed(scenario, types, counts, by_host, spreading=False)
         tried = [placing]
         if placing.crowded:
-            tried.append(_placed(scenario, types, counts, found, isolated, spreading=True)[0])
+            tried.append(_placed(scenario, types, counts, by_host, spreading=True)[0])
         for attempt in tried:
             _retry(scenario, types, found, refusals, rates, attempt)
             key = _rank(scenario, types, rates, attempt)
@@ -1252,14 +1287,13 @@ def _placed(
     scenario: Scenario,
     types: Sequence[HostType],
     counts: Counts,
-    found: Sequence[Option],
-    isolated: Set[str],
+    by_host: _ByHost,
     *,
     spreading: bool,
 ) -> tuple[_Placing, set[int]]:
     """The MILP's counts placed (``_place``), and the types that could not take them all."""
     placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
-    _place(scenario, types, counts, found, placing, isolated, spreading=spreading)
+    _place(scenario, types, counts, placing, by_host, spreading=spreading)
     return placing, _short_types(counts, _placed_per_option(placing, types))
 
 
@@ -1406,15 +1440,15 @@ def _place(
     scenario: Scenario,
     types: Sequence[HostType],
     counts: Counts,
-    found: Sequence[Option],
     placing: _Placing,
-    isolated: Set[str],
+    by_host: _ByHost,
     *,
     spreading: bool,
 ) -> None:
     """Per type: host-wide roles on hosts of their own first, then every per-GPU role's
-    requests together on the rest; ``isolated`` classes share no GPU with another class;
-    ``spreading``: see ``_place_shared``."""
+    requests together on the rest; ``by_host.isolated`` classes share no GPU with another
+    class; ``by_host`` and ``spreading``: see ``_place_shared``."""
+    found, isolated = by_host.found, by_host.isolated
     chosen = _chosen_instances(scenario, counts, found)
     for o in found:
         if o.reserve_gib is not None and counts.served.get((o.workload, o.method, o.host_type)):
@@ -1441,7 +1475,13 @@ def _place(
             for batch in batches:
                 pool = _fit(scenario, method, host_type, batch, pool, placing)
         placing.shared[t] = _place_shared(
-            scenario, (t, host_type), placing.free_hosts[t], shared, placing, spreading=spreading
+            scenario,
+            (t, host_type),
+            placing.free_hosts[t],
+            shared,
+            placing,
+            spreading=spreading,
+            by_host=by_host,
         )
 
 
@@ -1457,12 +1497,14 @@ def _place_shared(
     placing: _Placing,
     *,
     spreading: bool,
+    by_host: _ByHost | None = None,
 ) -> HostPool:
     """Every per-GPU role's requests on the type's remaining hosts in one assignment (largest
     first, so roles fill hosts together; by priority or by size, whichever uses fewer hosts);
-    when best fit leaves some out, an exact assignment on the same hosts is tried, and with
-    ``spreading`` the GPUs whose instances need most of a host's cores or RAM are split
-    (``_spread_out``)."""
+    when best fit leaves some out, an exact assignment on the same hosts is tried, then on a
+    type of at most ``_BY_HOST_MAX_HOSTS`` hosts the plan host by host (``_host_by_host``), and
+    with ``spreading`` the GPUs whose instances need most of a host's cores or RAM are split
+    (``_spread_out``); each kept when it leaves fewer instances out."""
     t, host_type = typed
     method_of: dict[str, Method] = {}
     requests: list[HostRequest] = []
@@ -1490,8 +1532,14 @@ def _place_shared(
             assigned = assign_hosts(requests, pool, fixed=exact[0])
     if assigned.not_placed:
         placing.crowded.add(t)
-        if spreading:
-            pool, assigned = _spread_out(scenario, host_type, hosts, packings, (pool, assigned))
+        if by_host is not None and len(hosts) <= _BY_HOST_MAX_HOSTS:
+            one_by_one = _host_by_host(scenario, typed, hosts, shared, by_host)
+            if one_by_one is not None and _assignment_rank(
+                scenario, one_by_one[1]
+            ) < _assignment_rank(scenario, assigned):
+                pool, assigned = one_by_one
+    if assigned.not_placed and spreading:
+        pool, assigned = _spread_out(scenario, host_type, hosts, packings, (pool, assigned))
     _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
     return pool
 
@@ -1506,15 +1554,6 @@ def _spread_out(
     """The type's per-GPU requests with no GPU's instances taking more than ``k/G`` of a host's
     cores and RAM (``packing.spread``), for the largest ``k < G`` whose assignment leaves
     nothing out, else the one that leaves out fewest by priority (then fewest GPUs)."""
-    priority = {w.name: w.priority for w in scenario.workloads}
-    levels = sorted(set(priority.values()))
-
-    def rank(assigned: HostAssignment) -> tuple[list[int], int]:
-        left = {(n.instance, priority[n.workload]) for n in assigned.not_placed}
-        return [sum(1 for _, p in left if p == level) for level in levels], len(
-            assigned.gpu_configs
-        )
-
     best = as_packed
     shape = host_type.shape
     for k in range(host_type.gpus - 1, 0, -1):
@@ -1534,11 +1573,94 @@ def _spread_out(
         ]
         pool = HostPool(hosts)
         assigned = assign_hosts(requests, pool, fewest_hosts=True)
-        if rank(assigned) < rank(best[1]):
+        if _assignment_rank(scenario, assigned) < _assignment_rank(scenario, best[1]):
             best = (pool, assigned)
         if not assigned.not_placed:
             break
     return best
+
+
+def _assignment_rank(scenario: Scenario, assigned: HostAssignment) -> tuple[list[int], int]:
+    """Assignments compared: fewest instances left out by priority, then fewest GPUs."""
+    priority = {w.name: w.priority for w in scenario.workloads}
+    left = {(n.instance, priority[n.workload]) for n in assigned.not_placed}
+    levels = sorted(set(priority.values()))
+    return [sum(1 for _, p in left if p == level) for level in levels], len(assigned.gpu_configs)
+
+
+_BY_HOST_MAX_HOSTS = 16
+"""A type whose hosts cannot take its per-GPU roles' GPUs as packed is planned host by host
+(each host a type of its own in the MILP) when it has at most this many hosts."""
+
+
+@dataclass(frozen=True)
+class _ByHost:
+    """What planning a type's hosts one by one needs besides its instances."""
+
+    found: Sequence[Option]
+    rates: Rates
+    isolated: Set[str]
+
+
+def _host_by_host(
+    scenario: Scenario,
+    typed: tuple[int, HostType],
+    hosts: Sequence[Host],
+    shared: Sequence[tuple[Method, list[Instance]]],
+    by_host: _ByHost,
+) -> tuple[HostPool, HostAssignment] | None:
+    """The type's per-GPU instances planned host by host: the MILP of ``solve_counts`` with each
+    host a type of its own (so its cores, RAM and GPUs hold host by host, not summed), each
+    (class, method) kept to the instances it has here; then each host's instances packed by
+    their method and assigned to that host. ``None`` when the MILP finds nothing."""
+    t, host_type = typed
+    waiting: dict[tuple[str, Method], list[Instance]] = {}
+    for method, instances in shared:
+        for instance in instances:
+            waiting.setdefault((instance.workload.name, method), []).append(instance)
+    by_name = {w.name: w for w in scenario.workloads}
+    names = {pair: f"{pair[0]} / {pair[1].value}" for pair in waiting}
+    each_host = [HostType(host_type.model, h, (h,)) for h in hosts]
+    one_by_one = dataclasses.replace(
+        scenario,
+        workloads=tuple(
+            dataclasses.replace(by_name[name], name=names[(name, m)], instances=len(instances))
+            for (name, m), instances in waiting.items()
+        ),
+    )
+    found = [
+        dataclasses.replace(o, workload=names[(o.workload, o.method)], host_type=j)
+        for o in by_host.found
+        if o.host_type == t and (o.workload, o.method) in waiting
+        for j in range(len(hosts))
+    ]
+    counts = solve_counts(one_by_one, each_host, found, by_host.rates)
+    if counts is None:
+        return None
+    requests: list[HostRequest] = []
+    fixed: list[int] = []
+    not_placed: list[NotPlaced] = []
+    for j in range(len(hosts)):
+        for method in METHODS:
+            mine: list[Instance] = []
+            for (name, m), instances in waiting.items():
+                if m is method:
+                    n = counts.served.get((names[(name, m)], m, j), 0)
+                    mine.extend(instances[:n])
+                    del instances[:n]
+            for batch in _batches(mine, by_host.isolated):
+                packing = pack(method, batch, host_type.model, scenario, "auto")
+                requests.extend(packing.requests)
+                fixed.extend([j] * len(packing.requests))
+                not_placed.extend(packing.not_placed)
+    for (name, _), instances in waiting.items():
+        not_placed.extend(
+            NotPlaced(i.id, name, "the hosts it may use have no room left for it")
+            for i in instances
+        )
+    pool = HostPool(hosts)
+    assigned = assign_hosts(requests, pool, fixed=fixed)
+    return pool, dataclasses.replace(assigned, not_placed=(*assigned.not_placed, *not_placed))
 
 
 def _record(
