@@ -17,6 +17,8 @@ from typing import Any
 import openpyxl
 import pytest
 
+from tests.browser.workload_grid import edit_first_instances
+
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
@@ -118,20 +120,11 @@ def test_admin_journey(
     first = (repo_root / "data" / "sample" / "workloads.csv").read_text().splitlines()[1]
     total_before = int(_page_metric(page, "Instances").replace(",", ""))
     expected = total_before - int(first.split(",")[2]) + 3
-    grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
-    grid.click(position={"x": 80, "y": 52})  # first data row, the name column
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")  # the instances column
-    page.keyboard.press("Enter")  # opens the grid's cell editor
-    cell_editor = page.locator("#portal input, #portal textarea").first
-    expect(cell_editor).to_have_value(first.split(",")[2])
-    cell_editor.fill("3")
-    page.keyboard.press("Enter")
+    # The grid sends edits after a short debounce; the helper waits until the page has it.
+    edit_first_instances(page, first.split(",")[2], "3")
     # The grid's accessible cells show the new value once the edit has reached the editor.
     cells = page.locator(".st-key-workloads_editor [role=gridcell]")
     expect(cells.nth(2)).to_have_text("3")
-    # The grid sends edits after a short debounce; the page says when it has them.
-    expect(page.get_by_text("The table has changes the plan does not use yet")).to_be_visible()
     page.locator(".st-key-workloads_apply button").click()
     expect(page.get_by_role("heading", name="In use: edited workload table")).to_be_visible()
     expect(page.get_by_test_id("stSidebar")).to_contain_text(f"{expected:,} instances")

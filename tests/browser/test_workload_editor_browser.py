@@ -9,25 +9,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser.workload_grid import edit_first_instances
+
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
-
-
-def _type_into_instances(page: Any, grid: Any, text: str) -> None:
-    """Type ``text`` key by key into the first row's instances cell, as a user would."""
-    from playwright.sync_api import expect
-
-    grid.click(position={"x": 80, "y": 52})  # first data row, the name column
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")  # the instances column
-    # Typing on a selected cell opens the grid's editor with what is typed, replacing the value.
-    page.keyboard.type(text[0])
-    cell_editor = page.locator("#portal input, #portal textarea").first
-    expect(cell_editor).to_be_visible()
-    cell_editor.press_sequentially(text[1:])
-    expect(cell_editor).to_have_value(text)
-    page.keyboard.press("Enter")
 
 
 def test_a_decimal_typed_into_instances_is_kept_and_refused(
@@ -43,23 +29,12 @@ def test_a_decimal_typed_into_instances_is_kept_and_refused(
     page.goto(dashboard_url)
     open_page(page, "Workloads")
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-    grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
     cells = page.locator(".st-key-workloads_editor [role=gridcell]")
     # Whole numbers read as such although the column takes decimals.
     expect(cells.nth(2)).to_have_text(re.compile(r"^\d+$"))
-    # A run that finishes after the click re-renders the grid and drops an open cell editor, so
-    # the edit is retried. The accessible cells can lag the canvas: what proves the edit is the
-    # unsaved-changes notice, and what proves 1.5 was kept (never 15) is the refusal below.
-    notice = page.get_by_text("The table has changes the plan does not use yet")
-    for _ in range(5):
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
-        try:
-            _type_into_instances(page, grid, "1.5")
-            expect(notice).to_be_visible(timeout=10_000)
-            break
-        except AssertionError:
-            continue
-    expect(notice).to_be_visible()
+    # The accessible cells can lag the canvas: what proves the edit is the unsaved-changes
+    # notice (the helper waits for it), and what proves 1.5 was kept (never 15) is the refusal.
+    edit_first_instances(page, cells.nth(2).inner_text(), "1.5")
     page.locator(".st-key-workloads_apply button").click()
     problems = page.locator(".st-key-workloads_editor_problems")
     expect(problems).to_contain_text("1.5 is not a whole number")
