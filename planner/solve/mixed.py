@@ -1253,15 +1253,15 @@ def _solve_and_place(
     """
     caps: dict[tuple[str, Method, int], int] = {}
     best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
+    inputs = _PlacingInputs(found, rates, isolated)
     for _ in range(_PLACEMENT_ROUNDS):
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps) if found else None
         ) or _NO_COUNTS
-        by_host = _ByHost(found, rates, isolated)
-        placing, short = _placed(scenario, types, counts, by_host, spreading=False)
+        placing, short = _placed(scenario, types, counts, inputs, spreading=False)
         tried = [placing]
         if placing.crowded:
-            tried.append(_placed(scenario, types, counts, by_host, spreading=True)[0])
+            tried.append(_placed(scenario, types, counts, inputs, spreading=True)[0])
         for attempt in tried:
             _retry(scenario, types, found, refusals, rates, attempt)
             key = _rank(scenario, types, rates, attempt)
@@ -1287,13 +1287,13 @@ def _placed(
     scenario: Scenario,
     types: Sequence[HostType],
     counts: Counts,
-    by_host: _ByHost,
+    inputs: _PlacingInputs,
     *,
     spreading: bool,
 ) -> tuple[_Placing, set[int]]:
     """The MILP's counts placed (``_place``), and the types that could not take them all."""
     placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
-    _place(scenario, types, counts, placing, by_host, spreading=spreading)
+    _place(scenario, types, counts, placing, inputs, spreading=spreading)
     return placing, _short_types(counts, _placed_per_option(placing, types))
 
 
@@ -1441,14 +1441,14 @@ def _place(
     types: Sequence[HostType],
     counts: Counts,
     placing: _Placing,
-    by_host: _ByHost,
+    inputs: _PlacingInputs,
     *,
     spreading: bool,
 ) -> None:
     """Per type: host-wide roles on hosts of their own first, then every per-GPU role's
-    requests together on the rest; ``by_host.isolated`` classes share no GPU with another
-    class; ``by_host`` and ``spreading``: see ``_place_shared``."""
-    found, isolated = by_host.found, by_host.isolated
+    requests together on the rest; ``inputs.isolated`` classes share no GPU with another
+    class; ``spreading``: see ``_place_shared``."""
+    found, isolated = inputs.found, inputs.isolated
     chosen = _chosen_instances(scenario, counts, found)
     for o in found:
         if o.reserve_gib is not None and counts.served.get((o.workload, o.method, o.host_type)):
@@ -1481,7 +1481,7 @@ def _place(
             shared,
             placing,
             spreading=spreading,
-            by_host=by_host,
+            inputs=inputs,
         )
 
 
@@ -1497,7 +1497,7 @@ def _place_shared(
     placing: _Placing,
     *,
     spreading: bool,
-    by_host: _ByHost | None = None,
+    inputs: _PlacingInputs,
 ) -> HostPool:
     """Every per-GPU role's requests on the type's remaining hosts in one assignment (largest
     first, so roles fill hosts together; by priority or by size, whichever uses fewer hosts);
@@ -1532,8 +1532,8 @@ def _place_shared(
             assigned = assign_hosts(requests, pool, fixed=exact[0])
     if assigned.not_placed:
         placing.crowded.add(t)
-        if by_host is not None and len(hosts) <= _BY_HOST_MAX_HOSTS:
-            one_by_one = _host_by_host(scenario, typed, hosts, shared, by_host)
+        if len(hosts) <= _BY_HOST_MAX_HOSTS:
+            one_by_one = _host_by_host(scenario, typed, hosts, shared, inputs)
             if one_by_one is not None and _assignment_rank(
                 scenario, one_by_one[1]
             ) < _assignment_rank(scenario, assigned):
@@ -1594,8 +1594,9 @@ _BY_HOST_MAX_HOSTS = 16
 
 
 @dataclass(frozen=True)
-class _ByHost:
-    """What planning a type's hosts one by one needs besides its instances."""
+class _PlacingInputs:
+    """What placing the MILP's counts works from besides the counts: the options, the rates
+    (to plan a type host by host) and the classes kept apart from others."""
 
     found: Sequence[Option]
     rates: Rates
@@ -1607,7 +1608,7 @@ def _host_by_host(
     typed: tuple[int, HostType],
     hosts: Sequence[Host],
     shared: Sequence[tuple[Method, list[Instance]]],
-    by_host: _ByHost,
+    inputs: _PlacingInputs,
 ) -> tuple[HostPool, HostAssignment] | None:
     """The type's per-GPU instances planned host by host: the MILP of ``solve_counts`` with each
     host a type of its own (so its cores, RAM and GPUs hold host by host, not summed), each
@@ -1620,7 +1621,14 @@ def _host_by_host(
             waiting.setdefault((instance.workload.name, method), []).append(instance)
     by_name = {w.name: w for w in scenario.workloads}
     names = {pair: f"{pair[0]} / {pair[1].value}" for pair in waiting}
-    each_host = [HostType(host_type.model, h, (h,)) for h in hosts]
+    each_host, found = _one_type_per_host(
+        [HostType(host_type.model, host_type.shape, tuple(hosts))],
+        [
+            dataclasses.replace(o, workload=names[(o.workload, o.method)], host_type=0)
+            for o in inputs.found
+            if o.host_type == t and (o.workload, o.method) in waiting
+        ],
+    )
     one_by_one = dataclasses.replace(
         scenario,
         workloads=tuple(
@@ -1628,13 +1636,7 @@ def _host_by_host(
             for (name, m), instances in waiting.items()
         ),
     )
-    found = [
-        dataclasses.replace(o, workload=names[(o.workload, o.method)], host_type=j)
-        for o in by_host.found
-        if o.host_type == t and (o.workload, o.method) in waiting
-        for j in range(len(hosts))
-    ]
-    counts = solve_counts(one_by_one, each_host, found, by_host.rates)
+    counts = solve_counts(one_by_one, each_host, found, inputs.rates)
     if counts is None:
         return None
     requests: list[HostRequest] = []
@@ -1648,7 +1650,7 @@ def _host_by_host(
                     n = counts.served.get((names[(name, m)], m, j), 0)
                     mine.extend(instances[:n])
                     del instances[:n]
-            for batch in _batches(mine, by_host.isolated):
+            for batch in _batches(mine, inputs.isolated):
                 packing = pack(method, batch, host_type.model, scenario, "auto")
                 requests.extend(packing.requests)
                 fixed.extend([j] * len(packing.requests))
