@@ -185,6 +185,48 @@ class HostPool:
             return None
         return host, self._take(index, request)
 
+    def index_of(self, name: str) -> int | None:
+        """Position of the host called ``name`` in the pool, or None."""
+        return next((i for i, host in enumerate(self.hosts) if host.name == name), None)
+
+    def move_gpu(self, source: int, gpu: int, target: int, cores: float, ram_gib: float) -> int:
+        """Move one GPU's load, with the ``cores`` and ``ram_gib`` its instances take, from GPU
+        ``gpu`` of the ``source``-th host to a free GPU of the ``target``-th host (which must
+        have one, and the cores and RAM); return that GPU's index."""
+        taken = self.free_gpus[target][0]
+        self._change(target, take=(taken,), cores=-cores, ram_gib=-ram_gib)
+        self._change(source, give=(gpu,), cores=cores, ram_gib=ram_gib)
+        return taken
+
+    def swap_gpus(self, first: int, second: int, cores: float, ram_gib: float) -> None:
+        """Swap a GPU of the ``first``-th host with one of the ``second``-th whose instances
+        take ``cores`` and ``ram_gib`` fewer: their GPU indices stay free or taken as they were,
+        and the first host gets that many cores and RAM back from the second."""
+        self._change(first, cores=cores, ram_gib=ram_gib)
+        self._change(second, cores=-cores, ram_gib=-ram_gib)
+
+    def _change(
+        self,
+        index: int,
+        *,
+        take: Sequence[int] = (),
+        give: Sequence[int] = (),
+        cores: float,
+        ram_gib: float,
+    ) -> None:
+        """Take or give back GPUs of the ``index``-th host and change its free cores and RAM by
+        ``cores`` and ``ram_gib``, keeping the best-fit buckets in order."""
+        model = self.hosts[index].gpu_model
+        free = self.free_gpus[index]
+        bucket = self._buckets[(model, len(free))]
+        del bucket[bisect.bisect_left(bucket, self._keys[index])]
+        free[:] = sorted({*free, *give} - set(take))
+        self.free_cores[index] += cores
+        self.free_ram[index] += ram_gib
+        key = (-self.free_cores[index], -self.free_ram[index], index)
+        self._keys[index] = key
+        bisect.insort(self._buckets.setdefault((model, len(free)), []), key)
+
     def withdraw(self) -> Host | None:
         """Take the first host (in pool order) with every GPU free out of the pool, for a method
         that sets up whole hosts; None when every host has a GPU in use."""
