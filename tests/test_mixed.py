@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
@@ -19,11 +20,13 @@ from planner.measure.result import measure_plan
 from planner.methods.registry import Method
 from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario
-from planner.plan import MethodPlan, SolveStatus
+from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
+from planner.solve.hosts import HostPool, assign_hosts
 from planner.solve.mixed import gpu_lower_bound, host_types, options, recommend
+from planner.solve.packing import instances_of, pack
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -271,6 +274,64 @@ def _estates(draw: st.DrawFn) -> Scenario:
     return _scenario(hosts, classes)
 
 
+_MODELS = ["A100-40GB-PCIe", "H100-80GB-SXM", "H200-141GB-NVL", "L40S", "L4", "A30", "A16", "T4"]
+
+
+@st.composite
+def _any_estates(draw: st.DrawFn) -> Scenario:
+    """Estates of one to three host shapes on any platform and GPU model, with MIG on or off and
+    any cores and RAM, and classes of every kind, from an eighth of a GPU to four GPUs, with
+    their own slowdown limits and three priorities."""
+    hosts: list[Host] = []
+    for shape in range(draw(st.integers(1, 3))):
+        model = draw(st.sampled_from(_MODELS))
+        count = draw(st.sampled_from([1, 2, 4, 8]))
+        cores = draw(st.sampled_from([16.0, 32.0, 64.0, 112.0]))
+        ram = draw(st.sampled_from([128.0, 512.0]))
+        mig, rdma = draw(st.booleans()), draw(st.booleans())
+        platform = draw(st.sampled_from(list(Platform)))
+        hosts.extend(
+            host(
+                f"h{shape}-{n}",
+                model,
+                count,
+                cpu_cores=cores,
+                ram_gib=ram,
+                mig_enabled=mig,
+                rdma=rdma,
+                cluster=f"c{shape}",
+                platform=platform,
+            )
+            for n in range(draw(st.integers(1, 3)))
+        )
+    classes: list[WorkloadClass] = []
+    for n in range(draw(st.integers(1, 5))):
+        gpus = draw(st.sampled_from([0.125, 0.25, 0.5, 1.0, 2.0, 4.0]))
+        memory = draw(st.sampled_from([2.0, 4.0, 10.0, 20.0, 40.0, 70.0]))
+        limit = draw(st.sampled_from([None, 1.1, 2.0, 4.0]))
+        classes.append(
+            dataclasses.replace(
+                workload(
+                    f"w{n}",
+                    kind=draw(st.sampled_from(list(WorkloadKind))),
+                    instances=draw(st.integers(1, 12)),
+                    gpus=gpus,
+                    memory_gib=memory * min(max(gpus, 0.25), 1.0),
+                    busy_fraction=draw(st.sampled_from([0.05, 0.3, 0.6, 1.0])),
+                    schedule=draw(st.sampled_from([OFFICE, NIGHT, (1.0,) * 24])),
+                    needs_isolation=draw(st.booleans()),
+                    needs_live_migration=draw(st.booleans()),
+                    latency_tolerant=draw(st.booleans()),
+                    priority=draw(st.integers(1, 3)),
+                    vcpus=draw(st.sampled_from([1.0, 4.0, 16.0])),
+                    ram_gib=draw(st.sampled_from([4.0, 16.0, 64.0])),
+                ),
+                max_slowdown=limit,
+            )
+        )
+    return _scenario(hosts, classes)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_estates())
 def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method(
@@ -304,6 +365,15 @@ def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method
             assert result.cost.total_usd_per_year <= single.cost.total_usd_per_year + 1e-6
     assert recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
     assert result.metrics.lower_bound_gpus <= result.metrics.gpus_used
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_any_estates())
+def test_the_recommended_plan_holds_on_any_platform_and_gpu_model(scenario: Scenario) -> None:
+    """The same promises as above on estates of Kubernetes, bare-metal and vSphere hosts of
+    every GPU model, with multi-GPU classes, per-class slowdown limits and three priorities."""
+    inner = test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method
+    inner.hypothesis.inner_test(scenario)  # type: ignore[attr-defined]
 
 
 def test_same_inputs_give_the_same_plan() -> None:
@@ -543,3 +613,61 @@ def test_the_bound_reaches_a_single_method_s_denser_plan_within_the_limits() -> 
     assert within_limits(recommended.result, scenario)
     assert recommended.result.metrics.instances_placed == 8
     assert 0 < recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
+
+
+def test_an_instance_left_out_gets_room_made_by_moving_gpus_between_hosts() -> None:
+    """Host a: a GPU of twelve 4-core desktops (48 of its 56 cores) beside a free GPU; host b:
+    a 16-core job's GPU and a 4-core service's, 36 cores free and no free GPU. A second job of
+    one GPU and 16 cores fits neither host as placed. Moving or swapping a GPU whole makes room
+    (the service's GPU to a, or the desktops' GPU for the job's), and the plan that results
+    serves everything and keeps every method's rules."""
+    hosts = [host(name, "L40S", 2, cpu_cores=56, ram_gib=512) for name in "ab"]
+    scenario = _scenario(
+        hosts,
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=12,
+                gpus=0.05,
+                memory_gib=4,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+            ),
+            workload("jobs", kind=WorkloadKind.TRAINING, instances=2, memory_gib=40, vcpus=16),
+            workload("service", memory_gib=40, vcpus=4),
+        ],
+    )
+    types = host_types(hosts, scenario)
+    found, _ = options(scenario, types)
+    by_name = {w.name: w for w in scenario.workloads}
+    instances = {i.id: i for i in instances_of(scenario.workloads)}
+    placing = mixed._Placing(free_hosts={0: []})
+    pool = placing.shared[0] = HostPool(hosts)
+    for method, names, on in (
+        (Method.VGPU, [f"desktops#{n}" for n in range(1, 13)], 0),
+        (Method.PASSTHROUGH, ["jobs#1", "service#1"], 1),
+    ):
+        packing = pack(method, [instances[n] for n in names], types[0].model, scenario, "auto")
+        fixed = [on] * len(packing.requests)
+        assigned = assign_hosts(packing.requests, pool, fixed=fixed)
+        assert assigned.not_placed == ()
+        mixed._record(
+            assigned.placements, assigned.gpu_configs, (), dict.fromkeys(names, method), placing
+        )
+    assert (pool.free_gpus, pool.free_cores) == ([[1], []], [8.0, 36.0])
+    placing.missed["jobs#2"] = NotPlaced("jobs#2", "jobs", "no host has room")
+    job = pack(Method.PASSTHROUGH, [instances["jobs#2"]], types[0].model, scenario, "auto")
+    assert pool.copy().place(job.requests[0]) is None  # stranded as placed
+
+    mixed._make_room(scenario, types, found, AnnualRates(scenario), placing)
+
+    plan = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
+    assert plan.not_placed == ()
+    assert _served(plan) == 15
+    assert check_plan(plan, scenario) == []
+    cores: Counter[str] = Counter()
+    for p in {p.instance: p for p in plan.placements}.values():
+        cores[p.host] += int(by_name[p.workload].vcpus)
+    assert sorted(cores.values()) == [32, 52]

@@ -37,9 +37,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
    not take its GPUs as packed, a type of few hosts is planned host by host (``_host_by_host``)
    and the placement is also tried with the GPUs whose instances need most of a host's cores
    or RAM split (``_spread_out``); where a type could not take what the MILP gave it, the MILP
-   is solved again with that type held to what it took (``_solve_and_place``). A small estate
-   is also planned with each host a type of its own (``_one_type_per_host``), the better plan
-   kept.
+   is solved again with that type held to what it took (``_solve_and_place``). What is still
+   left out is placed where moving or swapping GPUs whole between a type's hosts makes room
+   (``_make_room``). A small estate is also planned with each host a type of its own
+   (``_one_type_per_host``), the better plan kept.
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
@@ -65,7 +66,7 @@ from typing import Protocol
 from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
-from planner.methods.contract import GpuDemand, GpuView, PlanContext, RoleScope
+from planner.methods.contract import GpuDemand, GpuKey, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
 from planner.plan import (
     GpuLoad,
@@ -80,6 +81,7 @@ from planner.scenario import Scenario
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, min_hosts_exact
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
+from planner.solve.room import MovableGpu, room_for
 from planner.solve.views import PlanView, instance_slowdowns
 
 __all__ = [
@@ -1264,6 +1266,7 @@ def _solve_and_place(
             tried.append(_placed(scenario, types, counts, inputs, spreading=True)[0])
         for attempt in tried:
             _retry(scenario, types, found, refusals, rates, attempt)
+            _make_room(scenario, types, found, rates, attempt)
             key = _rank(scenario, types, rates, attempt)
             if best is None or key < best[0]:
                 best = (key, counts, attempt)
@@ -1739,13 +1742,7 @@ def _retry(
         if instance.id in placing.missed:
             by_class.setdefault(instance.workload.name, []).append(instance)
     for name, waiting in by_class.items():
-        mine = sorted(
-            (o for o in found if o.workload == name),
-            key=lambda o: (
-                rates.gpu_usd_per_year(o.method, types[o.host_type].shape) * o.gpus_per_instance
-            ),
-        )
-        for option in mine:
+        for option in _cheapest_first(name, found, types, rates):
             waiting = [i for i in waiting if i.id in placing.missed]
             if not waiting:
                 break
@@ -1756,6 +1753,199 @@ def _retry(
             pool = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
             if METHODS[option.method].scope is not RoleScope.HOST:
                 placing.shared[option.host_type] = pool
+
+
+def _cheapest_first(
+    name: str, found: Sequence[Option], types: Sequence[HostType], rates: Rates
+) -> list[Option]:
+    """The options of class ``name``, cheapest per instance first."""
+    return sorted(
+        (o for o in found if o.workload == name),
+        key=lambda o: (
+            rates.gpu_usd_per_year(o.method, types[o.host_type].shape) * o.gpus_per_instance
+        ),
+    )
+
+
+def _make_room(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    rates: Rates,
+    placing: _Placing,
+) -> None:
+    """Instances still left out, most urgent first, each placed on its class's cheapest per-GPU
+    option that can make room for it on a host of its type by moving or swapping GPUs whole
+    (``room.room_for``): free GPUs may lie on hosts whose cores are given out while others have
+    cores and no free GPU."""
+    placed = {p.instance for p in placing.placements}
+    waiting = sorted(
+        (i for i in instances_of(scenario.workloads) if i.id in placing.missed),
+        key=lambda i: i.workload.priority,
+    )
+    if all(i.id in placed for i in waiting):
+        return
+    rows: dict[str, list[int]] = {}
+    for k, p in enumerate(placing.placements):
+        rows.setdefault(p.host, []).append(k)
+    cheapest: dict[str, list[Option]] = {}
+    # Until a type changes, what found no room there finds none again.
+    no_room: set[tuple[str, Method, int]] = set()
+    movable: dict[int, list[MovableGpu]] = {}
+    for instance in waiting:
+        name = instance.workload.name
+        if instance.id in placed:
+            continue
+        if name not in cheapest:
+            cheapest[name] = _cheapest_first(name, found, types, rates)
+        for option in cheapest[name]:
+            t = option.host_type
+            tried = (option.workload, option.method, t)
+            if METHODS[option.method].scope is RoleScope.HOST or t not in placing.shared:
+                continue
+            if tried in no_room:
+                continue
+            if t not in movable:
+                names = [host.name for host in placing.shared[t].hosts]
+                movable[t] = _movable_gpus(scenario, _rows_on(names, rows, placing), placing.roles)
+            touched = _placed_with_room(
+                scenario, (types[t], option), instance, movable[t], rows, placing
+            )
+            if touched:
+                no_room = {k for k in no_room if k[2] != t}
+                movable[t] = [g for g in movable[t] if g.key[0] not in touched]
+                movable[t] += _movable_gpus(
+                    scenario, _rows_on(sorted(touched), rows, placing), placing.roles
+                )
+                break
+            no_room.add(tried)
+
+
+def _rows_on(
+    hosts: Sequence[str], rows: Mapping[str, Sequence[int]], placing: _Placing
+) -> list[Placement]:
+    """The placements on ``hosts``, by the index ``rows`` (host -> positions)."""
+    return [placing.placements[k] for name in hosts for k in rows.get(name, ())]
+
+
+def _placed_with_room(
+    scenario: Scenario,
+    typed: tuple[HostType, Option],
+    instance: Instance,
+    movable: Sequence[MovableGpu],
+    rows: dict[str, list[int]],
+    placing: _Placing,
+) -> set[str]:
+    """``instance`` packed alone under the option and placed on a host of the option's type
+    once GPUs are moved off it or swapped to make room; kept (``placing`` and ``rows``, its
+    placements' positions by host, changed) only when every host it touches keeps its methods'
+    host rules. The hosts touched; none when it was not placed."""
+    host_type, option = typed
+    pool = placing.shared[option.host_type]
+    packing = pack(option.method, [_shaped(instance, option)], host_type.model, scenario, "auto")
+    if len(packing.requests) != 1 or packing.not_placed:
+        return set()
+    request = packing.requests[0]
+    room = room_for(request, pool, movable)
+    if room is None:
+        return set()
+    trial = pool.copy()
+    moved: dict[GpuKey, GpuKey] = {}
+    for move in room.moves:
+        source = trial.index_of(move.gpu.key[0])
+        assert source is not None
+        if move.swapped is None:
+            gpu = trial.move_gpu(
+                source, move.gpu.key[1], move.target, move.gpu.cores, move.gpu.ram_gib
+            )
+            moved[move.gpu.key] = (trial.hosts[move.target].name, gpu)
+        else:
+            given = (move.gpu.cores - move.swapped.cores, move.gpu.ram_gib - move.swapped.ram_gib)
+            trial.swap_gpus(source, move.target, *given)
+            moved[move.gpu.key] = move.swapped.key
+            moved[move.swapped.key] = move.gpu.key
+    assigned = assign_hosts([request], trial, fixed=[room.host])
+    if assigned.not_placed:
+        return set()
+    touched = sorted({trial.hosts[i].name for i in (room.host, *(m.target for m in room.moves))})
+    came_from = {new: old for old, new in moved.items()}
+    after = [
+        dataclasses.replace(p, host=moved[key][0], gpu_index=moved[key][1])
+        if (key := (p.host, p.gpu_index)) in moved
+        else p
+        for p in _rows_on(touched, rows, placing)
+    ]
+    after += assigned.placements
+    kept = {(p.host, p.gpu_index) for p in after} - assigned.gpu_configs.keys()
+    configs = {k: placing.configs[came_from.get(k, k)] for k in kept} | assigned.gpu_configs
+    roles = {k: placing.roles[came_from.get(k, k)] for k in kept}
+    roles.update(dict.fromkeys(assigned.gpu_configs, option.method))
+    if _host_rules_broken(scenario, host_type, trial.hosts, after, configs, roles):
+        return set()
+    positions = [k for name in touched for k in rows.pop(name, ())]
+    positions += range(len(placing.placements), len(placing.placements) + len(assigned.placements))
+    placing.placements.extend(assigned.placements)
+    for k, p in zip(positions, after, strict=True):
+        placing.placements[k] = p
+        rows.setdefault(p.host, []).append(k)
+    for old in moved:
+        placing.configs.pop(old, None)
+        placing.roles.pop(old, None)
+    placing.configs.update(configs)
+    placing.roles.update(roles)
+    placing.missed.pop(instance.id, None)
+    pool.adopt(trial)
+    return set(touched)
+
+
+def _movable_gpus(
+    scenario: Scenario, placements: Sequence[Placement], roles: Mapping[GpuKey, Method]
+) -> list[MovableGpu]:
+    """The GPUs of per-GPU roles among ``placements`` (every placement on their hosts) whose
+    instances all lie on that GPU alone, with the cores and RAM they take on its host (an
+    instance's GPUs lie on one host)."""
+    by_name = {w.name: w for w in scenario.workloads}
+    gpus_of: dict[str, set[GpuKey]] = {}
+    on_gpu: dict[GpuKey, dict[str, str]] = {}
+    for p in placements:
+        key = (p.host, p.gpu_index)
+        gpus_of.setdefault(p.instance, set()).add(key)
+        on_gpu.setdefault(key, {})[p.instance] = p.workload
+    movable: list[MovableGpu] = []
+    for key, instances in on_gpu.items():
+        rules = METHODS[roles[key]]
+        if rules.scope is RoleScope.HOST or any(len(gpus_of[i]) > 1 for i in instances):
+            continue
+        on_host = [by_name[w] for w in instances.values()] if rules.instances_on_gpu_host else []
+        movable.append(
+            MovableGpu(key, sum(w.vcpus for w in on_host), sum(w.ram_gib for w in on_host))
+        )
+    return movable
+
+
+def _host_rules_broken(
+    scenario: Scenario,
+    host_type: HostType,
+    hosts: Sequence[Host],
+    placements: Sequence[Placement],
+    configs: Mapping[GpuKey, str],
+    roles: Mapping[GpuKey, Method],
+) -> bool:
+    """Whether a method's host rules (one profile size per host, ...) break on the hosts of
+    ``placements`` (every placement on them)."""
+    rows: dict[GpuKey, list[Placement]] = {}
+    for p in placements:
+        rows.setdefault((p.host, p.gpu_index), []).append(p)
+    context = PlanContext.of(scenario, placements, hosts)
+    by_name = {h.name: h for h in hosts}
+    grouped: dict[tuple[str, Method], list[GpuView]] = {}
+    for key in sorted(rows):
+        view = GpuView(key, by_name[key[0]], host_type.model, configs[key], tuple(rows[key]))
+        grouped.setdefault((key[0], roles[key]), []).append(view)
+    return any(
+        METHODS[method].host_problems(by_name[name], gpus, context)
+        for (name, method), gpus in grouped.items()
+    )
 
 
 def _retry_pool(option: Option, types: Sequence[HostType], placing: _Placing) -> HostPool | None:
