@@ -9,7 +9,7 @@ from planner.inputs.inventory import Host, ServerType
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
-from planner.output.report import add_to_inventory
+from planner.output.report import add_to_inventory, plan_scenario
 from planner.scenario import Scenario
 from tests.builders import host, scenario_of, server_type, workload
 
@@ -90,3 +90,22 @@ def test_what_no_method_can_serve_is_listed_with_the_reason() -> None:
     assert len(left) == 1
     assert left[0].startswith("2 × huge because ")
     assert "still not served: 2 × huge because" in best.headline()
+
+
+def test_buying_nothing_costs_no_more_than_fitting_the_inventory() -> None:
+    """Four light inference services on an owned 4-GPU host. An owned GPU costs no purchase, but
+    its price still counts in the annual cost shown, so the plan that buys nothing is the one
+    fitting the inventory finds (vGPU shares one GPU), not four passthrough GPUs whose only
+    merit is needing no licence."""
+    light = workload("svc", instances=4, gpus=0.25, memory_gib=8.0, busy_fraction=0.1)
+    scenario = _scenario([host("h1", gpus=4)], [light])
+    methods = (Method.PASSTHROUGH, Method.VGPU)
+    added = add_to_inventory(scenario, L40S_4, methods=methods).recommended
+    fitted = plan_scenario(scenario, methods=methods).recommended
+    assert added is not None
+    assert fitted is not None
+    assert added.purchase == ()
+    assert added.result.feasibility_violations == ()
+    assert added.result.metrics.instances_placed == 4
+    assert added.result.cost.total_usd_per_year <= fitted.result.cost.total_usd_per_year + 1e-6
+    assert added.result.metrics.gpus_used == fitted.result.metrics.gpus_used == 1

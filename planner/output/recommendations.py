@@ -462,22 +462,34 @@ def recommend_additions(
 
     Every owned host keeps its shape; it costs no purchase (``OwnedRates``), so the mix fills
     the inventory before it buys servers of ``servers`` (each type a new cluster, at most as
-    many as the single-method sizings ``sized`` opened). With ``headroom`` ``k``, each failover
+    many as the single-method sizings ``sized`` opened); on the hosts owned and bought, the mix
+    is then planned again with every host's price counted and kept when it ranks better
+    (serves as much for less). With ``headroom`` ``k``, each failover
     group of a cluster keeps its ``k`` largest hosts idle and each new cluster gets ``k`` more
     servers (``planner.solve.headroom``); the combined plan is then checked for feasibility and
     with hosts down. Everything any method can serve is served when the servers allow it.
     """
     owned = scenario.inventory.hosts
     standby = set(standby_hosts(owned, headroom))
+    active = tuple(h for h in owned if h not in standby)
     candidates = servers_to_buy(scenario, servers, sized, cluster=ADDED_CLUSTER)
+    owned_names = {h.name for h in owned}
     mixed = recommend(
         scenario,
-        OwnedRates(scenario, frozenset(h.name for h in owned)),
+        OwnedRates(scenario, frozenset(owned_names)),
         hosts=candidates,
-        owned=tuple(h for h in owned if h not in standby),
+        owned=active,
         methods=methods,
     )
-    owned_names = {h.name for h in owned}
+    # What to buy is settled. On the hosts owned and bought, the plan that costs least with
+    # every host's price counted (as the annual cost shown counts it) is kept when it serves
+    # as much for less: an owned GPU that costs no purchase is no reason to use more of them.
+    opened = tuple(h for h in mixed.plan.hosts if h.name not in owned_names)
+    priced = recommend(scenario, AnnualRates(scenario), hosts=opened, owned=active, methods=methods)
+    if rank(measure_plan(priced.plan, scenario), scenario) < rank(
+        measure_plan(mixed.plan, scenario), scenario
+    ):
+        mixed = priced
     bought = tuple(h for h in mixed.plan.hosts if h.name not in owned_names)
     spare = _spares(bought, candidates, headroom)
     plan = dataclasses.replace(mixed.plan, hosts=(*owned, *bought, *spare))
