@@ -671,3 +671,36 @@ def test_an_instance_left_out_gets_room_made_by_moving_gpus_between_hosts() -> N
     for p in {p.instance: p for p in plan.placements}.values():
         cores[p.host] += int(by_name[p.workload].vcpus)
     assert sorted(cores.values()) == [32, 52]
+
+
+def test_a_small_class_within_its_limit_on_average_is_packed_densely() -> None:
+    """Three notebooks that must live-migrate, on two one-GPU A16 hosts: vGPU packs two to a
+    GPU and one alone. The pair runs over the 1.5× limit, the class's mean does not, so vGPU
+    alone serves all three; the mix does too (before, it set memory aside for one notebook per
+    GPU and left one out)."""
+    hosts = [host(f"a16-{n}", "A16", 1, cpu_cores=32, ram_gib=256) for n in range(2)]
+    notebooks = workload(
+        "nb",
+        kind=WorkloadKind.NOTEBOOK,
+        instances=3,
+        gpus=0.125,
+        memory_gib=5.0,
+        busy_fraction=0.3,
+        schedule=OFFICE,
+        needs_live_migration=True,
+        latency_tolerant=False,
+        vcpus=1,
+        ram_gib=4,
+    )
+    scenario = _scenario(hosts, [notebooks])
+    types = host_types(hosts, scenario)
+    solos = mixed.SoloFits(scenario)
+    assert solos(Method.VGPU, notebooks, 0, types[0]).slowdown > 1.5
+    mix = recommend(scenario, AnnualRates(scenario), methods=(Method.VGPU,))
+    assert [o.on_average for o in mix.options] == [True]
+    planned = plan_scenario(scenario, methods=(Method.VGPU,)).recommended
+    assert planned is not None
+    assert planned.source == "a mix of sharing methods"
+    assert planned.result.metrics.instances_placed == 3
+    assert planned.result.feasibility_violations == ()
+    assert within_limits(planned.result, scenario)

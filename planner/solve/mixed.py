@@ -75,6 +75,7 @@ from planner.plan import (
     MethodPlan,
     NotPlaced,
     Placement,
+    Slot,
     SolveStatus,
 )
 from planner.scenario import Scenario
@@ -186,6 +187,9 @@ class Option:
     reserve_gib: float | None = None
     """Memory set aside per instance so that fewer instances share a GPU and the class stays
     within its slowdown limit [GiB]; ``None``: its own ``memory_gib``."""
+    on_average: bool = False
+    """Packed densely, the class is within its limit on average only (its fullest GPU is over
+    it): ``slowdown`` is the mean over its instances packed alone."""
 
     def shape(self, workload: WorkloadClass) -> WorkloadClass:
         """The class as the option packs it."""
@@ -213,10 +217,11 @@ class Solo:
 
 @dataclass(frozen=True)
 class _Packed:
-    """A class's shape packed alone: its fullest GPU, and GPUs per instance packed."""
+    """A class's shape packed alone: its fullest GPU, every GPU, and GPUs per instance packed."""
 
     fullest: GpuLoad | None
     gpus_per_instance: float
+    loads: tuple[GpuLoad, ...] = ()
 
 
 def _shape(workload: WorkloadClass) -> WorkloadClass:
@@ -272,11 +277,36 @@ class SoloFits:
                 return solo, reserve
         return None
 
+    def mean_slowdown(
+        self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
+    ) -> float:
+        """The mean slowdown of the class's instances packed alone by the method on the type
+        (every GPU, not only the fullest: the limit bounds the class's mean) [-]; a class of
+        more than ``_SOLO_SAMPLE`` instances is sampled."""
+        packed = self._packing(method, workload, t, host_type)
+        if not packed.loads:
+            return math.inf
+        seen: dict[tuple[str, tuple[Slot, ...]], float] = {}
+        total = 0.0
+        for load in packed.loads:
+            # GPUs packed alike slow their instances alike.
+            alike = (load.config, tuple(dataclasses.replace(s, instance="") for s in load.slots))
+            if alike not in seen:
+                seen[alike] = self._slowdown_on(method, workload, host_type, load)
+            total += len(load.slots) * seen[alike]
+        return total / sum(len(load.slots) for load in packed.loads)
+
     def _fit(self, method: Method, workload: WorkloadClass, t: int, host_type: HostType) -> Solo:
-        rules = METHODS[method]
         packed = self._packing(method, workload, t, host_type)
         if packed.fullest is None:
             return Solo(math.inf, math.inf)
+        slowdown = self._slowdown_on(method, workload, host_type, packed.fullest)
+        return Solo(slowdown, packed.gpus_per_instance)
+
+    def _slowdown_on(
+        self, method: Method, workload: WorkloadClass, host_type: HostType, load: GpuLoad
+    ) -> float:
+        """The slowdown of an instance of the class on a GPU holding ``load`` (its own kind)."""
         host = host_type.shape
         placements = tuple(
             Placement(
@@ -290,12 +320,12 @@ class SoloFits:
                 s.compute_share,
                 s.start_slice,
             )
-            for n, s in enumerate(packed.fullest.slots)
+            for n, s in enumerate(load.slots)
         )
-        gpu = GpuView((host.name, 0), host, host_type.model, packed.fullest.config, placements)
+        gpu = GpuView((host.name, 0), host, host_type.model, load.config, placements)
         context = PlanContext.of(self.scenario, placements, (host,), workloads=(workload,))
         # Every instance on the GPU is of the class, so the first stands for all.
-        return Solo(rules.slowdown(placements[0], gpu, context), packed.gpus_per_instance)
+        return METHODS[method].slowdown(placements[0], gpu, context)
 
     def _packing(
         self, method: Method, workload: WorkloadClass, t: int, host_type: HostType
@@ -313,6 +343,7 @@ class SoloFits:
             self._packed[key] = _Packed(
                 max(loads, key=lambda load: len(load.slots)) if loads else None,
                 len(loads) / max(packed, 1),
+                tuple(loads),
             )
         return self._packed[key]
 
@@ -404,12 +435,20 @@ def _option(
     t: int,
     host_type: HostType,
     limit: float,
+    *,
+    average: bool = True,
 ) -> Option | str:
-    """The class under the method on the type, as dense as its slowdown limit allows; or why it
-    is over the limit even alone on a GPU."""
+    """The class under the method on the type, as dense as its slowdown limit allows (with
+    ``average``, the whole class packed alone within it on average counts); or why it is over
+    the limit even alone on a GPU."""
     solo = solos(method, workload, t, host_type)
     if solo.slowdown <= limit:
         return Option(workload.name, method, t, solo.slowdown, solo.gpus_per_instance)
+    if average and workload.instances <= _SOLO_SAMPLE and workload.gpus <= 1:
+        # Three instances two to a GPU: the pair is over the limit, the three are within it.
+        mean = solos.mean_slowdown(method, workload, t, host_type)
+        if mean <= limit:
+            return Option(workload.name, method, t, mean, solo.gpus_per_instance, on_average=True)
     sparser = solos.within(method, workload, t, host_type, limit)
     if sparser is None:
         shown = f"{solo.slowdown:.2f}× bare metal on {host_type.model.name}"
@@ -1196,10 +1235,14 @@ def recommend(
         over = over_limit(scenario, plan)
         if not over:
             break
-        # First keep the classes over their limit apart from others; if that is not enough, the
-        # methods that served them are no longer options for them.
+        # First keep the classes over their limit apart from others; then pack densely only
+        # those whose fullest GPU is within it; if that is not enough, the methods that served
+        # them are no longer options for them.
         if not over <= isolated:
             isolated |= over
+            continue
+        if any(o.on_average and o.workload in over for o in found):
+            found = _sparser(scenario, types, found, over, solos)
             continue
         served_by = _methods_serving(plan)
         found, more = _without(found, {(c, m) for c in over for m in served_by[c]}, scenario)
@@ -1207,7 +1250,7 @@ def recommend(
     return MixedPlan(plan, counts, tuple(types), tuple(found), refusals, tuple(methods), solos)
 
 
-_LIMIT_ROUNDS = 4
+_LIMIT_ROUNDS = 5
 """Placements checked against the classes' slowdown limits at most this many times."""
 
 _ONE_TYPE_PER_HOST_MAX_HOSTS = 24
@@ -1373,6 +1416,29 @@ def _methods_serving(plan: MethodPlan) -> dict[str, set[Method]]:
     for p in plan.placements:
         serving.setdefault(p.workload, set()).add(plan.role((p.host, p.gpu_index)))
     return serving
+
+
+def _sparser(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    over: Set[str],
+    solos: SoloFits,
+) -> tuple[Option, ...]:
+    """The options with those of the ``over`` classes that are within their limit on average
+    only packed so that their fullest GPU is within it (or dropped when none is)."""
+    by_name = {w.name: w for w in scenario.workloads}
+    kept: list[Option] = []
+    for o in found:
+        if not (o.on_average and o.workload in over):
+            kept.append(o)
+            continue
+        w = by_name[o.workload]
+        limit = slowdown_limit(w, scenario)
+        option = _option(solos, o.method, w, o.host_type, types[o.host_type], limit, average=False)
+        if isinstance(option, Option):
+            kept.append(option)
+    return tuple(kept)
 
 
 def _without(
