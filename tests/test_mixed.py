@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from bench.fleets import fleet
 from planner.inputs.catalog import load_catalog
-from planner.inputs.inventory import Host
+from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import AnnualRates
 from planner.measure.result import measure_plan
 from planner.methods.registry import Method
 from planner.output.recommendations import within_limits
-from planner.output.report import plan_scenario
+from planner.output.report import plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario
 from planner.solve import mixed
@@ -365,6 +365,56 @@ def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method
             assert result.cost.total_usd_per_year <= single.cost.total_usd_per_year + 1e-6
     assert recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
     assert result.metrics.lower_bound_gpus <= result.metrics.gpus_used
+
+
+@st.composite
+def _sizings(draw: st.DrawFn) -> tuple[Scenario, list[ServerType], int]:
+    """A generated estate's classes, one to three server types to size for, headroom 0 or 1."""
+    servers = [
+        ServerType(
+            draw(st.sampled_from(_MODELS)),
+            draw(st.sampled_from([1, 2, 4, 8])),
+            draw(st.sampled_from([32.0, 64.0, 112.0])),
+            draw(st.sampled_from([256.0, 1024.0])),
+            rdma=draw(st.booleans()),
+            mig_enabled=draw(st.booleans()),
+            platform=draw(st.sampled_from(list(Platform))),
+        )
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    return draw(_any_estates()), servers, draw(st.integers(0, 1))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sizings())
+def test_a_sized_cluster_s_plan_is_feasible_and_serves_what_any_method_does(
+    case: tuple[Scenario, list[ServerType], int],
+) -> None:
+    """Sizing a cluster of generated server types, with headroom or not: the recommended plan
+    passes the checker, keeps every class within its limit, serves by priority at least what
+    each method's own sizing serves within the limits, and its bound is not above its cost."""
+    scenario, servers, headroom = case
+    planned = size_cluster(scenario, servers, headroom=headroom)
+    recommended = planned.recommended
+    if recommended is None:
+        assert all(not r.plan.placements for r in planned.singles)
+        return
+    result = recommended.result
+    assert result.feasibility_violations == ()
+    assert within_limits(result, scenario)
+    priority = {w.name: w.priority for w in scenario.workloads}
+    levels = sorted(set(priority.values()))
+
+    def served(plan: MethodPlan) -> tuple[int, ...]:
+        counts = Counter(
+            priority[w] for w in {p.instance: p.workload for p in plan.placements}.values()
+        )
+        return tuple(counts[level] for level in levels)
+
+    for single in planned.singles:
+        if within_limits(single, scenario):
+            assert served(result.plan) >= served(single.plan), single.label
+    assert recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
