@@ -185,6 +185,10 @@ class HostPool:
             return None
         return host, self._take(index, request)
 
+    def fitting(self, request: HostRequest) -> int | None:
+        """The host ``place`` would put ``request`` on (best fit, opening none), or None."""
+        return self._find(request)
+
     def index_of(self, name: str) -> int | None:
         """Position of the host called ``name`` in the pool, or None."""
         return next((i for i, host in enumerate(self.hosts) if host.name == name), None)

@@ -88,8 +88,12 @@ def room_for(
     max_moves: int = MAX_MOVES,
 ) -> Room | None:
     """A host of ``pool`` that takes ``request`` after at most ``max_moves`` moves and swaps
-    of its ``movable`` GPUs: of the ``_HOSTS_TRIED`` hosts short of least (GPUs, then cores and
-    RAM), the first that one can be made on; ``None`` when none. The pool is not changed."""
+    of its ``movable`` GPUs: the best fit when one takes it as it is, else of the
+    ``_HOSTS_TRIED`` hosts short of least (GPUs, then cores and RAM), the first that room can
+    be made on; ``None`` when none. The pool is not changed."""
+    fitting = pool.fitting(request)
+    if fitting is not None:
+        return Room(fitting, ())
     on_host: dict[str, list[MovableGpu]] = {}
     for gpu in movable:
         on_host.setdefault(gpu.key[0], []).append(gpu)
