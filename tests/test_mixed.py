@@ -754,3 +754,36 @@ def test_a_small_class_within_its_limit_on_average_is_packed_densely() -> None:
     assert planned.result.metrics.instances_placed == 3
     assert planned.result.feasibility_violations == ()
     assert within_limits(planned.result, scenario)
+
+
+def test_a_host_whose_gpus_fit_on_the_others_in_use_is_emptied() -> None:
+    """Two 2-GPU hosts, each with one 16-core job's GPU: the second host's GPU moves to the
+    first, which has a free GPU and the cores, so the plan holds the same GPUs on one host fewer
+    (it costs less) and keeps every method's rules."""
+    hosts = [host(name, "L40S", 2, cpu_cores=64, ram_gib=512) for name in "ab"]
+    scenario = _scenario(
+        hosts,
+        [workload("jobs", kind=WorkloadKind.TRAINING, instances=2, memory_gib=40, vcpus=16)],
+    )
+    types = host_types(hosts, scenario)
+    instances = {i.id: i for i in instances_of(scenario.workloads)}
+    placing = mixed._Placing(free_hosts={0: []})
+    pool = placing.shared[0] = HostPool(hosts)
+    for name, on in (("jobs#1", 0), ("jobs#2", 1)):
+        packing = pack(Method.PASSTHROUGH, [instances[name]], types[0].model, scenario, "auto")
+        assigned = assign_hosts(packing.requests, pool, fixed=[on])
+        mixed._record(
+            assigned.placements, assigned.gpu_configs, (), {name: Method.PASSTHROUGH}, placing
+        )
+    before = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
+    assert {p.host for p in before.placements} == {"a", "b"}
+    cost_before = measure_plan(before, scenario).cost.total_usd_per_year
+
+    mixed._consolidate(scenario, types, placing)
+
+    after = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
+    assert check_plan(after, scenario) == []
+    assert _served(after) == 2
+    assert len({p.host for p in after.placements}) == 1
+    assert len(after.gpu_configs) == 2
+    assert measure_plan(after, scenario).cost.total_usd_per_year < cost_before

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import HostPool
-from planner.solve.room import GpuMove, MovableGpu, Room, room_for
+from planner.solve.room import GpuMove, MovableGpu, Room, moves_emptying, room_for
 from tests.builders import host
 
 
@@ -93,3 +93,23 @@ def test_moving_a_gpu_in_the_pool_keeps_its_bookkeeping() -> None:
     spot = pool.place(_request("job", cores=12.0, gpus=2))
     assert spot is not None
     assert spot[0].name == "b"
+
+
+def test_a_host_is_emptied_onto_free_gpus_of_hosts_in_use() -> None:
+    """Host a holds one 8-core GPU; host b holds one 16-core GPU and has a free GPU and 48 cores:
+    a's GPU moves there. Host c is empty and is never a target (that would open a host)."""
+    pool = _pool((8.0,), (16.0,), ())
+    a0 = MovableGpu(("a", 0), 8.0, 16.0)
+    in_use_with_free = [0, 1]
+    assert moves_emptying(0, pool, [a0], in_use_with_free) == (GpuMove(a0, 1),)
+
+
+def test_no_host_is_emptied_when_a_gpu_cannot_move_or_finds_no_room() -> None:
+    pool = _pool((8.0, 8.0), (16.0,), (60.0,))
+    a0, a1 = MovableGpu(("a", 0), 8.0, 16.0), MovableGpu(("a", 1), 8.0, 16.0)
+    # One of a's GPUs may not move (it holds part of a multi-GPU instance, say).
+    assert moves_emptying(0, pool, [a0], [1, 2]) is None
+    # Host b has one free GPU, host c has one but only 4 cores: a's second GPU has nowhere to go.
+    assert moves_emptying(0, pool, [a0, a1], [1, 2]) is None
+    heavy = MovableGpu(("c", 0), 60.0, 16.0)
+    assert moves_emptying(2, pool, [heavy], [0, 1]) is None

@@ -82,7 +82,7 @@ from planner.scenario import Scenario
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, min_hosts_exact
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
-from planner.solve.room import MovableGpu, room_for
+from planner.solve.room import GpuMove, MovableGpu, moves_emptying, room_for
 from planner.solve.views import PlanView, instance_slowdowns
 
 __all__ = [
@@ -1310,6 +1310,7 @@ def _solve_and_place(
         for attempt in tried:
             _retry(scenario, types, found, refusals, rates, attempt)
             _make_room(scenario, types, found, rates, attempt)
+            _consolidate(scenario, types, attempt)
             key = _rank(scenario, types, rates, attempt)
             if best is None or key < best[0]:
                 best = (key, counts, attempt)
@@ -1807,8 +1808,9 @@ def _retry(
     for instance in instances_of(scenario.workloads):
         if instance.id in placing.missed:
             by_class.setdefault(instance.workload.name, []).append(instance)
+    cheapest = _cheapest_first(found, types, rates)
     for name, waiting in by_class.items():
-        for option in _cheapest_first(name, found, types, rates):
+        for option in cheapest.get(name, ()):
             waiting = [i for i in waiting if i.id in placing.missed]
             if not waiting:
                 break
@@ -1822,15 +1824,19 @@ def _retry(
 
 
 def _cheapest_first(
-    name: str, found: Sequence[Option], types: Sequence[HostType], rates: Rates
-) -> list[Option]:
-    """The options of class ``name``, cheapest per instance first."""
-    return sorted(
-        (o for o in found if o.workload == name),
-        key=lambda o: (
-            rates.gpu_usd_per_year(o.method, types[o.host_type].shape) * o.gpus_per_instance
-        ),
-    )
+    found: Sequence[Option], types: Sequence[HostType], rates: Rates
+) -> dict[str, list[Option]]:
+    """Each class's options, cheapest per instance first."""
+    by_class: dict[str, list[Option]] = {}
+    for o in found:
+        by_class.setdefault(o.workload, []).append(o)
+    for options_of in by_class.values():
+        options_of.sort(
+            key=lambda o: (
+                rates.gpu_usd_per_year(o.method, types[o.host_type].shape) * o.gpus_per_instance
+            )
+        )
+    return by_class
 
 
 def _make_room(
@@ -1854,7 +1860,7 @@ def _make_room(
     rows: dict[str, list[int]] = {}
     for k, p in enumerate(placing.placements):
         rows.setdefault(p.host, []).append(k)
-    cheapest: dict[str, list[Option]] = {}
+    cheapest = _cheapest_first(found, types, rates)
     # Until a type changes, what found no room there finds none again.
     no_room: set[tuple[str, Method, int]] = set()
     movable: dict[int, list[MovableGpu]] = {}
@@ -1862,9 +1868,7 @@ def _make_room(
         name = instance.workload.name
         if instance.id in placed:
             continue
-        if name not in cheapest:
-            cheapest[name] = _cheapest_first(name, found, types, rates)
-        for option in cheapest[name]:
+        for option in cheapest.get(name, ()):
             t = option.host_type
             tried = (option.workload, option.method, t)
             if METHODS[option.method].scope is RoleScope.HOST or t not in placing.shared:
@@ -1916,8 +1920,57 @@ def _placed_with_room(
     if room is None:
         return set()
     trial = pool.copy()
+    moved = _moved(trial, room.moves)
+    assigned = assign_hosts([request], trial, fixed=[room.host])
+    if assigned.not_placed:
+        return set()
+    touched = {trial.hosts[i].name for i in (room.host, *(m.target for m in room.moves))}
+    if not _kept(scenario, (host_type, option.method), (trial, moved, assigned), rows, placing):
+        return set()
+    placing.missed.pop(instance.id, None)
+    pool.adopt(trial)
+    return touched
+
+
+def _consolidate(scenario: Scenario, types: Sequence[HostType], placing: _Placing) -> None:
+    """Hosts of per-GPU roles emptied, those with fewest GPUs in use first, where every GPU on
+    one can move whole to free GPUs of its type's other hosts in use with the cores and RAM its
+    instances take (``room.moves_emptying``): one host fewer for the same GPUs, kept when the
+    hosts the GPUs land on keep their methods' host rules."""
+    rows: dict[str, list[int]] = {}
+    for k, p in enumerate(placing.placements):
+        rows.setdefault(p.host, []).append(k)
+    for t, pool in placing.shared.items():
+        names = [host.name for host in pool.hosts]
+        on_host: dict[str, list[MovableGpu]] = {}
+        for gpu in _movable_gpus(scenario, _rows_on(names, rows, placing), placing.roles):
+            on_host.setdefault(gpu.key[0], []).append(gpu)
+        in_use = [i for i, host in enumerate(pool.hosts) if len(pool.free_gpus[i]) < host.gpus]
+        targets = [i for i in in_use if pool.free_gpus[i]]
+        for index in sorted(
+            in_use, key=lambda i: (-len(pool.free_gpus[i]), -pool.free_cores[i], i)
+        ):
+            mine = on_host.get(pool.hosts[index].name, [])
+            moves = moves_emptying(index, pool, mine, targets)
+            if moves is None:
+                continue
+            trial = pool.copy()
+            moved = _moved(trial, moves)
+            if not _kept(scenario, (types[t], None), (trial, moved, _NOTHING), rows, placing):
+                continue
+            pool.adopt(trial)
+            touched = sorted({names[index], *(names[m.target] for m in moves)})
+            for name in touched:
+                on_host.pop(name, None)
+            for gpu in _movable_gpus(scenario, _rows_on(touched, rows, placing), placing.roles):
+                on_host.setdefault(gpu.key[0], []).append(gpu)
+            targets = [i for i in targets if pool.free_gpus[i] and i != index]
+
+
+def _moved(trial: HostPool, moves: Sequence[GpuMove]) -> dict[GpuKey, GpuKey]:
+    """Make ``moves`` on the pool ``trial``: each GPU moved, its old key -> its new one."""
     moved: dict[GpuKey, GpuKey] = {}
-    for move in room.moves:
+    for move in moves:
         source = trial.index_of(move.gpu.key[0])
         assert source is not None
         if move.swapped is None:
@@ -1930,10 +1983,30 @@ def _placed_with_room(
             trial.swap_gpus(source, move.target, *given)
             moved[move.gpu.key] = move.swapped.key
             moved[move.swapped.key] = move.gpu.key
-    assigned = assign_hosts([request], trial, fixed=[room.host])
-    if assigned.not_placed:
-        return set()
-    touched = sorted({trial.hosts[i].name for i in (room.host, *(m.target for m in room.moves))})
+    return moved
+
+
+_NOTHING = HostAssignment((), (), {})
+
+
+def _kept(
+    scenario: Scenario,
+    typed: tuple[HostType, Method | None],
+    made: tuple[HostPool, Mapping[GpuKey, GpuKey], HostAssignment],
+    rows: dict[str, list[int]],
+    placing: _Placing,
+) -> bool:
+    """GPUs ``moved`` on the pool ``trial`` and what was ``assigned`` there (set up by the
+    method) written into ``placing`` (and ``rows``, its placements' positions by host) when
+    every host touched keeps its methods' host rules; whether they were."""
+    host_type, method = typed
+    trial, moved, assigned = made
+    assert method is not None or not assigned.gpu_configs
+    touched = sorted(
+        {key[0] for key in moved}
+        | {key[0] for key in moved.values()}
+        | {p.host for p in assigned.placements}
+    )
     came_from = {new: old for old, new in moved.items()}
     after = [
         dataclasses.replace(p, host=moved[key][0], gpu_index=moved[key][1])
@@ -1945,9 +2018,10 @@ def _placed_with_room(
     kept = {(p.host, p.gpu_index) for p in after} - assigned.gpu_configs.keys()
     configs = {k: placing.configs[came_from.get(k, k)] for k in kept} | assigned.gpu_configs
     roles = {k: placing.roles[came_from.get(k, k)] for k in kept}
-    roles.update(dict.fromkeys(assigned.gpu_configs, option.method))
+    if method is not None:
+        roles.update(dict.fromkeys(assigned.gpu_configs, method))
     if _host_rules_broken(scenario, host_type, trial.hosts, after, configs, roles):
-        return set()
+        return False
     positions = [k for name in touched for k in rows.pop(name, ())]
     positions += range(len(placing.placements), len(placing.placements) + len(assigned.placements))
     placing.placements.extend(assigned.placements)
@@ -1959,9 +2033,7 @@ def _placed_with_room(
         placing.roles.pop(old, None)
     placing.configs.update(configs)
     placing.roles.update(roles)
-    placing.missed.pop(instance.id, None)
-    pool.adopt(trial)
-    return set(touched)
+    return True
 
 
 def _movable_gpus(

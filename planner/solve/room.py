@@ -12,6 +12,9 @@ method has over one GPU. Two moves make room on a host:
 - **swap**: one of its GPUs trades places with a lighter GPU of another host that has the
   difference free (the host gains the difference, its free GPUs stay as they were).
 
+The same moves also empty a host whose GPUs all fit on free GPUs of the others in use
+(``moves_emptying``): one host fewer, the same GPUs.
+
 The host a GPU lands on must keep its methods' host rules (one profile size per host and the
 like): the caller checks them, as it knows the methods.
 """
@@ -26,7 +29,7 @@ from planner.methods.contract import GpuKey
 from planner.plan import HostRequest
 from planner.solve.hosts import HostPool
 
-__all__ = ["GpuMove", "MovableGpu", "Room", "room_for"]
+__all__ = ["GpuMove", "MovableGpu", "Room", "moves_emptying", "room_for"]
 
 _TOLERANCE = 1e-9
 """Slack on GPUs, cores and RAM [GPUs, cores, GiB]."""
@@ -248,3 +251,43 @@ def _apply(here: _Host, there: _Host, move: GpuMove) -> None:
     here.ram_gib += ram
     there.cores -= cores
     there.ram_gib -= ram
+
+
+def moves_emptying(
+    index: int, pool: HostPool, mine: Sequence[MovableGpu], targets: Sequence[int]
+) -> tuple[GpuMove, ...] | None:
+    """Moves of every GPU in use on the ``index``-th host of ``pool`` (``mine``: those of its
+    GPUs that may move) to free GPUs of the ``targets`` hosts (others in use with a free GPU)
+    that have the cores and RAM its instances take: the heaviest first, each to the host it
+    leaves fewest cores free on. ``None`` when a GPU there may not move or finds no such host.
+    The pool is not changed."""
+    in_use = pool.hosts[index].gpus - len(pool.free_gpus[index])
+    if not mine or len(mine) != in_use:
+        return None
+    free = {
+        i: [len(pool.free_gpus[i]), pool.free_cores[i], pool.free_ram[i]]
+        for i in targets
+        if i != index
+    }
+    if sum(state[0] for state in free.values()) < len(mine):
+        return None
+    moves: list[GpuMove] = []
+    for gpu in sorted(mine, key=lambda g: (-g.cores, -g.ram_gib, g.key)):
+        fits = [
+            i
+            for i, (count, cores, ram) in free.items()
+            if count >= 1 and cores + _TOLERANCE >= gpu.cores and ram + _TOLERANCE >= gpu.ram_gib
+        ]
+        if not fits:
+            return None
+        target = min(fits, key=lambda i: (free[i][1] - gpu.cores, free[i][2], i))
+        free[target][0] -= 1
+        free[target][1] -= gpu.cores
+        free[target][2] -= gpu.ram_gib
+        moves.append(GpuMove(gpu, target))
+    return tuple(moves)
+
+
+def _in_use(pool: HostPool, index: int) -> bool:
+    """The host has a GPU in use."""
+    return len(pool.free_gpus[index]) < pool.hosts[index].gpus
