@@ -303,7 +303,7 @@ def test_every_key_figure_says_what_it_means() -> None:
     assert not at.exception
     assert len(at.metric) >= 2 * len(Method)
     for metric in at.metric:
-        # Labels may name more ("Against the best single method (Passthrough)").
+        # Labels may name more than the figure they start with.
         figure = next((f for f in definitions.FIGURES if metric.label.startswith(f)), None)
         assert figure is not None, f"no definition for {metric.label!r}"
         assert metric.proto.help.startswith(definitions.FIGURES[figure]), metric.label

@@ -39,7 +39,7 @@ FIGURES: Mapping[str, str] = MappingProxyType(
         "Cost over its lower bound": "The plan's annual cost without busy power, over a bound no "
         "plan serving the same instances within their limits can beat; 1.000× is provably the "
         "cheapest.",
-        "Against the best single method": "Annual cost saved against the cheapest single method "
+        "Against one method": "Annual cost saved against the cheapest single method "
         "that serves the most instances, and the instances served beyond it.",
     }
 )
