@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from planner.inputs.inventory import ServerType
 from planner.methods.registry import Method
 from planner.output.report import plan_scenario, size_cluster
-from ui import definitions, planning, session
+from ui import components, definitions, planning, session
 
 TIMEOUT_S = 180
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -348,3 +348,16 @@ def test_the_navigation_is_sent_before_the_planner_is_imported(tmp_path: Path) -
     line = next((x for x in done.stdout.splitlines() if x.startswith("LOADED-AT-NAVIGATION")), None)
     assert line is not None, done.stdout + done.stderr
     assert line.split()[1] == "0", f"imported before the navigation: {line}"
+
+
+def test_the_lowest_cost_mark_goes_to_the_cheapest_plan_that_serves_the_most() -> None:
+    """On the sample the remote pool costs least but leaves instances out; the mark goes to the
+    recommended plan, which serves them all, and it is shown once, as text that wraps."""
+    at = _app().run()
+    assert not at.exception
+    plan = planning.scenario_plan(session.sample_inputs(), session.Question())
+    cheapest = min(plan.results, key=lambda r: r.cost.total_usd_per_year)
+    assert cheapest.metrics.instances_not_placed > 0
+    assert components._lowest_cost_for_most_work(plan) == {"recommended"}
+    marks = [m.value for m in at.markdown if components.LOWEST_COST in m.value]
+    assert len(marks) == 1
