@@ -222,7 +222,7 @@ with st.form("assumptions_form"):
             placeholder="No cluster has MIG enabled",
         )
         mig_backed = st.checkbox(
-            "MIG-backed vGPU (licence per GPU)",
+            "MIG-backed vGPU",
             value=current.mig_backed_vgpu,
             key="assumptions_mig_backed_vgpu",
             help="Under vSphere, MIG instances are handed to VMs as MIG-backed vGPUs, which need "
@@ -246,10 +246,15 @@ with st.form("assumptions_form"):
         )
     st.markdown("**Sharing method settings** (each method's own)")
     method_settings: dict[str, object] = {}
-    for row in range(0, len(_SETTINGS), 4):
-        names = _SETTINGS[row : row + 4]
+    # Yes/no settings each take a row: a checkbox's label is cut, not wrapped, in a column.
+    switches = [name for name in _SETTINGS if isinstance(FACTS[name][1], bool)]
+    valued = [name for name in _SETTINGS if name not in switches]
+    for row in range(0, len(valued), 4):
+        names = valued[row : row + 4]
         for column, name in zip(st.columns(4), names, strict=False):
             method_settings[name] = setting_widget(column, name)
+    for name in switches:
+        method_settings[name] = setting_widget(st.container(), name)
     st.markdown("**Costs**")
     cost_names = ("power_usd_per_kwh", "pue", "amortisation_years", "host_usd", "idle_power_share")
     for column, name in zip(st.columns(len(cost_names)), cost_names, strict=True):
