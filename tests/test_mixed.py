@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.fleets import fleet
+from planner.assumptions import VgpuMode
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
@@ -787,3 +788,41 @@ def test_a_host_whose_gpus_fit_on_the_others_in_use_is_emptied() -> None:
     assert len({p.host for p in after.placements}) == 1
     assert len(after.gpu_configs) == 2
     assert measure_plan(after, scenario).cost.total_usd_per_year < cost_before
+
+
+@pytest.mark.parametrize(("mode", "hosts_after"), [("equal-size", 1), ("host-equal", 2)])
+def test_a_gpu_moves_only_where_its_method_s_host_rules_hold(mode: str, hosts_after: int) -> None:
+    """Host a holds a GPU of desktops on 4 GiB vGPU profiles, host b a GPU of services on 8 GiB
+    ones and a free GPU. Emptying a onto b is one host fewer; in host-equal mode (one partial
+    profile size per host) b may not hold both sizes, so the GPU stays where it is."""
+    hosts = [host(name, "L40S", 2, cpu_cores=64, ram_gib=512) for name in "ab"]
+    scenario = _scenario(
+        hosts,
+        [
+            workload("desk", kind=WorkloadKind.VDI, instances=4, gpus=0.05, memory_gib=4),
+            workload("svc", instances=2, gpus=0.2, memory_gib=8),
+        ],
+    )
+    scenario = dataclasses.replace(
+        scenario,
+        assumptions=dataclasses.replace(scenario.assumptions, vgpu_mode=VgpuMode(mode)),
+    )
+    types = host_types(hosts, scenario)
+    instances = {i.id: i for i in instances_of(scenario.workloads)}
+    placing = mixed._Placing(free_hosts={0: []})
+    pool = placing.shared[0] = HostPool(hosts)
+    for names, on in ((["desk#1", "desk#2", "desk#3", "desk#4"], 0), (["svc#1", "svc#2"], 1)):
+        batch = [instances[n] for n in names]
+        packing = pack(Method.VGPU, batch, types[0].model, scenario, "auto")
+        assigned = assign_hosts(packing.requests, pool, fixed=[on] * len(packing.requests))
+        assert assigned.not_placed == ()
+        methods = dict.fromkeys(names, Method.VGPU)
+        mixed._record(assigned.placements, assigned.gpu_configs, (), methods, placing)
+    assert len(placing.configs) == 2
+
+    mixed._consolidate(scenario, types, placing)
+
+    plan = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 6
+    assert len({p.host for p in plan.placements}) == hosts_after
