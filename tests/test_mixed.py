@@ -826,3 +826,17 @@ def test_a_gpu_moves_only_where_its_method_s_host_rules_hold(mode: str, hosts_af
     assert check_plan(plan, scenario) == []
     assert _served(plan) == 6
     assert len({p.host for p in plan.placements}) == hosts_after
+
+
+def test_an_instance_left_out_says_why_under_its_cheapest_option_and_the_others() -> None:
+    """Two whole-GPU jobs on one host of one GPU: one is left out, and its reason names the
+    resource that ran out under its cheapest option and says how many others had no room."""
+    scenario = _scenario(
+        [host("one", "L40S", 1)],
+        [workload("jobs", kind=WorkloadKind.TRAINING, instances=2, memory_gib=40, vcpus=16)],
+    )
+    mix = recommend(scenario, AnnualRates(scenario), methods=(Method.PASSTHROUGH, Method.VGPU))
+    assert _served(mix.plan) == 1
+    [left] = mix.plan.not_placed
+    assert "free GPU" in left.reason
+    assert "on L40S, its cheapest option; its 1 other option had no room either" in left.reason

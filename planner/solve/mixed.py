@@ -1791,7 +1791,56 @@ def _retry(
 ) -> None:
     """Instances left out (by the MILP or by placement) try the other options of their class,
     cheapest per instance first, on what is left: shared hosts' free GPUs, or whole free hosts for a
-    host-wide method."""
+    host-wide method. One still left out says why under its cheapest option, and that the
+    others had no room either."""
+    _mark_left_out(scenario, found, refusals, placing)
+    by_class: dict[str, list[Instance]] = {}
+    for instance in instances_of(scenario.workloads):
+        if instance.id in placing.missed:
+            by_class.setdefault(instance.workload.name, []).append(instance)
+    cheapest = _cheapest_first(found, types, rates)
+    for name, waiting in by_class.items():
+        mine = cheapest.get(name, [])
+        # Why each instance fits nowhere, as its cheapest option tried says it.
+        first: dict[str, str] = {}
+        for option in mine:
+            waiting = [i for i in waiting if i.id in placing.missed]
+            if not waiting:
+                break
+            pool = _retry_pool(option, types, placing)
+            if pool is None:
+                continue
+            shaped = [_shaped(i, option) for i in waiting]
+            pool = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
+            if METHODS[option.method].scope is not RoleScope.HOST:
+                placing.shared[option.host_type] = pool
+            tried = f"{option.method.label} on {types[option.host_type].model.name}"
+            for i in waiting:
+                if i.id in placing.missed and i.id not in first:
+                    first[i.id] = f"{placing.missed[i.id].reason} under {tried}"
+        _say_why(name, len(mine) - 1, first, placing)
+
+
+def _say_why(name: str, others: int, first: Mapping[str, str], placing: _Placing) -> None:
+    """Each instance of class ``name`` still left out says why under its cheapest option
+    (``first``), and that its ``others`` other options had no room either."""
+    if others < 1:
+        return
+    for instance_id, reason in first.items():
+        if instance_id in placing.missed:
+            placing.missed[instance_id] = NotPlaced(
+                instance_id,
+                name,
+                f"{reason}, its cheapest option; its {others} other option"
+                f"{'s' if others > 1 else ''} had no room either",
+            )
+
+
+def _mark_left_out(
+    scenario: Scenario, found: Sequence[Option], refusals: Sequence[Refusal], placing: _Placing
+) -> None:
+    """Every instance neither placed nor yet missed is missed: for lack of room, or, for a
+    class without options, with each method's refusal."""
     placed = {p.instance for p in placing.placements}
     with_options = {o.workload for o in found}
     for instance in instances_of(scenario.workloads):
@@ -1804,23 +1853,6 @@ def _retry(
                 f"{r.method.label}: {r.reason}" for r in refusals if r.workload == name
             )
         placing.missed[instance.id] = NotPlaced(instance.id, name, reason)
-    by_class: dict[str, list[Instance]] = {}
-    for instance in instances_of(scenario.workloads):
-        if instance.id in placing.missed:
-            by_class.setdefault(instance.workload.name, []).append(instance)
-    cheapest = _cheapest_first(found, types, rates)
-    for name, waiting in by_class.items():
-        for option in cheapest.get(name, ()):
-            waiting = [i for i in waiting if i.id in placing.missed]
-            if not waiting:
-                break
-            pool = _retry_pool(option, types, placing)
-            if pool is None:
-                continue
-            shaped = [_shaped(i, option) for i in waiting]
-            pool = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
-            if METHODS[option.method].scope is not RoleScope.HOST:
-                placing.shared[option.host_type] = pool
 
 
 def _cheapest_first(
