@@ -1893,16 +1893,19 @@ def _make_room(
     for k, p in enumerate(placing.placements):
         rows.setdefault(p.host, []).append(k)
     cheapest = _cheapest_first(found, types, rates)
-    # Until a type changes, what found no room there finds none again.
-    no_room: set[tuple[str, Method, int]] = set()
+    # Until a type changes, what found no room there (an option of classes alike, or a request
+    # of one shape, whatever its class) finds none again; keys start with the type.
+    no_room: set[tuple[object, ...]] = set()
     movable: dict[int, list[MovableGpu]] = {}
     for instance in waiting:
         name = instance.workload.name
         if instance.id in placed:
             continue
+        # Classes alike but for their name and size pack alike.
+        alike = dataclasses.replace(instance.workload, name="", instances=1)
         for option in cheapest.get(name, ()):
             t = option.host_type
-            tried = (option.workload, option.method, t)
+            tried = (t, option.method, option.reserve_gib, alike)
             if METHODS[option.method].scope is RoleScope.HOST or t not in placing.shared:
                 continue
             if tried in no_room:
@@ -1911,10 +1914,10 @@ def _make_room(
                 names = [host.name for host in placing.shared[t].hosts]
                 movable[t] = _movable_gpus(scenario, _rows_on(names, rows, placing), placing.roles)
             touched = _placed_with_room(
-                scenario, (types[t], option), instance, movable[t], rows, placing
+                scenario, (types[t], option), instance, (movable[t], no_room), rows, placing
             )
             if touched:
-                no_room = {k for k in no_room if k[2] != t}
+                no_room = {k for k in no_room if k[0] != t}
                 movable[t] = [g for g in movable[t] if g.key[0] not in touched]
                 movable[t] += _movable_gpus(
                     scenario, _rows_on(sorted(touched), rows, placing), placing.roles
@@ -1934,22 +1937,28 @@ def _placed_with_room(
     scenario: Scenario,
     typed: tuple[HostType, Option],
     instance: Instance,
-    movable: Sequence[MovableGpu],
+    searched: tuple[Sequence[MovableGpu], set[tuple[object, ...]]],
     rows: dict[str, list[int]],
     placing: _Placing,
 ) -> set[str]:
     """``instance`` packed alone under the option and placed on a host of the option's type
-    once GPUs are moved off it or swapped to make room; kept (``placing`` and ``rows``, its
-    placements' positions by host, changed) only when every host it touches keeps its methods'
-    host rules. The hosts touched; none when it was not placed."""
+    once GPUs (``searched[0]``: those that may move) are moved off it or swapped to make room;
+    kept (``placing`` and ``rows``, its placements' positions by host, changed) only when every
+    host it touches keeps its methods' host rules. A request shape that finds no room is added
+    to ``searched[1]`` and not sought again. The hosts touched; none when it was not placed."""
     host_type, option = typed
+    movable, no_room = searched
     pool = placing.shared[option.host_type]
     packing = pack(option.method, [_shaped(instance, option)], host_type.model, scenario, "auto")
     if len(packing.requests) != 1 or packing.not_placed:
         return set()
     request = packing.requests[0]
+    shape = (option.host_type, len(request.loads), request.cpu_cores, request.ram_gib)
+    if (*shape, request.host_group) in no_room:
+        return set()
     room = room_for(request, pool, movable)
     if room is None:
+        no_room.add((*shape, request.host_group))
         return set()
     trial = pool.copy()
     moved = _moved(trial, room.moves)
