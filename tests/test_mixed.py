@@ -712,7 +712,8 @@ def test_an_instance_left_out_gets_room_made_by_moving_gpus_between_hosts() -> N
     job = pack(Method.PASSTHROUGH, [instances["jobs#2"]], types[0].model, scenario, "auto")
     assert pool.copy().place(job.requests[0]) is None  # stranded as placed
 
-    mixed._make_room(scenario, types, found, AnnualRates(scenario), placing)
+    cheapest = mixed._cheapest_first(found, types, AnnualRates(scenario))
+    mixed._make_room(scenario, types, cheapest, placing)
 
     plan = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
     assert plan.not_placed == ()

@@ -38,7 +38,7 @@ from planner.scenario import Scenario
 if TYPE_CHECKING:
     from planner.solve.views import PlanView
 
-__all__ = ["check_plan", "gpu_views"]
+__all__ = ["check_plan", "gpu_views", "host_rule_problems"]
 
 _HOST_TOLERANCE = 1e-6
 """Float slack on core and RAM sums [cores, GiB]."""
@@ -97,7 +97,7 @@ def check_plan(plan: MethodPlan, scenario: Scenario, view: PlanView | None = Non
     for key in sorted(views):
         if key in roles:
             problems += METHODS[roles[key]].gpu_problems(views[key], context)
-    problems += _host_rule_problems(views, roles, context)
+    problems += host_rule_problems(views, roles, context)
     return problems
 
 
@@ -283,10 +283,11 @@ def _host_resource_problems(
     return problems
 
 
-def _host_rule_problems(
+def host_rule_problems(
     views: Mapping[GpuKey, GpuView], roles: Mapping[GpuKey, Method], context: PlanContext
 ) -> list[str]:
-    """Each method's rules over its GPUs on one host."""
+    """Each method's rules over its GPUs on one host (one profile size per host, ...), for the
+    GPUs ``views`` with a role in ``roles``."""
     grouped: dict[tuple[str, Method], list[GpuView]] = defaultdict(list)
     for key in sorted(views):
         if key in roles:

@@ -137,17 +137,8 @@ class HostPool:
         return None
 
     def _take(self, index: int, request: HostRequest) -> tuple[int, ...]:
-        model = self.hosts[index].gpu_model
-        free = self.free_gpus[index]
-        bucket = self._buckets[(model, len(free))]
-        del bucket[bisect.bisect_left(bucket, self._keys[index])]
-        taken = tuple(free[: len(request.loads)])
-        del free[: len(request.loads)]
-        self.free_cores[index] -= request.cpu_cores
-        self.free_ram[index] -= request.ram_gib
-        key = (-self.free_cores[index], -self.free_ram[index], index)
-        self._keys[index] = key
-        bisect.insort(self._buckets.setdefault((model, len(free)), []), key)
+        taken = tuple(self.free_gpus[index][: len(request.loads)])
+        self._change(index, take=taken, cores=-request.cpu_cores, ram_gib=-request.ram_gib)
         if request.host_group:
             self.group[index] = request.host_group
         return taken
@@ -224,7 +215,10 @@ class HostPool:
         free = self.free_gpus[index]
         bucket = self._buckets[(model, len(free))]
         del bucket[bisect.bisect_left(bucket, self._keys[index])]
-        free[:] = sorted({*free, *give} - set(take))
+        for gpu in take:
+            free.remove(gpu)
+        for gpu in give:
+            bisect.insort(free, gpu)
         self.free_cores[index] += cores
         self.free_ram[index] += ram_gib
         key = (-self.free_cores[index], -self.free_ram[index], index)
@@ -237,10 +231,7 @@ class HostPool:
         for index, host in enumerate(self.hosts):
             free = self.free_gpus[index]
             if host.gpus and len(free) == host.gpus:
-                bucket = self._buckets[(host.gpu_model, len(free))]
-                del bucket[bisect.bisect_left(bucket, self._keys[index])]
-                self.free_gpus[index] = []
-                bisect.insort(self._buckets.setdefault((host.gpu_model, 0), []), self._keys[index])
+                self._change(index, take=tuple(free), cores=0.0, ram_gib=0.0)
                 return host
         return None
 

@@ -79,6 +79,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
+from planner.solve.feasibility import host_rule_problems
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, min_hosts_exact
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
@@ -1299,6 +1300,7 @@ def _solve_and_place(
     caps: dict[tuple[str, Method, int], int] = {}
     best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
     inputs = _PlacingInputs(found, rates, isolated)
+    cheapest = _cheapest_first(found, types, rates)
     for _ in range(_PLACEMENT_ROUNDS):
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps) if found else None
@@ -1308,8 +1310,8 @@ def _solve_and_place(
         if placing.crowded:
             tried.append(_placed(scenario, types, counts, inputs, spreading=True)[0])
         for attempt in tried:
-            _retry(scenario, types, found, refusals, rates, attempt)
-            _make_room(scenario, types, found, rates, attempt)
+            _retry(scenario, types, cheapest, refusals, attempt)
+            _make_room(scenario, types, cheapest, attempt)
             _consolidate(scenario, types, attempt)
             key = _rank(scenario, types, rates, attempt)
             if best is None or key < best[0]:
@@ -1784,23 +1786,21 @@ def _fit(
 def _retry(
     scenario: Scenario,
     types: Sequence[HostType],
-    found: Sequence[Option],
+    cheapest: Mapping[str, Sequence[Option]],
     refusals: Sequence[Refusal],
-    rates: Rates,
     placing: _Placing,
 ) -> None:
-    """Instances left out (by the MILP or by placement) try the other options of their class,
-    cheapest per instance first, on what is left: shared hosts' free GPUs, or whole free hosts for a
-    host-wide method. One still left out says why under its cheapest option, and that the
-    others had no room either."""
-    _mark_left_out(scenario, found, refusals, placing)
+    """Instances left out (by the MILP or by placement) try the other options of their class
+    (``cheapest``: each class's, cheapest per instance first) on what is left: shared hosts'
+    free GPUs, or whole free hosts for a host-wide method. One still left out says why under
+    its cheapest option, and that the others had no room either."""
+    _mark_left_out(scenario, cheapest, refusals, placing)
     by_class: dict[str, list[Instance]] = {}
     for instance in instances_of(scenario.workloads):
         if instance.id in placing.missed:
             by_class.setdefault(instance.workload.name, []).append(instance)
-    cheapest = _cheapest_first(found, types, rates)
     for name, waiting in by_class.items():
-        mine = cheapest.get(name, [])
+        mine = cheapest.get(name, ())
         # Why each instance fits nowhere, as its cheapest option tried says it.
         first: dict[str, str] = {}
         for option in mine:
@@ -1837,12 +1837,14 @@ def _say_why(name: str, others: int, first: Mapping[str, str], placing: _Placing
 
 
 def _mark_left_out(
-    scenario: Scenario, found: Sequence[Option], refusals: Sequence[Refusal], placing: _Placing
+    scenario: Scenario,
+    with_options: Mapping[str, object],
+    refusals: Sequence[Refusal],
+    placing: _Placing,
 ) -> None:
     """Every instance neither placed nor yet missed is missed: for lack of room, or, for a
-    class without options, with each method's refusal."""
+    class without options (not in ``with_options``), with each method's refusal."""
     placed = {p.instance for p in placing.placements}
-    with_options = {o.workload for o in found}
     for instance in instances_of(scenario.workloads):
         if instance.id in placed or instance.id in placing.missed:
             continue
@@ -1874,14 +1876,13 @@ def _cheapest_first(
 def _make_room(
     scenario: Scenario,
     types: Sequence[HostType],
-    found: Sequence[Option],
-    rates: Rates,
+    cheapest: Mapping[str, Sequence[Option]],
     placing: _Placing,
 ) -> None:
-    """Instances still left out, most urgent first, each placed on its class's cheapest per-GPU
-    option that can make room for it on a host of its type by moving or swapping GPUs whole
-    (``room.room_for``): free GPUs may lie on hosts whose cores are given out while others have
-    cores and no free GPU."""
+    """Instances still left out, most urgent first, each placed on its class's cheapest
+    per-GPU option (``cheapest``: each class's, cheapest first) that can make room for it on a
+    host of its type by moving or swapping GPUs whole (``room.room_for``): free GPUs may lie on
+    hosts whose cores are given out while others have cores and no free GPU."""
     placed = {p.instance for p in placing.placements}
     waiting = sorted(
         (i for i in instances_of(scenario.workloads) if i.id in placing.missed),
@@ -1889,10 +1890,7 @@ def _make_room(
     )
     if all(i.id in placed for i in waiting):
         return
-    rows: dict[str, list[int]] = {}
-    for k, p in enumerate(placing.placements):
-        rows.setdefault(p.host, []).append(k)
-    cheapest = _cheapest_first(found, types, rates)
+    rows = _rows_by_host(placing)
     # Until a type changes, what found no room there (an option of classes alike, or a request
     # of one shape, whatever its class) finds none again; keys start with the type.
     no_room: set[tuple[object, ...]] = set()
@@ -1912,18 +1910,24 @@ def _make_room(
                 continue
             if t not in movable:
                 names = [host.name for host in placing.shared[t].hosts]
-                movable[t] = _movable_gpus(scenario, _rows_on(names, rows, placing), placing.roles)
+                movable[t] = _movable_on(scenario, names, rows, placing)
             touched = _placed_with_room(
                 scenario, (types[t], option), instance, (movable[t], no_room), rows, placing
             )
             if touched:
                 no_room = {k for k in no_room if k[0] != t}
                 movable[t] = [g for g in movable[t] if g.key[0] not in touched]
-                movable[t] += _movable_gpus(
-                    scenario, _rows_on(sorted(touched), rows, placing), placing.roles
-                )
+                movable[t] += _movable_on(scenario, sorted(touched), rows, placing)
                 break
             no_room.add(tried)
+
+
+def _rows_by_host(placing: _Placing) -> dict[str, list[int]]:
+    """Host -> the positions of its placements in ``placing.placements``."""
+    rows: dict[str, list[int]] = {}
+    for k, p in enumerate(placing.placements):
+        rows.setdefault(p.host, []).append(k)
+    return rows
 
 
 def _rows_on(
@@ -1931,6 +1935,13 @@ def _rows_on(
 ) -> list[Placement]:
     """The placements on ``hosts``, by the index ``rows`` (host -> positions)."""
     return [placing.placements[k] for name in hosts for k in rows.get(name, ())]
+
+
+def _movable_on(
+    scenario: Scenario, hosts: Sequence[str], rows: Mapping[str, Sequence[int]], placing: _Placing
+) -> list[MovableGpu]:
+    """The GPUs on ``hosts`` that may move whole (``_movable_gpus``)."""
+    return _movable_gpus(scenario, _rows_on(hosts, rows, placing), placing.roles)
 
 
 def _placed_with_room(
@@ -1965,11 +1976,10 @@ def _placed_with_room(
     assigned = assign_hosts([request], trial, fixed=[room.host])
     if assigned.not_placed:
         return set()
-    touched = {trial.hosts[i].name for i in (room.host, *(m.target for m in room.moves))}
-    if not _kept(scenario, (host_type, option.method), (trial, moved, assigned), rows, placing):
-        return set()
-    placing.missed.pop(instance.id, None)
-    pool.adopt(trial)
+    touched = _kept(scenario, (host_type, option.method), (trial, moved, assigned), rows, placing)
+    if touched:
+        placing.missed.pop(instance.id, None)
+        pool.adopt(trial)
     return touched
 
 
@@ -1978,13 +1988,11 @@ def _consolidate(scenario: Scenario, types: Sequence[HostType], placing: _Placin
     one can move whole to free GPUs of its type's other hosts in use with the cores and RAM its
     instances take (``room.moves_emptying``): one host fewer for the same GPUs, kept when the
     hosts the GPUs land on keep their methods' host rules."""
-    rows: dict[str, list[int]] = {}
-    for k, p in enumerate(placing.placements):
-        rows.setdefault(p.host, []).append(k)
+    rows = _rows_by_host(placing)
     for t, pool in placing.shared.items():
         names = [host.name for host in pool.hosts]
         on_host: dict[str, list[MovableGpu]] = {}
-        for gpu in _movable_gpus(scenario, _rows_on(names, rows, placing), placing.roles):
+        for gpu in _movable_on(scenario, names, rows, placing):
             on_host.setdefault(gpu.key[0], []).append(gpu)
         in_use = [i for i, host in enumerate(pool.hosts) if len(pool.free_gpus[i]) < host.gpus]
         targets = [i for i in in_use if pool.free_gpus[i]]
@@ -1997,13 +2005,13 @@ def _consolidate(scenario: Scenario, types: Sequence[HostType], placing: _Placin
                 continue
             trial = pool.copy()
             moved = _moved(trial, moves)
-            if not _kept(scenario, (types[t], None), (trial, moved, _NOTHING), rows, placing):
+            touched = _kept(scenario, (types[t], None), (trial, moved, _NOTHING), rows, placing)
+            if not touched:
                 continue
             pool.adopt(trial)
-            touched = sorted({names[index], *(names[m.target] for m in moves)})
             for name in touched:
                 on_host.pop(name, None)
-            for gpu in _movable_gpus(scenario, _rows_on(touched, rows, placing), placing.roles):
+            for gpu in _movable_on(scenario, sorted(touched), rows, placing):
                 on_host.setdefault(gpu.key[0], []).append(gpu)
             targets = [i for i in targets if pool.free_gpus[i] and i != index]
 
@@ -2036,10 +2044,10 @@ def _kept(
     made: tuple[HostPool, Mapping[GpuKey, GpuKey], HostAssignment],
     rows: dict[str, list[int]],
     placing: _Placing,
-) -> bool:
+) -> set[str]:
     """GPUs ``moved`` on the pool ``trial`` and what was ``assigned`` there (set up by the
     method) written into ``placing`` (and ``rows``, its placements' positions by host) when
-    every host touched keeps its methods' host rules; whether they were."""
+    every host touched keeps its methods' host rules: the hosts touched, none when not."""
     host_type, method = typed
     trial, moved, assigned = made
     assert method is not None or not assigned.gpu_configs
@@ -2062,7 +2070,7 @@ def _kept(
     if method is not None:
         roles.update(dict.fromkeys(assigned.gpu_configs, method))
     if _host_rules_broken(scenario, host_type, trial.hosts, after, configs, roles):
-        return False
+        return set()
     positions = [k for name in touched for k in rows.pop(name, ())]
     positions += range(len(placing.placements), len(placing.placements) + len(assigned.placements))
     placing.placements.extend(assigned.placements)
@@ -2074,7 +2082,7 @@ def _kept(
         placing.roles.pop(old, None)
     placing.configs.update(configs)
     placing.roles.update(roles)
-    return True
+    return set(touched)
 
 
 def _movable_gpus(
@@ -2115,16 +2123,12 @@ def _host_rules_broken(
     rows: dict[GpuKey, list[Placement]] = {}
     for p in placements:
         rows.setdefault((p.host, p.gpu_index), []).append(p)
-    context = PlanContext.of(scenario, placements, hosts)
     by_name = {h.name: h for h in hosts}
-    grouped: dict[tuple[str, Method], list[GpuView]] = {}
-    for key in sorted(rows):
-        view = GpuView(key, by_name[key[0]], host_type.model, configs[key], tuple(rows[key]))
-        grouped.setdefault((key[0], roles[key]), []).append(view)
-    return any(
-        METHODS[method].host_problems(by_name[name], gpus, context)
-        for (name, method), gpus in grouped.items()
-    )
+    views = {
+        key: GpuView(key, by_name[key[0]], host_type.model, configs[key], tuple(placed))
+        for key, placed in rows.items()
+    }
+    return bool(host_rule_problems(views, roles, PlanContext.of(scenario, placements, hosts)))
 
 
 def _retry_pool(option: Option, types: Sequence[HostType], placing: _Placing) -> HostPool | None:

@@ -82,6 +82,14 @@ class _Host:
     ram_gib: float
     movable: list[MovableGpu]
 
+    def takes(self, gpu: MovableGpu) -> bool:
+        """The host has a free GPU and the cores and RAM ``gpu``'s instances take."""
+        return (
+            self.gpus >= 1
+            and self.cores + _TOLERANCE >= gpu.cores
+            and self.ram_gib + _TOLERANCE >= gpu.ram_gib
+        )
+
 
 def room_for(
     request: HostRequest,
@@ -122,7 +130,11 @@ def room_for(
         key=lambda i: (base[i].gpus == pool.hosts[i].gpus, -base[i].cores, -base[i].ram_gib, i),
     )[:_PARTNERS]
     partners = sorted(
-        (i for i, h in enumerate(base) if h.movable and (h.cores > _TOLERANCE or h.ram_gib > 0)),
+        (
+            i
+            for i, h in enumerate(base)
+            if h.movable and (h.cores > _TOLERANCE or h.ram_gib > _TOLERANCE)
+        ),
         key=lambda i: (-base[i].cores, -base[i].ram_gib, i),
     )[:_PARTNERS]
     for index in candidates[:_HOSTS_TRIED]:
@@ -203,12 +215,7 @@ def _best_move(
     best: tuple[float, GpuMove] | None = None
     for gpu in order[:_TRIED_PER_STEP]:
         for i in targets:
-            there = state(i)
-            if (
-                there.gpus >= 1
-                and there.cores + _TOLERANCE >= gpu.cores
-                and there.ram_gib + _TOLERANCE >= gpu.ram_gib
-            ):
+            if state(i).takes(gpu):
                 gain = _gain(gpu.cores, gpu.ram_gib, cores, ram)
                 if best is None or gain > best[0]:
                     best = (gain, GpuMove(gpu, i))
@@ -264,30 +271,21 @@ def moves_emptying(
     in_use = pool.hosts[index].gpus - len(pool.free_gpus[index])
     if not mine or len(mine) != in_use:
         return None
-    free = {
-        i: [len(pool.free_gpus[i]), pool.free_cores[i], pool.free_ram[i]]
+    here = _Host(len(pool.free_gpus[index]), pool.free_cores[index], pool.free_ram[index], [*mine])
+    there = {
+        i: _Host(len(pool.free_gpus[i]), pool.free_cores[i], pool.free_ram[i], [])
         for i in targets
         if i != index
     }
-    if sum(state[0] for state in free.values()) < len(mine):
+    if sum(h.gpus for h in there.values()) < len(mine):
         return None
     moves: list[GpuMove] = []
     for gpu in sorted(mine, key=lambda g: (-g.cores, -g.ram_gib, g.key)):
-        fits = [
-            i
-            for i, (count, cores, ram) in free.items()
-            if count >= 1 and cores + _TOLERANCE >= gpu.cores and ram + _TOLERANCE >= gpu.ram_gib
-        ]
+        fits = [i for i, h in there.items() if h.takes(gpu)]
         if not fits:
             return None
-        target = min(fits, key=lambda i: (free[i][1] - gpu.cores, free[i][2], i))
-        free[target][0] -= 1
-        free[target][1] -= gpu.cores
-        free[target][2] -= gpu.ram_gib
-        moves.append(GpuMove(gpu, target))
+        target = min(fits, key=lambda i: (there[i].cores - gpu.cores, there[i].ram_gib, i))
+        move = GpuMove(gpu, target)
+        _apply(here, there[target], move)
+        moves.append(move)
     return tuple(moves)
-
-
-def _in_use(pool: HostPool, index: int) -> bool:
-    """The host has a GPU in use."""
-    return len(pool.free_gpus[index]) < pool.hosts[index].gpus
