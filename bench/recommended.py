@@ -7,7 +7,8 @@ the feasibility checker, and the median wall and CPU time of ``plan_scenario`` (
 user waits for), with the recommended plan's own share of it. Targets (2-core machine): ~100 GPUs
 proven optimal (ratio 1.000), ratio <= 1.02 elsewhere, the 10,000-GPU comparison under 2 s wall.
 
-Run from the repository root: ``.venv/bin/python bench/recommended.py [sizes...]``.
+Run from the repository root: ``.venv/bin/python bench/recommended.py [sizes...] [--seeds N...]``
+(``--seeds``: other generated fleets than each size's default seeds).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ SEEDS = {100: (0, 1, 2, 3, 4, 5), 2000: (0, 1, 2, 3, 4), 10000: (0, 1)}
 """Generated fleets per size (``bench.fleets.fleet``'s seed): other mixes, not only one."""
 
 
-def main(sizes: list[int]) -> None:
+def main(sizes: list[int], seeds: tuple[int, ...] = ()) -> None:
     header = (
         f"{'fleet':>6} {'seed':>4} {'served':>13} {'GPUs':>6} {'bound':>6} {'$/year':>11} "
         f"{'$ bound':>11} {'ratio':>6} {'status':<19} {'feasible':<8} "
@@ -36,7 +37,7 @@ def main(sizes: list[int]) -> None:
     )
     print(header)
     print("-" * len(header))
-    for size, seed in ((n, s) for n in sizes for s in SEEDS.get(n, (0,))):
+    for size, seed in ((n, s) for n in sizes for s in seeds or SEEDS.get(n, (0,))):
         scenario = fleet(size, seed=seed)
         walls, cpus, mixes = [], [], []
         recommended = None
@@ -66,4 +67,9 @@ def main(sizes: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or list(RUNS))
+    arguments = sys.argv[1:]
+    at = arguments.index("--seeds") if "--seeds" in arguments else len(arguments)
+    main(
+        [int(a) for a in arguments[:at]] or list(RUNS),
+        tuple(int(a) for a in arguments[at + 1 :]),
+    )
