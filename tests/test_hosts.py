@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
@@ -11,6 +12,7 @@ from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import (
     HostPool,
     assign_hosts,
+    min_hosts_by_configuration,
     min_hosts_exact,
 )
 from tests.builders import host
@@ -195,3 +197,86 @@ def test_fewest_hosts_keeps_largest_first_when_it_uses_fewer_hosts(
     result = assign_hosts(requests, pool, fewest_hosts=fewest_hosts)
     assert result.not_placed == ()
     assert len({p.host for p in result.placements}) == pool.hosts_in_use() == in_use
+
+
+def _strands_gpus() -> list[HostRequest]:
+    """An urgent 24-core GPU, an urgent 16-core GPU pair and two 48- and 40-core pairs."""
+    return [
+        _request("tune", cores=24, priority=1),
+        _request("train-a", 2, cores=48),
+        _request("train-b", 2, cores=40),
+        _request("train-c", 2, cores=16, priority=1),
+    ]
+
+
+def _hosts_used(requests: list[HostRequest], host_of: list[int]) -> int:
+    """Hosts of 4 GPUs and 64 cores that ``host_of`` uses, checked to hold what it gives them."""
+    for h in set(host_of):
+        on = [r for r, i in zip(requests, host_of, strict=True) if i == h]
+        assert sum(len(r.loads) for r in on) <= 4
+        assert sum(r.cpu_cores for r in on) <= 64
+        assert len({r.host_group for r in on} - {""}) <= 1
+    return len(set(host_of))
+
+
+def test_configurations_fill_hosts_where_best_fit_strands_gpus() -> None:
+    """Best fit, by priority or by size, leaves two GPUs free beside too few cores and opens a
+    third 64-core host; the configurations {48-core pair, 16-core pair} and {40-core pair,
+    24-core GPU} hold everything on two, and the assignment places every request there."""
+    requests = _strands_gpus()
+    hosts = [host(f"h{i}", gpus=4, cpu_cores=64) for i in (1, 2, 3)]
+    pool = HostPool(hosts)
+    assert not assign_hosts(requests, pool, fewest_hosts=True).not_placed
+    assert pool.hosts_in_use() == 3
+
+    host_of = min_hosts_by_configuration(requests, hosts[0], upper_bound=2, time_limit_s=10)
+
+    assert host_of is not None
+    assert _hosts_used(requests, host_of) == 2
+    configured = HostPool(hosts)
+    assert not assign_hosts(requests, configured, fixed=host_of).not_placed
+    assert configured.hosts_in_use() == 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_configuration_host_count_matches_brute_force(seed: int) -> None:
+    """On small random sets of 1- and 2-GPU requests the configurations need exactly as many
+    4-GPU, 64-core hosts as enumerating every assignment does."""
+    rng = random.Random(seed)
+    requests = [
+        _request(f"r{i}", rng.choice((1, 1, 2)), cores=rng.choice((8, 16, 24, 40, 48)))
+        for i in range(rng.randint(3, 6))
+    ]
+    server = host("s", gpus=4, cpu_cores=64)
+
+    host_of = min_hosts_by_configuration(
+        requests, server, upper_bound=len(requests), time_limit_s=10
+    )
+
+    assert host_of is not None
+    assert _hosts_used(requests, host_of) == _brute_force_hosts(requests, 4, 64)
+
+
+def test_configurations_keep_host_groups_apart() -> None:
+    """Two GPUs of one vGPU profile size and two of another fit one host by GPUs and cores, but
+    one profile size per host takes two hosts."""
+    requests = [_request(f"{g}{i}", cores=8, group=g) for g in "ab" for i in (1, 2)]
+
+    host_of = min_hosts_by_configuration(
+        requests, host("s", gpus=4, cpu_cores=64), upper_bound=4, time_limit_s=10
+    )
+
+    assert host_of is not None
+    assert _hosts_used(requests, host_of) == 2
+
+
+def test_configurations_are_not_listed_for_too_many_kinds() -> None:
+    """Thirty requests of different core counts fill an 8-GPU host in millions of ways: the
+    listing gives up and best fit's answer stands."""
+    requests = [_request(f"r{i}", cores=1 + i / 10) for i in range(30)]
+
+    host_of = min_hosts_by_configuration(
+        requests, host("s", gpus=8, cpu_cores=512), upper_bound=30, time_limit_s=10
+    )
+
+    assert host_of is None

@@ -841,3 +841,39 @@ def test_an_instance_left_out_says_why_under_its_cheapest_option_and_the_others(
     [left] = mix.plan.not_placed
     assert "free GPU" in left.reason
     assert "on L40S, its cheapest option; its 1 other option had no room either" in left.reason
+
+
+def test_hosts_are_filled_by_configuration_where_best_fit_strands_gpus() -> None:
+    """Ten each of an urgent 24-core GPU, an urgent 16-core GPU pair and 48- and 40-core pairs
+    on thirty 4-GPU, 64-core hosts: best fit leaves GPUs free beside too few cores (25 hosts
+    even after emptying some); hosts set up as {48-core pair, 16-core pair} and {40-core pair,
+    24-core GPU} hold everything on 20, as few as the 1,280 cores allow."""
+    hosts = [host(f"h{i:02}", "L40S", 4, cpu_cores=64, ram_gib=512) for i in range(30)]
+    jobs = [
+        ("tune", 1.0, 24.0, 1),
+        ("train-a", 2.0, 48.0, 2),
+        ("train-b", 2.0, 40.0, 2),
+        ("train-c", 2.0, 16.0, 1),
+    ]
+    scenario = _scenario(
+        hosts,
+        [
+            workload(
+                name,
+                kind=WorkloadKind.TRAINING,
+                instances=10,
+                gpus=gpus,
+                memory_gib=40 * gpus,
+                vcpus=cores,
+                priority=priority,
+                needs_isolation=True,
+            )
+            for name, gpus, cores, priority in jobs
+        ],
+    )
+
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 40
+    assert len({p.host for p in plan.placements}) == 20

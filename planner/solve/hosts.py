@@ -22,13 +22,14 @@ from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement
-from planner.solve.milp import SolverLimits, min_bins
+from planner.solve.milp import SolverLimits, cover_with_patterns, min_bins
 
 __all__ = [
     "HostAssignment",
     "HostPool",
     "assign_hosts",
     "fits_all",
+    "min_hosts_by_configuration",
     "min_hosts_exact",
     "request_order",
 ]
@@ -458,3 +459,125 @@ def min_hosts_exact(
     if packed is None:
         return None
     return list(packed.bins), packed.proven
+
+
+_MAX_CONFIGURATIONS = 4_000
+"""Most host configurations :func:`min_hosts_by_configuration` enumerates before it gives up."""
+
+_SEARCH_PER_CONFIGURATION = 20
+"""Partial fillings visited per configuration allowed, before the listing gives up."""
+
+_Kind = tuple[int, float, float, str]
+"""Requests alike for host assignment: (GPUs, cores, RAM, host group)."""
+
+
+def min_hosts_by_configuration(
+    requests: Sequence[HostRequest],
+    server: Host,
+    *,
+    upper_bound: int,
+    time_limit_s: float,
+) -> list[int] | None:
+    r"""The fewest hosts shaped like ``server`` that hold ``requests`` when they come in few
+    kinds (GPUs, cores, RAM and host group alike): cutting stock over host *configurations*.
+
+    A configuration is how many requests of each kind one host holds, within its GPUs, cores and
+    RAM and with at most one non-empty host group; with ``q[c][k]`` the requests of kind ``k``
+    configuration ``c`` holds and ``n[k]`` the requests of kind ``k``::
+
+        minimise    sum_c hosts[c]
+        subject to  sum_c q[c][k] * hosts[c] >= n[k]      for every kind k
+                    sum_c hosts[c] <= upper_bound,  hosts[c] integer >= 0
+
+    (:func:`planner.solve.milp.cover_with_patterns`). Only maximal configurations are listed:
+    every other one is held in a maximal one. Best fit fills hosts one request at a time and
+    strands GPUs beside a host's last cores; the configurations see every way to fill a host.
+
+    Returns
+    -------
+    The host index (0-based, hosts in order) of every request, or None when the requests come
+    in too many kinds to list their configurations (``_MAX_CONFIGURATIONS``), none fits on one
+    host, or no assignment within ``upper_bound`` hosts was found within the work limit.
+    """
+    kinds: dict[_Kind, list[int]] = {}
+    for i, request in enumerate(requests):
+        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
+        kinds.setdefault(key, []).append(i)
+    if not requests or upper_bound <= 0:
+        return [] if not requests else None
+    listed = sorted(kinds, reverse=True)
+    configurations = _host_configurations(
+        listed, [len(kinds[k]) for k in listed], server, limit=_MAX_CONFIGURATIONS
+    )
+    if not configurations or any(not any(c[k] for c in configurations) for k in range(len(listed))):
+        return None
+    cover = cover_with_patterns(
+        configurations,
+        [len(kinds[k]) for k in listed],
+        time_limit_s=time_limit_s,
+        upper_bound=upper_bound,
+    )
+    if cover is None:
+        return None
+    waiting = [list(kinds[k]) for k in listed]
+    host_of = [0] * len(requests)
+    host = 0
+    for configuration, uses in zip(configurations, cover.uses, strict=True):
+        for _ in range(uses):
+            for k, held in enumerate(configuration):
+                for i in waiting[k][:held]:
+                    host_of[i] = host
+                del waiting[k][:held]
+            host += 1
+    return host_of
+
+
+def _host_configurations(
+    kinds: Sequence[_Kind], available: Sequence[int], server: Host, *, limit: int
+) -> list[tuple[int, ...]]:
+    """Every maximal way to fill one ``server`` with requests of ``kinds`` (at most
+    ``available`` of each): no other request of a kind left fits beside it. Empty when there
+    are more than ``limit``, or the search for them visits more than ``_SEARCH_PER_CONFIGURATION``
+    times as many partial fillings."""
+    found: list[tuple[int, ...]] = []
+    held = [0] * len(kinds)
+    visits = [limit * _SEARCH_PER_CONFIGURATION]
+
+    def fits(k: int, gpus: int, cores: float, ram: float, group: str) -> bool:
+        kind_gpus, kind_cores, kind_ram, kind_group = kinds[k]
+        return (
+            held[k] < available[k]
+            and gpus + kind_gpus <= server.gpus
+            and cores + kind_cores <= server.cpu_cores + _TOLERANCE
+            and ram + kind_ram <= server.ram_gib + _TOLERANCE
+            and (not kind_group or not group or kind_group == group)
+        )
+
+    def fill(k: int, gpus: int, cores: float, ram: float, group: str) -> bool:
+        visits[0] -= 1
+        if len(found) > limit or visits[0] < 0:
+            return False
+        if k == len(kinds):
+            maximal = not any(fits(j, gpus, cores, ram, group) for j in range(len(kinds)))
+            if maximal and gpus:
+                found.append(tuple(held))
+            return True
+        kind_gpus, kind_cores, kind_ram, kind_group = kinds[k]
+        taken = 0
+        while True:
+            if not fill(k + 1, gpus, cores, ram, group):
+                return False
+            if not fits(k, gpus, cores, ram, group):
+                break
+            held[k] += 1
+            taken += 1
+            gpus += kind_gpus
+            cores += kind_cores
+            ram += kind_ram
+            group = group or kind_group
+        held[k] -= taken
+        return True
+
+    if not fill(0, 0, 0.0, 0.0, ""):
+        return []
+    return found

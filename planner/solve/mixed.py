@@ -80,7 +80,13 @@ from planner.plan import (
 )
 from planner.scenario import Scenario
 from planner.solve.feasibility import host_rule_problems
-from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, min_hosts_exact
+from planner.solve.hosts import (
+    HostAssignment,
+    HostPool,
+    assign_hosts,
+    min_hosts_by_configuration,
+    min_hosts_exact,
+)
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
 from planner.solve.room import GpuMove, MovableGpu, moves_emptying, room_for
@@ -1592,6 +1598,7 @@ def _place_shared(
         placing.notes.extend(n for n in packing.notes if n not in placing.notes)
     pool = HostPool(hosts)
     assigned = assign_hosts(requests, pool, fewest_hosts=True)
+    pool, assigned = _by_configuration(scenario, host_type, hosts, requests, (pool, assigned))
     if assigned.not_placed and len(requests) <= _EXACT_HOSTS_MAX_REQUESTS:
         exact = min_hosts_exact(
             requests,
@@ -1614,6 +1621,31 @@ def _place_shared(
         pool, assigned = _spread_out(scenario, host_type, hosts, packings, (pool, assigned))
     _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
     return pool
+
+
+def _by_configuration(
+    scenario: Scenario,
+    host_type: HostType,
+    hosts: Sequence[Host],
+    requests: Sequence[HostRequest],
+    best_fit: tuple[HostPool, HostAssignment],
+) -> tuple[HostPool, HostAssignment]:
+    """The requests on hosts set up by configurations (``min_hosts_by_configuration``) when
+    that places every one of them on fewer hosts than best fit, or places all where best fit
+    left some out; else best fit's assignment."""
+    pool, assigned = best_fit
+    fewer = len(hosts) if assigned.not_placed else pool.hosts_in_use() - 1
+    host_of = min_hosts_by_configuration(
+        requests,
+        host_type.shape,
+        upper_bound=fewer,
+        time_limit_s=scenario.assumptions.time_limit_s,
+    )
+    if host_of is None:
+        return best_fit
+    configured = HostPool(hosts)
+    exact = assign_hosts(requests, configured, fixed=host_of)
+    return best_fit if exact.not_placed else (configured, exact)
 
 
 def _spread_out(
