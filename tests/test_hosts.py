@@ -229,9 +229,11 @@ def test_configurations_fill_hosts_where_best_fit_strands_gpus() -> None:
     assert not assign_hosts(requests, pool, fewest_hosts=True).not_placed
     assert pool.hosts_in_use() == 3
 
-    host_of = min_hosts_by_configuration(requests, hosts[0], upper_bound=2, time_limit_s=10)
+    solved = min_hosts_by_configuration(requests, hosts[0], upper_bound=2, time_limit_s=10)
 
-    assert host_of is not None
+    assert solved is not None
+    host_of, proven = solved
+    assert proven
     assert _hosts_used(requests, host_of) == 2
     configured = HostPool(hosts)
     assert not assign_hosts(requests, configured, fixed=host_of).not_placed
@@ -249,12 +251,13 @@ def test_configuration_host_count_matches_brute_force(seed: int) -> None:
     ]
     server = host("s", gpus=4, cpu_cores=64)
 
-    host_of = min_hosts_by_configuration(
+    solved = min_hosts_by_configuration(
         requests, server, upper_bound=len(requests), time_limit_s=10
     )
 
-    assert host_of is not None
-    assert _hosts_used(requests, host_of) == _brute_force_hosts(requests, 4, 64)
+    assert solved is not None
+    assert solved[1]
+    assert _hosts_used(requests, solved[0]) == _brute_force_hosts(requests, 4, 64)
 
 
 def test_configurations_keep_host_groups_apart() -> None:
@@ -262,12 +265,12 @@ def test_configurations_keep_host_groups_apart() -> None:
     one profile size per host takes two hosts."""
     requests = [_request(f"{g}{i}", cores=8, group=g) for g in "ab" for i in (1, 2)]
 
-    host_of = min_hosts_by_configuration(
+    solved = min_hosts_by_configuration(
         requests, host("s", gpus=4, cpu_cores=64), upper_bound=4, time_limit_s=10
     )
 
-    assert host_of is not None
-    assert _hosts_used(requests, host_of) == 2
+    assert solved is not None
+    assert _hosts_used(requests, solved[0]) == 2
 
 
 def test_configurations_are_not_listed_for_too_many_kinds() -> None:
@@ -275,8 +278,8 @@ def test_configurations_are_not_listed_for_too_many_kinds() -> None:
     listing gives up and best fit's answer stands."""
     requests = [_request(f"r{i}", cores=1 + i / 10) for i in range(30)]
 
-    host_of = min_hosts_by_configuration(
+    solved = min_hosts_by_configuration(
         requests, host("s", gpus=8, cpu_cores=512), upper_bound=30, time_limit_s=10
     )
 
-    assert host_of is None
+    assert solved is None

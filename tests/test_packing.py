@@ -229,6 +229,24 @@ def test_sizing_returns_the_minimum_hosts() -> None:
     assert "proven minimum" in plan.notes[-1]
 
 
+def test_sizing_many_jobs_of_few_shapes_opens_the_fewest_hosts() -> None:
+    """Twenty each of an urgent 24-core GPU, an urgent 16-core GPU pair and 48- and 40-core
+    pairs on 4-GPU, 64-core servers: too many jobs to assign one by one, but of four shapes;
+    servers set up as {48-core pair, 16-core pair} and {40-core pair, 24-core GPU} hold them on
+    40, as few as the 2,560 cores allow, proven (best fit opened 60)."""
+    jobs = [("tune", 1.0, 24.0, 1), ("a", 2.0, 48.0, 2), ("b", 2.0, 40.0, 2), ("c", 2.0, 16.0, 1)]
+    workloads = [
+        workload(name, instances=20, gpus=g, memory_gib=8, vcpus=c, ram_gib=8, priority=p)
+        for name, g, c, p in jobs
+    ]
+    scenario = _catalog_scenario([], workloads)
+    plan = size_method(Method.PASSTHROUGH, scenario, ServerType("L40S", 4, 64.0, 512.0))
+    assert not plan.not_placed
+    assert len(plan.hosts) == 40
+    assert check_plan(plan, scenario) == []
+    assert "proven minimum" in plan.notes[-1]
+
+
 def test_sizing_bound_covers_only_what_fits_one_server() -> None:
     """A 6-GPU job cannot fit a 4-GPU server: it is not placed, and the lower bound covers only
     the placed jobs, so the plan never looks better than optimal (ratio ≥ 1)."""

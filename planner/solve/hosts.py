@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
-from planner.plan import HostRequest, NotPlaced, Placement
+from planner.plan import HostRequest, NotPlaced, Placement, SolveStatus
 from planner.solve.milp import SolverLimits, cover_with_patterns, min_bins
 
 __all__ = [
@@ -477,7 +477,7 @@ def min_hosts_by_configuration(
     *,
     upper_bound: int,
     time_limit_s: float,
-) -> list[int] | None:
+) -> tuple[list[int], bool] | None:
     r"""The fewest hosts shaped like ``server`` that hold ``requests`` when they come in few
     kinds (GPUs, cores, RAM and host group alike): cutting stock over host *configurations*.
 
@@ -495,16 +495,19 @@ def min_hosts_by_configuration(
 
     Returns
     -------
-    The host index (0-based, hosts in order) of every request, or None when the requests come
-    in too many kinds to list their configurations (``_MAX_CONFIGURATIONS``), none fits on one
-    host, or no assignment within ``upper_bound`` hosts was found within the work limit.
+    (host index per request, 0-based, hosts in order; proven the fewest), or None when the
+    requests come in too many kinds to list their configurations (``_MAX_CONFIGURATIONS``), a
+    kind fits on no host, or no assignment within ``upper_bound`` hosts was found within the
+    work limit.
     """
     kinds: dict[_Kind, list[int]] = {}
     for i, request in enumerate(requests):
         key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
         kinds.setdefault(key, []).append(i)
-    if not requests or upper_bound <= 0:
-        return [] if not requests else None
+    if not requests:
+        return [], True
+    if upper_bound <= 0:
+        return None
     listed = sorted(kinds, reverse=True)
     configurations = _host_configurations(
         listed, [len(kinds[k]) for k in listed], server, limit=_MAX_CONFIGURATIONS
@@ -529,7 +532,7 @@ def min_hosts_by_configuration(
                     host_of[i] = host
                 del waiting[k][:held]
             host += 1
-    return host_of
+    return host_of, cover.status is SolveStatus.OPTIMAL
 
 
 def _host_configurations(

@@ -1644,7 +1644,7 @@ def _by_configuration(
     if host_of is None:
         return best_fit
     configured = HostPool(hosts)
-    exact = assign_hosts(requests, configured, fixed=host_of)
+    exact = assign_hosts(requests, configured, fixed=host_of[0])
     return best_fit if exact.not_placed else (configured, exact)
 
 

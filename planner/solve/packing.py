@@ -42,7 +42,13 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
-from planner.solve.hosts import HostPool, assign_hosts, fits_all, min_hosts_exact
+from planner.solve.hosts import (
+    HostPool,
+    assign_hosts,
+    fits_all,
+    min_hosts_by_configuration,
+    min_hosts_exact,
+)
 
 __all__ = [
     "GpuKind",
@@ -629,13 +635,8 @@ def _size(
     ram = sum(r.ram_gib for r in placed_requests)
     host_bound = _host_lower_bound(gpu_bound, cores, ram, server)
     hosts_proven = pool.opened == host_bound
-    if not hosts_proven and len(placed_requests) <= _EXACT_HOSTS_MAX_REQUESTS:
-        exact_hosts = min_hosts_exact(
-            placed_requests,
-            server.host(0),
-            upper_bound=pool.opened,
-            time_limit_s=scenario.assumptions.time_limit_s,
-        )
+    if not hosts_proven:
+        exact_hosts = _fewest_hosts(placed_requests, server, pool.opened, scenario)
         if exact_hosts is not None:
             assignment, proven = exact_hosts
             if max(assignment, default=-1) + 1 < pool.opened:
@@ -663,12 +664,28 @@ def _size(
     )
 
 
+def _fewest_hosts(
+    requests: Sequence[HostRequest], server: ServerType, opened: int, scenario: Scenario
+) -> tuple[list[int], bool] | None:
+    """The fewest ``server`` hosts that hold ``requests`` (host index per request, proven):
+    by host configuration when the requests come in few kinds, else by assigning each request
+    when there are few of them; None when neither applies or the solver found nothing."""
+    limit = scenario.assumptions.time_limit_s
+    configured = min_hosts_by_configuration(
+        requests, server.host(0), upper_bound=opened, time_limit_s=limit
+    )
+    if configured is not None or len(requests) > _EXACT_HOSTS_MAX_REQUESTS:
+        return configured
+    return min_hosts_exact(requests, server.host(0), upper_bound=opened, time_limit_s=limit)
+
+
 def size_method(method: Method, scenario: Scenario, server: ServerType) -> MethodPlan:
     """Size a cluster of ``server`` hosts for the scenario's workloads (question 2).
 
     Opens hosts of ``server`` as needed (``MethodPlan.hosts`` lists them). Stage A uses the
-    exact packer where it solves in time; the host count is then minimised exactly (MILP over
-    the requests) on small cases and best fit otherwise. The notes give the host count and a
+    exact packer where it solves in time; the host count is then minimised exactly where the
+    requests come in few kinds (cutting stock over host configurations) or are few (a MILP
+    over the requests), best fit otherwise. The notes give the host count and a
     lower bound on it: the larger of GPUs, cores and RAM over one server's.
     """
     started = time.perf_counter()
