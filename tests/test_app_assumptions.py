@@ -97,6 +97,20 @@ def test_restore_defaults_undoes_changes() -> None:
     assert _committed(at).mig_clusters is None
 
 
+def test_after_restore_defaults_the_form_shows_the_defaults_and_apply_keeps_them() -> None:
+    """'Restore defaults' starts the form again from the defaults: it never shows the values
+    just restored away, and a later Apply does not bring them back."""
+    at = _assumptions_page()
+    at.number_input(key="assumptions_pue").set_value(2.0)
+    _edit_constant(at, "no_rdma_factor", 3.0)
+    at.button(key="assumptions_apply").click().run()
+    at.button(key="assumptions_restore").click().run()
+    assert at.number_input(key="assumptions_pue").value == Assumptions().pue
+    at.button(key="assumptions_apply").click().run()
+    assert not at.exception
+    assert _committed(at).assumptions == Assumptions()
+
+
 def test_a_worse_network_is_explained() -> None:
     """Latency above VMware's 50 µs is explained with what the planner does with it (the
     remote pool's slowdown), never a rule it does not apply (only latency-tolerant work)."""

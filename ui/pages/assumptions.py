@@ -37,6 +37,10 @@ _VSPHERE_LABELS = {
     VsphereVersion.V8: "vSphere 8 (≤ 8 vGPUs per VM, any C-series)",
 }
 
+# Session key of the committed inputs the form's widgets were made from, and their key prefix.
+FORM_MADE_FROM = "_assumptions_form_made_from"
+WIDGET_PREFIX = "assumptions_"
+
 # Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact).
 _STEPS = {
     "licence_usd_per_gpu_year": 100.0,
@@ -66,7 +70,7 @@ def fact_help(about: Fact) -> str:
 
 def fact_key(name: str) -> str:
     """Widget key of an assumption (``network.latency_us``: ``assumptions_network_latency_us``)."""
-    return "assumptions_" + name.replace(".", "_")
+    return WIDGET_PREFIX + name.replace(".", "_")
 
 
 def number_fact(where: DeltaGenerator, name: str) -> float:
@@ -148,6 +152,14 @@ built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read th
 cat = built.scenario.catalog
 inventory = built.scenario.inventory
 current = inputs.assumptions
+# A keyed widget keeps what was typed while the page stays open, whatever value it is given:
+# when the inputs change under the form (Restore defaults, the sidebar's reset, a scenario
+# opened), it starts again from the values in force, so it never shows figures the plan does not
+# use and an Apply never brings back ones the user restored.
+if st.session_state.get(FORM_MADE_FROM) != inputs:
+    for widget in [k for k in st.session_state if str(k).startswith(WIDGET_PREFIX)]:
+        del st.session_state[widget]
+    st.session_state[FORM_MADE_FROM] = inputs
 FACTS = {name: (about, value) for name, about, value in facts(current)}
 _SETTINGS = tuple(declared_settings())
 
