@@ -152,3 +152,14 @@ def test_a_corrected_cell_applies_the_whole_mix() -> None:
     assert at.subheader[0].value == "In use: edited workload table"
     editor = at.data_editor(key="workloads_editor").value
     assert editor.loc[0, "instances"] == 3
+
+
+def test_a_duplicate_name_names_the_first_use_by_the_editors_row() -> None:
+    """A name typed twice is refused with both rows numbered as the editor shows them: the
+    second class takes the first class's name, so row 2 repeats row 1 (not the CSV's row 2)."""
+    at = _workloads_page()
+    _edit(at, 1, "name", _first_class())
+    assert not at.exception
+    error = next(e.value for e in at.error if "need a change" in e.value).replace("\\", "")
+    assert f"Row 2 ({_first_class()}), column “name”" in error
+    assert "already used on row 1" in error

@@ -8,6 +8,7 @@ editor shows them, with what to type instead.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -123,18 +124,39 @@ def _in_editor_words(
 ) -> CellProblem:
     if problem.row is None:
         return CellProblem(None, "", problem.column, "", problem.message, problem.fix)
-    # Table rows are numbered as a CSV would be (header = row 1); find the editor's row.
     index = table.index[problem.row - 2]
     name = table.loc[index, "name"] if "name" in table.columns else ""
     column = problem.column
     return CellProblem(
-        row=positions[index] + 1,
+        row=_editor_row(problem.row, table, positions),
         workload="" if pd.isna(name) else str(name),
         column=column,
         label="" if column is None else labels.get(column, column),
-        message=problem.message,
-        fix=problem.fix,
+        message=_rows_renumbered(problem.message, table, positions),
+        fix=_rows_renumbered(problem.fix, table, positions),
     )
+
+
+def _editor_row(csv_row: int, table: pd.DataFrame, positions: Mapping[object, int]) -> int:
+    """The editor's row (1 = first class) of a table row numbered as a CSV would be (header =
+    row 1; rows left entirely empty are not in ``table``)."""
+    return positions[table.index[csv_row - 2]] + 1
+
+
+_ROW_MENTION = re.compile(r"\brow (\d+)\b")
+
+
+def _rows_renumbered(text: str, table: pd.DataFrame, positions: Mapping[object, int]) -> str:
+    """``text`` with each row it names (``already used on row 2``) numbered as the editor shows
+    it: the planner counts rows as a CSV would, the header being row 1."""
+
+    def renumbered(mention: re.Match[str]) -> str:
+        csv_row = int(mention.group(1))
+        if not 2 <= csv_row <= len(table) + 1:
+            return mention.group(0)
+        return f"row {_editor_row(csv_row, table, positions)}"
+
+    return _ROW_MENTION.sub(renumbered, text)
 
 
 def marked_rows(check: EditCheck, labels: Mapping[str, str]) -> Styler:
