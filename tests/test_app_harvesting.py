@@ -269,3 +269,34 @@ def test_each_workload_class_has_its_own_colour_on_the_demand_chart(
     assert scale["domain"] == classes
     assert len(set(scale["range"])) == len(classes)
     assert scale == charts.workload_colours(classes).to_dict()
+
+
+def test_a_backlog_of_too_many_jobs_is_refused_against_the_form(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A backlog in more jobs a day than the simulation holds is refused naming the two fields
+    to change, not as a planner failure sending the user to the Inventory and Workloads pages."""
+    at = page(monkeypatch).run()
+    at.number_input(key="harvest_backlog").set_value(10_000_000.0)
+    at.number_input(key="harvest_job_gpu_hours").set_value(0.25)
+    at = simulate(at)
+    assert not at.exception
+    (error,) = at.error
+    assert "over the limit of 50,000 jobs a day" in error.value
+    assert "**ML backlog** or **Work per job**" in error.value
+    assert "the planner stopped" not in error.value
+    assert not at.metric
+
+
+def test_jobs_wider_than_the_pool_are_said_to_never_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs of more GPUs than the pool holds never run: the warning says so and what to change,
+    not only that the backlog grows."""
+    at = page(monkeypatch).run()
+    at.radio(key="harvest_pool_source").set_value("given")
+    at.number_input(key="harvest_pool_gpus").set_value(1)
+    at.number_input(key="harvest_job_gpus").set_value(8)
+    at = simulate(at)
+    assert not at.exception
+    (warning,) = at.warning
+    assert "A job takes 8 GPUs and the pool has 1, so no job can ever run" in warning.value
+    assert metric(at, "Harvested [GPU-h/week]") == "0"

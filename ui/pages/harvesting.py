@@ -22,6 +22,7 @@ from planner.time.demand import (
 from planner.time.harvesting import (
     HarvestResult,
     HarvestSettings,
+    check_settings,
     harvest_tables,
     utilisation_by_hour,
 )
@@ -210,6 +211,16 @@ settings = HarvestSettings(
     submit_days=tuple(sorted(submit_days)),
     resolution_minutes=int(resolution),
 )
+try:
+    check_settings(settings)
+except ValueError as error:
+    # The planner's rule, said against the form's fields rather than as a planner failure.
+    st.error(
+        f"These settings cannot be simulated: {error}. Change **ML backlog** or **Work per job** "
+        "and press Simulate.",
+        icon=":material/error:",
+    )
+    st.stop()
 on_form = SavedHarvest(
     settings=settings,
     given_pool=pool_source == GIVEN_POOL,
@@ -287,7 +298,14 @@ cards[4].metric(
     fmt.usd(result.dedicated_usd_per_year),
     help="Amortised GPU and host share plus power at full use (passthrough, no licence).",
 )
-if not result.keeps_up:
+if settings.gpus_per_job > result.pool_gpus:
+    st.warning(
+        f"A job takes {settings.gpus_per_job} GPUs and the pool has "
+        f"{fmt.count(result.pool_gpus)}, so no job can ever run. Lower **GPUs per job** or give "
+        "a larger pool.",
+        icon=":material/warning:",
+    )
+elif not result.keeps_up:
     st.warning(
         f"The backlog grows by {fmt.count(result.backlog_growth_gpu_hours_per_week)} GPU-hours "
         "a week: the idle desktop GPUs cannot keep up. Lower the backlog or add GPUs.",
