@@ -156,6 +156,17 @@ def test_a_hostile_name_is_only_text(db: Path) -> None:
     assert "\\*\\*bold\\*\\*" in _sidebar_text(reopened)
 
 
+def test_a_hostile_name_in_a_toast_is_only_text(db: Path) -> None:
+    """The toasts that name a scenario (saved, or a link naming one that is not saved) show the
+    name literally: a shared link cannot put a live Markdown link on someone's screen."""
+    at = _save_as(_app(), "**bold**")
+    assert [t.value for t in at.toast] == ["Saved \\*\\*bold\\*\\*"]
+    linked = _app(scenario="[click](http://example.com)")
+    (toast,) = linked.toast
+    assert "\\[click\\]\\(http" in toast.value
+    assert "[click](http" not in toast.value
+
+
 def test_comparing_two_scenarios_shows_figures_and_changes(db: Path) -> None:
     """Side by side: each plan's key figures for both scenarios and the change between them."""
     at = _save_as(_app(), "sample")

@@ -171,13 +171,17 @@ def follow_url() -> None:
     except ScenarioNotFoundError:
         del st.query_params[QUERY_PARAM]
         st.toast(
-            f"The link names a scenario '{wanted}' that is not saved (deleted or renamed); "
-            "the planner shows what this session had.",
+            f"The link names a scenario '{fmt.markdown_literal(wanted)}' that is not saved "
+            "(deleted or renamed); the planner shows what this session had.",
             icon=":material/warning:",
         )
     except StoreError as error:
         del st.query_params[QUERY_PARAM]
-        st.toast(f"Could not open the scenario '{wanted}': {error}.", icon=":material/error:")
+        st.toast(
+            f"Could not open the scenario '{fmt.markdown_literal(wanted)}': "
+            f"{fmt.markdown_literal(str(error))}.",
+            icon=":material/error:",
+        )
 
 
 def scenario_sidebar() -> None:

@@ -69,9 +69,9 @@ if open_name is not None:
         try:
             store.save(open_name, scenarios.saved_from_session(), replace=True)
         except StoreError as error:
-            st.error(f"Could not save: {error}.", icon=":material/error:")
+            st.error(f"Could not save: {_shown(str(error))}.", icon=":material/error:")
         else:
-            _done(f"Saved {open_name}")
+            _done(f"Saved {_shown(open_name)}")
 with st.form("scenarios_save_form", border=True):
     new_name = st.text_input(
         "Save as a new scenario named",
@@ -84,13 +84,13 @@ with st.form("scenarios_save_form", border=True):
         try:
             name = store.save(new_name, scenarios.saved_from_session(), replace=replace)
         except ScenarioExistsError as error:
-            st.error(f"Not saved: {error} (tick Replace).", icon=":material/error:")
+            st.error(f"Not saved: {_shown(str(error))} (tick Replace).", icon=":material/error:")
         except StoreError as error:
-            st.error(f"Not saved: {error}.", icon=":material/error:")
+            st.error(f"Not saved: {_shown(str(error))}.", icon=":material/error:")
         else:
             session.replace_inputs(session.scenario_inputs(), session.question(), opened=name)
             st.query_params[scenarios.QUERY_PARAM] = name
-            _done(f"Saved {name}")
+            _done(f"Saved {_shown(name)}")
 
 # --- Saved scenarios ----------------------------------------------------------------------------
 st.subheader("Saved scenarios")
@@ -126,9 +126,9 @@ if actions.button("Open", key="scenarios_open", icon=":material/folder_open:", t
     try:
         scenarios.open_saved(chosen)
     except StoreError as error:
-        st.error(f"Could not open it: {error}.", icon=":material/error:")
+        st.error(f"Could not open it: {_shown(str(error))}.", icon=":material/error:")
     else:
-        _done(f"Opened {chosen}")
+        _done(f"Opened {_shown(chosen)}")
 with actions.popover("Copy or rename", icon=":material/edit:"):
     other = st.text_input("New name", key="scenarios_new_name", max_chars=100)
     copy_col, rename_col = st.columns(2)
@@ -140,20 +140,20 @@ with actions.popover("Delete", icon=":material/delete:"):
 try:
     if copy:
         _copy = store.duplicate(chosen, other)
-        _done(f"Saved a copy of {chosen} as {_copy}")
+        _done(f"Saved a copy of {_shown(chosen)} as {_shown(_copy)}")
     if rename:
         renamed = store.rename(chosen, other)
         if open_name == chosen:
             session.replace_inputs(session.scenario_inputs(), session.question(), opened=renamed)
             st.query_params[scenarios.QUERY_PARAM] = renamed
-        _done(f"Renamed {chosen} to {renamed}")
+        _done(f"Renamed {_shown(chosen)} to {_shown(renamed)}")
     if delete:
         store.delete(chosen)
         if open_name == chosen:
             scenarios.close_scenario()
-        _done(f"Deleted {chosen}")
+        _done(f"Deleted {_shown(chosen)}")
 except StoreError as error:
-    st.error(f"Not done: {error}.", icon=":material/error:")
+    st.error(f"Not done: {_shown(str(error))}.", icon=":material/error:")
 
 # --- Compare ------------------------------------------------------------------------------------
 st.subheader("Compare two scenarios")
