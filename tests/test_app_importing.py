@@ -158,3 +158,44 @@ def test_pods_can_be_regrouped_by_a_label() -> None:
     at.selectbox(key="workloads_upload_group_by").set_value("team").run()
     assert not at.exception
     assert _metric(at, "Classes kept") == "1"
+
+
+def test_an_import_waiting_for_apply_survives_leaving_the_page() -> None:
+    """Leaving the page empties the uploader and the table editor: coming back shows the same
+    review, with the table as the user fixed it and the host name typed, still waiting for
+    Apply, which then uses the fixes."""
+    name, data = sample(NVIDIA_SMI_LIST)
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value((name, data, "text/plain")).run()
+    at.text_input(key="inventory_upload_host_name").set_value("gpu-lab-01").run()
+    at.session_state["inventory_upload_editor"] = {
+        "edited_rows": {"0": {"cluster": "lab"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.switch_page("ui/pages/workloads.py").run()
+    at.switch_page("ui/pages/inventory.py").run()
+    assert not at.exception
+    assert any(f"{name} waits for Apply" in i.value for i in at.info)
+    table = at.data_editor(key="inventory_upload_editor").value
+    assert list(table["cluster"]) == ["lab"]
+    assert list(table["host"]) == ["gpu-lab-01"]
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == f"In use: {name}"
+    hosts = next(df.value for df in at.get_by_key("inventory_hosts").dataframe)
+    assert list(hosts["cluster"]) == ["lab"]
+    assert list(hosts["host"]) == ["gpu-lab-01"]
+    assert not any("waits for Apply" in i.value for i in at.info)
+
+
+def test_removing_the_files_from_the_uploader_drops_the_waiting_import() -> None:
+    """An upload the user takes out of the uploader is not brought back."""
+    name, data = sample(NVIDIA_SMI_LIST)
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value((name, data, "text/plain")).run()
+    at.file_uploader(key="inventory_upload").set_value([]).run()
+    assert not at.exception
+    assert not at.info
+    assert "inventory_upload_apply" not in [b.key for b in at.button]

@@ -220,8 +220,10 @@ def _review(
     key: str,
     ids: tuple[str, ...],
     original: bytes | None,
-) -> None:
-    """What the files gave, the table to fix, the change, and Apply or Keep."""
+    start: pd.DataFrame,
+) -> pd.DataFrame:
+    """What the files gave, the table to fix (its editor starting from ``start``), the change,
+    and Apply or Keep. Returns the table as edited."""
     st.markdown("**What each file gave**")
     for file, tool in shown.files:
         st.caption(f":material/description: {file}: read as {tool}")
@@ -237,7 +239,7 @@ def _review(
     st.markdown("**Fix the table, then apply it**")
     edited = pd.DataFrame(
         st.data_editor(
-            shown.frame, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
+            start, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
         )
     ).dropna(how="all")
     try:
@@ -249,7 +251,7 @@ def _review(
             icon=":material/error:",
         )
         st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
-        return
+        return edited
     _change_figures(change, role)
     if change.skipped:
         st.warning(
@@ -276,6 +278,7 @@ def _review(
     ):
         st.session_state[f"_{key}_done"] = ids
         st.rerun()
+    return edited
 
 
 def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
@@ -290,6 +293,36 @@ def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     except InputError:
         return False
     return not change.skipped
+
+
+@dataclass
+class _Pending:
+    """An import waiting for Apply or Keep. Leaving the page empties the uploader and the table
+    editor; this keeps the files, the table as fixed and the options typed, so coming back shows
+    the same review."""
+
+    ids: tuple[str, ...]
+    """``file_id`` of each uploaded file."""
+    files: tuple[session.InputFile, ...]
+    edited: pd.DataFrame | None = None
+    """The review's table as last edited; None before the first review."""
+    start: pd.DataFrame | None = None
+    """The table the review's editor starts from on this visit of the page; None: as read."""
+    widgets: tuple[tuple[str, str], ...] = ()
+    """(widget key, value) of the options typed (host, cluster, GPUs per cluster, grouping)."""
+
+
+def _pending_key(key: str) -> str:
+    return f"_{key}_pending"
+
+
+def _forget_pending(key: str) -> None:
+    """The user changed the files in the uploader: what was pending is not wanted any more."""
+    st.session_state.pop(_pending_key(key), None)
+
+
+def _option_keys(key: str) -> tuple[str, ...]:
+    return tuple(f"{key}_{name}" for name in ("host_name", "cluster", "cluster_gpus", "group_by"))
 
 
 def _inventory_options(key: str) -> ImportOptions:
@@ -338,14 +371,35 @@ def import_panel(role: Role, *, key: str) -> None:
         accept_multiple_files=True,
         key=key,
         max_upload_size=MAX_FILE_MB,
+        on_change=_forget_pending,
+        args=(key,),
     )
     _undo_offer(key)
+    pending = st.session_state.get(_pending_key(key))
+    # The review's editor has no state when the page was left since it was last drawn.
+    fresh_visit = f"{key}_editor" not in st.session_state
+    if uploaded:
+        ids = tuple(u.file_id for u in uploaded)
+        if not (isinstance(pending, _Pending) and pending.ids == ids):
+            files = tuple(session.InputFile(name=u.name, content=u.getvalue()) for u in uploaded)
+            pending = _Pending(ids, files)
+    elif not isinstance(pending, _Pending):
+        return
+    if st.session_state.get(f"_{key}_done") == pending.ids:
+        _forget_pending(key)
+        return
     if not uploaded:
-        return
-    ids = tuple(u.file_id for u in uploaded)
-    if st.session_state.get(f"_{key}_done") == ids:
-        return
-    files = tuple(session.InputFile(name=u.name, content=u.getvalue()) for u in uploaded)
+        st.info(
+            f"{', '.join(f.name for f in pending.files)} waits for Apply, as you left it: "
+            "apply it, keep the inputs in use, or upload other files.",
+            icon=":material/pending_actions:",
+        )
+        for widget, value in pending.widgets:
+            st.session_state.setdefault(widget, value)
+    if fresh_visit and pending.edited is not None:
+        pending.start = pending.edited
+    st.session_state[_pending_key(key)] = pending
+    ids, files = pending.ids, pending.files
     options = _inventory_options(key) if role == "inventory" else ImportOptions()
     try:
         shown = preview(role, files, inputs.own_gpus, options)
@@ -353,6 +407,8 @@ def import_panel(role: Role, *, key: str) -> None:
         if group_by is not None:
             shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
     except InputError as error:
+        # Nothing of it can be used, so nothing waits for Apply.
+        _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
         st.error(
             f"{', '.join(f.name for f in files)} cannot be used, so the planner still uses "
@@ -377,4 +433,10 @@ def import_panel(role: Role, *, key: str) -> None:
         st.session_state[f"_{key}_done"] = ids
         _apply(role, shown.name, original or shown.frame.to_csv(index=False).encode())
     with st.container(border=True, key=f"{key}_review"):
-        _review(role, shown, cat, key, ids, original)
+        start = shown.frame if pending.start is None else pending.start
+        pending.edited = _review(role, shown, cat, key, ids, original, start)
+    pending.widgets = tuple(
+        (widget, str(st.session_state[widget]))
+        for widget in _option_keys(key)
+        if widget in st.session_state
+    )
