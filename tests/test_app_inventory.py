@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -150,6 +151,22 @@ def test_a_binary_file_is_refused_with_a_readable_message() -> None:
     problems = at.dataframe[0].value
     assert "cannot tell" in problems.loc[0, "problem"]
     assert "inventory CSV" in problems.loc[0, "fix"]
+
+
+def test_a_refused_files_fix_wraps_inside_the_import_panel() -> None:
+    """The problems table of a refused file wraps its text and fits the import panel's column
+    (about 620 px at 1,280 px), so the fix is read on screen rather than cut after a few words or
+    pushed past the table's edge; a whole-file problem shows no row number."""
+    at = _inventory_page()
+    _upload(at, "semicolons.csv", HEADER.replace(",", ";") + "a;b;L40S;4;64;768;100;yes;1\n")
+    assert not at.exception
+    table = at.dataframe[0]
+    assert "semicolons.csv cannot be used" in at.error[0].value
+    assert table.proto.row_height > 64  # Streamlit wraps a cell's text only above 64 px
+    columns = json.loads(table.proto.columns)
+    widths = [columns[name]["width"] for name in ("file", "row", "column", "problem", "fix")]
+    assert sum(widths) <= 620
+    assert table.proto.placeholder == "–"
 
 
 # Own GPU models: a lab H100 variant that borrows H100 PCIe's profile tables, and a card without

@@ -70,7 +70,7 @@ def accept_upload(
         "Fix the problems below and upload the file again.",
         icon=":material/error:",
     )
-    st.dataframe(planning.problems_frame(found), hide_index=True, width="stretch")
+    planning.show_problems(found)
     return None
 
 
@@ -164,7 +164,7 @@ def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
         "are in use. Fix them in the file and upload it again.",
         icon=":material/warning:",
     )
-    st.dataframe(planning.problems_frame(problems), hide_index=True, width="stretch")
+    planning.show_problems(problems)
 
 
 def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True) -> None:

@@ -250,7 +250,7 @@ def _review(
             "the files.",
             icon=":material/error:",
         )
-        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+        planning.show_problems(error.problems)
         return edited
     _change_figures(change, role)
     if change.skipped:
@@ -258,12 +258,7 @@ def _review(
             f"{len(change.skipped)} problem(s): these rows or values would not be used.",
             icon=":material/warning:",
         )
-        st.dataframe(
-            planning.problems_frame(change.skipped),
-            hide_index=True,
-            width="stretch",
-            key=f"{key}_skipped",
-        )
+        planning.show_problems(change.skipped, key=f"{key}_skipped")
     apply_col, keep_col = st.columns(2)
     if apply_col.button(
         "Apply", key=f"{key}_apply", type="primary", icon=":material/check:", width="stretch"
@@ -415,7 +410,7 @@ def import_panel(role: Role, *, key: str) -> None:
             f"{in_use}. Fix the problems below and upload the file again.",
             icon=":material/error:",
         )
-        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+        planning.show_problems(error.problems)
         return
     if shown.workbooks and st.button(
         f"Restore the whole plan of {shown.workbooks[0]}",

@@ -63,6 +63,7 @@ __all__ = [
     "problems_frame",
     "recommended_draft",
     "scenario_plan",
+    "show_problems",
     "single_plans",
     "unusable",
     "with_mig_clusters",
@@ -309,13 +310,60 @@ def _stop_on_input_error(error: InputError, *, doing: str) -> NoReturn:
         "file, or go back to the sample scenario with the button in the sidebar.",
         icon=":material/error:",
     )
-    st.dataframe(problems_frame(error.problems), hide_index=True, width="stretch")
+    show_problems(error.problems)
     st.stop()
 
 
 def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
     """Problems as a table: file, row, column, what is wrong, how to fix it."""
     return planner_problems_frame(problems)
+
+
+PROBLEM_CHARS_PER_LINE = 30
+"""Characters of a problem or its fix that fit on one line of their column at 1,280 px."""
+_LINE_PX = 21
+"""Height of one wrapped line of a table cell [px]."""
+_MAX_LINES = 7
+"""Most lines a problem's row grows to; longer text is cut (its tooltip shows it whole)."""
+_MAX_ROWS_SHOWN = 10
+
+
+def problems_row_px(frame: pd.DataFrame) -> int | None:
+    """Row height that shows each problem and its fix whole, up to ``_MAX_LINES`` lines [px];
+    None (one line) when every text fits on one line. Streamlit wraps a cell's text only when
+    rows are taller than 64 px, so a wrapped row has at least three lines."""
+    texts = [str(t) for column in ("problem", "fix") for t in frame[column]]
+    longest = max((len(t) for t in texts), default=0)
+    if longest <= PROBLEM_CHARS_PER_LINE:
+        return None
+    lines = min(_MAX_LINES, max(3, -(-longest // PROBLEM_CHARS_PER_LINE)))
+    return lines * _LINE_PX + 8
+
+
+def show_problems(problems: Sequence[InputProblem], *, key: str | None = None) -> None:
+    """Problems as a table whose problem and fix columns are wide and wrap, so the fix is read
+    on screen, not cut after a few words; a whole-file problem shows no row number."""
+    frame = problems_frame(problems)
+    row_px = problems_row_px(frame)
+    shown = min(len(frame), _MAX_ROWS_SHOWN)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        row_height=row_px,
+        height="auto" if row_px is None else shown * row_px + 38,
+        placeholder="–",
+        column_config={
+            # Narrow enough to fit the import panel's column at 1,280 px, where they stretch;
+            # wider ones pushed the fix past the table's right edge.
+            "file": st.column_config.TextColumn(width=80),
+            "row": st.column_config.NumberColumn(width=40),
+            "column": st.column_config.TextColumn(width=80),
+            "problem": st.column_config.TextColumn(width=190),
+            "fix": st.column_config.TextColumn(width=190),
+        },
+    )
 
 
 def inventory_table(inventory: Inventory) -> pd.DataFrame:

@@ -154,7 +154,7 @@ if submitted:
         st.error(
             "This server type cannot be used; the plan below is unchanged.", icon=":material/error:"
         )
-        st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+        planning.show_problems(error.problems)
     else:
         sizing = chosen is not session.QuestionKind.FIT
         session.commit_question(

@@ -195,7 +195,7 @@ except InputError as error:
         "The demand curve could not be read. Fix the values listed below, or pick a preset.",
         icon=":material/error:",
     )
-    st.dataframe(planning.problems_frame(error.problems), hide_index=True, width="stretch")
+    planning.show_problems(error.problems)
     st.stop()
 
 if not submit_days:
