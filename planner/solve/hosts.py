@@ -500,14 +500,14 @@ def min_hosts_by_configuration(
     kind fits on no host, or no assignment within ``upper_bound`` hosts was found within the
     work limit.
     """
-    kinds: dict[_Kind, list[int]] = {}
-    for i, request in enumerate(requests):
-        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
-        kinds.setdefault(key, []).append(i)
     if not requests:
         return [], True
     if upper_bound <= 0:
         return None
+    kinds: dict[_Kind, list[int]] = {}
+    for i, request in enumerate(requests):
+        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
+        kinds.setdefault(key, []).append(i)
     listed = sorted(kinds, reverse=True)
     configurations = _host_configurations(
         listed, [len(kinds[k]) for k in listed], server, limit=_MAX_CONFIGURATIONS
