@@ -126,3 +126,24 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "placed 5/5" in line
     assert "1 pods without a GPU" in out
     assert "BROKEN" not in out
+
+
+def test_a_list_with_a_column_missing_is_still_read_as_the_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pod list without gpu_milli (or a node list without model) is refused naming the missing
+    column, rather than taken for nvidia-smi output or a planner CSV."""
+    pods = tmp_path / "pods.csv"
+    pods.write_text("name,cpu_milli,memory_mib,num_gpu\npod-0,4000,8192,1\n")
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu\nnode-0,32000,131072,2\n")
+    assert is_pod_list(pods.read_bytes())
+    assert is_node_list(nodes.read_bytes())
+    for option, path, column in (
+        ("--workloads", pods, "gpu_milli"),
+        ("--inventory", nodes, "model"),
+    ):
+        assert main(["plan", option, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"required column '{column}' is missing" in err
+        assert "nvidia-smi" not in err

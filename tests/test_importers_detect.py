@@ -82,3 +82,39 @@ def test_empty_file_is_refused() -> None:
     """An empty file (or one with prompts only) is refused as empty."""
     with pytest.raises(InputError, match="empty"):
         detect_format("e.txt", b"$ nvidia-smi -L\n\n")
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,count", Format.INVENTORY_CSV),
+        ("hostname,cluster,gpu_model,gpus_per_host,count", Format.INVENTORY_CSV),
+        ("name,instances,gpus,memory_gib,busy_fraction", Format.WORKLOADS_CSV),
+        ("name,kind,gpus,memory_gib,busy_fraction", Format.WORKLOADS_CSV),
+    ],
+)
+def test_planner_csv_with_a_column_missing_is_still_the_planners(
+    header: str, expected: Format
+) -> None:
+    """A planner CSV missing a required column is detected as the planner's (whose loader names
+    the column), not as nvidia-smi query output because it shares 'name' or 'count'."""
+    assert detect_format("a.csv", f"{header}\n".encode()) is expected
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["name", "name, count", "index, memory.total [MiB]", "timestamp, name, pci.bus_id"],
+)
+def test_query_csvs_are_still_detected(header: str) -> None:
+    """nvidia-smi query CSVs keep being recognised, by their own fields or 'name' alone."""
+    assert detect_format("q.csv", f"{header}\n".encode()) is Format.NVIDIA_SMI_QUERY
+
+
+def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
+    """A list of the Alibaba trace among other files is refused with the command that reads it."""
+    nodes = b"sn,cpu_milli,memory_mib,gpu,model\nnode-0,32000,131072,2,T4\n"
+    with pytest.raises(InputError) as caught:
+        detect_format("nodes.csv", nodes, role="inventory")
+    (problem,) = caught.value.problems
+    assert "Alibaba" in problem.message
+    assert problem.fix == "give it alone: python -m planner plan --inventory nodes.csv"

@@ -111,14 +111,24 @@ def _header(source: Path | str | bytes) -> set[str]:
     return {c.strip().strip('"').lower().replace(" ", "_") for c in first.split(",")}
 
 
+_TRACE_MATCH = 3
+"""Columns a header shares with a trace list to be read as one: a list with a column missing is
+still the trace's, and its loader names the column."""
+
+
 def is_node_list(source: Path | str | bytes) -> bool:
-    """Whether ``source`` is a trace node list (its header has every ``NODE_COLUMNS``)."""
-    return set(NODE_COLUMNS) <= _header(source)
+    """Whether ``source`` is a trace node list: its header has ``sn`` and at least
+    ``_TRACE_MATCH`` of ``NODE_COLUMNS``."""
+    header = _header(source)
+    return "sn" in header and len(header & set(NODE_COLUMNS)) >= _TRACE_MATCH
 
 
 def is_pod_list(source: Path | str | bytes) -> bool:
-    """Whether ``source`` is a trace pod list (its header has every ``POD_COLUMNS``)."""
-    return set(POD_COLUMNS) <= _header(source)
+    """Whether ``source`` is a trace pod list: its header has ``num_gpu`` or ``gpu_milli`` and at
+    least ``_TRACE_MATCH`` of ``POD_COLUMNS``."""
+    header = _header(source)
+    has_gpu_column = bool({"num_gpu", "gpu_milli"} & header)
+    return has_gpu_column and len(header & set(POD_COLUMNS)) >= _TRACE_MATCH
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,10 @@ from typing import Literal
 
 from planner.inputs.importers.kube import json_documents, kube_objects
 from planner.inputs.importers.text import tool_text
+from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import normalise_column
+from planner.inputs.workloads import WORKLOAD_COLUMNS
 
 __all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "known_formats"]
 
@@ -84,6 +86,15 @@ _QUERY_KNOWN = frozenset(
         "mig.mode.current",
     }
 )
+_QUERY_NAMES = frozenset({"name", "gpu_name", "count"})
+"""Query fields a planner or trace CSV may also have: alone they only make a query CSV when no
+other column is there (``--query-gpu=name,count``)."""
+_INVENTORY_ONLY = frozenset({*INVENTORY_COLUMNS, "mig_enabled", "platform"} - {"ram_gib"})
+_WORKLOADS_ONLY = frozenset(WORKLOAD_COLUMNS) - {"name", "ram_gib"}
+_PLANNER_MATCH = 3
+"""Columns a header shares with one planner CSV (and not the other) to be read as it: a planner
+CSV with a required column missing or misspelt is still the planner's, and its loader names the
+column, rather than being taken for another tool's output."""
 _DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
 
@@ -116,12 +127,36 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     found = _csv_format(lines[0])
     if found is not None:
         return found
+    _refuse_trace(file, data)
     found = _text_format(lines)
     if found is not None:
         return found
     if _LIST_LINE.match(lines[0]):
         return Format.NVIDIA_SMI_LIST
     raise _refuse(file, "cannot tell which tool wrote this file", role)
+
+
+def _refuse_trace(file: str, data: bytes) -> None:
+    """Refuse a list of Alibaba's GPU-sharing trace, naming how it is read instead."""
+    from planner.inputs import alibaba_trace
+
+    for is_list, option in (
+        (alibaba_trace.is_node_list, "--inventory"),
+        (alibaba_trace.is_pod_list, "--workloads"),
+    ):
+        if is_list(data):
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        None,
+                        None,
+                        "a list of Alibaba's GPU-sharing trace (openb), which is read only as the "
+                        f"one {option} file of the command line",
+                        f"give it alone: python -m planner plan {option} {file}",
+                    )
+                ]
+            )
 
 
 def _workbook_format(data: bytes, file: str, role: Role | None) -> Format:
@@ -183,12 +218,15 @@ def _csv_format(header: str) -> Format | None:
         return Format.INVENTORY_CSV
     if {"name", "kind", "instances"} <= columns:
         return Format.WORKLOADS_CSV
-    fields = [c.strip().lower() for c in cells]
-    if (
-        fields
-        and all(_QUERY_FIELD.match(f) for f in fields)
-        and any(re.sub(r"\s*\[.*$", "", f) in _QUERY_KNOWN for f in fields)
-        and (len(fields) > 1 or fields[0] in {"name", "gpu_name"})
-    ):
+    inventory, workloads = len(columns & _INVENTORY_ONLY), len(columns & _WORKLOADS_ONLY)
+    if max(inventory, workloads) >= _PLANNER_MATCH:
+        return Format.INVENTORY_CSV if inventory >= workloads else Format.WORKLOADS_CSV
+    written = [c.strip().lower() for c in cells]
+    fields = [re.sub(r"\s*\[.*$", "", f) for f in written]
+    # A field of nvidia-smi's own (dotted, or one the importer knows) tells a query CSV from
+    # another CSV that shares only 'name' or 'count' with it.
+    specific = any("." in f or f in _QUERY_KNOWN - _QUERY_NAMES for f in fields)
+    names_only = bool(fields) and set(fields) <= _QUERY_NAMES and fields != ["count"]
+    if all(_QUERY_FIELD.match(f) for f in written) and (specific or names_only):
         return Format.NVIDIA_SMI_QUERY
     return None
