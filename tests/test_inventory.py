@@ -294,3 +294,13 @@ def test_unknown_platform_is_a_cell_problem_naming_the_choices(catalog: Catalog)
     problem = next(p for p in raised.value.problems if p.column == "platform")
     assert problem.row == 2
     assert "vsphere, kubernetes, bare-metal" in problem.fix
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_inventory_with_its_byte_order_mark_loads(catalog: Catalog, encoding: str) -> None:
+    """UTF-16 with a byte-order mark (Excel's 'Unicode Text', Windows PowerShell's ``>``) reads
+    like UTF-8; the importers' detection already accepted it, so the loader must too."""
+    text = _csv("gpu-01,prod,L40S,4,64,512,100,yes").decode()
+    data = text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding)
+    loaded = load_inventory(data, catalog, file_name="inventory.csv")
+    assert [(h.name, h.gpu_model, h.gpus) for h in loaded.value.hosts] == [("gpu-01", "L40S", 4)]

@@ -47,6 +47,8 @@ _TRUE = frozenset({"yes", "y", "true", "1"})
 _FALSE = frozenset({"no", "n", "false", "0"})
 _ZIP_MAGIC = b"PK\x03\x04"
 """An .xlsx workbook is a zip file; users upload one by mistake for a CSV."""
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+"""Byte-order marks of UTF-16 text, as Excel's 'Unicode Text' and Windows PowerShell write it."""
 
 
 class CellError(ValueError):
@@ -172,7 +174,8 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
     """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
-    writes it) is accepted. Blank lines count as rows, as in a spreadsheet, and are skipped.
+    writes it) and UTF-16 with its byte-order mark are accepted. Blank lines count as rows, as
+    in a spreadsheet, and are skipped.
     """
     data = _read_bytes(source, file)
     _refuse_large_file(file, len(data))
@@ -189,7 +192,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
             ]
         )
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-16" if data.startswith(_UTF16_MARKS) else "utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(
             [
