@@ -184,7 +184,7 @@ def test_missing_required_column_is_fatal(catalog: Catalog) -> None:
     [
         (b"", "the file is empty"),
         (b"PK\x03\x04rest-of-a-zip", "Excel workbook"),
-        (b"\xff\xfe\x00h\x00o", "not UTF-8"),
+        (b"host,cluster\n\xe9t\xe9,prod\n", "not UTF-8"),
     ],
 )
 def test_unusable_files_raise_with_a_fix(catalog: Catalog, data: bytes, expected: str) -> None:
