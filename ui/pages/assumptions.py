@@ -152,14 +152,6 @@ built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read th
 cat = built.scenario.catalog
 inventory = built.scenario.inventory
 current = inputs.assumptions
-# A keyed widget keeps what was typed while the page stays open, whatever value it is given:
-# when the inputs change under the form (Restore defaults, the sidebar's reset, a scenario
-# opened), it starts again from the values in force, so it never shows figures the plan does not
-# use and an Apply never brings back ones the user restored.
-if st.session_state.get(FORM_MADE_FROM) != inputs:
-    for widget in [k for k in st.session_state if str(k).startswith(WIDGET_PREFIX)]:
-        del st.session_state[widget]
-    st.session_state[FORM_MADE_FROM] = inputs
 FACTS = {name: (about, value) for name, about, value in facts(current)}
 _SETTINGS = tuple(declared_settings())
 
@@ -169,6 +161,28 @@ mig_capable_clusters = sorted(
 mig_on_clusters = sorted(
     {h.cluster for h in inventory.hosts if h.mig_enabled and cat.gpus[h.gpu_model].mig_capable}
 )
+
+
+def _widget_value(about: Fact, value: bool | Enum | float) -> bool | Enum | float:
+    """An assumption's value as its widget holds it (a whole number, a float, a choice)."""
+    if isinstance(value, (bool, Enum)):
+        return value
+    return int(value) if about.whole else float(value)
+
+
+# A keyed widget keeps what was typed while the page stays open, whatever value it is given,
+# and the browser keeps showing it: when the inputs change under the form (Restore defaults, the
+# sidebar's reset, a scenario opened), each widget is set to the value in force, so the form
+# never shows figures the plan does not use and an Apply never brings back ones restored away.
+if st.session_state.get(FORM_MADE_FROM) != inputs:
+    for widget in [k for k in st.session_state if str(k).startswith(WIDGET_PREFIX)]:
+        del st.session_state[widget]
+    for name, (about, value) in FACTS.items():
+        if isinstance(value, (bool, Enum, int, float)):
+            st.session_state[fact_key(name)] = _widget_value(about, value)
+    st.session_state[fact_key("vsphere")] = current.vsphere_version
+    st.session_state[fact_key("mig_clusters")] = mig_on_clusters
+    st.session_state[FORM_MADE_FROM] = inputs
 models_in_use = list(inventory.gpus_by_model())
 prices = pd.DataFrame(
     [
