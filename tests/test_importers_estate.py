@@ -194,3 +194,19 @@ def test_workload_file_given_as_inventory_is_refused() -> None:
     """Pods output among inventory files is refused, pointing to --workloads."""
     with pytest.raises(InputError, match="--workloads"):
         import_inventory([("pods.json", b'{"kind": "Pod", "spec": {"containers": []}}')], CATALOG)
+
+
+def test_a_value_the_inventory_refuses_is_traced_to_its_file() -> None:
+    """A node whose GPU count label the inventory refuses is reported at the nodes file and the
+    label it came from, naming the host, not at a row of the 'imported inventory' the user never
+    saw."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L40S", "nvidia.com/gpu.count": "100"}
+    data = kube_list(node("gpu-1", labels), node("gpu-2", {**labels, "nvidia.com/gpu.count": "4"}))
+    imported = import_inventory([("nodes.json", data)], CATALOG)
+    loaded = imported.inventory(CATALOG)
+    assert [h.name for h in loaded.value.hosts] == ["gpu-2"]
+    (problem,) = loaded.problems
+    assert problem.file == "nodes.json"
+    assert problem.column == "metadata.labels.nvidia.com/gpu.count"
+    assert problem.message.startswith("host gpu-1: gpus_per_host 100 is out of range")
+    assert "from 1 to 64" in problem.fix

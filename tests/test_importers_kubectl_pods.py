@@ -215,3 +215,18 @@ def test_nodes_given_as_pods_are_refused() -> None:
     """Nodes output given as pods is refused, saying where it belongs."""
     with pytest.raises(InputError, match="inventory"):
         read_kubectl_pods(json.dumps({"kind": "Node"}).encode(), "n.json", CATALOG)
+
+
+def test_a_class_the_workload_mix_refuses_is_traced_to_the_pods_file() -> None:
+    """A class whose GPU request the workload mix refuses is reported at the pods file and the
+    request it came from, naming the class; the file-level refusal names the files given."""
+    from planner.inputs.importers.mix import import_workloads
+
+    huge = pod("p-1", containers=[container(limits={"nvidia.com/gpu": "1000"})])
+    with pytest.raises(InputError) as caught:
+        import_workloads([("pods.json", kube_list(huge))], CATALOG).workloads(CATALOG)
+    first, *_, last = caught.value.problems
+    assert (first.file, first.column) == ("pods.json", "spec.containers[].resources")
+    assert first.message.startswith("class p-1: gpus 1000 is out of range")
+    assert last.file == "pods.json"
+    assert last.message == "no usable workload row"

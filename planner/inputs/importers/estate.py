@@ -29,7 +29,7 @@ from planner.inputs.importers.hosts import (
     MigGpu,
     fact,
 )
-from planner.inputs.importers.provenance import SOURCES, ImportNote
+from planner.inputs.importers.provenance import SOURCES, ImportNote, traced_problems
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
     Inventory,
@@ -96,8 +96,19 @@ class ImportedInventory:
         try:
             loaded = inventory_from_frame(self.frame, catalog, file_name=file_name)
         except InputError as error:
-            raise InputError([*self.problems, *error.problems]) from None
-        return Loaded(loaded.value, (*self.problems, *loaded.problems))
+            raise InputError([*self.problems, *self._traced(error.problems, file_name)]) from None
+        return Loaded(loaded.value, (*self.problems, *self._traced(loaded.problems, file_name)))
+
+    def _traced(self, problems: Sequence[InputProblem], file_name: str) -> tuple[InputProblem, ...]:
+        """The frame's problems pointed at the files and lines its values came from."""
+        return traced_problems(
+            problems,
+            self.frame,
+            self.notes,
+            validated_as=file_name,
+            subject=("host", "host"),
+            files=[file for file, _ in self.files],
+        )
 
 
 def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[str, tuple[str, int]]:

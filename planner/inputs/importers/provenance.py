@@ -6,7 +6,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["SOURCES", "ImportNote", "NoteSource", "summarise_notes"]
+import pandas as pd
+
+from planner.inputs.problems import InputProblem
+
+__all__ = ["SOURCES", "ImportNote", "NoteSource", "summarise_notes", "traced_problems"]
 
 NoteSource = Literal["read", "derived", "assumed"]
 """``read``: the value is in the file as it is used; ``derived``: worked out from values in the
@@ -93,3 +97,59 @@ def summarise_notes(notes: Iterable[ImportNote]) -> list[str]:
         else:
             lines.append(f"{file}: {text}" + (f" ({_listed(subjects)})" if subjects else ""))
     return lines
+
+
+def traced_problems(
+    problems: Iterable[InputProblem],
+    frame: pd.DataFrame,
+    notes: Sequence[ImportNote],
+    *,
+    validated_as: str,
+    subject: tuple[str, str],
+    files: Sequence[str],
+) -> tuple[InputProblem, ...]:
+    """Problems found validating an imported ``frame`` as the file ``validated_as``, pointed at
+    the files the values came from; others pass unchanged.
+
+    A cell's problem (row numbered as the frame saved to CSV would be: position + 2) names the
+    file, line and locator of the note that gave that subject's value of that column, and the
+    subject (``subject`` is the frame's column naming it and the word for it, ``("host",
+    "host")``); a whole-file problem names ``files``.
+    """
+    column, word = subject
+    given = {(n.subject, n.field): n for n in notes if n.field}
+    traced = []
+    for problem in problems:
+        if problem.file != validated_as:
+            traced.append(problem)
+            continue
+        position = None if problem.row is None else problem.row - 2
+        if position is None or not 0 <= position < len(frame) or problem.column is None:
+            traced.append(
+                InputProblem(
+                    ", ".join(files) or validated_as,
+                    None,
+                    problem.column,
+                    problem.message,
+                    problem.fix,
+                )
+            )
+            continue
+        name = str(frame.iloc[position][column])
+        note = given.get((name, problem.column))
+        message = f"{word} {name}: {problem.column} {problem.message}"
+        if note is None:
+            traced.append(
+                InputProblem(validated_as, problem.row, problem.column, message, problem.fix)
+            )
+        else:
+            traced.append(
+                InputProblem(
+                    note.file,
+                    note.line,
+                    note.locator or problem.column,
+                    f"{message} ({note.source}: {note.text})",
+                    problem.fix,
+                )
+            )
+    return tuple(traced)
