@@ -877,3 +877,38 @@ def test_hosts_are_filled_by_configuration_where_best_fit_strands_gpus() -> None
     assert check_plan(plan, scenario) == []
     assert _served(plan) == 40
     assert len({p.host for p in plan.placements}) == 20
+
+
+def test_left_out_work_is_placed_where_a_type_s_gpus_are_set_on_its_hosts_anew() -> None:
+    """Five 4-GPU, 64-core hosts; four urgent 2-GPU jobs and two others (16 cores each), three
+    1-GPU 16-core jobs and four 1-GPU 40-core ones, all on passthrough. A host with a 40-core
+    job has 24 cores left: one 16-core job more; a host without one holds at most three of the
+    16-core jobs (GPUs: a pair and two single GPUs, and there are three of those). So at most
+    11 of the 13 are served (four 40-core jobs, four pairs beside them, a pair and two single
+    jobs on the fifth host), every urgent pair among them. Placing GPU by GPU, then moving GPUs
+    whole, left 3 out; the GPUs set on hosts anew, by configuration, serve 11."""
+    hosts = [host(f"h{i}", "L40S", 4, cpu_cores=64, ram_gib=512) for i in range(5)]
+    jobs = [("pair", 2, 2.0, 16, 2), ("one", 3, 1.0, 16, 2), ("urgent-pair", 4, 2.0, 16, 1),
+            ("big", 4, 1.0, 40, 2)]  # fmt: skip
+    scenario = _scenario(
+        hosts,
+        [
+            workload(
+                name,
+                kind=WorkloadKind.TRAINING,
+                instances=n,
+                gpus=gpus,
+                memory_gib=40 * gpus,
+                vcpus=cores,
+                priority=priority,
+                needs_isolation=True,
+            )
+            for name, n, gpus, cores, priority in jobs
+        ],
+    )
+
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 11
+    assert _methods_of(plan)["urgent-pair"][Method.PASSTHROUGH] == 4

@@ -1318,6 +1318,7 @@ def _solve_and_place(
         for attempt in tried:
             _retry(scenario, types, cheapest, refusals, attempt)
             _make_room(scenario, types, cheapest, attempt)
+            _rearrange(scenario, types, cheapest, attempt)
             _consolidate(scenario, types, attempt)
             key = _rank(scenario, types, rates, attempt)
             if best is None or key < best[0]:
@@ -1952,6 +1953,192 @@ def _make_room(
                 movable[t] += _movable_on(scenario, sorted(touched), rows, placing)
                 break
             no_room.add(tried)
+
+
+_REARRANGED_MAX_WAITING = 64
+"""Instances still left out offered to one type's rearrangement, most urgent first."""
+
+
+def _rearrange(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    cheapest: Mapping[str, Sequence[Option]],
+    placing: _Placing,
+) -> None:
+    """Instances still left out, placed where a type's GPUs set on its hosts anew make room:
+    every GPU of a per-GPU role there keeps its set-up and instances (those sharing a
+    multi-GPU instance stay together) and goes, with the waiting instances' requests, to hosts
+    set up by configuration (``hosts.min_hosts_by_configuration``), as many waiting instances
+    as fit, most urgent first. Moving a few GPUs (``_make_room``) cannot pair free GPUs on
+    hosts whose cores are given out with free cores on hosts whose GPUs are; kept when every
+    host keeps its methods' host rules."""
+    if not placing.missed:
+        return
+    placed = {p.instance for p in placing.placements}
+    left = [
+        i for i in instances_of(scenario.workloads) if i.id in placing.missed and i.id not in placed
+    ]
+    for t, pool in placing.shared.items():
+        waiting = _waiting_on(t, left, cheapest)
+        if not waiting:
+            continue
+        host_type = types[t]
+        names = {host.name for host in pool.hosts}
+        on_type = [p for p in placing.placements if p.host in names]
+        held = _gpus_as_requests(scenario, host_type, on_type, placing)
+        if held is None:
+            continue
+        units, roles_of = held
+        fits = _most_that_fit(scenario, host_type, pool.hosts, units, waiting)
+        if fits is None:
+            continue
+        trial, assigned, taken = fits
+        method_of = {**roles_of, **{i: option.method for i, (option, _) in taken.items()}}
+        roles = {(p.host, p.gpu_index): method_of[p.instance] for p in assigned.placements}
+        if _host_rules_broken(
+            scenario, host_type, trial.hosts, assigned.placements, assigned.gpu_configs, roles
+        ):
+            continue
+        placing.placements[:] = [p for p in placing.placements if p.host not in names]
+        for key in [k for k in placing.configs if k[0] in names]:
+            del placing.configs[key]
+            del placing.roles[key]
+        placing.placements.extend(assigned.placements)
+        placing.configs.update(assigned.gpu_configs)
+        placing.roles.update(roles)
+        for instance in taken:
+            placing.missed.pop(instance, None)
+        placing.shared[t] = trial
+        left = [i for i in left if i.id not in taken]
+
+
+def _waiting_on(
+    t: int, left: Sequence[Instance], cheapest: Mapping[str, Sequence[Option]]
+) -> list[tuple[Option, Instance]]:
+    """The instances ``left`` out that have a per-GPU option on type ``t`` (the cheapest
+    there), most urgent first, at most ``_REARRANGED_MAX_WAITING``."""
+    waiting: list[tuple[Option, Instance]] = []
+    for instance in sorted(left, key=lambda i: i.workload.priority):
+        option = next(
+            (
+                o
+                for o in cheapest.get(instance.workload.name, ())
+                if o.host_type == t and METHODS[o.method].scope is not RoleScope.HOST
+            ),
+            None,
+        )
+        if option is not None:
+            waiting.append((option, instance))
+        if len(waiting) == _REARRANGED_MAX_WAITING:
+            break
+    return waiting
+
+
+def _gpus_as_requests(
+    scenario: Scenario, host_type: HostType, placed: Sequence[Placement], placing: _Placing
+) -> tuple[list[HostRequest], dict[str, Method]] | None:
+    """The GPUs of ``placed`` as requests to place again, one per set of GPUs a multi-GPU
+    instance ties to one host, with the cores and RAM their instances take, and each
+    instance's role; None when a GPU there has a host-wide role."""
+    by_name = {w.name: w for w in scenario.workloads}
+    on_gpu: dict[GpuKey, list[Placement]] = {}
+    for p in placed:
+        on_gpu.setdefault((p.host, p.gpu_index), []).append(p)
+    if any(METHODS[placing.roles[key]].scope is RoleScope.HOST for key in on_gpu):
+        return None
+    tied: dict[GpuKey, GpuKey] = {key: key for key in on_gpu}
+
+    def root(key: GpuKey) -> GpuKey:
+        while tied[key] != key:
+            key = tied[key]
+        return key
+
+    first_of: dict[str, GpuKey] = {}
+    for p in placed:
+        key = (p.host, p.gpu_index)
+        if p.instance in first_of:
+            tied[root(key)] = root(first_of[p.instance])
+        else:
+            first_of[p.instance] = key
+    units: dict[GpuKey, list[GpuKey]] = {}
+    for key in on_gpu:
+        units.setdefault(root(key), []).append(key)
+    requests: list[HostRequest] = []
+    roles_of: dict[str, Method] = {}
+    for keys in units.values():
+        loads: list[GpuLoad] = []
+        counted: set[str] = set()
+        cores = ram = 0.0
+        priority = math.inf
+        for key in keys:
+            method = placing.roles[key]
+            slots = tuple(
+                Slot(p.instance, p.workload, p.profile, p.memory_gib, p.compute_share,
+                     p.start_slice)
+                for p in on_gpu[key]
+            )  # fmt: skip
+            loads.append(GpuLoad(host_type.model.name, placing.configs[key], slots))
+            for p in on_gpu[key]:
+                roles_of[p.instance] = method
+                workload = by_name[p.workload]
+                priority = min(priority, workload.priority)
+                if p.instance not in counted and METHODS[method].instances_on_gpu_host:
+                    counted.add(p.instance)
+                    cores += workload.vcpus
+                    ram += workload.ram_gib
+        requests.append(HostRequest(host_type.model.name, tuple(loads), cores, ram, int(priority)))
+    return requests, roles_of
+
+
+def _most_that_fit(
+    scenario: Scenario,
+    host_type: HostType,
+    hosts: Sequence[Host],
+    units: Sequence[HostRequest],
+    waiting: Sequence[tuple[Option, Instance]],
+) -> tuple[HostPool, HostAssignment, dict[str, tuple[Option, HostRequest]]] | None:
+    """``units`` and the requests of the longest run of ``waiting`` (each packed alone under
+    its option) that hosts set up by configuration hold, assigned to a fresh pool of
+    ``hosts``; None when not even the first fits."""
+    asked: list[tuple[str, Option, HostRequest]] = []
+    for option, instance in waiting:
+        shaped = _shaped(instance, option)
+        packing = pack(option.method, [shaped], host_type.model, scenario, "auto")
+        if len(packing.requests) == 1 and not packing.not_placed:
+            asked.append((instance.id, option, packing.requests[0]))
+
+    def configured(count: int) -> list[int] | None:
+        requests = [*units, *(r for _, _, r in asked[:count])]
+        solved = min_hosts_by_configuration(
+            requests,
+            host_type.shape,
+            upper_bound=len(hosts),
+            time_limit_s=scenario.assumptions.time_limit_s,
+        )
+        return None if solved is None else solved[0]
+
+    fitted, failed, host_of = 0, len(asked) + 1, None
+    for count in dict.fromkeys((len(asked), 1)):
+        host_of = configured(count)
+        if host_of is not None:
+            fitted = count
+            break
+        failed = count
+    if host_of is None:
+        return None
+    while failed - fitted > 1:
+        probe = (fitted + failed) // 2
+        found = configured(probe)
+        if found is None:
+            failed = probe
+        else:
+            fitted, host_of = probe, found
+    requests = [*units, *(r for _, _, r in asked[:fitted])]
+    trial = HostPool(hosts)
+    assigned = assign_hosts(requests, trial, fixed=host_of)
+    if assigned.not_placed or not fitted:
+        return None
+    return trial, assigned, {i: (o, r) for i, o, r in asked[:fitted]}
 
 
 def _rows_by_host(placing: _Placing) -> dict[str, list[int]]:
