@@ -209,3 +209,23 @@ def test_pods_given_as_nodes_are_refused() -> None:
     data = json.dumps({"kind": "List", "items": [{"kind": "Pod"}]}).encode()
     with pytest.raises(InputError, match="workload"):
         read_kubectl_nodes(data, "pods.json", CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("label", "value"),
+    [
+        ("nvidia.com/gpu.count", "eight"),
+        ("nvidia.com/gpu.count", "-2"),
+        ("nvidia.com/gpu.replicas", "x"),
+    ],
+)
+def test_an_unreadable_gpu_label_is_a_problem_naming_it(label: str, value: str) -> None:
+    """A GPU count or replica label that is no whole number is reported with its node and label,
+    not passed over in silence (the node then takes its GPUs from capacity or another file)."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L40S", "nvidia.com/gpu.count": "4", label: value}
+    read = read_kubectl_nodes(
+        kube_list(node("gpu-1", labels, extra={"nvidia.com/gpu": "4"})), "nodes.json", CATALOG
+    )
+    (problem,) = read.problems
+    assert problem.column == f"node gpu-1: metadata.labels.{label}"
+    assert f"'{value}' is not a whole number" in problem.message

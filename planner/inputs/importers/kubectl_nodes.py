@@ -59,6 +59,7 @@ CLUSTER_LABELS = (
 _ZONE = "topology.kubernetes.io/zone"
 _GPU = "nvidia.com/gpu"
 _LABEL = "nvidia.com/"
+_REPLICAS = f"{_LABEL}gpu.replicas"
 
 
 def _is_labels(value: Mapping[str, Any]) -> bool:
@@ -257,6 +258,13 @@ def _host(
     _gpu_model(gpu_name, product, name, file, notes, add, bad)
 
     count_label = _whole(count_text)
+    for label, text in ((f"{_LABEL}gpu.count", count_text), (_REPLICAS, labels.get(_REPLICAS, ""))):
+        if text and _whole(text) is None:
+            bad(
+                f"metadata.labels.{label}",
+                f"'{text}' is not a whole number: the label is not used",
+                "give kubectl's output unchanged (GPU Feature Discovery writes whole numbers)",
+            )
     layout: list[MigGpu] = []
     if gpu_name is not None and gpu_name.mig_profile is not None:
         _mig_single(
@@ -378,7 +386,7 @@ def _whole_gpus(
     """GPUs of a node with whole GPUs (time-sliced or not) and its MIG devices in place."""
     labels = node.labels
     name = node.name
-    replicas = _whole(labels.get(f"{_LABEL}gpu.replicas", "")) or 1
+    replicas = _whole(labels.get(_REPLICAS, "")) or 1
     if count_label is not None:
         add(
             "gpus_per_host",
@@ -401,7 +409,7 @@ def _whole_gpus(
             ImportNote(
                 file,
                 None,
-                f"metadata.labels.{_LABEL}gpu.replicas",
+                f"metadata.labels.{_REPLICAS}",
                 name,
                 "",
                 str(replicas),
