@@ -230,3 +230,31 @@ def test_a_class_the_workload_mix_refuses_is_traced_to_the_pods_file() -> None:
     assert first.message.startswith("class p-1: gpus 1000 is out of range")
     assert last.file == "pods.json"
     assert last.message == "no usable workload row"
+
+
+def test_a_negative_gpu_request_is_a_problem_not_a_silent_zero() -> None:
+    """A negative GPU request is reported with its pod and container; the pod counts no GPU."""
+    negative = pod("p-1", containers=[container(limits={"nvidia.com/gpu": "-1"})])
+    read = read_kubectl_pods(kube_list(negative), "pods.json", CATALOG)
+    (problem,) = read.problems
+    assert problem.column == "pod ml/p-1: main nvidia.com/gpu"
+    assert "'-1' is negative" in problem.message
+    assert read.pods[0].gpu is None
+
+
+def test_pods_without_a_gpu_say_why_no_class_results() -> None:
+    """When no pod holds or waits for a GPU, the problem says how many request none and how many
+    have finished, and which requests count as GPUs."""
+    pods = [
+        pod("cpu-1", containers=[container(requests={"cpu": "1"})]),
+        pod("done-1", containers=[container(limits={"nvidia.com/gpu": "1"})], phase="Succeeded"),
+    ]
+    read = read_kubectl_pods(kube_list(*pods), "pods.json", CATALOG)
+    grouped = group_pods(read.pods, CATALOG)
+    assert grouped.frame.empty
+    (problem,) = grouped.problems
+    assert problem.file == "pods.json"
+    assert "none of the 2 pod(s) holds or waits for a GPU (1 request none, 1 have finished)" in (
+        problem.message
+    )
+    assert "nvidia.com/gpu" in problem.fix

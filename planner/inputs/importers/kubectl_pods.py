@@ -259,7 +259,14 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
             "give kubectl's output unchanged",
         )
         return 0.0
-    return max(0.0, value)
+    if value < 0:
+        bad(
+            f"{as_text(container.get('name'))} {resource}",
+            f"'{raw}' is negative: taken as 0",
+            "give kubectl's output unchanged (Kubernetes refuses negative requests)",
+        )
+        return 0.0
+    return value
 
 
 @dataclass(frozen=True)
@@ -436,12 +443,17 @@ def read_kubectl_pods(
                 ]
             )
         if kind not in ("Pod", "") or not spec or not isinstance(spec.get("containers"), list):
+            what = (
+                "has no spec.containers list"
+                if kind == "Pod"
+                else f"is not a pod (kind {kind or 'missing'})"
+            )
             problems.append(
                 InputProblem(
                     file,
                     None,
                     f"object {position}",
-                    f"object {position} is not a pod (kind {kind or 'missing'}): ignored",
+                    f"object {position} {what}: ignored",
                     "give the output of kubectl get pods -A -o json",
                 )
             )
@@ -681,6 +693,19 @@ def group_pods(
                 str(missing_label),
                 "read",
                 f"{missing_label} GPU pod(s) lack label {group_by}: grouped by owner",
+            )
+        )
+    if pods and not classes:
+        problems.append(
+            InputProblem(
+                file,
+                None,
+                None,
+                f"none of the {len(pods)} pod(s) holds or waits for a GPU ({len(without_gpu)} "
+                f"request none, {len(finished)} have finished)",
+                "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
+                "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile> or "
+                "nvidia.com/gpu.shared",
             )
         )
     names = _unique_names(list(classes.values()))
