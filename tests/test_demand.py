@@ -121,6 +121,28 @@ def test_percentages_are_read_as_percent() -> None:
     assert with_sign.values[0] == pytest.approx(0.01)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [";".join(["0,5"] * 24), "\n".join(["0,5"] * 24), " ".join(["0,5"] * 24), "50%;" * 23 + "50%"],
+)
+def test_decimal_commas_are_read_as_decimal_marks(text: str) -> None:
+    """24 values written 0,5 (a European spreadsheet's export), separated by semicolons, new
+    lines or spaces, are a day at one half, not 48 values 0 and 5 % at 30-minute steps."""
+    curve = parse_curve(text, source="paste")
+    assert curve.steps_per_hour == 1
+    assert curve.values[:24] == pytest.approx([0.5] * 24)
+    assert len(curve.values) == 7 * 24
+
+
+def test_commas_between_values_stay_separators() -> None:
+    """Without semicolons, values written with points or as whole numbers keep commas as
+    separators: 0.5,0.25 is two values, 50,50 too."""
+    points = parse_curve(",".join(["0.5", "0.25"] * 12), source="paste")
+    assert points.values[:2] == pytest.approx([0.5, 0.25])
+    whole = parse_curve(",".join(["50"] * 24), source="paste")
+    assert whole.values[0] == pytest.approx(0.5)
+
+
 def test_96_values_are_a_day_at_15_minutes() -> None:
     """96 values are one day in 15-minute steps, repeated all week."""
     curve = parse_curve(" ".join(["0.25"] * 96), source="paste")

@@ -209,6 +209,9 @@ _CURVE_LENGTHS = {HOURS_PER_DAY * s: (False, s) for s in STEPS_PER_HOUR_ALLOWED}
 """Accepted value counts -> (covers a whole week, steps per hour)."""
 
 _SEPARATORS = re.compile(r"[\s,;]+")
+_SEPARATORS_BUT_COMMA = re.compile(r"[\s;]+")
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d+%?")
+"""A number written with a decimal comma, as European spreadsheets export it: ``0,65``."""
 _FORMAT_FIX = (
     "give 24 values (one day, repeated every day) or 168 (Monday 00:00 to Sunday 23:00), or 4× "
     "that at 15-minute steps, as shares 0-1 or percentages 0-100, separated by commas, "
@@ -224,7 +227,9 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     text
         Numbers separated by commas, semicolons, spaces or new lines. Either every value is a
         share of instances [0-1], or, as soon as one value is above 1 or carries a ``%`` sign,
-        every value is a percentage [0-100].
+        every value is a percentage [0-100]. Commas are decimal marks when no value has a point
+        and the values are separated otherwise (``0,5;0,25`` or one ``0,5`` per line): read as
+        separators, ``0,5;0,5`` would be the values 0 and 5 %, silently.
     source
         Name of the file or text box, used in error messages.
 
@@ -242,8 +247,10 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     """
     problems: list[InputProblem] = []
     tokens: list[tuple[int, str]] = []
+    decimal_commas = _decimal_commas(text)
+    separators = _SEPARATORS_BUT_COMMA if decimal_commas else _SEPARATORS
     for line_number, line in enumerate(text.splitlines(), start=1):
-        tokens.extend((line_number, token) for token in _SEPARATORS.split(line) if token)
+        tokens.extend((line_number, token) for token in separators.split(line) if token)
     if not tokens:
         raise InputError([InputProblem(source, None, None, "no values found", _FORMAT_FIX)])
 
@@ -253,7 +260,7 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
         raw = token.rstrip("%")
         has_percent = has_percent or raw != token
         try:
-            value = float(raw)
+            value = float(raw.replace(",", ".") if decimal_commas else raw)
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
@@ -297,6 +304,16 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     if not whole_week:
         shares = shares * 7
     return WeeklyCurve(values=tuple(shares), steps_per_hour=steps_per_hour, name=source)
+
+
+def _decimal_commas(text: str) -> bool:
+    """Whether the curve's commas are decimal marks: no value has a point, a value is written
+    ``d,d``, and the values are separated by semicolons or are all written so."""
+    tokens = [t for t in _SEPARATORS_BUT_COMMA.split(text) if t]
+    if any("." in t for t in tokens):
+        return False
+    written = [bool(_DECIMAL_COMMA.fullmatch(t)) for t in tokens]
+    return any(written) and (";" in text or all(written))
 
 
 def schedule_curve(workload: WorkloadClass) -> WeeklyCurve:
