@@ -210,3 +210,22 @@ def test_a_value_the_inventory_refuses_is_traced_to_its_file() -> None:
     assert problem.column == "metadata.labels.nvidia.com/gpu.count"
     assert problem.message.startswith("host gpu-1: gpus_per_host 100 is out of range")
     assert "from 1 to 64" in problem.fix
+
+
+def test_a_host_named_twice_in_one_file_is_listed_not_merged() -> None:
+    """Two vHost rows (or two nodes) of one name are two hosts the inventory cannot tell apart:
+    the second is left out with a problem naming its row, not merged into the first in silence."""
+    data = _vhost(("esx-01", "prod", 32, 262144), ("esx-02", "prod", 32, 262144))
+    data_twice = _vhost(("esx-01", "prod", 32, 262144), ("ESX-01", "prod", 64, 524288))
+    imported = import_inventory(
+        [("twice.xlsx", data_twice)], CATALOG, gpus_by_cluster={"prod": ("L40S", 4)}
+    )
+    assert list(imported.frame["host"]) == ["esx-01"]
+    (problem,) = imported.problems
+    assert (problem.file, problem.row) == ("twice.xlsx [vHost]", 3)
+    assert problem.message == (
+        "host ESX-01 is named a second time in this file (first as esx-01 on row 2): left out"
+    )
+    both = import_inventory([("rv.xlsx", data)], CATALOG, gpus_by_cluster={"prod": ("L40S", 4)})
+    assert list(both.frame["host"]) == ["esx-01", "esx-02"]
+    assert both.problems == ()

@@ -256,15 +256,36 @@ class _Host:
         return _short(mine) == _short(theirs) and not (_has_domain(mine) and _has_domain(theirs))
 
 
-def _hosts_by_name(reads: Sequence[HostsRead]) -> list[_Host]:
-    """The hosts of all reads, parts of one host (by name) grouped, in order of first mention."""
+def _hosts_by_name(reads: Sequence[HostsRead], problems: list[InputProblem]) -> list[_Host]:
+    """The hosts of all reads, parts of one host (by name) grouped, in order of first mention.
+
+    A host named twice in one file is two hosts sharing a name, not two views of one: the
+    second is left out with a problem, since merging them would silently drop a host.
+    """
     hosts: list[_Host] = []
     for read in reads:
+        first_here: dict[int, HostFacts] = {}
         for part in read.hosts:
             entry = next((h for h in hosts if h.matches(part.name)), None)
             if entry is None:
                 entry = _Host(part.name)
                 hosts.append(entry)
+            earlier = first_here.get(id(entry))
+            if earlier is not None:
+                first = [] if earlier.name == part.name else [f"as {earlier.name}"]
+                first += [] if earlier.line is None else [f"on row {earlier.line}"]
+                where = f" (first {' '.join(first)})" if first else ""
+                problems.append(
+                    InputProblem(
+                        part.file,
+                        part.line,
+                        None,
+                        f"host {part.name} is named a second time in this file{where}: left out",
+                        "give every host a unique name, or remove the repeated one",
+                    )
+                )
+                continue
+            first_here[id(entry)] = part
             entry.parts.append(part)
     return hosts
 
@@ -329,7 +350,7 @@ def import_inventory(
     ]
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
-    hosts = _hosts_by_name(reads)
+    hosts = _hosts_by_name(reads, problems)
     tools = {r.file: r.tool for r in reads}
     rows = []
     layouts: list[MigGpu] = []
