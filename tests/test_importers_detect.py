@@ -118,3 +118,33 @@ def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
     (problem,) = caught.value.problems
     assert "Alibaba" in problem.message
     assert problem.fix == "give it alone: python -m planner plan --inventory nodes.csv"
+
+
+@pytest.mark.parametrize(
+    ("data", "message", "fix"),
+    [
+        (b"No devices were found\n", "nvidia-smi printed an error", "NVIDIA driver works"),
+        (
+            b"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n",
+            "nvidia-smi printed an error",
+            "NVIDIA driver works",
+        ),
+        (b"No GPU instances found: Not Found\n", "no GPU instance", "create the GPU instances"),
+        (b"\n==============NVSMI LOG==============\n\n", "nvidia-smi -q", "--query-gpu"),
+        (b"apiVersion: v1\nitems:\n- kind: Node\n", "YAML", "-o json"),
+        (
+            b"NAME    STATUS   ROLES    AGE   VERSION\ngpu-1   Ready    <none>   3d    v1.30\n",
+            "table",
+            "-o json",
+        ),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), ".xls", "save it as an Excel Workbook"),
+    ],
+)
+def test_known_output_that_is_not_read_is_named(data: bytes, message: str, fix: str) -> None:
+    """A tool's error, or a format of a known tool the importers do not read, is refused saying
+    what it is and what to run instead, not 'cannot tell which tool wrote this file'."""
+    with pytest.raises(InputError) as caught:
+        detect_format("out.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert message in problem.message
+    assert fix in problem.fix

@@ -69,6 +69,14 @@ _LABELS = {
     Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
 }
 _ZIP = b"PK\x03\x04"
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""The start of an OLE2 compound file: an Excel 97-2003 workbook (.xls)."""
+_TOOL_ERROR = re.compile(
+    r"NVIDIA-SMI has failed|No devices were found|Failed to initialize NVML|"
+    r"Unable to determine the device handle|Insufficient Permissions"
+)
+"""nvidia-smi's own error messages, printed instead of its output."""
+_YAML_START = re.compile(r"^(---|apiVersion:|kind:|items:)")
 _QUERY_FIELD = re.compile(r"^[a-z][a-z0-9_.]*(\s*\[[^\]]*\])?$")
 _QUERY_KNOWN = frozenset(
     {
@@ -118,6 +126,18 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     """
     if data.startswith(_ZIP):
         return _workbook_format(data, file, role)
+    if data.startswith(_OLE):
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "an Excel 97-2003 workbook (.xls), which is not read",
+                    "open it in Excel and save it as an Excel Workbook (.xlsx)",
+                )
+            ]
+        )
     text = tool_text(data, file)
     lines = [line for _, line in text.lines]
     if not lines:
@@ -133,7 +153,49 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return found
     if _LIST_LINE.match(lines[0]):
         return Format.NVIDIA_SMI_LIST
+    unread = _unread_output(lines)
+    if unread is not None:
+        raise InputError([InputProblem(file, None, None, *unread)])
     raise _refuse(file, "cannot tell which tool wrote this file", role)
+
+
+def _unread_output(lines: list[str]) -> tuple[str, str] | None:
+    """(message, fix) for output of a known tool that the importers do not read: a tool's error
+    instead of its output, or a format of it that lacks what the planner needs."""
+    first = lines[0].strip()
+    for line in lines[:5]:
+        error = _TOOL_ERROR.search(line)
+        if error is not None:
+            return (
+                f"nvidia-smi printed an error instead of its output: '{line.strip()[:120]}'",
+                "run it again on a host where the NVIDIA driver works (as root if it asks for "
+                "permissions) and give what it prints",
+            )
+        if line.strip().startswith("No GPU instances found"):
+            return (
+                "nvidia-smi mig -lgi found no GPU instance: MIG mode is on but no GPU is split",
+                "create the GPU instances first, or give nvidia-smi -L or nvidia-smi output for "
+                "the GPUs",
+            )
+    if any("NVSMI LOG" in line for line in lines[:5]):
+        return (
+            "the nvidia-smi -q report, which is not read",
+            "give nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv, "
+            "nvidia-smi -L or plain nvidia-smi output",
+        )
+    if _YAML_START.match(first):
+        return (
+            "YAML, which is not read (kubectl -o yaml)",
+            "run the kubectl command with -o json instead of -o yaml",
+        )
+    words = first.split()
+    if words[:1] in (["NAME"], ["NAMESPACE"]) and {"STATUS", "AGE"} & set(words):
+        return (
+            "kubectl's table output, which has no GPU, CPU or memory figures",
+            "run the kubectl command with -o json (kubectl get nodes -o json, kubectl get pods "
+            "-A -o json)",
+        )
+    return None
 
 
 def _refuse_trace(file: str, data: bytes) -> None:
