@@ -208,3 +208,14 @@ def test_the_dashboard_refuses_six_a16_gpus_per_server() -> None:
     assert list(problems["column"]) == ["GPUs per server"]
     assert "A16 boards carry 4 GPUs each" in problems["problem"][0]
     assert session._QUESTION_KEY not in at.session_state  # the question was never committed
+
+
+def test_an_own_gpu_model_named_with_a_bar_is_refused() -> None:
+    """A model name with | could never be named in a workload's gpu_models (| separates models
+    there), so the own-GPU file refuses it naming row and column."""
+    extra = b"name,memory_gib,tdp_w,fp16_tflops,price_usd\nLab|GPU,48,300,180,9000\n"
+    with pytest.raises(InputError) as caught:
+        load_catalog(extra_gpus=extra, extra_gpus_name="my_gpus.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == ("my_gpus.csv", 2, "name")
+    assert problem.message == "'Lab|GPU' contains |"

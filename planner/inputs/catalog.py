@@ -330,6 +330,15 @@ def load_catalog(
     )
 
 
+def _model_name(text: str) -> str:
+    """A GPU model name: not empty, and without ``|``, which separates models in a workload's
+    ``gpu_models`` (a model named with it could never be asked for)."""
+    name = parse_text(text, what="a model name")
+    if "|" in name:
+        raise CellError(f"'{name}' contains |", "remove the | from the model name")
+    return name
+
+
 def _read_gpus(
     table: Table, problems: list[InputProblem], *, user_file: bool
 ) -> dict[str, GpuModel]:
@@ -341,7 +350,7 @@ def _read_gpus(
             table,
             row,
             {
-                "name": lambda t: parse_text(t, what="a model name"),
+                "name": _model_name,
                 "memory_gib": lambda t: parse_float(
                     t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=1024
                 ),
