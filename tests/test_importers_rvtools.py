@@ -127,3 +127,23 @@ def test_damaged_workbook_is_refused() -> None:
     """Bytes that are no workbook are an InputError, not openpyxl's exception."""
     with pytest.raises(InputError, match="not a readable Excel workbook"):
         read_rvtools(b"PK\x03\x04 broken", "x.xlsx")
+
+
+def test_text_numbers_with_commas_are_read_only_as_thousands() -> None:
+    """A memory typed as text with thousands commas ('261,797') reads as that number; a decimal
+    comma ('1,5') is a problem naming the cell, not 15 MiB."""
+    data = _xlsx(
+        {
+            "vHost": [
+                ["Host", "Cluster", "# Cores", "# Memory"],
+                ["esx-01", "prod", 32, "262,144"],
+                ["esx-02", "prod", 32, "1,5"],
+            ]
+        }
+    )
+    read = read_rvtools(data, "rv.xlsx")
+    first, second = read.hosts
+    assert _values(first)["ram_gib"] == 256.0
+    assert "ram_gib" not in _values(second)
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (3, "# Memory")

@@ -123,11 +123,19 @@ def _columns(
     return found
 
 
+_GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+"""A number with commas between groups of thousands (``261,797``); any other comma, as in a
+decimal comma (``1,5``), makes a cell no number rather than a wrong one."""
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
+    text = str(value).strip()
+    if _GROUPED.match(text):
+        text = text.replace(",", "")
     try:
-        number = float(str(value).replace(",", "").strip())
+        number = float(text)
     except ValueError:
         return None
     return number if number == number and abs(number) != float("inf") else None
