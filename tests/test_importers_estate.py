@@ -191,9 +191,15 @@ def test_no_host_with_gpus_is_refused() -> None:
 
 
 def test_workload_file_given_as_inventory_is_refused() -> None:
-    """Pods output among inventory files is refused, pointing to --workloads."""
-    with pytest.raises(InputError, match="--workloads"):
+    """Pods output among inventory files is refused, pointing to the Workloads page's import
+    and to --workloads: the same words reach the dashboard, which has no flags."""
+    with pytest.raises(InputError, match="--workloads") as caught:
         import_inventory([("pods.json", b'{"kind": "Pod", "spec": {"containers": []}}')], CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.fix == (
+        "give it as a workload file (the Workloads page's import, or --workloads on the command "
+        "line)"
+    )
 
 
 def test_a_value_the_inventory_refuses_is_traced_to_its_file() -> None:

@@ -207,8 +207,13 @@ def test_bad_quantity_is_a_problem_not_a_crash() -> None:
 def test_pods_given_as_nodes_are_refused() -> None:
     """Pods output given as nodes is refused, saying where it belongs."""
     data = json.dumps({"kind": "List", "items": [{"kind": "Pod"}]}).encode()
-    with pytest.raises(InputError, match="workload"):
+    with pytest.raises(InputError, match="workload") as caught:
         read_kubectl_nodes(data, "pods.json", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.fix == (
+        "give it as a workload file (the Workloads page's import, or --workloads on the command "
+        "line), and the nodes as inventory"
+    )
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from importer_samples import CATALOG, container, kube_list, pod
+from importer_samples import CATALOG, container, kube_list, node, pod
 
 from planner.inputs.importers.kubectl_pods import (
     PodRequest,
@@ -213,8 +213,26 @@ def test_same_owner_name_in_two_namespaces() -> None:
 
 def test_nodes_given_as_pods_are_refused() -> None:
     """Nodes output given as pods is refused, saying where it belongs."""
-    with pytest.raises(InputError, match="inventory"):
+    with pytest.raises(InputError, match="inventory") as caught:
         read_kubectl_pods(json.dumps({"kind": "Node"}).encode(), "n.json", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.fix == (
+        "give it as an inventory file (the Inventory page's import, or --inventory on the "
+        "command line)"
+    )
+
+
+def test_nodes_among_workload_files_are_refused_in_words_for_both_dashboard_and_cli() -> None:
+    """Nodes output given to the workload import is refused naming both ways to give it as
+    inventory: the dashboard's Inventory page (which has no flags) and --inventory."""
+    from planner.inputs.importers.mix import import_workloads
+
+    nodes = kube_list(node("gpu-1", {"nvidia.com/gpu.product": "NVIDIA-L4"}))
+    with pytest.raises(InputError) as caught:
+        import_workloads([("nodes.json", nodes)], CATALOG)
+    (problem,) = caught.value.problems
+    assert "Inventory page's import" in problem.fix
+    assert "--inventory on the command line" in problem.fix
 
 
 def test_a_class_the_workload_mix_refuses_is_traced_to_the_pods_file() -> None:

@@ -15,7 +15,7 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import normalise_column
 from planner.inputs.workloads import WORKLOAD_COLUMNS
 
-__all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "known_formats"]
+__all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "give_as", "known_formats"]
 
 PLAN_INPUTS_SHEET = "Planner inputs"
 """The plan workbook's machine-readable sheet (``planner.inputs.importers.workbook``)."""
@@ -105,6 +105,22 @@ CSV with a required column missing or misspelt is still the planner's, and its l
 column, rather than being taken for another tool's output."""
 _DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
+
+
+_GIVE_AS = {
+    "inventory": (
+        "an inventory file (the Inventory page's import, or --inventory on the command line)"
+    ),
+    "workloads": (
+        "a workload file (the Workloads page's import, or --workloads on the command line)"
+    ),
+}
+
+
+def give_as(role: Literal["inventory", "workloads"]) -> str:
+    """How to give a file of ``role`` instead, worded for the dashboard and the command line
+    alike (the same messages reach both)."""
+    return f"give it as {_GIVE_AS[role]}"
 
 
 def known_formats(role: Role | None = None) -> str:
@@ -213,9 +229,10 @@ def _refuse_trace(file: str, data: bytes) -> None:
                         file,
                         None,
                         None,
-                        "a list of Alibaba's GPU-sharing trace (openb), which is read only as the "
-                        f"one {option} file of the command line",
-                        f"give it alone: python -m planner plan {option} {file}",
+                        "a list of Alibaba's GPU-sharing trace (openb), which only the command "
+                        f"line reads (as its one {option} file), not the dashboard's import",
+                        "give it alone on the command line: "
+                        f"python -m planner plan {option} {file}",
                     )
                 ]
             )

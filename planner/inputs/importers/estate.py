@@ -20,7 +20,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, rvtools
-from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.detect import Format, detect_format, give_as
 from planner.inputs.importers.hosts import (
     HOST_FIELDS,
     Fact,
@@ -179,7 +179,7 @@ def read_hosts(
                     None,
                     None,
                     f"this is {found.label}, which describes workloads, not hosts",
-                    "give it as a workload file (--workloads)",
+                    give_as("workloads"),
                 )
             ]
         )

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.inputs.catalog import Catalog
+from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.kube import (
@@ -94,7 +95,7 @@ def read_kubectl_nodes(
                         None,
                         None,
                         "this is kubectl get pods output (workloads), not nodes",
-                        "give it as a workload file (--workloads), and the nodes as inventory",
+                        give_as("workloads") + ", and the nodes as inventory",
                     )
                 ]
             )

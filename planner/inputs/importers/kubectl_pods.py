@@ -36,6 +36,7 @@ from typing import Any
 import pandas as pd
 
 from planner.inputs.catalog import Catalog
+from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import match_gpu_name
 from planner.inputs.importers.kube import (
     as_mapping,
@@ -438,7 +439,7 @@ def read_kubectl_pods(
                         None,
                         None,
                         "this is kubectl get nodes output (inventory), not pods",
-                        "give it as an inventory file (--inventory)",
+                        give_as("inventory"),
                     )
                 ]
             )

@@ -20,7 +20,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers import dcgm, kubectl_pods
-from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.detect import Format, detect_format, give_as
 from planner.inputs.importers.kubectl_pods import (
     GroupedPods,
     PodRequest,
@@ -162,7 +162,7 @@ def import_workloads(
                         None,
                         None,
                         f"this is {found.label}, which describes hosts, not workloads",
-                        "give it as an inventory file (--inventory)",
+                        give_as("inventory"),
                     )
                 ]
             )
