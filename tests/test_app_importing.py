@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pandas as pd
 from importer_samples import CATALOG, NVIDIA_SMI_LIST, container, kube_list, pod, sample
 from openpyxl import Workbook
 from streamlit.testing.v1 import AppTest
@@ -199,3 +200,62 @@ def test_removing_the_files_from_the_uploader_drops_the_waiting_import() -> None
     assert not at.exception
     assert not at.info
     assert "inventory_upload_apply" not in [b.key for b in at.button]
+
+
+def _problems(at: AppTest) -> pd.DataFrame:
+    return next(df.value for df in at.dataframe if "problem" in df.value.columns)
+
+
+def _gpu_query_csv(gpus_by_host: dict[str, int]) -> bytes:
+    """``nvidia-smi --query-gpu=index,name,count,memory.total,hostname --format=csv``: a row per
+    GPU."""
+    rows = [
+        f"{i}, NVIDIA L40S, {gpus}, 46068 MiB, {host}"
+        for host, gpus in gpus_by_host.items()
+        for i in range(gpus)
+    ]
+    return "\n".join(["index, name, count, memory.total [MiB], hostname", *rows, ""]).encode()
+
+
+def test_a_value_the_inventory_refuses_names_the_uploaded_file_and_line() -> None:
+    """An nvidia-smi query output listing 65 GPUs on one host (64 at most) is reported at that
+    file and line, naming the host, not at a row of an 'imported inventory' the user never
+    sees; a value typed over in the review's table is named at the table to fix, by the row
+    the editor shows."""
+    at = _page("ui/pages/inventory.py")
+    data = _gpu_query_csv({"node-a": 65, "node-b": 4})
+    at.file_uploader(key="inventory_upload").set_value(("gpus.csv", data, "text/csv")).run()
+    assert not at.exception
+    (read,) = _problems(at).to_dict("records")
+    assert (read["file"], read["row"]) == ("gpus.csv", 2)
+    assert read["problem"].startswith("host node-a: gpus_per_host 65 is out of range")
+    assert "from 1 to 64" in read["fix"]
+    at.session_state["inventory_upload_editor"] = {
+        "edited_rows": {"1": {"gpus_per_host": 99}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    problems = _problems(at)
+    assert list(problems["file"]) == ["gpus.csv", "table to fix", "table to fix"]
+    typed = problems.iloc[1]
+    assert (typed["row"], typed["column"]) == (2, "gpus_per_host")
+    assert typed["problem"] == "host node-b: gpus_per_host 99 is out of range"
+    assert pd.isna(problems.iloc[2]["row"])  # no usable host row left: the table's problem
+
+
+def test_a_class_the_workload_mix_refuses_names_the_pods_file() -> None:
+    """A pod asking 1,000 GPUs makes a class the workload mix refuses: the panel names the pods
+    file and the request, not a row of 'imported workloads'."""
+    huge = kube_list(pod("p-1", containers=[container(limits={"nvidia.com/gpu": "1000"})]))
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(("pods.json", huge, "application/json"))
+    at.run()
+    assert not at.exception
+    assert any("No row of this import can be used" in e.value for e in at.error)
+    problems = _problems(at)
+    assert set(problems["file"]) == {"pods.json"}
+    first = problems.iloc[0]
+    assert first["column"] == "spec.containers[].resources"
+    assert first["problem"].startswith("class p-1: gpus 1000 is out of range")

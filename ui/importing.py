@@ -30,18 +30,28 @@ from planner.inputs.importers import (
 )
 from planner.inputs.importers.change import InputChange, inventory_change, workloads_change
 from planner.inputs.importers.estate import parse_cluster_gpus
+from planner.inputs.importers.provenance import traced_problems
 from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
 from ui import format as fmt
 from ui import planning, session
+from ui.workload_editor import editor_row, rows_renumbered
 
 __all__ = ["Role", "import_panel"]
 
 Role = Literal["inventory", "workloads"]
 _TYPES = ["csv", "json", "txt", "log", "out", "prom", "xlsx"]
 _PLANNER_CSV = {"inventory": Format.INVENTORY_CSV, "workloads": Format.WORKLOADS_CSV}
+_SUBJECT: dict[Role, tuple[str, str]] = {
+    "inventory": ("host", "host"),
+    "workloads": ("name", "class"),
+}
+"""(column naming a row, the word for it) of the review's table."""
+_REVIEW_TABLE = "table to fix"
+"""How a problem names the review's table editor; its rows are numbered as the editor shows them
+(1 = first row)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,8 @@ class ImportPreview:
     """Uploaded plan workbooks, which can restore the whole plan."""
     labels: tuple[str, ...] = ()
     """Label keys of the GPU pods read, most common first: what classes can be grouped by."""
+    given: tuple[ImportNote, ...] = ()
+    """The notes of ``notes``, which trace a value of ``frame`` to its file and line."""
 
     @property
     def assumed(self) -> int:
@@ -144,19 +156,89 @@ def preview(
         problems=problems,
         workbooks=workbooks,
         labels=labels,
+        given=tuple(notes),
     )
 
 
-def _change(
-    role: Role, frame: pd.DataFrame, cat: Catalog, problems: Sequence[InputProblem]
-) -> InputChange:
-    """The change applying ``frame`` would make; ``InputError`` when no row of it is usable."""
+def _as_imported(role: Role, row: pd.Series, column: str, shown: ImportPreview) -> bool:
+    """Whether the cell ``column`` of an edited ``row`` holds what the files gave for its host
+    or class (not typed over, nor in a row the user added)."""
+    subject = _SUBJECT[role][0]
+    if column not in row.index or column not in shown.frame.columns:
+        return False
+    read = shown.frame[shown.frame[subject] == row[subject]]
+    if len(read) != 1:
+        return False
+    before, now = read[column].iloc[0], row[column]
+    if pd.isna(before) or pd.isna(now):
+        return bool(pd.isna(before) and pd.isna(now))
+    return bool(before == now) or str(before) == str(now)
+
+
+def _in_review_terms(
+    role: Role,
+    problems: Sequence[InputProblem],
+    edited: pd.DataFrame,
+    shown: ImportPreview,
+) -> tuple[InputProblem, ...]:
+    """Problems found validating the review's ``edited`` table (as the editor returned it, empty
+    rows included), each named where the user fixes it: a cell still holding what a file gave at
+    that file, line and field; an edited cell, a row or the edited table at the table to fix, its
+    rows (also those its text names) numbered as the editor shows them."""
+    table = edited.dropna(how="all")
+    positions = {label: position for position, label in enumerate(edited.index)}
+    files = [file for file, _ in shown.files]
+    unedited = table.reset_index(drop=True).equals(shown.frame)
+    subject = _SUBJECT[role][0]
+    named = []
+    for problem in problems:
+        if problem.file != _REVIEW_TABLE:
+            named.append(problem)
+            continue
+        # A whole-table problem is the files' while the table is as read; a cell's names its
+        # host or class, and its file only while it holds what the file gave.
+        notes: Sequence[ImportNote] = shown.given
+        if problem.row is None:
+            traceable = unedited
+        else:
+            cells = table.iloc[problem.row - 2]
+            traceable = problem.column is not None and pd.notna(cells[subject])
+            if traceable and not _as_imported(role, cells, str(problem.column), shown):
+                notes = ()
+        if traceable:
+            (problem,) = traced_problems(
+                [problem],
+                table,
+                notes,
+                validated_as=_REVIEW_TABLE,
+                subject=_SUBJECT[role],
+                files=files,
+            )
+        if problem.file == _REVIEW_TABLE:
+            row = None if problem.row is None else editor_row(problem.row, table, positions)
+            message = rows_renumbered(problem.message, table, positions)
+            fix = rows_renumbered(problem.fix, table, positions)
+            problem = InputProblem(_REVIEW_TABLE, row, problem.column, message, fix)
+        named.append(problem)
+    return tuple(named)
+
+
+def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview) -> InputChange:
+    """The change applying the review's ``edited`` table would make, its problems after the
+    import's; ``InputError`` when no row of it is usable."""
     built = planning.build_scenario(session.scenario_inputs()).scenario
-    if role == "inventory":
-        inventory = inventory_from_frame(frame, cat, file_name="imported inventory")
-        return inventory_change(built.inventory, inventory.value, (*problems, *inventory.problems))
-    workloads = workloads_from_frame(frame, cat, file_name="imported workloads")
-    return workloads_change(built.workloads, workloads.value, (*problems, *workloads.problems))
+    table = edited.dropna(how="all")
+    try:
+        if role == "inventory":
+            inventory = inventory_from_frame(table, cat, file_name=_REVIEW_TABLE)
+            found = _in_review_terms(role, inventory.problems, edited, shown)
+            return inventory_change(built.inventory, inventory.value, (*shown.problems, *found))
+        workloads = workloads_from_frame(table, cat, file_name=_REVIEW_TABLE)
+        found = _in_review_terms(role, workloads.problems, edited, shown)
+        return workloads_change(built.workloads, workloads.value, (*shown.problems, *found))
+    except InputError as error:
+        found = _in_review_terms(role, error.problems, edited, shown)
+        raise InputError([*shown.problems, *found]) from None
 
 
 def _apply(role: Role, name: str, content: bytes) -> None:
@@ -237,13 +319,14 @@ def _review(
         notes = shown.notes[shown.notes["source"] == "assumed"] if only_assumed else shown.notes
         st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes")
     st.markdown("**Fix the table, then apply it**")
-    edited = pd.DataFrame(
+    rows = pd.DataFrame(
         st.data_editor(
             start, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
         )
-    ).dropna(how="all")
+    )
+    edited = rows.dropna(how="all")
     try:
-        change = _change(role, edited, cat, shown.problems)
+        change = _change(role, rows, cat, shown)
     except InputError as error:
         st.error(
             "No row of this import can be used, so the inputs in use stay. Fix the table or "
@@ -284,7 +367,7 @@ def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     if not in_use.is_sample or shown.problems or shown.assumed or shown.workbooks:
         return False
     try:
-        change = _change(role, shown.frame, cat, ())
+        change = _change(role, shown.frame, cat, shown)
     except InputError:
         return False
     return not change.skipped

@@ -24,8 +24,10 @@ __all__ = [
     "CellProblem",
     "EditCheck",
     "check_edits",
+    "editor_row",
     "editor_table",
     "marked_rows",
+    "rows_renumbered",
 ]
 
 WHOLE_NUMBER_COLUMNS = ("instances", "days_per_week", "priority")
@@ -128,17 +130,17 @@ def _in_editor_words(
     name = table.loc[index, "name"] if "name" in table.columns else ""
     column = problem.column
     return CellProblem(
-        row=_editor_row(problem.row, table, positions),
+        row=editor_row(problem.row, table, positions),
         workload="" if pd.isna(name) else str(name),
         column=column,
         label="" if column is None else labels.get(column, column),
-        message=_rows_renumbered(problem.message, table, positions),
-        fix=_rows_renumbered(problem.fix, table, positions),
+        message=rows_renumbered(problem.message, table, positions),
+        fix=rows_renumbered(problem.fix, table, positions),
     )
 
 
-def _editor_row(csv_row: int, table: pd.DataFrame, positions: Mapping[object, int]) -> int:
-    """The editor's row (1 = first class) of a table row numbered as a CSV would be (header =
+def editor_row(csv_row: int, table: pd.DataFrame, positions: Mapping[object, int]) -> int:
+    """The editor's row (1 = first row) of a table row numbered as a CSV would be (header =
     row 1; rows left entirely empty are not in ``table``)."""
     return positions[table.index[csv_row - 2]] + 1
 
@@ -146,7 +148,7 @@ def _editor_row(csv_row: int, table: pd.DataFrame, positions: Mapping[object, in
 _ROW_MENTION = re.compile(r"\brow (\d+)\b")
 
 
-def _rows_renumbered(text: str, table: pd.DataFrame, positions: Mapping[object, int]) -> str:
+def rows_renumbered(text: str, table: pd.DataFrame, positions: Mapping[object, int]) -> str:
     """``text`` with each row it names (``already used on row 2``) numbered as the editor shows
     it: the planner counts rows as a CSV would, the header being row 1."""
 
@@ -154,7 +156,7 @@ def _rows_renumbered(text: str, table: pd.DataFrame, positions: Mapping[object, 
         csv_row = int(mention.group(1))
         if not 2 <= csv_row <= len(table) + 1:
             return mention.group(0)
-        return f"row {_editor_row(csv_row, table, positions)}"
+        return f"row {editor_row(csv_row, table, positions)}"
 
     return _ROW_MENTION.sub(renumbered, text)
 
