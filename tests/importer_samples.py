@@ -7,8 +7,11 @@ the folder explicitly. Tests that need a sample skip with a message when it is a
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +151,14 @@ def kube_list(*items: dict[str, Any]) -> bytes:
     return json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": list(items), "metadata": {}}, indent=4
     ).encode()
+
+
+def european_csv(data: bytes, separator: str = ";") -> bytes:
+    """A comma-separated planner CSV as a European spreadsheet saves it: ``separator`` between
+    columns and a comma as the decimal mark (``0.25`` -> ``0,25``)."""
+    rows = csv.reader(io.StringIO(data.decode("utf-8-sig")))
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=separator, lineterminator="\n")
+    for row in rows:
+        writer.writerow([re.sub(r"^(\d+)\.(\d+)$", r"\1,\2", cell) for cell in row])
+    return out.getvalue().encode()

@@ -250,6 +250,24 @@ def test_skipped_rows_are_reported_and_planning_goes_on(
     assert "Passthrough" in captured.out
 
 
+def test_semicolon_inputs_with_decimal_commas_plan_as_the_comma_ones(tmp_path: Path) -> None:
+    """The sample inventory and workloads saved by a European spreadsheet (semicolons between
+    columns, decimal commas) give the command line the same hosts and classes as the sample."""
+    from importer_samples import european_csv
+
+    files = []
+    for name in ("inventory.csv", "workloads.csv"):
+        path = tmp_path / name
+        path.write_bytes(european_csv((REPO / "data" / "sample" / name).read_bytes()))
+        files.append(str(path))
+    args = ["plan", "--inventory", files[0], "--workloads", files[1]]
+    european, problems = scenario_from_args(build_parser().parse_args(args))
+    plain, _ = scenario_from_args(build_parser().parse_args(["plan"]))
+    assert problems == ()
+    assert european.inventory == plain.inventory
+    assert european.workloads == plain.workloads
+
+
 def test_unwritable_workbook_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A workbook path that cannot be written gives exit 1 and the reason, after the summary."""
     out = tmp_path / "missing-dir" / "plan.xlsx"

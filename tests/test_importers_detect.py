@@ -15,6 +15,7 @@ from importer_samples import (
     NVIDIA_SMI_TABLE,
     REPO,
     RVTOOLS,
+    european_csv,
     kube_list,
     node,
     pod,
@@ -49,6 +50,16 @@ def test_planner_csvs_are_detected_whatever_their_name() -> None:
     workloads = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
     assert detect_format("hosts.txt", inventory) is Format.INVENTORY_CSV
     assert detect_format("mix", workloads) is Format.WORKLOADS_CSV
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_planner_csvs_saved_with_semicolons_or_tabs_are_detected(separator: str) -> None:
+    """The planner's CSVs as a European spreadsheet saves them (semicolons or tabs between
+    columns) are still the planner's CSVs, not 'cannot tell which tool wrote this file'."""
+    inventory = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
+    workloads = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    assert detect_format("i.csv", european_csv(inventory, separator)) is Format.INVENTORY_CSV
+    assert detect_format("w.csv", european_csv(workloads, separator)) is Format.WORKLOADS_CSV
 
 
 def test_kubectl_kinds_and_labels_stream() -> None:

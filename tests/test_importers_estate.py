@@ -10,7 +10,9 @@ from importer_samples import (
     KUBECTL_NODES,
     MIG_LGI,
     NVIDIA_SMI_LIST,
+    REPO,
     RVTOOLS,
+    european_csv,
     kube_list,
     node,
     sample,
@@ -188,6 +190,16 @@ def test_no_host_with_gpus_is_refused() -> None:
     """Files that give no host with GPUs are refused, saying which files to add."""
     with pytest.raises(InputError, match="no host with GPUs"):
         import_inventory([("x.xlsx", _vhost(("esx1", "ai", 8, 8192)))], CATALOG)
+
+
+def test_a_semicolon_inventory_with_decimal_commas_imports_as_the_comma_one() -> None:
+    """The sample inventory saved by a European spreadsheet (semicolons, decimal commas)
+    imports to the same hosts and values as the comma-separated original."""
+    original = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
+    european = import_inventory([("inventory.csv", european_csv(original))], CATALOG)
+    plain = import_inventory([("inventory.csv", original)], CATALOG)
+    assert european.problems == plain.problems == ()
+    assert european.frame.equals(plain.frame)
 
 
 def test_workload_file_given_as_inventory_is_refused() -> None:

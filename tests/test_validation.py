@@ -62,17 +62,78 @@ def _csv(cells: dict[str, str], *, separator: str = ",") -> bytes:
     ).encode()
 
 
-@pytest.mark.parametrize(("separator", "named"), [(";", "semicolons (;)"), ("\t", "tabs")])
-def test_a_file_with_another_separator_gets_one_message_naming_it(
-    catalog: Catalog, separator: str, named: str
-) -> None:
-    """A ';'-separated inventory is one problem naming the separator, not eight missing columns."""
+def test_a_file_with_another_separator_gets_one_message_naming_it(catalog: Catalog) -> None:
+    """A '|'-separated inventory is one problem naming the separator, not eight missing
+    columns."""
     with pytest.raises(InputError) as error:
-        load_inventory(_csv(INVENTORY_ROW, separator=separator), catalog)
+        load_inventory(_csv(INVENTORY_ROW, separator="|"), catalog)
     (problem,) = error.value.problems
-    assert f"separated by {named}, not commas" in problem.message
+    assert "separated by vertical bars (|), not commas" in problem.message
     assert problem.row == 1
     assert "CSV UTF-8" in problem.fix
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_an_inventory_saved_with_semicolons_or_tabs_and_decimal_commas_is_read(
+    catalog: Catalog, separator: str
+) -> None:
+    """A European spreadsheet's inventory (semicolons or tabs between columns, a comma as the
+    decimal mark) is read, each decimal comma as a decimal: 25,5 Gbit/s is 25.5."""
+    cells = {**INVENTORY_ROW, "network_gbps": "25,5", "ram_gib": "1.048.576", "count": "1"}
+    loaded = load_inventory(_csv(cells, separator=separator), catalog)
+    assert loaded.problems == ()
+    first = loaded.value.hosts[0]
+    assert (first.network_gbps, first.ram_gib) == (25.5, 1_048_576.0)
+
+
+def test_a_number_read_with_a_decimal_comma_is_named_as_written_when_refused(
+    catalog: Catalog,
+) -> None:
+    """A value out of range is reported with the text the user wrote, not only as read."""
+    cells = {**INVENTORY_ROW, "cpu_cores": "5000,5"}
+    (problem,) = load_inventory(_csv(cells, separator=";"), catalog).problems
+    assert problem.message == "5000.5 is out of range (written '5000,5')"
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"), [("0,25", 0.25), ("0.25", 0.25), ("25%", 0.25), ("12,5%", 0.125)]
+)
+def test_a_semicolon_workload_file_reads_decimal_commas_and_points(
+    catalog: Catalog, written: str, meant: float
+) -> None:
+    """In a ';'-separated workload file a decimal comma and a point that cannot be a thousands
+    separator both read as decimals, also before a % and in active_hours (2,5 hours)."""
+    cells = {**WORKLOAD_ROW, "busy_fraction": written, "active_hours": "2,5"}
+    loaded = load_workloads(_csv(cells, separator=";"), catalog)
+    assert loaded.problems == ()
+    first = loaded.value[0]
+    assert first.busy_fraction == pytest.approx(meant)
+    assert sum(first.daily_schedule) == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize(
+    ("written", "readings"),
+    [("1,024", "1.024 or 1024"), ("1.024", "1.024 or 1024"), ("-2,048", "-2.048 or -2048")],
+)
+def test_a_number_that_reads_two_ways_in_a_semicolon_file_is_a_problem(
+    catalog: Catalog, written: str, readings: str
+) -> None:
+    """In a ';'-separated file, one comma or point before three digits may mark decimals or
+    thousands: the row is left out with a problem naming the cell and both readings, never
+    read as one of them in silence."""
+    cells = {**INVENTORY_ROW, "ram_gib": written}
+    loaded = load_inventory(_csv(cells, separator=";"), catalog)
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (2, "ram_gib")
+    assert f"'{written}' could be {readings}:" in problem.message
+    assert "semicolons" in problem.message
+    assert [h.name for h in loaded.value.hosts] == ["h2-01", "h2-02"]
+
+
+def test_a_comma_separated_file_keeps_its_points_as_decimals(catalog: Catalog) -> None:
+    """In a comma-separated file a point is the decimal mark: 1.024 stays 1.024."""
+    loaded = load_inventory(_csv({**INVENTORY_ROW, "network_gbps": "1.024"}), catalog)
+    assert loaded.value.hosts[0].network_gbps == 1.024
 
 
 def test_a_semicolon_inside_one_header_cell_is_not_taken_for_a_separator(

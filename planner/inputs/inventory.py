@@ -16,6 +16,7 @@ from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, limit_text
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
+    SPREADSHEET_SEPARATORS,
     CellError,
     Row,
     Table,
@@ -172,6 +173,8 @@ INVENTORY_COLUMNS = (
 )
 """Required columns of the inventory CSV, in the template's order."""
 _OPTIONAL = ("count", "mig_enabled", "platform", "notes")
+_NUMBERS = ("gpus_per_host", "cpu_cores", "ram_gib", "network_gbps", "count")
+"""Columns holding numbers (a decimal comma is read in a semicolon-separated file)."""
 _MAX_COUNT = 1000
 """More identical hosts than this in one row is almost surely a typo."""
 
@@ -192,7 +195,7 @@ def load_inventory(
     missing, no usable row, or two hosts with one name. A ``str`` is a path.
     """
     name = source_name(source, file_name, "inventory.csv")
-    return _inventory(read_csv_table(source, name), catalog)
+    return _inventory(read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS), catalog)
 
 
 def inventory_from_frame(
@@ -362,6 +365,7 @@ def _row_hosts(
             "platform": parse_platform,
         },
         problems,
+        numbers=_NUMBERS,
     )
     if values is None:
         return None

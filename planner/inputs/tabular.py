@@ -13,7 +13,7 @@ import io
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +24,7 @@ from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
+    "SPREADSHEET_SEPARATORS",
     "CellError",
     "Row",
     "Table",
@@ -36,6 +37,7 @@ __all__ = [
     "read_csv_table",
     "read_rows",
     "refuse_repeated_names",
+    "sniff_separator",
     "source_name",
     "table_from_frame",
     "yes_no",
@@ -49,6 +51,17 @@ _ZIP_MAGIC = b"PK\x03\x04"
 """An .xlsx workbook is a zip file; users upload one by mistake for a CSV."""
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 """Byte-order marks of UTF-16 text, as Excel's 'Unicode Text' and Windows PowerShell write it."""
+SPREADSHEET_SEPARATORS = ",;\t"
+"""Column separators a spreadsheet writes: commas, semicolons (Excel's "CSV" in locales whose
+decimal mark is a comma) and tabs (Excel's "Text (Tab delimited)")."""
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+"""A number with a decimal comma: ``0,25``."""
+_ONE_GROUP = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
+"""One mark before three digits (``1,024``, ``1.024``): a decimal mark or a thousands separator."""
+_DOT_GROUPS = re.compile(r"[+-]?[1-9]\d{0,2}(\.\d{3})+(,\d+)?")
+"""Points between groups of thousands, then a decimal comma or none: ``1.048.576``, ``1.024,5``."""
+_COMMA_GROUPS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3}){2,}(\.\d+)?")
+"""Commas between groups of thousands, twice or more (a decimal comma is written once)."""
 
 
 class CellError(ValueError):
@@ -89,6 +102,48 @@ class Table:
     """Rows that could be split into cells; blank rows are left out."""
     skipped: tuple[InputProblem, ...] = ()
     """Rows that could not be split into cells (more cells than columns), each with its fix."""
+    separator: str = ","
+    """The column separator the file was read with; when it is not a comma, a comma in a
+    number is a decimal mark (``decimal_comma``)."""
+
+    @property
+    def decimal_comma(self) -> bool:
+        """Whether a number may be written with a decimal comma (``0,25``): the file separates
+        its columns with something else than commas, as spreadsheets do in such locales."""
+        return self.separator != ","
+
+    def number_text(self, text: str) -> str:
+        """A number cell's text as ``parse_float`` reads it: unchanged in a comma-separated
+        file; else a decimal comma read as a point (``0,25`` -> ``0.25``, ``1.024,5`` ->
+        ``1024.5``) and thousands separators dropped where they can be nothing else
+        (``1.048.576``). A ``%`` after the number is kept.
+
+        Raises ``CellError`` for a number that reads two ways in such a file: one mark before
+        three digits (``1,024`` and ``1.024`` are 1.024 or 1024).
+        """
+        if not self.decimal_comma:
+            return text
+        number = text.strip()
+        percent = "%" if number.endswith("%") else ""
+        number = number.removesuffix("%").strip()
+        if _ONE_GROUP.fullmatch(number):
+            whole, decimals = re.split(r"[.,]", number)
+            raise CellError(
+                f"'{text}' could be {whole}.{decimals} or {whole}{decimals}: the file separates "
+                "columns with "
+                f"{_OTHER_SEPARATORS.get(self.separator, repr(self.separator))}, and a comma "
+                "or point before three digits may mark decimals or thousands",
+                f"write {whole}{decimals} (no thousands separator) for that number, or "
+                f"{whole},{decimals}0 for {whole}.{decimals} (a trailing zero makes the decimal "
+                "mark plain)",
+            )
+        if _DOT_GROUPS.fullmatch(number):
+            return number.replace(".", "").replace(",", ".") + percent
+        if _COMMA_GROUPS.fullmatch(number):
+            return number.replace(",", "") + percent
+        if _DECIMAL_COMMA.fullmatch(number):
+            return number.replace(",", ".") + percent
+        return text
 
     def problem(self, row: Row | None, column: str | None, message: str, fix: str) -> InputProblem:
         """An ``InputProblem`` naming this file, the row and the column as the user wrote it."""
@@ -170,12 +225,14 @@ def _read_bytes(source: Path | str | bytes, file: str) -> bytes:
         ) from None
 
 
-def read_csv_table(source: Path | str | bytes, file: str) -> Table:
+def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = ",") -> Table:
     """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. Blank lines count as rows, as
-    in a spreadsheet, and are skipped.
+    in a spreadsheet, and are skipped. ``separators`` are the column separators read (the one
+    that splits the header into the most columns, ``sniff_separator``); a file separated by
+    another is refused naming its separator.
     """
     data = _read_bytes(source, file)
     _refuse_large_file(file, len(data))
@@ -209,7 +266,8 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         raise InputError(
             [InputProblem(file, None, None, "binary data, not CSV text", "load a .csv file")]
         )
-    records = _records(text, file)
+    separator = sniff_separator(text, separators)
+    records = _records(text, file, separator)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
     if header_index is None:
         raise InputError(
@@ -224,7 +282,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
             ]
         )
     written = records[header_index]
-    _refuse_other_separator(file, written, header_row=header_index + 1)
+    _refuse_other_separator(file, written, separator, header_row=header_index + 1)
     # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
     # data rows have as many empty trailing cells.
     width = len(written)
@@ -247,8 +305,7 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
                     number,
                     None,
                     f"the row has {len(record)} cells but the header has {len(names)} columns",
-                    'put cells that contain commas in double quotes ("9-12,13-18"), '
-                    "or add the missing column names",
+                    _quote_fix(separator),
                 )
             )
             continue
@@ -257,22 +314,53 @@ def read_csv_table(source: Path | str | bytes, file: str) -> Table:
         }
         rows.append(Row(number, cells))
     columns = dict(zip(names, (h.strip() for h in header), strict=True))
-    return Table(file, columns, tuple(rows), tuple(row_problems))
+    return Table(file, columns, tuple(rows), tuple(row_problems), separator)
+
+
+def _quote_fix(separator: str) -> str:
+    """How to keep a separator inside a cell, for a row with more cells than the header."""
+    if separator == ",":
+        return (
+            'put cells that contain commas in double quotes ("9-12,13-18"), '
+            "or add the missing column names"
+        )
+    name = _OTHER_SEPARATORS.get(separator, repr(separator))
+    return (
+        f"the columns are separated by {name}: put cells that contain them in double quotes, "
+        "or add the missing column names"
+    )
+
+
+def sniff_separator(text: str, separators: str = SPREADSHEET_SEPARATORS) -> str:
+    """Of ``separators``, the one that splits the first non-blank line into the most cells;
+    the first of them on a tie (a one-column file)."""
+    line = next((line for line in text.splitlines() if line.strip()), "")
+
+    def cells(separator: str) -> int:
+        try:
+            return len(next(csv.reader([line], delimiter=separator), []))
+        except csv.Error:
+            return 0
+
+    return max(separators, key=cells) if separators else ","
 
 
 _OTHER_SEPARATORS = {";": "semicolons (;)", "\t": "tabs", "|": "vertical bars (|)"}
 """Separators a spreadsheet may write instead of commas, as named in the message."""
 
 
-def _refuse_other_separator(file: str, header: Sequence[str], *, header_row: int) -> None:
-    """Refuse a file whose header splits into more columns on another separator than on commas.
+def _refuse_other_separator(
+    file: str, header: Sequence[str], used: str, *, header_row: int
+) -> None:
+    """Refuse a file whose header splits into more columns on another separator than on the
+    one ``used``.
 
-    Excel in many European locales saves "CSV" with semicolons; without this check every
-    required column would be reported missing, and the separator never named.
+    Excel in many European locales saves "CSV" with semicolons; a loader that does not read
+    them would otherwise report every required column missing, and never name the separator.
     """
-    line = ",".join(header)
+    line = used.join(header)
     for separator, name in _OTHER_SEPARATORS.items():
-        if len(line.split(separator)) > len(header):
+        if separator != used and len(line.split(separator)) > len(header):
             raise InputError(
                 [
                     InputProblem(
@@ -321,12 +409,12 @@ def _refuse_many_rows(file: str, rows: int) -> None:
         )
 
 
-def _records(text: str, file: str) -> list[list[str]]:
+def _records(text: str, file: str, separator: str) -> list[list[str]]:
     """The file's records up to the row limit; one more record than the limit is refused.
 
     Reading stops at the limit, so a million-row file is refused without being parsed.
     """
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
     try:
         records = list(itertools.islice(reader, MAX_ROWS + 2))
     except csv.Error as error:
@@ -505,15 +593,26 @@ def parse_cells(
     row: Row,
     parsers: Mapping[str, Callable[[str], Any]],
     problems: list[InputProblem],
+    *,
+    numbers: Collection[str] = (),
 ) -> dict[str, Any] | None:
-    """Run one parser per column on ``row``; each bad cell adds one problem; None if any failed."""
+    """Run one parser per column on ``row``; each bad cell adds one problem; None if any failed.
+
+    The cells of ``numbers`` are numbers, read through ``Table.number_text`` (decimal commas in
+    a semicolon-separated file); every other cell reaches its parser as written.
+    """
     values: dict[str, Any] = {}
     ok = True
     for column, parse in parsers.items():
+        text = read = row.get(column)
         try:
-            values[column] = parse(row.get(column))
+            if column in numbers:
+                read = table.number_text(text)
+            values[column] = parse(read)
         except CellError as error:
-            problems.append(table.problem(row, column, error.message, error.fix))
+            # A number read with a decimal comma is named as written too.
+            written = f" (written '{text}')" if read != text else ""
+            problems.append(table.problem(row, column, error.message + written, error.fix))
             ok = False
     return values if ok else None
 

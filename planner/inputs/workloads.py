@@ -15,6 +15,7 @@ from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.limits import MAX_INSTANCES, limit_text
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
+    SPREADSHEET_SEPARATORS,
     CellError,
     Row,
     Table,
@@ -162,6 +163,20 @@ WORKLOAD_COLUMNS = (
 REQUIRED_WORKLOAD_COLUMNS = WORKLOAD_COLUMNS[:-4]
 """The columns every workload CSV must have."""
 _OPTIONAL = ("priority", "gpu_models", "max_slowdown", "memory_share", "notes")
+_NUMBERS = (
+    "instances",
+    "gpus",
+    "memory_gib",
+    "busy_fraction",
+    "days_per_week",
+    "vcpus",
+    "ram_gib",
+    "priority",
+    "max_slowdown",
+    "memory_share",
+)
+"""Columns holding numbers (a decimal comma is read in a semicolon-separated file);
+``active_hours`` is read through ``Table.number_text`` when it is one number."""
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
 _RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
 _SCHEDULE_FIX = (
@@ -414,7 +429,7 @@ def load_workloads(
     empty, a required column missing, no usable row, or two classes with one name.
     """
     name = source_name(source, file_name, "workloads.csv")
-    return _workloads(read_csv_table(source, name), catalog)
+    return _workloads(read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS), catalog)
 
 
 def workloads_from_frame(
@@ -519,13 +534,14 @@ def _row_workload(
             "memory_share": _memory_share,
         },
         problems,
+        numbers=_NUMBERS,
     )
     if values is None:
         # The schedule is checked only when the kind is known, so report it with the rest.
         _check_schedule_alone(table, row, problems)
         return None
     try:
-        schedule = parse_active_hours(row.get("active_hours"), values["kind"])
+        schedule = parse_active_hours(table.number_text(row.get("active_hours")), values["kind"])
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))
         return None
@@ -557,6 +573,6 @@ def _check_schedule_alone(table: Table, row: Row, problems: list[InputProblem]) 
     except CellError:
         kind = WorkloadKind.TRAINING  # the kind only sets the start hour, not validity
     try:
-        parse_active_hours(row.get("active_hours"), kind)
+        parse_active_hours(table.number_text(row.get("active_hours")), kind)
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))

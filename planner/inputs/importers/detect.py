@@ -12,7 +12,7 @@ from planner.inputs.importers.kube import json_documents, kube_objects
 from planner.inputs.importers.text import tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import normalise_column
+from planner.inputs.tabular import SPREADSHEET_SEPARATORS, normalise_column, sniff_separator
 from planner.inputs.workloads import WORKLOAD_COLUMNS
 
 __all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "give_as", "known_formats"]
@@ -287,9 +287,16 @@ def _json_format(data: bytes, file: str, role: Role | None) -> Format:
 
 
 def _csv_format(header: str) -> Format | None:
-    """The format of a CSV header line, or None when it is no CSV the planner knows."""
+    """The format of a CSV header line, or None when it is no CSV the planner knows.
+
+    The planner's own CSVs may be separated by semicolons or tabs, as spreadsheets save them
+    in some locales (their loaders read them); other tools' CSVs are comma-separated.
+    """
+    separator = sniff_separator(header, SPREADSHEET_SEPARATORS)
     try:
-        cells = next(csv.reader(io.StringIO(header), skipinitialspace=True), [])
+        cells = next(
+            csv.reader(io.StringIO(header), delimiter=separator, skipinitialspace=True), []
+        )
     except csv.Error:
         return None
     columns = {normalise_column(c) for c in cells}
@@ -300,6 +307,8 @@ def _csv_format(header: str) -> Format | None:
     inventory, workloads = len(columns & _INVENTORY_ONLY), len(columns & _WORKLOADS_ONLY)
     if max(inventory, workloads) >= _PLANNER_MATCH:
         return Format.INVENTORY_CSV if inventory >= workloads else Format.WORKLOADS_CSV
+    if separator != ",":
+        return None
     written = [c.strip().lower() for c in cells]
     fields = [re.sub(r"\s*\[.*$", "", f) for f in written]
     # A field of nvidia-smi's own (dotted, or one the importer knows) tells a query CSV from

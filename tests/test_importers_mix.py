@@ -1,0 +1,23 @@
+"""Tests of the workload mix combined from several imported files."""
+
+from __future__ import annotations
+
+import pytest
+from importer_samples import CATALOG, REPO, european_csv
+
+from planner.inputs.importers.mix import import_workloads
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_semicolon_workload_file_with_decimal_commas_imports_as_the_comma_one(
+    separator: str,
+) -> None:
+    """The sample workload mix saved by a European spreadsheet (semicolons or tabs, decimal
+    commas such as 0,25 GPUs) imports to the same classes and values as the original."""
+    original = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    saved = european_csv(original, separator)
+    assert b"0,25" in saved
+    european = import_workloads([("workloads.csv", saved)], CATALOG)
+    plain = import_workloads([("workloads.csv", original)], CATALOG)
+    assert european.problems == plain.problems == ()
+    assert european.frame.equals(plain.frame)
