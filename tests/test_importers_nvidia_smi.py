@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from importer_samples import (
     CATALOG,
@@ -184,6 +186,51 @@ def test_unknown_gpu_is_a_problem_and_keeps_the_printed_name() -> None:
     assert problem.row == 1
     assert "your own GPU" in problem.fix
     assert _values(_one(read))["gpu_model"] == "Tesla P100-PCIE-16GB"
+
+
+@pytest.mark.parametrize(
+    ("read", "data", "row"),
+    [
+        (read_nvidia_smi_query, b"name, memory.total [MiB]\nGRID A100D-4C, 4096 MiB\n", 2),
+        (
+            read_nvidia_smi_query,
+            b"index, name, memory.total [MiB], mig.mode.current\n"
+            b"0, NVIDIA A100D-4C, 4096 MiB, [N/A]\n",
+            2,
+        ),
+        (read_nvidia_smi_list, b"GPU 0: NVIDIA A16-4Q (UUID: GPU-x)\n", 1),
+    ],
+)
+def test_a_vgpu_guests_view_is_refused_saying_to_run_nvidia_smi_on_the_host(
+    read: Callable[..., HostsRead], data: bytes, row: int
+) -> None:
+    """nvidia-smi inside a vGPU VM shows a profile (GRID A100D-4C, a few GiB), not a GPU: the
+    file is refused, row by row, saying to run nvidia-smi on the host. It was read as a whole
+    A100 with MIG on."""
+    with pytest.raises(InputError) as caught:
+        read(data, "vm.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == row
+    assert "vGPU guest" in problem.message
+    assert "run nvidia-smi on the host" in problem.fix
+    assert "RVTools" in problem.fix
+
+
+def test_vgpu_rows_beside_physical_gpus_are_left_out_and_listed() -> None:
+    """Of a query listing physical GPUs and vGPU profiles, the GPUs are read and each profile
+    row is a problem naming its row."""
+    data = (
+        b"hostname, name, memory.total [MiB]\n"
+        b"gpu-1, NVIDIA L4, 23034 MiB\n"
+        b"vm-7, GRID A100D-4C, 4096 MiB\n"
+        b"vm-8, GRID A100D-4C, 4096 MiB\n"
+    )
+    read = read_nvidia_smi_query(data, "all.csv", CATALOG)
+    assert [h.name for h in read.hosts] == ["gpu-1"]
+    assert [(p.row, "vGPU profile A100D-4C" in p.message) for p in read.problems] == [
+        (3, True),
+        (4, True),
+    ]
 
 
 def test_query_columns_in_any_order_nounits_and_hostname() -> None:

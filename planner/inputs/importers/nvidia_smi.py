@@ -576,7 +576,15 @@ def _hosts_read(
     locators: _Locators,
     problems: list[InputProblem],
 ) -> HostsRead:
-    """One host per ``hostname`` value (or the one host of the output) from its GPUs."""
+    """One host per ``hostname`` value (or the one host of the output) from its GPUs.
+
+    GPUs named as a vGPU profile are left out, each with a problem (``_vgpu_guest``); when no
+    other GPU is left the output is refused.
+    """
+    physical = [g for g in gpus if not _vgpu_guest(g, file, catalog, locators, problems)]
+    if not physical:
+        raise InputError(problems)
+    gpus = physical
     default_host, host_source, host_text = name_host(text, host_name)
     by_host: dict[str, list[_Gpu]] = {}
     for gpu in gpus:
@@ -596,6 +604,34 @@ def _hosts_read(
             )
         )
     return HostsRead(file, tool, tuple(hosts), (), tuple(problems))
+
+
+def _vgpu_guest(
+    gpu: _Gpu, file: str, catalog: Catalog, locators: _Locators, problems: list[InputProblem]
+) -> bool:
+    """Whether ``gpu`` is a vGPU profile (``GRID A100D-4C``): nvidia-smi ran inside a VM, which
+    sees its slice of a GPU and not the host's GPUs, so a problem naming the row is added.
+
+    Read as its physical board it would count the slice as a whole GPU (an A100 with MIG on for
+    a 4 GiB ``-4C`` profile).
+    """
+    name = match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib)
+    if name.vgpu_profile is None:
+        return False
+    memory = "" if gpu.memory_mib is None else f" ({gpu.memory_mib:g} MiB)"
+    problems.append(
+        InputProblem(
+            file,
+            gpu.line,
+            locators.name,
+            f"'{gpu.name}'{memory} is the vGPU profile {name.vgpu_profile}: this nvidia-smi ran "
+            "inside a VM (a vGPU guest), which sees its slice and not the host's GPUs; "
+            "left out",
+            "run nvidia-smi on the host that holds the physical GPUs, or give the hosts as "
+            "an RVTools export or an inventory CSV",
+        )
+    )
+    return True
 
 
 def _host(
