@@ -27,7 +27,7 @@ from planner.solve import mixed
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostPool, assign_hosts
 from planner.solve.mixed import gpu_lower_bound, host_types, options, recommend
-from planner.solve.packing import instances_of, pack
+from planner.solve.packing import _Committed, instances_of, pack
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -489,8 +489,9 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
 ) -> None:
     """Forty 4-core desktops that must live-migrate and two 16-core fine-tuning jobs on three
     A100 hosts of 64 cores: vGPU packs twenty desktops (80 cores) on one GPU, which no host can
-    take. Placement splits such GPUs until the hosts take them, so every instance is served,
-    which placing the GPUs as packed and retrying what they left out does not manage."""
+    take. Placement splits such GPUs until the hosts take them, so every instance is served;
+    so does the retry alone, packing what is left out to the room hosts have left
+    (``fit_on_pool``); placing the GPUs as packed and retrying them as packed does not."""
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
     # Spreading alone: no type planned host by host.
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
@@ -503,6 +504,8 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
 
     assert served() == 42
     monkeypatch.setattr(mixed, "_spread_out", lambda *arguments: arguments[-1])
+    assert served() == 42
+    monkeypatch.setattr(_Committed, "fill_free_room", lambda *arguments: None)
     assert served() < 42
 
 

@@ -19,7 +19,14 @@ from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostPool, assign_hosts
-from planner.solve.packing import instances_of, pack, plan_method, size_method, spread
+from planner.solve.packing import (
+    fit_on_pool,
+    instances_of,
+    pack,
+    plan_method,
+    size_method,
+    spread,
+)
 from tests.builders import NIGHT, OFFICE, gpu_model, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -350,3 +357,27 @@ def test_spread_gpus_take_at_most_the_cores_given_and_keep_the_method_s_rules(
         hosts=tuple(hosts),
     )
     assert check_plan(plan, scenario) == []
+
+
+def test_what_is_left_out_fills_the_room_left_gpu_by_gpu() -> None:
+    """Six 4-core desktops on three hosts of two A100s and 8 cores each: packed by memory the
+    six share one GPU and need 24 cores, which no host has; the longest run that fits takes
+    two of them, and the other four, packed again for an empty host, need 16. Packed again to
+    the 8 cores a host with a free GPU still has, two to a GPU, all six are placed."""
+    hosts = [host(f"h{i}", "A100-80GB-PCIe", 2, cpu_cores=8, ram_gib=512) for i in range(3)]
+    desktops = workload(
+        "desk", instances=6, gpus=0.05, memory_gib=4, vcpus=4, ram_gib=8, needs_live_migration=True
+    )
+    scenario = _catalog_scenario(hosts, [desktops])
+    model = CATALOG.gpus["A100-80GB-PCIe"]
+
+    fit = fit_on_pool(
+        Method.VGPU, instances_of([desktops]), model, scenario, HostPool(hosts), "heuristic"
+    )
+
+    assert not fit.not_placed
+    assert len({p.instance for p in fit.placements}) == 6
+    cores: Counter[str] = Counter()
+    for p in {p.instance: p for p in fit.placements}.values():
+        cores[p.host] += 4
+    assert max(cores.values()) <= 8

@@ -177,6 +177,16 @@ class HostPool:
             return None
         return host, self._take(index, request)
 
+    def most_free(self, model: str) -> tuple[float, float] | None:
+        """The free cores and RAM of the host of GPU ``model`` with a free GPU and most cores
+        free (then RAM) [cores, GiB]; None when no host of the model has a free GPU."""
+        free = [
+            (self.free_cores[i], self.free_ram[i])
+            for i, host in enumerate(self.hosts)
+            if host.gpu_model == model and self.free_gpus[i]
+        ]
+        return max(free, default=None)
+
     def fitting(self, request: HostRequest) -> int | None:
         """The host ``place`` would put ``request`` on (best fit, opening none), or None."""
         return self._find(request)

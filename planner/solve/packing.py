@@ -243,6 +243,7 @@ def fit_on_pool(
     for level in sorted({i.workload.priority for i in rest}):
         subset = [i for i in rest if i.workload.priority == level]
         committed.add(pack(method, subset, model, scenario, "heuristic"))
+        committed.fill_free_room(method, subset, model, scenario)
     return PoolFit(
         tuple(committed.placements),
         tuple(committed.not_placed),
@@ -317,6 +318,46 @@ class _Committed:
         self.not_placed.extend(packing.not_placed)
         self.not_placed.extend(result.not_placed)
         self.configs.update(result.gpu_configs)
+
+    def fill_free_room(
+        self,
+        method: Method,
+        instances: Sequence[Instance],
+        model: GpuModel,
+        scenario: Scenario,
+    ) -> None:
+        """Those of ``instances`` still left out packed again into what is free, round after
+        round: GPUs holding no more instances than the cores and RAM of the host with a free
+        GPU and most cores free (``spread``). Packed for an empty host, a GPU of desktops may
+        need more cores than any host has left while many hosts have a free GPU and some."""
+        for _ in range(_FILL_ROUNDS):
+            missed = {n.instance for n in self.not_placed}
+            waiting = [i for i in instances if i.id in missed]
+            room = self.pool.most_free(model.name)
+            if not waiting or room is None:
+                return
+            packing = pack(method, waiting, model, scenario, "heuristic")
+            packing = spread(
+                method, packing, waiting, model, scenario, cores=room[0], ram_gib=room[1]
+            )
+            result = assign_hosts(packing.requests, self.pool)
+            if not result.placements:
+                return
+            placed = {p.instance for p in result.placements}
+            self.packings.append(packing)
+            self.placements.extend(result.placements)
+            self.configs.update(result.gpu_configs)
+            self.not_placed = [n for n in self.not_placed if n.instance not in placed]
+            seen = {n.instance for n in self.not_placed}
+            self.not_placed.extend(
+                n
+                for n in (*packing.not_placed, *result.not_placed)
+                if n.instance not in seen and n.instance not in placed
+            )
+
+
+_FILL_ROUNDS = 8
+"""Rounds of packing what is left out into the room left (``_Committed.fill_free_room``)."""
 
 
 def _placed_bound(
