@@ -276,3 +276,34 @@ def test_pods_without_a_gpu_say_why_no_class_results() -> None:
         problem.message
     )
     assert "nvidia.com/gpu" in problem.fix
+
+
+def test_an_unknown_mig_profile_leaves_the_pod_out_naming_the_known_profiles() -> None:
+    """A pod requesting nvidia.com/mig-9g.99gb, a profile no catalog GPU has, is left out with
+    a problem naming pod, container and resource and listing the known profiles; it was read as
+    a whole GPU with 99 GiB assumed from the name. The other pods are read."""
+    read = read_kubectl_pods(
+        kube_list(
+            pod("odd", containers=[container(limits={"nvidia.com/mig-9g.99gb": "1"})]),
+            pod("fine", containers=[container(limits={"nvidia.com/mig-1g.10gb": "1"})]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["fine"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/odd: main nvidia.com/mig-9g.99gb"
+    assert "9g.99gb is no profile of any GPU in the catalog: pod left out" in problem.message
+    assert "1g.5gb, 1g.6gb, 1g.10gb" in problem.fix
+    assert "7g.80gb" in problem.fix
+
+
+def test_a_file_whose_every_pod_is_left_out_says_so() -> None:
+    """When every pod requests an unknown MIG profile the file is refused listing them, and
+    not as 'no pod in the file'."""
+    data = kube_list(pod("odd", containers=[container(limits={"nvidia.com/mig-9g.99gb": "1"})]))
+    with pytest.raises(InputError) as caught:
+        read_kubectl_pods(data, "pods.json", CATALOG)
+    first, last = caught.value.problems
+    assert "9g.99gb" in first.message
+    assert last.message == "every pod in the file was left out (1)"

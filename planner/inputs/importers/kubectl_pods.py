@@ -13,7 +13,7 @@ GPU requests and what one pod gets [GPUs]:
   assumed a fixed share of a GPU (``WorkloadDefaults.shared_gpu_share``; the node's
   ``nvidia.com/gpu.replicas`` sets the real one).
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
-  the profile's.
+  the profile's. A profile no catalog GPU has leaves its pod out, with a problem.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
   share), memory ``n`` × gpumem.
@@ -270,6 +270,18 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
     return value
 
 
+class _UnknownMigProfileError(ValueError):
+    """A container requests a MIG profile no catalog GPU has; its problem is already added."""
+
+
+def _profile_order(name: str) -> tuple[int, float, str]:
+    """MIG profiles by compute slices, then memory (``1g.5gb`` before ``1g.10gb``)."""
+    parsed = _PROFILE_NAME.match(name)
+    if parsed is None:
+        return (0, 0.0, name)
+    return (int(parsed.group("compute")), float(parsed.group("memory")), name)
+
+
 @dataclass(frozen=True)
 class _ContainerGpu:
     gpus: float
@@ -311,19 +323,15 @@ def _container_gpu(
                 f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
                 profile,
             )
-        parsed = _PROFILE_NAME.match(profile)
-        compute = int(parsed.group("compute")) if parsed else 1
-        memory = float(parsed.group("memory")) if parsed else None
-        return _ContainerGpu(
-            min(1.0, count * compute / 7),
-            None if memory is None else count * memory,
-            resource,
-            "assumed",
-            f"{count:g} × MIG {profile} (not in the catalog): {compute} of 7 slices assumed",
-            "assumed",
-            f"{count:g} × MIG {profile}: memory from its name",
-            profile,
+        known_names = sorted(
+            {p.name for model in catalog.gpus for p in catalog.mig(model)}, key=_profile_order
         )
+        bad(
+            f"{as_text(container.get('name'))} {resource}",
+            f"MIG profile {profile} is no profile of any GPU in the catalog: pod left out",
+            f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
+        )
+        raise _UnknownMigProfileError(resource)
     count = _quantity(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     hami = [n for n in (_HAMI_CORES, _HAMI_MEMORY_SHARE, _HAMI_MEMORY) if n in names]
     if hami:
@@ -428,6 +436,7 @@ def read_kubectl_pods(
     objects = kube_objects(json_documents(data, file))
     pods: list[PodRequest] = []
     problems: list[InputProblem] = []
+    left_out = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
         spec = as_mapping(item.get("spec"))
@@ -459,7 +468,10 @@ def read_kubectl_pods(
                 )
             )
             continue
-        pods.append(_pod(item, spec, file, catalog, defaults, problems))
+        try:
+            pods.append(_pod(item, spec, file, catalog, defaults, problems))
+        except _UnknownMigProfileError:
+            left_out += 1
     if not pods:
         raise InputError(
             [
@@ -468,7 +480,9 @@ def read_kubectl_pods(
                     file,
                     None,
                     None,
-                    "no pod in the file",
+                    f"every pod in the file was left out ({left_out})"
+                    if left_out
+                    else "no pod in the file",
                     "give the output of kubectl get pods -A -o json",
                 ),
             ]
