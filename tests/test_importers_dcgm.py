@@ -92,6 +92,27 @@ def test_gpu_util_percent_when_profiling_metrics_are_absent() -> None:
     assert (gpu.busy_fraction, gpu.busy_metric) == (0.35, "DCGM_FI_DEV_GPU_UTIL")
 
 
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        (b'DCGM_FI_DEV_GPU_UTIL{gpu="0",Hostname="h"} 130\n', "is 130 %, above 100 %"),
+        (b'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",Hostname="h"} 1.4\n', "is 1.4, above 1"),
+    ],
+)
+def test_busy_above_its_maximum_is_a_problem_not_a_silent_cap(line: bytes, shown: str) -> None:
+    """GPU_UTIL above 100 % (or GR_ENGINE_ACTIVE above 1) cannot be measured: the sample is
+    left out with a problem naming its line and value, so the other samples of the GPU give its
+    busy fraction; it was capped at fully busy in silence."""
+    good = b'DCGM_FI_DEV_GPU_UTIL{gpu="0",Hostname="h"} 40\n'
+    samples, problems = read_dcgm_samples(good + line, "u.prom")
+    (problem,) = problems
+    assert problem.row == 2
+    assert shown in problem.message
+    assert "left out" in problem.message
+    (gpu,) = measure(samples)
+    assert gpu.busy_fraction == 0.4
+
+
 def test_exported_pod_labels_win_behind_prometheus() -> None:
     """Scraped through Prometheus, the workload's labels are ``exported_pod``/``exported_namespace``
     and ``pod`` is the exporter's own: the exported ones name the workload."""

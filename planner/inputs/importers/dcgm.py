@@ -39,6 +39,8 @@ __all__ = [
 TOOL = "DCGM exporter metrics"
 BUSY_METRICS = ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_GPU_UTIL")
 """Busy-time metrics in order of preference; GPU_UTIL is in percent, the other a ratio."""
+_BUSY_MAXIMUM = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": (1.0, ""), "DCGM_FI_DEV_GPU_UTIL": (100.0, " %")}
+"""The largest value of each busy metric (all of the time), with its unit as written."""
 MEMORY_METRIC = "DCGM_FI_DEV_FB_USED"
 """Frame buffer used [MiB]."""
 
@@ -118,6 +120,20 @@ def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputP
                     name,
                     f"the {name} sample cannot be read: ignored",
                     "give the exporter's /metrics output unchanged",
+                )
+            )
+            continue
+        maximum, unit = _BUSY_MAXIMUM.get(name, (math.inf, ""))
+        if value > maximum:
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    name,
+                    f"{name} is {value:g}{unit}, above {maximum:g}{unit} (busy all of the time): "
+                    "the sample is left out, not taken as fully busy",
+                    "give the exporter's /metrics output unchanged; a value above the maximum "
+                    "comes from an exporter or relabelling fault",
                 )
             )
             continue
@@ -211,7 +227,7 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
                 namespace=key[5],
                 pod=key[6],
                 container=key[7],
-                busy_fraction=min(1.0, sum(busy) / len(busy) / scale) if busy else None,
+                busy_fraction=sum(busy) / len(busy) / scale if busy else None,
                 busy_metric=busy_metric,
                 busy_samples=len(busy),
                 memory_used_mib=max(memory) if memory else None,
