@@ -65,6 +65,41 @@ def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: 
     assert "guess" in gpus["G2"].source
 
 
+def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
+    catalog: Catalog,
+) -> None:
+    """G2 and P100 are not in the catalog: one note each names the model, its nodes and the
+    figures it was taken as (guesses for G2, the datasheet for P100); T4 gets none. They were
+    added to the catalog in silence."""
+    nodes = NODES + "node-3,64000,262144,8,G2\n"
+    notes = load_node_list(nodes.encode(), catalog, file_name="nodes.csv").value.notes
+    assert notes == (
+        "GPU model 'G2' (2 node(s), first on row 3) is not in the catalog: taken as a GPU of "
+        "32 GiB, 300 W and 100 TFLOPS FP16 (guesses), price unknown; give it as your own GPU "
+        "model (--catalog-extra) to set its figures",
+        "GPU model 'P100' (1 node(s), first on row 4) is not in the catalog: taken as a GPU of "
+        "16 GiB, 250 W and 18.7 TFLOPS FP16 (from its datasheet), price unknown; give it as "
+        "your own GPU model (--catalog-extra) to set its figures",
+    )
+
+
+def test_a_pod_whose_gpu_spec_names_no_nodes_model_is_a_problem_naming_it(
+    catalog: Catalog,
+) -> None:
+    """A GPU pod that may only use models no node has could never be placed: it is left out
+    with a problem naming the pod, its row and the nodes' models; the other pods are read."""
+    pods = PODS + "pod-6,1000,2048,1,500,V100M32|A10,LS,Running,0,10,0\n"
+    cluster = load_node_list(NODES.encode(), catalog).value
+    loaded = load_pod_list(pods.encode(), cluster.catalog, gpu_models=("T4", "G2", "P100"))
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (8, "gpu_spec")
+    assert problem.message == (
+        "pod pod-6 may only use A10 or V100M32, which no node has (the nodes have T4, G2, "
+        "P100): pod left out"
+    )
+    assert sum(w.instances for w in loaded.value.workloads) == 5
+
+
 def test_identical_pods_form_one_class_and_cpu_only_pods_stand_apart(catalog: Catalog) -> None:
     """Two half-GPU pods are one class with memory_share 0.5; the CPU-only pod is apart; the
     gpu_spec becomes the class's model list."""

@@ -139,6 +139,8 @@ class TraceCluster:
     """One Kubernetes host per node."""
     catalog: Catalog
     """The catalog given, plus an entry for each trace model it lacked."""
+    notes: tuple[str, ...] = ()
+    """One line per trace model the catalog lacked: its nodes and what it was taken as."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ def load_node_list(
     gpus = dict(catalog.gpus)
     hosts: list[Host] = []
     seen: set[str] = set()
+    added: dict[str, list[Row]] = {}  # a trace model the catalog lacked -> its nodes' rows
     ranges = {"cpu_milli": (0, 10**8), "memory_mib": (0, 10**9), "gpu": (0, 64)}
     for row in table.rows:
         node = row.get("sn")
@@ -200,6 +203,10 @@ def load_node_list(
         model = catalog.resolve(model_text) or model_text
         if model and model not in gpus:
             gpus[model] = trace_gpu_model(model)
+        if model in added:
+            added[model].append(row)
+        elif model and model not in catalog.gpus:
+            added[model] = [row]
         hosts.append(
             Host(
                 name=node,
@@ -216,8 +223,20 @@ def load_node_list(
         )
     if not hosts:
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
-    cluster = TraceCluster(Inventory(tuple(hosts)), replace(catalog, gpus=gpus))
+    notes = tuple(_added_model_note(gpus[model], rows) for model, rows in added.items())
+    cluster = TraceCluster(Inventory(tuple(hosts)), replace(catalog, gpus=gpus), notes)
     return Loaded(cluster, tuple(problems))
+
+
+def _added_model_note(model: GpuModel, rows: Sequence[Row]) -> str:
+    """What a trace model the catalog lacked was taken as, and on which nodes."""
+    guessed = "guesses" if model.name not in _TRACE_MODELS else "from its datasheet"
+    return (
+        f"GPU model '{model.name}' ({len(rows)} node(s), first on row {rows[0].number}) is not "
+        f"in the catalog: taken as a GPU of {model.memory_gib:g} GiB, {model.tdp_w:g} W and "
+        f"{model.fp16_tflops:g} TFLOPS FP16 ({guessed}), price unknown; give it as your own "
+        "GPU model (--catalog-extra) to set its figures"
+    )
 
 
 def _pod_shape(
@@ -310,21 +329,39 @@ def load_pod_list(
 
     ``gpu_models``: the models of the inventory the pods will be planned on; a share's
     ``memory_gib`` is its share of the smallest of them a pod may use (else of the smallest
-    catalog model), so every GPU it may land on holds it. Bad rows are listed in
+    catalog model), so every GPU it may land on holds it. A GPU pod whose ``gpu_spec`` names
+    none of them is left out, as it could never be placed. Bad rows are listed in
     ``Loaded.problems`` and skipped; raises ``InputError`` when a column is missing or no row is
     usable.
     """
     name = source_name(source, file_name, "openb_pod_list.csv")
     table = read_csv_table(source, name)
     problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
+    inventory_models = list(dict.fromkeys(gpu_models))
     counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
     for row in table.rows:
         shape = _pod_shape(table, row, catalog, problems)
-        if shape is not None:
-            counts[shape] = counts.get(shape, 0) + 1
+        if shape is None:
+            continue
+        spec = shape[4]
+        if shape[0] and spec and inventory_models and not set(spec) & set(inventory_models):
+            # The pod may only run on models no node has: it could never be placed.
+            problems.append(
+                table.problem(
+                    row,
+                    "gpu_spec",
+                    f"pod {row.get('name') or '(unnamed)'} may only use {' or '.join(spec)}, "
+                    "which no node has (the nodes have "
+                    f"{', '.join(inventory_models)}): pod left out",
+                    "give the node list that holds these models, or name one of the nodes' "
+                    "models in gpu_spec",
+                )
+            )
+            continue
+        counts[shape] = counts.get(shape, 0) + 1
     if not counts:
         raise InputError([*problems, table.problem(None, None, "no usable pod row", "add pods")])
-    planned = list(dict.fromkeys(gpu_models)) or list(catalog.gpus)
+    planned = inventory_models or list(catalog.gpus)
     gpu: list[WorkloadClass] = []
     cpu_only: list[WorkloadClass] = []
     for shape, count in counts.items():
