@@ -130,6 +130,21 @@ def test_a_number_that_reads_two_ways_in_a_semicolon_file_is_a_problem(
     assert [h.name for h in loaded.value.hosts] == ["h2-01", "h2-02"]
 
 
+def test_the_columns_found_are_listed_once_however_many_are_missing(catalog: Catalog) -> None:
+    """An inventory missing three required columns gives one problem per column, and the
+    columns found are listed once (they were repeated in each problem)."""
+    data = b"host,cluster,gpu_model,gpus_per_host,cpu_cores\nh1,c,L40S,4,64\n"
+    with pytest.raises(InputError) as error:
+        load_inventory(data, catalog)
+    messages = [p.message for p in error.value.problems]
+    assert messages == [
+        "required column 'ram_gib' is missing (found: host, cluster, gpu_model, "
+        "gpus_per_host, cpu_cores)",
+        "required column 'network_gbps' is missing",
+        "required column 'rdma' is missing",
+    ]
+
+
 def test_a_comma_separated_file_keeps_its_points_as_decimals(catalog: Catalog) -> None:
     """In a comma-separated file a point is the decimal mark: 1.024 stays 1.024."""
     loaded = load_inventory(_csv({**INVENTORY_ROW, "network_gbps": "1.024"}), catalog)

@@ -166,17 +166,18 @@ class Table:
         silently fall back to its default.
         """
         missing = [c for c in required if c not in self.columns]
-        found = ", ".join(self.columns.values())
         if missing:
+            # The columns found are listed once, with the first missing column.
+            found = f" (found: {', '.join(self.columns.values())})"
             raise InputError(
                 [
                     self.problem(
                         None,
                         None,
-                        f"required column '{c}' is missing (found: {found})",
+                        f"required column '{c}' is missing" + (found if position == 0 else ""),
                         f"add a column named '{c}' to the header row",
                     )
-                    for c in missing
+                    for position, c in enumerate(missing)
                 ]
             )
         known = [*required, *optional]
