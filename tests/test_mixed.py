@@ -915,3 +915,34 @@ def test_left_out_work_is_placed_where_a_type_s_gpus_are_set_on_its_hosts_anew()
     assert check_plan(plan, scenario) == []
     assert _served(plan) == 11
     assert _methods_of(plan)["urgent-pair"][Method.PASSTHROUGH] == 4
+
+
+def test_a_plan_s_gpus_can_be_held_to_one_host_s_cores() -> None:
+    """Twenty 4-core desktops fit one A100's memory under vGPU, but their 80 cores no 64-core
+    host has: summed over two hosts the MILP gives them one GPU; held to one host's cores per
+    GPU (as a plan that leaves work out is planned again) it gives them two."""
+    scenario = _desktops_and_jobs(hosts=2, desktops=20, jobs=3)
+    types = host_types(scenario.inventory.hosts, scenario)
+    found, _ = options(scenario, types)
+    rates = AnnualRates(scenario)
+
+    summed = mixed.solve_counts(scenario, types, found, rates)
+    held = mixed.solve_counts(scenario, types, found, rates, gpu_cores=True)
+
+    assert summed is not None
+    assert held is not None
+    assert summed.gpus[(Method.VGPU, 0)] == 1
+    assert held.gpus[(Method.VGPU, 0)] == 2
+    assert held.served[("desktops", Method.VGPU, 0)] == 20
+
+
+def test_a_plan_that_leaves_work_out_is_planned_again_with_gpus_held_to_a_host_s_cores() -> None:
+    """On fleet(2000, seed=4) the MILP's GPUs, their cores summed over each type's hosts, do
+    not all fit host by host, and placing, retrying and making room leave 3 fine-tuning jobs
+    out; planned again with each GPU held to one host's cores, every instance is served."""
+    scenario = fleet(2000, seed=4)
+
+    plan = recommend(scenario, AnnualRates(scenario)).plan
+
+    assert _served(plan) == sum(w.instances for w in scenario.workloads)
+    assert check_plan(plan, scenario) == []

@@ -606,9 +606,11 @@ def _build(
     rates: Rates,
     *,
     planning: bool,
+    gpu_cores: bool = False,
 ) -> tuple[Model, _Rows, list[tuple[int, Option]]]:
     """The MILP of the module docstring, without its objective's service part; ``planning``
-    builds relaxed methods' rows as their packers place instances, else as relaxed (a bound)."""
+    builds relaxed methods' rows as their packers place instances, else as relaxed (a bound);
+    ``gpu_cores`` holds a plan's GPUs to the cores one host has, as a bound's are."""
     model = Model()
     rows = _Rows()
     flat = [(i, o) for i, group in enumerate(groups) for o in group.options]
@@ -633,8 +635,9 @@ def _build(
     _method_rows_hold(model, rows, flat, groups, pairs, demands, types, planning=planning)
     _gpus_lie_on_their_hosts(model, rows, pairs, types)
     _cores_and_ram_fit(model, rows, flat, groups, types)
-    if not planning:
+    if not planning or gpu_cores:
         _each_gpu_s_instances_on_one_host(model, rows, flat, groups, demands, types)
+    if not planning:
         _cores_and_ram_follow_gpus(model, rows, flat, groups, demands, types)
     _costs(rows, pairs, types, rates)
     return model, rows, flat
@@ -1024,16 +1027,21 @@ def solve_counts(
     caps: Mapping[tuple[str, Method, int], int] | None = None,
     relax: bool = False,
     limits: SolverLimits | None = None,
+    gpu_cores: bool = False,
 ) -> Counts | None:
     """The MILP of the module docstring. With ``served`` (class -> instances), exactly that many
     instances of each class are served and no tie break is added, as for a lower bound on a
     given plan's cost (``Counts.dual_bound_usd``). ``caps`` ((class, method, host type) ->
-    instances) holds options to what placement managed there (a plan's cut, never a bound's)."""
+    instances) holds options to what placement managed there (a plan's cut, never a bound's).
+    ``gpu_cores``: a plan's GPUs carry no more cores and RAM than one host has (see
+    ``_each_gpu_s_instances_on_one_host``)."""
     tie_break = served is None
     limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types, by_slowdown=served is not None)
-    model, rows, flat = _build(scenario, types, groups, demands, rates, planning=served is None)
+    model, rows, flat = _build(
+        scenario, types, groups, demands, rates, planning=served is None, gpu_cores=gpu_cores
+    )
     held = caps or {}
     for k, (i, option) in enumerate(flat if held else ()):
         cap = sum(
@@ -1234,6 +1242,14 @@ def recommend(
                 scenario, types, rates, placing
             ):
                 counts, placing = host_by_host
+        if any(_left_out(scenario, placing)):
+            # Summed over a type's hosts, cores let the MILP pack a GPU with more instances
+            # than a host can run: planned again with each GPU held to one host's cores.
+            by_gpu = _solve_and_place(
+                scenario, types, found, refusals, rates, isolated, gpu_cores=True
+            )
+            if _rank(scenario, types, rates, by_gpu[1]) < _rank(scenario, types, rates, placing):
+                counts, placing = by_gpu
         opened = available
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
@@ -1292,6 +1308,8 @@ def _solve_and_place(
     refusals: Sequence[Refusal],
     rates: Rates,
     isolated: Set[str],
+    *,
+    gpu_cores: bool = False,
 ) -> tuple[Counts, _Placing]:
     """The MILP's counts placed on hosts, the best of a few rounds.
 
@@ -1309,7 +1327,9 @@ def _solve_and_place(
     cheapest = _cheapest_first(found, types, rates)
     for _ in range(_PLACEMENT_ROUNDS):
         counts = (
-            solve_counts(scenario, types, found, rates, caps=caps) if found else None
+            solve_counts(scenario, types, found, rates, caps=caps, gpu_cores=gpu_cores)
+            if found
+            else None
         ) or _NO_COUNTS
         placing, short = _placed(scenario, types, counts, inputs, spreading=False)
         tried = [placing]
