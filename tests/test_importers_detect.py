@@ -6,6 +6,7 @@ import json
 
 import pytest
 from importer_samples import (
+    CATALOG,
     DCGM,
     KUBECTL_NODES,
     MIG_LGI,
@@ -23,6 +24,7 @@ from importer_samples import (
 )
 
 from planner.inputs.importers.detect import Format, detect_format, known_formats
+from planner.inputs.importers.estate import import_inventory
 from planner.inputs.problems import InputError
 
 
@@ -60,6 +62,16 @@ def test_planner_csvs_saved_with_semicolons_or_tabs_are_detected(separator: str)
     workloads = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
     assert detect_format("i.csv", european_csv(inventory, separator)) is Format.INVENTORY_CSV
     assert detect_format("w.csv", european_csv(workloads, separator)) is Format.WORKLOADS_CSV
+
+
+def test_a_planner_csv_separated_by_vertical_bars_is_refused_naming_them() -> None:
+    """An inventory separated by '|' reaches the planner's loader, which names the separator,
+    rather than 'cannot tell which tool wrote this file'."""
+    inventory = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
+    barred = european_csv(inventory, "|")
+    assert detect_format("i.csv", barred) is Format.INVENTORY_CSV
+    with pytest.raises(InputError, match=r"separated by vertical bars \(\|\), not commas"):
+        import_inventory([("i.csv", barred)], CATALOG)
 
 
 def test_kubectl_kinds_and_labels_stream() -> None:

@@ -290,9 +290,10 @@ def _csv_format(header: str) -> Format | None:
     """The format of a CSV header line, or None when it is no CSV the planner knows.
 
     The planner's own CSVs may be separated by semicolons or tabs, as spreadsheets save them
-    in some locales (their loaders read them); other tools' CSVs are comma-separated.
+    in some locales (their loaders read them), or by vertical bars (their loaders refuse them
+    naming the separator); other tools' CSVs are comma-separated.
     """
-    separator = sniff_separator(header, SPREADSHEET_SEPARATORS)
+    separator = sniff_separator(header, SPREADSHEET_SEPARATORS + "|")
     try:
         cells = next(
             csv.reader(io.StringIO(header), delimiter=separator, skipinitialspace=True), []
