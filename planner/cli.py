@@ -427,6 +427,7 @@ def scenario_from_args(
     if len(inventory_files) == 1 and alibaba_trace.is_node_list(inventory_files[0][1]):
         name, data = inventory_files[0]
         cluster = alibaba_trace.load_node_list(data, catalog, file_name=name)
+        notes.extend(cluster.value.notes)
         catalog = cluster.value.catalog
         inventory = Loaded(cluster.value.inventory, cluster.problems)
     elif len(inventory_files) == 1 and _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV):

@@ -155,12 +155,17 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(
         ["plan", "--inventory", str(nodes), "--workloads", str(pods), "--methods", "fractional"]
     )
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("Fractional GPU"))
     assert "placed 5/5" in line
     assert "1 pods without a GPU" in out
     assert "BROKEN" not in out
+    # The models the catalog lacks are said, with what they were taken as.
+    assert "import: GPU model 'G2' (1 node(s), first on row 3) is not in the catalog" in (
+        captured.err
+    )
 
 
 def test_a_list_with_a_column_missing_is_still_read_as_the_trace(
