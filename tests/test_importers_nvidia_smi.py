@@ -293,3 +293,15 @@ def test_gpu_instance_profile_from_memory_and_sms() -> None:
     assert _profile("H100-80GB-SXM", 40192, 60) == "3g.40gb"
     assert _profile("H100-80GB-SXM", 40192, 64) == "4g.40gb"
     assert _profile("H100-80GB-SXM", 9856, None) == "1g.10gb"
+
+
+def test_a_refused_list_says_how_many_more_lines_it_ignored() -> None:
+    """Eight lines that are not nvidia-smi -L lines: the file is refused showing the first five,
+    then one problem saying three more were like them and on which rows, none left unsaid."""
+    data = b"".join(b"not a gpu line %d\n" % n for n in range(8))
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_list(data, "gpus.txt", CATALOG)
+    problems = caught.value.problems
+    assert [p.row for p in problems[:5]] == [1, 2, 3, 4, 5]
+    assert problems[5].message == "3 more problems like these (rows 6-8)"
+    assert "no 'GPU n: <name>' line" in problems[6].message

@@ -13,6 +13,7 @@ __all__ = [
     "InputError",
     "InputProblem",
     "Loaded",
+    "first_problems",
     "problems_frame",
     "skipped_summary",
 ]
@@ -58,6 +59,26 @@ class Loaded(Generic[T]):
 
     value: T
     problems: tuple[InputProblem, ...] = ()
+
+
+def first_problems(problems: Sequence[InputProblem], shown: int) -> list[InputProblem]:
+    """The first ``shown`` problems, and when there are more, one saying how many more and on
+    which rows (a refused file's every line need not be listed, but none is left unsaid)."""
+    if len(problems) <= shown:
+        return list(problems)
+    rest = problems[shown:]
+    rows = sorted({p.row for p in rest if p.row is not None})
+    where = f" (rows {rows[0]}-{rows[-1]})" if rows else ""
+    return [
+        *problems[:shown],
+        InputProblem(
+            rest[0].file,
+            None,
+            None,
+            f"{len(rest)} more problem{'s' if len(rest) != 1 else ''} like these{where}",
+            rest[0].fix,
+        ),
+    ]
 
 
 PROBLEM_COLUMNS = ("file", "row", "column", "problem", "fix")

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from planner.inputs.importers.text import tool_text
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, first_problems
 
 __all__ = [
     "BUSY_METRICS",
@@ -141,7 +141,7 @@ def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputP
     if not dcgm_lines:
         raise InputError(
             [
-                *problems[:3],
+                *first_problems(problems, 3),
                 InputProblem(
                     file,
                     None,

@@ -46,7 +46,7 @@ from planner.inputs.importers.kube import (
     parse_quantity,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
 
 __all__ = [
@@ -475,7 +475,7 @@ def read_kubectl_pods(
     if not pods:
         raise InputError(
             [
-                *problems[:5],
+                *first_problems(problems, 5),
                 InputProblem(
                     file,
                     None,

@@ -18,7 +18,7 @@ from planner.inputs.importers.gpu_names import OWN_GPU_FIX
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import ToolText, name_host, tool_text
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, first_problems
 
 __all__ = [
     "INSTANCES_TOOL",
@@ -247,7 +247,7 @@ def read_mig_instances(
     if not instances:
         raise InputError(
             [
-                *problems[:5],
+                *first_problems(problems, 5),
                 InputProblem(
                     file,
                     None,
@@ -292,7 +292,7 @@ def read_mig_profiles(
     if not profiles:
         raise InputError(
             [
-                *problems[:5],
+                *first_problems(problems, 5),
                 InputProblem(
                     file,
                     None,

@@ -21,7 +21,7 @@ from planner.inputs.importers.gpu_names import GpuName, gpu_family, match_gpu_na
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import ToolText, name_host, tool_text
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, first_problems
 
 __all__ = [
     "LIST_TOOL",
@@ -274,7 +274,7 @@ def read_nvidia_smi_list(
     if not gpus:
         raise InputError(
             [
-                *problems[:5],
+                *first_problems(problems, 5),
                 InputProblem(
                     file, None, None, "no 'GPU n: <name>' line", "give the output of nvidia-smi -L"
                 ),
@@ -388,7 +388,7 @@ def read_nvidia_smi_table(
     if not gpus:
         raise InputError(
             [
-                *problems[:5],
+                *first_problems(problems, 5),
                 InputProblem(
                     file,
                     None,
