@@ -1204,6 +1204,9 @@ class _Placing:
     """Host type -> the pool per-GPU roles place on."""
     crowded: set[int] = field(default_factory=set)
     """Host types whose hosts could not take every per-GPU role's GPUs as packed."""
+    left_out_by_milp: int = 0
+    """Instances the first MILP solve (no type held to what it took) left out: what placement
+    leaves out beyond them, the MILP's summed cores and RAM promised."""
 
 
 _NO_COUNTS = Counts({}, {}, {}, 0.0, 0.0, SolveStatus.HEURISTIC)
@@ -1242,9 +1245,10 @@ def recommend(
                 scenario, types, rates, placing
             ):
                 counts, placing = host_by_host
-        if any(_left_out(scenario, placing)):
-            # Summed over a type's hosts, cores let the MILP pack a GPU with more instances
-            # than a host can run: planned again with each GPU held to one host's cores.
+        if sum(_left_out(scenario, placing)) > placing.left_out_by_milp:
+            # Placement left out more than the MILP: summed over a type's hosts, cores let it
+            # pack a GPU with more instances than a host can run. Planned again with each GPU
+            # held to one host's cores.
             by_gpu = _solve_and_place(
                 scenario, types, found, refusals, rates, isolated, gpu_cores=True
             )
@@ -1325,17 +1329,22 @@ def _solve_and_place(
     best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
     inputs = _PlacingInputs(found, rates, isolated)
     cheapest = _cheapest_first(found, types, rates)
+    left_out_by_milp: int | None = None
     for _ in range(_PLACEMENT_ROUNDS):
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps, gpu_cores=gpu_cores)
             if found
             else None
         ) or _NO_COUNTS
+        if left_out_by_milp is None:
+            total = sum(w.instances for w in scenario.workloads)
+            left_out_by_milp = total - sum(counts.served.values())
         placing, short = _placed(scenario, types, counts, inputs, spreading=False)
         tried = [placing]
         if placing.crowded:
             tried.append(_placed(scenario, types, counts, inputs, spreading=True)[0])
         for attempt in tried:
+            attempt.left_out_by_milp = left_out_by_milp
             _retry(scenario, types, cheapest, refusals, attempt)
             _make_room(scenario, types, cheapest, attempt)
             _rearrange(scenario, types, cheapest, attempt)
