@@ -158,10 +158,10 @@ def test_a_refused_files_fix_wraps_inside_the_import_panel() -> None:
     (about 620 px at 1,280 px), so the fix is read on screen rather than cut after a few words or
     pushed past the table's edge; a whole-file problem shows no row number."""
     at = _inventory_page()
-    _upload(at, "semicolons.csv", HEADER.replace(",", ";") + "a;b;L40S;4;64;768;100;yes;1\n")
+    _upload(at, "bars.csv", HEADER.replace(",", "|") + "a|b|L40S|4|64|768|100|yes|1\n")
     assert not at.exception
     table = at.dataframe[0]
-    assert "semicolons.csv cannot be used" in at.error[0].value
+    assert "bars.csv cannot be used" in at.error[0].value
     assert table.proto.row_height > 64  # Streamlit wraps a cell's text only above 64 px
     columns = json.loads(table.proto.columns)
     widths = [columns[name]["width"] for name in ("file", "row", "column", "problem", "fix")]
