@@ -144,11 +144,17 @@ def test_every_number_widget_is_made_from_its_assumption_s_metadata() -> None:
         assert about.range_text in widget.help
 
 
-_PERFORMANCE_KEY = "assumptions_performance_constants"
+def _performance_key(at: AppTest) -> str:
+    """Key of the Performance model table editor (it ends with the form's generation)."""
+    return next(
+        str(f.key)
+        for f in at.dataframe
+        if str(f.key).startswith("assumptions_performance_constants_")
+    )
 
 
 def _performance_table(at: AppTest) -> pd.DataFrame:
-    frame = next(f.value for f in at.dataframe if f.key == _PERFORMANCE_KEY)
+    frame = next(f.value for f in at.dataframe if f.key == _performance_key(at))
     assert isinstance(frame, pd.DataFrame)
     return frame.set_index("constant")
 
@@ -157,7 +163,7 @@ def _edit_constant(at: AppTest, name: str, value: float) -> None:
     """Type ``value`` into the *your value* cell of constant ``name`` (as the browser would send
     it: the editor's state holds the edited cells by row position)."""
     row = list(_performance_table(at).index).index(name)
-    at.session_state[_PERFORMANCE_KEY] = {
+    at.session_state[_performance_key(at)] = {
         "edited_rows": {str(row): {"your value": value}},
         "added_rows": [],
         "deleted_rows": [],

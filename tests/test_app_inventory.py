@@ -225,7 +225,9 @@ def test_own_gpu_models_let_an_inventory_naming_them_load_and_plan() -> None:
 
     at.switch_page("ui/pages/assumptions.py").run()
     assert not at.exception
-    prices = next(frame.value for frame in at.dataframe if frame.key == "assumptions_prices")
+    prices = next(
+        frame.value for frame in at.dataframe if str(frame.key).startswith("assumptions_prices_")
+    )
     rows = prices.set_index("GPU model")
     assert rows.loc["H100-80GB-lab", "catalog price [USD]"] == 27000
     assert rows.loc["RTX-6000-Ada", "catalog price [USD]"] == 6800

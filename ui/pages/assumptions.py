@@ -40,6 +40,8 @@ _VSPHERE_LABELS = {
 # Session key of the committed inputs the form's widgets were made from, and their key prefix.
 FORM_MADE_FROM = "_assumptions_form_made_from"
 WIDGET_PREFIX = "assumptions_"
+# Session key of how many times the form was made anew: its table editors' keys end with it.
+FORM_GENERATION = "_assumptions_form_generation"
 
 # Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact).
 _STEPS = {
@@ -71,6 +73,13 @@ def fact_help(about: Fact) -> str:
 def fact_key(name: str) -> str:
     """Widget key of an assumption (``network.latency_us``: ``assumptions_network_latency_us``)."""
     return WIDGET_PREFIX + name.replace(".", "_")
+
+
+def table_key(name: str) -> str:
+    """Key of the form's table editor ``name`` (``prices``). A table editor cannot be set to a
+    value, and the browser keeps its edits while its key stays: each form made anew gives it a
+    new key, so it shows the values in force and an Apply never brings back edits dropped."""
+    return f"{WIDGET_PREFIX}{name}_{st.session_state[FORM_GENERATION]}"
 
 
 def number_fact(where: DeltaGenerator, name: str) -> float:
@@ -183,6 +192,7 @@ if st.session_state.get(FORM_MADE_FROM) != inputs:
     st.session_state[fact_key("vsphere")] = current.vsphere_version
     st.session_state[fact_key("mig_clusters")] = mig_on_clusters
     st.session_state[FORM_MADE_FROM] = inputs
+    st.session_state[FORM_GENERATION] = st.session_state.get(FORM_GENERATION, 0) + 1
 models_in_use = list(inventory.gpus_by_model())
 prices = pd.DataFrame(
     [
@@ -301,7 +311,7 @@ with st.form("assumptions_form"):
     st.markdown("**GPU prices** (street-price defaults from the catalog; edit *your price*)")
     edited_prices = st.data_editor(
         prices,
-        key="assumptions_prices",
+        key=table_key("prices"),
         hide_index=True,
         width="stretch",
         disabled=["GPU model", "in inventory", "catalog price [USD]", "catalog price is"],
@@ -322,7 +332,7 @@ with st.form("assumptions_form"):
         )
         edited_performance = st.data_editor(
             performance,
-            key="assumptions_performance_constants",
+            key=table_key("performance_constants"),
             hide_index=True,
             width="stretch",
             disabled=["constant", "figure is", "meaning", "unit", "default", "source"],
@@ -391,6 +401,8 @@ elif applied:
         session.KEEP if sorted(mig_clusters) == mig_on_clusters else mig_clusters,
     )
 if restored:
+    # The form is made anew even when the defaults are in force already: edits not applied go.
+    st.session_state.pop(FORM_MADE_FROM, None)
     session.commit_assumptions(Assumptions(), None)
 
 if current.network.latency_us > MAX_LATENCY_US or not current.network.rdma:
