@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -53,6 +54,24 @@ def test_opens_on_the_sample_comparison_of_all_four_methods() -> None:
     assert len(at.get("vega_lite_chart")) == 4
     assert at.button(key="compare_plan") is not None
     assert "sample inventory.csv" in "\n".join(c.value for c in at.sidebar.caption)
+
+
+def test_key_figures_show_every_name_and_figure_in_full() -> None:
+    """The key figures' columns are set wide enough for their longest text, the names pinned:
+    the grid sizes a column by its first rows only, and cut 'Cost per placed instance' and the
+    last row's solve times ('heuristic · 4.') at 1,280 px."""
+    at = _app().run()
+    table = at.get_by_key("compare_key_figures").dataframe[0]
+    columns = json.loads(table.proto.columns)
+    assert columns["figure"]["pinned"] is True
+    figures = table.value.set_index("figure")
+    plans = [name for name in figures.columns if name != "definition"]
+    # About 6 px per character of the grid's font (measured at 1,280 px), and 16 px of padding.
+    longest_name = max(len(str(name)) for name in figures.index)
+    assert longest_name * 6 + 16 <= columns["figure"]["width"]
+    for name in plans:
+        longest_figure = max(len(str(value)) for value in figures[name])
+        assert longest_figure * 6 + 16 <= columns[name]["width"], name
 
 
 def test_key_figures_match_the_planner_figures() -> None:

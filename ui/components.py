@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -144,14 +144,25 @@ ROW_PX = 35
 
 
 def table(
-    frame: pd.DataFrame, *, key: str, hide_index: bool = True, max_rows: int | None = 12
+    frame: pd.DataFrame,
+    *,
+    key: str,
+    hide_index: bool = True,
+    max_rows: int | None = 12,
+    column_config: Mapping[str, Any] | None = None,
 ) -> None:
     """A full-width read-only table inside a container named ``key`` (found by that key in tests;
     a plain ``st.dataframe`` does not keep its key). Up to ``max_rows`` rows show without
-    scrolling (None: all)."""
+    scrolling (None: all); ``column_config`` as ``st.dataframe`` takes it."""
     shown = len(frame) if max_rows is None else min(len(frame), max_rows)
     with st.container(key=key):
-        st.dataframe(frame, hide_index=hide_index, width="stretch", height=(shown + 1) * ROW_PX + 3)
+        st.dataframe(
+            frame,
+            hide_index=hide_index,
+            width="stretch",
+            height=(shown + 1) * ROW_PX + 3,
+            column_config=column_config,
+        )
 
 
 def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
