@@ -658,9 +658,12 @@ def vdi_pool(
     step and group
 
     ``gpus[t] = ceil(Σ_class active[class, t] × placed[class, group] / instances[class]
-    × vgpus_per_instance / vgpus_per_gpu)``
+    × vgpus_per_instance / density)``
 
-    and ``demand[t]`` is the sum over groups. Counting each group on its own GPUs is exact in
+    and ``demand[t]`` is the sum over groups, ``density`` the profile's vGPUs per GPU, or fewer
+    when the plan could place fewer on the group's GPUs (their hosts' cores or RAM ran out):
+    desktops consolidate no denser than their hosts let them, so with every desktop active the
+    group's GPUs are all in use. Counting each group on its own GPUs is exact in
     equal-size mode and slightly cautious in mixed-size mode, where groups may share a GPU.
     ``curve`` replaces every VDI class's own schedule (e.g. the ``vdi-office`` preset).
     """
@@ -709,7 +712,8 @@ def vdi_pool(
             workload = by_class[name]
             share = weekly_demand(workload, curve=curve, steps_per_hour=steps_per_hour)
             active_vgpus += share / workload.instances * vgpus
-        demand += np.ceil(active_vgpus / per_gpu - 1e-9)
+        density = min(per_gpu, sum(vgpus_of_class.values()) / len(gpus_of_group[key]))
+        demand += np.ceil(active_vgpus / density - 1e-9)
         groups.append(VdiGroup(model, profile_name, per_gpu, len(gpus_of_group[key]), placed))
     by_model: dict[str, int] = {}
     for group in groups:
