@@ -148,23 +148,25 @@ with st.form("harvest_form"):
         step=1.0,
         key="harvest_job_gpu_hours",
     )
-    cols = st.columns(4)
-    submit_days = cols[0].multiselect(
+    # The days take half the form so that all seven show; the checkbox a row of its own so
+    # that its label is read whole at 1,280 px.
+    days_col, resolution_col = st.columns([2, 1])
+    submit_days = days_col.multiselect(
         "Days that submit",
         options=list(range(7)),
         format_func=DAYS.__getitem__,
         key="harvest_days",
     )
-    checkpointing = cols[1].checkbox(
-        "Jobs checkpoint (lose nothing when suspended)",
-        key="harvest_checkpointing",
-    )
-    resolution = cols[2].radio(
+    resolution = resolution_col.radio(
         "Resolution",
         options=RESOLUTIONS,
         format_func=lambda m: f"{m} minutes",
         horizontal=True,
         key="harvest_resolution",
+    )
+    checkpointing = st.checkbox(
+        "Jobs checkpoint (lose nothing when suspended)",
+        key="harvest_checkpointing",
     )
     simulated = st.form_submit_button(
         "Simulate", key="harvest_simulate", type="primary", icon=":material/play_arrow:"
@@ -263,7 +265,8 @@ def hours_text(hours: float | None) -> str:
     return "not done within a week" if hours is None else f"{hours:.0f} h"
 
 
-cards = st.columns(5)
+# Three figures to a row: five side by side cut their labels at 1,280 px.
+cards = [*st.columns(3), *st.columns(3)[:2]]
 cards[0].metric(
     "Harvested [GPU-h/week]",
     fmt.count(result.useful_gpu_hours_per_week),
