@@ -216,11 +216,11 @@ if plan.recommended is not None:
         )
 
 st.subheader("Key figures")
+# Width of the key figures' name column [px]: 'Cost per placed instance' and 'GPUs used /
+# lower bound' in full.
 KEY_FIGURE_NAME_PX = 190
-"""Width of the key figures' name column [px]: 'Cost per placed instance' and 'GPUs used / lower
-bound' in full."""
+# Width of a plan's column of key figures [px]: 'heuristic · 4.3 s', '$1.22M /yr' in full.
 KEY_FIGURE_PX = 130
-"""Width of a plan's column of key figures [px]: 'heuristic · 4.3 s', '$1.22M /yr' in full."""
 key_figures = tables.key_figures(plan, comparison)
 # Widths set, not measured: the grid sizes a column by its first rows only, which cut the last
 # rows' figure names ('Cost per placed instan…') and solve times at 1,280 px.
