@@ -29,7 +29,7 @@ from planner.inputs.importers.hosts import (
     MigGpu,
     fact,
 )
-from planner.inputs.importers.provenance import SOURCES, ImportNote, traced_problems
+from planner.inputs.importers.provenance import SOURCES, ImportNote, validated_import
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
     Inventory,
@@ -93,18 +93,11 @@ class ImportedInventory:
 
         Raises ``InputError`` (the import's problems first) when no row is usable.
         """
-        try:
-            loaded = inventory_from_frame(self.frame, catalog, file_name=file_name)
-        except InputError as error:
-            raise InputError([*self.problems, *self._traced(error.problems, file_name)]) from None
-        return Loaded(loaded.value, (*self.problems, *self._traced(loaded.problems, file_name)))
-
-    def _traced(self, problems: Sequence[InputProblem], file_name: str) -> tuple[InputProblem, ...]:
-        """The frame's problems pointed at the files and lines its values came from."""
-        return traced_problems(
-            problems,
+        return validated_import(
+            lambda frame: inventory_from_frame(frame, catalog, file_name=file_name),
             self.frame,
             self.notes,
+            self.problems,
             validated_as=file_name,
             subject=("host", "host"),
             files=[file for file, _ in self.files],

@@ -27,7 +27,7 @@ from planner.inputs.importers.kubectl_pods import (
     WorkloadDefaults,
     group_pods,
 )
-from planner.inputs.importers.provenance import ImportNote, traced_problems
+from planner.inputs.importers.provenance import ImportNote, validated_import
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.workloads import (
     WORKLOAD_COLUMNS,
@@ -74,18 +74,11 @@ class ImportedWorkloads:
 
         Raises ``InputError`` (the import's problems first) when no row is usable.
         """
-        try:
-            loaded = workloads_from_frame(self.frame, catalog, file_name=file_name)
-        except InputError as error:
-            raise InputError([*self.problems, *self._traced(error.problems, file_name)]) from None
-        return Loaded(loaded.value, (*self.problems, *self._traced(loaded.problems, file_name)))
-
-    def _traced(self, problems: Sequence[InputProblem], file_name: str) -> tuple[InputProblem, ...]:
-        """The frame's problems pointed at the files its values came from."""
-        return traced_problems(
-            problems,
+        return validated_import(
+            lambda frame: workloads_from_frame(frame, catalog, file_name=file_name),
             self.frame,
             self.notes,
+            self.problems,
             validated_as=file_name,
             subject=("name", "class"),
             files=[file for file, _ in self.files],

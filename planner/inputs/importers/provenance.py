@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 import pandas as pd
 
-from planner.inputs.problems import InputProblem
+from planner.inputs.problems import InputError, InputProblem, Loaded
 
 __all__ = ["SOURCES", "ImportNote", "NoteSource", "summarise_notes", "traced_problems"]
 
@@ -97,6 +97,35 @@ def summarise_notes(notes: Iterable[ImportNote]) -> list[str]:
         else:
             lines.append(f"{file}: {text}" + (f" ({_listed(subjects)})" if subjects else ""))
     return lines
+
+
+T = TypeVar("T")
+
+
+def validated_import(
+    validate: Callable[[pd.DataFrame], Loaded[T]],
+    frame: pd.DataFrame,
+    notes: Sequence[ImportNote],
+    problems: Sequence[InputProblem],
+    *,
+    validated_as: str,
+    subject: tuple[str, str],
+    files: Sequence[str],
+) -> Loaded[T]:
+    """An imported ``frame`` validated by ``validate`` (as the file ``validated_as``): the
+    import's own ``problems`` first, then the validator's pointed at the files its values came
+    from (``traced_problems``). Raises ``InputError`` with both when no row is usable."""
+
+    def traced(found: Iterable[InputProblem]) -> tuple[InputProblem, ...]:
+        return traced_problems(
+            found, frame, notes, validated_as=validated_as, subject=subject, files=files
+        )
+
+    try:
+        loaded = validate(frame)
+    except InputError as error:
+        raise InputError([*problems, *traced(error.problems)]) from None
+    return Loaded(loaded.value, (*problems, *traced(loaded.problems)))
 
 
 def traced_problems(
