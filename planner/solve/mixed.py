@@ -37,10 +37,14 @@ chosen by a MILP over counts, then placed on hosts and checked:
    not take its GPUs as packed, a type of few hosts is planned host by host (``_host_by_host``)
    and the placement is also tried with the GPUs whose instances need most of a host's cores
    or RAM split (``_spread_out``); where a type could not take what the MILP gave it, the MILP
-   is solved again with that type held to what it took (``_solve_and_place``). What is still
-   left out is placed where moving or swapping GPUs whole between a type's hosts makes room
-   (``_make_room``). A small estate is also planned with each host a type of its own
-   (``_one_type_per_host``), the better plan kept.
+   is solved again with that type held to what it took (``_solve_and_place``). Where a type's
+   requests come in few kinds, hosts are set up by configuration (``_by_configuration``). What
+   is still left out is placed where moving or swapping GPUs whole between a type's hosts makes
+   room (``_make_room``), then where the type's GPUs set on its hosts anew do
+   (``_rearrange``). A small estate is also planned with each host a type of its own
+   (``_one_type_per_host``), and a plan that leaves out more than its MILP did is planned again
+   with each GPU held to one host's cores (``solve_counts(gpu_cores=True)``); the better plan
+   is kept.
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
