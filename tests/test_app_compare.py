@@ -74,6 +74,21 @@ def test_key_figures_show_every_name_and_figure_in_full() -> None:
         assert longest_figure * 6 + 16 <= columns[name]["width"], name
 
 
+def test_each_class_s_reason_is_shown_whole() -> None:
+    """The recommended plan's Why column is given what the other columns leave of the table at
+    1,280 px, and its rows grow until the longest reason fits: it was cut after 'Remote pool is
+    the cheapest method within its 1.50…' and had to be scrolled to."""
+    at = _app().run()
+    table = at.get_by_key("compare_decisions").dataframe[0]
+    columns = json.loads(table.proto.columns)
+    widths = [columns[name]["width"] for name in table.value.columns]
+    # The table is 820 px wide beside the sidebar at 1,280 px; about 7 px per character.
+    assert sum(widths) <= 820
+    longest = max(len(str(reason)) for reason in table.value["Why"])
+    lines = table.proto.row_height // 21
+    assert longest <= lines * (columns["Why"]["width"] // 7)
+
+
 def test_key_figures_match_the_planner_figures() -> None:
     """The GPUs shown per method are the planner's own figures for the sample, not other numbers."""
     at = _app().run()

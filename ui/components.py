@@ -141,6 +141,13 @@ def _own_gpus_sidebar(own_gpus: session.InputFile) -> None:
 
 ROW_PX = 35
 """Height of one table row in Streamlit's grid [px]."""
+DECISION_CHARS_PER_LINE = 40
+"""Characters of a class's reason that fit one line of the recommended plan's Why column at
+1,280 px."""
+DECISION_LINE_PX = 21
+"""Height of one wrapped line of a table cell [px]."""
+DECISION_MAX_LINES = 5
+"""Most lines a class's row grows to; a longer reason is cut (its tooltip shows it whole)."""
 
 
 def table(
@@ -475,16 +482,32 @@ def recommended_section(recommended: RecommendedPlan) -> None:
                 "reason": "Why",
             }
         )
+        # Why is the decision's reason: its rows grow (Streamlit wraps only rows over 64 px)
+        # so that it is read whole beside narrow, wrapping name columns, not cut at 1,280 px.
+        lines = min(
+            DECISION_MAX_LINES,
+            max(3, -(-max(len(str(r)) for r in shown["Why"]) // DECISION_CHARS_PER_LINE)),
+        )
+        row_px = lines * DECISION_LINE_PX + 8
         # In a named container: a plain st.dataframe does not keep its key for tests.
         with st.container(key="compare_decisions"):
             st.dataframe(
                 shown,
                 hide_index=True,
                 width="stretch",
-                height=(len(shown) + 1) * ROW_PX + 3,
+                row_height=row_px,
+                height=len(shown) * row_px + ROW_PX + 3,
                 column_config={
-                    "GPUs": st.column_config.NumberColumn(format="%.1f"),
-                    "Slowdown [× bare metal]": st.column_config.NumberColumn(format="%.2f"),
+                    "Workload class": st.column_config.TextColumn(width=110),
+                    "Method": st.column_config.TextColumn(width=100),
+                    "Served": st.column_config.TextColumn(width=115),
+                    "Left out": st.column_config.NumberColumn(width=55),
+                    "GPUs": st.column_config.NumberColumn(format="%.1f", width=50),
+                    "Slowdown [× bare metal]": st.column_config.NumberColumn(
+                        "Slowdown", help="× bare metal", format="%.2f", width=75
+                    ),
+                    # What the columns before leave of the table's 820 px at 1,280 px.
+                    "Why": st.column_config.TextColumn(width=300),
                 },
             )
         with st.expander("Every other method, per class: its estimate, or why it cannot serve"):
