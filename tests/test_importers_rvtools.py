@@ -9,6 +9,7 @@ import pytest
 from importer_samples import RVTOOLS, sample
 from openpyxl import Workbook
 
+from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.hosts import HostFacts
 from planner.inputs.importers.rvtools import read_rvtools
 from planner.inputs.problems import InputError
@@ -147,3 +148,36 @@ def test_text_numbers_with_commas_are_read_only_as_thousands() -> None:
     assert "ram_gib" not in _values(second)
     (problem,) = read.problems
     assert (problem.row, problem.column) == (3, "# Memory")
+
+
+_VHOST = [
+    ("Host", "Datacenter", "Cluster", "Config status", "CPU Model", "# CPU", "Cores per CPU",
+     "# Cores", "# Memory", "ESX Version"),
+    ("esx1.lab", "dc", "gpu", "green", "Xeon Gold 6430", 2, 32, 64, 1048576, "VMware ESXi 8.0"),
+    ("esx2.lab", "dc", "gpu", "green", "Xeon Gold 6430", 2, 32, "", 524288, "VMware ESXi 8.0"),
+]  # fmt: skip
+
+
+def _csv(rows: Sequence[Sequence[object]], separator: str) -> bytes:
+    return "\n".join(separator.join(str(v) for v in row) for row in rows).encode()
+
+
+@pytest.mark.parametrize("separator", [",", ";", "\t"])
+def test_the_vhost_tab_exported_as_csv_reads_like_the_workbook(separator: str) -> None:
+    """RVTools' vHost tab exported as CSV (ExportAll2csv writes one file per tab, separated as
+    the locale has it) gives the hosts the workbook gives, an empty core count a problem naming
+    its row and column as there, and is told apart from other CSVs by its header; it was
+    refused as a file no tool wrote."""
+    workbook = read_rvtools(_xlsx({"vHost": _VHOST}), "rvtools.xlsx")
+    data = _csv(_VHOST, separator)
+
+    exported = read_rvtools(data, "RVTools_tabvHost.csv")
+
+    assert detect_format("RVTools_tabvHost.csv", data) is Format.RVTOOLS
+    assert [_values(h) for h in exported.hosts] == [_values(h) for h in workbook.hosts]
+    assert [h.line for h in exported.hosts] == [2, 3]
+    assert (
+        [(p.row, p.column, p.message) for p in exported.problems]
+        == [(p.row, p.column, p.message) for p in workbook.problems]
+        == [(3, "# Cores", "the core count is not a number above 0")]
+    )

@@ -64,7 +64,7 @@ _LABELS = {
     Format.NVIDIA_SMI_TABLE: "nvidia-smi",
     Format.MIG_INSTANCES: "nvidia-smi mig -lgi",
     Format.MIG_PROFILES: "nvidia-smi mig -lgip",
-    Format.RVTOOLS: "an RVTools export (.xlsx)",
+    Format.RVTOOLS: "an RVTools export (.xlsx, or its vHost tab as CSV)",
     Format.DCGM: "DCGM exporter metrics (curl <exporter>:9400/metrics)",
     Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
 }
@@ -300,6 +300,10 @@ def _csv_format(header: str) -> Format | None:
         )
     except csv.Error:
         return None
+    from planner.inputs.importers.rvtools import is_vhost_csv
+
+    if is_vhost_csv(cells):
+        return Format.RVTOOLS
     columns = {normalise_column(c) for c in cells}
     if {"host", "gpu_model"} <= columns:
         return Format.INVENTORY_CSV

@@ -1,4 +1,5 @@
-"""vSphere hosts from an RVTools export (``.xlsx``): cluster, CPU cores and memory per host.
+"""vSphere hosts from an RVTools export (``.xlsx``, or its ``vHost`` tab exported as CSV, as
+``RVTools -c ExportAll2csv`` writes it): cluster, CPU cores and memory per host.
 
 The ``vHost`` tab has one row per ESXi host. Column names drift between RVTools versions, so each
 is matched ignoring case, spaces and punctuation, against aliases: host (``Host``), cluster
@@ -12,19 +13,23 @@ When ``vHost`` has no cluster column, the ``vInfo`` tab (one row per VM, with it
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from openpyxl import load_workbook
 
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, fact
 from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.importers.text import decode_text
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import SPREADSHEET_SEPARATORS, sniff_separator
 
-__all__ = ["ALIASES", "TOOL", "read_rvtools", "workbook_sheets"]
+__all__ = ["ALIASES", "TOOL", "is_vhost_csv", "read_rvtools", "workbook_sheets"]
 
 TOOL = "RVTools export"
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -72,6 +77,62 @@ def workbook_sheets(
                 )
             ]
         ) from None
+
+
+_VHOST_ONLY = frozenset(
+    {"#cpu", "#cores", "#memory", "corespercpu", "configstatus", "cpumodel", "htavailable"}
+)
+"""Columns of RVTools' vHost tab no other CSV the planner reads has (normalised)."""
+_VHOST_MATCH = 3
+"""Of them, how many a CSV header with a Host column needs to be a vHost tab."""
+
+
+def is_vhost_csv(header: Sequence[str]) -> bool:
+    """Whether a CSV header (its cells) is RVTools' vHost tab exported as CSV."""
+    names = {_normalised(h) for h in header}
+    return "host" in names and len(names & _VHOST_ONLY) >= _VHOST_MATCH
+
+
+_ZIP = b"PK\x03\x04"
+
+
+@dataclass(frozen=True)
+class _CsvTab:
+    """A tab exported as CSV, read like a workbook's sheet (``iter_rows``, ``title``)."""
+
+    title: str
+    rows: tuple[tuple[str | None, ...], ...]
+    """Each row's cells, None where empty (as a workbook gives them)."""
+
+    def iter_rows(self, *, values_only: bool) -> Iterator[tuple[str | None, ...]]:
+        return iter(self.rows)
+
+
+@dataclass(frozen=True)
+class _CsvBook:
+    """An RVTools CSV export as a workbook of its one tab."""
+
+    tab: _CsvTab
+
+    @property
+    def sheetnames(self) -> list[str]:
+        return [self.tab.title]
+
+    def __getitem__(self, title: str) -> _CsvTab:
+        return self.tab
+
+
+def _csv_book(data: bytes, file: str) -> _CsvBook:
+    """The vHost tab exported as CSV (comma-, semicolon- or tab-separated, as the locale
+    writes it)."""
+    text = decode_text(data, file)
+    separator = sniff_separator(text.split("\n", 1)[0], SPREADSHEET_SEPARATORS)
+    # Rows keep their place (the header is row 1), as a spreadsheet numbers them.
+    rows = tuple(
+        tuple(cell if cell.strip() else None for cell in row)
+        for row in csv.reader(io.StringIO(text), delimiter=separator)
+    )
+    return _CsvBook(_CsvTab("vHost", rows))
 
 
 def _sheet(book: Any, name: str) -> Any | None:
@@ -148,7 +209,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
     Raises ``InputError`` when the file is not a workbook, has no ``vHost`` tab, or lacks the
     host column.
     """
-    book = workbook_sheets(data, file)
+    book = workbook_sheets(data, file) if data.startswith(_ZIP) else _csv_book(data, file)
     sheet = _sheet(book, "vHost")
     if sheet is None:
         raise InputError(
