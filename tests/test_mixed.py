@@ -946,3 +946,29 @@ def test_a_plan_that_leaves_work_out_is_planned_again_with_gpus_held_to_a_host_s
 
     assert _served(plan) == sum(w.instances for w in scenario.workloads)
     assert check_plan(plan, scenario) == []
+
+
+def test_a_whole_node_a_retry_left_unused_goes_back_to_the_others() -> None:
+    """One Kubernetes node of four L40S and 16 cores, nothing placed yet. A 64-core job (no node
+    has the cores) is retried first under time-slicing, which takes a node whole; the node it
+    left unused goes back, so an 8-core job retried next is placed on it (it was left out: 'no
+    host of model L40S has 1 free GPU left'), and the 64-core job is said to lack cores."""
+    node = host("n1", "L40S", 4, cpu_cores=16, ram_gib=512, platform=Platform.KUBERNETES)
+    jobs = [
+        workload(name, vcpus=cores, memory_gib=16) for name, cores in (("big", 64), ("small", 8))
+    ]
+    scenario = _scenario([node], jobs)
+    types = host_types([node], scenario)
+    placing = mixed._Placing(free_hosts={0: [node]})
+    for job in jobs:
+        placing.missed[f"{job.name}#1"] = NotPlaced(f"{job.name}#1", job.name, "not placed")
+    cheapest = {
+        job.name: [mixed.Option(job.name, Method.K8S_TIME_SLICING, 0, 1.0, 1.0)] for job in jobs
+    }
+
+    mixed._retry(scenario, types, cheapest, (), placing)
+
+    assert {p.instance for p in placing.placements} == {"small#1"}
+    assert placing.missed["big#1"].reason == (
+        "no host of model L40S has 1 free GPU and 64 free cores left"
+    )

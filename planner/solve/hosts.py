@@ -246,6 +246,13 @@ class HostPool:
                 return host
         return None
 
+    def give_back(self, host: Host) -> None:
+        """Return a host taken by ``withdraw`` whose GPUs stayed unused to the pool."""
+        index = self.index_of(host.name)
+        assert index is not None
+        assert not self.free_gpus[index]
+        self._change(index, give=tuple(range(host.gpus)), cores=0.0, ram_gib=0.0)
+
     def reason(self, request: HostRequest) -> str:
         """Why ``request`` fits on no host of the pool, naming the resource that ran out."""
         model = request.gpu_model

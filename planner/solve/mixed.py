@@ -1877,9 +1877,12 @@ def _retry(
             if pool is None:
                 continue
             shaped = [_shaped(i, option) for i in waiting]
-            pool = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
+            fitted = _fit(scenario, option.method, types[option.host_type], shaped, pool, placing)
             if METHODS[option.method].scope is not RoleScope.HOST:
-                placing.shared[option.host_type] = pool
+                placing.shared[option.host_type] = fitted
+            elif not fitted.hosts_in_use():
+                # Nothing fitted on the whole host withdrawn for the method: others may use it.
+                placing.shared[option.host_type].give_back(pool.hosts[0])
             tried = f"{option.method.label} on {types[option.host_type].model.name}"
             for i in waiting:
                 if i.id in placing.missed and i.id not in first:
