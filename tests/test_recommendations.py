@@ -195,3 +195,20 @@ def test_an_unknown_today_method_is_refused_with_the_known_ones() -> None:
     scenario = _plan([workload("a")], Assumptions(today_method="magic"))
     with pytest.raises(ValueError, match=r"today_method 'magic'.*passthrough"):
         plan_scenario(scenario)
+
+
+def test_the_headline_counts_one_gpu_one_host_and_as_many_gpus_as_today() -> None:
+    """One training job on one L40S: the answer reads 'on 1 GPU in 1 host, as many GPUs as
+    today', not '1 GPUs in 1 hosts, 0 fewer GPUs'."""
+    scenario = scenario_of(
+        [],
+        [host("l40s", "L40S", 1)],
+        [workload("job", kind=WorkloadKind.TRAINING, memory_gib=40, vcpus=8)],
+        catalog=CATALOG,
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+
+    headline = recommended.headline()
+
+    assert headline.startswith("Serves all 1 instance on 1 GPU in 1 host, as many GPUs as today")

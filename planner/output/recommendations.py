@@ -141,11 +141,11 @@ class RecommendedPlan:
         m = self.result.metrics
         total = m.instances_placed + m.instances_not_placed
         served = (
-            f"Serves all {m.instances_placed} instances"
+            f"Serves all {_counted(m.instances_placed, 'instance')}"
             if m.instances_not_placed == 0
-            else f"Serves {m.instances_placed} of {total} instances"
+            else f"Serves {m.instances_placed} of {_counted(total, 'instance')}"
         )
-        text = f"{served} on {m.gpus_used} GPUs in {m.hosts_used} hosts"
+        text = f"{served} on {_counted(m.gpus_used, 'GPU')} in {_counted(m.hosts_used, 'host')}"
         if self.owned_hosts is not None:
             return self._added(text)
         if self.purchase:
@@ -234,12 +234,21 @@ def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
     usd = reference.cost.total_usd_per_year - plan.cost.total_usd_per_year
     more = plan.metrics.instances_placed - reference.metrics.instances_placed
     parts = [
-        f"{abs(gpus)} {'fewer' if gpus >= 0 else 'more'} GPUs than {name}",
+        f"as many GPUs as {name}"
+        if gpus == 0
+        else f"{_counted(abs(gpus), 'GPU', 'fewer' if gpus > 0 else 'more')} than {name}",
         f"${abs(usd):,.0f} {'less' if usd >= 0 else 'more'} per year",
     ]
     if more:
-        parts.append(f"{abs(more)} {'more' if more > 0 else 'fewer'} instances served")
+        served = _counted(abs(more), "instance", "more" if more > 0 else "fewer")
+        parts.append(f"{served} served")
     return ", ".join(parts)
+
+
+def _counted(n: int, noun: str, between: str = "") -> str:
+    """``1 GPU``, ``2 GPUs``, ``3 fewer GPUs``: a count with its noun in the right number."""
+    words = [str(n), between, noun if n == 1 else f"{noun}s"]
+    return " ".join(w for w in words if w)
 
 
 def today_method(scenario: Scenario) -> Method:
