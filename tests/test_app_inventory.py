@@ -126,7 +126,7 @@ def test_an_unusable_file_keeps_the_previous_inventory() -> None:
 
 
 def test_use_the_sample_again_after_an_upload() -> None:
-    """After an upload, 'Use the sample inventory' brings the sample back."""
+    """After an upload, 'Use the sample' brings the sample inventory back."""
     at = _inventory_page()
     _upload(at, "my-hosts.csv", HEADER + "gpu,lab,L40S,4,64,512,100,yes,3\n")
     at.button(key="inventory_use_sample").click().run()

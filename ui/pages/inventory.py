@@ -37,9 +37,11 @@ actions_col.download_button(
     on_click="ignore",
     width="stretch",
 )
+# A short label: "Use the sample inventory" was cut in this quarter-width column at 1,280 px.
 if actions_col.button(
-    "Use the sample inventory",
+    "Use the sample",
     key="inventory_use_sample",
+    help="Plan with the bundled sample inventory again.",
     icon=":material/restart_alt:",
     disabled=inputs.inventory.is_sample,
     width="stretch",
