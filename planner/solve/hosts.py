@@ -29,6 +29,7 @@ __all__ = [
     "HostPool",
     "assign_hosts",
     "fits_all",
+    "min_hosts",
     "min_hosts_by_configuration",
     "min_hosts_exact",
     "request_order",
@@ -476,6 +477,26 @@ def min_hosts_exact(
     if packed is None:
         return None
     return list(packed.bins), packed.proven
+
+
+def min_hosts(
+    requests: Sequence[HostRequest],
+    server: Host,
+    *,
+    upper_bound: int,
+    time_limit_s: float,
+    max_assigned: int,
+) -> tuple[list[int], bool] | None:
+    """The fewest hosts shaped like ``server`` that hold ``requests`` (host index per request,
+    proven): by host configuration when the requests come in few kinds
+    (:func:`min_hosts_by_configuration`), else by assigning each request when there are at most
+    ``max_assigned`` (:func:`min_hosts_exact`); None when neither applies or finds one."""
+    configured = min_hosts_by_configuration(
+        requests, server, upper_bound=upper_bound, time_limit_s=time_limit_s
+    )
+    if configured is not None or len(requests) > max_assigned:
+        return configured
+    return min_hosts_exact(requests, server, upper_bound=upper_bound, time_limit_s=time_limit_s)
 
 
 _MAX_CONFIGURATIONS = 4_000

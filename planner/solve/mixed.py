@@ -38,7 +38,7 @@ chosen by a MILP over counts, then placed on hosts and checked:
    and the placement is also tried with the GPUs whose instances need most of a host's cores
    or RAM split (``_spread_out``); where a type could not take what the MILP gave it, the MILP
    is solved again with that type held to what it took (``_solve_and_place``). Where a type's
-   requests come in few kinds, hosts are set up by configuration (``_by_configuration``). What
+   requests come in few kinds, hosts are set up by configuration (``_fewest_hosts``). What
    is still left out is placed where moving or swapping GPUs whole between a type's hosts makes
    room (``_make_room``), then where the type's GPUs set on its hosts anew do
    (``_rearrange``). A small estate is also planned with each host a type of its own
@@ -88,8 +88,8 @@ from planner.solve.hosts import (
     HostAssignment,
     HostPool,
     assign_hosts,
+    min_hosts,
     min_hosts_by_configuration,
-    min_hosts_exact,
 )
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
@@ -1632,17 +1632,7 @@ def _place_shared(
         placing.notes.extend(n for n in packing.notes if n not in placing.notes)
     pool = HostPool(hosts)
     assigned = assign_hosts(requests, pool, fewest_hosts=True)
-    pool, assigned = _by_configuration(scenario, host_type, hosts, requests, (pool, assigned))
-    if assigned.not_placed and len(requests) <= _EXACT_HOSTS_MAX_REQUESTS:
-        exact = min_hosts_exact(
-            requests,
-            host_type.shape,
-            upper_bound=len(hosts),
-            time_limit_s=scenario.assumptions.time_limit_s,
-        )
-        if exact is not None:
-            pool = HostPool(hosts)
-            assigned = assign_hosts(requests, pool, fixed=exact[0])
+    pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests, (pool, assigned))
     if assigned.not_placed:
         placing.crowded.add(t)
         if len(hosts) <= _BY_HOST_MAX_HOSTS:
@@ -1657,29 +1647,36 @@ def _place_shared(
     return pool
 
 
-def _by_configuration(
+def _fewest_hosts(
     scenario: Scenario,
     host_type: HostType,
     hosts: Sequence[Host],
     requests: Sequence[HostRequest],
     best_fit: tuple[HostPool, HostAssignment],
 ) -> tuple[HostPool, HostAssignment]:
-    """The requests on hosts set up by configurations (``min_hosts_by_configuration``) when
-    that places every one of them on fewer hosts than best fit, or places all where best fit
-    left some out; else best fit's assignment."""
+    """The requests on fewer hosts than best fit used, by configuration; where best fit left
+    some out, on any of the hosts by configuration or, for at most
+    ``_EXACT_HOSTS_MAX_REQUESTS`` requests, by assigning each (``hosts.min_hosts``); kept when
+    that places them all, else best fit's assignment."""
     pool, assigned = best_fit
-    fewer = len(hosts) if assigned.not_placed else pool.hosts_in_use() - 1
-    host_of = min_hosts_by_configuration(
-        requests,
-        host_type.shape,
-        upper_bound=fewer,
-        time_limit_s=scenario.assumptions.time_limit_s,
-    )
+    limit = scenario.assumptions.time_limit_s
+    if assigned.not_placed:
+        host_of = min_hosts(
+            requests,
+            host_type.shape,
+            upper_bound=len(hosts),
+            time_limit_s=limit,
+            max_assigned=_EXACT_HOSTS_MAX_REQUESTS,
+        )
+    else:
+        host_of = min_hosts_by_configuration(
+            requests, host_type.shape, upper_bound=pool.hosts_in_use() - 1, time_limit_s=limit
+        )
     if host_of is None:
         return best_fit
-    configured = HostPool(hosts)
-    exact = assign_hosts(requests, configured, fixed=host_of[0])
-    return best_fit if exact.not_placed else (configured, exact)
+    fewer = HostPool(hosts)
+    placed = assign_hosts(requests, fewer, fixed=host_of[0])
+    return best_fit if placed.not_placed else (fewer, placed)
 
 
 def _spread_out(
@@ -1952,12 +1949,8 @@ def _make_room(
     per-GPU option (``cheapest``: each class's, cheapest first) that can make room for it on a
     host of its type by moving or swapping GPUs whole (``room.room_for``): free GPUs may lie on
     hosts whose cores are given out while others have cores and no free GPU."""
-    placed = {p.instance for p in placing.placements}
-    waiting = sorted(
-        (i for i in instances_of(scenario.workloads) if i.id in placing.missed),
-        key=lambda i: i.workload.priority,
-    )
-    if all(i.id in placed for i in waiting):
+    waiting = _still_left_out(scenario, placing)
+    if not waiting:
         return
     rows = _rows_by_host(placing)
     # Until a type changes, what found no room there (an option of classes alike, or a request
@@ -1966,8 +1959,6 @@ def _make_room(
     movable: dict[int, list[MovableGpu]] = {}
     for instance in waiting:
         name = instance.workload.name
-        if instance.id in placed:
-            continue
         # Classes alike but for their name and size pack alike.
         alike = dataclasses.replace(instance.workload, name="", instances=1)
         for option in cheapest.get(name, ()):
@@ -2008,13 +1999,10 @@ def _rearrange(
     as fit, most urgent first. Moving a few GPUs (``_make_room``) cannot pair free GPUs on
     hosts whose cores are given out with free cores on hosts whose GPUs are; kept when every
     host keeps its methods' host rules."""
-    if not placing.missed:
-        return
-    placed = {p.instance for p in placing.placements}
-    left = [
-        i for i in instances_of(scenario.workloads) if i.id in placing.missed and i.id not in placed
-    ]
+    left = _still_left_out(scenario, placing)
     for t, pool in placing.shared.items():
+        if not left:
+            return
         waiting = _waiting_on(t, left, cheapest)
         if not waiting:
             continue
@@ -2051,10 +2039,10 @@ def _rearrange(
 def _waiting_on(
     t: int, left: Sequence[Instance], cheapest: Mapping[str, Sequence[Option]]
 ) -> list[tuple[Option, Instance]]:
-    """The instances ``left`` out that have a per-GPU option on type ``t`` (the cheapest
-    there), most urgent first, at most ``_REARRANGED_MAX_WAITING``."""
+    """The instances ``left`` out (most urgent first) that have a per-GPU option on type ``t``
+    (the cheapest there), at most ``_REARRANGED_MAX_WAITING``."""
     waiting: list[tuple[Option, Instance]] = []
-    for instance in sorted(left, key=lambda i: i.workload.priority):
+    for instance in left:
         option = next(
             (
                 o
@@ -2175,6 +2163,22 @@ def _most_that_fit(
     if assigned.not_placed or not fitted:
         return None
     return trial, assigned, {i: (o, r) for i, o, r in asked[:fitted]}
+
+
+def _still_left_out(scenario: Scenario, placing: _Placing) -> list[Instance]:
+    """The instances no placement holds yet, most urgent first (in scenario order within a
+    priority)."""
+    if not placing.missed:
+        return []
+    placed = {p.instance for p in placing.placements}
+    return sorted(
+        (
+            i
+            for i in instances_of(scenario.workloads)
+            if i.id in placing.missed and i.id not in placed
+        ),
+        key=lambda i: i.workload.priority,
+    )
 
 
 def _rows_by_host(placing: _Placing) -> dict[str, list[int]]:

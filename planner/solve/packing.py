@@ -46,8 +46,7 @@ from planner.solve.hosts import (
     HostPool,
     assign_hosts,
     fits_all,
-    min_hosts_by_configuration,
-    min_hosts_exact,
+    min_hosts,
 )
 
 __all__ = [
@@ -677,7 +676,13 @@ def _size(
     host_bound = _host_lower_bound(gpu_bound, cores, ram, server)
     hosts_proven = pool.opened == host_bound
     if not hosts_proven:
-        exact_hosts = _fewest_hosts(placed_requests, server, pool.opened, scenario)
+        exact_hosts = min_hosts(
+            placed_requests,
+            server.host(0),
+            upper_bound=pool.opened,
+            time_limit_s=scenario.assumptions.time_limit_s,
+            max_assigned=_EXACT_HOSTS_MAX_REQUESTS,
+        )
         if exact_hosts is not None:
             assignment, proven = exact_hosts
             if max(assignment, default=-1) + 1 < pool.opened:
@@ -703,21 +708,6 @@ def _size(
         status=status,
         notes=(*packing.notes, note),
     )
-
-
-def _fewest_hosts(
-    requests: Sequence[HostRequest], server: ServerType, opened: int, scenario: Scenario
-) -> tuple[list[int], bool] | None:
-    """The fewest ``server`` hosts that hold ``requests`` (host index per request, proven):
-    by host configuration when the requests come in few kinds, else by assigning each request
-    when there are few of them; None when neither applies or the solver found nothing."""
-    limit = scenario.assumptions.time_limit_s
-    configured = min_hosts_by_configuration(
-        requests, server.host(0), upper_bound=opened, time_limit_s=limit
-    )
-    if configured is not None or len(requests) > _EXACT_HOSTS_MAX_REQUESTS:
-        return configured
-    return min_hosts_exact(requests, server.host(0), upper_bound=opened, time_limit_s=limit)
 
 
 def size_method(method: Method, scenario: Scenario, server: ServerType) -> MethodPlan:
