@@ -24,6 +24,7 @@ from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
+    "DECIMAL_COMMA",
     "SPREADSHEET_SEPARATORS",
     "CellError",
     "Row",
@@ -54,7 +55,7 @@ _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 SPREADSHEET_SEPARATORS = ",;\t"
 """Column separators a spreadsheet writes: commas, semicolons (Excel's "CSV" in locales whose
 decimal mark is a comma) and tabs (Excel's "Text (Tab delimited)")."""
-_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 """A number with a decimal comma: ``0,25``."""
 _ONE_GROUP = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
 """One mark before three digits (``1,024``, ``1.024``): a decimal mark or a thousands separator."""
@@ -141,7 +142,7 @@ class Table:
             return number.replace(".", "").replace(",", ".") + percent
         if _COMMA_GROUPS.fullmatch(number):
             return number.replace(",", "") + percent
-        if _DECIMAL_COMMA.fullmatch(number):
+        if DECIMAL_COMMA.fullmatch(number):
             return number.replace(",", ".") + percent
         return text
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import DECIMAL_COMMA
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.scenario import Scenario
 
@@ -210,8 +211,6 @@ _CURVE_LENGTHS = {HOURS_PER_DAY * s: (False, s) for s in STEPS_PER_HOUR_ALLOWED}
 
 _SEPARATORS = re.compile(r"[\s,;]+")
 _SEPARATORS_BUT_COMMA = re.compile(r"[\s;]+")
-_DECIMAL_COMMA = re.compile(r"-?\d+,\d+%?")
-"""A number written with a decimal comma, as European spreadsheets export it: ``0,65``."""
 _FORMAT_FIX = (
     "give 24 values (one day, repeated every day) or 168 (Monday 00:00 to Sunday 23:00), or 4× "
     "that at 15-minute steps, as shares 0-1 or percentages 0-100, separated by commas, "
@@ -312,7 +311,7 @@ def _decimal_commas(text: str) -> bool:
     tokens = [t for t in _SEPARATORS_BUT_COMMA.split(text) if t]
     if any("." in t for t in tokens):
         return False
-    written = [bool(_DECIMAL_COMMA.fullmatch(t)) for t in tokens]
+    written = [bool(DECIMAL_COMMA.fullmatch(t.rstrip("%"))) for t in tokens]
     return any(written) and (";" in text or all(written))
 
 
