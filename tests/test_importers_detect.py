@@ -175,3 +175,34 @@ def test_known_output_that_is_not_read_is_named(data: bytes, message: str, fix: 
     (problem,) = caught.value.problems
     assert message in problem.message
     assert fix in problem.fix
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"NVIDIA A100-SXM4-80GB, 81920 MiB, Enabled\n",
+        b"Tesla T4\nTesla T4\n",
+        b"A100-SXM4-40GB, 40536\n",
+    ],
+)
+def test_a_query_without_its_header_is_detected(data: bytes) -> None:
+    """``--format=csv,noheader`` output (GPU names in one column, nvidia-smi's ``", "`` between
+    cells, with or without units) is the query format, read by its name column."""
+    assert detect_format("q.txt", data) is Format.NVIDIA_SMI_QUERY
+
+
+def test_a_headerless_csv_saved_by_a_spreadsheet_is_not_a_query() -> None:
+    """An inventory without its header holds a model name but bare commas: not taken for
+    nvidia-smi output."""
+    with pytest.raises(InputError, match="cannot tell which tool"):
+        detect_format("hosts.csv", b"gpu-01,prod,H100-80GB-SXM,8,64,512\n")
+
+
+def test_headerless_query_values_without_a_name_are_refused_with_the_command() -> None:
+    """``--query-gpu=index,memory.total --format=csv,noheader``: no column is a GPU name and no
+    field can be told, so the file is refused with the command that prints the header."""
+    with pytest.raises(InputError) as caught:
+        detect_format("q.txt", b"0, 81920 MiB\n1, 81920 MiB\n", role="inventory")
+    (problem,) = caught.value.problems
+    assert "without its header row" in problem.message
+    assert "--format=csv (without noheader" in problem.fix

@@ -305,3 +305,46 @@ def test_a_refused_list_says_how_many_more_lines_it_ignored() -> None:
     assert [p.row for p in problems[:5]] == [1, 2, 3, 4, 5]
     assert problems[5].message == "3 more problems like these (rows 6-8)"
     assert "no 'GPU n: <name>' line" in problems[6].message
+
+
+def test_a_headerless_query_is_read_by_its_gpu_name_column_only() -> None:
+    """``--format=csv,noheader``: the one column of GPU names gives the model and one row per
+    GPU; the other columns' fields are unknown, so MIG mode is assumed off (not read from the
+    'Enabled' cell, which could be persistence or ECC mode) and a note says so."""
+    data = (
+        b"0, NVIDIA A100-SXM4-80GB, 81920 MiB, Enabled\n"
+        b"1, NVIDIA A100-SXM4-80GB, 81920 MiB, Enabled\n"
+    )
+    read = read_nvidia_smi_query(data, "q.txt", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-80GB-SXM", 2)
+    mig = next(f for f in _one(read).facts if f.field == "mig_enabled")
+    assert (mig.value, mig.note.source) == ("no", "assumed")
+    (note,) = read.notes
+    assert note.locator == "column 2 (no header)"
+    assert "its other 3 columns are not read" in note.text
+    assert "--format=csv" in note.text
+
+
+def test_the_samples_row_without_its_header_is_read_by_the_name_column() -> None:
+    """The 202-column L40S query's data row alone (as noheader prints it) finds the name among
+    values such as ``P0`` that are no GPU name."""
+    _, data = sample(NVIDIA_SMI_QUERY)
+    row = data.splitlines()[1] + b"\n"
+    read = read_nvidia_smi_query(row, "l40s.txt", CATALOG)
+    assert _values(_one(read))["gpu_model"] == "L40S"
+    assert read.notes[0].locator == "column 6 (no header)"
+
+
+def test_a_headerless_query_with_two_name_like_columns_is_refused() -> None:
+    """Two columns that could each be the GPU name (name and a repeated gpu_name): refused with
+    the command that prints the header."""
+    data = b"NVIDIA H100 80GB HBM3, NVIDIA H100 80GB HBM3\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.txt", CATALOG)
+    (problem,) = caught.value.problems
+    assert "without its header row" in problem.message
+    assert "column 1" in problem.message
+    assert "column 2" in problem.message
+    assert problem.fix.startswith("run nvidia-smi --query-gpu=name,memory.total")
+    assert "without noheader" in problem.fix

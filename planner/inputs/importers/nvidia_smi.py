@@ -24,11 +24,13 @@ from planner.inputs.importers.text import ToolText, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
 
 __all__ = [
+    "HEADER_FIX",
     "LIST_TOOL",
     "QUERY_TOOL",
     "SMS_PER_COMPUTE_SLICE",
     "TABLE_TOOL",
     "gpu_instance_profile",
+    "is_headerless_query",
     "is_not_available",
     "read_nvidia_smi_list",
     "read_nvidia_smi_query",
@@ -160,6 +162,8 @@ def read_nvidia_smi_query(
             [InputProblem(file, None, None, f"not valid CSV ({error})", "give the output as is")]
         ) from None
     columns = _query_columns(records[0])
+    if "name" not in columns and is_headerless_query([t for _, t in text.lines]):
+        return _read_headerless(text, records, file, catalog, host_name)
     if "name" not in columns:
         raise InputError(
             [
@@ -174,6 +178,28 @@ def read_nvidia_smi_query(
             ]
         )
     problems: list[InputProblem] = []
+    gpus = _query_gpus(text, records, columns, file, problems)
+    if not gpus:
+        if problems:
+            raise InputError(problems)
+        raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
+    locators = _Locators(
+        columns["name"][1],
+        columns.get("memory.total", (0, "memory.total"))[1],
+        columns.get("mig.mode.current", (0, "mig.mode.current"))[1],
+        "one row per GPU",
+    )
+    return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def _query_gpus(
+    text: ToolText,
+    records: list[list[str]],
+    columns: dict[str, tuple[int, str]],
+    file: str,
+    problems: list[InputProblem],
+) -> list[_Gpu]:
+    """The GPUs of a query CSV's data rows; a row that cannot be read adds a problem."""
     gpus: list[_Gpu] = []
     for (number, _), record in zip(text.lines[1:], records[1:], strict=False):
         if not any(cell.strip() for cell in record):
@@ -214,17 +240,133 @@ def read_nvidia_smi_query(
         index_text = cell("index")
         index = int(index_text) if index_text and index_text.isdigit() else None
         gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname")))
-    if not gpus:
-        if problems:
-            raise InputError(problems)
-        raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
-    locators = _Locators(
-        columns["name"][1],
-        columns.get("memory.total", (0, "memory.total"))[1],
-        columns.get("mig.mode.current", (0, "mig.mode.current"))[1],
-        "one row per GPU",
+    return gpus
+
+
+_NAME_SHAPE = re.compile(
+    r"^(?:(?:NVIDIA|Tesla|Quadro|GRID|GeForce|RTX)\b|[A-Z]{1,2}\d{1,4}[A-Za-z]*(?:[-\s]|$))"
+)
+"""A GPU name as nvidia-smi prints it: a brand word (``NVIDIA L40S``, ``Tesla T4``) or, from
+older drivers, the bare model (``A100-SXM4-40GB``)."""
+_PERF_STATE = re.compile(r"^P\d{1,2}$")
+"""A performance state (``P0``), the one other value of a query that has a GPU name's shape."""
+_NAME_WORDS = 6
+"""Most words in a GPU name (``NVIDIA GeForce RTX 4090 Laptop GPU``)."""
+_HEADERLESS_LINES = 50
+"""Lines looked at to tell a query CSV without its header."""
+HEADER_FIX = (
+    "run nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv (without "
+    "noheader, so that the header names each column) and give what it prints"
+)
+"""How to get a query CSV whose columns can be read."""
+
+
+def _name_columns(records: Sequence[Sequence[str]]) -> list[int]:
+    """Positions at which every record holds a GPU name's shape."""
+    width = len(records[0])
+    return [
+        position
+        for position in range(width)
+        if all(_is_gpu_name(r[position].strip()) for r in records)
+    ]
+
+
+def _is_gpu_name(value: str) -> bool:
+    """Whether a value has a GPU name's shape: a few words (a message of nvidia-smi's, such as
+    ``NVIDIA-SMI has failed because ...``, is not one)."""
+    return (
+        bool(_NAME_SHAPE.match(value))
+        and not _PERF_STATE.match(value)
+        and len(value.split()) <= _NAME_WORDS
     )
-    return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def is_headerless_query(lines: Sequence[str]) -> bool:
+    """Whether ``lines`` look like ``nvidia-smi --query-gpu=... --format=csv,noheader``: every
+    line splits on nvidia-smi's ``", "`` into as many cells, and one position holds a GPU name
+    on every line (a spreadsheet's CSV, separated by bare commas, is not taken for it)."""
+    shown = [line for line in lines if line.strip()][:_HEADERLESS_LINES]
+    if not shown:
+        return False
+    records = [[cell.strip() for cell in line.split(", ")] for line in shown]
+    if any(
+        len(r) != len(records[0]) or len(line.split(",")) != len(r)
+        for r, line in zip(records, shown, strict=True)
+    ):
+        return False
+    return bool(_name_columns(records))
+
+
+def _read_headerless(
+    text: ToolText,
+    records: list[list[str]],
+    file: str,
+    catalog: Catalog,
+    host_name: str | None,
+) -> HostsRead:
+    """GPU hosts from a query CSV without its header: only the GPU name is read (one row per
+    GPU), found as the one column whose every value is a GPU name; the other columns' fields
+    are unknown, so they are not read. Refused when two columns could be the name."""
+    rows = [
+        (number, [cell.strip() for cell in record])
+        for (number, _), record in zip(text.lines, records, strict=False)
+        if any(cell.strip() for cell in record)
+    ]
+    positions = _name_columns([cells for _, cells in rows])
+    if len(positions) > 1:
+        known = [
+            p
+            for p in positions
+            if all(match_gpu_name(cells[p], catalog).model is not None for _, cells in rows)
+        ]
+        positions = known if len(known) == 1 else positions
+    if len(positions) != 1:
+        shown = ", ".join(f"column {p + 1} ('{rows[0][1][p]}')" for p in positions)
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    rows[0][0],
+                    None,
+                    "nvidia-smi query output without its header row (--format=csv,noheader): "
+                    f"{shown} could each be the GPU name, and without the header the fields "
+                    "cannot be told apart",
+                    HEADER_FIX,
+                )
+            ]
+        )
+    position = positions[0]
+    gpus = [_Gpu(None, cells[position], None, None, number) for number, cells in rows]
+    locator = f"column {position + 1} (no header)"
+    read = _hosts_read(
+        file,
+        QUERY_TOOL,
+        text,
+        gpus,
+        catalog,
+        host_name,
+        _Locators(locator, "", _NO_HEADER, "one row per GPU"),
+        [],
+    )
+    width = len(rows[0][1])
+    held = (
+        f"column {position + 1} holds the GPU names; its other {width - 1} columns are not "
+        "read, as without the header their fields are unknown"
+        if width > 1
+        else "its one column holds the GPU names"
+    )
+    note = ImportNote(
+        file,
+        rows[0][0],
+        locator,
+        "",
+        "",
+        "",
+        "derived",
+        f"a query CSV without its header row: {held} (memory and MIG mode need the header: "
+        "nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv)",
+    )
+    return HostsRead(read.file, read.tool, read.hosts, (note, *read.notes), read.problems)
 
 
 def _header_unit(columns: dict[str, tuple[int, str]], key: str) -> str:
@@ -564,6 +706,7 @@ class _Locators:
 
 
 _MIG_LINES = "MIG device lines"
+_NO_HEADER = "no mig.mode.current column"
 
 
 def _hosts_read(
@@ -713,15 +856,20 @@ def _host(
             source,
             "MIG devices are listed" if listed else text,
         )
-    elif capable and locators.mig == _MIG_LINES:
+    elif capable and locators.mig in (_MIG_LINES, _NO_HEADER):
         add(
             "mig_enabled",
             "no",
             first,
             locators.mig,
             "assumed",
-            "no MIG device listed (MIG mode may be on without instances: "
-            "nvidia-smi --query-gpu=mig.mode.current tells)",
+            (
+                "no MIG device listed (MIG mode may be on without instances: "
+                "nvidia-smi --query-gpu=mig.mode.current tells)"
+                if locators.mig == _MIG_LINES
+                else "MIG mode is not known without the header "
+                "(nvidia-smi --query-gpu=name,mig.mode.current --format=csv tells)"
+            ),
         )
     elif model is not None and not capable:
         add("mig_enabled", "no", first, locators.mig, "derived", f"{model} has no MIG")
