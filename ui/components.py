@@ -12,6 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
+from planner.inputs.importers import ImportNote, summarise_notes
 from planner.inputs.problems import InputError, InputProblem
 from planner.measure.result import MethodResult
 from planner.methods.registry import METHODS
@@ -30,6 +31,7 @@ __all__ = [
     "method_summary",
     "plan_with_headline",
     "problems_notice",
+    "reading_notes",
     "recommended_section",
     "scenario_sidebar",
     "stop_if_empty",
@@ -183,6 +185,30 @@ def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
         icon=":material/warning:",
     )
     planning.show_problems(problems)
+
+
+def reading_notes(notes: Sequence[ImportNote], *, what: str, key: str) -> None:
+    """What reading ``what`` gave and assumed, one line per group of notes, with every note in a
+    table below; nothing when the file gives every value itself (a planner CSV)."""
+    if not notes:
+        return
+    assumed = sum(1 for n in notes if n.source == "assumed")
+    lines = "\n".join(f"- {fmt.markdown_literal(line)}" for line in summarise_notes(notes))
+    st.info(
+        f"What {fmt.markdown_literal(what)} gave, and {fmt.count(assumed)} value(s) it does not "
+        f"give that the planner assumed:\n\n{lines}",
+        icon=":material/info:",
+    )
+    frame = pd.DataFrame(
+        {
+            "field": [n.field for n in notes],
+            "value": [n.value for n in notes],
+            "source": [n.source for n in notes],
+            "why": [n.text for n in notes],
+        }
+    )
+    with st.expander("Every value read or assumed", icon=":material/list:"):
+        table(frame, key=key, max_rows=None)
 
 
 def stop_if_empty(built: planning.BuiltScenario, *, need_inventory: bool = True) -> None:

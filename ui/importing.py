@@ -36,7 +36,7 @@ from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
 from ui import format as fmt
-from ui import planning, session
+from ui import planning, session, trace
 from ui.workload_editor import editor_row, rows_renumbered
 
 __all__ = ["Role", "import_panel"]
@@ -76,6 +76,12 @@ class ImportPreview:
     """Label keys of the GPU pods read, most common first: what classes can be grouped by."""
     given: tuple[ImportNote, ...] = ()
     """The notes of ``notes``, which trace a value of ``frame`` to its file and line."""
+    as_given: session.InputFile | None = None
+    """The file used as it is, read by its own loader (a trace list): ``frame`` shows what it
+    gives and cannot be edited. None: ``frame``, as fixed, is what is applied."""
+    context: str | None = None
+    """What the file's reading depends on that the user should know (a pod list planned on an
+    inventory that is not its node list); None when nothing."""
 
     @property
     def assumed(self) -> int:
@@ -160,6 +166,43 @@ def preview(
     )
 
 
+def _replaced(
+    inputs: session.ScenarioInputs, role: Role, file: session.InputFile
+) -> session.ScenarioInputs:
+    """``inputs`` with ``file`` as the inventory (MIG choices from the file again) or the mix."""
+    if role == "inventory":
+        return replace(inputs, inventory=file, mig_clusters=None)
+    return replace(inputs, workloads=file)
+
+
+def _trace_preview(
+    role: Role, file: session.InputFile, inputs: session.ScenarioInputs
+) -> ImportPreview:
+    """A trace list read as the planner will read it once applied (a pod list on the inventory
+    in use); ``InputError`` when it cannot be used."""
+    if role == "inventory":
+        hosts = planning.read_inventory(file, inputs.own_gpus)
+        frame = planning.inventory_table(hosts.inventory)
+        tool, notes, problems, context = trace.NODE_LIST, hosts.notes, hosts.problems, None
+    else:
+        mix = planning.read_workloads(file, inputs.inventory, inputs.own_gpus)
+        frame = planning.workload_table((*mix.workloads, *mix.cpu_only))
+        tool, notes, problems = trace.POD_LIST, mix.notes, mix.problems
+        context = trace.pods_without_nodes(inputs.inventory)
+    return ImportPreview(
+        name=file.name,
+        frame=frame,
+        files=((file.name, tool),),
+        summary=tuple(summarise_notes(notes)),
+        notes=_notes_frame(notes),
+        problems=problems,
+        workbooks=(),
+        given=notes,
+        as_given=file,
+        context=context,
+    )
+
+
 def _as_imported(role: Role, row: pd.Series, column: str, shown: ImportPreview) -> bool:
     """Whether the cell ``column`` of an edited ``row`` holds what the files gave for its host
     or class (not typed over, nor in a row the user added)."""
@@ -224,9 +267,17 @@ def _in_review_terms(
 
 
 def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview) -> InputChange:
-    """The change applying the review's ``edited`` table would make, its problems after the
-    import's; ``InputError`` when no row of it is usable."""
-    built = planning.build_scenario(session.scenario_inputs()).scenario
+    """The change applying the review's ``edited`` table (or the file used as given) would
+    make, its problems after the import's; ``InputError`` when no row of it is usable."""
+    inputs = session.scenario_inputs()
+    built = planning.build_scenario(inputs).scenario
+    if shown.as_given is not None:
+        if role == "inventory":
+            hosts = planning.read_inventory(shown.as_given, inputs.own_gpus)
+            return inventory_change(built.inventory, hosts.inventory, hosts.problems)
+        mix = planning.read_workloads(shown.as_given, inputs.inventory, inputs.own_gpus)
+        before, after = (*built.workloads, *built.cpu_only), (*mix.workloads, *mix.cpu_only)
+        return workloads_change(before, after, mix.problems)
     table = edited.dropna(how="all")
     try:
         if role == "inventory":
@@ -242,12 +293,8 @@ def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview
 
 
 def _apply(role: Role, name: str, content: bytes) -> None:
-    inputs = session.scenario_inputs()
     file = session.InputFile(name=name, content=content)
-    if role == "inventory":
-        changed = replace(inputs, inventory=file, mig_clusters=None)
-    else:
-        changed = replace(inputs, workloads=file)
+    changed = _replaced(session.scenario_inputs(), role, file)
     session.commit_replacing(changed, f"the import of {name}")
 
 
@@ -318,12 +365,25 @@ def _review(
         )
         notes = shown.notes[shown.notes["source"] == "assumed"] if only_assumed else shown.notes
         st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes")
-    st.markdown("**Fix the table, then apply it**")
-    rows = pd.DataFrame(
-        st.data_editor(
-            start, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
+    if shown.context is not None:
+        st.warning(shown.context, icon=":material/link:")
+    if shown.as_given is None:
+        st.markdown("**Fix the table, then apply it**")
+        rows = pd.DataFrame(
+            st.data_editor(
+                start, key=f"{key}_editor", hide_index=True, width="stretch", num_rows="dynamic"
+            )
         )
-    )
+    else:
+        st.markdown("**What applying it plans with**")
+        st.caption(
+            f"{shown.as_given.name} is used as the file gives it, read by the planner's own "
+            "loader for it (as the command line reads it), so this table cannot be edited: to "
+            "change a row, fix the file and upload it again."
+        )
+        rows = shown.frame
+        with st.container(key=f"{key}_as_given"):
+            st.dataframe(rows, hide_index=True, width="stretch", height=300)
     edited = rows.dropna(how="all")
     try:
         change = _change(role, rows, cat, shown)
@@ -350,6 +410,8 @@ def _review(
         content = edited.to_csv(index=False).encode()
         if original is not None and edited.equals(shown.frame):
             content = original
+        if shown.as_given is not None:
+            content = shown.as_given.content
         _apply(role, shown.name, content)
     if keep_col.button(
         "Keep the inputs in use", key=f"{key}_keep", icon=":material/close:", width="stretch"
@@ -364,6 +426,8 @@ def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     plan workbook waits: the user chooses this page's part or the whole plan)."""
     inputs = session.scenario_inputs()
     in_use = inputs.inventory if role == "inventory" else inputs.workloads
+    if shown.as_given is not None:
+        return False
     if not in_use.is_sample or shown.problems or shown.assumed or shown.workbooks:
         return False
     try:
@@ -436,15 +500,36 @@ def _group_by(shown: ImportPreview, key: str) -> str | None:
     return None if chosen == "owner" else chosen
 
 
+def _read(
+    role: Role, files: tuple[session.InputFile, ...], inputs: session.ScenarioInputs, key: str
+) -> ImportPreview:
+    """The ``files`` read as ``role``, with the options the user gives drawn where they apply;
+    ``InputError`` when they cannot be used."""
+    misplaced = trace.misplaced(role, files)
+    if misplaced:
+        raise InputError(misplaced)
+    if len(files) == 1 and trace.role_of(files[0]) == role:
+        # A trace list is read by its own loader, which no option of the importers changes.
+        return _trace_preview(role, files[0], inputs)
+    options = _inventory_options(key) if role == "inventory" else ImportOptions()
+    shown = preview(role, files, inputs.own_gpus, options)
+    group_by = _group_by(shown, key)
+    if group_by is not None:
+        shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
+    return shown
+
+
 def import_panel(role: Role, *, key: str) -> None:
     """The panel: an uploader for one or several files of any supported format, then the review
     (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
     inputs = session.scenario_inputs()
     cat = planning.catalog(inputs.own_gpus)
     what = "hosts" if role == "inventory" else "workloads"
+    trace_list = "node" if role == "inventory" else "pod"
     uploaded = st.file_uploader(
-        f"Import {what}: planner CSV, kubectl, nvidia-smi, MIG listings, RVTools, DCGM or a "
-        "plan workbook (one or several files)",
+        f"Import {what}: planner CSV, kubectl, nvidia-smi, MIG listings, RVTools, DCGM, a "
+        f"plan workbook (one or several files) or an Alibaba GPU-sharing trace {trace_list} "
+        "list (alone)",
         type=_TYPES,
         accept_multiple_files=True,
         key=key,
@@ -478,12 +563,8 @@ def import_panel(role: Role, *, key: str) -> None:
         pending.start = pending.edited
     st.session_state[_pending_key(key)] = pending
     ids, files = pending.ids, pending.files
-    options = _inventory_options(key) if role == "inventory" else ImportOptions()
     try:
-        shown = preview(role, files, inputs.own_gpus, options)
-        group_by = _group_by(shown, key)
-        if group_by is not None:
-            shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
+        shown = _read(role, files, inputs, key)
     except InputError as error:
         # Nothing of it can be used, so nothing waits for Apply.
         _forget_pending(key)

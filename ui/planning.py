@@ -16,7 +16,9 @@ from typing import NoReturn, TypeVar
 import pandas as pd
 import streamlit as st
 
+from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.importers import ImportNote
 from planner.inputs.inventory import (
     Inventory,
     ServerType,
@@ -46,11 +48,14 @@ from planner.time.harvesting import (
     harvest_tables,
     plan_harvest_tables,
 )
+from ui import trace
 from ui.session import HarvestChoice, InputFile, Question, QuestionKind, ScenarioInputs
 
 __all__ = [
     "BuiltScenario",
     "PlanningError",
+    "ReadInventory",
+    "ReadWorkloads",
     "build_scenario",
     "by_method",
     "catalog",
@@ -61,6 +66,8 @@ __all__ = [
     "own_gpus_problems",
     "own_models",
     "problems_frame",
+    "read_inventory",
+    "read_workloads",
     "recommended_draft",
     "scenario_plan",
     "show_problems",
@@ -87,6 +94,11 @@ class BuiltScenario:
     """Inventory rows that were skipped (or changed), each with its reason and fix."""
     workload_problems: tuple[InputProblem, ...]
     """Workload rows that were skipped, each with its reason and fix."""
+    inventory_notes: tuple[ImportNote, ...] = ()
+    """What reading the inventory file assumed or derived (a trace node list's); empty for a
+    planner CSV, whose every value is in the file."""
+    workload_notes: tuple[ImportNote, ...] = ()
+    """The same for the workload file (a trace pod list's)."""
 
 
 # A resource, not data: the catalog is never mutated, so every page shares one object instead of
@@ -163,19 +175,82 @@ def load_workloads_file(
     return loaded.value, loaded.problems
 
 
+@dataclass(frozen=True)
+class ReadInventory:
+    """An inventory file as read: the catalog it is planned with, its hosts, skipped rows and
+    notes."""
+
+    catalog: Catalog
+    """``catalog(own_gpus)``, extended by a trace node list's models the catalog lacked."""
+    inventory: Inventory
+    problems: tuple[InputProblem, ...]
+    notes: tuple[ImportNote, ...]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def read_inventory(file: InputFile, own_gpus: InputFile | None) -> ReadInventory:
+    """The inventory ``file``: a trace node list through the trace's loader, else a planner CSV;
+    ``InputError`` when unusable."""
+    cat = catalog(own_gpus)
+    if trace.role_of(file) != "inventory":
+        inventory, problems = load_inventory_file(file, own_gpus)
+        return ReadInventory(cat, inventory, problems, ())
+    loaded = alibaba_trace.load_node_list(file.content, cat, file_name=file.name)
+    cluster = loaded.value
+    notes = trace.node_notes(file.name, cluster)
+    return ReadInventory(cluster.catalog, cluster.inventory, loaded.problems, notes)
+
+
+@dataclass(frozen=True)
+class ReadWorkloads:
+    """A workload file as read: GPU classes, classes without GPU, skipped rows and notes."""
+
+    workloads: tuple[WorkloadClass, ...]
+    cpu_only: tuple[WorkloadClass, ...]
+    problems: tuple[InputProblem, ...]
+    notes: tuple[ImportNote, ...]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def read_workloads(
+    file: InputFile, inventory: InputFile, own_gpus: InputFile | None
+) -> ReadWorkloads:
+    """The workload ``file`` planned on the ``inventory`` file: a trace pod list through the
+    trace's loader (its shares and allowed models depend on the inventory's GPU models), else a
+    planner CSV; ``InputError`` when unusable."""
+    hosts = read_inventory(inventory, own_gpus)
+    if trace.role_of(file) != "workloads":
+        if trace.role_of(inventory) != "inventory":
+            workloads, problems = load_workloads_file(file, own_gpus)
+        else:
+            # Models a trace node list added to the catalog may be named by the mix.
+            loaded = load_workloads(file.content, hosts.catalog, file_name=file.name)
+            workloads, problems = loaded.value, loaded.problems
+        return ReadWorkloads(workloads, (), problems, ())
+    models = alibaba_trace.model_names(hosts.inventory.hosts)
+    pods = alibaba_trace.load_pod_list(
+        file.content, hosts.catalog, file_name=file.name, gpu_models=models
+    )
+    notes = trace.pod_notes(file.name, pods.value, hosts.inventory)
+    return ReadWorkloads(pods.value.workloads, pods.value.cpu_only, pods.problems, notes)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
-    """The ``Scenario`` the committed inputs describe; raises ``InputError`` on an unusable file."""
-    cat = catalog(inputs.own_gpus)
-    inventory, inventory_problems = load_inventory_file(inputs.inventory, inputs.own_gpus)
-    workloads, workload_problems = load_workloads_file(inputs.workloads, inputs.own_gpus)
+    """The ``Scenario`` the committed inputs describe; raises ``InputError`` on an unusable file.
+
+    A trace node list or pod list is read by the trace's loader, as the command line reads it.
+    """
+    hosts = read_inventory(inputs.inventory, inputs.own_gpus)
+    mix = read_workloads(inputs.workloads, inputs.inventory, inputs.own_gpus)
     scenario = Scenario(
-        catalog=cat,
-        inventory=with_mig_clusters(inventory, inputs.mig_clusters, cat),
-        workloads=workloads,
+        catalog=hosts.catalog,
+        inventory=with_mig_clusters(hosts.inventory, inputs.mig_clusters, hosts.catalog),
+        workloads=mix.workloads,
         assumptions=inputs.assumptions,
+        cpu_only=mix.cpu_only,
     )
-    return BuiltScenario(scenario, inventory_problems, workload_problems)
+    return BuiltScenario(scenario, hosts.problems, mix.problems, hosts.notes, mix.notes)
 
 
 def by_method(asked: Question) -> bool:

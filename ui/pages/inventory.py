@@ -127,6 +127,9 @@ cat = built.scenario.catalog
 source = "the bundled sample" if inputs.inventory.is_sample else inputs.inventory.name
 st.subheader(f"In use: {source}")
 components.problems_notice(built.inventory_problems, what=inputs.inventory.name)
+components.reading_notes(
+    built.inventory_notes, what=inputs.inventory.name, key="inventory_reading_notes"
+)
 
 if not inventory.hosts:
     st.warning(

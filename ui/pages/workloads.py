@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.presets import PRESETS
-from ui import components, importing, planning, session, workload_editor
+from ui import components, importing, planning, session, trace, workload_editor
 from ui import format as fmt
 
 # A page script must not hold bare strings (Streamlit would print them), so these are comments.
@@ -64,7 +64,6 @@ st.caption(
 )
 
 inputs = session.scenario_inputs()
-cat = planning.catalog(inputs.own_gpus)
 
 preset_col, upload_col = st.columns(2)
 with preset_col.form("workloads_preset_form", border=True):
@@ -109,22 +108,51 @@ importing.import_panel("workloads", key="workloads_upload")
 
 built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read the workload mix")
 workloads = built.scenario.workloads
+cpu_only = built.scenario.cpu_only
+# The catalog the mix is planned with: a trace node list in use adds its GPU models to it.
+cat = built.scenario.catalog
 
-# Not in a form: an edit reruns only this page (cached reads, no planning), and the mix reaches
-# the planner only when the user presses "Use this mix".
 st.subheader(f"In use: {inputs.workloads.name}")
-in_use = workload_editor.editor_table(workloads)
-edited = st.data_editor(
-    in_use,
-    key="workloads_editor",
-    num_rows="dynamic",
-    hide_index=True,
-    width="stretch",
-    column_config=COLUMN_CONFIG,
-    # Every row visible up to 20 classes (one more for adding a row), then the grid scrolls.
-    height=(min(len(in_use), 20) + 2) * components.ROW_PX + 3,
+# A trace pod list is used as its file gives it: its classes are shown, not edited, since the
+# edited table would be a planner CSV without the pods that use no GPU.
+pod_list = trace.role_of(inputs.workloads) == "workloads"
+pods_context = trace.pods_without_nodes(inputs.inventory) if pod_list else None
+if pods_context is not None:
+    st.warning(pods_context, icon=":material/link:")
+components.reading_notes(
+    built.workload_notes, what=inputs.workloads.name, key="workloads_reading_notes"
 )
-applied = st.button("Use this mix", key="workloads_apply", type="primary", icon=":material/check:")
+in_use = workload_editor.editor_table(workloads)
+if pod_list:
+    st.caption(
+        f"{inputs.workloads.name} is used as the file gives it: to change the mix, load a preset, "
+        "upload another file, or fix the file and upload it again."
+    )
+    components.table(
+        planning.workload_table((*workloads, *cpu_only)),
+        key="workloads_pod_classes",
+        column_config=COLUMN_CONFIG,
+    )
+    edited = in_use
+    applied = False
+else:
+    # Not in a form: an edit reruns only this page (cached reads, no planning), and the mix
+    # reaches the planner only when the user presses "Use this mix".
+    edited = pd.DataFrame(
+        st.data_editor(
+            in_use,
+            key="workloads_editor",
+            num_rows="dynamic",
+            hide_index=True,
+            width="stretch",
+            column_config=COLUMN_CONFIG,
+            # Every row visible up to 20 classes (one more for adding a row), then the grid scrolls.
+            height=(min(len(in_use), 20) + 2) * components.ROW_PX + 3,
+        )
+    )
+    applied = st.button(
+        "Use this mix", key="workloads_apply", type="primary", icon=":material/check:"
+    )
 if not applied and not pd.DataFrame(edited).equals(in_use):
     st.info(
         "The table has changes the plan does not use yet: press **Use this mix** to plan with "

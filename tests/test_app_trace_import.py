@@ -1,0 +1,127 @@
+"""AppTest of Alibaba GPU-sharing trace lists imported on the Inventory and Workloads pages: a
+node list becomes the inventory and a pod list the workload mix, each read by the trace's loader
+(as the command line reads them), with what was assumed and every refused row listed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT_S = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+NODES = (
+    b"sn,cpu_milli,memory_mib,gpu,model\n"
+    b"node-0,64000,262144,2,T4\n"
+    b"node-1,96000,393216,8,G2\n"
+    b"node-2,32000,131072,many,T4\n"
+)
+"""Two usable nodes (one of a model the catalog lacks) and one whose GPU count is not a number."""
+PODS = (
+    b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+    b"pod-0,8000,16384,1,500,\n"
+    b"pod-1,8000,16384,1,500,\n"
+    b"pod-2,16000,65536,2,1000,G2\n"
+    b"pod-3,4000,8192,0,0,\n"
+    b"pod-4,4000,8192,2,300,\n"
+)
+"""Two identical half-GPU pods, a 2-GPU pod that may only use G2, a pod without GPU and a pod
+asking 300 thousandths of each of 2 GPUs (refused: a share is of one GPU only)."""
+
+
+def _page(path: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    return at.switch_page(path).run()
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def _problems(at: AppTest) -> pd.DataFrame:
+    return next(df.value for df in at.dataframe if "problem" in df.value.columns)
+
+
+def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
+    return at.file_uploader(key=key).set_value((name, data, "text/csv")).run()
+
+
+def test_a_node_list_waits_with_its_assumptions_and_bad_rows_then_is_the_inventory() -> None:
+    """A node list is read as the trace's, says what it assumed (the model G2 the catalog lacks,
+    the cluster no column gives) and lists the refused row with file, row, column and why; it
+    waits for Apply, and then its 2 usable nodes are the inventory, the notes still shown."""
+    at = _page("ui/pages/inventory.py")
+    _upload(at, "inventory_upload", "nodes.csv", NODES)
+    assert not at.exception
+    assert any("read as Alibaba GPU-sharing trace node list" in c.value for c in at.caption)
+    assert at.subheader[0].value == "In use: the bundled sample"
+    summary = "\n".join(m.value for m in at.markdown)
+    assert "GPU model 'G2' (1 node(s), first on row 3) is not in the catalog" in summary
+    assert "cluster assumed = openb" in summary
+    (refused,) = _problems(at).to_dict("records")
+    assert (refused["file"], refused["row"], refused["column"]) == ("nodes.csv", 4, "gpu")
+    assert _metric(at, "Hosts kept") == "2"
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: nodes.csv"
+    assert _metric(at, "Hosts") == "2"
+    assert _metric(at, "GPUs") == "10"
+    assert any("G2" in i.value and "guesses" in i.value for i in at.info)
+    assert any("1 problem(s) in nodes.csv" in w.value for w in at.warning)
+
+
+def test_a_pod_list_on_an_inventory_without_its_nodes_says_what_that_changes() -> None:
+    """On the sample inventory a pod list is read, with a warning that it is planned on the
+    trace's nodes: the pod that may only use G2 (which the sample lacks) is listed as left out,
+    and so is the pod asking a share of 2 GPUs; once applied, its classes are shown read-only,
+    the pods without GPU among them, and no editor offers to rewrite the mix without them."""
+    at = _page("ui/pages/workloads.py")
+    _upload(at, "workloads_upload", "pods.csv", PODS)
+    assert not at.exception
+    assert any("read as Alibaba GPU-sharing trace pod list" in c.value for c in at.caption)
+    assert any("upload its node list" in w.value for w in at.warning)
+    refused = _problems(at)
+    assert list(refused["row"]) == [4, 6]
+    assert list(refused["column"]) == ["gpu_spec", "gpu_milli"]
+    assert "which no node has" in refused.iloc[0]["problem"]
+    at.button(key="workloads_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: pods.csv"
+    assert any("upload its node list" in w.value for w in at.warning)
+    assert _metric(at, "Workload classes") == "1"
+    assert _metric(at, "Instances") == "2"
+    classes = next(df.value for df in at.dataframe if "memory_share" in df.value.columns)
+    assert sorted(classes["gpus"]) == [0.0, 0.5]
+    assert not [b for b in at.button if b.key == "workloads_apply"]
+
+
+def test_a_pod_list_on_its_node_list_places_every_pod_it_can() -> None:
+    """With the trace's node list in use, the pod that may only use G2 is read (its model is on
+    a node) and no warning asks for the node list."""
+    at = _page("ui/pages/inventory.py")
+    _upload(at, "inventory_upload", "nodes.csv", NODES)
+    at.button(key="inventory_upload_apply").click().run()
+    at.switch_page("ui/pages/workloads.py").run()
+    _upload(at, "workloads_upload", "pods.csv", PODS)
+    assert not at.exception
+    assert not any("upload its node list" in w.value for w in at.warning)
+    assert list(_problems(at)["row"]) == [6]
+    at.button(key="workloads_upload_apply").click().run()
+    assert not at.exception
+    assert _metric(at, "Workload classes") == "2"
+    assert _metric(at, "Instances") == "3"
+
+
+def test_a_list_on_the_other_page_is_refused_naming_the_page_it_belongs_to() -> None:
+    """A node list uploaded as workloads cannot be used: the error names the Inventory page,
+    nothing waits for Apply, and the mix in use stays."""
+    at = _page("ui/pages/workloads.py")
+    _upload(at, "workloads_upload", "nodes.csv", NODES)
+    assert not at.exception
+    assert any("nodes.csv cannot be used" in e.value for e in at.error)
+    (refused,) = _problems(at).to_dict("records")
+    assert refused["fix"] == "upload it on the Inventory page"
+    assert not [b for b in at.button if b.key == "workloads_upload_apply"]
+    assert at.subheader[0].value == "In use: sample workloads.csv"

@@ -1,0 +1,202 @@
+"""Alibaba's GPU-sharing trace (its node and pod lists) as the dashboard's inputs.
+
+A node list is an inventory and a pod list a workload mix; each is used as the file gives it and
+read by ``planner.inputs.alibaba_trace``, the loader the command line uses. What the trace does
+not give is said as import notes (``assumed``), taken from what the loader built, so a note can
+never disagree with the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from planner.inputs import alibaba_trace
+from planner.inputs.alibaba_trace import TraceCluster, TracePods
+from planner.inputs.importers import ImportNote
+from planner.inputs.inventory import Inventory
+from planner.inputs.problems import InputProblem
+from planner.inputs.workloads import WorkloadClass
+from ui.session import InputFile
+
+__all__ = [
+    "NODE_LIST",
+    "POD_LIST",
+    "misplaced",
+    "node_notes",
+    "pod_notes",
+    "pods_without_nodes",
+    "role_of",
+]
+
+NODE_LIST = "Alibaba GPU-sharing trace node list"
+"""The tool a node list is read as, in the import panel's words."""
+POD_LIST = "Alibaba GPU-sharing trace pod list"
+"""The tool a pod list is read as."""
+_CLI_OWN = "(--catalog-extra)"
+_UI_OWN = "(Inventory page: Add your own GPU models)"
+_PAGE = {"inventory": "Inventory", "workloads": "Workloads"}
+
+
+def role_of(file: InputFile) -> str | None:
+    """``inventory`` for a trace node list, ``workloads`` for a pod list, else None."""
+    if alibaba_trace.is_node_list(file.content):
+        return "inventory"
+    if alibaba_trace.is_pod_list(file.content):
+        return "workloads"
+    return None
+
+
+def misplaced(role: str, files: Sequence[InputFile]) -> tuple[InputProblem, ...]:
+    """Why trace lists among ``files`` cannot be imported as ``role`` (the other page's list, or
+    a list among other files); empty when they can."""
+    problems = []
+    for file in files:
+        kind = role_of(file)
+        if kind is None:
+            continue
+        what = "node list (hosts)" if kind == "inventory" else "pod list (workloads)"
+        if kind != role:
+            problems.append(
+                InputProblem(
+                    file.name,
+                    None,
+                    None,
+                    f"a {what} of Alibaba's GPU-sharing trace, not {role}",
+                    f"upload it on the {_PAGE[kind]} page",
+                )
+            )
+        elif len(files) > 1:
+            problems.append(
+                InputProblem(
+                    file.name,
+                    None,
+                    None,
+                    f"a {what} of Alibaba's GPU-sharing trace is read on its own, not with "
+                    "other files",
+                    "upload it alone",
+                )
+            )
+    return tuple(problems)
+
+
+def _assumed(file: str, field: str, value: object, why: str) -> ImportNote:
+    return ImportNote(file, None, "", "", field, str(value), "assumed", why)
+
+
+def _one(values: Sequence[object]) -> str:
+    """The value every row shares, or the values joined by ``|``."""
+    return " | ".join(str(v) for v in dict.fromkeys(values))
+
+
+def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
+    """What reading the node list ``file`` gave and assumed: hosts and GPUs read, each model the
+    catalog lacked (taken as the loader's figures), and the host fields the trace has no column
+    for."""
+    hosts = cluster.inventory.hosts
+    read = ImportNote(
+        file,
+        None,
+        "sn, cpu_milli, memory_mib, gpu, model",
+        "",
+        "hosts",
+        f"{len(hosts):,} ({cluster.inventory.gpu_count:,} GPUs)",
+        "read",
+        "one host per node: cores = cpu_milli / 1000, RAM = memory_mib / 1024",
+    )
+    # The loader's notes name the command line's option; the dashboard's is on this page.
+    models = [
+        ImportNote(file, None, "model", "", "", "", "assumed", note.replace(_CLI_OWN, _UI_OWN))
+        for note in cluster.notes
+    ]
+    unsaid = "the trace has no column for it"
+    fields = [
+        _assumed(file, "cluster", _one([h.cluster for h in hosts]), unsaid),
+        _assumed(file, "platform", _one([h.platform.value for h in hosts]), unsaid),
+        _assumed(file, "network_gbps", _one([h.network_gbps for h in hosts]), unsaid),
+        _assumed(file, "rdma", _one([_yes(h.rdma) for h in hosts]), unsaid),
+        _assumed(file, "mig_enabled", _one([_yes(h.mig_enabled) for h in hosts]), unsaid),
+    ]
+    return (read, *models, *fields)
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def pod_notes(file: str, pods: TracePods, inventory: Inventory) -> tuple[ImportNote, ...]:
+    """What reading the pod list ``file`` gave and assumed, planned on ``inventory``: pods read
+    and grouped, the class fields the trace has no column for, and GPU memory of a share."""
+    classes: tuple[WorkloadClass, ...] = (*pods.workloads, *pods.cpu_only)
+    read = ImportNote(
+        file,
+        None,
+        "num_gpu, gpu_milli, cpu_milli, memory_mib, gpu_spec",
+        "",
+        "classes",
+        alibaba_trace.plan_inputs_note(pods),
+        "read",
+        "pods of one shape (GPUs, share, cores, memory, allowed models) form one class",
+    )
+    unsaid = "the trace has no column for it"
+    needs = [
+        _yes(w.needs_live_migration or w.needs_isolation or w.latency_tolerant) for w in classes
+    ]
+    fields = [
+        _assumed(file, "kind", _one([w.kind.value for w in classes]), unsaid),
+        _assumed(file, "busy_fraction", _one([w.busy_fraction for w in classes]), unsaid),
+        _assumed(
+            file,
+            "active_hours",
+            "24 h, 7 days" if all(min(w.daily_schedule) == 1 for w in classes) else "mixed",
+            unsaid,
+        ),
+        _assumed(file, "priority", _one([w.priority for w in classes]), unsaid),
+        _assumed(
+            file,
+            "live_migration, isolation, remote OK",
+            _one(needs),
+            unsaid,
+        ),
+    ]
+    models = alibaba_trace.model_names(inventory.hosts)
+    shares = [w for w in pods.workloads if w.memory_share is not None]
+    if shares:
+        fields.append(
+            _assumed(
+                file,
+                "memory_gib",
+                "share × GPU memory",
+                "a share of a GPU (gpu_milli) is that share of its memory too, of the smallest "
+                "model the pod may use among the inventory's "
+                f"({', '.join(models) or 'none: the catalog'})",
+            )
+        )
+    if pods.cpu_only:
+        fields.append(
+            ImportNote(
+                file,
+                None,
+                "num_gpu",
+                "",
+                "",
+                "",
+                "derived",
+                f"{sum(w.instances for w in pods.cpu_only):,} pods use no GPU: they take node "
+                "cores and RAM, planned only by methods that place pods on Kubernetes nodes",
+            )
+        )
+    return (read, *fields)
+
+
+def pods_without_nodes(inventory: InputFile) -> str | None:
+    """Why a pod list planned on ``inventory`` (not a trace node list) may not be planned as the
+    trace ran; None when ``inventory`` is a node list."""
+    if role_of(inventory) == "inventory":
+        return None
+    in_use = "the bundled sample" if inventory.is_sample else inventory.name
+    return (
+        "A trace pod list is planned on the trace's own nodes: upload its node list "
+        "(openb_node_list_gpu_node.csv) on the Inventory page. With the inventory in use now, "
+        f"{in_use}, a share's GPU memory comes from its GPUs and pods that may only use models "
+        "it lacks (gpu_spec) are left out."
+    )
