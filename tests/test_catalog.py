@@ -370,3 +370,16 @@ def test_own_gpus_template_has_the_catalog_header_and_a_row_that_loads() -> None
     assert catalog.vgpu(name)
     assert catalog.mig(name)
     assert {p.gpu_model for p in catalog.vgpu(name)} == {name}
+
+
+def test_user_gpu_cells_may_carry_their_columns_units() -> None:
+    """An own GPU written ``48 GiB`` and ``300 W`` reads as 48 GiB and 300 W; ``0.3 kW`` is
+    refused with the number of watts to write."""
+    extra = b"name,memory_gib,tdp_w,fp16_tflops,price_usd\nX1,48 GiB,300 W,90,4000\n"
+    catalog = load_catalog(extra_gpus=extra)
+    assert (catalog.gpus["X1"].memory_gib, catalog.gpus["X1"].tdp_w) == (48, 300)
+    with pytest.raises(InputError) as raised:
+        load_catalog(extra_gpus=extra.replace(b"300 W", b"0.3 kW"), extra_gpus_name="lab.csv")
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.row, problem.column) == ("lab.csv", 2, "tdp_w")
+    assert problem.fix == "write 300 (0.3 kW in W)"

@@ -304,3 +304,40 @@ def test_a_utf16_inventory_with_its_byte_order_mark_loads(catalog: Catalog, enco
     data = text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding)
     loaded = load_inventory(data, catalog, file_name="inventory.csv")
     assert [(h.name, h.gpu_model, h.gpus) for h in loaded.value.hosts] == [("gpu-01", "L40S", 4)]
+
+
+def test_cells_in_the_columns_units_are_read(catalog: Catalog) -> None:
+    """``4 GPUs``, ``64 cores``, ``512 GiB`` and ``25GbE`` are the columns' own units: the row
+    reads as if the numbers were bare."""
+    loaded = load_inventory(_csv("a,p,L40S,4 GPUs,64 cores,512 GiB,25GbE,yes"), catalog)
+    (host,) = loaded.value.hosts
+    assert (host.gpus, host.cpu_cores, host.ram_gib, host.network_gbps) == (4, 64, 512, 25)
+    assert loaded.problems == ()
+
+
+def test_cells_in_other_units_skip_the_row_naming_the_number_to_write(catalog: Catalog) -> None:
+    """``512 GB`` (two readings) and ``25 GB/s`` (bytes, not bits) are not converted silently:
+    each is a problem naming file, row, column and the number to write; the row is skipped and
+    listed, the other rows load."""
+    data = _csv(
+        "a,p,L40S,4,64,512,25,yes",
+        "b,p,L40S,4,64,512 GB,25 GB/s,yes",
+    )
+    loaded = load_inventory(data, catalog, file_name="hosts.csv")
+    assert [h.name for h in loaded.value.hosts] == ["a"]
+    ram, network = loaded.problems
+    assert (ram.file, ram.row, ram.column) == ("hosts.csv", 3, "ram_gib")
+    assert "write 512 if 512 GB is meant as 512 GiB" in ram.fix
+    assert (network.row, network.column, network.fix) == (
+        3,
+        "network_gbps",
+        "write 200 (25 GB/s in Gbit/s)",
+    )
+
+
+def test_a_unit_on_a_semicolon_file_number_with_a_decimal_comma(catalog: Catalog) -> None:
+    """``0,5 GiB`` in a semicolon-separated file: the unit comes off, then the decimal comma
+    reads as a point."""
+    data = _csv("a;p;L40S;4;64;511,5 GiB;25;yes", header=HEADER.replace(",", ";"))
+    (host,) = load_inventory(data, catalog).value.hosts
+    assert host.ram_gib == 511.5

@@ -391,3 +391,29 @@ def test_max_slowdown_is_optional_and_at_least_one(catalog: Catalog) -> None:
     (problem,) = loaded.problems
     assert (problem.row, problem.column) == (4, "max_slowdown")
     assert "at least 1" in problem.fix
+
+
+def test_cells_in_the_columns_units_are_read(catalog: Catalog) -> None:
+    """``0.25 GPU``, ``10 GiB``, ``4 vCPUs`` and ``32Gi`` read as the bare numbers."""
+    row = _row(gpus="0.25 GPU", memory_gib="10 GiB", vcpus="4 vCPUs", ram_gib="32Gi")
+    loaded = load_workloads(_csv(row), catalog)
+    (workload,) = loaded.value
+    assert (workload.gpus, workload.memory_gib, workload.vcpus, workload.ram_gib) == (
+        0.25,
+        10,
+        4,
+        32,
+    )
+    assert loaded.problems == ()
+
+
+def test_memory_in_gb_is_refused_with_both_readings(catalog: Catalog) -> None:
+    """``80GB`` of GPU memory reads two ways (80 GiB as GPUs are sold, or 74.5 GiB): the row is
+    skipped with a problem on memory_gib giving both numbers to write."""
+    data = _csv(_row(), _row(name="big", memory_gib="80GB"))
+    loaded = load_workloads(data, catalog, file_name="mix.csv")
+    assert [w.name for w in loaded.value] == ["nb"]
+    (problem,) = loaded.problems
+    assert (problem.file, problem.row, problem.column) == ("mix.csv", 3, "memory_gib")
+    assert "reads two ways" in problem.message
+    assert "or 74.5 if it is gigabytes" in problem.fix

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from planner.inputs.cell_units import GIB, WATTS
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     CellError,
@@ -380,6 +381,7 @@ def _read_gpus(
                 "notes": lambda t: t,
             },
             problems,
+            units={"memory_gib": GIB.number_text, "tdp_w": WATTS.number_text},
         )
         if values is None:
             continue

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
+from planner.inputs.cell_units import CORES, GBIT_PER_S, GIB, GPUS
 from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, limit_text
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
@@ -175,6 +176,13 @@ INVENTORY_COLUMNS = (
 _OPTIONAL = ("count", "mig_enabled", "platform", "notes")
 _NUMBERS = ("gpus_per_host", "cpu_cores", "ram_gib", "network_gbps", "count")
 """Columns holding numbers (a decimal comma is read in a semicolon-separated file)."""
+_UNITS = {
+    "gpus_per_host": GPUS.number_text,
+    "cpu_cores": CORES.number_text,
+    "ram_gib": GIB.number_text,
+    "network_gbps": GBIT_PER_S.number_text,
+}
+"""Number columns whose cells may carry the column's unit (``512 GiB``)."""
 _MAX_COUNT = 1000
 """More identical hosts than this in one row is almost surely a typo."""
 
@@ -366,6 +374,7 @@ def _row_hosts(
         },
         problems,
         numbers=_NUMBERS,
+        units=_UNITS,
     )
     if values is None:
         return None

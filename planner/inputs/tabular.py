@@ -597,19 +597,25 @@ def parse_cells(
     problems: list[InputProblem],
     *,
     numbers: Collection[str] = (),
+    units: Mapping[str, Callable[[str], str]] | None = None,
 ) -> dict[str, Any] | None:
     """Run one parser per column on ``row``; each bad cell adds one problem; None if any failed.
 
     The cells of ``numbers`` are numbers, read through ``Table.number_text`` (decimal commas in
-    a semicolon-separated file); every other cell reaches its parser as written.
+    a semicolon-separated file); every other cell reaches its parser as written. A column of
+    ``units`` first has its unit taken off the cell (``80 GiB`` -> ``80``) by its function,
+    which raises ``CellError`` for a unit that is not the column's
+    (``planner.inputs.cell_units``).
     """
     values: dict[str, Any] = {}
     ok = True
     for column, parse in parsers.items():
         text = read = row.get(column)
         try:
+            if units is not None and column in units:
+                read = units[column](read)
             if column in numbers:
-                read = table.number_text(text)
+                read = table.number_text(read)
             values[column] = parse(read)
         except CellError as error:
             # A number read with a decimal comma is named as written too.

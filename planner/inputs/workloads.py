@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
+from planner.inputs.cell_units import GIB, GPUS, VCPUS
 from planner.inputs.limits import MAX_INSTANCES, limit_text
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -177,6 +178,13 @@ _NUMBERS = (
 )
 """Columns holding numbers (a decimal comma is read in a semicolon-separated file);
 ``active_hours`` is read through ``Table.number_text`` when it is one number."""
+_UNITS = {
+    "gpus": GPUS.number_text,
+    "memory_gib": GIB.number_text,
+    "vcpus": VCPUS.number_text,
+    "ram_gib": GIB.number_text,
+}
+"""Number columns whose cells may carry the column's unit (``80 GiB``)."""
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
 _RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
 _SCHEDULE_FIX = (
@@ -535,6 +543,7 @@ def _row_workload(
         },
         problems,
         numbers=_NUMBERS,
+        units=_UNITS,
     )
     if values is None:
         # The schedule is checked only when the kind is known, so report it with the rest.
