@@ -157,7 +157,7 @@ def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
             "NVIDIA driver works",
         ),
         (b"No GPU instances found: Not Found\n", "no GPU instance", "create the GPU instances"),
-        (b"\n==============NVSMI LOG==============\n\n", "nvidia-smi -q", "--query-gpu"),
+        (b"<?xml version='1.0'?>\n<inventory/>\n", "XML, but not nvidia-smi", "-q -x"),
         (b"apiVersion: v1\nitems:\n- kind: Node\n", "YAML", "-o json"),
         (
             b"NAME    STATUS   ROLES    AGE   VERSION\ngpu-1   Ready    <none>   3d    v1.30\n",
@@ -206,3 +206,15 @@ def test_headerless_query_values_without_a_name_are_refused_with_the_command() -
     (problem,) = caught.value.problems
     assert "without its header row" in problem.message
     assert "--format=csv (without noheader" in problem.fix
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\n==============NVSMI LOG==============\n\nTimestamp : Tue Jan  9 2024\n",
+        b'<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "x.dtd">\n<nvidia_smi_log>\n',
+    ],
+)
+def test_the_nvidia_smi_q_report_is_detected_as_text_or_xml(data: bytes) -> None:
+    """``nvidia-smi -q`` and ``nvidia-smi -q -x`` are one format, read by its labels or tags."""
+    assert detect_format("q.txt", data) is Format.NVIDIA_SMI_REPORT

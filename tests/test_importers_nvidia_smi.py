@@ -19,6 +19,7 @@ from planner.inputs.importers.nvidia_smi import (
     is_not_available,
     read_nvidia_smi_list,
     read_nvidia_smi_query,
+    read_nvidia_smi_report,
     read_nvidia_smi_table,
 )
 from planner.inputs.problems import InputError
@@ -348,3 +349,109 @@ def test_a_headerless_query_with_two_name_like_columns_is_refused() -> None:
     assert "column 2" in problem.message
     assert problem.fix.startswith("run nvidia-smi --query-gpu=name,memory.total")
     assert "without noheader" in problem.fix
+
+
+REPORT = b"""\
+$ nvidia-smi -q
+
+==============NVSMI LOG==============
+
+Driver Version                            : 535.129.03
+Attached GPUs                             : 2
+GPU 00000000:07:00.0
+    Product Name                          : NVIDIA A100-SXM4-80GB
+    Persistence Mode                      : Enabled
+    MIG Mode
+        Current                           : Enabled
+        Pending                           : Enabled
+    FB Memory Usage
+        Total                             : 81920 MiB
+        Used                              : 0 MiB
+    BAR1 Memory Usage
+        Total                             : 131072 MiB
+
+GPU 00000000:0F:00.0
+    Product Name                          : NVIDIA A100-SXM4-80GB
+    MIG Mode
+        Current                           : Disabled
+    FB Memory Usage
+        Total                             : 81920 MiB
+"""
+"""``nvidia-smi -q`` of two A100 80 GB, MIG on for the first only; BAR1 has a Total too."""
+
+REPORT_XML = b"""\
+<?xml version="1.0" ?>
+<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+<nvidia_smi_log>
+\t<driver_version>535.129.03</driver_version>
+\t<gpu id="00000000:01:00.0">
+\t\t<product_name>NVIDIA L40S</product_name>
+\t\t<mig_mode>
+\t\t\t<current_mig>N/A</current_mig>
+\t\t</mig_mode>
+\t\t<fb_memory_usage>
+\t\t\t<total>46068 MiB</total>
+\t\t</fb_memory_usage>
+\t</gpu>
+</nvidia_smi_log>
+"""
+
+
+def test_the_q_report_gives_each_gpu_its_name_memory_and_mig_mode() -> None:
+    """``nvidia-smi -q``: each ``GPU <bus id>`` section is one GPU, its Product Name the model,
+    MIG Mode > Current its MIG mode (on for 1 of 2: derived, yes); FB Memory Usage > Total is
+    read, not BAR1's Total."""
+    read = read_nvidia_smi_report(REPORT, "gpu-07.txt", CATALOG)
+    host = _one(read)
+    assert host.name == "gpu-07"
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-80GB-SXM", 2)
+    mig = next(f for f in host.facts if f.field == "mig_enabled")
+    assert (mig.value, mig.note.source, mig.note.line) == ("yes", "derived", 7)
+    assert "MIG mode is on for 1 of 2 GPUs" in mig.note.text
+
+
+def test_the_q_x_xml_report_reads_like_the_text_one() -> None:
+    """``nvidia-smi -q -x``: the ``<gpu>`` element's product_name, fb_memory_usage/total and
+    mig_mode/current_mig; an L40S has no MIG; the GPU's line is the ``<gpu>`` tag's."""
+    host = _one(read_nvidia_smi_report(REPORT_XML, "l40s.xml", CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "L40S",
+        1,
+        "no",
+    )
+    assert host.line == 5
+
+
+def test_a_q_report_filtered_with_d_is_refused() -> None:
+    """``nvidia-smi -q -d MEMORY`` has no Product Name: refused naming -d and what to run."""
+    filtered = b"==============NVSMI LOG==============\n\nGPU 00000000:07:00.0\n"
+    filtered += b"    FB Memory Usage\n        Total : 81920 MiB\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_report(filtered, "q.txt", CATALOG)
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.column) == (3, "Product Name")
+    assert "filtered with -d" in problem.message
+    assert problem.fix.startswith("run nvidia-smi -q without -d")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b'<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY a "aaaa">]>\n<nvidia_smi_log/>\n',
+            "entity declarations",
+        ),
+        (b"<nvidia_smi_log><gpu>\n", "not well-formed XML"),
+        (b"<?xml version='1.0'?>\n<nvidia_smi_log>\n</nvidia_smi_log>\n", "no GPU"),
+    ],
+)
+def test_xml_that_cannot_be_read_is_refused(data: bytes, message: str) -> None:
+    """Entity declarations are refused, not expanded; broken XML and a report without GPUs are
+    refused with what to run."""
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_report(data, "q.xml", CATALOG)
+    (problem,) = caught.value.problems
+    assert message in problem.message
+    assert "nvidia-smi -q" in problem.fix

@@ -34,6 +34,7 @@ class Format(StrEnum):
     NVIDIA_SMI_QUERY = "nvidia-smi-query"
     NVIDIA_SMI_LIST = "nvidia-smi-list"
     NVIDIA_SMI_TABLE = "nvidia-smi-table"
+    NVIDIA_SMI_REPORT = "nvidia-smi-q"
     MIG_INSTANCES = "nvidia-smi-mig-lgi"
     MIG_PROFILES = "nvidia-smi-mig-lgip"
     RVTOOLS = "rvtools"
@@ -63,6 +64,7 @@ _LABELS = {
     Format.NVIDIA_SMI_QUERY: "nvidia-smi --query-gpu=... --format=csv",
     Format.NVIDIA_SMI_LIST: "nvidia-smi -L",
     Format.NVIDIA_SMI_TABLE: "nvidia-smi",
+    Format.NVIDIA_SMI_REPORT: "nvidia-smi -q (or nvidia-smi -q -x)",
     Format.MIG_INSTANCES: "nvidia-smi mig -lgi",
     Format.MIG_PROFILES: "nvidia-smi mig -lgip",
     Format.RVTOOLS: "an RVTools export (.xlsx, or its vHost tab as CSV)",
@@ -175,6 +177,8 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return found
     if _LIST_LINE.match(lines[0]):
         return Format.NVIDIA_SMI_LIST
+    if any("NVSMI LOG" in line or "<nvidia_smi_log" in line for line in lines[:5]):
+        return Format.NVIDIA_SMI_REPORT
     if is_headerless_query(lines) and not any(_TOOL_ERROR.search(line) for line in lines[:5]):
         return Format.NVIDIA_SMI_QUERY
     unread = _unread_output(lines)
@@ -207,11 +211,10 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
             "without a GPU name: the field of each column cannot be told",
             HEADER_FIX,
         )
-    if any("NVSMI LOG" in line for line in lines[:5]):
+    if first.startswith("<"):
         return (
-            "the nvidia-smi -q report, which is not read",
-            "give nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv, "
-            "nvidia-smi -L or plain nvidia-smi output",
+            "XML, but not nvidia-smi -q -x's report (no <nvidia_smi_log>)",
+            "give nvidia-smi -q -x or nvidia-smi -q output unchanged",
         )
     if _YAML_START.match(first):
         return (

@@ -153,6 +153,9 @@ def read_hosts(
         Format.NVIDIA_SMI_TABLE: lambda: nvidia_smi.read_nvidia_smi_table(
             data, file, catalog, host_name=host_name
         ),
+        Format.NVIDIA_SMI_REPORT: lambda: nvidia_smi.read_nvidia_smi_report(
+            data, file, catalog, host_name=host_name
+        ),
         Format.MIG_INSTANCES: lambda: mig.read_mig_instances(
             data, file, catalog, host_name=host_name
         ),

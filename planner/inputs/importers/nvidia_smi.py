@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ __all__ = [
     "HEADER_FIX",
     "LIST_TOOL",
     "QUERY_TOOL",
+    "REPORT_TOOL",
     "SMS_PER_COMPUTE_SLICE",
     "TABLE_TOOL",
     "gpu_instance_profile",
@@ -34,11 +36,13 @@ __all__ = [
     "is_not_available",
     "read_nvidia_smi_list",
     "read_nvidia_smi_query",
+    "read_nvidia_smi_report",
     "read_nvidia_smi_table",
 ]
 
 QUERY_TOOL = "nvidia-smi --query-gpu --format=csv"
 LIST_TOOL = "nvidia-smi -L"
+REPORT_TOOL = "nvidia-smi -q"
 TABLE_TOOL = "nvidia-smi"
 
 SMS_PER_COMPUTE_SLICE = {"a100": 14, "a30": 14, "h100": 16, "h200": 16, "gh200": 16}
@@ -424,6 +428,140 @@ def read_nvidia_smi_list(
         )
     locators = _Locators("GPU line", "", _MIG_LINES, "one GPU line per GPU")
     return _hosts_read(file, LIST_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+_REPORT_GPU = re.compile(
+    r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$"
+)
+"""The line opening one GPU's section of ``nvidia-smi -q``: ``GPU 00000000:18:00.0``."""
+_REPORT_FIX = (
+    "run nvidia-smi -q without -d (its Product Name, FB Memory Usage and MIG Mode sections are "
+    "read), nvidia-smi -q -x, or nvidia-smi --query-gpu=name,memory.total,mig.mode.current "
+    "--format=csv"
+)
+
+
+def read_nvidia_smi_report(
+    data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
+) -> HostsRead:
+    """GPU hosts from ``nvidia-smi -q`` (the text report) or ``nvidia-smi -q -x`` (its XML).
+
+    Per GPU section (``GPU 00000000:18:00.0``, or ``<gpu id=...>``): the name from ``Product
+    Name``, the total memory [MiB] from ``FB Memory Usage`` > ``Total`` and MIG mode from ``MIG
+    Mode`` > ``Current``; GPUs are numbered in the report's order. A report filtered with
+    ``-d`` (no Product Name) is refused.
+    """
+    text = tool_text(data, file)
+    first = next((line for _, line in text.lines if line.strip()), "")
+    gpus = (
+        _xml_report_gpus(text, file) if first.lstrip().startswith("<") else _text_report_gpus(text)
+    )
+    if not gpus:
+        raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
+    unnamed = [g for g in gpus if not g.name]
+    if unnamed:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    unnamed[0].line,
+                    "Product Name",
+                    f"{len(unnamed)} of the {len(gpus)} GPUs have no Product Name (a report "
+                    "filtered with -d shows only the sections asked for)",
+                    _REPORT_FIX,
+                )
+            ]
+        )
+    locators = _Locators(
+        "Product Name", "FB Memory Usage > Total", "MIG Mode > Current", "one GPU section per GPU"
+    )
+    return _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, [])
+
+
+def _report_memory(value: str | None) -> float | None:
+    match = None if value is None else _MEMORY.match(value.strip())
+    if match is None:
+        return None
+    return float(match.group("number")) * _TO_MIB[(match.group("unit") or "MiB").lower()]
+
+
+def _report_mig(value: str | None) -> bool | None:
+    return {"enabled": True, "disabled": False}.get((value or "").strip().lower())
+
+
+def _text_report_gpus(text: ToolText) -> list[_Gpu]:
+    """The GPUs of the text report: each section's labels by their indented path."""
+    sections: list[tuple[int, dict[str, str]]] = []
+    path: list[tuple[int, str]] = []
+    for number, line in text.lines:
+        if _REPORT_GPU.match(line):
+            sections.append((number, {}))
+            path = []
+            continue
+        if not sections or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while path and path[-1][0] >= indent:
+            path.pop()
+        label, colon, value = line.strip().partition(" : ")
+        if not colon and line.rstrip().endswith(":"):
+            label, colon, value = line.strip()[:-1], ":", ""
+        key = " > ".join([*(p for _, p in path), label.strip()])
+        if colon:
+            sections[-1][1].setdefault(key, value.strip())
+        else:
+            path.append((indent, label.strip()))
+    return [
+        _Gpu(
+            index,
+            values.get("Product Name", ""),
+            _report_memory(values.get("FB Memory Usage > Total")),
+            _report_mig(values.get("MIG Mode > Current")),
+            number,
+        )
+        for index, (number, values) in enumerate(sections)
+    ]
+
+
+def _xml_report_gpus(text: ToolText, file: str) -> list[_Gpu]:
+    """The GPUs of the XML report; entity declarations (which nvidia-smi never writes) are
+    refused rather than expanded."""
+    body = "\n".join(line for _, line in text.lines)
+    if "<!ENTITY" in body:
+        raise InputError(
+            [InputProblem(file, None, None, "XML with entity declarations", _REPORT_FIX)]
+        )
+    try:
+        root = ElementTree.fromstring(body)
+    except ElementTree.ParseError as error:
+        raise InputError(
+            [InputProblem(file, None, None, f"not well-formed XML ({error})", _REPORT_FIX)]
+        ) from None
+    if root.tag != "nvidia_smi_log":
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"XML whose root is <{root.tag}>, not nvidia-smi -q -x's <nvidia_smi_log>",
+                    _REPORT_FIX,
+                )
+            ]
+        )
+    lines = [number for number, line in text.lines if "<gpu " in line or "<gpu>" in line]
+    gpus = []
+    for index, element in enumerate(root.findall("gpu")):
+        gpus.append(
+            _Gpu(
+                index,
+                (element.findtext("product_name") or "").strip(),
+                _report_memory(element.findtext("fb_memory_usage/total")),
+                _report_mig(element.findtext("mig_mode/current_mig")),
+                lines[index] if index < len(lines) else text.lines[0][0],
+            )
+        )
+    return gpus
 
 
 def _profile(written: str) -> str:
