@@ -158,6 +158,23 @@ def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
         ),
         (b"No GPU instances found: Not Found\n", "no GPU instance", "create the GPU instances"),
         (b"<?xml version='1.0'?>\n<inventory/>\n", "XML, but not nvidia-smi", "-q -x"),
+        (
+            b"Name:               gpu-1\nRoles:              <none>\nLabels:             a=b\n"
+            b"Capacity:\n  cpu:  64\n  nvidia.com/gpu:  8\n",
+            "kubectl describe nodes",
+            "kubectl get nodes -o json",
+        ),
+        (
+            b"Name:         train-0\nNamespace:    ml\nNode:         gpu-1/10.0.0.1\n"
+            b"Status:       Running\n",
+            "kubectl describe pods",
+            "kubectl get pods -A -o json",
+        ),
+        (
+            b"VM,Powerstate,Template,CPUs,Memory,Host,Cluster\nvm1,poweredOn,False,4,8192,h,c\n",
+            "RVTools tab of virtual machines",
+            "vHost tab saved as CSV",
+        ),
         (b"apiVersion: v1\nitems:\n- kind: Node\n", "YAML", "-o json"),
         (
             b"NAME    STATUS   ROLES    AGE   VERSION\ngpu-1   Ready    <none>   3d    v1.30\n",

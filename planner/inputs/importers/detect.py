@@ -216,6 +216,12 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
             "XML, but not nvidia-smi -q -x's report (no <nvidia_smi_log>)",
             "give nvidia-smi -q -x or nvidia-smi -q output unchanged",
         )
+    described = _kubectl_describe(lines)
+    if described is not None:
+        return described
+    rvtools_tab = _rvtools_vm_tab(first)
+    if rvtools_tab is not None:
+        return rvtools_tab
     if _YAML_START.match(first):
         return (
             "YAML, which is not read (kubectl -o yaml)",
@@ -239,6 +245,44 @@ def _headerless_values(lines: list[str]) -> bool:
     if len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
         return False
     return all(any(_QUERY_VALUE.match(cell) for cell in row) for row in rows)
+
+
+_DESCRIBE_NAME = re.compile(r"^Name:\s+\S")
+_DESCRIBE_LINES = 30
+"""Lines of ``kubectl describe`` looked at for the labels that tell nodes from pods."""
+
+
+def _kubectl_describe(lines: list[str]) -> tuple[str, str] | None:
+    """(message, fix) for ``kubectl describe nodes`` or ``pods``: text laid out for reading, whose
+    figures kubectl's JSON gives in full."""
+    if not _DESCRIBE_NAME.match(lines[0]):
+        return None
+    labels = {line.split(":", 1)[0] for line in lines[:_DESCRIBE_LINES] if ":" in line}
+    if {"Roles", "Capacity", "Allocatable"} & labels and "Namespace" not in labels:
+        return (
+            "kubectl describe nodes output, which is not read",
+            "run kubectl get nodes -o json and give what it prints",
+        )
+    if "Namespace" in labels and {"Containers", "Node", "Status"} & labels:
+        return (
+            "kubectl describe pods output, which is not read",
+            "run kubectl get pods -A -o json and give what it prints",
+        )
+    return None
+
+
+def _rvtools_vm_tab(header: str) -> tuple[str, str] | None:
+    """(message, fix) for an RVTools tab of VMs (vInfo, vCPU, vMemory, ...) saved as CSV: the
+    hosts are in its vHost tab."""
+    separator = sniff_separator(header, SPREADSHEET_SEPARATORS)
+    cells = {normalise_column(c) for c in header.split(separator)}
+    if not {"vm", "powerstate"} <= cells:
+        return None
+    return (
+        "an RVTools tab of virtual machines (one row per VM) saved as CSV; the hosts are in "
+        "its vHost tab",
+        "give the whole RVTools export (.xlsx), or its vHost tab saved as CSV",
+    )
 
 
 def _refuse_trace(file: str, data: bytes) -> None:
