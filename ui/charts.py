@@ -156,8 +156,9 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "component:N",
                 scale=_COMPONENT_COLOURS,
-                # One per line: a legend row wider than the chart's column is cut at its edge.
-                legend=alt.Legend(orient="bottom", title=None, direction="vertical", labelLimit=0),
+                # One row above the bars: the chart takes the page's width, and the height a
+                # legend of one line per component took is left to the plans' rows.
+                legend=alt.Legend(orient="top", title=None, direction="horizontal", labelLimit=0),
             ),
             order=alt.Order("component:N"),
             tooltip=[

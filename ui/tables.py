@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from planner.inputs.platform import Platform
+from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import ScenarioPlan
 from ui import definitions
@@ -15,11 +17,15 @@ from ui import format as fmt
 
 __all__ = [
     "COST_COMPONENTS",
+    "PODS",
+    "VMS",
     "bound_frame",
     "cost_long",
+    "key_figure_groups",
     "key_figures",
     "methods_by_class",
     "not_placed_summary",
+    "short_plan_label",
     "utilisation_long",
 ]
 
@@ -82,6 +88,42 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
     return pd.DataFrame(
         {"figure": index, **columns, "definition": [definitions.define(f) for f in index]}
     )
+
+
+VMS = "VMs and GPU servers"
+"""Title of the key figures of methods that serve VMs or GPU servers."""
+PODS = "Kubernetes pods"
+"""Title of the key figures of methods that run on Kubernetes nodes only."""
+_ON_KUBERNETES = " (Kubernetes)"
+
+
+def short_plan_label(label: str, group: str) -> str:
+    """A plan's column heading in the key-figure table ``group``: its label without
+    " (Kubernetes)" in the Kubernetes table, whose title says it (the heading's tooltip keeps the
+    label whole)."""
+    return label.removesuffix(_ON_KUBERNETES) if group == PODS else label
+
+
+def _pods_only(name: str) -> bool:
+    """Whether the plan ``name`` is a sharing method that runs on Kubernetes nodes only."""
+    method = next((m for m in Method if m.value == name), None)
+    return method is not None and method.rules.platforms == {Platform.KUBERNETES}
+
+
+def key_figure_groups(plan: ScenarioPlan) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(title, plan labels) of the key-figure tables: the methods of VMs and GPU servers, then
+    those of Kubernetes pods, so that each table fits the page without scrolling sideways. The
+    recommended plan leads each, as the figures every method is read against; a table with no
+    method of its own is left out."""
+    recommended = tuple(r.plan.label for r in plan.results if r.plan.name not in set(Method))
+    pods = tuple(r.plan.label for r in plan.results if _pods_only(r.plan.name))
+    others = tuple(
+        r.plan.label
+        for r in plan.results
+        if r.plan.label not in pods and r.plan.label not in recommended
+    )
+    groups = ((VMS, others), (PODS, pods))
+    return tuple((title, (*recommended, *labels)) for title, labels in groups if labels)
 
 
 def cost_long(plan: ScenarioPlan) -> pd.DataFrame:

@@ -218,45 +218,63 @@ if plan.recommended is not None:
 st.subheader("Key figures")
 # Width of the key figures' name column [px]: 'Cost per placed instance' and 'GPUs used /
 # lower bound' in full.
-KEY_FIGURE_NAME_PX = 190
+KEY_FIGURE_NAME_PX = 170
 # Width of a plan's column of key figures [px]: 'heuristic · 4.3 s', '$1.22M /yr' in full.
 KEY_FIGURE_PX = 130
-key_figures = tables.key_figures(plan, comparison)
+key_figures = tables.key_figures(plan, comparison).set_index("figure")
 # Widths set, not measured: the grid sizes a column by its first rows only, which cut the last
-# rows' figure names ('Cost per placed instan…') and solve times at 1,280 px.
-components.table(
-    key_figures,
-    key="compare_key_figures",
-    max_rows=None,
-    column_config={
-        "figure": st.column_config.TextColumn(width=KEY_FIGURE_NAME_PX, pinned=True),
-        **{
-            str(name): st.column_config.TextColumn(width=KEY_FIGURE_PX)
-            for name in key_figures.columns
-            if name not in ("figure", "definition")
+# rows' figure names ('Cost per placed instan…') and solve times at 1,280 px. The plans come in
+# two tables of at most five columns (820 px at 1,280 px), so none scrolls sideways.
+figure_column = st.column_config.TextColumn("figure", width=KEY_FIGURE_NAME_PX, pinned=True)
+for number, (group, labels) in enumerate(tables.key_figure_groups(plan)):
+    st.markdown(f"**{group}**")
+    components.table(
+        key_figures[list(labels)].reset_index(),
+        key="compare_key_figures" if number == 0 else f"compare_key_figures_{number}",
+        max_rows=None,
+        column_config={
+            "figure": figure_column,
+            **{
+                label: st.column_config.TextColumn(
+                    tables.short_plan_label(label, group), width=KEY_FIGURE_PX, help=label
+                )
+                for label in labels
+            },
         },
-    },
-)
+    )
+# A list, not a table: a grid row is one line high, and cut the longer definitions.
+with (
+    st.expander("What each figure means", icon=":material/help:"),
+    st.container(key="compare_key_figure_definitions"),
+):
+    st.markdown(
+        "\n".join(
+            f"- **{figure}**: {meaning}" for figure, meaning in key_figures["definition"].items()
+        )
+    )
 components.feasibility_notice(plan)
 
-chart_cols = st.columns(3)
-# An explicit height: with "content" the charts shrink to a sliver inside narrow columns.
-chart_cols[0].altair_chart(
+# An explicit height: with "content" the charts shrink to a sliver inside narrow columns. The
+# cost chart takes the page's width: in a third of it the plans' names left its bars a quarter
+# and crowded each other.
+chart_height = charts.comparison_chart_height_px(len(plan.results))
+st.altair_chart(
     charts.cost_chart(tables.cost_long(plan)),
     width="stretch",
-    height=charts.comparison_chart_height_px(len(plan.results)),
+    height=chart_height,
     key="compare_cost_chart",
 )
-chart_cols[1].altair_chart(
+chart_cols = st.columns(2)
+chart_cols[0].altair_chart(
     charts.utilisation_chart(tables.utilisation_long(plan)),
     width="stretch",
-    height=charts.comparison_chart_height_px(len(plan.results)),
+    height=chart_height,
     key="compare_utilisation_chart",
 )
-chart_cols[2].altair_chart(
+chart_cols[1].altair_chart(
     charts.gpus_vs_bound_chart(tables.bound_frame(plan)),
     width="stretch",
-    height=charts.comparison_chart_height_px(len(plan.results)),
+    height=chart_height,
     key="compare_bound_chart",
 )
 
