@@ -14,6 +14,7 @@ from planner.solve.hosts import (
     assign_hosts,
     min_hosts_by_configuration,
     min_hosts_exact,
+    most_by_configuration,
 )
 from tests.builders import host
 
@@ -283,3 +284,88 @@ def test_configurations_are_not_listed_for_too_many_kinds() -> None:
     )
 
     assert solved is None
+
+
+def _left_out_by_priority(requests: list[HostRequest], host_of: list[int | None]) -> list[int]:
+    levels = sorted({r.priority for r in requests})
+    return [
+        sum(1 for r, h in zip(requests, host_of, strict=True) if h is None and r.priority == level)
+        for level in levels
+    ]
+
+
+def _fewest_left_out(requests: list[HostRequest], hosts: int) -> list[int]:
+    """Requests left out per priority level, most urgent first, by enumerating every choice of
+    a host (or none) for each request, on 4-GPU, 64-core hosts."""
+    best: list[int] | None = None
+    for choice in itertools.product([*range(hosts), None], repeat=len(requests)):
+        fits = all(
+            sum(len(r.loads) for r, h in zip(requests, choice, strict=True) if h == k) <= 4
+            and sum(r.cpu_cores for r, h in zip(requests, choice, strict=True) if h == k) <= 64
+            for k in range(hosts)
+        )
+        if fits:
+            left = _left_out_by_priority(requests, list(choice))
+            best = left if best is None or left < best else best
+    assert best is not None
+    return best
+
+
+def _left_out_assigning(requests: list[HostRequest], assigned_not_placed: set[str]) -> list[int]:
+    return _left_out_by_priority(
+        requests,
+        [None if r.loads[0].slots[0].instance in assigned_not_placed else 0 for r in requests],
+    )
+
+
+def test_configurations_place_most_where_best_fit_strands_gpus() -> None:
+    """Seven requests do not all fit two 4-GPU, 64-core hosts. Best fit, by priority or by size,
+    strands GPUs beside the hosts' last cores and leaves three out; filled by configuration
+    the hosts leave two, as few as any assignment does."""
+    requests = [
+        _request(f"r{i}", gpus, cores=cores)
+        for i, (gpus, cores) in enumerate(
+            [(1, 16), (2, 16), (2, 16), (1, 48), (2, 24), (1, 16), (1, 16)]
+        )
+    ]
+    hosts = [host(f"h{i}", gpus=4, cpu_cores=64) for i in (1, 2)]
+    best_fit = assign_hosts(requests, HostPool(hosts), fewest_hosts=True)
+    assert _left_out_assigning(requests, {n.instance for n in best_fit.not_placed}) == [3]
+
+    host_of = most_by_configuration(requests, hosts[0], hosts=2, time_limit_s=10)
+
+    assert host_of is not None
+    assert _left_out_by_priority(requests, host_of) == [2] == _fewest_left_out(requests, 2)
+    placed = assign_hosts(requests, HostPool(hosts), fixed=host_of)
+    assert len({n.instance for n in placed.not_placed}) == 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_most_placed_by_configuration_matches_brute_force(seed: int) -> None:
+    """On small random sets of 1- and 2-GPU requests of two priorities that do not all fit two
+    hosts, the configurations leave out as few requests, most urgent level first, as
+    enumerating every assignment does, and never more than best fit; every request given a
+    host fits there."""
+    rng = random.Random(seed)
+    requests = [
+        _request(
+            f"r{i}",
+            rng.choice((1, 1, 2)),
+            cores=rng.choice((8, 16, 24, 40, 48)),
+            priority=rng.choice((1, 2)),
+        )
+        for i in range(rng.randint(5, 8))
+    ]
+    hosts = [host(f"h{i}", gpus=4, cpu_cores=64) for i in (1, 2)]
+
+    host_of = most_by_configuration(requests, hosts[0], hosts=2, time_limit_s=10)
+
+    assert host_of is not None
+    assert _left_out_by_priority(requests, host_of) == _fewest_left_out(requests, 2)
+    placed = assign_hosts(requests, HostPool(hosts), fixed=host_of)
+    missed = {n.instance for n in placed.not_placed}
+    assert _left_out_assigning(requests, missed) <= _left_out_by_priority(requests, host_of)
+    best_fit = assign_hosts(requests, HostPool(hosts), fewest_hosts=True)
+    assert _left_out_assigning(requests, missed) <= _left_out_assigning(
+        requests, {n.instance for n in best_fit.not_placed}
+    )

@@ -15,6 +15,7 @@ from planner.solve.milp import (
     Model,
     SolverLimits,
     cover_with_patterns,
+    fill_most_with_patterns,
     lp_lower_bound,
     min_bins,
     pack_counts,
@@ -302,3 +303,55 @@ def test_counts_packing_too_big_for_the_exact_model_is_a_labelled_heuristic(
     assert packing.status is SolveStatus.HEURISTIC
     assert packing.gpus > packing.lower_bound
     assert any("too big" in note for note in packing.notes)
+
+
+def test_fill_gives_the_room_to_the_items_worth_most() -> None:
+    """One bin: two items of kind 0 (worth 10 and 1) or one of kind 0 and one of kind 1 (worth
+    5). The second pattern holds 15 against 11, and the room goes to the item worth 10."""
+    fill = fill_most_with_patterns(
+        [(2, 0), (1, 1)], [[1, 1], [1]], [[10.0, 1.0], [5.0]], bins=1, time_limit_s=10
+    )
+
+    assert fill is not None
+    assert fill.uses == (0, 1)
+    assert fill.held == ((1, 0), (1,))
+
+
+@pytest.mark.parametrize("bins", [1, 2, 3, 5])
+def test_fill_matches_brute_force(bins: int) -> None:
+    """The most worth ``bins`` bins of ``PATTERNS`` hold, items of each kind in two classes of
+    worth, equals the best over every use count, and no more bins than needed are set up."""
+    demand = [[4, 3], [2, 3], [1, 3]]
+    worth = [[5.0, 1.0], [4.0, 2.0], [3.0, 1.0]]
+
+    def held_worth(uses: Sequence[int]) -> float:
+        total = 0.0
+        for k, classes in enumerate(demand):
+            room = sum(u * p[k] for u, p in zip(uses, PATTERNS, strict=True))
+            for count, value in sorted(zip(classes, worth[k], strict=True), key=lambda c: -c[1]):
+                taken = min(count, room)
+                total += taken * value
+                room -= taken
+        return total
+
+    best = max(
+        held_worth(uses)
+        for uses in itertools.product(range(bins + 1), repeat=len(PATTERNS))
+        if sum(uses) <= bins
+    )
+
+    fill = fill_most_with_patterns(PATTERNS, demand, worth, bins=bins, time_limit_s=10)
+
+    assert fill is not None
+    assert sum(fill.uses) <= bins
+    got = sum(
+        n * value
+        for k in range(len(demand))
+        for n, value in zip(fill.held[k], worth[k], strict=True)
+    )
+    assert got == pytest.approx(best)
+    for k, classes in enumerate(demand):
+        assert all(0 <= n <= d for n, d in zip(fill.held[k], classes, strict=True))
+        room = sum(u * p[k] for u, p in zip(fill.uses, PATTERNS, strict=True))
+        assert sum(fill.held[k]) <= room
+    assert held_worth(fill.uses) == pytest.approx(best)

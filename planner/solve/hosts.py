@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement, SolveStatus
-from planner.solve.milp import SolverLimits, cover_with_patterns, min_bins
+from planner.solve.milp import SolverLimits, cover_with_patterns, fill_most_with_patterns, min_bins
 
 __all__ = [
     "HostAssignment",
@@ -32,6 +32,7 @@ __all__ = [
     "min_hosts",
     "min_hosts_by_configuration",
     "min_hosts_exact",
+    "most_by_configuration",
     "request_order",
 ]
 
@@ -343,7 +344,7 @@ def assign_hosts(
     requests: Sequence[HostRequest],
     pool: HostPool,
     *,
-    fixed: Sequence[int] | None = None,
+    fixed: Sequence[int | None] | None = None,
     fewest_hosts: bool = False,
 ) -> HostAssignment:
     """Place ``requests`` on the hosts of ``pool`` (which is updated), most urgent first.
@@ -353,7 +354,8 @@ def assign_hosts(
     requests : stage-A requests; each lands whole on one host or not at all.
     pool : free capacity of the hosts; it is changed in place.
     fixed : when given, ``requests[i]`` goes to host ``fixed[i]`` of the pool (an exact
-        solution from ``min_hosts_exact``) if it fits there.
+        solution from ``min_hosts_exact``) if it fits there; one with None goes, after those,
+        where it fits best (or nowhere).
     fewest_hosts : when urgent first places every request, largest first is tried too and kept
         if it places them all on fewer hosts (an 80-core GPU beside a 24-core one on each
         112-core host, rather than four 24-core GPUs on one and the 80-core GPU alone).
@@ -369,7 +371,9 @@ def assign_hosts(
         request that did not fit, with the reason.
     """
     if fixed is not None:
-        return _assign(requests, pool, request_order(requests), fixed)
+        order = request_order(requests)
+        order = [i for i in order if fixed[i] is not None] + [i for i in order if fixed[i] is None]
+        return _assign(requests, pool, order, fixed)
     urgent = pool.copy()
     assigned = _assign(requests, urgent, request_order(requests), None)
     if not (assigned.not_placed or fewest_hosts):
@@ -399,7 +403,7 @@ def _assign(
     requests: Sequence[HostRequest],
     pool: HostPool,
     order: Sequence[int],
-    fixed: Sequence[int] | None,
+    fixed: Sequence[int | None] | None,
 ) -> HostAssignment:
     placements: list[Placement] = []
     not_placed: list[NotPlaced] = []
@@ -407,7 +411,8 @@ def _assign(
     reasons: dict[tuple[str, int, float, float, str], str] = {}
     for i in order:
         request = requests[i]
-        spot = pool.place(request) if fixed is None else pool.place_on(fixed[i], request)
+        index = None if fixed is None else fixed[i]
+        spot = pool.place(request) if index is None else pool.place_on(index, request)
         if spot is None:
             # The pool only changes when a request is placed, so a reason found for one shape
             # of request holds for the next request of the same shape until then.
@@ -571,6 +576,79 @@ def min_hosts_by_configuration(
                 del waiting[k][:held]
             host += 1
     return host_of, cover.status is SolveStatus.OPTIMAL
+
+
+def most_by_configuration(
+    requests: Sequence[HostRequest],
+    server: Host,
+    *,
+    hosts: int,
+    time_limit_s: float,
+) -> list[int | None] | None:
+    r"""Host index per request (None: left out) placing, on ``hosts`` hosts shaped like
+    ``server``, most instances by priority when not all fit and the requests come in few kinds:
+    the host configurations of :func:`min_hosts_by_configuration`, filled with the requests
+    worth most (:func:`planner.solve.milp.fill_most_with_patterns`).
+
+    A request's worth is its instances, times ``(n + 1)`` per priority level it is more urgent
+    than the least urgent (``n`` instances in all), so that one more urgent instance outweighs
+    every less urgent one. Best fit places urgent requests first and strands GPUs beside a
+    host's last cores; the configurations see every way to fill a host.
+
+    Returns None when the requests come in too many kinds, or no fill was found within the
+    work limit.
+    """
+    if not requests or hosts <= 0:
+        return None
+    instances = [len({s.instance for load in r.loads for s in load.slots}) for r in requests]
+    levels = sorted({r.priority for r in requests})
+    base = sum(instances) + 1
+    kinds: dict[_Kind, dict[tuple[int, int], list[int]]] = {}
+    for i, request in enumerate(requests):
+        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
+        worth = (levels.index(request.priority), instances[i])
+        kinds.setdefault(key, {}).setdefault(worth, []).append(i)
+    listed = sorted(kinds, reverse=True)
+    configurations = _host_configurations(
+        listed,
+        [sum(map(len, kinds[k].values())) for k in listed],
+        server,
+        limit=_MAX_CONFIGURATIONS,
+    )
+    if not configurations:
+        return None
+    # Each kind's classes of worth, most worth first (the ones a kind's room is given to).
+    classes = [sorted(kinds[k], key=lambda w: (w[0], -w[1])) for k in listed]
+    held_by_some = [any(c[k] for c in configurations) for k in range(len(listed))]
+    fill = fill_most_with_patterns(
+        configurations,
+        [
+            [len(kinds[k][w]) if held_by_some[n] else 0 for w in classes[n]]
+            for n, k in enumerate(listed)
+        ],
+        [
+            [float(count * base ** (len(levels) - 1 - level)) for level, count in classes[n]]
+            for n in range(len(listed))
+        ],
+        bins=hosts,
+        time_limit_s=time_limit_s,
+    )
+    if fill is None:
+        return None
+    waiting = [
+        [i for w, held in zip(classes[n], fill.held[n], strict=True) for i in kinds[k][w][:held]]
+        for n, k in enumerate(listed)
+    ]
+    host_of: list[int | None] = [None] * len(requests)
+    host = 0
+    for configuration, uses in zip(configurations, fill.uses, strict=True):
+        for _ in range(uses):
+            for k, room in enumerate(configuration):
+                for i in waiting[k][:room]:
+                    host_of[i] = host
+                del waiting[k][:room]
+            host += 1
+    return host_of
 
 
 def _host_configurations(

@@ -8,6 +8,8 @@ says there is one. scipy's status codes are named once, in :class:`_Outcome`.
 - :func:`cover_with_patterns`: the fewest GPUs, each set up by one *pattern* (a MIG layout, a
   mixed-size vGPU profile set), holding a demand per item kind; :func:`relax` is its LP relaxation
   (the Gilmore-Gomory bound) and :func:`pack_counts` the packer around both.
+  :func:`fill_most_with_patterns`: the items worth most a given number of bins so set up hold
+  (hosts set up by configuration when not everything fits).
 - :func:`min_bins`: vector bin packing, the fewest bins holding items that each use some amount
   of every dimension (a remote pool's GPUs over the hours of a day; hosts' GPUs, cores and RAM),
   with optional groups that must not share a bin.
@@ -42,6 +44,7 @@ __all__ = [
     "Solution",
     "SolverLimits",
     "cover_with_patterns",
+    "fill_most_with_patterns",
     "lp_lower_bound",
     "min_bins",
     "pack_counts",
@@ -288,6 +291,80 @@ def _outcome(status: int, message: str) -> _Outcome:
     if outcome is _Outcome.OTHER and "solution limit reached" in message.lower():
         return _Outcome.LIMIT_REACHED
     return outcome
+
+
+@dataclass(frozen=True)
+class PatternFill:
+    """How many bins use each pattern and how many items of each kind and class they hold."""
+
+    uses: tuple[int, ...]
+    """Bins set up by each pattern, in the order the patterns were given [bins]."""
+    held: tuple[tuple[int, ...], ...]
+    """Items held per kind, then per class of the kind, in the order given [items]."""
+
+
+def fill_most_with_patterns(
+    patterns: Sequence[Sequence[int]],
+    demand: Sequence[Sequence[int]],
+    worth: Sequence[Sequence[float]],
+    *,
+    bins: int,
+    time_limit_s: float,
+) -> PatternFill | None:
+    r"""The items worth most that ``bins`` bins, each set up by one of ``patterns``, can hold.
+
+    Items of one kind take the same room (``patterns[p][k]`` of them fit a bin set up by
+    ``p``) and come in classes of different worth (``demand[k][s]`` items of class ``s``,
+    each worth ``worth[k][s]``)::
+
+        maximise    sum_{k,s} worth[k][s] * held[k][s]  -  sum_p uses[p] / (bins + 1)
+        subject to  sum_s held[k][s] <= sum_p patterns[p][k] * uses[p]     for every kind k
+                    sum_p uses[p] <= bins
+                    0 <= held[k][s] <= demand[k][s],  0 <= uses[p],  both integer
+
+    The second term (less than any item's worth of 1 or more) breaks ties to fewer bins.
+
+    Returns
+    -------
+    The fill, or None when the solver stopped before finding one.
+    """
+    # Data
+    _validate(patterns, [sum(classes) for classes in demand])
+    if time_limit_s <= 0:
+        raise ValueError(f"time_limit_s must be > 0, got {time_limit_s}")
+    totals = [sum(classes) for classes in demand]
+    model = Model()
+
+    # Variables: uses[p], bins set up by pattern p; held[k][s], items of kind k class s held.
+    uses = model.variables("uses", len(patterns))
+    for p, pattern in enumerate(patterns):
+        model.bound(uses[p], 0, min(bins, _useful_copies(pattern, totals)))
+    held = [model.variables(f"held[{k}]", len(classes)) for k, classes in enumerate(demand)]
+    for k, classes in enumerate(demand):
+        for s, wanted in enumerate(classes):
+            model.bound(held[k][s], 0, wanted)
+
+    # The items held of a kind fit in the room its bins' patterns give it.
+    for k in range(len(demand)):
+        row = dict.fromkeys(held[k].columns(), 1.0)
+        row.update({uses[p]: -float(pattern[k]) for p, pattern in enumerate(patterns)})
+        model.constrain(row, upper=0.0)
+    # No more bins than there are.
+    model.constrain(dict.fromkeys(uses.columns(), 1.0), upper=float(bins))
+
+    # Objective: most worth held, then fewest bins.
+    model.minimise(dict.fromkeys(uses.columns(), 1.0 / (bins + 1)))
+    for k, values in enumerate(worth):
+        model.minimise({held[k][s]: -float(w) for s, w in enumerate(values)})
+    solution = model.solve(SolverLimits(time_limit_s=time_limit_s))
+
+    # Report: x is read only when the status says there is one.
+    if solution is None:
+        return None
+    return PatternFill(
+        uses=tuple(round(solution[c]) for c in uses.columns()),
+        held=tuple(tuple(round(solution[c]) for c in block.columns()) for block in held),
+    )
 
 
 @dataclass(frozen=True)
