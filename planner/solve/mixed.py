@@ -38,7 +38,8 @@ chosen by a MILP over counts, then placed on hosts and checked:
    and the placement is also tried with the GPUs whose instances need most of a host's cores
    or RAM split (``_spread_out``); where a type could not take what the MILP gave it, the MILP
    is solved again with that type held to what it took (``_solve_and_place``). Where a type's
-   requests come in few kinds, hosts are set up by configuration (``_fewest_hosts``). What
+   requests come in few kinds, hosts are set up by configuration (``_fewest_hosts``), holding the
+   most by priority when not all fit. What
    is still left out is placed where moving or swapping GPUs whole between a type's hosts makes
    room (``_make_room``), then where the type's GPUs set on its hosts anew do
    (``_rearrange``). A small estate is also planned with each host a type of its own
@@ -90,6 +91,7 @@ from planner.solve.hosts import (
     assign_hosts,
     min_hosts,
     min_hosts_by_configuration,
+    most_by_configuration,
 )
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
@@ -1327,7 +1329,8 @@ def _solve_and_place(
     that type to what was placed there (what fitted once), so the MILP itself chooses where
     the rest go; the plan kept leaves out the fewest instances by priority, then costs least
     (``_plan_usd_per_year``). Where a type's hosts could not take its GPUs as packed, each round
-    also places them spread (``_spread_out``); the rounds follow the placement as packed.
+    also places them spread (``_spread_out``); the next round holds each type to the attempt
+    that placed most there.
     """
     caps: dict[tuple[str, Method, int], int] = {}
     best: tuple[tuple[list[int], float], Counts, _Placing] | None = None
@@ -1358,13 +1361,19 @@ def _solve_and_place(
                 best = (key, counts, attempt)
         if not short:
             break
-        # What fits there now includes what the retry added.
-        placed = _placed_per_option(placing, types)
-        held = {
-            (o.workload, o.method, o.host_type): placed.get((o.workload, o.method, o.host_type), 0)
-            for o in found
-            if o.host_type in short
-        }
+        # What fits there now includes what the retry added; per type, the attempt (as
+        # packed or spread) that placed most there.
+        per_attempt = [_placed_per_option(attempt, types) for attempt in tried]
+        held = {}
+        for t in short:
+            placed = max(per_attempt, key=lambda p: sum(n for key, n in p.items() if key[2] == t))
+            held.update(
+                {
+                    (o.workload, o.method, t): placed.get((o.workload, o.method, t), 0)
+                    for o in found
+                    if o.host_type == t
+                }
+            )
         if held.items() <= caps.items():
             break  # the next solve would be this one
         caps.update(held)
@@ -1656,8 +1665,9 @@ def _fewest_hosts(
 ) -> tuple[HostPool, HostAssignment]:
     """The requests on fewer hosts than best fit used, by configuration; where best fit left
     some out, on any of the hosts by configuration or, for at most
-    ``_EXACT_HOSTS_MAX_REQUESTS`` requests, by assigning each (``hosts.min_hosts``); kept when
-    that places them all, else best fit's assignment."""
+    ``_EXACT_HOSTS_MAX_REQUESTS`` requests, by assigning each (``hosts.min_hosts``), kept when
+    that places them all; else the most, by priority, that the hosts set up by configuration
+    hold (``hosts.most_by_configuration``), kept when that leaves fewer out than best fit."""
     pool, assigned = best_fit
     limit = scenario.assumptions.time_limit_s
     if assigned.not_placed:
@@ -1672,11 +1682,21 @@ def _fewest_hosts(
         host_of = min_hosts_by_configuration(
             requests, host_type.shape, upper_bound=pool.hosts_in_use() - 1, time_limit_s=limit
         )
-    if host_of is None:
+    if host_of is not None:
+        fewer = HostPool(hosts)
+        placed = assign_hosts(requests, fewer, fixed=host_of[0])
+        return best_fit if placed.not_placed else (fewer, placed)
+    if not assigned.not_placed:
         return best_fit
-    fewer = HostPool(hosts)
-    placed = assign_hosts(requests, fewer, fixed=host_of[0])
-    return best_fit if placed.not_placed else (fewer, placed)
+    # Not all fit: the most, by priority, that hosts set up by configuration hold.
+    most = most_by_configuration(requests, host_type.shape, hosts=len(hosts), time_limit_s=limit)
+    if most is None:
+        return best_fit
+    filled = HostPool(hosts)
+    placed = assign_hosts(requests, filled, fixed=most)
+    if _assignment_rank(scenario, placed) < _assignment_rank(scenario, assigned):
+        return filled, placed
+    return best_fit
 
 
 def _spread_out(
@@ -1686,33 +1706,49 @@ def _spread_out(
     packings: Sequence[tuple[Method, list[Instance], GpuPacking]],
     as_packed: tuple[HostPool, HostAssignment],
 ) -> tuple[HostPool, HostAssignment]:
-    """The type's per-GPU requests with no GPU's instances taking more than ``k/G`` of a host's
-    cores and RAM (``packing.spread``), for the largest ``k < G`` whose assignment leaves
-    nothing out, else the one that leaves out fewest by priority (then fewest GPUs)."""
+    """The type's per-GPU requests with no GPU's instances taking more of a host's cores and
+    RAM than a cap (``packing.spread``; caps from ``_spread_caps``, largest first), for the
+    largest cap whose assignment leaves nothing out, else the one that leaves out least by
+    priority, counted in GPUs (``_gpus_left_out_rank``)."""
     best = as_packed
-    shape = host_type.shape
-    for k in range(host_type.gpus - 1, 0, -1):
-        share = k / host_type.gpus
+    for cores, ram_gib in _spread_caps(host_type, [r for *_, p in packings for r in p.requests]):
         requests = [
             r
             for method, instances, packing in packings
             for r in spread(
-                method,
-                packing,
-                instances,
-                host_type.model,
-                scenario,
-                cores=shape.cpu_cores * share,
-                ram_gib=shape.ram_gib * share,
+                method, packing, instances, host_type.model, scenario, cores=cores, ram_gib=ram_gib
             ).requests
         ]
         pool = HostPool(hosts)
         assigned = assign_hosts(requests, pool, fewest_hosts=True)
-        if _assignment_rank(scenario, assigned) < _assignment_rank(scenario, best[1]):
+        pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests, (pool, assigned))
+        if _gpus_left_out_rank(scenario, assigned) < _gpus_left_out_rank(scenario, best[1]):
             best = (pool, assigned)
         if not assigned.not_placed:
             break
     return best
+
+
+def _spread_caps(host_type: HostType, requests: Sequence[HostRequest]) -> list[tuple[float, float]]:
+    """(cores, RAM) a shared GPU's instances may take, largest first: ``k/G`` of a host for
+    ``k < G``, and what a host has left for ``j`` shared GPUs beside ``G − j`` of the lightest
+    one-instance GPUs, ``(C − (G − j) c_min) / j`` (twelve 4-core desktops on a 64-core host
+    leave room for two 8-core GPUs, ten leave room for three and use all four GPUs)."""
+    shape, g = host_type.shape, host_type.gpus
+    caps = {(shape.cpu_cores * k / g, shape.ram_gib * k / g) for k in range(1, g)}
+    alone = [
+        r
+        for r in requests
+        if len(r.loads) == 1 and len({s.instance for s in r.loads[0].slots}) == 1
+    ]
+    if alone:
+        cores = min(r.cpu_cores for r in alone)
+        ram = min(r.ram_gib for r in alone)
+        for j in range(1, g):
+            cap = ((shape.cpu_cores - (g - j) * cores) / j, (shape.ram_gib - (g - j) * ram) / j)
+            if min(cap) > 0:
+                caps.add(cap)
+    return sorted(caps, reverse=True)
 
 
 def _assignment_rank(scenario: Scenario, assigned: HostAssignment) -> tuple[list[int], int]:
@@ -1721,6 +1757,19 @@ def _assignment_rank(scenario: Scenario, assigned: HostAssignment) -> tuple[list
     left = {(n.instance, priority[n.workload]) for n in assigned.not_placed}
     levels = sorted(set(priority.values()))
     return [sum(1 for _, p in left if p == level) for level in levels], len(assigned.gpu_configs)
+
+
+def _gpus_left_out_rank(scenario: Scenario, assigned: HostAssignment) -> tuple[list[float], int]:
+    """Assignments compared by the GPUs their left-out instances take per priority level, then
+    fewest GPUs: what is left out is placed elsewhere, and eighteen 2-GPU training jobs cost
+    more there than 179 desktops at a tenth of a GPU each."""
+    by_name = {w.name: w for w in scenario.workloads}
+    levels = sorted({w.priority for w in scenario.workloads})
+    left: dict[str, str] = {n.instance: n.workload for n in assigned.not_placed}
+    gpus = dict.fromkeys(levels, 0.0)
+    for workload in left.values():
+        gpus[by_name[workload].priority] += by_name[workload].gpus
+    return [gpus[level] for level in levels], len(assigned.gpu_configs)
 
 
 _BY_HOST_MAX_HOSTS = 16

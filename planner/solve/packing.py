@@ -158,6 +158,7 @@ def spread(
     by_id = {i.id: i for i in instances}
     kept: list[HostRequest] = []
     runs: list[list[Instance]] = []
+    tails: list[Instance] = []
     for request in packing.requests:
         ids = (
             list(dict.fromkeys(s.instance for s in request.loads[0].slots))
@@ -168,21 +169,12 @@ def spread(
         if within or len(ids) < 2:
             kept.append(request)
             continue
-        run: list[Instance] = []
-        run_cores = run_ram = 0.0
-        for instance in (by_id[i] for i in ids):
-            workload = instance.workload
-            full = (
-                run_cores + workload.vcpus > cores + 1e-9
-                or run_ram + workload.ram_gib > ram_gib + 1e-9
-            )
-            if run and full:
-                runs.append(run)
-                run, run_cores, run_ram = [], 0.0, 0.0
-            run.append(instance)
-            run_cores += workload.vcpus
-            run_ram += workload.ram_gib
-        runs.append(run)
+        split = _runs([by_id[i] for i in ids], cores, ram_gib)
+        runs.extend(split[:-1])
+        tails.extend(split[-1])
+    # The GPUs' last, partly filled runs go together, so that splitting twelve desktops into
+    # ten and two on every GPU does not leave a GPU of two each time.
+    runs.extend(_runs(tails, cores, ram_gib) if tails else [])
     if not runs:
         return packing
     not_placed = list(packing.not_placed)
@@ -196,6 +188,26 @@ def spread(
         not_placed=tuple(not_placed),
         status=SolveStatus.HEURISTIC,
     )
+
+
+def _runs(instances: Sequence[Instance], cores: float, ram_gib: float) -> list[list[Instance]]:
+    """``instances`` in order, cut into runs that need at most ``cores`` and ``ram_gib``."""
+    runs: list[list[Instance]] = []
+    run: list[Instance] = []
+    run_cores = run_ram = 0.0
+    for instance in instances:
+        workload = instance.workload
+        full = (
+            run_cores + workload.vcpus > cores + 1e-9 or run_ram + workload.ram_gib > ram_gib + 1e-9
+        )
+        if run and full:
+            runs.append(run)
+            run, run_cores, run_ram = [], 0.0, 0.0
+        run.append(instance)
+        run_cores += workload.vcpus
+        run_ram += workload.ram_gib
+    runs.append(run)
+    return runs
 
 
 @dataclass(frozen=True)
