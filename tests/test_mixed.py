@@ -570,7 +570,25 @@ def test_shared_gpus_are_spread_to_what_a_host_leaves_beside_its_other_gpus(
     Everything fits only with three jobs and a GPU of ten desktops on every host (24 + 40
     cores). Spreading to a share of a host (48 or 32 cores) leaves desktops out; to what a host
     leaves beside three of the lightest one-instance GPUs, every instance is served."""
-    scenario = _scenario(
+    scenario = _jobs_beside_desktops()
+    # Spreading alone: no type planned host by host.
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    assert _placed_and_cost(scenario)[0] == 78
+
+    def shares_of_a_host(host_type: HostType, requests: object) -> list[tuple[float, float]]:
+        shape, g = host_type.shape, host_type.gpus
+        return [(shape.cpu_cores * k / g, shape.ram_gib * k / g) for k in range(g - 1, 0, -1)]
+
+    monkeypatch.setattr(mixed, "_spread_caps", shares_of_a_host)
+    assert _placed_and_cost(scenario)[0] < 78
+
+
+def _jobs_beside_desktops() -> Scenario:
+    """Six L40S hosts of four GPUs and 64 cores; eighteen 8-core inference jobs of a whole GPU
+    that must be isolated (passthrough) and sixty 4-core desktops that must live-migrate
+    (vGPU: twelve fit a GPU's memory)."""
+    return _scenario(
         [host(f"h{i}", "L40S", 4, cpu_cores=64, ram_gib=1024) for i in range(6)],
         [
             workload(
@@ -590,22 +608,34 @@ def test_shared_gpus_are_spread_to_what_a_host_leaves_beside_its_other_gpus(
                 instances=18,
                 memory_gib=40,
                 busy_fraction=0.9,
+                needs_isolation=True,
                 vcpus=8,
                 ram_gib=64,
             ),
         ],
     )
-    # Spreading alone: no type planned host by host.
-    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
-    assert _placed_and_cost(scenario)[0] == 78
 
-    def shares_of_a_host(host_type: HostType, requests: object) -> list[tuple[float, float]]:
-        shape, g = host_type.shape, host_type.gpus
-        return [(shape.cpu_cores * k / g, shape.ram_gib * k / g) for k in range(g - 1, 0, -1)]
 
-    monkeypatch.setattr(mixed, "_spread_caps", shares_of_a_host)
-    assert _placed_and_cost(scenario)[0] < 78
+def test_the_bound_knows_other_roles_keep_their_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The jobs take eighteen GPUs and at least 8 cores each; a host's desktops then have at
+    most 64 − 8 a cores beside its ``a`` jobs, so sixty desktops need six vGPU GPUs, not the
+    five their memory and the hosts' summed cores allow. The bound counts all 24 GPUs and
+    proves the plan optimal; without the row it is a GPU short."""
+    scenario = _jobs_beside_desktops()
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 78
+    assert len(plan.gpu_configs) == 24
+    assert recommended.result.metrics.lower_bound_gpus == 24
+    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+    monkeypatch.setattr(mixed, "_other_roles_keep_their_cores", lambda *arguments: None)
+    looser = plan_scenario(scenario).recommended
+    assert looser is not None
+    assert looser.result.metrics.lower_bound_gpus == 23
+    assert looser.cost_lower_bound_usd < recommended.cost_lower_bound_usd
 
 
 def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:

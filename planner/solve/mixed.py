@@ -52,8 +52,9 @@ method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` 
 the served instances fixed over :func:`bound_options` (every option the rules allow, packed as
 densely as they allow, at its least slowdown, each class's mean within its limit), which no plan
 serving them within the classes' limits can beat; for it, cores and RAM also follow the GPUs
-host by host (``_cores_and_ram_follow_gpus``) and no GPU carries more of them than one host
-has (``_each_gpu_s_instances_on_one_host``). Its
+host by host (``_cores_and_ram_follow_gpus``), no GPU carries more of them than one host
+has (``_each_gpu_s_instances_on_one_host``) and a role's instances have only what a host's
+other roles leave (``_other_roles_keep_their_cores``). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
 (``SharingMethod.serves_idlest_first``).
@@ -645,6 +646,7 @@ def _build(
         _each_gpu_s_instances_on_one_host(model, rows, flat, groups, demands, types)
     if not planning:
         _cores_and_ram_follow_gpus(model, rows, flat, groups, demands, types)
+        _other_roles_keep_their_cores(model, rows, flat, groups, types)
     _costs(rows, pairs, types, rates)
     return model, rows, flat
 
@@ -909,6 +911,48 @@ def _cores_and_ram_follow_gpus(
                 row[column] = -min(kappa, capacity - most)
             row[host_column] = -(2 * most - capacity)
             model.constrain(row, upper=1e-6)
+
+
+def _other_roles_keep_their_cores(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    types: Sequence[HostType],
+) -> None:
+    """Per type and per-GPU role ``m`` beside others on shared hosts (``g``), cores then RAM::
+
+        Σ_c vcpus_c x[c,m,t] <= λ (G g − A) + (C − λ G) B
+
+    with ``B`` the GPUs of role ``m``, ``A`` those of the other per-GPU roles, each carrying at
+    least ``λ`` cores (its lightest class's per GPU, at most ``C / G``). On one host with ``a``
+    other GPUs and ``b`` of role ``m``, the role's instances have at most ``C − λ a`` cores when
+    ``b >= 1`` and none when ``b = 0``; the right side is at least that in both cases, and
+    summed over the hosts it is the row. Desktops at twelve to a GPU (48 cores) beside 8-core
+    jobs on 4-GPU, 64-core hosts: a host holds ten of them beside three jobs, which cores and
+    GPUs summed over the hosts do not see."""
+    for t, host_type in enumerate(types):
+        members: dict[Method, list[tuple[int, WorkloadClass]]] = {}
+        for k, (i, o) in enumerate(flat):
+            rules = METHODS[o.method]
+            if o.host_type == t and rules.scope is RoleScope.GPU and rules.instances_on_gpu_host:
+                members.setdefault(o.method, []).append((k, groups[i].first))
+        if len(members) < 2:
+            continue
+        shape, g = host_type.shape, host_type.gpus
+        for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
+            for method, own in members.items():
+                others = [w for m, ws in members.items() if m is not method for _, w in ws]
+                least = min(need(w) / max(1.0, math.ceil(w.gpus)) for w in others)
+                least = min(least, capacity / g)
+                row = {rows.x[k]: need(w) for k, w in own if need(w)}
+                if least <= 0 or not row:
+                    continue
+                for m in members:
+                    for column in rows.y[(m, t)].columns():
+                        row[column] = -(capacity - least * g) if m is method else least
+                row[rows.g[t]] = -least * g
+                model.constrain(row, upper=1e-6)
 
 
 def _vcpus(workload: WorkloadClass) -> float:
