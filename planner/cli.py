@@ -474,6 +474,28 @@ def scenario_from_args(
     return scenario, (*problems, *inventory.problems, *workloads.problems)
 
 
+def given_files(args: argparse.Namespace) -> dict[str, bytes]:
+    """The lone inventory and workload files the arguments plan, as given, by the plan
+    workbook's names for them (``inventory.csv``, ``workloads.csv``): the workbook keeps a list
+    of Alibaba's GPU-sharing trace among them as given. Call after ``scenario_from_args``."""
+    if getattr(args, "scenario", None) is not None:
+        from planner.scenarios_cli import saved_from_args
+
+        saved = saved_from_args(args)
+        return {"inventory.csv": saved.inventory.content, "workloads.csv": saved.workloads.content}
+    restored = None if args.from_workbook is None else read_plan_inputs(args.from_workbook)
+    given = {}
+    for name, paths, kept in (
+        ("inventory.csv", args.inventory, None if restored is None else restored.inventory_csv),
+        ("workloads.csv", args.workloads, None if restored is None else restored.workloads_csv),
+    ):
+        if paths and len(paths) == 1:
+            given[name] = _read(paths[0], name)
+        elif not paths and kept is not None:
+            given[name] = kept
+    return given
+
+
 def _money(value: float | None) -> str:
     return "—" if value is None else f"${value:,.0f}"
 
@@ -574,6 +596,7 @@ def _run_plan(args: argparse.Namespace) -> int:
 
     try:
         scenario, problems = scenario_from_args(args)
+        given = given_files(args) if args.out is not None else {}
         servers, add, headroom = _purchase(args, scenario.catalog)
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
@@ -611,7 +634,9 @@ def _run_plan(args: argparse.Namespace) -> int:
     if args.out is not None:
         extra = {} if servers or args.no_harvest else plan_harvest_tables(scenario)
         try:
-            write_workbook(result, args.out, extra_sheets=extra, input_problems=problems)
+            write_workbook(
+                result, args.out, extra_sheets=extra, input_problems=problems, given=given
+            )
         except OSError as error:
             print(f"plan: cannot write {args.out}: {error.strerror}", file=sys.stderr)
             return EXIT_WRITE_FAILED

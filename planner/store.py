@@ -26,10 +26,9 @@ from typing import Any
 
 from planner.assumptions import Assumptions, lift_method_settings
 from planner.inputs.catalog import load_catalog
-from planner.inputs.inventory import ServerType, load_inventory, with_mig_clusters
+from planner.inputs.inventory import ServerType, with_mig_clusters
 from planner.inputs.problems import InputProblem
-from planner.inputs.workloads import load_workloads
-from planner.scenario import Scenario
+from planner.scenario import Scenario, load_scenario
 from planner.solve.headroom import MAX_HEADROOM
 from planner.time.harvesting import HarvestSettings
 
@@ -198,15 +197,15 @@ class SavedScenario:
             if own is None
             else load_catalog(extra_gpus=own.content, extra_gpus_name=own.name)
         )
-        inventory = load_inventory(self.inventory.content, catalog, file_name=self.inventory.name)
-        workloads = load_workloads(self.workloads.content, catalog, file_name=self.workloads.name)
-        scenario = Scenario(
-            catalog=catalog,
-            inventory=with_mig_clusters(inventory.value, self.mig_clusters, catalog),
-            workloads=tuple(workloads.value),
-            assumptions=self.assumptions,
+        loaded = load_scenario(
+            (self.inventory.name, self.inventory.content),
+            (self.workloads.name, self.workloads.content),
+            catalog,
+            self.assumptions,
         )
-        return scenario, (*inventory.problems, *workloads.problems)
+        scenario = loaded.value
+        inventory = with_mig_clusters(scenario.inventory, self.mig_clusters, scenario.catalog)
+        return dataclasses.replace(scenario, inventory=inventory), loaded.problems
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,29 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
 
 
+def test_cli_workbook_and_saved_scenario_of_a_trace_plan_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The workbook of a trace plan restores it (``--from-workbook``) and a scenario saved with
+    the trace lists plans (``--scenario``): the same summary, the pod without GPU still there."""
+    nodes = tmp_path / "openb_node_list_gpu_node.csv"
+    pods = tmp_path / "openb_pod_list_small.csv"
+    nodes.write_text(NODES)
+    pods.write_text(PODS)
+    book, db = tmp_path / "plan.xlsx", tmp_path / "scenarios.sqlite"
+    files = ["--inventory", str(nodes), "--workloads", str(pods)]
+    methods = ["--methods", "fractional", "--no-harvest"]
+    assert main(["plan", *files, *methods, "--out", str(book)]) == 0
+    first = capsys.readouterr().out.splitlines()[:-1]
+    assert main(["plan", "--from-workbook", str(book), *methods]) == 0
+    assert capsys.readouterr().out.splitlines() == first
+    assert main(["scenarios", "save", "trace", *files, "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--scenario", "trace", "--db", str(db), *methods]) == 0
+    assert capsys.readouterr().out.splitlines() == first
+    assert "1 pods without a GPU" in "\n".join(first)
+
+
 def test_a_list_with_a_column_missing_is_still_read_as_the_trace(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

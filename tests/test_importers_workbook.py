@@ -20,7 +20,7 @@ from planner.methods.registry import Method
 from planner.output.export import workbook_bytes
 from planner.output.report import ScenarioPlan, plan_scenario
 from planner.plan import MethodPlan
-from planner.scenario import Scenario
+from planner.scenario import Scenario, load_scenario
 from planner.solve.feasibility import check_plan
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
@@ -135,3 +135,48 @@ def test_generated_scenarios_survive_the_round_trip(scenario: Scenario) -> None:
     before = plan_scenario(scenario, methods=methods, exact=False, recommended=False)
     after = plan_scenario(restored, methods=methods, exact=False, recommended=False)
     assert _plans(after) == _plans(before)
+
+
+TRACE_NODES = b"""sn,cpu_milli,memory_mib,gpu,model
+node-0,32000,131072,2,T4
+node-1,96000,393216,8,G2
+"""
+TRACE_PODS = b"""name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,\
+deletion_time,scheduled_time
+pod-0,4000,8192,1,500,,LS,Running,0,10,0
+pod-1,8000,16384,1,1000,T4,BE,Running,0,10,0
+pod-2,16000,32768,4,1000,,LS,Running,0,10,0
+pod-3,2000,4096,0,0,,BE,Running,0,10,0
+"""
+
+
+def test_a_trace_plan_comes_out_again_from_its_workbook() -> None:
+    """A plan of Alibaba's trace lists keeps them in its workbook as given: read back, the same
+    scenario (hosts without a network figure, the models the node list added, the pods without
+    GPU) and the same plans, where the planner's CSV of its hosts could not be read back."""
+    given = {"inventory.csv": TRACE_NODES, "workloads.csv": TRACE_PODS}
+    scenario = load_scenario(("nodes.csv", TRACE_NODES), ("pods.csv", TRACE_PODS), CATALOG).value
+    assert scenario.cpu_only
+    methods = (Method.PASSTHROUGH, Method.FRACTIONAL)
+    first = plan_scenario(scenario, methods=methods)
+    inputs = read_plan_inputs(workbook_bytes(first, given=given), file_name="plan.xlsx")
+    assert (inputs.inventory_csv, inputs.workloads_csv) == (TRACE_NODES, TRACE_PODS)
+    assert inputs.own_gpus_csv is None
+    restored = inputs.scenario()
+    assert restored.problems == ()
+    assert restored.value == scenario
+    assert _plans(plan_scenario(restored.value, methods=methods)) == _plans(first)
+
+
+def test_a_planner_csv_given_is_written_from_the_scenario() -> None:
+    """Only a trace list is kept as given: a planner CSV is written as the scenario holds it."""
+    scenario = _sample_scenario()
+    sample = REPO / "data" / "sample"
+    given = {"inventory.csv": (sample / "inventory.csv").read_bytes()}
+    book = Workbook()
+    write_inputs_sheet(book, scenario, given)
+    out = io.BytesIO()
+    book.save(out)
+    inputs = read_plan_inputs(out.getvalue())
+    assert inputs.inventory_csv != given["inventory.csv"]
+    assert inputs.scenario().value == scenario

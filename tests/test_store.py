@@ -331,3 +331,23 @@ def test_the_path_is_a_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.delenv(DB_ENV)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert default_store_path() == tmp_path / "data" / "gpu-share-planner" / "scenarios.sqlite"
+
+
+def test_a_saved_trace_scenario_is_read_as_the_trace(store: ScenarioStore) -> None:
+    """A scenario saved with Alibaba's trace lists (as the dashboard saves an import of them)
+    reopens to the scenario their loader reads: the node list's hosts and models, the pod
+    list's classes and its pods without GPU."""
+    nodes = (
+        b"sn,cpu_milli,memory_mib,gpu,model\nnode-0,32000,131072,2,T4\nnode-1,96000,393216,8,G2\n"
+    )
+    pods = (
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        b"pod-0,4000,8192,1,500,\npod-1,2000,4096,0,0,\n"
+    )
+    store.save("trace", SavedScenario(SavedFile("nodes.csv", nodes), SavedFile("pods.csv", pods)))
+    scenario, problems = store.open("trace").scenario()
+    assert problems == ()
+    assert [h.name for h in scenario.inventory.hosts] == ["node-0", "node-1"]
+    assert "G2" in scenario.catalog.gpus
+    assert [w.instances for w in scenario.workloads] == [1]
+    assert [w.instances for w in scenario.cpu_only] == [1]

@@ -343,7 +343,8 @@ def workbook(
 ) -> bytes:
     """The plan workbook (.xlsx) for the committed inputs and question, with the harvest sheets
     of ``harvested`` (what the Harvesting page shows; its defaults when None) when fitting the
-    inventory."""
+    inventory. A trace list among the inputs is kept in it as given, so restoring it plans the
+    same scenario."""
     # Imported on first download: the workbook writer (openpyxl) is not needed to show a plan.
     from planner.output.export import workbook_bytes
 
@@ -352,7 +353,8 @@ def workbook(
     extra = harvest_sheets(plan.scenario, choice) if plan.server is None else {}
     built = build_scenario(inputs)
     skipped = (*built.inventory_problems, *built.workload_problems)
-    return workbook_bytes(plan, extra_sheets=extra, input_problems=skipped)
+    given = {"inventory.csv": inputs.inventory.content, "workloads.csv": inputs.workloads.content}
+    return workbook_bytes(plan, extra_sheets=extra, input_problems=skipped, given=given)
 
 
 def guarded(call: Callable[[], T], *, doing: str) -> T:

@@ -298,6 +298,7 @@ def write_workbook(
     *,
     extra_sheets: Mapping[str, pd.DataFrame] | None = None,
     input_problems: Sequence[InputProblem] = (),
+    given: Mapping[str, bytes] | None = None,
 ) -> None:
     """Write the plan to an .xlsx file or binary stream.
 
@@ -311,7 +312,9 @@ def write_workbook(
     whether it is a default; performance constants the user overrode), Performance model (every
     constant: value in use, default, whether overridden, whether a guess, unit, meaning,
     source), then ``extra_sheets`` in order, and last ``Planner inputs``, which the planner
-    reads back to restore the scenario (``planner.inputs.importers.workbook``).
+    reads back to restore the scenario (``planner.inputs.importers.workbook``; ``given``: the
+    input files as the user gave them, by ``inventory.csv`` and ``workloads.csv``, which it
+    keeps when they are lists of Alibaba's GPU-sharing trace).
 
     Every header is words with a unit (``planner.output.headers``); shares carry a percent
     format, money a dollar format.
@@ -348,7 +351,7 @@ def write_workbook(
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
-    write_inputs_sheet(book, plan.scenario)
+    write_inputs_sheet(book, plan.scenario, given)
     book.save(target)
 
 
@@ -373,8 +376,11 @@ def workbook_bytes(
     *,
     extra_sheets: Mapping[str, pd.DataFrame] | None = None,
     input_problems: Sequence[InputProblem] = (),
+    given: Mapping[str, bytes] | None = None,
 ) -> bytes:
     """The workbook of ``write_workbook`` as bytes, for a download button."""
     buffer = io.BytesIO()
-    write_workbook(plan, buffer, extra_sheets=extra_sheets, input_problems=input_problems)
+    write_workbook(
+        plan, buffer, extra_sheets=extra_sheets, input_problems=input_problems, given=given
+    )
     return buffer.getvalue()

@@ -1,7 +1,8 @@
 """The plan workbook's ``Planner inputs`` sheet: all it takes to restore the scenario, read back.
 
 The sheet holds the inventory and workload CSV text as ``inventory_frame`` and
-``workloads_frame`` write them (so they load back equal), the user's own GPU models as a
+``workloads_frame`` write them (so they load back equal), or a list of Alibaba's GPU-sharing trace
+as the user gave it (read back by the trace's loader), the user's own GPU models as a
 ``gpus.csv``-style CSV, and every field of ``Assumptions``, written generically from the
 dataclass: enums by value, booleans ``yes``/``no``, floats as ``repr`` (exact), nested
 dataclasses as ``network.latency_us``, mappings as ``gpu_price_usd[H100-80GB-SXM]``, and each
@@ -28,15 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from planner.assumptions import METHOD_SETTINGS, Assumptions
+from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.rvtools import workbook_sheets
-from planner.inputs.inventory import inventory_frame, load_inventory
+from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import yes_no
-from planner.inputs.workloads import load_workloads, workloads_frame
-from planner.scenario import Scenario
+from planner.inputs.workloads import workloads_frame
+from planner.scenario import Scenario, load_scenario
 
 __all__ = [
     "FORMAT_VERSION",
@@ -162,10 +164,18 @@ def _chunks(text: str) -> list[str]:
     return [text[i : i + _CELL_LIMIT] for i in range(0, len(text), _CELL_LIMIT)] or [""]
 
 
-def inputs_sheet_rows(scenario: Scenario) -> list[tuple[str, str, str]]:
+def inputs_sheet_rows(
+    scenario: Scenario, given: Mapping[str, bytes] | None = None
+) -> list[tuple[str, str, str]]:
     """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
     workload and own-GPU CSV text (``file`` rows, split over rows when long), and every
-    assumption (``assumption`` rows)."""
+    assumption (``assumption`` rows).
+
+    ``given``: the input files as the user gave them, by the sheet's name for them
+    (``inventory.csv``, ``workloads.csv``). One that is a list of Alibaba's GPU-sharing trace is
+    written as given, to be read back by the trace's loader: the planner's CSV cannot hold what
+    that loader makes of it (hosts without a network figure, pods without GPU).
+    """
     rows = [("format", "planner inputs", FORMAT_VERSION)]
     files = {
         "inventory.csv": inventory_frame(scenario.inventory).to_csv(
@@ -175,7 +185,19 @@ def inputs_sheet_rows(scenario: Scenario) -> list[tuple[str, str, str]]:
             index=False, lineterminator="\n"
         ),
     }
-    own = own_gpus_csv(scenario.catalog)
+    for name, is_list in (
+        ("inventory.csv", alibaba_trace.is_node_list),
+        ("workloads.csv", alibaba_trace.is_pod_list),
+    ):
+        data = (given or {}).get(name)
+        if data is not None and is_list(data):
+            files[name] = data.decode("utf-8-sig")
+    shipped = load_catalog()
+    nodes = (given or {}).get("inventory.csv")
+    if nodes is not None and alibaba_trace.is_node_list(nodes):
+        # The models the node list adds come back with it; only the user's own are written.
+        shipped = alibaba_trace.load_node_list(nodes, shipped).value.catalog
+    own = own_gpus_csv(scenario.catalog, shipped)
     if own is not None:
         files["my_gpus.csv"] = own
     for name, text in files.items():
@@ -186,11 +208,17 @@ def inputs_sheet_rows(scenario: Scenario) -> list[tuple[str, str, str]]:
     return rows
 
 
-def write_inputs_sheet(book: Any, scenario: Scenario) -> None:
+def write_inputs_sheet(
+    book: Any, scenario: Scenario, given: Mapping[str, bytes] | None = None
+) -> None:
     """Add the ``Planner inputs`` sheet, last, to an openpyxl workbook: the note, a header, and
-    ``inputs_sheet_rows``. Every cell is a plain string (never a formula)."""
+    ``inputs_sheet_rows`` (``given`` as there). Every cell is a plain string (never a formula)."""
     sheet = book.create_sheet(PLAN_INPUTS_SHEET)
-    rows: list[tuple[str, ...]] = [(NOTE,), ("kind", "name", "value"), *inputs_sheet_rows(scenario)]
+    rows: list[tuple[str, ...]] = [
+        (NOTE,),
+        ("kind", "name", "value"),
+        *inputs_sheet_rows(scenario, given),
+    ]
     for number, values in enumerate(rows, start=1):
         for column, value in enumerate(values, start=1):
             cell = sheet.cell(row=number, column=column)
@@ -223,19 +251,13 @@ class PlanInputs:
         catalog = load_catalog(
             extra_gpus=self.own_gpus_csv, extra_gpus_name=f"{file_name} [my_gpus.csv]"
         )
-        inventory = load_inventory(
-            self.inventory_csv, catalog, file_name=f"{file_name} [inventory.csv]"
+        loaded = load_scenario(
+            (f"{file_name} [inventory.csv]", self.inventory_csv),
+            (f"{file_name} [workloads.csv]", self.workloads_csv),
+            catalog,
+            self.assumptions,
         )
-        workloads = load_workloads(
-            self.workloads_csv, catalog, file_name=f"{file_name} [workloads.csv]"
-        )
-        scenario = Scenario(
-            catalog=catalog,
-            inventory=inventory.value,
-            workloads=tuple(workloads.value),
-            assumptions=self.assumptions,
-        )
-        return Loaded(scenario, (*self.problems, *inventory.problems, *workloads.problems))
+        return Loaded(loaded.value, (*self.problems, *loaded.problems))
 
 
 def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None) -> PlanInputs:
