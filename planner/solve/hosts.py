@@ -565,17 +565,10 @@ def min_hosts_by_configuration(
     )
     if cover is None:
         return None
-    waiting = [list(kinds[k]) for k in listed]
-    host_of = [0] * len(requests)
-    host = 0
-    for configuration, uses in zip(configurations, cover.uses, strict=True):
-        for _ in range(uses):
-            for k, held in enumerate(configuration):
-                for i in waiting[k][:held]:
-                    host_of[i] = host
-                del waiting[k][:held]
-            host += 1
-    return host_of, cover.status is SolveStatus.OPTIMAL
+    host_of = _deal(configurations, cover.uses, [list(kinds[k]) for k in listed], len(requests))
+    if any(h is None for h in host_of):
+        return None
+    return [h for h in host_of if h is not None], cover.status is SolveStatus.OPTIMAL
 
 
 def most_by_configuration(
@@ -639,10 +632,21 @@ def most_by_configuration(
         [i for w, held in zip(classes[n], fill.held[n], strict=True) for i in kinds[k][w][:held]]
         for n, k in enumerate(listed)
     ]
-    host_of: list[int | None] = [None] * len(requests)
+    return _deal(configurations, fill.uses, waiting, len(requests))
+
+
+def _deal(
+    configurations: Sequence[tuple[int, ...]],
+    uses: Sequence[int],
+    waiting: list[list[int]],
+    requests: int,
+) -> list[int | None]:
+    """Host index per request (None: on no host): hosts in order, each set up by a
+    configuration ``uses`` times over, take the next requests ``waiting`` of each kind."""
+    host_of: list[int | None] = [None] * requests
     host = 0
-    for configuration, uses in zip(configurations, fill.uses, strict=True):
-        for _ in range(uses):
+    for configuration, copies in zip(configurations, uses, strict=True):
+        for _ in range(copies):
             for k, room in enumerate(configuration):
                 for i in waiting[k][:room]:
                     host_of[i] = host
