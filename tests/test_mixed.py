@@ -25,7 +25,7 @@ from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
-from planner.solve.hosts import HostPool, assign_hosts
+from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
 from planner.solve.mixed import HostType, gpu_lower_bound, host_types, options, recommend
 from planner.solve.packing import _Committed, instances_of, pack
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
@@ -1048,3 +1048,27 @@ def test_a_whole_node_a_retry_left_unused_goes_back_to_the_others() -> None:
     assert placing.missed["big#1"].reason == (
         "no host of model L40S has 1 free GPU and 64 free cores left"
     )
+
+
+def test_a_spread_leaving_out_fewer_gpus_of_work_ranks_first() -> None:
+    """Spreads are compared by the GPUs the work they leave out takes elsewhere: eighteen 2-GPU
+    training jobs (36 GPUs) rank below 179 desktops at a tenth of a GPU each (17.9), though
+    they are fewer instances; a more urgent level is compared first."""
+    scenario = _scenario(
+        [host("h0", "A100-80GB-PCIe", 4)],
+        [
+            workload("train", kind=WorkloadKind.TRAINING, instances=18, gpus=2.0, memory_gib=80),
+            workload("desktops", kind=WorkloadKind.VDI, instances=179, gpus=0.1, memory_gib=4),
+            workload("urgent", kind=WorkloadKind.INFERENCE, instances=1, priority=1),
+        ],
+    )
+
+    def leaving_out(name: str, count: int) -> HostAssignment:
+        missed = tuple(NotPlaced(f"{name}#{i}", name, "no room") for i in range(count))
+        return HostAssignment(placements=(), not_placed=missed, gpu_configs={})
+
+    def rank(assigned: HostAssignment) -> tuple[list[float], int]:
+        return mixed._gpus_left_out_rank(scenario, assigned)
+
+    assert rank(leaving_out("desktops", 179)) < rank(leaving_out("train", 18))
+    assert rank(leaving_out("train", 18)) < rank(leaving_out("urgent", 1))
