@@ -97,20 +97,30 @@ def test_a_pod_list_on_an_inventory_without_its_nodes_says_what_that_changes() -
     assert not [b for b in at.button if b.key == "workloads_apply"]
 
 
+def _help(at: AppTest, label: str) -> str:
+    return next(str(m.proto.help) for m in at.metric if m.label == label)
+
+
 def test_a_pod_list_on_its_node_list_places_every_pod_it_can() -> None:
     """With the trace's node list in use, the pod that may only use G2 is read (its model is on
-    a node) and no warning asks for the node list."""
+    a node) and no warning asks for the node list. The review counts the classes the Workloads
+    page then counts, those that use a GPU, and both say the class of pods without GPU apart."""
     at = _page("ui/pages/inventory.py")
     _upload(at, "inventory_upload", "nodes.csv", NODES)
+    assert _metric(at, "GPUs after") == "10"
     at.button(key="inventory_upload_apply").click().run()
     at.switch_page("ui/pages/workloads.py").run()
     _upload(at, "workloads_upload", "pods.csv", PODS)
     assert not at.exception
     assert not any("upload its node list" in w.value for w in at.warning)
     assert list(_problems(at)["row"]) == [6]
+    assert _metric(at, "Classes kept") == "2"
+    assert "1 class(es) of pods without GPU (1 pod(s))" in _help(at, "Classes kept")
+    assert _metric(at, "GPUs requested after") == "3"
     at.button(key="workloads_upload_apply").click().run()
     assert not at.exception
     assert _metric(at, "Workload classes") == "2"
+    assert "1 class(es) of pods without GPU (1 pod(s))" in _help(at, "Workload classes")
     assert _metric(at, "Instances") == "3"
 
 

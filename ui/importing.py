@@ -276,8 +276,8 @@ def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview
             hosts = planning.read_inventory(shown.as_given, inputs.own_gpus)
             return inventory_change(built.inventory, hosts.inventory, hosts.problems)
         mix = planning.read_workloads(shown.as_given, inputs.inventory, inputs.own_gpus)
-        before, after = (*built.workloads, *built.cpu_only), (*mix.workloads, *mix.cpu_only)
-        return workloads_change(before, after, mix.problems)
+        # Classes of pods that use a GPU, as the Workloads page counts its workload classes.
+        return workloads_change(built.workloads, mix.workloads, mix.problems)
     table = edited.dropna(how="all")
     try:
         if role == "inventory":
@@ -322,24 +322,58 @@ def _undo_offer(key: str) -> None:
         session.undo_replacement()
 
 
-def _change_figures(change: InputChange, role: Role) -> None:
-    unit = "hosts" if role == "inventory" else "classes"
-    gpus = "GPUs before → after" if role == "inventory" else "GPUs requested before → after"
+def _without_gpu(role: Role, shown: ImportPreview) -> str | None:
+    """The classes of pods without GPU a trace pod list adds beyond those its figures count, in
+    words; None when it has none."""
+    if role != "workloads" or shown.as_given is None:
+        return None
+    inputs = session.scenario_inputs()
+    mix = planning.read_workloads(shown.as_given, inputs.inventory, inputs.own_gpus)
+    if not mix.cpu_only:
+        return None
+    pods = sum(w.instances for w in mix.cpu_only)
+    return (
+        f"Not counted: the file's {fmt.count(len(mix.cpu_only))} class(es) of pods without GPU "
+        f"({fmt.count(pods)} pod(s)), planned too, on node cores and RAM."
+    )
+
+
+def _change_figures(change: InputChange, role: Role, apart: str | None = None) -> None:
+    """Rows kept, rows skipped and GPUs after applying, each with its change from the inputs in
+    use and a tooltip saying what it counts; ``apart``: what the counts leave out."""
+    if role == "inventory":
+        kept, rows, gpus = "Hosts kept", "hosts", "GPUs after"
+        counted = "Hosts applying it plans on, as the Inventory page counts them"
+    else:
+        kept, rows, gpus = "Classes kept", "classes", "GPUs requested after"
+        counted = "Workload classes applying it plans, as the Workloads page counts them"
+    in_use = f"{counted}; {fmt.count(change.rows_before)} in use now."
     figures = st.columns(3)
     figures[0].metric(
-        f"{unit.capitalize()} kept",
+        kept,
         fmt.count(change.rows_after),
-        delta=change.rows_after - change.rows_before,
+        delta=fmt.change(change.rows_after - change.rows_before, unit=rows),
         border=True,
-        help=f"{fmt.count(change.rows_before)} {unit} in use now",
+        help=in_use if apart is None else f"{in_use} {apart}",
     )
     figures[1].metric("Rows skipped", fmt.count(len(change.skipped)), border=True)
+    difference = change.gpus_after - change.gpus_before
     figures[2].metric(
         gpus,
-        f"{change.gpus_before:,.4g} → {change.gpus_after:,.4g}",
+        _gpus(change.gpus_after),
+        delta=None
+        if abs(difference) < 0.05
+        else f"{'+' if difference > 0 else ''}{_gpus(difference)} GPUs",
         border=True,
-        help="In use now → after applying",
+        help=f"{gpus.replace(' after', '')} after applying; {_gpus(change.gpus_before)} in use "
+        "now.",
     )
+
+
+def _gpus(value: float) -> str:
+    """GPUs with thousands separators, fractions to 0.1 as the Workloads page shows them
+    (``6,212``, ``230.5``)."""
+    return f"{value:,.1f}".rstrip("0").rstrip(".")
 
 
 def _review(
@@ -395,7 +429,7 @@ def _review(
         )
         planning.show_problems(error.problems)
         return edited
-    _change_figures(change, role)
+    _change_figures(change, role, _without_gpu(role, shown))
     if change.skipped:
         st.warning(
             f"{len(change.skipped)} problem(s): these rows or values would not be used.",

@@ -191,9 +191,25 @@ if not workloads:
 instances = sum(w.instances for w in workloads)
 gpu_demand = sum(w.instances * w.gpus for w in workloads)
 memory_demand = sum(w.instances * w.memory_gib for w in workloads)
+without_gpu = (
+    f" Not counted: {fmt.count(len(cpu_only))} class(es) of pods without GPU "
+    f"({fmt.count(sum(w.instances for w in cpu_only))} pod(s)), planned on node cores and RAM."
+    if cpu_only
+    else ""
+)
 figures = st.columns(4)
-figures[0].metric("Workload classes", fmt.count(len(workloads)), border=True)
-figures[1].metric("Instances", fmt.count(instances), border=True)
+figures[0].metric(
+    "Workload classes",
+    fmt.count(len(workloads)),
+    border=True,
+    help=f"Classes of identical instances that use a GPU.{without_gpu}",
+)
+figures[1].metric(
+    "Instances",
+    fmt.count(instances),
+    border=True,
+    help=f"Instances of those classes.{without_gpu}",
+)
 figures[2].metric(
     "GPUs requested", f"{gpu_demand:,.1f}", border=True, help="Σ instances × GPUs per instance"
 )
