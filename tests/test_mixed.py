@@ -1003,7 +1003,7 @@ def test_a_plan_s_gpus_can_be_held_to_one_host_s_cores() -> None:
     rates = AnnualRates(scenario)
 
     summed = mixed.solve_counts(scenario, types, found, rates)
-    held = mixed.solve_counts(scenario, types, found, rates, gpu_cores=True)
+    held = mixed.solve_counts(scenario, types, found, rates, host_rows=mixed.HostRows.PER_GPU)
 
     assert summed is not None
     assert held is not None
@@ -1072,3 +1072,28 @@ def test_a_spread_leaving_out_fewer_gpus_of_work_ranks_first() -> None:
 
     assert rank(leaving_out("desktops", 179)) < rank(leaving_out("train", 18))
     assert rank(leaving_out("train", 18)) < rank(leaving_out("urgent", 1))
+
+
+def test_a_small_estate_is_also_planned_with_its_cores_host_by_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On this 20-host fleet the MILP with the bound's rows of cores and RAM host by host plans
+    a mix its hosts hold at the bound's cost: the plan is proven optimal. Planned with cores
+    summed over a type (by type, or with each host a type of its own) it costs more."""
+    scenario = fleet(100, seed=0)
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    assert check_plan(recommended.result.plan, scenario) == []
+    assert recommended.result.plan.status is SolveStatus.OPTIMAL
+    assert recommended.bounded_usd_per_year == pytest.approx(recommended.cost_lower_bound_usd)
+
+    planned = mixed._solve_and_place
+
+    def summed(*arguments: object, host_rows: mixed.HostRows = mixed.HostRows.SUMMED) -> object:
+        rows = mixed.HostRows.SUMMED if host_rows is mixed.HostRows.HOST_BY_HOST else host_rows
+        return planned(*arguments, host_rows=rows)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mixed, "_solve_and_place", summed)
+    looser = plan_scenario(scenario).recommended
+    assert looser is not None
+    assert looser.bounded_usd_per_year > recommended.bounded_usd_per_year

@@ -43,8 +43,9 @@ chosen by a MILP over counts, then placed on hosts and checked:
    is still left out is placed where moving or swapping GPUs whole between a type's hosts makes
    room (``_make_room``), then where the type's GPUs set on its hosts anew do
    (``_rearrange``). A small estate is also planned with each host a type of its own
-   (``_one_type_per_host``), and a plan that leaves out more than its MILP did is planned again
-   with each GPU held to one host's cores (``solve_counts(gpu_cores=True)``); the better plan
+   (``_one_type_per_host``) and with the bound's rows of cores and RAM host by host in the
+   MILP (``HostRows.HOST_BY_HOST``), and a plan that leaves out more than its MILP did is
+   planned again with each GPU held to one host's cores (``HostRows.PER_GPU``); the best plan
    is kept.
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
@@ -67,6 +68,7 @@ import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Protocol
 
 from planner.inputs.catalog import GpuModel
@@ -605,6 +607,19 @@ def _demands(
     }
 
 
+class HostRows(Enum):
+    """How a plan's MILP holds instances' cores and RAM to the hosts (a bound's always host by
+    host)."""
+
+    SUMMED = "summed"
+    """Summed over a type's hosts (``_cores_and_ram_fit``)."""
+    PER_GPU = "per GPU"
+    """And no GPU carries more than one host has (``_each_gpu_s_instances_on_one_host``)."""
+    HOST_BY_HOST = "host by host"
+    """And, as a bound's, cores and RAM follow the GPUs host by host
+    (``_cores_and_ram_follow_gpus``, ``_other_roles_keep_their_cores``)."""
+
+
 def _build(
     scenario: Scenario,
     types: Sequence[HostType],
@@ -613,11 +628,11 @@ def _build(
     rates: Rates,
     *,
     planning: bool,
-    gpu_cores: bool = False,
+    host_rows: HostRows = HostRows.SUMMED,
 ) -> tuple[Model, _Rows, list[tuple[int, Option]]]:
     """The MILP of the module docstring, without its objective's service part; ``planning``
-    builds relaxed methods' rows as their packers place instances, else as relaxed (a bound);
-    ``gpu_cores`` holds a plan's GPUs to the cores one host has, as a bound's are."""
+    builds relaxed methods' rows as their packers place instances, else as relaxed (a bound,
+    its cores and RAM host by host whatever ``host_rows`` says)."""
     model = Model()
     rows = _Rows()
     flat = [(i, o) for i, group in enumerate(groups) for o in group.options]
@@ -642,9 +657,11 @@ def _build(
     _method_rows_hold(model, rows, flat, groups, pairs, demands, types, planning=planning)
     _gpus_lie_on_their_hosts(model, rows, pairs, types)
     _cores_and_ram_fit(model, rows, flat, groups, types)
-    if not planning or gpu_cores:
-        _each_gpu_s_instances_on_one_host(model, rows, flat, groups, demands, types)
     if not planning:
+        host_rows = HostRows.HOST_BY_HOST
+    if host_rows is not HostRows.SUMMED:
+        _each_gpu_s_instances_on_one_host(model, rows, flat, groups, demands, types)
+    if host_rows is HostRows.HOST_BY_HOST:
         _cores_and_ram_follow_gpus(model, rows, flat, groups, demands, types)
         _other_roles_keep_their_cores(model, rows, flat, groups, types)
     _costs(rows, pairs, types, rates)
@@ -1077,20 +1094,19 @@ def solve_counts(
     caps: Mapping[tuple[str, Method, int], int] | None = None,
     relax: bool = False,
     limits: SolverLimits | None = None,
-    gpu_cores: bool = False,
+    host_rows: HostRows = HostRows.SUMMED,
 ) -> Counts | None:
     """The MILP of the module docstring. With ``served`` (class -> instances), exactly that many
     instances of each class are served and no tie break is added, as for a lower bound on a
     given plan's cost (``Counts.dual_bound_usd``). ``caps`` ((class, method, host type) ->
     instances) holds options to what placement managed there (a plan's cut, never a bound's).
-    ``gpu_cores``: a plan's GPUs carry no more cores and RAM than one host has (see
-    ``_each_gpu_s_instances_on_one_host``)."""
+    ``host_rows``: how a plan's instances' cores and RAM are held to the hosts."""
     tie_break = served is None
     limits = limits or SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types, by_slowdown=served is not None)
     model, rows, flat = _build(
-        scenario, types, groups, demands, rates, planning=served is None, gpu_cores=gpu_cores
+        scenario, types, groups, demands, rates, planning=served is None, host_rows=host_rows
     )
     held = caps or {}
     for k, (i, option) in enumerate(flat if held else ()):
@@ -1276,8 +1292,9 @@ def recommend(
     on hosts, what did not fit retried on the other options of its class; a class without any
     option is not placed, with the reason each method gave. The plan's ``hosts`` are those it
     may use: the inventory, or when sizing the ``owned`` hosts and the servers it opens. An
-    estate of at most ``_ONE_TYPE_PER_HOST_MAX_HOSTS`` hosts is planned both by host type and
-    with each host a type of its own, and the better plan kept."""
+    estate of at most ``_ONE_TYPE_PER_HOST_MAX_HOSTS`` hosts is planned by host type, with
+    each host a type of its own and with the MILP's cores and RAM host by host, and the best
+    plan kept."""
     started = time.perf_counter()
     available = scenario.inventory.hosts if hosts is None else (*owned, *hosts)
     types = host_types(available, scenario, owned={h.name for h in owned})
@@ -1287,20 +1304,36 @@ def recommend(
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
         if len(available) <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
+            # Also with each host a type of its own, and with the bound's rows of cores and
+            # RAM host by host in the MILP: mixes more hosts can hold, from tighter models.
             each_host, each_found = _one_type_per_host(types, found)
-            host_by_host = _solve_and_place(
-                scenario, each_host, each_found, refusals, rates, isolated
-            )
-            if _rank(scenario, each_host, rates, host_by_host[1]) < _rank(
-                scenario, types, rates, placing
+            for planned in (
+                _solve_and_place(
+                    scenario,
+                    types,
+                    found,
+                    refusals,
+                    rates,
+                    isolated,
+                    host_rows=HostRows.HOST_BY_HOST,
+                ),
+                *(
+                    _solve_and_place(
+                        scenario, each_host, each_found, refusals, rates, isolated, host_rows=rows
+                    )
+                    for rows in (HostRows.SUMMED, HostRows.HOST_BY_HOST)
+                ),
             ):
-                counts, placing = host_by_host
+                if _rank(scenario, types, rates, planned[1]) < _rank(
+                    scenario, types, rates, placing
+                ):
+                    counts, placing = planned
         if sum(_left_out(scenario, placing)) > placing.left_out_by_milp:
             # Placement left out more than the MILP: summed over a type's hosts, cores let it
             # pack a GPU with more instances than a host can run. Planned again with each GPU
             # held to one host's cores.
             by_gpu = _solve_and_place(
-                scenario, types, found, refusals, rates, isolated, gpu_cores=True
+                scenario, types, found, refusals, rates, isolated, host_rows=HostRows.PER_GPU
             )
             if _rank(scenario, types, rates, by_gpu[1]) < _rank(scenario, types, rates, placing):
                 counts, placing = by_gpu
@@ -1332,8 +1365,9 @@ _LIMIT_ROUNDS = 5
 
 _ONE_TYPE_PER_HOST_MAX_HOSTS = 24
 """An estate of at most this many hosts is also planned with each host a type of its own, so
-that cores, RAM and GPUs hold host by host in the MILP, not summed over a type; the plan
-that leaves out fewer instances by priority, then costs less, is kept."""
+that cores, RAM and GPUs hold host by host in the MILP, not summed over a type, and with the
+bound's host-by-host rows in the MILP; the plan that leaves out fewer instances by priority,
+then costs less, is kept."""
 
 
 def _one_type_per_host(
@@ -1363,7 +1397,7 @@ def _solve_and_place(
     rates: Rates,
     isolated: Set[str],
     *,
-    gpu_cores: bool = False,
+    host_rows: HostRows = HostRows.SUMMED,
 ) -> tuple[Counts, _Placing]:
     """The MILP's counts placed on hosts, the best of a few rounds.
 
@@ -1383,7 +1417,7 @@ def _solve_and_place(
     left_out_by_milp: int | None = None
     for _ in range(_PLACEMENT_ROUNDS):
         counts = (
-            solve_counts(scenario, types, found, rates, caps=caps, gpu_cores=gpu_cores)
+            solve_counts(scenario, types, found, rates, caps=caps, host_rows=host_rows)
             if found
             else None
         ) or _NO_COUNTS
