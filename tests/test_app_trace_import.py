@@ -135,3 +135,39 @@ def test_a_list_on_the_other_page_is_refused_naming_the_page_it_belongs_to() -> 
     assert refused["fix"] == "upload it on the Inventory page"
     assert not [b for b in at.button if b.key == "workloads_upload_apply"]
     assert at.subheader[0].value == "In use: sample workloads.csv"
+
+
+def _trace_workbook() -> bytes:
+    """The plan workbook of NODES and PODS, as the Compare page's download writes it."""
+    from planner.inputs.catalog import load_catalog
+    from planner.methods.registry import Method
+    from planner.output.export import workbook_bytes
+    from planner.output.report import plan_scenario
+    from planner.scenario import load_scenario
+
+    scenario = load_scenario(("nodes.csv", NODES), ("pods.csv", PODS), load_catalog()).value
+    plan = plan_scenario(scenario, methods=(Method.PASSTHROUGH,))
+    return workbook_bytes(plan, given={"inventory.csv": NODES, "workloads.csv": PODS})
+
+
+def test_the_workbook_of_a_trace_plan_restores_the_whole_plan() -> None:
+    """A trace plan's workbook uploaded on the Inventory page offers to restore the whole plan
+    (its node list shown as what applying the inventory alone would plan on); restored, the
+    node list and the pod list are in use again, read by the trace's loader."""
+    at = _page("ui/pages/inventory.py")
+    workbook = _trace_workbook()
+    at.file_uploader(key="inventory_upload").set_value(
+        ("plan.xlsx", workbook, "application/octet-stream")
+    ).run()
+    assert not at.exception
+    assert not at.error
+    assert any("read as Alibaba GPU-sharing trace node list" in c.value for c in at.caption)
+    at.button(key="inventory_upload_restore").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: plan.xlsx inventory"
+    assert _metric(at, "Hosts") == "2"
+    at.switch_page("ui/pages/workloads.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: plan.xlsx workloads"
+    assert _metric(at, "Workload classes") == "2"
+    assert _metric(at, "Instances") == "3"

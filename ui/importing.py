@@ -203,6 +203,20 @@ def _trace_preview(
     )
 
 
+def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> session.InputFile | None:
+    """The trace list a lone plan workbook keeps as this page's input (a plan of the trace keeps
+    its node and pod lists as given), named as restoring the whole plan names it; None when
+    the files are not such a workbook."""
+    if len(files) != 1 or detect_format(files[0].name, files[0].content) is not (
+        Format.PLAN_WORKBOOK
+    ):
+        return None
+    restored = read_plan_inputs(files[0].content, file_name=files[0].name)
+    data = restored.inventory_csv if role == "inventory" else restored.workloads_csv
+    kept = session.InputFile(f"{files[0].name} {role}", data)
+    return kept if trace.role_of(kept) == role else None
+
+
 def _as_imported(role: Role, row: pd.Series, column: str, shown: ImportPreview) -> bool:
     """Whether the cell ``column`` of an edited ``row`` holds what the files gave for its host
     or class (not typed over, nor in a row the user added)."""
@@ -545,6 +559,9 @@ def _read(
     if len(files) == 1 and trace.role_of(files[0]) == role:
         # A trace list is read by its own loader, which no option of the importers changes.
         return _trace_preview(role, files[0], inputs)
+    kept = _kept_trace_list(role, files)
+    if kept is not None:
+        return replace(_trace_preview(role, kept, inputs), workbooks=(files[0].name,))
     options = _inventory_options(key) if role == "inventory" else ImportOptions()
     shown = preview(role, files, inputs.own_gpus, options)
     group_by = _group_by(shown, key)
