@@ -341,7 +341,7 @@ def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method
     """On generated estates the recommended plan passes the checker, keeps every class within
     its slowdown limit, serves at least as many instances (by priority) as every single method
     that does so too, costs no more than any such method serving as many, and its lower bound
-    never exceeds its cost."""
+    never exceeds its cost and is found."""
     planned = plan_scenario(scenario)
     recommended = planned.recommended
     assert recommended is not None
@@ -366,6 +366,10 @@ def test_the_recommended_plan_is_feasible_bounded_and_never_beaten_by_one_method
             assert result.cost.total_usd_per_year <= single.cost.total_usd_per_year + 1e-6
     assert recommended.cost_lower_bound_usd <= recommended.bounded_usd_per_year + 1e-6
     assert result.metrics.lower_bound_gpus <= result.metrics.gpus_used
+    if result.metrics.gpus_used:
+        # A bound of 0 is the bound model finding no solution: a row cut off the plan itself.
+        assert result.metrics.lower_bound_gpus >= 1
+        assert recommended.cost_lower_bound_usd > 0
 
 
 @st.composite
@@ -1097,3 +1101,46 @@ def test_a_small_estate_is_also_planned_with_its_cores_host_by_host(
     looser = plan_scenario(scenario).recommended
     assert looser is not None
     assert looser.bounded_usd_per_year > recommended.bounded_usd_per_year
+
+
+def test_other_roles_keep_the_cores_of_instances_that_span_gpus() -> None:
+    """Seven isolated 8-core inference jobs of half a GPU whose 40 GiB span two 24 GiB L4s
+    (4 cores per GPU) beside eight desktops under vGPU, on two 8-GPU, 64-core hosts: the
+    bound's row for the desktops counts each job's GPU at the 4 cores it carries, not 8, so
+    the plan (all 16 GPUs) stays within reach and is proven optimal. Counted at 8 cores per GPU
+    the bound had no solution and read $0."""
+    scenario = _scenario(
+        [host(f"h{i}", "L4", 8, cpu_cores=64, ram_gib=512) for i in range(2)],
+        [
+            workload(
+                "llm",
+                kind=WorkloadKind.INFERENCE,
+                instances=7,
+                gpus=0.5,
+                memory_gib=40,
+                busy_fraction=0.9,
+                needs_isolation=True,
+                vcpus=8,
+                ram_gib=32,
+            ),
+            workload(
+                "desktops",
+                kind=WorkloadKind.VDI,
+                instances=8,
+                gpus=0.1,
+                memory_gib=2,
+                busy_fraction=0.1,
+                needs_live_migration=True,
+                latency_tolerant=False,
+                vcpus=4,
+                ram_gib=8,
+            ),
+        ],
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    plan = recommended.result.plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 15
+    assert recommended.result.metrics.lower_bound_gpus == len(plan.gpu_configs) == 16
+    assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)

@@ -942,27 +942,33 @@ def _other_roles_keep_their_cores(
         Σ_c vcpus_c x[c,m,t] <= λ (G g − A) + (C − λ G) B
 
     with ``B`` the GPUs of role ``m``, ``A`` those of the other per-GPU roles, each carrying at
-    least ``λ`` cores (its lightest class's per GPU, at most ``C / G``). On one host with ``a``
+    least ``λ`` cores (the least any of their options' instances has per GPU it spans, at most
+    ``C / G``). On one host with ``a``
     other GPUs and ``b`` of role ``m``, the role's instances have at most ``C − λ a`` cores when
     ``b >= 1`` and none when ``b = 0``; the right side is at least that in both cases, and
     summed over the hosts it is the row. Desktops at twelve to a GPU (48 cores) beside 8-core
     jobs on 4-GPU, 64-core hosts: a host holds ten of them beside three jobs, which cores and
     GPUs summed over the hosts do not see."""
     for t, host_type in enumerate(types):
-        members: dict[Method, list[tuple[int, WorkloadClass]]] = {}
+        members: dict[Method, list[tuple[int, Option, WorkloadClass]]] = {}
         for k, (i, o) in enumerate(flat):
             rules = METHODS[o.method]
             if o.host_type == t and rules.scope is RoleScope.GPU and rules.instances_on_gpu_host:
-                members.setdefault(o.method, []).append((k, groups[i].first))
+                members.setdefault(o.method, []).append((k, o, groups[i].first))
         if len(members) < 2:
             continue
         shape, g = host_type.shape, host_type.gpus
         for capacity, need in ((shape.cpu_cores, _vcpus), (shape.ram_gib, _ram_gib)):
             for method, own in members.items():
-                others = [w for m, ws in members.items() if m is not method for _, w in ws]
-                least = min(need(w) / max(1.0, math.ceil(w.gpus)) for w in others)
+                # An instance spans the GPUs its memory needs on the model, at most a host's.
+                least = min(
+                    need(w) / min(g, max(1, math.ceil(o.gpus_per_instance - 1e-9)))
+                    for m, listed in members.items()
+                    if m is not method
+                    for _, o, w in listed
+                )
                 least = min(least, capacity / g)
-                row = {rows.x[k]: need(w) for k, w in own if need(w)}
+                row = {rows.x[k]: need(w) for k, _, w in own if need(w)}
                 if least <= 0 or not row:
                     continue
                 for m in members:
