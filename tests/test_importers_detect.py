@@ -134,16 +134,17 @@ def test_query_csvs_are_still_detected(header: str) -> None:
 
 
 def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
-    """A list of the Alibaba trace among other files is refused with the command that reads it,
-    saying that the dashboard's import does not."""
+    """A list of the Alibaba trace among other files is refused, naming the command and the
+    dashboard page that read it alone."""
     nodes = b"sn,cpu_milli,memory_mib,gpu,model\nnode-0,32000,131072,2,T4\n"
     with pytest.raises(InputError) as caught:
         detect_format("nodes.csv", nodes, role="inventory")
     (problem,) = caught.value.problems
     assert "Alibaba" in problem.message
-    assert "not the dashboard's import" in problem.message
+    assert "not among other files" in problem.message
     assert problem.fix == (
-        "give it alone on the command line: python -m planner plan --inventory nodes.csv"
+        "give it alone: python -m planner plan --inventory nodes.csv, or upload it alone on "
+        "the dashboard's Inventory page"
     )
 
 

@@ -289,9 +289,9 @@ def _refuse_trace(file: str, data: bytes) -> None:
     """Refuse a list of Alibaba's GPU-sharing trace, naming how it is read instead."""
     from planner.inputs import alibaba_trace
 
-    for is_list, option in (
-        (alibaba_trace.is_node_list, "--inventory"),
-        (alibaba_trace.is_pod_list, "--workloads"),
+    for is_list, option, page in (
+        (alibaba_trace.is_node_list, "--inventory", "Inventory"),
+        (alibaba_trace.is_pod_list, "--workloads", "Workloads"),
     ):
         if is_list(data):
             raise InputError(
@@ -300,10 +300,10 @@ def _refuse_trace(file: str, data: bytes) -> None:
                         file,
                         None,
                         None,
-                        "a list of Alibaba's GPU-sharing trace (openb), which only the command "
-                        f"line reads (as its one {option} file), not the dashboard's import",
-                        "give it alone on the command line: "
-                        f"python -m planner plan {option} {file}",
+                        "a list of Alibaba's GPU-sharing trace (openb), which is read on its "
+                        "own, not among other files",
+                        f"give it alone: python -m planner plan {option} {file}, or upload it "
+                        f"alone on the dashboard's {page} page",
                     )
                 ]
             )
