@@ -22,6 +22,7 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers import (
     Format,
+    UnknownFormatError,
     detect_format,
     import_inventory,
     import_workloads,
@@ -350,12 +351,15 @@ def _files(paths: Sequence[Path], what: str) -> list[tuple[str, bytes]]:
 
 def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
     """A lone file the planner's CSV loader reads as before: detected as ``expected``, or a
-    ``.csv`` no importer recognises (the loader names its missing columns)."""
+    ``.csv`` no importer recognises (the loader names its missing columns); a known tool's
+    output that is not read goes to the importers, whose refusal says what to give instead."""
     name, data = file
     try:
         return detect_format(name, data) is expected
-    except InputError:
+    except UnknownFormatError:
         return name.lower().endswith(".csv")
+    except InputError:
+        return False
 
 
 def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:

@@ -58,6 +58,25 @@ def test_unusable_inventory_exits_2_with_file_and_fix(
     assert "Traceback" not in err
 
 
+def test_a_lone_rvtools_vm_tab_is_refused_naming_what_to_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """RVTools' tab of virtual machines saved as CSV and given alone is refused as what it is,
+    with the export or its vHost tab to give instead, not read as an inventory CSV missing its
+    columns."""
+    vms = tmp_path / "vInfo.csv"
+    vms.write_text(
+        "VM,Powerstate,Template,CPUs,Memory,Host,Cluster\nvm1,poweredOn,False,4,8192,h,c\n",
+        encoding="utf-8",
+    )
+    assert main(["plan", "--inventory", str(vms)]) == 2
+    err = capsys.readouterr().err
+    assert "RVTools tab of virtual machines" in err
+    assert "vHost tab saved as CSV" in err
+    assert "required column" not in err
+    assert "Traceback" not in err
+
+
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A workload file that does not exist is reported by path, exit 2, no traceback."""
     missing = tmp_path / "nowhere.csv"

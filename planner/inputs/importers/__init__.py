@@ -15,7 +15,12 @@ workbook's ``Planner inputs`` sheet. The entry points::
     regrouped = group_pods(workloads.pods, catalog, group_by="app")
 """
 
-from planner.inputs.importers.detect import PLAN_INPUTS_SHEET, Format, detect_format
+from planner.inputs.importers.detect import (
+    PLAN_INPUTS_SHEET,
+    Format,
+    UnknownFormatError,
+    detect_format,
+)
 from planner.inputs.importers.estate import (
     ImportDefaults,
     ImportedInventory,
@@ -55,6 +60,7 @@ __all__ = [
     "NoteSource",
     "PlanInputs",
     "PodRequest",
+    "UnknownFormatError",
     "WorkloadDefaults",
     "detect_format",
     "fill_measured",

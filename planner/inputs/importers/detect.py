@@ -16,7 +16,14 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import SPREADSHEET_SEPARATORS, normalise_column, sniff_separator
 from planner.inputs.workloads import WORKLOAD_COLUMNS
 
-__all__ = ["PLAN_INPUTS_SHEET", "Format", "detect_format", "give_as", "known_formats"]
+__all__ = [
+    "PLAN_INPUTS_SHEET",
+    "Format",
+    "UnknownFormatError",
+    "detect_format",
+    "give_as",
+    "known_formats",
+]
 
 PLAN_INPUTS_SHEET = "Planner inputs"
 """The plan workbook's machine-readable sheet (``planner.inputs.importers.workbook``)."""
@@ -136,6 +143,11 @@ def known_formats(role: Role | None = None) -> str:
     return "; ".join(f.label for f in Format if role is None or f.role in (role, "scenario"))
 
 
+class UnknownFormatError(InputError):
+    """The content matches no format the planner knows (a refusal of a known tool's output that
+    is not read is an ``InputError`` of its own, naming what to give instead)."""
+
+
 def _refuse(file: str, message: str, role: Role | None) -> InputError:
     return InputError(
         [InputProblem(file, None, None, message, f"give one of: {known_formats(role)}")]
@@ -184,7 +196,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     unread = _unread_output(lines)
     if unread is not None:
         raise InputError([InputProblem(file, None, None, *unread)])
-    raise _refuse(file, "cannot tell which tool wrote this file", role)
+    raise UnknownFormatError(_refuse(file, "cannot tell which tool wrote this file", role).problems)
 
 
 def _unread_output(lines: list[str]) -> tuple[str, str] | None:
