@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -595,17 +596,7 @@ def _jobs_beside_desktops() -> Scenario:
     return _scenario(
         [host(f"h{i}", "L40S", 4, cpu_cores=64, ram_gib=1024) for i in range(6)],
         [
-            workload(
-                "desktops",
-                kind=WorkloadKind.VDI,
-                instances=60,
-                gpus=0.05,
-                memory_gib=4,
-                busy_fraction=0.1,
-                needs_live_migration=True,
-                latency_tolerant=False,
-                vcpus=4,
-            ),
+            _migrating_desktops(60),
             workload(
                 "inference",
                 kind=WorkloadKind.INFERENCE,
@@ -648,17 +639,7 @@ def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:
     return _scenario(
         [host(f"h{i}", "A100-80GB-PCIe", 4, cpu_cores=64, ram_gib=1024) for i in range(hosts)],
         [
-            workload(
-                "desktops",
-                kind=WorkloadKind.VDI,
-                instances=desktops,
-                gpus=0.05,
-                memory_gib=4,
-                busy_fraction=0.1,
-                needs_live_migration=True,
-                latency_tolerant=False,
-                vcpus=4,
-            ),
+            _migrating_desktops(desktops),
             workload(
                 "finetune",
                 kind=WorkloadKind.TRAINING,
@@ -670,6 +651,21 @@ def _desktops_and_jobs(*, hosts: int, desktops: int, jobs: int) -> Scenario:
             ),
         ],
     )
+
+
+def _migrating_desktops(instances: int, **changes: Any) -> WorkloadClass:
+    """4-core desktops of 4 GiB that must live-migrate (vGPU), a tenth busy; ``changes`` are
+    more of ``workload``'s arguments."""
+    settings: dict[str, Any] = {
+        "kind": WorkloadKind.VDI,
+        "gpus": 0.05,
+        "memory_gib": 4,
+        "busy_fraction": 0.1,
+        "needs_live_migration": True,
+        "latency_tolerant": False,
+        "vcpus": 4,
+    }
+    return workload("desktops", instances=instances, **{**settings, **changes})
 
 
 def _served(plan: MethodPlan) -> int:
@@ -699,20 +695,7 @@ def test_the_bound_knows_a_host_s_cores_come_with_its_gpus() -> None:
     on two hosts; counted host by host it does not, and the plan is proven optimal."""
     scenario = _scenario(
         [host(f"h{i}", "H100-80GB-SXM", 8, cpu_cores=112, ram_gib=2048) for i in range(3)],
-        [
-            workload(
-                "desktops",
-                kind=WorkloadKind.VDI,
-                instances=55,
-                gpus=0.05,
-                memory_gib=4,
-                busy_fraction=0.1,
-                schedule=OFFICE,
-                needs_live_migration=True,
-                latency_tolerant=False,
-                vcpus=4,
-            )
-        ],
+        [_migrating_desktops(55, schedule=OFFICE)],
     )
     recommended = plan_scenario(scenario).recommended
     assert recommended is not None
