@@ -17,6 +17,7 @@ from planner.methods.contract import SharingMethod
 from planner.methods.registry import METHODS, Method, host_reason
 from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
+from planner.solve import packing
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostPool, assign_hosts
 from planner.solve.packing import (
@@ -252,6 +253,31 @@ def test_sizing_many_jobs_of_few_shapes_opens_the_fewest_hosts() -> None:
     assert len(plan.hosts) == 40
     assert check_plan(plan, scenario) == []
     assert "proven minimum" in plan.notes[-1]
+
+
+def test_fitting_many_jobs_of_few_shapes_uses_the_fewest_hosts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The jobs of the sizing test above on an inventory of sixty such hosts: a single method's
+    fit sets its hosts up by configuration too and uses 40, as few as the cores allow, where
+    best fit alone used more; the plan passes the checker."""
+    jobs = [("tune", 1.0, 24.0, 1), ("a", 2.0, 48.0, 2), ("b", 2.0, 40.0, 2), ("c", 2.0, 16.0, 1)]
+    workloads = [
+        workload(name, instances=20, gpus=g, memory_gib=8, vcpus=c, ram_gib=8, priority=p)
+        for name, g, c, p in jobs
+    ]
+    hosts = [host(f"h{i:02d}", "L40S", 4, cpu_cores=64, ram_gib=512) for i in range(60)]
+    scenario = _catalog_scenario(hosts, workloads)
+
+    def hosts_used() -> int:
+        plan = plan_method(Method.PASSTHROUGH, scenario)
+        assert not plan.not_placed
+        assert check_plan(plan, scenario) == []
+        return len({p.host for p in plan.placements})
+
+    assert hosts_used() == 40
+    monkeypatch.setattr(packing, "_on_fewest_hosts", lambda *arguments: arguments[2])
+    assert hosts_used() > 40
 
 
 def test_sizing_bound_covers_only_what_fits_one_server() -> None:

@@ -43,10 +43,12 @@ from planner.plan import (
 )
 from planner.scenario import Scenario
 from planner.solve.hosts import (
+    HostAssignment,
     HostPool,
     assign_hosts,
     fits_all,
     min_hosts,
+    min_hosts_by_configuration,
 )
 
 __all__ = [
@@ -236,6 +238,7 @@ def fit_on_pool(
     trial = pool.copy()
     assigned = assign_hosts(first.requests, trial)
     if not assigned.not_placed:
+        trial, assigned = _on_fewest_hosts(first.requests, pool, (trial, assigned), scenario)
         return PoolFit(
             assigned.placements,
             first.not_placed,
@@ -262,6 +265,33 @@ def fit_on_pool(
         committed.pool,
         tuple(committed.packings),
     )
+
+
+def _on_fewest_hosts(
+    requests: Sequence[HostRequest],
+    pool: HostPool,
+    placed: tuple[HostPool, HostAssignment],
+    scenario: Scenario,
+) -> tuple[HostPool, HostAssignment]:
+    """``requests``, all placed on a copy of ``pool`` by best fit (``placed``), on fewer of its
+    hosts where hosts set up by configuration hold them (``hosts.min_hosts_by_configuration``):
+    best fit fills hosts one request at a time and strands GPUs beside a host's last cores.
+    Only for a pool of untouched hosts of one shape, as a single method's fit starts with."""
+    shapes = {(h.gpu_model, h.gpus, h.cpu_cores, h.ram_gib) for h in pool.hosts}
+    in_use = placed[0].hosts_in_use()
+    if len(shapes) != 1 or pool.hosts_in_use() or pool.opened or in_use <= 1:
+        return placed
+    found = min_hosts_by_configuration(
+        requests,
+        pool.hosts[0],
+        upper_bound=in_use - 1,
+        time_limit_s=scenario.assumptions.time_limit_s,
+    )
+    if found is None:
+        return placed
+    fewer = pool.copy()
+    again = assign_hosts(requests, fewer, fixed=found[0])
+    return placed if again.not_placed else (fewer, again)
 
 
 def _longest_fitting_run(
