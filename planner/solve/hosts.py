@@ -33,6 +33,7 @@ __all__ = [
     "min_hosts_by_configuration",
     "min_hosts_exact",
     "most_by_configuration",
+    "on_fewer_hosts",
     "request_order",
 ]
 
@@ -514,6 +515,10 @@ _Kind = tuple[int, float, float, str]
 """Requests alike for host assignment: (GPUs, cores, RAM, host group)."""
 
 
+def _kind(request: HostRequest) -> _Kind:
+    return (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
+
+
 def min_hosts_by_configuration(
     requests: Sequence[HostRequest],
     server: Host,
@@ -549,8 +554,7 @@ def min_hosts_by_configuration(
         return None
     kinds: dict[_Kind, list[int]] = {}
     for i, request in enumerate(requests):
-        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
-        kinds.setdefault(key, []).append(i)
+        kinds.setdefault(_kind(request), []).append(i)
     listed = sorted(kinds, reverse=True)
     configurations = _host_configurations(
         listed, [len(kinds[k]) for k in listed], server, limit=_MAX_CONFIGURATIONS
@@ -569,6 +573,28 @@ def min_hosts_by_configuration(
     if any(h is None for h in host_of):
         return None
     return [h for h in host_of if h is not None], cover.status is SolveStatus.OPTIMAL
+
+
+def on_fewer_hosts(
+    requests: Sequence[HostRequest],
+    hosts: Sequence[Host],
+    server: Host,
+    *,
+    in_use: int,
+    time_limit_s: float,
+) -> tuple[HostPool, HostAssignment] | None:
+    """``requests``, which best fit placed on ``in_use`` of ``hosts`` (untouched, shaped like
+    ``server``), placed on fewer of them where hosts set up by configuration hold them all
+    (:func:`min_hosts_by_configuration`); None when they do not. Best fit fills hosts one
+    request at a time and strands GPUs beside a host's last cores."""
+    found = min_hosts_by_configuration(
+        requests, server, upper_bound=in_use - 1, time_limit_s=time_limit_s
+    )
+    if found is None:
+        return None
+    pool = HostPool(hosts)
+    placed = assign_hosts(requests, pool, fixed=found[0])
+    return None if placed.not_placed else (pool, placed)
 
 
 def most_by_configuration(
@@ -598,9 +624,8 @@ def most_by_configuration(
     base = sum(instances) + 1
     kinds: dict[_Kind, dict[tuple[int, int], list[int]]] = {}
     for i, request in enumerate(requests):
-        key = (len(request.loads), request.cpu_cores, request.ram_gib, request.host_group)
         worth = (levels.index(request.priority), instances[i])
-        kinds.setdefault(key, {}).setdefault(worth, []).append(i)
+        kinds.setdefault(_kind(request), {}).setdefault(worth, []).append(i)
     listed = sorted(kinds, reverse=True)
     configurations = _host_configurations(
         listed,

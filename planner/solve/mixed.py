@@ -95,6 +95,7 @@ from planner.solve.hosts import (
     min_hosts,
     min_hosts_by_configuration,
     most_by_configuration,
+    on_fewer_hosts,
 )
 from planner.solve.milp import Block, Model, Solution, SolverLimits
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
@@ -1723,9 +1724,7 @@ def _place_shared(
         for miss in packing.not_placed:
             placing.missed[miss.instance] = miss
         placing.notes.extend(n for n in packing.notes if n not in placing.notes)
-    pool = HostPool(hosts)
-    assigned = assign_hosts(requests, pool, fewest_hosts=True)
-    pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests, (pool, assigned))
+    pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests)
     if assigned.not_placed:
         placing.crowded.add(t)
         if len(hosts) <= _BY_HOST_MAX_HOSTS:
@@ -1745,33 +1744,33 @@ def _fewest_hosts(
     host_type: HostType,
     hosts: Sequence[Host],
     requests: Sequence[HostRequest],
-    best_fit: tuple[HostPool, HostAssignment],
 ) -> tuple[HostPool, HostAssignment]:
-    """The requests on fewer hosts than best fit used, by configuration; where best fit left
-    some out, on any of the hosts by configuration or, for at most
-    ``_EXACT_HOSTS_MAX_REQUESTS`` requests, by assigning each (``hosts.min_hosts``), kept when
-    that places them all; else the most, by priority, that the hosts set up by configuration
-    hold (``hosts.most_by_configuration``), kept when that leaves fewer out than best fit."""
-    pool, assigned = best_fit
+    """The requests on the type's ``hosts`` by best fit (``assign_hosts``, fewest hosts), then on
+    fewer hosts by configuration (``hosts.on_fewer_hosts``); where best fit left some out, on
+    any of the hosts by configuration or, for at most ``_EXACT_HOSTS_MAX_REQUESTS`` requests, by
+    assigning each (``hosts.min_hosts``), kept when that places them all; else the most, by
+    priority, that the hosts set up by configuration hold (``hosts.most_by_configuration``),
+    kept when that leaves fewer out than best fit."""
+    pool = HostPool(hosts)
+    assigned = assign_hosts(requests, pool, fewest_hosts=True)
+    best_fit = (pool, assigned)
     limit = scenario.assumptions.time_limit_s
-    if assigned.not_placed:
-        host_of = min_hosts(
-            requests,
-            host_type.shape,
-            upper_bound=len(hosts),
-            time_limit_s=limit,
-            max_assigned=_EXACT_HOSTS_MAX_REQUESTS,
-        )
-    else:
-        host_of = min_hosts_by_configuration(
-            requests, host_type.shape, upper_bound=pool.hosts_in_use() - 1, time_limit_s=limit
-        )
-    if host_of is not None:
-        fewer = HostPool(hosts)
-        placed = assign_hosts(requests, fewer, fixed=host_of[0])
-        return best_fit if placed.not_placed else (fewer, placed)
     if not assigned.not_placed:
-        return best_fit
+        fewer = on_fewer_hosts(
+            requests, hosts, host_type.shape, in_use=pool.hosts_in_use(), time_limit_s=limit
+        )
+        return best_fit if fewer is None else fewer
+    host_of = min_hosts(
+        requests,
+        host_type.shape,
+        upper_bound=len(hosts),
+        time_limit_s=limit,
+        max_assigned=_EXACT_HOSTS_MAX_REQUESTS,
+    )
+    if host_of is not None:
+        fewer_pool = HostPool(hosts)
+        placed = assign_hosts(requests, fewer_pool, fixed=host_of[0])
+        return best_fit if placed.not_placed else (fewer_pool, placed)
     # Not all fit: the most, by priority, that hosts set up by configuration hold.
     most = most_by_configuration(requests, host_type.shape, hosts=len(hosts), time_limit_s=limit)
     if most is None:
@@ -1803,9 +1802,7 @@ def _spread_out(
                 method, packing, instances, host_type.model, scenario, cores=cores, ram_gib=ram_gib
             ).requests
         ]
-        pool = HostPool(hosts)
-        assigned = assign_hosts(requests, pool, fewest_hosts=True)
-        pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests, (pool, assigned))
+        pool, assigned = _fewest_hosts(scenario, host_type, hosts, requests)
         if _gpus_left_out_rank(scenario, assigned) < _gpus_left_out_rank(scenario, best[1]):
             best = (pool, assigned)
         if not assigned.not_placed:

@@ -48,7 +48,7 @@ from planner.solve.hosts import (
     assign_hosts,
     fits_all,
     min_hosts,
-    min_hosts_by_configuration,
+    on_fewer_hosts,
 )
 
 __all__ = [
@@ -274,24 +274,19 @@ def _on_fewest_hosts(
     scenario: Scenario,
 ) -> tuple[HostPool, HostAssignment]:
     """``requests``, all placed on a copy of ``pool`` by best fit (``placed``), on fewer of its
-    hosts where hosts set up by configuration hold them (``hosts.min_hosts_by_configuration``):
-    best fit fills hosts one request at a time and strands GPUs beside a host's last cores.
-    Only for a pool of untouched hosts of one shape, as a single method's fit starts with."""
+    hosts where hosts set up by configuration hold them (``hosts.on_fewer_hosts``); only for a
+    pool of untouched hosts of one shape, as a single method's fit starts with."""
     shapes = {(h.gpu_model, h.gpus, h.cpu_cores, h.ram_gib) for h in pool.hosts}
-    in_use = placed[0].hosts_in_use()
-    if len(shapes) != 1 or pool.hosts_in_use() or pool.opened or in_use <= 1:
+    if len(shapes) != 1 or pool.hosts_in_use() or pool.opened:
         return placed
-    found = min_hosts_by_configuration(
+    fewer = on_fewer_hosts(
         requests,
+        pool.hosts,
         pool.hosts[0],
-        upper_bound=in_use - 1,
+        in_use=placed[0].hosts_in_use(),
         time_limit_s=scenario.assumptions.time_limit_s,
     )
-    if found is None:
-        return placed
-    fewer = pool.copy()
-    again = assign_hosts(requests, fewer, fixed=found[0])
-    return placed if again.not_placed else (fewer, again)
+    return placed if fewer is None else fewer
 
 
 def _longest_fitting_run(
