@@ -862,7 +862,14 @@ def _hosts_read(
     GPUs named as a vGPU profile are left out, each with a problem (``_vgpu_guest``); when no
     other GPU is left the output is refused.
     """
-    physical = [g for g in gpus if not _vgpu_guest(g, file, catalog, locators, problems)]
+    # Each distinct name and memory is matched once: the match is the costly step and a large
+    # fleet repeats a handful of models.
+    matches: dict[tuple[str, float | None], GpuName] = {}
+    for gpu in gpus:
+        key = (gpu.name, gpu.memory_mib)
+        if key not in matches:
+            matches[key] = match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib)
+    physical = [g for g in gpus if not _vgpu_guest(g, matches, file, locators, problems)]
     if not physical:
         raise InputError(problems)
     gpus = physical
@@ -877,6 +884,7 @@ def _hosts_read(
             _host(
                 host,
                 members,
+                matches,
                 file,
                 catalog,
                 locators,
@@ -888,7 +896,11 @@ def _hosts_read(
 
 
 def _vgpu_guest(
-    gpu: _Gpu, file: str, catalog: Catalog, locators: _Locators, problems: list[InputProblem]
+    gpu: _Gpu,
+    matches: dict[tuple[str, float | None], GpuName],
+    file: str,
+    locators: _Locators,
+    problems: list[InputProblem],
 ) -> bool:
     """Whether ``gpu`` is a vGPU profile (``GRID A100D-4C``): nvidia-smi ran inside a VM, which
     sees its slice of a GPU and not the host's GPUs, so a problem naming the row is added.
@@ -896,7 +908,7 @@ def _vgpu_guest(
     Read as its physical board it would count the slice as a whole GPU (an A100 with MIG on for
     a 4 GiB ``-4C`` profile).
     """
-    name = match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib)
+    name = matches[gpu.name, gpu.memory_mib]
     if name.vgpu_profile is None:
         return False
     memory = "" if gpu.memory_mib is None else f" ({gpu.memory_mib:g} MiB)"
@@ -918,6 +930,7 @@ def _vgpu_guest(
 def _host(
     host: str,
     gpus: list[_Gpu],
+    matches: dict[tuple[str, float | None], GpuName],
     file: str,
     catalog: Catalog,
     locators: _Locators,
@@ -945,7 +958,7 @@ def _host(
 
     names: dict[str, GpuName] = {}
     for gpu in gpus:
-        names.setdefault(gpu.name, match_gpu_name(gpu.name, catalog, memory_mib=gpu.memory_mib))
+        names.setdefault(gpu.name, matches[gpu.name, gpu.memory_mib])
     first_name = names[gpus[0].name]
     same = [g for g in gpus if names[g.name].model == first_name.model]
     if first_name.model is None:
