@@ -181,3 +181,26 @@ def test_the_vhost_tab_exported_as_csv_reads_like_the_workbook(separator: str) -
         == [(p.row, p.column, p.message) for p in workbook.problems]
         == [(3, "# Cores", "the core count is not a number above 0")]
     )
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_semicolon_or_tab_vhost_csv_reads_numbers_by_the_locale_rules(separator: str) -> None:
+    """In a vHost CSV separated by semicolons or tabs (a locale whose decimal mark is a comma),
+    a number is read as the inventory CSV reads it: '1.048.576' MiB is 1,024 GiB, and
+    '524.288' MiB (524,288 or 524.288) is a problem naming its row and column; it was read as
+    0.512 GiB, and '1.048.576' was refused."""
+    rows = [
+        ("Host", "Cluster", "# CPU", "Cores per CPU", "# Cores", "# Memory"),
+        ("esx1.lab", "gpu", 2, 32, 64, "1.048.576"),
+        ("esx2.lab", "gpu", 2, 32, 64, "524.288"),
+    ]
+
+    read = read_rvtools(_csv(rows, separator), "RVTools_tabvHost.csv")
+
+    first, second = read.hosts
+    assert _values(first)["ram_gib"] == 1024.0
+    assert "ram_gib" not in _values(second)
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (3, "# Memory")
+    assert "'524.288' could be 524.288 or 524288" in problem.message
+    assert "write 524288" in problem.fix

@@ -30,6 +30,7 @@ __all__ = [
     "Row",
     "Table",
     "normalise_column",
+    "number_text",
     "parse_bool",
     "parse_cells",
     "parse_float",
@@ -114,37 +115,9 @@ class Table:
         return self.separator != ","
 
     def number_text(self, text: str) -> str:
-        """A number cell's text as ``parse_float`` reads it: unchanged in a comma-separated
-        file; else a decimal comma read as a point (``0,25`` -> ``0.25``, ``1.024,5`` ->
-        ``1024.5``) and thousands separators dropped where they can be nothing else
-        (``1.048.576``). A ``%`` after the number is kept.
-
-        Raises ``CellError`` for a number that reads two ways in such a file: one mark before
-        three digits (``1,024`` and ``1.024`` are 1.024 or 1024).
-        """
-        if not self.decimal_comma:
-            return text
-        number = text.strip()
-        percent = "%" if number.endswith("%") else ""
-        number = number.removesuffix("%").strip()
-        if _ONE_GROUP.fullmatch(number):
-            whole, decimals = re.split(r"[.,]", number)
-            raise CellError(
-                f"'{text}' could be {whole}.{decimals} or {whole}{decimals}: the file separates "
-                "columns with "
-                f"{_OTHER_SEPARATORS.get(self.separator, repr(self.separator))}, and a comma "
-                "or point before three digits may mark decimals or thousands",
-                f"write {whole}{decimals} (no thousands separator) for that number, or "
-                f"{whole},{decimals}0 for {whole}.{decimals} (a trailing zero makes the decimal "
-                "mark plain)",
-            )
-        if _DOT_GROUPS.fullmatch(number):
-            return number.replace(".", "").replace(",", ".") + percent
-        if _COMMA_GROUPS.fullmatch(number):
-            return number.replace(",", "") + percent
-        if DECIMAL_COMMA.fullmatch(number):
-            return number.replace(",", ".") + percent
-        return text
+        """A number cell's text as ``parse_float`` reads it (``number_text`` with this file's
+        separator)."""
+        return number_text(text, self.separator)
 
     def problem(self, row: Row | None, column: str | None, message: str, fix: str) -> InputProblem:
         """An ``InputProblem`` naming this file, the row and the column as the user wrote it."""
@@ -197,6 +170,40 @@ class Table:
                 )
             )
         return problems
+
+
+def number_text(text: str, separator: str) -> str:
+    """A number cell's text as ``parse_float`` reads it, in a file whose columns are separated
+    by ``separator``: unchanged when that is a comma; else a decimal comma read as a point
+    (``0,25`` -> ``0.25``, ``1.024,5`` -> ``1024.5``) and thousands separators dropped where they
+    can be nothing else (``1.048.576``). A ``%`` after the number is kept.
+
+    Raises ``CellError`` for a number that reads two ways in such a file: one mark before
+    three digits (``1,024`` and ``1.024`` are 1.024 or 1024).
+    """
+    if separator == ",":
+        return text
+    number = text.strip()
+    percent = "%" if number.endswith("%") else ""
+    number = number.removesuffix("%").strip()
+    if _ONE_GROUP.fullmatch(number):
+        whole, decimals = re.split(r"[.,]", number)
+        raise CellError(
+            f"'{text}' could be {whole}.{decimals} or {whole}{decimals}: the file separates "
+            "columns with "
+            f"{_OTHER_SEPARATORS.get(separator, repr(separator))}, and a comma "
+            "or point before three digits may mark decimals or thousands",
+            f"write {whole}{decimals} (no thousands separator) for that number, or "
+            f"{whole},{decimals}0 for {whole}.{decimals} (a trailing zero makes the decimal "
+            "mark plain)",
+        )
+    if _DOT_GROUPS.fullmatch(number):
+        return number.replace(".", "").replace(",", ".") + percent
+    if _COMMA_GROUPS.fullmatch(number):
+        return number.replace(",", "") + percent
+    if DECIMAL_COMMA.fullmatch(number):
+        return number.replace(",", ".") + percent
+    return text
 
 
 def _close(word: str, candidates: Sequence[str]) -> list[str]:

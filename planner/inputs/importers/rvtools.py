@@ -27,7 +27,12 @@ from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.text import decode_text
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import SPREADSHEET_SEPARATORS, sniff_separator
+from planner.inputs.tabular import (
+    SPREADSHEET_SEPARATORS,
+    CellError,
+    number_text,
+    sniff_separator,
+)
 
 __all__ = ["ALIASES", "TOOL", "is_vhost_csv", "read_rvtools", "workbook_sheets"]
 
@@ -103,6 +108,9 @@ class _CsvTab:
     title: str
     rows: tuple[tuple[str | None, ...], ...]
     """Each row's cells, None where empty (as a workbook gives them)."""
+    separator: str
+    """The column separator the file was written with; when it is not a comma, numbers are
+    written as that locale writes them (``number_text``)."""
 
     def iter_rows(self, *, values_only: bool) -> Iterator[tuple[str | None, ...]]:
         return iter(self.rows)
@@ -132,7 +140,7 @@ def _csv_book(data: bytes, file: str) -> _CsvBook:
         tuple(cell if cell.strip() else None for cell in row)
         for row in csv.reader(io.StringIO(text), delimiter=separator)
     )
-    return _CsvBook(_CsvTab("vHost", rows))
+    return _CsvBook(_CsvTab("vHost", rows, separator))
 
 
 def _sheet(book: Any, name: str) -> Any | None:
@@ -186,14 +194,20 @@ def _columns(
 
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 """A number with commas between groups of thousands (``261,797``); any other comma, as in a
-decimal comma (``1,5``), makes a cell no number rather than a wrong one."""
+decimal comma (``1,5``), makes a cell no number rather than a wrong one. The rule of a workbook
+and a comma-separated CSV."""
 
 
-def _number(value: Any) -> float | None:
+def _number(value: Any, separator: str) -> float | None:
+    """A cell's number; None when it is none. In a CSV separated by other than commas the text
+    is read by ``number_text`` (decimal commas, thousands points), which raises ``CellError``
+    for a number that reads two ways (``524.288``)."""
     if isinstance(value, bool) or value is None:
         return None
     text = str(value).strip()
-    if _GROUPED.match(text):
+    if separator != ",":
+        text = number_text(text, separator)
+    elif _GROUPED.match(text):
         text = text.replace(",", "")
     try:
         number = float(text)
@@ -224,6 +238,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             ]
         )
     tab = f"{file} [{sheet.title}]"
+    separator = sheet.separator if isinstance(sheet, _CsvTab) else ","
     rows = _rows(sheet, tab)
     header_row = next(rows, None)
     if header_row is None:
@@ -290,8 +305,8 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             )
         ]
         _cluster(values, columns, clusters_from_vinfo, host, tab, number, file, facts)
-        _cores(values, columns, host, tab, number, facts, problems)
-        _memory(values, columns, host, tab, number, facts, problems)
+        _cores(values, columns, separator, host, tab, number, facts, problems)
+        _memory(values, columns, separator, host, tab, number, facts, problems)
         hosts.append(HostFacts(host, tab, number, tuple(facts)))
     if not hosts and not problems:
         raise InputError(
@@ -353,6 +368,7 @@ def _cluster(
 def _cores(
     values: Sequence[Any],
     columns: Mapping[str, tuple[int, str]],
+    separator: str,
     host: str,
     tab: str,
     number: int,
@@ -360,7 +376,16 @@ def _cores(
     problems: list[InputProblem],
 ) -> None:
     if "cores" in columns:
-        cores = _number(values[columns["cores"][0]] if columns["cores"][0] < len(values) else None)
+        try:
+            cores = _number(
+                values[columns["cores"][0]] if columns["cores"][0] < len(values) else None,
+                separator,
+            )
+        except CellError as error:
+            problems.append(
+                InputProblem(tab, number, columns["cores"][1], error.message, error.fix)
+            )
+            return
         if cores is not None and cores > 0:
             facts.append(
                 fact(
@@ -386,8 +411,16 @@ def _cores(
         )
         return
     if "sockets" in columns and "cores_per_cpu" in columns:
-        sockets = _number(_text(values, columns["sockets"]))
-        per = _number(_text(values, columns["cores_per_cpu"]))
+        read: list[float | None] = []
+        for key in ("sockets", "cores_per_cpu"):
+            try:
+                read.append(_number(_text(values, columns[key]), separator))
+            except CellError as error:
+                problems.append(
+                    InputProblem(tab, number, columns[key][1], error.message, error.fix)
+                )
+                return
+        sockets, per = read
         if sockets and per and sockets > 0 and per > 0:
             facts.append(
                 fact(
@@ -406,6 +439,7 @@ def _cores(
 def _memory(
     values: Sequence[Any],
     columns: Mapping[str, tuple[int, str]],
+    separator: str,
     host: str,
     tab: str,
     number: int,
@@ -414,7 +448,11 @@ def _memory(
 ) -> None:
     if "memory" not in columns:
         return
-    mib = _number(_text(values, columns["memory"]))
+    try:
+        mib = _number(_text(values, columns["memory"]), separator)
+    except CellError as error:
+        problems.append(InputProblem(tab, number, columns["memory"][1], error.message, error.fix))
+        return
     if mib is None or mib <= 0:
         problems.append(
             InputProblem(
