@@ -29,14 +29,14 @@ from planner.inputs.importers import (
     read_plan_inputs,
     summarise_notes,
 )
-from planner.inputs.inventory import ServerType, load_inventory, server_type
+from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
-from planner.inputs.workloads import WorkloadClass, load_workloads
+from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
-from planner.scenario import Scenario
+from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
 from planner.solve.headroom import MAX_HEADROOM
 from planner.time.demand import CURVE_PRESETS, WeeklyCurve, curve_preset, parse_curve
 from planner.time.harvesting import (
@@ -428,15 +428,15 @@ def scenario_from_args(
         if restored is not None
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    if len(inventory_files) == 1 and alibaba_trace.is_node_list(inventory_files[0][1]):
-        name, data = inventory_files[0]
-        cluster = alibaba_trace.load_node_list(data, catalog, file_name=name)
-        notes.extend(cluster.value.notes)
-        catalog = cluster.value.catalog
-        inventory = Loaded(cluster.value.inventory, cluster.problems)
-    elif len(inventory_files) == 1 and _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV):
-        name, data = inventory_files[0]
-        inventory = load_inventory(data, catalog, file_name=name)
+    if len(inventory_files) == 1 and (
+        alibaba_trace.is_node_list(inventory_files[0][1])
+        or _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV)
+    ):
+        read = load_hosts(inventory_files[0], catalog)
+        hosts = read.value
+        if hosts.cluster is not None:
+            notes.extend(hosts.cluster.notes)
+        inventory = Loaded(hosts.inventory, read.problems)
     else:
         imported = import_inventory(
             inventory_files,
@@ -447,20 +447,20 @@ def scenario_from_args(
         )
         notes.extend(summarise_notes(imported.notes))
         inventory = imported.inventory(catalog)
+        hosts = LoadedHosts(inventory.value, catalog)
+    catalog = hosts.catalog
     cpu_only: tuple[WorkloadClass, ...] = ()
-    if len(workload_files) == 1 and alibaba_trace.is_pod_list(workload_files[0][1]):
-        name, data = workload_files[0]
-        models = alibaba_trace.model_names(inventory.value.hosts)
-        pods = alibaba_trace.load_pod_list(data, catalog, file_name=name, gpu_models=models)
-        workloads = Loaded(pods.value.workloads, pods.problems)
-        cpu_only = pods.value.cpu_only
-    elif len(workload_files) == 1 and _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV):
-        name, data = workload_files[0]
-        workloads = load_workloads(data, catalog, file_name=name)
+    if len(workload_files) == 1 and (
+        alibaba_trace.is_pod_list(workload_files[0][1])
+        or _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV)
+    ):
+        mix = load_mix(workload_files[0], hosts)
+        workloads = Loaded(mix.value.workloads, mix.problems)
+        cpu_only = mix.value.cpu_only
     else:
-        mix = import_workloads(workload_files, catalog, group_by=args.group_by)
-        notes.extend(summarise_notes(mix.notes))
-        workloads = mix.workloads(catalog)
+        imported_mix = import_workloads(workload_files, catalog, group_by=args.group_by)
+        notes.extend(summarise_notes(imported_mix.notes))
+        workloads = imported_mix.workloads(catalog)
     for line in notes:
         print(f"import: {line}", file=stream)
     assumptions = (

@@ -11,7 +11,7 @@ from planner.inputs.inventory import Inventory, load_inventory
 from planner.inputs.problems import Loaded
 from planner.inputs.workloads import WorkloadClass, load_workloads
 
-__all__ = ["Scenario", "load_scenario"]
+__all__ = ["LoadedHosts", "LoadedMix", "Scenario", "load_hosts", "load_mix", "load_scenario"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,59 @@ class Scenario:
     nodes, planned by methods that place pods on nodes and reported apart."""
 
 
+@dataclass(frozen=True)
+class LoadedHosts:
+    """An inventory file as read: its hosts and the catalog they are planned with."""
+
+    inventory: Inventory
+    catalog: Catalog
+    """The catalog given, plus the models a trace node list named that it lacked."""
+    cluster: alibaba_trace.TraceCluster | None = None
+    """The node list as read, when the file is one (its notes say what was added)."""
+
+
+@dataclass(frozen=True)
+class LoadedMix:
+    """A workload file as read, on the hosts it is planned on."""
+
+    workloads: tuple[WorkloadClass, ...]
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    """Classes of a trace pod list's pods that use no GPU."""
+    pods: alibaba_trace.TracePods | None = None
+    """The pod list as read, when the file is one."""
+
+
+def load_hosts(file: tuple[str, bytes], catalog: Catalog) -> Loaded[LoadedHosts]:
+    """The inventory file ``(name, bytes)``: a list of Alibaba's GPU-sharing trace (its nodes,
+    the models the catalog lacks added), else a planner CSV. Raises ``InputError`` when the file
+    cannot be used."""
+    name, data = file
+    if alibaba_trace.is_node_list(data):
+        loaded = alibaba_trace.load_node_list(data, catalog, file_name=name)
+        cluster = loaded.value
+        return Loaded(LoadedHosts(cluster.inventory, cluster.catalog, cluster), loaded.problems)
+    hosts = load_inventory(data, catalog, file_name=name)
+    return Loaded(LoadedHosts(hosts.value, catalog), hosts.problems)
+
+
+def load_mix(file: tuple[str, bytes], hosts: LoadedHosts) -> Loaded[LoadedMix]:
+    """The workload file ``(name, bytes)`` planned on ``hosts``: a trace pod list (its shares
+    and allowed models depend on the hosts' GPU models; its pods without GPU the ``cpu_only``),
+    else a planner CSV. Raises ``InputError`` when the file cannot be used."""
+    name, data = file
+    if alibaba_trace.is_pod_list(data):
+        loaded = alibaba_trace.load_pod_list(
+            data,
+            hosts.catalog,
+            file_name=name,
+            gpu_models=alibaba_trace.model_names(hosts.inventory.hosts),
+        )
+        pods = loaded.value
+        return Loaded(LoadedMix(pods.workloads, pods.cpu_only, pods), loaded.problems)
+    mix = load_workloads(data, hosts.catalog, file_name=name)
+    return Loaded(LoadedMix(tuple(mix.value)), mix.problems)
+
+
 def load_scenario(
     inventory: tuple[str, bytes],
     workloads: tuple[str, bytes],
@@ -34,38 +87,17 @@ def load_scenario(
     assumptions: Assumptions | None = None,
 ) -> Loaded[Scenario]:
     """The scenario of an inventory file and a workload file, each ``(name, bytes)``, with the
-    rows skipped while reading them.
-
-    Each file is a planner CSV or a list of Alibaba's GPU-sharing trace (a node list as the
-    inventory, a pod list as the mix), read by the trace's own loader as the command line and the
-    dashboard read it: its models the catalog lacks are added, and its pods without GPU are the
-    scenario's ``cpu_only``. Raises ``InputError`` when a file cannot be used.
+    rows skipped while reading them (``load_hosts``, ``load_mix``: a planner CSV or a list of
+    Alibaba's GPU-sharing trace, as the command line and the dashboard read them). Raises
+    ``InputError`` when a file cannot be used.
     """
-    inventory_name, inventory_data = inventory
-    workloads_name, workloads_data = workloads
-    if alibaba_trace.is_node_list(inventory_data):
-        cluster = alibaba_trace.load_node_list(inventory_data, catalog, file_name=inventory_name)
-        catalog, hosts = cluster.value.catalog, Loaded(cluster.value.inventory, cluster.problems)
-    else:
-        hosts = load_inventory(inventory_data, catalog, file_name=inventory_name)
-    cpu_only: tuple[WorkloadClass, ...] = ()
-    if alibaba_trace.is_pod_list(workloads_data):
-        pods = alibaba_trace.load_pod_list(
-            workloads_data,
-            catalog,
-            file_name=workloads_name,
-            gpu_models=alibaba_trace.model_names(hosts.value.hosts),
-        )
-        mix = Loaded(pods.value.workloads, pods.problems)
-        cpu_only = pods.value.cpu_only
-    else:
-        loaded = load_workloads(workloads_data, catalog, file_name=workloads_name)
-        mix = Loaded(tuple(loaded.value), loaded.problems)
+    hosts = load_hosts(inventory, catalog)
+    mix = load_mix(workloads, hosts.value)
     scenario = Scenario(
-        catalog=catalog,
-        inventory=hosts.value,
-        workloads=mix.value,
+        catalog=hosts.value.catalog,
+        inventory=hosts.value.inventory,
+        workloads=mix.value.workloads,
         assumptions=assumptions or Assumptions(),
-        cpu_only=cpu_only,
+        cpu_only=mix.value.cpu_only,
     )
     return Loaded(scenario, (*hosts.problems, *mix.problems))

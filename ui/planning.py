@@ -16,20 +16,18 @@ from typing import NoReturn, TypeVar
 import pandas as pd
 import streamlit as st
 
-from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers import ImportNote
 from planner.inputs.inventory import (
     Inventory,
     ServerType,
     inventory_frame,
-    load_inventory,
     with_mig_clusters,
 )
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.problems import problems_frame as planner_problems_frame
 from planner.inputs.servers import load_server_types
-from planner.inputs.workloads import WorkloadClass, load_workloads, workloads_frame
+from planner.inputs.workloads import WorkloadClass, workloads_frame
 from planner.methods.registry import METHODS, Method
 from planner.output.recommendations import RecommendedDraft
 from planner.output.report import (
@@ -40,7 +38,7 @@ from planner.output.report import (
     with_recommended,
 )
 from planner.output.report import recommended_draft as draft_of
-from planner.scenario import Scenario
+from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
 from planner.time.harvesting import (
     HarvestResult,
     harvest_given_pool,
@@ -72,7 +70,6 @@ __all__ = [
     "scenario_plan",
     "show_problems",
     "single_plans",
-    "unusable",
     "with_mig_clusters",
     "workbook",
 ]
@@ -142,39 +139,6 @@ def own_models(own_gpus: InputFile) -> tuple[str, ...]:
     return tuple(name for name in catalog(own_gpus).gpus if name not in bundled)
 
 
-def unusable(
-    load: Callable[[InputFile, InputFile | None], object],
-    file: InputFile,
-    own_gpus: InputFile | None = None,
-) -> tuple[InputProblem, ...]:
-    """Why ``load`` refuses ``file`` as a whole (file, row, column, fix); empty when it loads."""
-    try:
-        load(file, own_gpus)
-    except InputError as error:
-        return tuple(error.problems)
-    return ()
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def load_inventory_file(
-    file: InputFile, own_gpus: InputFile | None = None
-) -> tuple[Inventory, tuple[InputProblem, ...]]:
-    """The inventory in ``file`` (its models looked up in ``catalog(own_gpus)``) and its skipped
-    rows; raises ``InputError`` when unusable."""
-    loaded = load_inventory(file.content, catalog(own_gpus), file_name=file.name)
-    return loaded.value, loaded.problems
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def load_workloads_file(
-    file: InputFile, own_gpus: InputFile | None = None
-) -> tuple[tuple[WorkloadClass, ...], tuple[InputProblem, ...]]:
-    """The workload classes in ``file`` (models looked up in ``catalog(own_gpus)``) and its
-    skipped rows; ``InputError`` when unusable."""
-    loaded = load_workloads(file.content, catalog(own_gpus), file_name=file.name)
-    return loaded.value, loaded.problems
-
-
 @dataclass(frozen=True)
 class ReadInventory:
     """An inventory file as read: the catalog it is planned with, its hosts, skipped rows and
@@ -189,16 +153,12 @@ class ReadInventory:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def read_inventory(file: InputFile, own_gpus: InputFile | None) -> ReadInventory:
-    """The inventory ``file``: a trace node list through the trace's loader, else a planner CSV;
-    ``InputError`` when unusable."""
-    cat = catalog(own_gpus)
-    if trace.role_of(file) != "inventory":
-        inventory, problems = load_inventory_file(file, own_gpus)
-        return ReadInventory(cat, inventory, problems, ())
-    loaded = alibaba_trace.load_node_list(file.content, cat, file_name=file.name)
-    cluster = loaded.value
-    notes = trace.node_notes(file.name, cluster)
-    return ReadInventory(cluster.catalog, cluster.inventory, loaded.problems, notes)
+    """The inventory ``file``: a trace node list through the trace's loader, else a planner CSV
+    (``planner.scenario.load_hosts``); ``InputError`` when unusable."""
+    loaded = load_hosts((file.name, file.content), catalog(own_gpus))
+    hosts = loaded.value
+    notes = () if hosts.cluster is None else trace.node_notes(file.name, hosts.cluster)
+    return ReadInventory(hosts.catalog, hosts.inventory, loaded.problems, notes)
 
 
 @dataclass(frozen=True)
@@ -217,22 +177,12 @@ def read_workloads(
 ) -> ReadWorkloads:
     """The workload ``file`` planned on the ``inventory`` file: a trace pod list through the
     trace's loader (its shares and allowed models depend on the inventory's GPU models), else a
-    planner CSV; ``InputError`` when unusable."""
+    planner CSV (``planner.scenario.load_mix``); ``InputError`` when unusable."""
     hosts = read_inventory(inventory, own_gpus)
-    if trace.role_of(file) != "workloads":
-        if trace.role_of(inventory) != "inventory":
-            workloads, problems = load_workloads_file(file, own_gpus)
-        else:
-            # Models a trace node list added to the catalog may be named by the mix.
-            loaded = load_workloads(file.content, hosts.catalog, file_name=file.name)
-            workloads, problems = loaded.value, loaded.problems
-        return ReadWorkloads(workloads, (), problems, ())
-    models = alibaba_trace.model_names(hosts.inventory.hosts)
-    pods = alibaba_trace.load_pod_list(
-        file.content, hosts.catalog, file_name=file.name, gpu_models=models
-    )
-    notes = trace.pod_notes(file.name, pods.value, hosts.inventory)
-    return ReadWorkloads(pods.value.workloads, pods.value.cpu_only, pods.problems, notes)
+    loaded = load_mix((file.name, file.content), LoadedHosts(hosts.inventory, hosts.catalog))
+    mix = loaded.value
+    notes = () if mix.pods is None else trace.pod_notes(file.name, mix.pods, hosts.inventory)
+    return ReadWorkloads(mix.workloads, mix.cpu_only, loaded.problems, notes)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
