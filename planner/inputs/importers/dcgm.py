@@ -213,7 +213,6 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
     for key, members in grouped.items():
         busy_metric = next((m for m in BUSY_METRICS if any(s.metric == m for s in members)), "")
         busy = [s.value for s in members if s.metric == busy_metric]
-        scale = 100.0 if busy_metric == "DCGM_FI_DEV_GPU_UTIL" else 1.0
         memory = [s.value for s in members if s.metric == MEMORY_METRIC]
         model = next((s.labels.get("modelName", "") for s in members), "")
         found.append(
@@ -227,7 +226,10 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
                 namespace=key[5],
                 pod=key[6],
                 container=key[7],
-                busy_fraction=sum(busy) / len(busy) / scale if busy else None,
+                # Over the metric's value when busy all of the time: a fraction of the time.
+                busy_fraction=sum(busy) / len(busy) / _BUSY_MAXIMUM[busy_metric][0]
+                if busy
+                else None,
                 busy_metric=busy_metric,
                 busy_samples=len(busy),
                 memory_used_mib=max(memory) if memory else None,
