@@ -10,7 +10,14 @@ import pandas as pd
 
 from planner.inputs.problems import InputError, InputProblem, Loaded
 
-__all__ = ["SOURCES", "ImportNote", "NoteSource", "summarise_notes", "traced_problems"]
+__all__ = [
+    "SOURCES",
+    "ImportNote",
+    "NoteSource",
+    "summarise_notes",
+    "traced_problems",
+    "validated_import",
+]
 
 NoteSource = Literal["read", "derived", "assumed"]
 """``read``: the value is in the file as it is used; ``derived``: worked out from values in the
