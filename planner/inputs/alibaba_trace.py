@@ -338,13 +338,14 @@ def load_pod_list(
     table = read_csv_table(source, name)
     problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
     inventory_models = list(dict.fromkeys(gpu_models))
+    held = frozenset(inventory_models)
     counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
     for row in table.rows:
         shape = _pod_shape(table, row, catalog, problems)
         if shape is None:
             continue
         spec = shape[4]
-        if shape[0] and spec and inventory_models and not set(spec) & set(inventory_models):
+        if shape[0] and spec and inventory_models and held.isdisjoint(spec):
             # The pod may only run on models no node has: it could never be placed.
             problems.append(
                 table.problem(
