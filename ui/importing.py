@@ -345,10 +345,9 @@ def _without_gpu(role: Role, shown: ImportPreview) -> str | None:
     mix = planning.read_workloads(shown.as_given, inputs.inventory, inputs.own_gpus)
     if not mix.cpu_only:
         return None
-    pods = sum(w.instances for w in mix.cpu_only)
     return (
-        f"Not counted: the file's {fmt.count(len(mix.cpu_only))} class(es) of pods without GPU "
-        f"({fmt.count(pods)} pod(s)), planned too, on node cores and RAM."
+        f"Not counted: the file's {trace.without_gpu(mix.cpu_only)}, planned too, on node cores "
+        "and RAM."
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from planner.inputs.platform import Platform
-from planner.methods.registry import Method
+from planner.measure.result import MethodResult
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import ScenarioPlan
 from ui import definitions
@@ -104,10 +104,9 @@ def short_plan_label(label: str, group: str) -> str:
     return label.removesuffix(_ON_KUBERNETES) if group == PODS else label
 
 
-def _pods_only(name: str) -> bool:
-    """Whether the plan ``name`` is a sharing method that runs on Kubernetes nodes only."""
-    method = next((m for m in Method if m.value == name), None)
-    return method is not None and method.rules.platforms == {Platform.KUBERNETES}
+def _pods_only(result: MethodResult) -> bool:
+    """Whether ``result`` is a sharing method's plan that runs on Kubernetes nodes only."""
+    return result.method is not None and result.method.rules.platforms == {Platform.KUBERNETES}
 
 
 def key_figure_groups(plan: ScenarioPlan) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -115,8 +114,8 @@ def key_figure_groups(plan: ScenarioPlan) -> tuple[tuple[str, tuple[str, ...]], 
     those of Kubernetes pods, so that each table fits the page without scrolling sideways. The
     recommended plan leads each, as the figures every method is read against; a table with no
     method of its own is left out."""
-    recommended = tuple(r.plan.label for r in plan.results if r.plan.name not in set(Method))
-    pods = tuple(r.plan.label for r in plan.results if _pods_only(r.plan.name))
+    recommended = tuple(r.plan.label for r in plan.results if r.method is None)
+    pods = tuple(r.plan.label for r in plan.results if _pods_only(r))
     others = tuple(
         r.plan.label
         for r in plan.results

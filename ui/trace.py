@@ -16,6 +16,7 @@ from planner.inputs.importers import ImportNote
 from planner.inputs.inventory import Inventory
 from planner.inputs.problems import InputProblem
 from planner.inputs.workloads import WorkloadClass
+from ui import format as fmt
 from ui.session import InputFile
 
 __all__ = [
@@ -200,3 +201,10 @@ def pods_without_nodes(inventory: InputFile) -> str | None:
         f"{in_use}, a share's GPU memory comes from its GPUs and pods that may only use models "
         "it lacks (gpu_spec) are left out."
     )
+
+
+def without_gpu(cpu_only: Sequence[WorkloadClass]) -> str:
+    """``2 class(es) of pods without GPU (5 pod(s))``: what a pod list adds beyond the classes
+    its GPU figures count."""
+    pods = sum(w.instances for w in cpu_only)
+    return f"{fmt.count(len(cpu_only))} class(es) of pods without GPU ({fmt.count(pods)} pod(s))"

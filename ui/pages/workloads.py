@@ -192,8 +192,7 @@ instances = sum(w.instances for w in workloads)
 gpu_demand = sum(w.instances * w.gpus for w in workloads)
 memory_demand = sum(w.instances * w.memory_gib for w in workloads)
 without_gpu = (
-    f" Not counted: {fmt.count(len(cpu_only))} class(es) of pods without GPU "
-    f"({fmt.count(sum(w.instances for w in cpu_only))} pod(s)), planned on node cores and RAM."
+    f" Not counted: {trace.without_gpu(cpu_only)}, planned on node cores and RAM."
     if cpu_only
     else ""
 )
