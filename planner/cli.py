@@ -2,7 +2,8 @@
 
 Subcommands are registered by the functions in ``SUBCOMMANDS``; each takes the argparse
 sub-parser set, adds its parser and sets ``func`` (``Namespace -> exit code``) as its handler.
-Commands that read a scenario reuse ``add_scenario_arguments`` and ``scenario_from_args``.
+Commands that read a scenario reuse ``add_scenario_arguments`` and ``scenario_from_args`` (or
+``read_inputs``, which also keeps the files as given for the workbook).
 
 Exit codes (``EXIT_POLICY``): 0 done; 2 unusable input (the message names file, row, column and
 the fix), or with ``--strict`` any skipped row; 1 the workbook could not be written.
@@ -13,7 +14,8 @@ from __future__ import annotations
 import argparse
 import enum
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -52,6 +54,7 @@ __all__ = [
     "PURCHASE_NEEDS_SIZE",
     "SAMPLE_DIR",
     "SUBCOMMANDS",
+    "ReadInputs",
     "add_input_file_arguments",
     "add_plan_command",
     "add_purchase_arguments",
@@ -59,6 +62,7 @@ __all__ = [
     "build_parser",
     "main",
     "parse_server",
+    "read_inputs",
     "recommended_lines",
     "report_input_problems",
     "scenario_from_args",
@@ -385,10 +389,31 @@ def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> As
     return merged
 
 
+@dataclass(frozen=True)
+class ReadInputs:
+    """What the arguments' input files gave, each file read once."""
+
+    scenario: Scenario
+    problems: tuple[InputProblem, ...]
+    """Input rows that were skipped (or changed), each with its reason and fix."""
+    given: Mapping[str, bytes]
+    """The lone inventory and workload files planned, as given, by the plan workbook's names
+    for them (``inventory.csv``, ``workloads.csv``): the workbook keeps a list of Alibaba's
+    GPU-sharing trace among them as given. Empty for the bundled sample."""
+
+
 def scenario_from_args(
     args: argparse.Namespace, *, report: TextIO | None = None
 ) -> tuple[Scenario, tuple[InputProblem, ...]]:
-    """The scenario the arguments describe and the input rows that were skipped.
+    """The scenario the arguments describe and the input rows that were skipped
+    (``read_inputs``)."""
+    read = read_inputs(args, report=report)
+    return read.scenario, read.problems
+
+
+def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> ReadInputs:
+    """The scenario the arguments describe, the input rows that were skipped, and the lone
+    files as given, each input file read once.
 
     A lone planner CSV is loaded as always; other files (or several) go through the importers,
     and what each contributed and assumed is written to ``report`` (default stderr), one line
@@ -399,7 +424,10 @@ def scenario_from_args(
     if getattr(args, "scenario", None) is not None:
         from planner.scenarios_cli import saved_from_args
 
-        return saved_from_args(args).scenario()
+        saved = saved_from_args(args)
+        scenario, skipped = saved.scenario()
+        kept = {"inventory.csv": saved.inventory.content, "workloads.csv": saved.workloads.content}
+        return ReadInputs(scenario, skipped, kept)
     stream = sys.stderr if report is None else report
     restored = None if args.from_workbook is None else read_plan_inputs(args.from_workbook)
     notes: list[str] = []
@@ -475,29 +503,16 @@ def scenario_from_args(
         assumptions=assumptions,
         cpu_only=cpu_only,
     )
-    return scenario, (*problems, *inventory.problems, *workloads.problems)
-
-
-def given_files(args: argparse.Namespace) -> dict[str, bytes]:
-    """The lone inventory and workload files the arguments plan, as given, by the plan
-    workbook's names for them (``inventory.csv``, ``workloads.csv``): the workbook keeps a list
-    of Alibaba's GPU-sharing trace among them as given. Call after ``scenario_from_args``."""
-    if getattr(args, "scenario", None) is not None:
-        from planner.scenarios_cli import saved_from_args
-
-        saved = saved_from_args(args)
-        return {"inventory.csv": saved.inventory.content, "workloads.csv": saved.workloads.content}
-    restored = None if args.from_workbook is None else read_plan_inputs(args.from_workbook)
-    given = {}
-    for name, paths, kept in (
-        ("inventory.csv", args.inventory, None if restored is None else restored.inventory_csv),
-        ("workloads.csv", args.workloads, None if restored is None else restored.workloads_csv),
+    # A lone file given, or the restored workbook's, is kept as it is; several files are kept
+    # as the planner CSV the scenario's sheets hold, and the sample is not kept.
+    given: dict[str, bytes] = {}
+    for name, files_read, paths in (
+        ("inventory.csv", inventory_files, args.inventory),
+        ("workloads.csv", workload_files, args.workloads),
     ):
-        if paths and len(paths) == 1:
-            given[name] = _read(paths[0], name)
-        elif not paths and kept is not None:
-            given[name] = kept
-    return given
+        if len(paths or ()) == 1 or (not paths and restored is not None):
+            given[name] = files_read[0][1]
+    return ReadInputs(scenario, (*problems, *inventory.problems, *workloads.problems), given)
 
 
 def _money(value: float | None) -> str:
@@ -599,8 +614,8 @@ def _run_plan(args: argparse.Namespace) -> int:
     from planner.store import StoreError
 
     try:
-        scenario, problems = scenario_from_args(args)
-        given = given_files(args) if args.out is not None else {}
+        read = read_inputs(args)
+        scenario, problems = read.scenario, read.problems
         servers, add, headroom = _purchase(args, scenario.catalog)
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
@@ -639,7 +654,7 @@ def _run_plan(args: argparse.Namespace) -> int:
         extra = {} if servers or args.no_harvest else plan_harvest_tables(scenario)
         try:
             write_workbook(
-                result, args.out, extra_sheets=extra, input_problems=problems, given=given
+                result, args.out, extra_sheets=extra, input_problems=problems, given=read.given
             )
         except OSError as error:
             print(f"plan: cannot write {args.out}: {error.strerror}", file=sys.stderr)

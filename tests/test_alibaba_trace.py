@@ -3,11 +3,13 @@ reported; planned through the CLI."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 
-from planner.cli import main
+from planner.cli import build_parser, main, scenario_from_args
 from planner.inputs.alibaba_trace import (
     is_node_list,
     is_pod_list,
@@ -17,6 +19,9 @@ from planner.inputs.alibaba_trace import (
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError
+from planner.methods.registry import Method
+from planner.output.export import write_workbook
+from planner.output.report import plan_scenario
 
 NODES = """sn,cpu_milli,memory_mib,gpu,model
 node-0,32000,131072,2,T4
@@ -189,6 +194,51 @@ def test_cli_workbook_and_saved_scenario_of_a_trace_plan_again(
     assert main(["plan", "--scenario", "trace", "--db", str(db), *methods]) == 0
     assert capsys.readouterr().out.splitlines() == first
     assert "1 pods without a GPU" in "\n".join(first)
+
+
+def _sheets(path: Path, titles: tuple[str, ...]) -> dict[str, list[tuple[object, ...]]]:
+    book = load_workbook(path, read_only=True)
+    return {title: list(book[title].iter_rows(values_only=True)) for title in titles}
+
+
+def test_plan_out_reads_each_input_file_once_and_keeps_the_lists_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``plan --out`` opens the node list and the pod list once each (the workbook keeps them
+    from that reading), and a plan restored from that workbook opens it once; both workbooks
+    hold the inputs exactly as a workbook written with the files as given holds them."""
+    nodes = tmp_path / "openb_node_list_gpu_node.csv"
+    pods = tmp_path / "openb_pod_list_small.csv"
+    nodes.write_text(NODES)
+    pods.write_text(PODS)
+    book, again = tmp_path / "plan.xlsx", tmp_path / "again.xlsx"
+    files = ["--inventory", str(nodes), "--workloads", str(pods)]
+    methods = ["--methods", "fractional", "--no-harvest"]
+    scenario, _ = scenario_from_args(build_parser().parse_args(["plan", *files]))
+    expected = tmp_path / "expected.xlsx"
+    write_workbook(
+        plan_scenario(scenario, methods=(Method.FRACTIONAL,)),
+        expected,
+        given={"inventory.csv": nodes.read_bytes(), "workloads.csv": pods.read_bytes()},
+    )
+    reads: Counter[str] = Counter()
+    read_bytes = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        reads[path.name] += 1
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    assert main(["plan", *files, *methods, "--out", str(book)]) == 0
+    assert main(["plan", "--from-workbook", str(book), *methods, "--out", str(again)]) == 0
+    assert {name: reads[name] for name in (nodes.name, pods.name, book.name)} == {
+        nodes.name: 1,
+        pods.name: 1,
+        book.name: 1,
+    }
+    inputs = ("Inventory", "Workloads", "Planner inputs")
+    assert _sheets(book, inputs) == _sheets(expected, inputs)
+    assert _sheets(again, inputs) == _sheets(expected, inputs)
 
 
 def test_a_list_with_a_column_missing_is_still_read_as_the_trace(
