@@ -4,15 +4,18 @@ outputs reviewed then applied, kubectl pods as workload classes, a plan workbook
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pytest
 from importer_samples import CATALOG, NVIDIA_SMI_LIST, container, kube_list, pod, sample
 from openpyxl import Workbook
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions
-from planner.inputs.importers import write_inputs_sheet
+from planner.inputs.importers import rvtools, write_inputs_sheet
 from planner.inputs.inventory import load_inventory
 from planner.inputs.workloads import load_workloads
 from planner.scenario import Scenario
@@ -142,6 +145,50 @@ def test_rvtools_hosts_take_their_gpus_from_the_cluster_the_user_gives() -> None
     assert at.subheader[0].value == "In use: export.xlsx"
     assert _metric(at, "Hosts") == "2"
     assert _metric(at, "GPUs") == "8"
+
+
+def _count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
+    opened = [0]
+    load: Callable[..., Any] = rvtools.load_workbook
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(rvtools, "load_workbook", counted)
+    return opened
+
+
+def test_a_workbook_waiting_for_apply_is_not_opened_again_on_a_rerun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a plan workbook or an RVTools export (its GPUs given) waits for Apply, or an
+    unreadable workbook is refused, a rerun that changes nothing opens no workbook: what the
+    panel shows stays the same, the refusal's words too."""
+    opened = _count_workbook_opens(monkeypatch)
+    damaged = b"PK\x03\x04 not a workbook"
+    cases = (
+        ("ui/pages/workloads.py", "workloads_upload", "plan.xlsx", _plan_workbook(Assumptions())),
+        ("ui/pages/inventory.py", "inventory_upload", "export.xlsx", _rvtools()),
+        ("ui/pages/inventory.py", "inventory_upload", "damaged.xlsx", damaged),
+    )
+    for page, key, name, data in cases:
+        at = _page(page)
+        at.file_uploader(key=key).set_value((name, data, "application/octet-stream")).run()
+        if name == "export.xlsx":
+            at.text_input(key=f"{key}_cluster_gpus").set_value("prod=L40S:4").run()
+        assert not at.exception
+        shown = ([e.value for e in at.error], [c.value for c in at.caption], len(at.button))
+        before = opened[0]
+        at.run()
+        at.run()
+        assert not at.exception
+        assert ([e.value for e in at.error], [c.value for c in at.caption], len(at.button)) == (
+            shown
+        )
+        assert opened[0] == before, name
+    assert any("damaged.xlsx cannot be used" in e for e in shown[0])
 
 
 def test_pods_can_be_regrouped_by_a_label() -> None:

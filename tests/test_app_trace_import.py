@@ -4,10 +4,17 @@ node list becomes the inventory and a pod list the workload mix, each read by th
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from planner.inputs import alibaba_trace
+from planner.inputs.importers import rvtools
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -171,3 +178,39 @@ def test_the_workbook_of_a_trace_plan_restores_the_whole_plan() -> None:
     assert at.subheader[0].value == "In use: plan.xlsx workloads"
     assert _metric(at, "Workload classes") == "2"
     assert _metric(at, "Instances") == "3"
+
+
+def test_a_trace_list_waiting_for_apply_is_not_read_again_on_a_rerun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While a pod list, or a trace plan's workbook, waits for Apply, a rerun that changes
+    nothing reads neither again: no workbook is opened and the trace's loader is not called,
+    and the review shows the same classes or hosts."""
+    calls: Counter[str] = Counter()
+
+    def counted(name: str, module: Any) -> None:
+        function: Callable[..., Any] = getattr(module, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+
+    for name in ("load_node_list", "load_pod_list"):
+        counted(name, alibaba_trace)
+    counted("load_workbook", rvtools)
+    for page, key, name, data in (
+        ("ui/pages/workloads.py", "workloads_upload", "pods.csv", PODS),
+        ("ui/pages/inventory.py", "inventory_upload", "plan.xlsx", _trace_workbook()),
+    ):
+        at = _page(page)
+        at.file_uploader(key=key).set_value((name, data, "application/octet-stream")).run()
+        assert not at.exception
+        kept = _metric(at, "Classes kept" if key == "workloads_upload" else "Hosts kept")
+        before = calls.copy()
+        at.run()
+        at.run()
+        assert not at.exception
+        assert calls == before, name
+        assert _metric(at, "Classes kept" if key == "workloads_upload" else "Hosts kept") == kept

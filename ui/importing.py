@@ -117,17 +117,54 @@ def _notes_frame(notes: Sequence[ImportNote]) -> pd.DataFrame:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@dataclass(frozen=True)
+class _Reading:
+    """What reading uploaded files gave: their preview, or why they cannot be used at all. A
+    refusal is a value here so that a rerun shows it again without reading the files again."""
+
+    shown: ImportPreview | None
+    """The preview; None when the files cannot be used (``problems``), or, for
+    ``_as_given``, when they are not a file used as given."""
+    problems: tuple[InputProblem, ...] = ()
+    """Why the files cannot be used at all (the reading's ``InputError``); empty when they can."""
+
+
 def preview(
     role: Role,
     files: tuple[session.InputFile, ...],
     own_gpus: session.InputFile | None,
     options: ImportOptions = ImportOptions(),
 ) -> ImportPreview:
-    """The uploaded ``files`` read as the inventory or the workload mix (cached on the bytes).
+    """The uploaded ``files`` read by the importers as the inventory or the workload mix (cached
+    on the bytes, the catalog's own GPU file and the options, a refusal too).
 
     Raises ``InputError`` when a file cannot be read at all.
     """
+    read = _imported(role, files, own_gpus, options)
+    if read.shown is None:
+        raise InputError(read.problems)
+    return read.shown
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _imported(
+    role: Role,
+    files: tuple[session.InputFile, ...],
+    own_gpus: session.InputFile | None,
+    options: ImportOptions,
+) -> _Reading:
+    try:
+        return _Reading(_import_preview(role, files, own_gpus, options))
+    except InputError as error:
+        return _Reading(None, error.problems)
+
+
+def _import_preview(
+    role: Role,
+    files: tuple[session.InputFile, ...],
+    own_gpus: session.InputFile | None,
+    options: ImportOptions,
+) -> ImportPreview:
     cat = planning.catalog(own_gpus)
     pairs = [(f.name, f.content) for f in files]
     workbooks = tuple(
@@ -176,19 +213,22 @@ def _replaced(
 
 
 def _trace_preview(
-    role: Role, file: session.InputFile, inputs: session.ScenarioInputs
+    role: Role,
+    file: session.InputFile,
+    inventory: session.InputFile,
+    own_gpus: session.InputFile | None,
 ) -> ImportPreview:
-    """A trace list read as the planner will read it once applied (a pod list on the inventory
-    in use); ``InputError`` when it cannot be used."""
+    """A trace list read as the planner will read it once applied (a pod list on the
+    ``inventory`` in use); ``InputError`` when it cannot be used."""
     if role == "inventory":
-        hosts = planning.read_inventory(file, inputs.own_gpus)
+        hosts = planning.read_inventory(file, own_gpus)
         frame = planning.inventory_table(hosts.inventory)
         tool, notes, problems, context = trace.NODE_LIST, hosts.notes, hosts.problems, None
     else:
-        mix = planning.read_workloads(file, inputs.inventory, inputs.own_gpus)
+        mix = planning.read_workloads(file, inventory, own_gpus)
         frame = planning.workload_table((*mix.workloads, *mix.cpu_only))
         tool, notes, problems = trace.POD_LIST, mix.notes, mix.problems
-        context = trace.pods_without_nodes(inputs.inventory)
+        context = trace.pods_without_nodes(inventory)
     return ImportPreview(
         name=file.name,
         frame=frame,
@@ -547,20 +587,43 @@ def _group_by(shown: ImportPreview, key: str) -> str | None:
     return None if chosen == "owner" else chosen
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _as_given(
+    role: Role,
+    files: tuple[session.InputFile, ...],
+    inventory: session.InputFile,
+    own_gpus: session.InputFile | None,
+) -> _Reading:
+    """The ``files`` read as a file the planner uses as given: a trace list alone, or the one a
+    lone plan workbook keeps (a pod list planned on ``inventory``); no preview when they are
+    not, and a refusal when a trace list is misplaced or a file cannot be read at all. Cached
+    on the bytes, so a rerun opens no workbook again."""
+    try:
+        misplaced = trace.misplaced(role, files)
+        if misplaced:
+            return _Reading(None, misplaced)
+        if len(files) == 1 and trace.role_of(files[0]) == role:
+            # A trace list is read by its own loader, which no option of the importers changes.
+            return _Reading(_trace_preview(role, files[0], inventory, own_gpus))
+        kept = _kept_trace_list(role, files)
+        if kept is None:
+            return _Reading(None)
+        shown = _trace_preview(role, kept, inventory, own_gpus)
+        return _Reading(replace(shown, workbooks=(files[0].name,)))
+    except InputError as error:
+        return _Reading(None, error.problems)
+
+
 def _read(
     role: Role, files: tuple[session.InputFile, ...], inputs: session.ScenarioInputs, key: str
 ) -> ImportPreview:
     """The ``files`` read as ``role``, with the options the user gives drawn where they apply;
     ``InputError`` when they cannot be used."""
-    misplaced = trace.misplaced(role, files)
-    if misplaced:
-        raise InputError(misplaced)
-    if len(files) == 1 and trace.role_of(files[0]) == role:
-        # A trace list is read by its own loader, which no option of the importers changes.
-        return _trace_preview(role, files[0], inputs)
-    kept = _kept_trace_list(role, files)
-    if kept is not None:
-        return replace(_trace_preview(role, kept, inputs), workbooks=(files[0].name,))
+    given = _as_given(role, files, inputs.inventory, inputs.own_gpus)
+    if given.problems:
+        raise InputError(given.problems)
+    if given.shown is not None:
+        return given.shown
     options = _inventory_options(key) if role == "inventory" else ImportOptions()
     shown = preview(role, files, inputs.own_gpus, options)
     group_by = _group_by(shown, key)
