@@ -455,3 +455,72 @@ def test_xml_that_cannot_be_read_is_refused(data: bytes, message: str) -> None:
     (problem,) = caught.value.problems
     assert message in problem.message
     assert "nvidia-smi -q" in problem.fix
+
+
+def _loop_log(field: str, samples: int) -> bytes:
+    """``nvidia-smi --query-gpu=timestamp,<field>,name,... --format=csv -l 1``: two H100s,
+    each GPU once per sample."""
+    ids = {"uuid": ("GPU-1b2c", "GPU-3d4e"), "pci.bus_id": ("00000000:18:00.0", "00000000:2A:00.0")}
+    rows = [f"timestamp, {field}, name, memory.total [MiB], utilization.gpu [%]"]
+    for second in range(samples):
+        for gpu in range(2):
+            identity = ids[field][gpu] if field in ids else str(gpu)
+            rows.append(
+                f"2024/05/01 10:00:{second:02d}.120, {identity}, NVIDIA H100 80GB HBM3, "
+                f"81559 MiB, {10 * second} %"
+            )
+    return ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize("field", ["uuid", "pci.bus_id", "index"])
+def test_each_gpu_of_a_sampled_query_log_is_counted_once(field: str) -> None:
+    """A log of ``nvidia-smi -l`` lists every GPU once per sample: a GPU whose UUID, bus id, or
+    index beside a timestamp a row above gave is the same GPU, counted once, and the count's
+    note says which rows were left out."""
+    read = read_nvidia_smi_query(_loop_log(field, samples=3), "gpu-01.csv", CATALOG)
+    host = _one(read)
+    count = next(f for f in host.facts if f.field == "gpus_per_host")
+    assert count.value == 2
+    assert "row 4 and 3 more repeat a GPU of a row above" in count.note.text
+    assert read.problems == ()
+
+
+def test_an_index_listed_again_without_a_timestamp_is_counted_once_and_listed() -> None:
+    """Indexes repeated with nothing to say the rows are samples (two hosts number their GPUs
+    alike): each index counted once, and a problem names the first repeated row and the fix."""
+    data = b"index, name\n0, NVIDIA L4\n1, NVIDIA L4\n0, NVIDIA L4\n1, NVIDIA L4\n"
+    read = read_nvidia_smi_query(data, "h.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (4, "index")
+    assert "GPU index 0 is listed again (first on row 2)" in problem.message
+    assert "--query-gpu=uuid,name" in problem.fix
+
+
+def test_the_same_index_on_two_hostnames_is_two_gpus() -> None:
+    """GPUs are told apart host by host: index 0 of two hostnames is two GPUs."""
+    data = b"hostname, index, name\na1, 0, NVIDIA L4\nb1, 0, NVIDIA L4\n"
+    read = read_nvidia_smi_query(data, "all.csv", CATALOG)
+    assert [_values(h)["gpus_per_host"] for h in read.hosts] == [1, 1]
+    assert read.problems == ()
+
+
+def test_runs_joined_with_their_headers_and_no_gpu_id_are_refused() -> None:
+    """Two runs pasted one after the other (the header repeats) without a column telling GPUs
+    apart: refused on the repeated header's row, not read as one host's GPUs."""
+    data = b"name, memory.total [MiB]\nNVIDIA L4, 23034 MiB\nname, memory.total [MiB]\n"
+    data += b"NVIDIA L4, 23034 MiB\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "all.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == 3
+    assert "header line is repeated" in problem.message
+    assert "a file of its own named after the host" in problem.fix
+
+
+def test_runs_joined_with_their_headers_and_uuids_count_each_gpu_once() -> None:
+    """A repeated header between two runs that give UUIDs is skipped, and each GPU counted
+    once."""
+    run = b"uuid, name\nGPU-aa11, NVIDIA L4\nGPU-bb22, NVIDIA L4\n"
+    read = read_nvidia_smi_query(run + run, "gpu-01.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2

@@ -58,11 +58,17 @@ _QUERY_ALIASES = {
     "index": "index",
     "uuid": "uuid",
     "gpu_uuid": "uuid",
+    "pci.bus_id": "pci.bus_id",
+    "gpu_bus_id": "pci.bus_id",
+    "timestamp": "timestamp",
     "hostname": "hostname",
     "host": "hostname",
 }
 """Query fields the importer uses (nvidia-smi accepts ``gpu_name`` for ``name``); others are
 ignored."""
+_GPU_IDS = ("uuid", "pci.bus_id", "index")
+"""Query fields that tell one GPU of a host from another, most telling first: a value seen again
+on the same host is the same GPU (a later sample of ``nvidia-smi -l``, or a run pasted twice)."""
 _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
 _TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
@@ -98,6 +104,8 @@ class _Gpu:
     host: str | None = None
     """The host a ``hostname`` column names; None for a single-host output."""
     instances: tuple[MigInstance, ...] = ()
+    identity: str | None = None
+    """What tells the GPU from the host's others (its UUID, PCI bus id or index), when known."""
 
 
 def _no_gpus(file: str, tool: str, fix: str) -> InputError:
@@ -187,11 +195,12 @@ def read_nvidia_smi_query(
         if problems:
             raise InputError(problems)
         raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
+    gpus, repeats = _distinct_gpus(gpus, columns, file, problems)
     locators = _Locators(
         columns["name"][1],
         columns.get("memory.total", (0, "memory.total"))[1],
         columns.get("mig.mode.current", (0, "mig.mode.current"))[1],
-        "one row per GPU",
+        f"one row per GPU{repeats}",
     )
     return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
 
@@ -205,8 +214,28 @@ def _query_gpus(
 ) -> list[_Gpu]:
     """The GPUs of a query CSV's data rows; a row that cannot be read adds a problem."""
     gpus: list[_Gpu] = []
+    header = [cell.strip() for cell in records[0]]
     for (number, _), record in zip(text.lines[1:], records[1:], strict=False):
         if not any(cell.strip() for cell in record):
+            continue
+        if [cell.strip() for cell in record] == header:
+            if not _samples_told_apart(columns):
+                raise InputError(
+                    [
+                        InputProblem(
+                            file,
+                            number,
+                            None,
+                            "the header line is repeated: the file joins several runs of "
+                            "nvidia-smi (of several hosts, or of one host again), and without "
+                            "uuid, pci.bus_id, or index with timestamp, the GPUs of one run cannot "
+                            "be told from another's",
+                            "give each host's output as a file of its own named after the host, "
+                            "or add uuid to the fields (--query-gpu=uuid,name,memory.total,"
+                            "mig.mode.current --format=csv)",
+                        )
+                    ]
+                )
             continue
         if len(record) != len(records[0]):
             problems.append(
@@ -243,8 +272,66 @@ def _query_gpus(
         mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
         index_text = cell("index")
         index = int(index_text) if index_text and index_text.isdigit() else None
-        gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname")))
+        identity = next((cell(key) for key in _GPU_IDS if cell(key) is not None), None)
+        gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname"), identity=identity))
     return gpus
+
+
+def _samples_told_apart(columns: dict[str, tuple[int, str]]) -> bool:
+    """Whether a GPU seen again is known to be the same GPU sampled again: a UUID or PCI bus id
+    names one GPU; an index does only beside a timestamp (``nvidia-smi -l``'s samples), as two
+    hosts number their GPUs alike."""
+    return "uuid" in columns or "pci.bus_id" in columns or {"index", "timestamp"} <= columns.keys()
+
+
+def _distinct_gpus(
+    gpus: list[_Gpu], columns: dict[str, tuple[int, str]], file: str, problems: list[InputProblem]
+) -> tuple[list[_Gpu], str]:
+    """Each GPU once, and the words the GPU count's note adds about rows left out.
+
+    A row whose GPU (``_GPU_IDS``) a row above already gave on the same host is the same GPU
+    again: later samples of ``nvidia-smi -l`` repeat every GPU. Only an index repeated without
+    a timestamp column to say the rows are samples is also a problem: the rows may as well be
+    another host's GPUs, which share its indexes.
+    """
+    field = next((key for key in _GPU_IDS if key in columns), None)
+    if field is None:
+        return gpus, ""
+    first: dict[tuple[str | None, str | None], int] = {}
+    distinct: list[_Gpu] = []
+    repeated: list[_Gpu] = []
+    for gpu in gpus:
+        if gpu.identity is None:
+            distinct.append(gpu)
+            continue
+        seen = first.setdefault((gpu.host, gpu.identity), gpu.line)
+        (distinct if seen == gpu.line else repeated).append(gpu)
+    if not repeated:
+        return gpus, ""
+    rows = f"row {repeated[0].line}" + (
+        f" and {len(repeated) - 1} more" if len(repeated) > 1 else ""
+    )
+    written = columns[field][1]
+    if not _samples_told_apart(columns):
+        again = repeated[0]
+        problems.append(
+            InputProblem(
+                file,
+                again.line,
+                written,
+                f"GPU index {again.identity} is listed again (first on row "
+                f"{first[again.host, again.identity]}); {rows} repeat an index of a row above: "
+                "a second run on the same host, or another host's GPUs; each index is counted "
+                "once",
+                "give each host's output as a file of its own named after the host, or add uuid "
+                "to the fields (--query-gpu=uuid,name,memory.total,mig.mode.current "
+                "--format=csv), which tells a GPU sampled again from another GPU",
+            )
+        )
+    return distinct, (
+        f"; {rows} repeat a GPU of a row above (same {written}): later samples, each GPU "
+        "counted once"
+    )
 
 
 _NAME_SHAPE = re.compile(
