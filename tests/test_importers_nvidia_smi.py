@@ -493,7 +493,7 @@ def test_an_index_listed_again_without_a_timestamp_is_counted_once_and_listed() 
     assert _values(_one(read))["gpus_per_host"] == 2
     (problem,) = read.problems
     assert (problem.row, problem.column) == (4, "index")
-    assert "GPU index 0 is listed again (first on row 2)" in problem.message
+    assert "GPU 0 is listed again (first on row 2)" in problem.message
     assert "--query-gpu=uuid,name" in problem.fix
 
 
@@ -524,3 +524,37 @@ def test_runs_joined_with_their_headers_and_uuids_count_each_gpu_once() -> None:
     run = b"uuid, name\nGPU-aa11, NVIDIA L4\nGPU-bb22, NVIDIA L4\n"
     read = read_nvidia_smi_query(run + run, "gpu-01.csv", CATALOG)
     assert _values(_one(read))["gpus_per_host"] == 2
+
+
+def test_an_index_given_again_with_another_uuid_is_refused_as_two_hosts() -> None:
+    """GPU 0 twice with two UUIDs is two hosts' outputs joined: refused on the second's row,
+    rather than read as one host with both."""
+    data = b"index, uuid, name\n0, GPU-aa11, NVIDIA L4\n0, GPU-bb22, NVIDIA L4\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "all.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.column) == (3, "uuid")
+    assert "the outputs of two hosts are joined" in problem.message
+
+
+LIST = b"GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-aa11)\n"
+LIST += b"  MIG 3g.40gb     Device  0: (UUID: MIG-cc33)\n"
+LIST += b"GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-bb22)\n"
+
+
+def test_a_list_pasted_twice_counts_each_gpu_and_instance_once() -> None:
+    """``nvidia-smi -L`` run twice into one file: each UUID is one GPU, with its MIG devices
+    counted once."""
+    host = _one(read_nvidia_smi_list(LIST + LIST, "gpu-01.txt", CATALOG))
+    assert _values(host)["gpus_per_host"] == 2
+    assert [len(gpu.instances) for gpu in host.mig_layout] == [1]
+
+
+def test_two_hosts_lists_joined_are_refused() -> None:
+    """Two hosts' ``-L`` lists in one file (GPU 0 again, another UUID): refused naming the row."""
+    other = LIST.replace(b"GPU-aa11", b"GPU-dd44").replace(b"GPU-bb22", b"GPU-ee55")
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_list(LIST + other, "all.txt", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == 4
+    assert "GPU-dd44" in problem.message

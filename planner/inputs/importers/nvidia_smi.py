@@ -67,12 +67,13 @@ _QUERY_ALIASES = {
 """Query fields the importer uses (nvidia-smi accepts ``gpu_name`` for ``name``); others are
 ignored."""
 _GPU_IDS = ("uuid", "pci.bus_id", "index")
-"""Query fields that tell one GPU of a host from another, most telling first: a value seen again
-on the same host is the same GPU (a later sample of ``nvidia-smi -l``, or a run pasted twice)."""
+"""Query fields that tell one GPU of a host from another, most telling first."""
 _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
 _TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
-_GPU_LINE = re.compile(r"^GPU\s+(?P<index>\d+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*[^)]*\))?\s*$")
+_GPU_LINE = re.compile(
+    r"^GPU\s+(?P<index>\d+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)]*?)\s*\))?\s*$"
+)
 _MIG_LINE = re.compile(
     r"^\s+MIG\s+(?P<profile>\S+)\s+Device\s+(?P<device>\d+):\s*(?:\(UUID:\s*[^)]*\))?\s*$"
 )
@@ -105,7 +106,7 @@ class _Gpu:
     """The host a ``hostname`` column names; None for a single-host output."""
     instances: tuple[MigInstance, ...] = ()
     identity: str | None = None
-    """What tells the GPU from the host's others (its UUID, PCI bus id or index), when known."""
+    """The GPU's UUID (or PCI bus id), which no other GPU has; None when the output omits it."""
 
 
 def _no_gpus(file: str, tool: str, fix: str) -> InputError:
@@ -195,7 +196,14 @@ def read_nvidia_smi_query(
         if problems:
             raise InputError(problems)
         raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
-    gpus, repeats = _distinct_gpus(gpus, columns, file, problems)
+    field = next((key for key in _GPU_IDS if key in columns), None)
+    gpus, repeats = _distinct_gpus(
+        gpus,
+        None if field is None else columns[field][1],
+        _samples_told_apart(columns),
+        file,
+        problems,
+    )
     locators = _Locators(
         columns["name"][1],
         columns.get("memory.total", (0, "memory.total"))[1],
@@ -272,7 +280,7 @@ def _query_gpus(
         mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
         index_text = cell("index")
         index = int(index_text) if index_text and index_text.isdigit() else None
-        identity = next((cell(key) for key in _GPU_IDS if cell(key) is not None), None)
+        identity = cell("uuid") or cell("pci.bus_id")
         gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname"), identity=identity))
     return gpus
 
@@ -285,52 +293,70 @@ def _samples_told_apart(columns: dict[str, tuple[int, str]]) -> bool:
 
 
 def _distinct_gpus(
-    gpus: list[_Gpu], columns: dict[str, tuple[int, str]], file: str, problems: list[InputProblem]
+    gpus: list[_Gpu], written: str | None, told_apart: bool, file: str, problems: list[InputProblem]
 ) -> tuple[list[_Gpu], str]:
-    """Each GPU once, and the words the GPU count's note adds about rows left out.
+    """Each GPU of each host once, and the words the GPU count's note adds about rows left out.
 
-    A row whose GPU (``_GPU_IDS``) a row above already gave on the same host is the same GPU
-    again: later samples of ``nvidia-smi -l`` repeat every GPU. Only an index repeated without
-    a timestamp column to say the rows are samples is also a problem: the rows may as well be
-    another host's GPUs, which share its indexes.
+    A GPU a line above already gave on the same host (same UUID or bus id, else same index) is
+    the same GPU again: later samples of ``nvidia-smi -l`` repeat every GPU, and so does a run
+    pasted twice. ``told_apart`` says the repeats are known to be samples (a UUID, a bus id, or
+    an index beside a timestamp); else an index given again is also a problem, as another
+    host's GPUs share its indexes. An index given again with another UUID is another host's GPU
+    for sure, and the output is refused: its GPUs cannot be given to their hosts.
     """
-    field = next((key for key in _GPU_IDS if key in columns), None)
-    if field is None:
-        return gpus, ""
-    first: dict[tuple[str | None, str | None], int] = {}
+    first: dict[tuple[str | None, str], int] = {}
+    by_index: dict[tuple[str | None, int], _Gpu] = {}
     distinct: list[_Gpu] = []
     repeated: list[_Gpu] = []
     for gpu in gpus:
-        if gpu.identity is None:
+        earlier = None if gpu.index is None else by_index.setdefault((gpu.host, gpu.index), gpu)
+        if (
+            earlier is not None
+            and None not in (earlier.identity, gpu.identity)
+            and earlier.identity != gpu.identity
+        ):
+            raise InputError([_two_hosts(file, earlier, gpu, written)])
+        key = gpu.identity or (None if gpu.index is None else f"GPU {gpu.index}")
+        if key is None:
             distinct.append(gpu)
             continue
-        seen = first.setdefault((gpu.host, gpu.identity), gpu.line)
+        seen = first.setdefault((gpu.host, key), gpu.line)
         (distinct if seen == gpu.line else repeated).append(gpu)
     if not repeated:
         return gpus, ""
     rows = f"row {repeated[0].line}" + (
         f" and {len(repeated) - 1} more" if len(repeated) > 1 else ""
     )
-    written = columns[field][1]
-    if not _samples_told_apart(columns):
+    if not told_apart:
         again = repeated[0]
         problems.append(
             InputProblem(
                 file,
                 again.line,
                 written,
-                f"GPU index {again.identity} is listed again (first on row "
-                f"{first[again.host, again.identity]}); {rows} repeat an index of a row above: "
-                "a second run on the same host, or another host's GPUs; each index is counted "
-                "once",
+                f"GPU {again.index} is listed again (first on row "
+                f"{first[again.host, f'GPU {again.index}']}); {rows} repeat a GPU of a row "
+                "above: a second run on the same host, or another host's GPUs; each GPU is "
+                "counted once",
                 "give each host's output as a file of its own named after the host, or add uuid "
                 "to the fields (--query-gpu=uuid,name,memory.total,mig.mode.current "
                 "--format=csv), which tells a GPU sampled again from another GPU",
             )
         )
     return distinct, (
-        f"; {rows} repeat a GPU of a row above (same {written}): later samples, each GPU "
-        "counted once"
+        f"; {rows} repeat a GPU of a row above (same {written}): later samples or the same "
+        "run again, each GPU counted once"
+    )
+
+
+def _two_hosts(file: str, earlier: _Gpu, gpu: _Gpu, written: str | None) -> InputProblem:
+    return InputProblem(
+        file,
+        gpu.line,
+        written,
+        f"GPU {gpu.index} is listed again with another UUID ({gpu.identity}; row {earlier.line} "
+        f"gave {earlier.identity}): the outputs of two hosts are joined in one file",
+        "give each host's output as a file of its own named after the host",
     )
 
 
@@ -481,7 +507,10 @@ def read_nvidia_smi_list(
         gpu = _GPU_LINE.match(line)
         mig = _MIG_LINE.match(line)
         if gpu:
-            gpus.append(_Gpu(int(gpu.group("index")), gpu.group("name"), None, None, number))
+            uuid = gpu.group("uuid") or None
+            gpus.append(
+                _Gpu(int(gpu.group("index")), gpu.group("name"), None, None, number, identity=uuid)
+            )
         elif mig and gpus:
             last = gpus[-1]
             gpus[-1] = _Gpu(
@@ -492,6 +521,7 @@ def read_nvidia_smi_list(
                 last.line,
                 None,
                 (*last.instances, MigInstance(_profile(mig.group("profile")), None)),
+                last.identity,
             )
         else:
             problems.append(
@@ -513,7 +543,8 @@ def read_nvidia_smi_list(
                 ),
             ]
         )
-    locators = _Locators("GPU line", "", _MIG_LINES, "one GPU line per GPU")
+    gpus, repeats = _distinct_gpus(gpus, "GPU line", all(g.identity for g in gpus), file, problems)
+    locators = _Locators("GPU line", "", _MIG_LINES, f"one GPU line per GPU{repeats}")
     return _hosts_read(file, LIST_TOOL, text, gpus, catalog, host_name, locators, problems)
 
 
