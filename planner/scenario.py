@@ -49,13 +49,21 @@ class LoadedMix:
     """The pod list as read, when the file is one."""
 
 
-def load_hosts(file: tuple[str, bytes], catalog: Catalog) -> Loaded[LoadedHosts]:
+def load_hosts(
+    file: tuple[str, bytes],
+    catalog: Catalog,
+    *,
+    own_gpus_at: str = alibaba_trace.OWN_GPUS_OPTION,
+) -> Loaded[LoadedHosts]:
     """The inventory file ``(name, bytes)``: a list of Alibaba's GPU-sharing trace (its nodes,
-    the models the catalog lacks added), else a planner CSV. Raises ``InputError`` when the file
-    cannot be used."""
+    the models the catalog lacks added, each noted with where the user gives their own GPU
+    models: ``own_gpus_at``), else a planner CSV. Raises ``InputError`` when the file cannot be
+    used."""
     name, data = file
     if alibaba_trace.is_node_list(data):
-        loaded = alibaba_trace.load_node_list(data, catalog, file_name=name)
+        loaded = alibaba_trace.load_node_list(
+            data, catalog, file_name=name, own_gpus_at=own_gpus_at
+        )
         cluster = loaded.value
         return Loaded(LoadedHosts(cluster.inventory, cluster.catalog, cluster), loaded.problems)
     hosts = load_inventory(data, catalog, file_name=name)

@@ -73,9 +73,9 @@ def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: 
 def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
     catalog: Catalog,
 ) -> None:
-    """G2 and P100 are not in the catalog: one note each names the model, its nodes and the
-    figures it was taken as (guesses for G2, the datasheet for P100); T4 gets none. They were
-    added to the catalog in silence."""
+    """G2 and P100 are not in the catalog: one note each names the model, its nodes, the
+    figures it was taken as (guesses for G2, the datasheet for P100) and where to give its own
+    (the command line's option unless the caller names another place); T4 gets none."""
     nodes = NODES + "node-3,64000,262144,8,G2\n"
     notes = load_node_list(nodes.encode(), catalog, file_name="nodes.csv").value.notes
     assert notes == (
@@ -85,6 +85,12 @@ def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
         "GPU model 'P100' (1 node(s), first on row 4) is not in the catalog: taken as a GPU of "
         "16 GiB, 250 W and 18.7 TFLOPS FP16 (from its datasheet), price unknown; give it as "
         "your own GPU model (--catalog-extra) to set its figures",
+    )
+    elsewhere = load_node_list(
+        nodes.encode(), catalog, file_name="nodes.csv", own_gpus_at="the GPU models page"
+    ).value.notes
+    assert elsewhere == tuple(
+        note.replace("(--catalog-extra)", "(the GPU models page)") for note in notes
     )
 
 

@@ -57,7 +57,8 @@ def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
 
 def test_a_node_list_waits_with_its_assumptions_and_bad_rows_then_is_the_inventory() -> None:
     """A node list is read as the trace's, says what it assumed (the model G2 the catalog lacks,
-    the cluster no column gives) and lists the refused row with file, row, column and why; it
+    to be given on this page's own-GPU section, not with a command-line option; the cluster no
+    column gives) and lists the refused row with file, row, column and why; it
     waits for Apply, and then its 2 usable nodes are the inventory, the notes still shown."""
     at = _page("ui/pages/inventory.py")
     _upload(at, "inventory_upload", "nodes.csv", NODES)
@@ -66,6 +67,8 @@ def test_a_node_list_waits_with_its_assumptions_and_bad_rows_then_is_the_invento
     assert at.subheader[0].value == "In use: the bundled sample"
     summary = "\n".join(m.value for m in at.markdown)
     assert "GPU model 'G2' (1 node(s), first on row 3) is not in the catalog" in summary
+    assert "give it as your own GPU model (Inventory page: Add your own GPU models)" in summary
+    assert "--catalog-extra" not in summary
     assert "cluster assumed = openb" in summary
     (refused,) = _problems(at).to_dict("records")
     assert (refused["file"], refused["row"], refused["column"]) == ("nodes.csv", 4, "gpu")

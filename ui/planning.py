@@ -155,7 +155,7 @@ class ReadInventory:
 def read_inventory(file: InputFile, own_gpus: InputFile | None) -> ReadInventory:
     """The inventory ``file``: a trace node list through the trace's loader, else a planner CSV
     (``planner.scenario.load_hosts``); ``InputError`` when unusable."""
-    loaded = load_hosts((file.name, file.content), catalog(own_gpus))
+    loaded = load_hosts((file.name, file.content), catalog(own_gpus), own_gpus_at=trace.OWN_GPUS_AT)
     hosts = loaded.value
     notes = () if hosts.cluster is None else trace.node_notes(file.name, hosts.cluster)
     return ReadInventory(hosts.catalog, hosts.inventory, loaded.problems, notes)

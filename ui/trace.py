@@ -21,6 +21,7 @@ from ui.session import InputFile
 
 __all__ = [
     "NODE_LIST",
+    "OWN_GPUS_AT",
     "POD_LIST",
     "misplaced",
     "node_notes",
@@ -33,8 +34,9 @@ NODE_LIST = "Alibaba GPU-sharing trace node list"
 """The tool a node list is read as, in the import panel's words."""
 POD_LIST = "Alibaba GPU-sharing trace pod list"
 """The tool a pod list is read as."""
-_CLI_OWN = "(--catalog-extra)"
-_UI_OWN = "(Inventory page: Add your own GPU models)"
+OWN_GPUS_AT = "Inventory page: Add your own GPU models"
+"""Where the dashboard takes the user's own GPU models (the Inventory page's section), as a node
+list's notes name it."""
 _PAGE = {"inventory": "Inventory", "workloads": "Workloads"}
 
 
@@ -91,8 +93,8 @@ def _one(values: Sequence[object]) -> str:
 
 def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
     """What reading the node list ``file`` gave and assumed: hosts and GPUs read, each model the
-    catalog lacked (taken as the loader's figures), and the host fields the trace has no column
-    for."""
+    catalog lacked (taken as the loader's figures; read with ``OWN_GPUS_AT``, a note names where
+    to give its own), and the host fields the trace has no column for."""
     hosts = cluster.inventory.hosts
     read = ImportNote(
         file,
@@ -104,10 +106,8 @@ def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
         "read",
         "one host per node: cores = cpu_milli / 1000, RAM = memory_mib / 1024",
     )
-    # The loader's notes name the command line's option; the dashboard's is on this page.
     models = [
-        ImportNote(file, None, "model", "", "", "", "assumed", note.replace(_CLI_OWN, _UI_OWN))
-        for note in cluster.notes
+        ImportNote(file, None, "model", "", "", "", "assumed", note) for note in cluster.notes
     ]
     unsaid = "the trace has no column for it"
     fields = [

@@ -44,6 +44,7 @@ from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
 
 __all__ = [
     "NODE_COLUMNS",
+    "OWN_GPUS_OPTION",
     "POD_COLUMNS",
     "TraceCluster",
     "TracePods",
@@ -63,6 +64,9 @@ MIB_PER_GIB = 1024
 MILLI = 1000
 CLUSTER = "openb"
 """``Host.cluster`` of the trace's nodes."""
+OWN_GPUS_OPTION = "--catalog-extra"
+"""Where a user of the command line gives their own GPU models: how a node list's notes name
+it unless told otherwise."""
 
 _TRACE_MODELS: dict[str, tuple[float, float, float, str]] = {
     "P100": (16.0, 250.0, 18.7, "NVIDIA Tesla P100 PCIe 16 GB datasheet"),
@@ -169,12 +173,18 @@ def _parse_row(
 
 
 def load_node_list(
-    source: Path | str | bytes, catalog: Catalog, *, file_name: str | None = None
+    source: Path | str | bytes,
+    catalog: Catalog,
+    *,
+    file_name: str | None = None,
+    own_gpus_at: str = OWN_GPUS_OPTION,
 ) -> Loaded[TraceCluster]:
     """Read a trace node list into Kubernetes hosts and the catalog extended with its models.
 
-    Bad rows are listed in ``Loaded.problems`` (file, row, column, fix) and skipped; raises
-    ``InputError`` when a column is missing or no row is usable.
+    ``own_gpus_at``: where the user gives their own GPU models, as the note on each model the
+    catalog lacked names it (the command line's option unless told otherwise). Bad rows are
+    listed in ``Loaded.problems`` (file, row, column, fix) and skipped; raises ``InputError``
+    when a column is missing or no row is usable.
     """
     name = source_name(source, file_name, "openb_node_list_gpu_node.csv")
     table = read_csv_table(source, name)
@@ -223,19 +233,22 @@ def load_node_list(
         )
     if not hosts:
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
-    notes = tuple(_added_model_note(gpus[model], rows) for model, rows in added.items())
+    notes = tuple(
+        _added_model_note(gpus[model], rows, own_gpus_at) for model, rows in added.items()
+    )
     cluster = TraceCluster(Inventory(tuple(hosts)), replace(catalog, gpus=gpus), notes)
     return Loaded(cluster, tuple(problems))
 
 
-def _added_model_note(model: GpuModel, rows: Sequence[Row]) -> str:
-    """What a trace model the catalog lacked was taken as, and on which nodes."""
+def _added_model_note(model: GpuModel, rows: Sequence[Row], own_gpus_at: str) -> str:
+    """What a trace model the catalog lacked was taken as, on which nodes, and where the user
+    gives its figures (``own_gpus_at``)."""
     guessed = "guesses" if model.name not in _TRACE_MODELS else "from its datasheet"
     return (
         f"GPU model '{model.name}' ({len(rows)} node(s), first on row {rows[0].number}) is not "
         f"in the catalog: taken as a GPU of {model.memory_gib:g} GiB, {model.tdp_w:g} W and "
         f"{model.fp16_tflops:g} TFLOPS FP16 ({guessed}), price unknown; give it as your own "
-        "GPU model (--catalog-extra) to set its figures"
+        f"GPU model ({own_gpus_at}) to set its figures"
     )
 
 
