@@ -218,6 +218,21 @@ def test_blank_lines_count_as_rows(catalog: Catalog) -> None:
     assert problem.row == 4
 
 
+def test_a_header_repeated_by_joined_files_is_one_problem_and_both_parts_load(
+    catalog: Catalog,
+) -> None:
+    """Two files joined one after the other repeat the header: that row is one problem saying
+    so (not one per cell), and the hosts of both parts load."""
+    data = _csv("a,x,L4,2,32,256,25,no", HEADER.replace("gpu_model", "GPU Model"))
+    data += b"b,x,L4,2,32,256,25,no\n"
+    loaded = load_inventory(data, catalog)
+    assert [h.name for h in loaded.value.hosts] == ["a", "b"]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (3, None)
+    assert "header row is repeated" in problem.message
+    assert problem.fix == "delete this row"
+
+
 def test_unknown_column_is_reported_but_not_fatal(catalog: Catalog) -> None:
     """A misspelt optional column ('mig_enable') is reported with the right name; rows load."""
     data = _csv("a,x,A30,4,32,256,25,no,no", header=HEADER + ",mig_enable")

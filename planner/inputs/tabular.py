@@ -306,6 +306,19 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
         if not any(cell.strip() for cell in record):
             continue
         number = index + 1
+        if [normalise_column(cell) for cell in record[:width]] == names:
+            # Files joined one after the other repeat their header; it is no data row.
+            row_problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    f"the header row is repeated here (row {header_index + 1} is the header): "
+                    "files joined one after the other",
+                    "delete this row",
+                )
+            )
+            continue
         extra = record[width:]
         if any(c.strip() for c in extra) or len(extra) > len(written) - width:
             row_problems.append(
