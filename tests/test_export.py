@@ -204,3 +204,36 @@ def test_workload_inputs_keep_their_units() -> None:
     assert row["Busy [%]"].number_format == "0.0%"
     assert row["GPU memory per instance [GiB]"].value == 40.0
     assert row["GPU memory per instance [GiB]"].number_format == "0.0"
+
+
+def test_the_workloads_sheet_lists_a_pod_lists_pods_without_gpu_marked_as_such() -> None:
+    """A pod list's class of pods without GPU is on the Workloads sheet after the GPU classes,
+    with 0 GPUs per instance and a note saying it takes node cores and RAM only and is not in
+    the GPU figures; the GPU classes carry no note, and the restored inputs keep the pod."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.importers import read_plan_inputs
+    from planner.output.export import WITHOUT_GPU_NOTE
+    from planner.output.report import plan_scenario
+    from planner.scenario import load_scenario
+
+    nodes = b"sn,cpu_milli,memory_mib,gpu,model\nnode-0,32000,131072,2,T4\n"
+    pods = (
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        b"gpu-0,4000,8192,1,1000\n"
+        b"cpu-0,2000,4096,0,0\n"
+        b"cpu-1,2000,4096,0,0\n"
+    )
+    given = {"inventory.csv": nodes, "workloads.csv": pods}
+    read = load_scenario(("nodes.csv", nodes), ("pods.csv", pods), load_catalog()).value
+    data = workbook_bytes(plan_scenario(read, methods=(Method.FRACTIONAL,)), given=given)
+    rows = list(load_workbook(io.BytesIO(data))["Workloads"].iter_rows(values_only=True))
+    header = rows[0]
+    cells = [dict(zip(header, row, strict=True)) for row in rows[1:]]
+    assert header[-1] == "Note"
+    assert [(c["Workload"], c["Instances"], c["GPUs per instance"], c["Note"]) for c in cells] == [
+        ("gpu1x1000-cpu4000-mem8192", 1, 1, None),
+        ("cpu2000-mem4096", 2, 0, WITHOUT_GPU_NOTE),
+    ]
+    assert cells[1]["vCPUs per instance"] == 2
+    assert "without GPU" in WITHOUT_GPU_NOTE
+    assert "cpu-1,2000,4096,0,0" in read_plan_inputs(data).workloads_csv.decode()

@@ -39,6 +39,7 @@ __all__ = [
     "FORMULA_PREFIXES",
     "INPUT_PROBLEMS_SHEET",
     "OVERVIEW_SHEET",
+    "WITHOUT_GPU_NOTE",
     "question_text",
     "sheet_name",
     "sheet_parts",
@@ -51,6 +52,12 @@ __all__ = [
 
 INPUT_PROBLEMS_SHEET = "Input problems"
 """The sheet listing every input row the plan skipped, with file, row, column, reason and fix."""
+
+WITHOUT_GPU_NOTE = (
+    "without GPU: planned on node cores and RAM only, by the methods that place pods on "
+    "Kubernetes nodes; not counted in the GPU figures"
+)
+"""The Workloads sheet's note on a class of pods that use no GPU (a trace pod list's)."""
 
 _FORBIDDEN_IN_SHEET_NAMES = str.maketrans(dict.fromkeys("[]:*?/\\", " "))
 
@@ -247,6 +254,18 @@ def _records(values: Sequence[Any]) -> pd.DataFrame:
     )
 
 
+def _workloads(plan: ScenarioPlan) -> pd.DataFrame:
+    """The Workloads sheet: the classes that use a GPU, then the classes of pods without GPU
+    (``gpus`` 0), each of those marked in a ``note`` column (only when there are any)."""
+    scenario = plan.scenario
+    frame = _records((*scenario.workloads, *scenario.cpu_only))
+    if scenario.cpu_only:
+        frame["note"] = [None] * len(scenario.workloads) + [WITHOUT_GPU_NOTE] * len(
+            scenario.cpu_only
+        )
+    return frame
+
+
 def _meaning(about: Fact) -> str:
     """An assumption's meaning with its range and, for a guess, a note to replace it."""
     extra = [f"range {about.range_text}"] if about.range_text else []
@@ -308,7 +327,8 @@ def write_workbook(
     Recommended plan, Input problems (every input row that was skipped and every other problem
     of ``input_problems``: file, row, column, problem, fix; its header alone when nothing was
     skipped), one Placement sheet per method, Not placed (with reasons), Costs, Utilisation (per
-    GPU), Slowdown, Inventory and Workloads (the inputs as used), Assumptions (value, unit,
+    GPU), Slowdown, Inventory and Workloads (the inputs as used; a pod list's classes without GPU
+    listed too, with 0 GPUs and ``WITHOUT_GPU_NOTE``), Assumptions (value, unit,
     whether it is a default; performance constants the user overrode), Performance model (every
     constant: value in use, default, whether overridden, whether a guess, unit, meaning,
     source), then ``extra_sheets`` in order, and last ``Planner inputs``, which the planner
@@ -345,8 +365,7 @@ def write_workbook(
         # Sizing opens hosts of one type; show those the plans could use, not the inventory.
         hosts = tuple({h.name: h for r in plan.results for h in r.plan.hosts}.values())
     _table_sheet(book, "Inventory", _records(hosts), freeze="B2", overrides=_INVENTORY_HEADERS)
-    workloads = _records(plan.scenario.workloads)
-    _table_sheet(book, "Workloads", workloads, freeze="B2", overrides=_WORKLOAD_HEADERS)
+    _table_sheet(book, "Workloads", _workloads(plan), freeze="B2", overrides=_WORKLOAD_HEADERS)
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
