@@ -558,3 +558,17 @@ def test_two_hosts_lists_joined_are_refused() -> None:
     (problem,) = caught.value.problems
     assert problem.row == 4
     assert "GPU-dd44" in problem.message
+
+
+def test_a_list_with_a_uuid_missing_and_a_gpu_given_again_lists_the_repeat() -> None:
+    """A hand-edited ``-L`` where one GPU lost its UUID: the UUIDs no longer say the repeats are
+    samples, so the GPU given again is counted once and listed with the row that first gave
+    it."""
+    data = (
+        b"GPU 0: NVIDIA L4 (UUID: GPU-aa11)\nGPU 1: NVIDIA L4\nGPU 0: NVIDIA L4 (UUID: GPU-aa11)\n"
+    )
+    read = read_nvidia_smi_list(data, "gpu-01.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert problem.row == 3
+    assert "first on row 1" in problem.message

@@ -307,7 +307,8 @@ def _distinct_gpus(
     first: dict[tuple[str | None, str], int] = {}
     by_index: dict[tuple[str | None, int], _Gpu] = {}
     distinct: list[_Gpu] = []
-    repeated: list[_Gpu] = []
+    repeated: list[tuple[_Gpu, int]] = []
+    """Each GPU given again, with the row that first gave it."""
     for gpu in gpus:
         earlier = None if gpu.index is None else by_index.setdefault((gpu.host, gpu.index), gpu)
         if (
@@ -321,23 +322,25 @@ def _distinct_gpus(
             distinct.append(gpu)
             continue
         seen = first.setdefault((gpu.host, key), gpu.line)
-        (distinct if seen == gpu.line else repeated).append(gpu)
+        if seen == gpu.line:
+            distinct.append(gpu)
+        else:
+            repeated.append((gpu, seen))
     if not repeated:
         return gpus, ""
-    rows = f"row {repeated[0].line}" + (
+    rows = f"row {repeated[0][0].line}" + (
         f" and {len(repeated) - 1} more" if len(repeated) > 1 else ""
     )
     if not told_apart:
-        again = repeated[0]
+        again, seen = repeated[0]
         problems.append(
             InputProblem(
                 file,
                 again.line,
                 written,
-                f"GPU {again.index} is listed again (first on row "
-                f"{first[again.host, f'GPU {again.index}']}); {rows} repeat a GPU of a row "
-                "above: a second run on the same host, or another host's GPUs; each GPU is "
-                "counted once",
+                f"GPU {again.index} is listed again (first on row {seen}); {rows} repeat a "
+                "GPU of a row above: a second run on the same host, or another host's GPUs; "
+                "each GPU is counted once",
                 "give each host's output as a file of its own named after the host, or add uuid "
                 "to the fields (--query-gpu=uuid,name,memory.total,mig.mode.current "
                 "--format=csv), which tells a GPU sampled again from another GPU",
