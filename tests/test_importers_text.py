@@ -62,3 +62,16 @@ def test_given_host_name_wins_over_prompt_and_file() -> None:
     assert name_host(text, "box3")[:2] == ("box3", "read")
     assert name_host(text, None)[:2] == ("box1", "derived")
     assert name_host(tool_text(b"GPU 0: X\n", "box2.txt"), None)[:2] == ("box2", "assumed")
+
+
+def test_latin1_bytes_are_refused_naming_their_line_and_both_ways_to_save_utf8() -> None:
+    """A Latin-1 'é' on line 3 (a CSV saved by Excel as plain 'CSV'): refused on row 3, the byte
+    shown, with how to save UTF-8 from a shell and from Excel."""
+    data = "host,gpu_model\na,L4\nb\u00e9,L4\n".encode("latin-1")
+    with pytest.raises(InputError) as caught:
+        tool_text(data, "inventory.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("inventory.csv", 3)
+    assert "byte E9 cannot be decoded" in problem.message
+    assert "> file.txt" in problem.fix
+    assert "CSV UTF-8" in problem.fix

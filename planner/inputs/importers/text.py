@@ -39,14 +39,17 @@ def decode_text(data: bytes, file: str) -> str:
         else:
             text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
+        bad = data[error.start : error.end]
         raise InputError(
             [
                 InputProblem(
                     file,
+                    data.count(b"\n", 0, error.start) + 1,
                     None,
-                    None,
-                    f"not UTF-8 text (byte {error.start} cannot be decoded)",
-                    "save the tool's output as UTF-8 text (redirect it with > file.txt)",
+                    f"not UTF-8 text: byte {bad.hex(' ').upper()} cannot be decoded (a character "
+                    "saved in another encoding, such as Latin-1 or Windows-1252)",
+                    "save it as UTF-8: redirect a tool's output with > file.txt, or in Excel "
+                    "use File > Save As > CSV UTF-8",
                 )
             ]
         ) from None
