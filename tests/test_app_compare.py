@@ -18,6 +18,7 @@ from planner.inputs.inventory import ServerType
 from planner.methods.registry import Method
 from planner.output.report import plan_scenario, size_cluster
 from ui import components, definitions, planning, session
+from ui import tables as ui_tables
 
 TIMEOUT_S = 180
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -43,7 +44,7 @@ def _markdown(at: AppTest) -> str:
 
 def _key_figure_tables(at: AppTest) -> list[Any]:
     """The key-figure tables on the page, VMs' methods first (each a dataframe element)."""
-    keys = ["compare_key_figures", "compare_key_figures_1"]
+    keys = ["compare_key_figures", "compare_key_figures_pods"]
     return [at.get_by_key(key).dataframe[0] for key in keys if at.get_by_key(key) is not None]
 
 
@@ -94,6 +95,22 @@ def test_key_figures_show_every_name_and_figure_in_full() -> None:
             heading = columns[name].get("label", name)
             assert len(heading) * 6 + 16 <= columns[name]["width"], heading
             assert columns[name].get("help", name) == name
+
+
+def test_each_key_figure_table_is_keyed_by_the_methods_it_shows() -> None:
+    """The key figures of the VMs' and GPU servers' methods are under ``compare_key_figures``
+    and those of the Kubernetes pods' methods under ``compare_key_figures_pods``, each with the
+    recommended plan first, as the planner's plan groups them."""
+    at = _app().run()
+    plan = planning.scenario_plan(session.sample_inputs(), session.Question())
+    groups = dict(ui_tables.key_figure_groups(plan))
+    for key, group in (
+        ("compare_key_figures", ui_tables.VMS),
+        ("compare_key_figures_pods", ui_tables.PODS),
+    ):
+        shown = at.get_by_key(key).dataframe[0].value
+        assert list(shown.columns) == ["figure", *groups[group]], key
+        assert shown.columns[1] == "Recommended plan"
 
 
 def test_each_class_s_reason_is_shown_whole() -> None:

@@ -226,11 +226,13 @@ key_figures = tables.key_figures(plan, comparison).set_index("figure")
 # rows' figure names ('Cost per placed instan…') and solve times at 1,280 px. The plans come in
 # two tables of at most five columns (820 px at 1,280 px), so none scrolls sideways.
 figure_column = st.column_config.TextColumn("figure", width=KEY_FIGURE_NAME_PX, pinned=True)
-for number, (group, labels) in enumerate(tables.key_figure_groups(plan)):
+# Each table keyed by the methods it shows, whichever tables the plan has.
+KEY_FIGURE_TABLES = {tables.VMS: "compare_key_figures", tables.PODS: "compare_key_figures_pods"}
+for group, labels in tables.key_figure_groups(plan):
     st.markdown(f"**{group}**")
     components.table(
         key_figures[list(labels)].reset_index(),
-        key="compare_key_figures" if number == 0 else f"compare_key_figures_{number}",
+        key=KEY_FIGURE_TABLES[group],
         max_rows=None,
         column_config={
             "figure": figure_column,
