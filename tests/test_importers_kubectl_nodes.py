@@ -234,3 +234,74 @@ def test_an_unreadable_gpu_label_is_a_problem_naming_it(label: str, value: str) 
     (problem,) = read.problems
     assert problem.column == f"node gpu-1: metadata.labels.{label}"
     assert f"'{value}' is not a whole number" in problem.message
+
+
+def test_renamed_shared_resource_is_read_when_the_whole_gpu_resource_is_zero() -> None:
+    """Time-slicing with renameByDefault advertises nvidia.com/gpu.shared and leaves
+    nvidia.com/gpu at 0: 32 shared replicas over 8 per GPU are 4 GPUs, not 1."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-SHARED",
+        "nvidia.com/gpu.replicas": "8",
+        "nvidia.com/gpu.sharing-strategy": "time-slicing",
+    }
+    extra = {"nvidia.com/gpu": "0", "nvidia.com/gpu.shared": "32"}
+    read = read_kubectl_nodes(kube_list(node("s", labels, extra=extra)), "n.json", CATALOG)
+    gpus = _one(read).get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (4, "derived")
+    assert gpus.note.locator.endswith("nvidia.com/gpu.shared")
+
+
+def test_mps_sharing_is_named_in_the_note_and_uneven_replicas_are_assumed() -> None:
+    """The note names the sharing strategy GFD labels (mps here, not time-slicing); 30 replicas
+    at 8 per GPU do not divide, so the 4 GPUs are assumed, not derived."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-SHARED",
+        "nvidia.com/gpu.replicas": "8",
+        "nvidia.com/gpu.sharing-strategy": "mps",
+    }
+    read = read_kubectl_nodes(
+        kube_list(node("m", labels, extra={"nvidia.com/gpu": "30"})), "n.json", CATALOG
+    )
+    gpus = _one(read).get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (4, "assumed")
+    (note,) = [n for n in read.notes if n.subject == "m" and "replicas" in n.text]
+    assert "mps" in note.text
+    assert "time-slicing" not in note.text
+
+
+def test_shared_gpus_without_replicas_or_count_are_a_problem_not_a_count() -> None:
+    """16 shared replicas with neither gpu.count nor gpu.replicas say nothing of the physical
+    GPUs: a problem naming the node and resource, and no GPU count is made up."""
+    labels = {"nvidia.com/gpu.product": "Tesla-T4-SHARED"}
+    read = read_kubectl_nodes(
+        kube_list(node("t", labels, extra={"nvidia.com/gpu.shared": "16"})), "n.json", CATALOG
+    )
+    assert _one(read).get("gpus_per_host") is None
+    (problem,) = read.problems
+    assert "node t" in (problem.column or "")
+    assert "nvidia.com/gpu.shared" in (problem.column or "")
+    assert "gpus_per_host" in problem.fix
+
+
+def test_mixed_strategy_without_count_adds_the_gpus_in_mig_mode() -> None:
+    """Under the mixed strategy nvidia.com/gpu counts only GPUs with MIG off: 6 of them beside
+    14 × 1g.5gb (2 A100s' worth of compute slices) are 8 GPUs, assumed."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/mig.strategy": "mixed"}
+    extra = {"nvidia.com/gpu": "6", "nvidia.com/mig-1g.5gb": "14"}
+    host = _one(read_kubectl_nodes(kube_list(node("x", labels, extra=extra)), "n.json", CATALOG))
+    gpus = host.get("gpus_per_host")
+    assert gpus is not None
+    assert (gpus.value, gpus.source) == (8, "assumed")
+
+
+def test_mixed_strategy_without_model_or_count_is_a_problem() -> None:
+    """MIG devices beside nvidia.com/gpu 0 with no product label cannot be turned into GPUs: a
+    problem with the fix, where one GPU was made up before."""
+    extra = {"nvidia.com/gpu": "0", "nvidia.com/mig-1g.5gb": "14"}
+    read = read_kubectl_nodes(kube_list(node("y", {}, extra=extra)), "n.json", CATALOG)
+    assert _one(read).get("gpus_per_host") is None
+    (problem,) = read.problems
+    assert "MIG mode" in problem.message
+    assert "gpus_per_host" in problem.fix

@@ -14,8 +14,11 @@ Readings and their rules:
   memory available to workloads the inventory asks for), else ``status.capacity``.
 - GPUs: ``nvidia.com/gpu.count``; under the MIG single strategy it counts MIG devices, so the
   physical GPUs are that count over the profile's maximum per GPU (every GPU is split alike
-  under the single strategy), rounded up. Without the label: ``nvidia.com/gpu`` capacity over
-  ``nvidia.com/gpu.replicas``.
+  under the single strategy), rounded up. Without the label: ``nvidia.com/gpu`` (or, when it is
+  0, the renamed ``nvidia.com/gpu.shared``) over ``nvidia.com/gpu.replicas`` (time-slicing or
+  MPS); shared replicas with no replicas label are a problem, not a count. Under the mixed
+  strategy ``nvidia.com/gpu`` counts only GPUs with MIG off, so the GPUs in MIG mode are assumed
+  the fewest that hold the ``nvidia.com/mig-<profile>`` devices.
 - A node labelled ``nvidia.com/vgpu.present=true`` is a VM with a vGPU: its GPU maps to the
   profile's physical model, and its CPU and memory are the VM's.
 - Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
@@ -60,7 +63,9 @@ CLUSTER_LABELS = (
 _ZONE = "topology.kubernetes.io/zone"
 _GPU = "nvidia.com/gpu"
 _LABEL = "nvidia.com/"
+_SHARED = f"{_GPU}.shared"
 _REPLICAS = f"{_LABEL}gpu.replicas"
+_SHARING = f"{_LABEL}gpu.sharing-strategy"
 
 
 def _is_labels(value: Mapping[str, Any]) -> bool:
@@ -288,7 +293,17 @@ def _host(
         )
     else:
         _whole_gpus(
-            node, model, count_label, capacity_gpus, mig_counts, catalog, file, notes, add, layout
+            node,
+            model,
+            count_label,
+            capacity_gpus,
+            mig_counts,
+            catalog,
+            file,
+            notes,
+            add,
+            bad,
+            layout,
         )
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
@@ -313,16 +328,20 @@ def _mig_counts(node: _Node, bad: Any) -> dict[str, int]:
 
 
 def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
-    """The GPUs the node advertises (whole or shared resource) with where found, or None."""
-    for resource in (_GPU, f"{_GPU}.shared"):
+    """The GPUs the node advertises with where found, or None. Time-slicing with
+    ``renameByDefault`` advertises ``nvidia.com/gpu.shared`` and leaves ``nvidia.com/gpu`` at 0,
+    so the first resource advertising more than none is taken."""
+    advertised: list[tuple[float, str]] = []
+    for resource in (_GPU, _SHARED):
         found = node.resource(resource)
-        if found is not None:
-            try:
-                return (parse_quantity(found[0]), found[1])
-            except ValueError:
-                bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
+        if found is None:
+            continue
+        try:
+            advertised.append((parse_quantity(found[0]), found[1]))
+        except ValueError:
+            bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
             return None
-    return None
+    return next((a for a in advertised if a[0] > 0), advertised[0] if advertised else None)
 
 
 def _rdma(node: _Node, add: Any) -> None:
@@ -382,12 +401,15 @@ def _whole_gpus(
     file: str,
     notes: list[ImportNote],
     add: Any,
+    bad: Any,
     layout: list[MigGpu],
 ) -> None:
     """GPUs of a node with whole GPUs (time-sliced or not) and its MIG devices in place."""
     labels = node.labels
     name = node.name
     replicas = _whole(labels.get(_REPLICAS, "")) or 1
+    strategy = labels.get(_SHARING, "") or "time-slicing"
+    in_place = {p: c for p, c in mig_counts.items() if c > 0}
     if count_label is not None:
         add(
             "gpus_per_host",
@@ -396,14 +418,26 @@ def _whole_gpus(
             "read",
             "GPUs on the node (nvidia.com/gpu.count)",
         )
+    elif capacity_gpus is not None and in_place:
+        _mixed_gpus(node, model, capacity_gpus, in_place, catalog, add, bad)
+    elif capacity_gpus is not None and replicas == 1 and _is_shared(node, capacity_gpus):
+        bad(
+            capacity_gpus[1],
+            f"the node's GPUs are shared ({capacity_gpus[0]:g} advertised) but neither "
+            f"{_LABEL}gpu.count nor {_REPLICAS} is given, so its physical GPUs are unknown",
+            "give kubectl get nodes -o json with GPU Feature Discovery's labels, or set "
+            "gpus_per_host to the node's physical GPUs",
+        )
     elif capacity_gpus is not None:
         gpus = max(1, math.ceil(capacity_gpus[0] / replicas))
+        even = capacity_gpus[0] == gpus * replicas
         add(
             "gpus_per_host",
             gpus,
             capacity_gpus[1],
-            "derived",
-            f"advertised GPUs over {replicas} time-slicing replica(s) per GPU",
+            "derived" if even else "assumed",
+            f"{capacity_gpus[0]:g} advertised GPUs over {replicas} {strategy} replica(s) per GPU"
+            + ("" if even else ", rounded up (set gpus_per_host to the node's physical GPUs)"),
         )
     if replicas > 1:
         notes.append(
@@ -415,10 +449,14 @@ def _whole_gpus(
                 "",
                 str(replicas),
                 "read",
-                "GPUs are time-sliced: each is advertised as several replicas",
+                (
+                    "GPUs are time-sliced"
+                    if strategy == "time-slicing"
+                    else f"GPUs are shared by {strategy}"
+                )
+                + f": each is advertised as {replicas} replicas",
             )
         )
-    in_place = {p: c for p, c in mig_counts.items() if c > 0}
     if in_place:
         add(
             "mig_enabled",
@@ -443,6 +481,64 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def _is_shared(node: _Node, capacity_gpus: tuple[float, str]) -> bool:
+    """Whether the advertised GPUs are replicas: the renamed resource, or GFD's sharing labels."""
+    product = node.labels.get(f"{_LABEL}gpu.product", "")
+    sharing = node.labels.get(_SHARING, "")
+    return (
+        capacity_gpus[1].endswith(_SHARED)
+        or product.endswith("-SHARED")
+        or sharing not in ("", "none")
+    )
+
+
+def _mixed_gpus(
+    node: _Node,
+    model: str | None,
+    capacity_gpus: tuple[float, str],
+    in_place: Mapping[str, int],
+    catalog: Catalog,
+    add: Any,
+    bad: Any,
+) -> None:
+    """Physical GPUs under the MIG mixed strategy without ``nvidia.com/gpu.count``: the
+    ``nvidia.com/gpu`` resource counts only the GPUs with MIG off, so the GPUs in MIG mode are
+    assumed the fewest that hold the advertised MIG devices."""
+    whole = int(capacity_gpus[0])
+    profiles = {} if model is None else {p.name: p for p in catalog.mig(model)}
+    missing = sorted(set(in_place) - set(profiles))
+    if model is None or missing:
+        bad(
+            capacity_gpus[1],
+            f"{capacity_gpus[0]:g} GPUs without MIG are advertised beside MIG devices "
+            f"({', '.join(f'{c} × {p}' for p, c in sorted(in_place.items()))}), and "
+            + (
+                "the node's GPU model is unknown"
+                if model is None
+                else f"MIG profile {', '.join(missing)} is not in the catalog for {model}"
+            )
+            + ", so the GPUs in MIG mode cannot be counted",
+            "set gpus_per_host to the node's physical GPUs, or give the nvidia.com/gpu.count "
+            "label GPU Feature Discovery writes",
+        )
+        return
+    gpu = catalog.gpus[model]
+    compute = sum(c * profiles[p].compute_slices for p, c in in_place.items())
+    memory = sum(c * profiles[p].memory_slices for p, c in in_place.items())
+    mig_gpus = max(
+        math.ceil(compute / gpu.mig_compute_slices), math.ceil(memory / gpu.mig_memory_slices)
+    )
+    add(
+        "gpus_per_host",
+        whole + mig_gpus,
+        capacity_gpus[1],
+        "assumed",
+        f"MIG mixed strategy without nvidia.com/gpu.count: {whole} GPU(s) with MIG off "
+        f"(nvidia.com/gpu) and the fewest GPUs that hold the MIG devices, {mig_gpus} "
+        "(set gpus_per_host to the node's physical GPUs)",
+    )
 
 
 def _cluster(labels: Mapping[str, str], cluster: str | None, add: Any) -> None:
