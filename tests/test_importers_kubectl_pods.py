@@ -307,3 +307,45 @@ def test_a_file_whose_every_pod_is_left_out_says_so() -> None:
     first, last = caught.value.problems
     assert "9g.99gb" in first.message
     assert last.message == "every pod in the file was left out (1)"
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"nvidia.com/mig-1g.5gb": "1", "nvidia.com/mig-2g.10gb": "1"},
+        {"nvidia.com/gpu": "1", "nvidia.com/mig-1g.10gb": "1"},
+        {"nvidia.com/gpu": "1", "nvidia.com/gpu.shared": "2"},
+    ],
+)
+def test_a_container_with_two_gpu_resources_is_left_out_not_counted_short(
+    limits: dict[str, str],
+) -> None:
+    """A container requesting two GPU resources was read as one of them (a whole GPU or a MIG
+    instance dropped); its pod is left out with a problem naming both resources, the others
+    are read."""
+    read = read_kubectl_pods(
+        kube_list(
+            pod("two", containers=[container(limits=limits)]),
+            pod("one", containers=[container(limits={"nvidia.com/gpu": "1"})]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["one"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/two: main resources"
+    assert all(resource in problem.message for resource in limits)
+    assert "workload CSV" in problem.fix
+
+
+def test_a_zero_second_gpu_resource_does_not_leave_the_pod_out() -> None:
+    """A resource requested at 0 beside a real request is no second request: the pod is read
+    with its one MIG instance."""
+    limits = {"nvidia.com/gpu": "0", "nvidia.com/mig-1g.10gb": "2"}
+    read = read_kubectl_pods(
+        kube_list(pod("p", containers=[container(limits=limits)])), "pods.json", CATALOG
+    )
+    (only,) = read.pods
+    assert only.gpu is not None
+    assert only.gpu.mig_profile == "1g.10gb"
+    assert not read.problems

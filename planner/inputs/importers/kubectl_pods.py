@@ -14,6 +14,8 @@ GPU requests and what one pod gets [GPUs]:
   ``nvidia.com/gpu.replicas`` sets the real one).
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
   the profile's. A profile no catalog GPU has leaves its pod out, with a problem.
+- A container requesting more than one of these (two MIG profiles, a whole GPU and a MIG
+  instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
   share), memory ``n`` × gpumem.
@@ -270,8 +272,19 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
     return value
 
 
-class _UnknownMigProfileError(ValueError):
-    """A container requests a MIG profile no catalog GPU has; its problem is already added."""
+class _PodLeftOutError(ValueError):
+    """A pod the importer cannot read (a MIG profile no catalog GPU has, several GPU resources in
+    one container); its problem is already added."""
+
+
+def _requests_some(container: Mapping[str, Any], resource: str) -> bool:
+    """Whether a container requests more than none of ``resource`` (unreadable counts as none:
+    ``_quantity`` reports it)."""
+    raw = _requested(container, resource)
+    try:
+        return raw is not None and parse_quantity(raw) > 0
+    except ValueError:
+        return False
 
 
 def _profile_order(name: str) -> tuple[int, float, str]:
@@ -302,6 +315,19 @@ def _container_gpu(
 ) -> _ContainerGpu | None:
     resources = as_mapping(container.get("resources"))
     names = set(as_mapping(resources.get("requests"))) | set(as_mapping(resources.get("limits")))
+    gpu_resources = sorted(
+        n
+        for n in names
+        if (n in (_GPU, _SHARED) or n.startswith(_MIG)) and _requests_some(container, n)
+    )
+    if len(gpu_resources) > 1:
+        bad(
+            f"{as_text(container.get('name'))} resources",
+            f"the container requests {' and '.join(gpu_resources)}: one GPU resource per "
+            "container is read, so the pod is left out rather than counted short",
+            "describe this class in a workload CSV with its GPUs per instance",
+        )
+        raise _PodLeftOutError(", ".join(gpu_resources))
     mig = sorted(n for n in names if n.startswith(_MIG))
     if mig:
         resource = mig[0]
@@ -331,7 +357,7 @@ def _container_gpu(
             f"MIG profile {profile} is no profile of any GPU in the catalog: pod left out",
             f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
         )
-        raise _UnknownMigProfileError(resource)
+        raise _PodLeftOutError(resource)
     count = _quantity(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     hami = [n for n in (_HAMI_CORES, _HAMI_MEMORY_SHARE, _HAMI_MEMORY) if n in names]
     if hami:
@@ -470,7 +496,7 @@ def read_kubectl_pods(
             continue
         try:
             pods.append(_pod(item, spec, file, catalog, defaults, problems))
-        except _UnknownMigProfileError:
+        except _PodLeftOutError:
             left_out += 1
     if not pods:
         raise InputError(
