@@ -572,3 +572,15 @@ def test_a_list_with_a_uuid_missing_and_a_gpu_given_again_lists_the_repeat() -> 
     (problem,) = read.problems
     assert problem.row == 3
     assert "first on row 1" in problem.message
+
+
+def test_a_query_csv_cell_over_the_field_limit_names_its_line() -> None:
+    """A quote opened on line 3 of a query CSV runs past Python's CSV field limit: refused
+    naming line 3, where it named no line."""
+    header = "name, memory.total [MiB]\nNVIDIA L4, 23034 MiB\n"
+    data = (header + '"NVIDIA L4, 23034 MiB\n' + "x" * 140_000 + "\n").encode()
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == 3
+    assert "the CSV limit" in problem.message

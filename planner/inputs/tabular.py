@@ -29,6 +29,7 @@ __all__ = [
     "CellError",
     "Row",
     "Table",
+    "csv_error_problem",
     "normalise_column",
     "number_text",
     "parse_bool",
@@ -431,18 +432,35 @@ def _refuse_many_rows(file: str, rows: int) -> None:
         )
 
 
+def csv_error_problem(
+    error: csv.Error, file: str, row: int | None, fix: str = "save the file as CSV"
+) -> InputProblem:
+    """The problem of a ``csv.Error`` met on ``row`` (the record being read, as a spreadsheet
+    numbers it). A cell over Python's field limit is almost always a quote left open, which
+    makes the rest of the file one cell."""
+    if "field larger than field limit" in str(error):
+        return InputProblem(
+            file,
+            row,
+            None,
+            f"a cell starting on this row is longer than {csv.field_size_limit():,} characters, "
+            "the CSV limit",
+            'close the quote (") opened on this row, or delete the oversized cell',
+        )
+    return InputProblem(file, row, None, f"not valid CSV ({error})", fix)
+
+
 def _records(text: str, file: str, separator: str) -> list[list[str]]:
     """The file's records up to the row limit; one more record than the limit is refused.
 
     Reading stops at the limit, so a million-row file is refused without being parsed.
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    records: list[list[str]] = []
     try:
-        records = list(itertools.islice(reader, MAX_ROWS + 2))
+        records.extend(itertools.islice(reader, MAX_ROWS + 2))
     except csv.Error as error:
-        raise InputError(
-            [InputProblem(file, None, None, f"not valid CSV ({error})", "save the file as CSV")]
-        ) from None
+        raise InputError([csv_error_problem(error, file, len(records) + 1)]) from None
     # The header and MAX_ROWS data rows fit; a further record is over the limit.
     _refuse_many_rows(file, len(records) - 1)
     return records

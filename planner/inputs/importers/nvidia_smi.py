@@ -23,6 +23,7 @@ from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, M
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import ToolText, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
+from planner.inputs.tabular import csv_error_problem
 
 __all__ = [
     "HEADER_FIX",
@@ -166,14 +167,15 @@ def read_nvidia_smi_query(
             file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
         )
     header_line, header_text = text.lines[0]
+    records: list[list[str]] = []
     try:
-        records = list(
+        records.extend(
             csv.reader(io.StringIO("\n".join(t for _, t in text.lines)), skipinitialspace=True)
         )
     except csv.Error as error:
-        raise InputError(
-            [InputProblem(file, None, None, f"not valid CSV ({error})", "give the output as is")]
-        ) from None
+        # nvidia-smi writes one record per line, so the record being read is on this line.
+        line = text.lines[len(records)][0] if len(records) < len(text.lines) else None
+        raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
     columns = _query_columns(records[0])
     if "name" not in columns and is_headerless_query([t for _, t in text.lines]):
         return _read_headerless(text, records, file, catalog, host_name)
