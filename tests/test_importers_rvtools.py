@@ -204,3 +204,19 @@ def test_a_semicolon_or_tab_vhost_csv_reads_numbers_by_the_locale_rules(separato
     assert (problem.row, problem.column) == (3, "# Memory")
     assert "'524.288' could be 524.288 or 524288" in problem.message
     assert "write 524288" in problem.fix
+
+
+def test_a_vhost_tab_without_core_or_memory_columns_says_so() -> None:
+    """A vHost tab with only # CPU (no cores per CPU) and no memory column gives each missing
+    figure one problem on the header row naming the column RVTools writes; hosts are still
+    read, without those figures."""
+    data = _xlsx({"vHost": [("Host", "Cluster", "# CPU"), ("esx3", "c", 2)]})
+    read = read_rvtools(data, "v.xlsx")
+    (host,) = read.hosts
+    assert "cpu_cores" not in _values(host)
+    assert [(p.row, p.message.split(" (")[0]) for p in read.problems] == [
+        (1, "no cores column in the header"),
+        (1, "no memory column in the header"),
+    ]
+    assert "# Cores" in read.problems[0].message
+    assert "ram_gib" in read.problems[1].fix

@@ -279,6 +279,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             "CLUSTER=MODEL:GPUS, or the import panel)",
         )
     ]
+    problems.extend(_missing_columns(columns, tab, header_row[0]))
     for number, values in rows:
         host = _text(values, columns.get("host"))
         if not host:
@@ -317,6 +318,28 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             ]
         )
     return HostsRead(tab, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+
+
+def _missing_columns(
+    columns: Mapping[str, tuple[int, str]], tab: str, header_row: int
+) -> list[InputProblem]:
+    """A problem for each of cores and memory the header gives no column for: no host of the
+    tab has it, where it would be left out unsaid."""
+    missing = []
+    if "cores" not in columns and not ("sockets" in columns and "cores_per_cpu" in columns):
+        missing.append(("cores", "# Cores (or # CPU and Cores per CPU)", "cpu_cores"))
+    if "memory" not in columns:
+        missing.append(("memory", "# Memory (MiB)", "ram_gib"))
+    return [
+        InputProblem(
+            tab,
+            header_row,
+            None,
+            f"no {what} column in the header ({written}): no host's {what} is read",
+            f"give the vHost tab as RVTools exports it, or set {field} per host",
+        )
+        for what, written, field in missing
+    ]
 
 
 def _text(values: Sequence[Any], column: tuple[int, str] | None) -> str:
