@@ -309,8 +309,7 @@ def _distinct_gpus(
     first: dict[tuple[str | None, str], int] = {}
     by_index: dict[tuple[str | None, int], _Gpu] = {}
     distinct: list[_Gpu] = []
-    repeated: list[tuple[_Gpu, int]] = []
-    """Each GPU given again, with the row that first gave it."""
+    repeated: list[tuple[_Gpu, int]] = []  # each GPU given again, and the row that first gave it
     for gpu in gpus:
         earlier = None if gpu.index is None else by_index.setdefault((gpu.host, gpu.index), gpu)
         if (
