@@ -584,3 +584,100 @@ def test_a_query_csv_cell_over_the_field_limit_names_its_line() -> None:
     (problem,) = caught.value.problems
     assert problem.row == 3
     assert "the CSV limit" in problem.message
+
+
+def _report_mig_device(gi: int, ci: int, sms: int, total_mib: int) -> str:
+    """One ``MIG Devices > MIG Device`` block of ``nvidia-smi -q``, as indented under a GPU."""
+    return (
+        "        MIG Device\n"
+        f"            Index                         : {gi}\n"
+        f"            GPU Instance ID               : {gi}\n"
+        f"            Compute Instance ID           : {ci}\n"
+        "            Device Attributes\n"
+        "                Shared\n"
+        f"                    Multiprocessor count  : {sms}\n"
+        "                    Copy Engine count     : 2\n"
+        "            FB Memory Usage\n"
+        f"                Total                     : {total_mib} MiB\n"
+        "                Used                      : 11 MiB\n"
+        "            BAR1 Memory Usage\n"
+        "                Total                     : 32767 MiB\n"
+    )
+
+
+def _report_with_mig_devices() -> bytes:
+    """``nvidia-smi -q`` of two A100 80 GB SXM: GPU 0 split into a 3g.40gb (42 SMs), a 4g.40gb
+    (56 SMs: equal memory, told apart by SMs) and a 1g.10gb; GPU 1 a 2g.20gb holding two
+    compute instances of 14 SMs each. A process line names a GPU instance too."""
+    gpu = (
+        "GPU 00000000:{bus}:00.0\n"
+        "    Product Name                          : NVIDIA A100-SXM4-80GB\n"
+        "    MIG Mode\n"
+        "        Current                           : Enabled\n"
+        "        Pending                           : Enabled\n"
+        "    MIG Devices\n"
+        "{devices}"
+        "    FB Memory Usage\n"
+        "        Total                             : 81920 MiB\n"
+        "    Processes\n"
+        "        GPU instance ID                   : 7\n"
+        "        Compute instance ID               : 0\n"
+        "        Process ID                        : 4242\n"
+    )
+    first = "".join(
+        _report_mig_device(gi, 0, sms, mib)
+        for gi, sms, mib in ((1, 42, 40192), (2, 56, 40192), (9, 14, 9728))
+    )
+    second = _report_mig_device(3, 0, 14, 19968) + _report_mig_device(3, 1, 14, 19968)
+    text = "==============NVSMI LOG==============\n\nAttached GPUs : 2\n"
+    text += gpu.format(bus="07", devices=first) + "\n" + gpu.format(bus="0F", devices=second)
+    return text.encode()
+
+
+def test_the_q_report_reads_every_mig_device_of_each_gpu() -> None:
+    """``nvidia-smi -q``: every ``MIG Device`` under ``MIG Devices`` is read, not only the first;
+    each GPU instance's profile comes from its memory and SMs (summed over its compute
+    instances), as the plain table's are; the GPU's own FB Memory Usage is still its total."""
+    read = read_nvidia_smi_report(_report_with_mig_devices(), "dgx-a.txt", CATALOG)
+    host = _one(read)
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "A100-80GB-SXM",
+        2,
+        "yes",
+    )
+    assert [(g.gpu_index, [i.profile for i in g.instances]) for g in host.mig_layout] == [
+        (0, ["3g.40gb", "4g.40gb", "1g.10gb"]),
+        (1, ["2g.20gb"]),
+    ]
+    assert any("GPU 1 GPU instance 3: 19968 MiB and 28 SMs" in n.text for n in read.notes)
+
+
+def test_the_q_x_report_reads_every_mig_device_of_each_gpu() -> None:
+    """``nvidia-smi -q -x``: each ``<mig_device>`` of ``<mig_devices>`` gives its GPU instance,
+    compute instance, multiprocessor count and fb_memory_usage total; a GPU whose
+    ``<mig_devices>`` says ``None`` has no instance."""
+
+    def device(gi: int, sms: int, mib: int) -> str:
+        return (
+            f"<mig_device><index>{gi}</index><gpu_instance_id>{gi}</gpu_instance_id>"
+            "<compute_instance_id>0</compute_instance_id><device_attributes><shared>"
+            f"<multiprocessor_count>{sms}</multiprocessor_count></shared></device_attributes>"
+            f"<fb_memory_usage><total>{mib} MiB</total></fb_memory_usage></mig_device>\n"
+        )
+
+    def gpu(bus: str, mode: str, devices: str) -> str:
+        return (
+            f'<gpu id="00000000:{bus}:00.0">\n<product_name>NVIDIA A100-SXM4-40GB</product_name>\n'
+            f"<mig_mode><current_mig>{mode}</current_mig></mig_mode>\n"
+            f"<mig_devices>\n{devices}</mig_devices>\n"
+            "<fb_memory_usage><total>40960 MiB</total></fb_memory_usage>\n</gpu>\n"
+        )
+
+    body = gpu("07", "Enabled", device(1, 42, 20096) + device(2, 56, 20096))
+    body += gpu("0F", "Disabled", "None\n")
+    data = f'<?xml version="1.0" ?>\n<nvidia_smi_log>\n{body}</nvidia_smi_log>\n'.encode()
+    host = _one(read_nvidia_smi_report(data, "dgx-b.xml", CATALOG))
+    assert [(g.gpu_index, [i.profile for i in g.instances]) for g in host.mig_layout] == [
+        (0, ["3g.20gb", "4g.20gb"]),
+    ]

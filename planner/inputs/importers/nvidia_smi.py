@@ -110,6 +110,11 @@ class _Gpu:
     """The GPU's UUID (or PCI bus id), which no other GPU has; None when the output omits it."""
 
 
+_MigDevice = tuple[int, int, int, float, int | None]
+"""(GPU index, GPU instance id, compute instance id, GPU instance memory [MiB], SMs) of one MIG
+device; ``None`` SMs when the output does not say."""
+
+
 def _no_gpus(file: str, tool: str, fix: str) -> InputError:
     return InputError([InputProblem(file, None, None, f"no GPU in this {tool} output", fix)])
 
@@ -570,13 +575,19 @@ def read_nvidia_smi_report(
 
     Per GPU section (``GPU 00000000:18:00.0``, or ``<gpu id=...>``): the name from ``Product
     Name``, the total memory [MiB] from ``FB Memory Usage`` > ``Total`` and MIG mode from ``MIG
-    Mode`` > ``Current``; GPUs are numbered in the report's order. A report filtered with
-    ``-d`` (no Product Name) is refused.
+    Mode`` > ``Current``; GPUs are numbered in the report's order. Each ``MIG Devices`` > ``MIG
+    Device`` (``<mig_devices><mig_device>``) gives its GPU instance id, compute instance id, SMs
+    (``Device Attributes`` > ``Shared`` > ``Multiprocessor count``) and memory (``FB Memory
+    Usage`` > ``Total``) [MiB]; each GPU instance's profile is found as the plain table's are
+    (``gpu_instance_profile``). A report filtered with ``-d`` (no Product Name) is refused.
     """
     text = tool_text(data, file)
     first = next((line for _, line in text.lines if line.strip()), "")
+    devices: list[_MigDevice] = []
     gpus = (
-        _xml_report_gpus(text, file) if first.lstrip().startswith("<") else _text_report_gpus(text)
+        _xml_report_gpus(text, file, devices)
+        if first.lstrip().startswith("<")
+        else _text_report_gpus(text, devices)
     )
     if not gpus:
         raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
@@ -594,10 +605,14 @@ def read_nvidia_smi_report(
                 )
             ]
         )
+    notes: list[ImportNote] = []
+    if devices:
+        gpus = _with_instances(gpus, devices, catalog, file, notes)
     locators = _Locators(
         "Product Name", "FB Memory Usage > Total", "MIG Mode > Current", "one GPU section per GPU"
     )
-    return _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, [])
+    read = _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, [])
+    return HostsRead(read.file, read.tool, read.hosts, (*read.notes, *notes), read.problems)
 
 
 def _report_memory(value: str | None) -> float | None:
@@ -611,13 +626,20 @@ def _report_mig(value: str | None) -> bool | None:
     return {"enabled": True, "disabled": False}.get((value or "").strip().lower())
 
 
-def _text_report_gpus(text: ToolText) -> list[_Gpu]:
-    """The GPUs of the text report: each section's labels by their indented path."""
-    sections: list[tuple[int, dict[str, str]]] = []
+_MIG_DEVICE = "MIG Device"
+"""The label opening one MIG device of ``nvidia-smi -q``, under ``MIG Devices``."""
+_MIG_DEVICE_SMS = "Device Attributes > Shared > Multiprocessor count"
+_MIG_DEVICE_MEMORY = "FB Memory Usage > Total"
+
+
+def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
+    """The GPUs of the text report: each section's labels by their indented path; each ``MIG
+    Device`` block's labels by their path inside it, added to ``devices``."""
+    sections: list[tuple[int, dict[str, str], list[dict[str, str]]]] = []
     path: list[tuple[int, str]] = []
     for number, line in text.lines:
         if _REPORT_GPU.match(line):
-            sections.append((number, {}))
+            sections.append((number, {}, []))
             path = []
             continue
         if not sections or not line.strip():
@@ -628,11 +650,33 @@ def _text_report_gpus(text: ToolText) -> list[_Gpu]:
         label, colon, value = line.strip().partition(" : ")
         if not colon and line.rstrip().endswith(":"):
             label, colon, value = line.strip()[:-1], ":", ""
-        key = " > ".join([*(p for _, p in path), label.strip()])
+        labels = [p for _, p in path]
         if colon:
-            sections[-1][1].setdefault(key, value.strip())
-        else:
-            path.append((indent, label.strip()))
+            if _MIG_DEVICE in labels and sections[-1][2]:
+                inner = labels[labels.index(_MIG_DEVICE) + 1 :]
+                key = " > ".join([*inner, label.strip()])
+                sections[-1][2][-1].setdefault(key, value.strip())
+            else:
+                sections[-1][1].setdefault(" > ".join([*labels, label.strip()]), value.strip())
+            continue
+        if label.strip() == _MIG_DEVICE and labels[-1:] == ["MIG Devices"]:
+            sections[-1][2].append({})
+        path.append((indent, label.strip()))
+    for index, (_, _, mig_devices) in enumerate(sections):
+        devices.extend(
+            found
+            for device in mig_devices
+            if (
+                found := _mig_device(
+                    index,
+                    device.get("GPU Instance ID"),
+                    device.get("Compute Instance ID"),
+                    device.get(_MIG_DEVICE_MEMORY),
+                    device.get(_MIG_DEVICE_SMS),
+                )
+            )
+            is not None
+        )
     return [
         _Gpu(
             index,
@@ -641,13 +685,25 @@ def _text_report_gpus(text: ToolText) -> list[_Gpu]:
             _report_mig(values.get("MIG Mode > Current")),
             number,
         )
-        for index, (number, values) in enumerate(sections)
+        for index, (number, values, _) in enumerate(sections)
     ]
 
 
-def _xml_report_gpus(text: ToolText, file: str) -> list[_Gpu]:
-    """The GPUs of the XML report; entity declarations (which nvidia-smi never writes) are
-    refused rather than expanded."""
+def _mig_device(
+    index: int, gi: str | None, ci: str | None, memory: str | None, sms: str | None
+) -> _MigDevice | None:
+    """One MIG device of the report from its values as written; None when its ids or memory
+    cannot be read (a ``MIG Devices : None`` GPU has no device)."""
+    mib = _report_memory(memory)
+    gi, ci, sms = (gi or "").strip(), (ci or "").strip(), (sms or "").strip()
+    if not (gi.isdigit() and ci.isdigit()) or mib is None:
+        return None
+    return index, int(gi), int(ci), mib, int(sms) if sms.isdigit() else None
+
+
+def _xml_report_gpus(text: ToolText, file: str, devices: list[_MigDevice]) -> list[_Gpu]:
+    """The GPUs of the XML report, their ``<mig_device>`` elements added to ``devices``; entity
+    declarations (which nvidia-smi never writes) are refused rather than expanded."""
     body = "\n".join(line for _, line in text.lines)
     if "<!ENTITY" in body:
         raise InputError(
@@ -674,6 +730,20 @@ def _xml_report_gpus(text: ToolText, file: str) -> list[_Gpu]:
     lines = [number for number, line in text.lines if "<gpu " in line or "<gpu>" in line]
     gpus = []
     for index, element in enumerate(root.findall("gpu")):
+        devices.extend(
+            found
+            for device in element.findall("mig_devices/mig_device")
+            if (
+                found := _mig_device(
+                    index,
+                    device.findtext("gpu_instance_id"),
+                    device.findtext("compute_instance_id"),
+                    device.findtext("fb_memory_usage/total"),
+                    device.findtext("device_attributes/shared/multiprocessor_count"),
+                )
+            )
+            is not None
+        )
         gpus.append(
             _Gpu(
                 index,
@@ -771,7 +841,7 @@ def read_nvidia_smi_table(
     lines = text.lines
     problems: list[InputProblem] = []
     gpus: list[_Gpu] = []
-    devices: list[tuple[int, int, int, float, int | None]] = []
+    devices: list[_MigDevice] = []
     position = 0
     seen_gpu_table = False
     while position < len(lines):
@@ -852,9 +922,7 @@ def _table_gpus(
     return gpus
 
 
-def _mig_devices(
-    header: list[list[str]], blocks: list[_Block]
-) -> list[tuple[int, int, int, float, int | None]]:
+def _mig_devices(header: list[list[str]], blocks: list[_Block]) -> list[_MigDevice]:
     """(GPU, GI, CI, GI memory [MiB], SMs) per MIG device row."""
     ids_at = _find(header, "GI")
     memory_at = _find(header, "Memory-Usage")
@@ -907,7 +975,7 @@ def gpu_instance_profile(
 
 def _with_instances(
     gpus: list[_Gpu],
-    devices: list[tuple[int, int, int, float, int | None]],
+    devices: list[_MigDevice],
     catalog: Catalog,
     file: str,
     notes: list[ImportNote],
