@@ -236,3 +236,36 @@ def test_headerless_query_values_without_a_name_are_refused_with_the_command() -
 def test_the_nvidia_smi_q_report_is_detected_as_text_or_xml(data: bytes) -> None:
     """``nvidia-smi -q`` and ``nvidia-smi -q -x`` are one format, read by its labels or tags."""
     assert detect_format("q.txt", data) is Format.NVIDIA_SMI_REPORT
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"gpu-01: NVIDIA L4, 23034 MiB\ngpu-02: NVIDIA L4, 23034 MiB\n", "nvidia-smi-query"),
+        (b"gpu-01: index, name\ngpu-01: 0, NVIDIA L4\n", "nvidia-smi-query"),
+        (b"gpu-01: GPU 0: NVIDIA L4 (UUID: GPU-1)\n", "nvidia-smi-list"),
+        (
+            b"name;memory.total [MiB];mig.mode.current\nNVIDIA L4;23034 MiB;[N/A]\n",
+            "nvidia-smi-query",
+        ),
+    ],
+)
+def test_pdsh_prefixed_and_semicolon_query_outputs_are_detected(data: bytes, expected: str) -> None:
+    """A pdsh or clush run (``host: <line>``) is detected by what follows the prefix; a query
+    CSV a spreadsheet saved with semicolons is still a query CSV (not a planner CSV missing
+    its 'host' column)."""
+    assert detect_format("gpus.csv", data) == Format(expected)
+
+
+def test_a_pdsh_run_of_a_format_not_read_host_by_host_is_refused_saying_how_to_split_it() -> None:
+    """The plain nvidia-smi table through pdsh: refused naming the prefix and how to split the
+    run into one file per host."""
+    data = (
+        b"gpu-01: +-----------------------------------------------------------------------------+\n"
+        b"gpu-01: | NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |\n"
+    )
+    with pytest.raises(InputError) as caught:
+        detect_format("fleet.txt", data)
+    (problem,) = caught.value.problems
+    assert "host prefix pdsh or clush" in problem.message
+    assert "one file per host" in problem.fix

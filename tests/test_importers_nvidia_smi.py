@@ -681,3 +681,67 @@ def test_the_q_x_report_reads_every_mig_device_of_each_gpu() -> None:
     assert [(g.gpu_index, [i.profile for i in g.instances]) for g in host.mig_layout] == [
         (0, ["3g.20gb", "4g.20gb"]),
     ]
+
+
+def test_a_pdsh_run_of_headerless_queries_gives_each_host_its_gpus() -> None:
+    """``pdsh -w gpu-[01-02] nvidia-smi --query-gpu=name,memory.total --format=csv,noheader``:
+    every line is ``host: <row>``; each host gets the GPUs of its own lines, named after the
+    prefix (read, not assumed), and its rows keep their line numbers."""
+    data = (
+        b"gpu-01: NVIDIA L4, 23034 MiB\n"
+        b"gpu-02: NVIDIA H100 80GB HBM3, 81559 MiB\n"
+        b"gpu-01: NVIDIA L4, 23034 MiB\n"
+    )
+    read = read_nvidia_smi_query(data, "fleet.txt", CATALOG)
+    found = {h.name: (_values(h)["gpu_model"], _values(h)["gpus_per_host"]) for h in read.hosts}
+    assert found == {"gpu-01": ("L4", 2), "gpu-02": ("H100-80GB-SXM", 1)}
+    second = read.hosts[1]
+    assert (second.line, second.name_note and second.name_note.source) == (2, "read")
+
+
+def test_a_pdsh_run_of_queries_with_headers_and_of_lists_is_read_host_by_host() -> None:
+    """Each host printing its own header (``gpu-01: index, name, ...``) is read as that host's
+    query CSV; ``-L`` lines with the prefix are read host by host too, MIG lines included."""
+    query = (
+        b"gpu-01: index, name, memory.total [MiB]\n"
+        b"gpu-01: 0, NVIDIA L4, 23034 MiB\n"
+        b"gpu-02: index, name, memory.total [MiB]\n"
+        b"gpu-02: 0, NVIDIA L4, 23034 MiB\n"
+        b"gpu-02: 1, NVIDIA L4, 23034 MiB\n"
+    )
+    read = read_nvidia_smi_query(query, "fleet.csv", CATALOG)
+    assert [(h.name, _values(h)["gpus_per_host"]) for h in read.hosts] == [
+        ("gpu-01", 1),
+        ("gpu-02", 2),
+    ]
+    listed = (
+        b"dgx-1: GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-aa)\n"
+        b"dgx-1:   MIG 3g.20gb     Device  0: (UUID: MIG-a1)\n"
+        b"dgx-2: GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-bb)\n"
+    )
+    hosts = read_nvidia_smi_list(listed, "fleet.txt", CATALOG).hosts
+    assert [(h.name, [i.profile for g in h.mig_layout for i in g.instances]) for h in hosts] == [
+        ("dgx-1", ["3g.20gb"]),
+        ("dgx-2", []),
+    ]
+
+
+def test_a_query_csv_saved_again_with_semicolons_is_read() -> None:
+    """Excel in a comma-decimal locale saves the query CSV with semicolons and decimal commas:
+    it is read by its header as the comma-separated one."""
+    data = b"name;memory.total [GiB];mig.mode.current\nNVIDIA A100-SXM4-80GB;79,5;Enabled\n"
+    host = _one(read_nvidia_smi_query(data, "dgx-3.csv", CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["mig_enabled"]) == ("A100-80GB-SXM", "yes")
+
+
+def test_query_rows_after_a_quoted_newline_keep_their_line_numbers() -> None:
+    """A quoted cell holding a newline spans two lines: the rows after it are named by the line
+    they are on in the file, not by their record count."""
+    data = (
+        b'name, memory.total [MiB], vbios_version\nNVIDIA L4, 23034 MiB, "95.04\n.2"\n'
+        b"NVIDIA L4, 23034 MiB, 95.04\nNVIDIA L4, lots, 95.04\n"
+    )
+    read = read_nvidia_smi_query(data, "l4.csv", CATALOG)
+    (problem,) = read.problems
+    assert (problem.row, problem.message) == (5, "'lots' is not a memory size in MiB")

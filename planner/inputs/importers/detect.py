@@ -10,7 +10,7 @@ from typing import Literal
 
 from planner.inputs.importers.kube import json_documents, kube_objects
 from planner.inputs.importers.nvidia_smi import HEADER_FIX, is_headerless_query
-from planner.inputs.importers.text import tool_text
+from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import SPREADSHEET_SEPARATORS, normalise_column, sniff_separator
@@ -178,6 +178,9 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     lines = [line for _, line in text.lines]
     if not lines:
         raise _refuse(file, "the file is empty", role)
+    prefixed = _host_prefixed_format(text, role)
+    if prefixed is not None:
+        return prefixed
     if lines[0].lstrip().startswith(("{", "[")):
         return _json_format(data, file, role)
     found = _csv_format(lines[0])
@@ -197,6 +200,42 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     if unread is not None:
         raise InputError([InputProblem(file, None, None, *unread)])
     raise UnknownFormatError(_refuse(file, "cannot tell which tool wrote this file", role).problems)
+
+
+_PER_HOST_READ = (Format.NVIDIA_SMI_QUERY, Format.NVIDIA_SMI_LIST)
+"""Formats whose readers take a ``pdsh``/``clush`` run of several hosts host by host."""
+
+
+def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
+    """The format of a ``pdsh`` or ``clush`` run (every line ``host: <line>``), from its first
+    host's lines; None when the lines carry no host prefix, or what follows it is no known
+    output. Refused when the format's reader does not take a run of several hosts."""
+    parts = host_prefixed(text)
+    if parts is None:
+        return None
+    first = next(iter(parts.values()))
+    inner = "\n".join(line for _, line in first.lines).encode()
+    try:
+        found = detect_format(text.file, inner, role=role)
+    except InputError:
+        return None
+    if found in _PER_HOST_READ:
+        return found
+    raise InputError(
+        [
+            InputProblem(
+                text.file,
+                first.lines[0][0],
+                None,
+                f"{found.label} output of {len(parts)} host(s) with the host prefix pdsh or "
+                "clush writes on each line ('host: ...'), which is read only for nvidia-smi "
+                "--query-gpu and nvidia-smi -L",
+                "split it into one file per host named after the host (dshbak -d DIR, or "
+                "clush's --outdir), or run nvidia-smi --query-gpu=name,memory.total,"
+                "mig.mode.current --format=csv through pdsh instead",
+            )
+        ]
+    )
 
 
 def _unread_output(lines: list[str]) -> tuple[str, str] | None:
@@ -374,7 +413,8 @@ def _csv_format(header: str) -> Format | None:
 
     The planner's own CSVs may be separated by semicolons or tabs, as spreadsheets save them
     in some locales (their loaders read them), or by vertical bars (their loaders refuse them
-    naming the separator); other tools' CSVs are comma-separated.
+    naming the separator); nvidia-smi's query CSV is comma-separated, or semicolon- or
+    tab-separated when a spreadsheet saved it again (its reader reads these too).
     """
     separator = sniff_separator(header, SPREADSHEET_SEPARATORS + "|")
     try:
@@ -395,7 +435,7 @@ def _csv_format(header: str) -> Format | None:
     inventory, workloads = len(columns & _INVENTORY_ONLY), len(columns & _WORKLOADS_ONLY)
     if max(inventory, workloads) >= _PLANNER_MATCH:
         return Format.INVENTORY_CSV if inventory >= workloads else Format.WORKLOADS_CSV
-    if separator != ",":
+    if separator == "|":
         return None
     written = [c.strip().lower() for c in cells]
     fields = [re.sub(r"\s*\[.*$", "", f) for f in written]

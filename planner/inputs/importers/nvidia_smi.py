@@ -14,16 +14,21 @@ import csv
 import io
 import re
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from planner.inputs.catalog import Catalog, MigProfile
 from planner.inputs.importers.gpu_names import GpuName, gpu_family, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.provenance import ImportNote, NoteSource
-from planner.inputs.importers.text import ToolText, name_host, tool_text
+from planner.inputs.importers.text import ToolText, host_prefixed, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
-from planner.inputs.tabular import csv_error_problem
+from planner.inputs.tabular import (
+    DECIMAL_COMMA,
+    SPREADSHEET_SEPARATORS,
+    csv_error_problem,
+    sniff_separator,
+)
 
 __all__ = [
     "HEADER_FIX",
@@ -164,26 +169,98 @@ def read_nvidia_smi_query(
 
     Uses ``name`` (required), ``memory.total`` [MiB] (tells 40 GB from 80 GB parts),
     ``mig.mode.current``, ``index`` and ``hostname`` (when it names hosts, rows are grouped by
-    it); every other column is ignored. One row is one GPU.
+    it); every other column is ignored. One row is one GPU. A query CSV a spreadsheet saved
+    again with semicolons or tabs is read by that separator (a decimal comma read as a point). A
+    ``pdsh`` or ``clush`` run over several hosts (every line ``host: <line>``) is read host by
+    host, each host's GPUs given to the host its prefix names.
     """
     text = tool_text(data, file)
+    return _per_host(
+        text, QUERY_TOOL, host_name, lambda part, host: _read_query(part, file, catalog, host)
+    )
+
+
+def _per_host(
+    text: ToolText,
+    tool: str,
+    host_name: str | None,
+    read: Callable[[ToolText, str | None], HostsRead],
+) -> HostsRead:
+    """``read`` of the whole output, or of each host's lines when every line carries the host
+    prefix ``pdsh`` and ``clush`` write; then each host is named after its prefix, and a host
+    whose lines cannot be read is a problem while the other hosts are read."""
+    parts = host_prefixed(text)
+    if parts is None:
+        return read(text, host_name)
+    hosts: list[HostFacts] = []
+    notes: list[ImportNote] = []
+    problems: list[InputProblem] = []
+    for host, part in parts.items():
+        try:
+            one = read(part, host)
+        except InputError as error:
+            problems.extend(error.problems)
+            continue
+        for facts in one.hosts:
+            naming = ImportNote(
+                text.file,
+                facts.line,
+                "",
+                facts.name,
+                "host",
+                facts.name,
+                "read",
+                "the host prefix pdsh or clush wrote on each of its lines",
+            )
+            hosts.append(replace(facts, name_note=naming))
+        notes.extend(one.notes)
+        problems.extend(one.problems)
+    if not hosts:
+        raise InputError(problems)
+    return HostsRead(text.file, tool, tuple(hosts), tuple(notes), tuple(problems))
+
+
+def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int]]:
+    """The records of a query CSV and the file line each starts on (a quoted cell may hold a
+    newline, so a record may span lines), split by the separator its header uses."""
+    separator = sniff_separator(text.lines[0][1], SPREADSHEET_SEPARATORS)
+    reader = csv.reader(
+        io.StringIO("\n".join(t for _, t in text.lines)),
+        delimiter=separator,
+        skipinitialspace=True,
+    )
+    records: list[list[str]] = []
+    starts: list[int] = []
+    start = 0
+    try:
+        for record in reader:
+            records.append(record)
+            starts.append(text.lines[start][0])
+            start = reader.line_num
+    except csv.Error as error:
+        line = text.lines[start][0] if start < len(text.lines) else None
+        raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
+    if separator != ",":
+        # A spreadsheet saving with semicolons writes numbers with a decimal comma.
+        records = [[DECIMAL_COMMA.sub(_decimal_point, c) for c in r] for r in records]
+    return records, starts
+
+
+def _decimal_point(number: re.Match[str]) -> str:
+    return number.group(0).replace(",", ".")
+
+
+def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
+    """The query CSV ``text`` of one output (see ``read_nvidia_smi_query``)."""
     if not text.lines:
         raise _no_gpus(
             file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
         )
     header_line, header_text = text.lines[0]
-    records: list[list[str]] = []
-    try:
-        records.extend(
-            csv.reader(io.StringIO("\n".join(t for _, t in text.lines)), skipinitialspace=True)
-        )
-    except csv.Error as error:
-        # nvidia-smi writes one record per line, so the record being read is on this line.
-        line = text.lines[len(records)][0] if len(records) < len(text.lines) else None
-        raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
+    records, starts = _query_records(text, file)
     columns = _query_columns(records[0])
     if "name" not in columns and is_headerless_query([t for _, t in text.lines]):
-        return _read_headerless(text, records, file, catalog, host_name)
+        return _read_headerless(text, records, starts, file, catalog, host_name)
     if "name" not in columns:
         raise InputError(
             [
@@ -198,7 +275,7 @@ def read_nvidia_smi_query(
             ]
         )
     problems: list[InputProblem] = []
-    gpus = _query_gpus(text, records, columns, file, problems)
+    gpus = _query_gpus(starts, records, columns, file, problems)
     if not gpus:
         if problems:
             raise InputError(problems)
@@ -221,16 +298,17 @@ def read_nvidia_smi_query(
 
 
 def _query_gpus(
-    text: ToolText,
+    starts: list[int],
     records: list[list[str]],
     columns: dict[str, tuple[int, str]],
     file: str,
     problems: list[InputProblem],
 ) -> list[_Gpu]:
-    """The GPUs of a query CSV's data rows; a row that cannot be read adds a problem."""
+    """The GPUs of a query CSV's data rows (``starts``: each record's first line); a row that
+    cannot be read adds a problem."""
     gpus: list[_Gpu] = []
     header = [cell.strip() for cell in records[0]]
-    for (number, _), record in zip(text.lines[1:], records[1:], strict=False):
+    for number, record in zip(starts[1:], records[1:], strict=True):
         if not any(cell.strip() for cell in record):
             continue
         if [cell.strip() for cell in record] == header:
@@ -426,6 +504,7 @@ def is_headerless_query(lines: Sequence[str]) -> bool:
 def _read_headerless(
     text: ToolText,
     records: list[list[str]],
+    starts: list[int],
     file: str,
     catalog: Catalog,
     host_name: str | None,
@@ -435,7 +514,7 @@ def _read_headerless(
     are unknown, so they are not read. Refused when two columns could be the name."""
     rows = [
         (number, [cell.strip() for cell in record])
-        for (number, _), record in zip(text.lines, records, strict=False)
+        for number, record in zip(starts, records, strict=True)
         if any(cell.strip() for cell in record)
     ]
     positions = _name_columns([cells for _, cells in rows])
@@ -506,8 +585,18 @@ def read_nvidia_smi_list(
     """GPU hosts from ``nvidia-smi -L``: ``GPU 0: NVIDIA H100 80GB HBM3 (UUID: ...)`` lines and the
     indented ``MIG 1g.10gb Device 0: (UUID: ...)`` lines of each GPU's MIG devices (the old
     format without the ``NVIDIA`` prefix too). Memory is not listed: the name alone picks the
-    model. MIG device lines mean MIG mode is on; their placements are not listed."""
-    text = tool_text(data, file)
+    model. MIG device lines mean MIG mode is on; their placements are not listed. A ``pdsh`` or
+    ``clush`` run (every line ``host: <line>``) is read host by host."""
+    return _per_host(
+        tool_text(data, file),
+        LIST_TOOL,
+        host_name,
+        lambda part, host: _read_list(part, file, catalog, host),
+    )
+
+
+def _read_list(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
+    """The ``nvidia-smi -L`` lines ``text`` of one output (see ``read_nvidia_smi_list``)."""
     problems: list[InputProblem] = []
     gpus: list[_Gpu] = []
     for number, line in text.lines:

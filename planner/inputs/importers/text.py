@@ -9,7 +9,14 @@ from pathlib import PurePath
 from planner.inputs.importers.provenance import NoteSource
 from planner.inputs.problems import InputError, InputProblem
 
-__all__ = ["ToolText", "decode_text", "host_from_file_name", "name_host", "tool_text"]
+__all__ = [
+    "ToolText",
+    "decode_text",
+    "host_from_file_name",
+    "host_prefixed",
+    "name_host",
+    "tool_text",
+]
 
 _COMMANDS = frozenset(
     {"nvidia-smi", "kubectl", "oc", "curl", "wget", "cat", "jq", "dcgmi", "ssh", "sudo", "pdsh"}
@@ -146,3 +153,25 @@ def name_host(text: ToolText, host_name: str | None) -> tuple[str, NoteSource, s
     if stem:
         return stem, "assumed", "the host is named after the file (or give the host name)"
     return "host", "assumed", "no host name in the file or its name: give the host name"
+
+
+_HOST_PREFIX = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]*): (?P<line>.*)$")
+"""A line as ``pdsh`` or ``clush`` print it: the host it came from, a colon and a space, then
+the host's line as the command printed it (indentation kept)."""
+
+
+def host_prefixed(text: ToolText) -> dict[str, ToolText] | None:
+    """Each host's lines of a ``pdsh`` or ``clush`` run (every line ``host: <line>``), the prefix
+    taken off and the line numbers kept, in the order the hosts first appear; None when a
+    non-blank line has no host prefix."""
+    parts: dict[str, list[tuple[int, str]]] = {}
+    for number, line in text.lines:
+        if not line.strip():
+            continue
+        match = _HOST_PREFIX.match(line)
+        if match is None:
+            return None
+        parts.setdefault(match.group("host"), []).append((number, match.group("line").rstrip()))
+    if not parts:
+        return None
+    return {host: ToolText(text.file, tuple(lines), None) for host, lines in parts.items()}
