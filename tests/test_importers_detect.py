@@ -269,3 +269,28 @@ def test_a_pdsh_run_of_a_format_not_read_host_by_host_is_refused_saying_how_to_s
     (problem,) = caught.value.problems
     assert "host prefix pdsh or clush" in problem.message
     assert "one file per host" in problem.fix
+
+
+def test_a_prometheus_api_answer_is_refused_naming_it_and_the_exporters_metrics_text() -> None:
+    """``curl prometheus:9090/api/v1/query?query=DCGM_FI_DEV_GPU_UTIL``: JSON naming its result
+    type and metric, refused pointing to dcgm-exporter's /metrics text (it was called neither
+    Kubernetes nodes nor pods)."""
+    answer = {
+        "status": "success",
+        "data": {
+            "resultType": "vector",
+            "result": [
+                {
+                    "metric": {"__name__": "DCGM_FI_DEV_GPU_UTIL", "gpu": "0", "Hostname": "g1"},
+                    "value": [1717000000.5, "42"],
+                }
+            ],
+        },
+    }
+    with pytest.raises(InputError) as caught:
+        detect_format("util.json", json.dumps(answer).encode(), role="workloads")
+    (problem,) = caught.value.problems
+    assert "Prometheus HTTP API answer (resultType vector) of DCGM_FI_DEV_GPU_UTIL" in (
+        problem.message
+    )
+    assert "/metrics" in problem.fix

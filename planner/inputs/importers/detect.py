@@ -6,7 +6,7 @@ import csv
 import io
 import re
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from planner.inputs.importers.kube import json_documents, kube_objects
 from planner.inputs.importers.nvidia_smi import HEADER_FIX, is_headerless_query
@@ -395,7 +395,9 @@ def _text_format(lines: list[str]) -> Format | None:
 
 
 def _json_format(data: bytes, file: str, role: Role | None) -> Format:
-    objects = kube_objects(json_documents(data, file))
+    documents = json_documents(data, file)
+    _refuse_prometheus_answer(documents, file)
+    objects = kube_objects(documents)
     kinds = {str(o.get("kind", "")) for o in objects}
     if "Pod" in kinds:
         return Format.KUBECTL_PODS
@@ -406,6 +408,47 @@ def _json_format(data: bytes, file: str, role: Role | None) -> Format:
     if any("status" in o and "metadata" in o for o in objects):
         return Format.KUBECTL_NODES
     raise _refuse(file, "JSON, but neither Kubernetes nodes nor pods", role)
+
+
+def _refuse_prometheus_answer(documents: list[Any], file: str) -> None:
+    """Refuse an answer of Prometheus' HTTP API (``/api/v1/query``: ``{"status": ...,
+    "data": {"resultType": ..., "result": [...]}}``), naming the metrics it holds: its samples
+    are one value per series at one instant (or a range), where the DCGM importer reads the
+    exporter's own scrape, with its HELP and TYPE lines and every field of the GPU."""
+    for document in documents:
+        answer = document.get("data") if isinstance(document, dict) else None
+        if not (isinstance(answer, dict) and "resultType" in answer):
+            continue
+        result = answer.get("result")
+        series = result if isinstance(result, list) else []
+        names = sorted(
+            {
+                str(s["metric"].get("__name__", ""))
+                for s in series
+                if isinstance(s, dict) and isinstance(s.get("metric"), dict)
+            }
+            - {""}
+        )
+        held = f" of {', '.join(names[:3])}" + (" ..." if len(names) > 3 else "") if names else ""
+        dcgm = any(n.startswith("DCGM_") for n in names)
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"a Prometheus HTTP API answer (resultType {answer['resultType']}){held}, "
+                    "which is not read"
+                    + (
+                        ": DCGM metrics are read from dcgm-exporter's own /metrics text"
+                        if dcgm
+                        else ""
+                    ),
+                    "give dcgm-exporter's scrape as text: curl <exporter>:9400/metrics > "
+                    "dcgm.prom, and give that file",
+                )
+            ]
+        )
 
 
 def _csv_format(header: str) -> Format | None:
