@@ -745,3 +745,14 @@ def test_query_rows_after_a_quoted_newline_keep_their_line_numbers() -> None:
     read = read_nvidia_smi_query(data, "l4.csv", CATALOG)
     (problem,) = read.problems
     assert (problem.row, problem.message) == (5, "'lots' is not a memory size in MiB")
+
+
+def test_a_mig_mode_of_n_a_on_a_mig_capable_gpu_says_it_read_n_a() -> None:
+    """``mig.mode.current`` = ``[N/A]`` on an A100 is not a missing column: the MIG mode is
+    assumed, and the note names the column and the N/A it read."""
+    data = b"name, memory.total [MiB], mig.mode.current\nNVIDIA A100-SXM4-80GB, 81920 MiB, [N/A]\n"
+    host = _one(read_nvidia_smi_query(data, "gpu-01.csv", CATALOG))
+    mig = host.get("mig_enabled")
+    assert mig is not None
+    assert (mig.value, mig.note.source, mig.note.line) == ("yes", "assumed", 2)
+    assert mig.note.text.startswith("mig.mode.current read [N/A]")

@@ -113,6 +113,8 @@ class _Gpu:
     instances: tuple[MigInstance, ...] = ()
     identity: str | None = None
     """The GPU's UUID (or PCI bus id), which no other GPU has; None when the output omits it."""
+    mig_unknown: str | None = None
+    """What the output wrote for MIG mode when it is no mode (``[N/A]``); None otherwise."""
 
 
 _MigDevice = tuple[int, int, int, float, int | None]
@@ -363,10 +365,24 @@ def _query_gpus(
         memory = _memory_mib(cell("memory.total"), columns, file, number, problems)
         mig_text = cell("mig.mode.current")
         mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
+        written = None
+        if "mig.mode.current" in columns and mig_text is None:
+            written = record[columns["mig.mode.current"][0]].strip() or "an empty cell"
         index_text = cell("index")
         index = int(index_text) if index_text and index_text.isdigit() else None
         identity = cell("uuid") or cell("pci.bus_id")
-        gpus.append(_Gpu(index, name, memory, mig, number, cell("hostname"), identity=identity))
+        gpus.append(
+            _Gpu(
+                index,
+                name,
+                memory,
+                mig,
+                number,
+                cell("hostname"),
+                identity=identity,
+                mig_unknown=written,
+            )
+        )
     return gpus
 
 
@@ -1300,6 +1316,19 @@ def _host(
                 else "MIG mode is not known without the header "
                 "(nvidia-smi --query-gpu=name,mig.mode.current --format=csv tells)"
             ),
+        )
+    elif capable and any(g.mig_unknown for g in same):
+        unknown = next(g for g in same if g.mig_unknown)
+        add(
+            "mig_enabled",
+            "yes",
+            unknown.line,
+            locators.mig,
+            "assumed",
+            f"{locators.mig} read {unknown.mig_unknown}: nvidia-smi could not tell the MIG mode "
+            "(a GPU passed through to a VM, or a driver without MIG); assumed yes, the default "
+            "on MIG-capable models: run nvidia-smi --query-gpu=mig.mode.current --format=csv "
+            "on the host itself to know",
         )
     elif model is not None and not capable:
         add("mig_enabled", "no", first, locators.mig, "derived", f"{model} has no MIG")
