@@ -305,3 +305,20 @@ def test_mixed_strategy_without_model_or_count_is_a_problem() -> None:
     (problem,) = read.problems
     assert "MIG mode" in problem.message
     assert "gpus_per_host" in problem.fix
+
+
+def test_a_mixed_strategy_profile_the_catalog_lacks_is_a_problem_and_left_out() -> None:
+    """A node advertising ``nvidia.com/mig-9g.99gb`` beside a known profile: the unknown one is
+    a problem naming it and stays out of the MIG layout; the known one is kept."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+        "nvidia.com/gpu.count": "1",
+        "nvidia.com/mig.strategy": "mixed",
+    }
+    extra = {"nvidia.com/mig-9g.99gb": "1", "nvidia.com/mig-1g.10gb": "2", "nvidia.com/gpu": "0"}
+    read = read_kubectl_nodes(kube_list(node("x", labels, extra=extra)), "n.json", CATALOG)
+    (layout,) = _one(read).mig_layout
+    assert [i.profile for i in layout.instances] == ["1g.10gb"] * 2
+    (problem,) = read.problems
+    assert problem.column == "node x: status.capacity.nvidia.com/mig-9g.99gb"
+    assert "MIG profile 9g.99gb is advertised but is not a MIG profile" in problem.message

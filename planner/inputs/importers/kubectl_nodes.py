@@ -457,6 +457,21 @@ def _whole_gpus(
                 + f": each is advertised as {replicas} replicas",
             )
         )
+    unknown = (
+        []
+        if model is None or count_label is None
+        else sorted(set(in_place) - {p.name for p in catalog.mig(model)})
+    )
+    if unknown:
+        # Without gpu.count, _mixed_gpus has already named the profiles the catalog lacks.
+        bad(
+            f"status.capacity.{_LABEL}mig-{unknown[0]}",
+            f"MIG profile {', '.join(unknown)} is advertised but is not a MIG profile of the "
+            f"{model} in the catalog; its devices are left out of the node's MIG layout",
+            "check the node's GPU model (nvidia.com/gpu.product), or add the profile to the "
+            "catalog",
+        )
+    in_place = {p: c for p, c in in_place.items() if p not in unknown}
     if in_place:
         add(
             "mig_enabled",
