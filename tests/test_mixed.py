@@ -1086,6 +1086,37 @@ def test_a_small_estate_is_also_planned_with_its_cores_host_by_host(
     assert looser.bounded_usd_per_year > recommended.bounded_usd_per_year
 
 
+def test_a_small_estate_s_plan_proven_the_best_is_not_planned_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the 20-host fleet the plan with the bound's host rows is proven optimal (it serves
+    every instance at the bound's cost), so the two plans with each host a type of its own are
+    not made; made anyway, they change nothing."""
+    scenario = fleet(100, seed=0)
+    planned = mixed._solve_and_place
+    typed: list[int] = []
+
+    def counted(scenario: Scenario, types: Sequence[HostType], *rest: Any, **named: Any) -> Any:
+        typed.append(len(types))
+        return planned(scenario, types, *rest, **named)
+
+    monkeypatch.setattr(mixed, "_solve_and_place", counted)
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+    assert recommended.result.plan.status is SolveStatus.OPTIMAL
+    hosts = len(scenario.inventory.hosts)
+    assert hosts not in typed
+    assert len(typed) == 2
+
+    monkeypatch.setattr(mixed._ProvenBest, "__call__", lambda *_: False)
+    typed.clear()
+    every = plan_scenario(scenario).recommended
+    assert every is not None
+    assert typed.count(hosts) == 2
+    assert every.bounded_usd_per_year == pytest.approx(recommended.bounded_usd_per_year)
+    assert every.result.metrics.gpus_used == recommended.result.metrics.gpus_used
+
+
 def test_other_roles_keep_the_cores_of_instances_that_span_gpus() -> None:
     """Seven isolated 8-core inference jobs of half a GPU whose 40 GiB span two 24 GiB L4s
     (4 cores per GPU) beside eight desktops under vGPU, on two 8-GPU, 64-core hosts: the

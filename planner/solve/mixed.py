@@ -1308,29 +1308,31 @@ def recommend(
     solos = SoloFits(scenario)
     found, refusals = options(scenario, types, methods, solos)
     isolated: set[str] = set()
+    proven_best = _ProvenBest(scenario, types, methods, solos, rates)
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
         if len(available) <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
-            # Also with each host a type of its own, and with the bound's rows of cores and
-            # RAM host by host in the MILP: mixes more hosts can hold, from tighter models.
+            # Also with the bound's rows of cores and RAM host by host in the MILP, and with
+            # each host a type of its own: mixes more hosts can hold, from tighter models;
+            # until a plan is proven the best.
             each_host, each_found = _one_type_per_host(types, found)
-            for planned in (
-                _solve_and_place(
+            tighter = (
+                (types, found, HostRows.HOST_BY_HOST),
+                (each_host, each_found, HostRows.SUMMED),
+                (each_host, each_found, HostRows.HOST_BY_HOST),
+            )
+            for planned_types, planned_found, rows in tighter:
+                if proven_best(counts, placing):
+                    break
+                planned = _solve_and_place(
                     scenario,
-                    types,
-                    found,
+                    planned_types,
+                    planned_found,
                     refusals,
                     rates,
                     isolated,
-                    host_rows=HostRows.HOST_BY_HOST,
-                ),
-                *(
-                    _solve_and_place(
-                        scenario, each_host, each_found, refusals, rates, isolated, host_rows=rows
-                    )
-                    for rows in (HostRows.SUMMED, HostRows.HOST_BY_HOST)
-                ),
-            ):
+                    host_rows=rows,
+                )
                 if _rank(scenario, types, rates, planned[1]) < _rank(
                     scenario, types, rates, placing
                 ):
@@ -1375,6 +1377,33 @@ _ONE_TYPE_PER_HOST_MAX_HOSTS = 24
 that cores, RAM and GPUs hold host by host in the MILP, not summed over a type, and with the
 bound's host-by-host rows in the MILP; the plan that leaves out fewer instances by priority,
 then costs less, is kept."""
+
+
+@dataclass
+class _ProvenBest:
+    """Whether no plan can rank before a placed one: it serves every instance, within each
+    class's slowdown limit, at the cost bound on every plan that does (``cost_lower_bound``,
+    solved once, when first asked)."""
+
+    scenario: Scenario
+    types: Sequence[HostType]
+    methods: Sequence[Method]
+    solos: SoloFits
+    rates: Rates
+    _bound_usd: float | None = None
+
+    def __call__(self, counts: Counts, placing: _Placing) -> bool:
+        scenario, types = self.scenario, self.types
+        if any(_left_out(scenario, placing)):
+            return False
+        hosts = tuple(h for host_type in types for h in host_type.hosts)
+        if over_limit(scenario, _as_plan(scenario, placing, counts, time.perf_counter(), hosts)):
+            return False
+        if self._bound_usd is None:
+            found = bound_options(scenario, types, self.methods, self.solos)
+            served = {w.name: w.instances for w in scenario.workloads}
+            self._bound_usd = cost_lower_bound(scenario, types, found, self.rates, served)
+        return _plan_usd_per_year(placing, types, self.rates) <= self._bound_usd * (1 + 1e-9)
 
 
 def _one_type_per_host(
