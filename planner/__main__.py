@@ -1,5 +1,7 @@
 """``python -m planner``: the command line (see ``planner.cli``)."""
 
-from planner.cli import main
+from planner.cli import main, native_prints_hidden
 
-raise SystemExit(main())
+with native_prints_hidden():
+    code = main()
+raise SystemExit(code)

@@ -12,9 +12,12 @@ the fix), or with ``--strict`` any skipped row; 1 the workbook could not be writ
 from __future__ import annotations
 
 import argparse
+import ctypes
 import enum
+import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -61,6 +64,7 @@ __all__ = [
     "add_scenario_arguments",
     "build_parser",
     "main",
+    "native_prints_hidden",
     "parse_server",
     "read_inputs",
     "recommended_lines",
@@ -882,6 +886,46 @@ def build_parser() -> argparse.ArgumentParser:
     for register in SUBCOMMANDS:
         register(subparsers)
     return parser
+
+
+@contextmanager
+def native_prints_hidden() -> Iterator[None]:
+    """Python's output to stdout as usual, while what native code prints straight to the
+    process's stdout is dropped: HiGHS, inside SciPy, now and then prints a debug line
+    (``HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();``,
+    ERGO-Code/HiGHS#2783) that would land among the plan's lines. Only when ``sys.stdout`` is
+    the process's stdout (file descriptor 1), as for ``python -m planner``."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        descriptor = -1
+    if descriptor != 1:
+        yield
+        return
+    python_out = sys.stdout
+    python_out.flush()
+    own = os.dup(1)
+    sys.stdout = open(  # noqa: SIM115 (closed below, after the process's stdout is back)
+        own, "w", buffering=1, encoding=python_out.encoding, errors=python_out.errors
+    )
+    sink = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(sink, 1)
+    os.close(sink)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        _flush_native_stdout()
+        os.dup2(own, 1)
+        sys.stdout.close()
+        sys.stdout = python_out
+
+
+def _flush_native_stdout() -> None:
+    """C's stdio buffers of this process written out (to where fd 1 points now)."""
+    # Without a C library to reach (Windows) the buffer drains where it will.
+    with suppress(OSError, AttributeError, TypeError):
+        ctypes.CDLL(None).fflush(None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -253,6 +253,37 @@ def test_module_entry_point(tmp_path: Path) -> None:
     assert out.is_file()
 
 
+_STRAY_SOLVER_PRINT = """
+import os, runpy, sys
+import planner.solve.milp as milp
+solve = milp.milp
+def noisy(**arguments):
+    os.write(1, b"HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();\\n")
+    return solve(**arguments)
+milp.milp = noisy
+sys.argv = ["planner", "plan", "--methods", "passthrough", "vgpu", "--no-harvest"]
+runpy.run_module("planner", run_name="__main__")
+"""
+
+
+def test_what_the_solver_prints_itself_stays_out_of_the_plan() -> None:
+    """HiGHS now and then writes a debug line straight to the process's stdout (below Python's
+    ``sys.stdout``); ``python -m planner`` keeps it out of the plan it prints, every line of
+    which still comes through."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STRAY_SOLVER_PRINT],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HighsMipSolverData" not in done.stdout
+    assert done.stdout.startswith("Recommended plan: Serves")
+    assert "vGPU (time-sliced)" in done.stdout
+
+
 def test_skipped_rows_are_reported_and_planning_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
