@@ -46,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from planner.cli import build_parser, scenario_from_args  # noqa: E402
+from planner.cli import build_parser, native_prints_hidden, scenario_from_args  # noqa: E402
 from planner.inputs.inventory import Host  # noqa: E402
 from planner.methods.fractional import share_request  # noqa: E402
 from planner.methods.registry import Method  # noqa: E402
@@ -360,4 +360,5 @@ def main(argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    with native_prints_hidden():
+        main(sys.argv[1:])

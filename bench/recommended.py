@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.fleets import fleet
+from planner.cli import native_prints_hidden
 from planner.output.report import plan_scenario
 
 RUNS = {100: 3, 2000: 1, 10000: 1}
@@ -69,7 +70,8 @@ def main(sizes: list[int], seeds: tuple[int, ...] = ()) -> None:
 if __name__ == "__main__":
     arguments = sys.argv[1:]
     at = arguments.index("--seeds") if "--seeds" in arguments else len(arguments)
-    main(
-        [int(a) for a in arguments[:at]] or list(RUNS),
-        tuple(int(a) for a in arguments[at + 1 :]),
-    )
+    with native_prints_hidden():
+        main(
+            [int(a) for a in arguments[:at]] or list(RUNS),
+            tuple(int(a) for a in arguments[at + 1 :]),
+        )
