@@ -163,7 +163,7 @@ def test_a_hostile_name_in_a_toast_is_only_text(db: Path) -> None:
     assert [t.value for t in at.toast] == ["Saved \\*\\*bold\\*\\*"]
     linked = _app(scenario="[click](http://example.com)")
     (toast,) = linked.toast
-    assert "\\[click\\]\\(http" in toast.value
+    assert "\\[click\\](http" in toast.value
     assert "[click](http" not in toast.value
 
 

@@ -68,7 +68,8 @@ def accept_upload(
     if not found:
         return file
     st.error(
-        f"{file.name} cannot be used, so the planner still uses {in_use_name}. "
+        f"{fmt.markdown_literal(file.name)} cannot be used, so the planner still uses "
+        f"{fmt.markdown_literal(in_use_name)}. "
         "Fix the problems below and upload the file again.",
         icon=":material/error:",
     )
@@ -79,23 +80,25 @@ def accept_upload(
 def scenario_sidebar() -> None:
     """The sidebar: what is being planned right now, and a way back to the sample scenario."""
     inputs = session.scenario_inputs()
+    inventory_name = fmt.markdown_literal(inputs.inventory.name)
+    workloads_name = fmt.markdown_literal(inputs.workloads.name)
     with st.sidebar:
         st.markdown("**Planning with**")
         try:
             built = planning.build_scenario(inputs)
         except InputError:
             # The page itself shows the problems; the sidebar only names the files.
-            st.caption(f"{inputs.inventory.name} · {inputs.workloads.name}")
+            st.caption(f"{inventory_name} · {workloads_name}")
         except Exception:
-            st.caption(f"{inputs.inventory.name} · {inputs.workloads.name}")
+            st.caption(f"{inventory_name} · {workloads_name}")
         else:
             inventory = built.scenario.inventory
             workloads = built.scenario.workloads
             instances = sum(w.instances for w in workloads)
             st.caption(
-                f":material/dns: {inputs.inventory.name}: {fmt.count(len(inventory.hosts))} hosts, "
+                f":material/dns: {inventory_name}: {fmt.count(len(inventory.hosts))} hosts, "
                 f"{fmt.count(inventory.gpu_count)} GPUs  \n"
-                f":material/work: {inputs.workloads.name}: {fmt.count(len(workloads))} classes, "
+                f":material/work: {workloads_name}: {fmt.count(len(workloads))} classes, "
                 f"{fmt.count(instances)} instances"
             )
         if inputs.own_gpus is not None:
@@ -130,7 +133,10 @@ def _own_gpus_sidebar(own_gpus: session.InputFile) -> None:
         # Only a file the catalog accepted is committed, so this is not expected; name the file.
         models = ()
     added = f": {', '.join(models)}" if models else ""
-    st.caption(f":material/memory: Catalog extended by {own_gpus.name}{added}")
+    st.caption(
+        f":material/memory: Catalog extended by {fmt.markdown_literal(own_gpus.name)}"
+        f"{fmt.markdown_literal(added)}"
+    )
     if st.button(
         "Drop my GPU models",
         key="sidebar_drop_own_gpus",
@@ -437,7 +443,7 @@ def method_summary(result: MethodResult) -> None:
     if notes:
         with st.expander("Notes on this plan"):
             for note in notes:
-                st.markdown(f"- {note}")
+                st.markdown(f"- {fmt.markdown_literal(note)}")
 
 
 def feasibility_notice(plan: ScenarioPlan) -> None:
@@ -538,4 +544,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
             )
         with st.expander("Every other method, per class: its estimate, or why it cannot serve"):
             for d in recommended.decisions:
-                st.markdown(f"**{d.workload}**: " + "; ".join(d.alternatives))
+                st.markdown(
+                    f"**{fmt.markdown_literal(d.workload)}**: "
+                    + fmt.markdown_literal("; ".join(d.alternatives))
+                )

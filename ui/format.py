@@ -101,4 +101,15 @@ def seconds(value: float | None) -> str:
 def markdown_literal(text: str) -> str:
     """``text`` shown literally inside Markdown: user text such as ``**x**`` or ``:smile:`` is
     not formatted (Streamlit's Markdown never renders HTML anyway)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~:$])", r"\\\1", text)
+    inline = _ACTIVE_INLINE.sub(lambda found: "\\" + found.group(0), text)
+    return _ACTIVE_LINE_START.sub(r"\1\\\2", inline)
+
+
+_ACTIVE_INLINE = re.compile(
+    r"[\\`*\[\]<>~$|]"  # emphasis, code, links, HTML, strikethrough, maths, tables
+    r"|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"  # emphasis (an underscore inside a word is text)
+    r"|:(?=[A-Za-z])"  # :emoji: shortcodes, :material/icons: and :colour[text]
+)
+"""Characters Markdown formats wherever they stand in a line."""
+_ACTIVE_LINE_START = re.compile(r"^(\s*\d*)([#+\-=.)])", re.MULTILINE)
+"""What starts a heading, a list or a numbered list at the start of a line."""

@@ -442,8 +442,10 @@ def _review(
     and Apply or Keep. Returns the table as edited."""
     st.markdown("**What each file gave**")
     for file, tool in shown.files:
-        st.caption(f":material/description: {file}: read as {tool}")
-    st.markdown("\n".join(f"- {line}" for line in shown.summary) or "_no values_")
+        st.caption(f":material/description: {fmt.markdown_literal(file)}: read as {tool}")
+    st.markdown(
+        "\n".join(f"- {fmt.markdown_literal(line)}" for line in shown.summary) or "_no values_"
+    )
     if len(shown.notes):
         only_assumed = st.toggle(
             f"Only the {fmt.count(shown.assumed)} assumed value(s)",
@@ -632,6 +634,31 @@ def _read(
     return shown
 
 
+def _names(files: Sequence[session.InputFile]) -> str:
+    return ", ".join(f.name for f in files)
+
+
+def _unusable(
+    files: Sequence[session.InputFile], problems: Sequence[InputProblem], in_use: str
+) -> str:
+    """Why nothing of ``files`` is imported: the files the problems name, and, when others were
+    dropped with them, that those are left out too until the upload is fixed (Markdown)."""
+    named = {p.file for p in problems}
+    bad = [f for f in files if f.name in named]
+    fine = [f for f in files if f.name not in named]
+    if not bad or not fine:
+        return (
+            f"{fmt.markdown_literal(_names(files))} cannot be used, so the planner still uses "
+            f"{fmt.markdown_literal(in_use)}. Fix the problems below and upload the file again."
+        )
+    return (
+        f"{fmt.markdown_literal(_names(bad))} cannot be used, so nothing of this upload is "
+        f"imported ({fmt.markdown_literal(_names(fine))} neither) and the planner still uses "
+        f"{fmt.markdown_literal(in_use)}. Fix the problems below, or remove "
+        f"{fmt.markdown_literal(_names(bad))} from the upload."
+    )
+
+
 def import_panel(role: Role, *, key: str) -> None:
     """The panel: an uploader for one or several files of any supported format, then the review
     (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
@@ -666,7 +693,7 @@ def import_panel(role: Role, *, key: str) -> None:
         return
     if not uploaded:
         st.info(
-            f"{', '.join(f.name for f in pending.files)} waits for Apply, as you left it: "
+            f"{fmt.markdown_literal(_names(pending.files))} waits for Apply, as you left it: "
             "apply it, keep the inputs in use, or upload other files.",
             icon=":material/pending_actions:",
         )
@@ -682,15 +709,11 @@ def import_panel(role: Role, *, key: str) -> None:
         # Nothing of it can be used, so nothing waits for Apply.
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
-        st.error(
-            f"{', '.join(f.name for f in files)} cannot be used, so the planner still uses "
-            f"{in_use}. Fix the problems below and upload the file again.",
-            icon=":material/error:",
-        )
+        st.error(_unusable(files, error.problems, in_use), icon=":material/error:")
         planning.show_problems(error.problems)
         return
     if shown.workbooks and st.button(
-        f"Restore the whole plan of {shown.workbooks[0]}",
+        f"Restore the whole plan of {fmt.markdown_literal(shown.workbooks[0])}",
         key=f"{key}_restore",
         icon=":material/settings_backup_restore:",
         help="Inventory, workloads, your GPU models and every assumption, as planned then.",

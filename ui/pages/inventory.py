@@ -125,7 +125,7 @@ built = planning.guarded(lambda: planning.build_scenario(inputs), doing="read th
 inventory = built.scenario.inventory
 cat = built.scenario.catalog
 source = "the bundled sample" if inputs.inventory.is_sample else inputs.inventory.name
-st.subheader(f"In use: {source}")
+st.subheader(f"In use: {fmt.markdown_literal(source)}")
 components.problems_notice(built.inventory_problems, what=inputs.inventory.name)
 components.reading_notes(
     built.inventory_notes, what=inputs.inventory.name, key="inventory_reading_notes"

@@ -196,7 +196,7 @@ for card, row in zip(cards, leading.itertuples(index=False), strict=True):
         if unchanged
         else ("normal" if row.figure in HIGHER_IS_BETTER else "inverse"),
         delta_arrow="off" if unchanged else "auto",
-        help=f"{pair[0]}: {_figure_text(row.figure, row.first)}",
+        help=f"{_shown(pair[0])}: {_figure_text(row.figure, row.first)}",
     )
 first_title, second_title = (pair[0], pair[1]) if pair[0] != pair[1] else ("First", "Second")
 components.table(

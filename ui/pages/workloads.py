@@ -112,7 +112,7 @@ cpu_only = built.scenario.cpu_only
 # The catalog the mix is planned with: a trace node list in use adds its GPU models to it.
 cat = built.scenario.catalog
 
-st.subheader(f"In use: {inputs.workloads.name}")
+st.subheader(f"In use: {fmt.markdown_literal(inputs.workloads.name)}")
 # A trace pod list is used as its file gives it: its classes are shown, not edited, since the
 # edited table would be a planner CSV without the pods that use no GPU.
 pod_list = trace.role_of(inputs.workloads) == "workloads"
