@@ -49,6 +49,26 @@ def test_binary_data_is_refused_with_the_file_name() -> None:
         decode_text(b"\xff\x00\x81\x92", "dump.bin")
 
 
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a PNG image"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "a JPEG image"),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", "a PDF document"),
+        (b"\x1f\x8b\x08\x00", "a gzip archive"),
+    ],
+)
+def test_a_file_of_another_kind_is_named_for_what_it_is(data: bytes, kind: str) -> None:
+    """A screenshot, a PDF or a compressed file picked by mistake is refused as what it is (it
+    was 'not UTF-8 text: byte 89', which suggests re-saving it), with the file's name."""
+    with pytest.raises(InputError) as raised:
+        decode_text(data, "gpu-07.csv")
+    (problem,) = raised.value.problems
+    assert problem.file == "gpu-07.csv"
+    assert problem.message.startswith(f"this is {kind}, not the text")
+    assert "UTF-8" not in problem.message
+
+
 def test_hosts_are_named_after_files() -> None:
     """``gpu-node-07.txt`` names host gpu-node-07; a workbook tab is no host name."""
     assert host_from_file_name("gpu-node-07.txt") == "gpu-node-07"

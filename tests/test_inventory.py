@@ -185,10 +185,13 @@ def test_missing_required_column_is_fatal(catalog: Catalog) -> None:
         (b"", "the file is empty"),
         (b"PK\x03\x04rest-of-a-zip", "Excel workbook"),
         (b"host,cluster\n\xe9t\xe9,prod\n", "not UTF-8"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "this is a PNG image, not CSV text"),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3", "this is a PDF document"),
     ],
 )
 def test_unusable_files_raise_with_a_fix(catalog: Catalog, data: bytes, expected: str) -> None:
-    """Empty files, Excel workbooks and non-UTF-8 bytes raise InputError with a fix."""
+    """Empty files, Excel workbooks, non-UTF-8 bytes and files of another kind picked by mistake
+    (an image, a PDF) raise InputError with a fix."""
     with pytest.raises(InputError) as raised:
         load_inventory(data, catalog, file_name="upload.csv")
     (problem,) = raised.value.problems

@@ -29,6 +29,7 @@ __all__ = [
     "CellError",
     "Row",
     "Table",
+    "binary_kind",
     "csv_error_problem",
     "normalise_column",
     "number_text",
@@ -54,6 +55,25 @@ _ZIP_MAGIC = b"PK\x03\x04"
 """An .xlsx workbook is a zip file; users upload one by mistake for a CSV."""
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 """Byte-order marks of UTF-16 text, as Excel's 'Unicode Text' and Windows PowerShell write it."""
+_BINARY_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Office 97-2003 file (.xls, .doc)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+)
+"""How files users pick by mistake begin (their magic numbers), and what they are."""
+
+
+def binary_kind(data: bytes) -> str | None:
+    """What a file that is not text is (``a PNG image``), from how it begins; None when it
+    does not begin like a known binary format."""
+    return next((kind for magic, kind in _BINARY_SIGNATURES if data.startswith(magic)), None)
+
+
 SPREADSHEET_SEPARATORS = ",;\t"
 """Column separators a spreadsheet writes: commas, semicolons (Excel's "CSV" in locales whose
 decimal mark is a comma) and tabs (Excel's "Text (Tab delimited)")."""
@@ -257,6 +277,11 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                     "in Excel use File > Save As > CSV UTF-8, then load the .csv file",
                 )
             ]
+        )
+    kind = binary_kind(data)
+    if kind is not None:
+        raise InputError(
+            [InputProblem(file, None, None, f"this is {kind}, not CSV text", "load a .csv file")]
         )
     try:
         text = data.decode("utf-16" if data.startswith(_UTF16_MARKS) else "utf-8-sig")

@@ -8,6 +8,7 @@ from pathlib import PurePath
 
 from planner.inputs.importers.provenance import NoteSource
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import binary_kind
 
 __all__ = [
     "ToolText",
@@ -40,6 +41,19 @@ def decode_text(data: bytes, file: str) -> str:
 
     Raises ``InputError`` for binary data or another encoding.
     """
+    kind = binary_kind(data)
+    if kind is not None:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"this is {kind}, not the text a tool prints",
+                    "give the tool's output saved as text (redirect it with > file.txt)",
+                )
+            ]
+        )
     try:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
             text = data.decode("utf-16")
