@@ -127,6 +127,19 @@ def test_legends_and_plan_names_are_complete(
     _screenshot(page, screenshot_dir / f"look-harvesting-light-{width}.png")
 
 
+def test_the_server_type_form_shows_the_model_in_full(open_at: Callable[..., Any]) -> None:
+    """At 1,280 px the server type to size with shows its GPU model's whole name (it read
+    "H100-80Gi" when the model shared a row of four fields)."""
+    from playwright.sync_api import expect
+
+    page = open_at(1280)
+    page.get_by_text("Server type to size with").first.click()
+    model = page.locator(".st-key-compare_server_model input")
+    expect(model).to_have_value("H100-80GB-SXM", timeout=TIMEOUT_MS)
+    width = model.evaluate("(box) => ({text: box.scrollWidth, shown: box.clientWidth})")
+    assert width["text"] <= width["shown"], width
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_theme_follows_the_browser(
     open_at: Callable[..., Any],

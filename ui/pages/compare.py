@@ -54,20 +54,22 @@ def server_fields(box: DeltaGenerator) -> ServerFields:
         gpu_model="H100-80GB-SXM", gpus=8, cpu_cores=112, ram_gib=2048
     )
     with box:
-        cols = st.columns(4)
-        model = cols[0].selectbox(
+        # The model's name needs the width of two fields (H200-141GB-NVL); the figures share a row.
+        named, sized = st.columns([2, 1])
+        cores_column, ram_column = st.columns(2)
+        model = named.selectbox(
             "GPU model",
             options=models,
             index=models.index(server.gpu_model) if server.gpu_model in models else 0,
             key="compare_server_model",
         )
-        gpus = cols[1].number_input(
+        gpus = sized.number_input(
             "GPUs per server", 1, 16, int(server.gpus), key="compare_server_gpus"
         )
-        cores = cols[2].number_input(
+        cores = cores_column.number_input(
             "Cores per server", 1, 1024, int(server.cpu_cores), key="compare_server_cores"
         )
-        ram = cols[3].number_input(
+        ram = ram_column.number_input(
             "RAM per server [GiB]",
             16,
             16384,
