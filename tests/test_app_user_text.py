@@ -107,3 +107,33 @@ def test_a_mixed_upload_names_the_file_that_stops_it() -> None:
     assert "(mix.csv neither)" in message
     assert "remove image.csv from the upload" in message
     assert at.session_state[session._INPUTS_KEY].workloads.is_sample
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "good"),
+    [
+        ("ui/pages/inventory.py", "inventory_upload", "inventory.csv"),
+        ("ui/pages/workloads.py", "workloads_upload", "workloads.csv"),
+    ],
+)
+def test_every_bad_file_of_an_upload_is_reported_at_once(page: str, key: str, good: str) -> None:
+    """Two unreadable files among a good one: the error names both as the files that cannot be
+    used and the good one as not imported either, and the problem table lists a problem of
+    each, so the second is not found only after the first is removed."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.switch_page(page).run()
+    png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+    at.file_uploader(key=key).set_value(
+        [
+            ("notes.txt", b"hello there\nrandom words\n", "text/plain"),
+            ("image.csv", png, "text/csv"),
+            (good, (SAMPLE / good).read_bytes(), "text/csv"),
+        ]
+    ).run()
+    assert not at.exception
+    message = at.error[0].value
+    assert message.startswith("notes.txt, image.csv cannot be used")
+    assert f"({good} neither)" in message
+    assert "remove notes.txt, image.csv from the upload" in message
+    problems = next(df.value for df in at.dataframe if "problem" in df.value.columns)
+    assert list(problems["file"]) == ["notes.txt", "image.csv"]

@@ -247,3 +247,22 @@ def test_a_host_named_twice_in_one_file_is_listed_not_merged() -> None:
     both = import_inventory([("rv.xlsx", data)], CATALOG, gpus_by_cluster={"prod": ("L40S", 4)})
     assert list(both.frame["host"]) == ["esx-01", "esx-02"]
     assert both.problems == ()
+
+
+def test_every_unreadable_file_is_named_in_one_refusal() -> None:
+    """Two unreadable files beside a good one: the refusal names both, each with its own
+    problem, so the user fixes them in one go rather than finding the second once the first is
+    removed."""
+    png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+    files = [
+        ("notes.txt", b"hello there\nrandom words\n"),
+        ("picture.txt", png),
+        sample(NVIDIA_SMI_LIST),
+    ]
+    with pytest.raises(InputError) as caught:
+        import_inventory(files, CATALOG)
+    named = [(p.file, p.message) for p in caught.value.problems]
+    assert named == [
+        ("notes.txt", "cannot tell which tool wrote this file"),
+        ("picture.txt", "this is a PNG image, not the text a tool prints"),
+    ]

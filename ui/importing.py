@@ -167,9 +167,6 @@ def _import_preview(
 ) -> ImportPreview:
     cat = planning.catalog(own_gpus)
     pairs = [(f.name, f.content) for f in files]
-    workbooks = tuple(
-        f.name for f in files if detect_format(f.name, f.content) is Format.PLAN_WORKBOOK
-    )
     name = files[0].name if len(files) == 1 else " + ".join(f.name for f in files)
     labels: tuple[str, ...] = ()
     if role == "inventory":
@@ -190,6 +187,10 @@ def _import_preview(
         mix = import_workloads(pairs, cat, group_by=options.group_by)
         frame, notes, problems, used = mix.frame, mix.notes, mix.problems, mix.files
         labels = tuple(label_keys(mix.pods))
+    # After the import, which refuses a file of no known format (naming every such file).
+    workbooks = tuple(
+        f.name for f in files if detect_format(f.name, f.content) is Format.PLAN_WORKBOOK
+    )
     return ImportPreview(
         name=name,
         frame=frame.reset_index(drop=True),

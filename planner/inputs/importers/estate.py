@@ -308,6 +308,27 @@ def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProbl
     return problems
 
 
+def _read_every_file(
+    files: Sequence[tuple[str, bytes]],
+    catalog: Catalog,
+    *,
+    host_name: str | None,
+    cluster: str | None,
+) -> list[HostsRead]:
+    """Each file's hosts (``read_hosts``). Every file is read before refusing, so that one
+    ``InputError`` names every file that cannot be read, each with its problems."""
+    reads = []
+    refused: list[InputProblem] = []
+    for name, data in files:
+        try:
+            reads.append(read_hosts(name, data, catalog, host_name=host_name, cluster=cluster))
+        except InputError as error:
+            refused.extend(error.problems)
+    if refused:
+        raise InputError(refused)
+    return reads
+
+
 def import_inventory(
     files: Sequence[tuple[str, bytes]],
     catalog: Catalog,
@@ -337,13 +358,11 @@ def import_inventory(
     defaults
         Values for columns no file gives (``ImportDefaults``), marked assumed.
 
-    Raises ``InputError`` when a file cannot be read, or when no host with GPUs results.
+    Raises ``InputError`` when a file cannot be read (naming every file that cannot), or when
+    no host with GPUs results.
     """
     defaults = defaults or ImportDefaults()
-    reads = [
-        read_hosts(name, data, catalog, host_name=host_name, cluster=cluster)
-        for name, data in files
-    ]
+    reads = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, problems)

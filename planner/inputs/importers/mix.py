@@ -107,8 +107,9 @@ def import_workloads(
     defaults
         Figures assumed where Kubernetes does not say (``WorkloadDefaults``).
 
-    Raises ``InputError`` when a file cannot be read, describes hosts rather than workloads, or
-    when no file lists a workload (DCGM alone measures but does not list).
+    Raises ``InputError`` when a file cannot be read or describes hosts rather than workloads
+    (naming every such file), or when no file lists a workload (DCGM alone measures but does
+    not list).
     """
     defaults = defaults or WorkloadDefaults()
     frames: list[pd.DataFrame] = []
@@ -117,39 +118,27 @@ def import_workloads(
     pods: list[PodRequest] = []
     samples: list[dcgm.Sample] = []
     used: list[tuple[str, str]] = []
+    refused: list[InputProblem] = []
     for name, data in files:
-        found = detect_format(name, data, role="workloads")
-        if found in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
-            csv = data if found is Format.WORKLOADS_CSV else _workbook_workloads(data, name)
-            loaded = load_workloads(csv, catalog, file_name=name)
-            frame = workloads_frame(loaded.value)
-            frame["notes"] = f"from {name} ({found.label})"
-            frames.append(frame)
-            problems.extend(loaded.problems)
-            notes.append(
-                ImportNote(
-                    name,
-                    None,
-                    "",
-                    "",
-                    "",
-                    str(len(loaded.value)),
-                    "read",
-                    f"{len(loaded.value)} class(es) read as {found.label}",
-                )
-            )
-        elif found is Format.KUBECTL_PODS:
-            read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
-            pods.extend(read.pods)
-            notes.extend(read.notes)
-            problems.extend(read.problems)
-        elif found is Format.DCGM:
-            read_samples, read_problems = dcgm.read_dcgm_samples(data, name)
-            samples.extend(read_samples)
-            problems.extend(read_problems)
-        else:
-            raise InputError(
-                [
+        # Every file is read before refusing, so that one refusal names every unreadable file.
+        try:
+            found = detect_format(name, data, role="workloads")
+            if found in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
+                frame, note, loaded_problems = _planner_workloads(name, data, found, catalog)
+                frames.append(frame)
+                notes.append(note)
+                problems.extend(loaded_problems)
+            elif found is Format.KUBECTL_PODS:
+                read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
+                pods.extend(read.pods)
+                notes.extend(read.notes)
+                problems.extend(read.problems)
+            elif found is Format.DCGM:
+                read_samples, read_problems = dcgm.read_dcgm_samples(data, name)
+                samples.extend(read_samples)
+                problems.extend(read_problems)
+            else:
+                refused.append(
                     InputProblem(
                         name,
                         None,
@@ -157,9 +146,14 @@ def import_workloads(
                         f"this is {found.label}, which describes hosts, not workloads",
                         give_as("inventory"),
                     )
-                ]
-            )
+                )
+                continue
+        except InputError as error:
+            refused.extend(error.problems)
+            continue
         used.append((name, found.label))
+    if refused:
+        raise InputError(refused)
     grouped: GroupedPods | None = None
     if pods:
         grouped = group_pods(pods, catalog, group_by=group_by, defaults=defaults)
@@ -197,6 +191,28 @@ def import_workloads(
     return ImportedWorkloads(
         frame, tuple(notes), tuple(problems), tuple(pods), measurements, tuple(used)
     )
+
+
+def _planner_workloads(
+    name: str, data: bytes, found: Format, catalog: Catalog
+) -> tuple[pd.DataFrame, ImportNote, tuple[InputProblem, ...]]:
+    """A workload CSV, or a plan workbook's, as the import's frame, the note saying how many
+    classes it gave, and the rows it skipped."""
+    csv = data if found is Format.WORKLOADS_CSV else _workbook_workloads(data, name)
+    loaded = load_workloads(csv, catalog, file_name=name)
+    frame = workloads_frame(loaded.value)
+    frame["notes"] = f"from {name} ({found.label})"
+    note = ImportNote(
+        name,
+        None,
+        "",
+        "",
+        "",
+        str(len(loaded.value)),
+        "read",
+        f"{len(loaded.value)} class(es) read as {found.label}",
+    )
+    return frame, note, loaded.problems
 
 
 def _workbook_workloads(data: bytes, file: str) -> bytes:
