@@ -7,6 +7,7 @@ import json
 import pytest
 from importer_samples import CATALOG, KUBECTL_NODES, kube_list, node, sample
 
+from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts, HostsRead
 from planner.inputs.importers.kubectl_nodes import read_kubectl_nodes
 from planner.inputs.problems import InputError
@@ -322,3 +323,36 @@ def test_a_mixed_strategy_profile_the_catalog_lacks_is_a_problem_and_left_out() 
     (problem,) = read.problems
     assert problem.column == "node x: status.capacity.nvidia.com/mig-9g.99gb"
     assert "MIG profile 9g.99gb is advertised but is not a MIG profile" in problem.message
+
+
+def test_a_zero_gpu_count_beside_a_product_says_what_was_read_and_what_to_check() -> None:
+    """``gpu.count=0`` beside ``gpu.product``: GPU Feature Discovery counted no GPU on a node it
+    names a GPU for. The node reads 0 GPUs with a note naming both labels and what to check
+    (the node's GPUs and driver), which the problem refusing 0 GPUs carries."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "0"}
+    read = read_kubectl_nodes(
+        kube_list(node("g0", labels, extra={"nvidia.com/gpu": "0"})), "n.json", CATALOG
+    )
+    gpus = _one(read).get("gpus_per_host")
+    assert gpus is not None
+    assert gpus.value == 0
+    text = gpus.note.text
+    assert "nvidia.com/gpu.count is 0" in text
+    assert "NVIDIA-A100-SXM4-40GB" in text
+    assert "advertises 0" in text
+    assert "driver" in text
+    assert "set gpus_per_host" in text
+    data = kube_list(node("g0", labels), node("g4", {**labels, "nvidia.com/gpu.count": "4"}))
+    (refused,) = import_inventory([("n.json", data)], CATALOG).inventory(CATALOG).problems
+    assert refused.message.startswith("host g0: gpus_per_host 0 is out of range")
+    assert "nvidia.com/gpu.count is 0 though" in refused.message
+
+
+def test_a_gpu_count_above_zero_keeps_the_plain_note() -> None:
+    """With GPUs counted, the note says only where the count comes from."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}
+    gpus = _one(read_kubectl_nodes(kube_list(node("g", labels)), "n.json", CATALOG)).get(
+        "gpus_per_host"
+    )
+    assert gpus is not None
+    assert gpus.note.text == "GPUs on the node (nvidia.com/gpu.count)"

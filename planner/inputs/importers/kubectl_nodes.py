@@ -416,7 +416,7 @@ def _whole_gpus(
             count_label,
             f"metadata.labels.{_LABEL}gpu.count",
             "read",
-            "GPUs on the node (nvidia.com/gpu.count)",
+            _count_note(node, count_label, capacity_gpus),
         )
     elif capacity_gpus is not None and in_place:
         _mixed_gpus(node, model, capacity_gpus, in_place, catalog, add, bad)
@@ -496,6 +496,25 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def _count_note(node: _Node, count: int, capacity_gpus: tuple[float, str] | None) -> str:
+    """What ``nvidia.com/gpu.count`` says: the node's GPUs, or, at 0, that GPU Feature Discovery
+    counted none (the GPU named by ``gpu.product`` failed, its driver is not loaded, or the
+    label is stale) and what to check."""
+    if count > 0:
+        return "GPUs on the node (nvidia.com/gpu.count)"
+    product = node.labels.get(f"{_LABEL}gpu.product", "")
+    beside = f" though {_LABEL}gpu.product names {product}" if product else ""
+    advertised = (
+        "" if capacity_gpus is None else f" ({capacity_gpus[1]} advertises {capacity_gpus[0]:g})"
+    )
+    return (
+        f"{_LABEL}gpu.count is 0{beside}{advertised}: GPU Feature Discovery counted no GPU on "
+        "the node; check its GPUs and driver (nvidia-smi on the node, the GPU Operator's "
+        "driver and device-plugin pods) and list the nodes again, or set gpus_per_host to "
+        "its GPUs"
+    )
 
 
 def _is_shared(node: _Node, capacity_gpus: tuple[float, str]) -> bool:
