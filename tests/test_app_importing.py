@@ -4,6 +4,7 @@ outputs reviewed then applied, kubectl pods as workload classes, a plan workbook
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,20 @@ def test_a_class_the_workload_mix_refuses_names_the_pods_file() -> None:
     first = problems.iloc[0]
     assert first["column"] == "spec.containers[].resources"
     assert first["problem"].startswith("class p-1: gpus 1000 is out of range")
+
+
+def test_the_fix_of_a_file_of_no_known_kind_is_shown_whole() -> None:
+    """A file no tool wrote is refused with a fix listing the formats the Inventory page reads
+    (not the Workloads page's too); the problem table's rows grow until that fix fits its
+    column at about 7 px a character, 21 px a line. It was cut after seven lines."""
+    at = _page("ui/pages/inventory.py")
+    notes = ("notes.txt", b"hello there\nrandom words\n", "text/plain")
+    at.file_uploader(key="inventory_upload").set_value(notes).run()
+    assert not at.exception
+    table = next(df for df in at.dataframe if "fix" in df.value.columns)
+    (fix,) = table.value["fix"]
+    assert "kubectl get nodes" in fix
+    assert "workload" not in fix
+    width = json.loads(table.proto.columns)["fix"]["width"]
+    lines = table.proto.row_height // 21
+    assert len(fix) <= lines * (width // 7)

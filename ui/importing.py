@@ -35,8 +35,8 @@ from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
+from ui import components, planning, session, trace
 from ui import format as fmt
-from ui import planning, session, trace
 from ui.workload_editor import editor_row, rows_renumbered
 
 __all__ = ["Role", "import_panel"]
@@ -248,7 +248,7 @@ def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> sessio
     """The trace list a lone plan workbook keeps as this page's input (a plan of the trace keeps
     its node and pod lists as given), named as restoring the whole plan names it; None when
     the files are not such a workbook."""
-    if len(files) != 1 or detect_format(files[0].name, files[0].content) is not (
+    if len(files) != 1 or detect_format(files[0].name, files[0].content, role=role) is not (
         Format.PLAN_WORKBOOK
     ):
         return None
@@ -483,7 +483,7 @@ def _review(
             "the files.",
             icon=":material/error:",
         )
-        planning.show_problems(error.problems)
+        components.whole_problems(error.problems)
         return edited
     _change_figures(change, role, _without_gpu(role, shown))
     if change.skipped:
@@ -491,7 +491,7 @@ def _review(
             f"{len(change.skipped)} problem(s): these rows or values would not be used.",
             icon=":material/warning:",
         )
-        planning.show_problems(change.skipped, key=f"{key}_skipped")
+        components.whole_problems(change.skipped, key=f"{key}_skipped")
     apply_col, keep_col = st.columns(2)
     if apply_col.button(
         "Apply", key=f"{key}_apply", type="primary", icon=":material/check:", width="stretch"
@@ -711,7 +711,7 @@ def import_panel(role: Role, *, key: str) -> None:
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
         st.error(_unusable(files, error.problems, in_use), icon=":material/error:")
-        planning.show_problems(error.problems)
+        components.whole_problems(error.problems)
         return
     if shown.workbooks and st.button(
         f"Restore the whole plan of {fmt.markdown_literal(shown.workbooks[0])}",
