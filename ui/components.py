@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
@@ -37,8 +36,6 @@ __all__ = [
     "scenario_sidebar",
     "stop_if_empty",
     "table",
-    "whole_problems",
-    "wrapped_row_px",
 ]
 
 
@@ -155,60 +152,8 @@ ROW_PX = 35
 DECISION_CHARS_PER_LINE = 40
 """Characters of a class's reason that fit one line of the recommended plan's Why column at
 1,280 px."""
-DECISION_LINE_PX = 21
-"""Height of one wrapped line of a table cell [px]."""
 DECISION_MAX_LINES = 5
 """Most lines a class's row grows to; a longer reason is cut (its tooltip shows it whole)."""
-WRAPPED_MIN_LINES = 3
-"""Fewest lines of a row whose text wraps: Streamlit wraps a cell's text only in rows taller than
-64 px."""
-
-
-def wrapped_row_px(
-    texts: Sequence[str], *, chars_per_line: int, max_lines: int | None = None
-) -> int | None:
-    """Row height that shows the longest of ``texts`` whole [px], wrapped at word breaks into
-    lines of ``chars_per_line`` characters, up to ``max_lines`` lines (None: as many as the text
-    takes); None (one line) when every text fits on one line."""
-    lines = max(
-        (len(textwrap.wrap(t, chars_per_line, break_on_hyphens=False)) for t in texts), default=0
-    )
-    if lines <= 1:
-        return None
-    lines = max(WRAPPED_MIN_LINES, lines if max_lines is None else min(max_lines, lines))
-    return lines * DECISION_LINE_PX + 8
-
-
-PROBLEM_COLUMNS = {
-    "file": st.column_config.TextColumn(width=80),
-    "row": st.column_config.NumberColumn(width=40),
-    "column": st.column_config.TextColumn(width=80),
-    "problem": st.column_config.TextColumn(width=190),
-    "fix": st.column_config.TextColumn(width=190),
-}
-"""Widths of a problem table's columns [px]: narrow enough to fit the import panel's column at
-1,280 px, where they stretch."""
-PROBLEM_ROWS_SHOWN = 10
-"""Rows of a problem table shown before it scrolls."""
-
-
-def whole_problems(problems: Sequence[InputProblem], *, key: str | None = None) -> None:
-    """Problems as a table whose rows grow until every problem and fix is read whole: a file of
-    no known kind is refused with a fix listing every format the page reads."""
-    frame = planning.problems_frame(problems)
-    texts = [str(t) for column in ("problem", "fix") for t in frame[column]]
-    row_px = wrapped_row_px(texts, chars_per_line=planning.PROBLEM_CHARS_PER_LINE)
-    shown = min(len(frame), PROBLEM_ROWS_SHOWN)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        key=key,
-        row_height=row_px,
-        height="auto" if row_px is None else shown * row_px + ROW_PX + 3,
-        placeholder="–",
-        column_config=PROBLEM_COLUMNS,
-    )
 
 
 def table(
@@ -570,7 +515,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
         # Why is the decision's reason: its rows grow (Streamlit wraps only rows over 64 px)
         # so that it is read whole beside narrow, wrapping name columns, not cut at 1,280 px.
         row_px = (
-            wrapped_row_px(
+            planning.wrapped_row_px(
                 [str(r) for r in shown["Why"]],
                 chars_per_line=DECISION_CHARS_PER_LINE,
                 max_lines=DECISION_MAX_LINES,

@@ -35,8 +35,8 @@ from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import workloads_from_frame
-from ui import components, planning, session, trace
 from ui import format as fmt
+from ui import planning, session, trace
 from ui.workload_editor import editor_row, rows_renumbered
 
 __all__ = ["Role", "import_panel"]
@@ -483,7 +483,7 @@ def _review(
             "the files.",
             icon=":material/error:",
         )
-        components.whole_problems(error.problems)
+        planning.show_problems(error.problems)
         return edited
     _change_figures(change, role, _without_gpu(role, shown))
     if change.skipped:
@@ -491,7 +491,7 @@ def _review(
             f"{len(change.skipped)} problem(s): these rows or values would not be used.",
             icon=":material/warning:",
         )
-        components.whole_problems(change.skipped, key=f"{key}_skipped")
+        planning.show_problems(change.skipped, key=f"{key}_skipped")
     apply_col, keep_col = st.columns(2)
     if apply_col.button(
         "Apply", key=f"{key}_apply", type="primary", icon=":material/check:", width="stretch"
@@ -711,7 +711,7 @@ def import_panel(role: Role, *, key: str) -> None:
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
         st.error(_unusable(files, error.problems, in_use), icon=":material/error:")
-        components.whole_problems(error.problems)
+        planning.show_problems(error.problems)
         return
     if shown.workbooks and st.button(
         f"Restore the whole plan of {fmt.markdown_literal(shown.workbooks[0])}",

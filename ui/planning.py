@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NoReturn, TypeVar
@@ -348,48 +349,58 @@ def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
 
 PROBLEM_CHARS_PER_LINE = 30
 """Characters of a problem or its fix that fit on one line of their column at 1,280 px."""
-_LINE_PX = 21
+LINE_PX = 21
 """Height of one wrapped line of a table cell [px]."""
-_MAX_LINES = 7
-"""Most lines a problem's row grows to; longer text is cut (its tooltip shows it whole)."""
-_MAX_ROWS_SHOWN = 10
+WRAPPED_MIN_LINES = 3
+"""Fewest lines of a row whose text wraps: Streamlit wraps a cell's text only in rows taller than
+64 px."""
+PROBLEM_COLUMNS = {
+    "file": st.column_config.TextColumn(width=80),
+    "row": st.column_config.NumberColumn(width=40),
+    "column": st.column_config.TextColumn(width=80),
+    "problem": st.column_config.TextColumn(width=190),
+    "fix": st.column_config.TextColumn(width=190),
+}
+"""Widths of a problem table's columns [px]: narrow enough to fit the import panel's column at
+1,280 px, where they stretch; wider ones pushed the fix past the table's right edge."""
+PROBLEM_ROWS_SHOWN = 10
+"""Rows of a problem table shown before it scrolls."""
+_HEADER_PX = 38
+"""Height of a table's header row and border [px]."""
 
 
-def problems_row_px(frame: pd.DataFrame) -> int | None:
-    """Row height that shows each problem and its fix whole, up to ``_MAX_LINES`` lines [px];
-    None (one line) when every text fits on one line. Streamlit wraps a cell's text only when
-    rows are taller than 64 px, so a wrapped row has at least three lines."""
-    texts = [str(t) for column in ("problem", "fix") for t in frame[column]]
-    longest = max((len(t) for t in texts), default=0)
-    if longest <= PROBLEM_CHARS_PER_LINE:
+def wrapped_row_px(
+    texts: Sequence[str], *, chars_per_line: int, max_lines: int | None = None
+) -> int | None:
+    """Row height that shows the longest of ``texts`` whole [px], wrapped at word breaks into
+    lines of ``chars_per_line`` characters, up to ``max_lines`` lines (None: as many as the text
+    takes); None (one line) when every text fits on one line."""
+    lines = max(
+        (len(textwrap.wrap(t, chars_per_line, break_on_hyphens=False)) for t in texts), default=0
+    )
+    if lines <= 1:
         return None
-    lines = min(_MAX_LINES, max(3, -(-longest // PROBLEM_CHARS_PER_LINE)))
-    return lines * _LINE_PX + 8
+    lines = max(WRAPPED_MIN_LINES, lines if max_lines is None else min(max_lines, lines))
+    return lines * LINE_PX + 8
 
 
 def show_problems(problems: Sequence[InputProblem], *, key: str | None = None) -> None:
-    """Problems as a table whose problem and fix columns are wide and wrap, so the fix is read
-    on screen, not cut after a few words; a whole-file problem shows no row number."""
+    """Problems as a table whose problem and fix columns are wide and wrap, its rows grown until
+    every problem and fix is read whole (a file of no known kind is refused with a fix listing
+    every format the page reads); a whole-file problem shows no row number."""
     frame = problems_frame(problems)
-    row_px = problems_row_px(frame)
-    shown = min(len(frame), _MAX_ROWS_SHOWN)
+    texts = [str(t) for column in ("problem", "fix") for t in frame[column]]
+    row_px = wrapped_row_px(texts, chars_per_line=PROBLEM_CHARS_PER_LINE)
+    shown = min(len(frame), PROBLEM_ROWS_SHOWN)
     st.dataframe(
         frame,
         hide_index=True,
         width="stretch",
         key=key,
         row_height=row_px,
-        height="auto" if row_px is None else shown * row_px + 38,
+        height="auto" if row_px is None else shown * row_px + _HEADER_PX,
         placeholder="–",
-        column_config={
-            # Narrow enough to fit the import panel's column at 1,280 px, where they stretch;
-            # wider ones pushed the fix past the table's right edge.
-            "file": st.column_config.TextColumn(width=80),
-            "row": st.column_config.NumberColumn(width=40),
-            "column": st.column_config.TextColumn(width=80),
-            "problem": st.column_config.TextColumn(width=190),
-            "fix": st.column_config.TextColumn(width=190),
-        },
+        column_config=PROBLEM_COLUMNS,
     )
 
 
