@@ -348,6 +348,41 @@ def test_a_zero_gpu_count_beside_a_product_says_what_was_read_and_what_to_check(
     assert "nvidia.com/gpu.count is 0 though" in refused.message
 
 
+@pytest.mark.parametrize(
+    ("labels", "counted_by"),
+    [
+        (
+            {
+                "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
+                "nvidia.com/mig.strategy": "single",
+                "nvidia.com/gpu.count": "0",
+            },
+            "nvidia.com/gpu.count is 0",
+        ),
+        (
+            {
+                "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
+                "nvidia.com/mig.strategy": "single",
+            },
+            "status.allocatable.nvidia.com/gpu is 0",
+        ),
+        ({"nvidia.com/gpu.product": "NVIDIA-L4"}, "status.allocatable.nvidia.com/gpu is 0"),
+    ],
+)
+def test_no_gpu_counted_reads_zero_gpus_not_one(labels: dict[str, str], counted_by: str) -> None:
+    """A node naming a GPU but counting none (MIG devices under the single strategy, or the
+    device plugin's resource without ``gpu.count``) reads 0 GPUs with why and what to check;
+    it read 1 GPU, rounded up from 0."""
+    read = read_kubectl_nodes(
+        kube_list(node("g0", labels, extra={"nvidia.com/gpu": "0"})), "n.json", CATALOG
+    )
+    gpus = _one(read).get("gpus_per_host")
+    assert gpus is not None
+    assert gpus.value == 0
+    assert gpus.note.text.startswith(counted_by)
+    assert "driver" in gpus.note.text
+
+
 def test_a_gpu_count_above_zero_keeps_the_plain_note() -> None:
     """With GPUs counted, the note says only where the count comes from."""
     labels = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}

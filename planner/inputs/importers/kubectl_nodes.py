@@ -428,6 +428,9 @@ def _whole_gpus(
             "give kubectl get nodes -o json with GPU Feature Discovery's labels, or set "
             "gpus_per_host to the node's physical GPUs",
         )
+    elif capacity_gpus is not None and capacity_gpus[0] <= 0:
+        counted_by = capacity_gpus[1]
+        add("gpus_per_host", 0, counted_by, "read", _none_counted(node, counted_by, capacity_gpus))
     elif capacity_gpus is not None:
         gpus = max(1, math.ceil(capacity_gpus[0] / replicas))
         even = capacity_gpus[0] == gpus * replicas
@@ -499,21 +502,29 @@ def _whole_gpus(
 
 
 def _count_note(node: _Node, count: int, capacity_gpus: tuple[float, str] | None) -> str:
-    """What ``nvidia.com/gpu.count`` says: the node's GPUs, or, at 0, that GPU Feature Discovery
-    counted none (the GPU named by ``gpu.product`` failed, its driver is not loaded, or the
-    label is stale) and what to check."""
+    """What ``nvidia.com/gpu.count`` says: the node's GPUs, or, at 0, that none was counted
+    (``_none_counted``)."""
     if count > 0:
         return "GPUs on the node (nvidia.com/gpu.count)"
+    return _none_counted(node, f"{_LABEL}gpu.count", capacity_gpus)
+
+
+def _none_counted(node: _Node, counted_by: str, capacity_gpus: tuple[float, str] | None) -> str:
+    """Why a node ``counted_by`` (a label or a resource) reads 0 GPUs or MIG devices: GPU
+    Feature Discovery or the device plugin found none (the GPU named by ``gpu.product`` failed,
+    its driver is not loaded, or the label is stale), and what to check."""
     product = node.labels.get(f"{_LABEL}gpu.product", "")
     beside = f" though {_LABEL}gpu.product names {product}" if product else ""
     advertised = (
-        "" if capacity_gpus is None else f" ({capacity_gpus[1]} advertises {capacity_gpus[0]:g})"
+        ""
+        if capacity_gpus is None or capacity_gpus[1] == counted_by
+        else f" ({capacity_gpus[1]} advertises {capacity_gpus[0]:g})"
     )
     return (
-        f"{_LABEL}gpu.count is 0{beside}{advertised}: GPU Feature Discovery counted no GPU on "
-        "the node; check its GPUs and driver (nvidia-smi on the node, the GPU Operator's "
-        "driver and device-plugin pods) and list the nodes again, or set gpus_per_host to "
-        "its GPUs"
+        f"{counted_by} is 0{beside}{advertised}: no GPU was counted on the node (GPU "
+        "Feature Discovery or the device plugin found none); check its GPUs and driver "
+        "(nvidia-smi on the node, the GPU Operator's driver and device-plugin pods) and list "
+        "the nodes again, or set gpus_per_host to its GPUs"
     )
 
 
@@ -659,6 +670,10 @@ def _mig_single(
     elif capacity_gpus is not None:
         devices, locator = int(capacity_gpus[0]), capacity_gpus[1]
     else:
+        return
+    if devices <= 0:
+        counted_by = locator.removeprefix("metadata.labels.")
+        add("gpus_per_host", 0, locator, "read", _none_counted(node, counted_by, capacity_gpus))
         return
     known = (
         None if model is None else next((p for p in catalog.mig(model) if p.name == profile), None)
