@@ -485,6 +485,41 @@ def test_each_gpu_of_a_sampled_query_log_is_counted_once(field: str) -> None:
     assert read.problems == ()
 
 
+def _timestamped(samples: int, gpus: int) -> bytes:
+    """``nvidia-smi --query-gpu=timestamp,name,memory.total --format=csv -l 1``: no GPU id,
+    every GPU of a sample at the sample's time."""
+    rows = ["timestamp, name, memory.total [MiB]"]
+    for second in range(samples):
+        rows += [f"2024/05/01 10:00:{second:02d}.120, NVIDIA L4, 23034 MiB"] * gpus
+    return ("\n".join(rows) + "\n").encode()
+
+
+def test_samples_of_a_log_without_a_gpu_id_are_counted_once() -> None:
+    """Three samples of two L4s with a timestamp and no index, uuid or bus id: the samples list
+    the same GPUs, so the first is counted (2 GPUs, where every row was one: 6) and the note
+    says so."""
+    read = read_nvidia_smi_query(_timestamped(samples=3, gpus=2), "gpu-01.csv", CATALOG)
+    count = next(f for f in _one(read).facts if f.field == "gpus_per_host")
+    assert count.value == 2
+    assert "3 samples of the same GPUs (timestamp), the first one counted" in count.note.text
+    assert read.problems == ()
+
+
+def test_rows_of_several_timestamps_that_may_be_one_gpu_each_are_listed() -> None:
+    """One row per timestamp cannot tell one GPU sampled three times from three GPUs: each row
+    is counted, and a problem on the timestamp column says how to tell them apart. Rows of one
+    timestamp are one sample, with no problem."""
+    read = read_nvidia_smi_query(_timestamped(samples=3, gpus=1), "gpu-01.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 3
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "timestamp")
+    assert "3 different timestamps but no index, uuid or pci.bus_id" in problem.message
+    assert "--query-gpu=index,uuid" in problem.fix
+    single = read_nvidia_smi_query(_timestamped(samples=1, gpus=4), "gpu-01.csv", CATALOG)
+    assert _values(_one(single))["gpus_per_host"] == 4
+    assert single.problems == ()
+
+
 def test_an_index_listed_again_without_a_timestamp_is_counted_once_and_listed() -> None:
     """Indexes repeated with nothing to say the rows are samples (two hosts number their GPUs
     alike): each index counted once, and a problem names the first repeated row and the fix."""

@@ -115,6 +115,8 @@ class _Gpu:
     """The GPU's UUID (or PCI bus id), which no other GPU has; None when the output omits it."""
     mig_unknown: str | None = None
     """What the output wrote for MIG mode when it is no mode (``[N/A]``); None otherwise."""
+    sampled: str | None = None
+    """The row's ``timestamp`` (``nvidia-smi -l`` writes one sample after another)."""
 
 
 _MigDevice = tuple[int, int, int, float, int | None]
@@ -283,6 +285,9 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             raise InputError(problems)
         raise _no_gpus(file, QUERY_TOOL, "give nvidia-smi's output with at least one GPU row")
     field = next((key for key in _GPU_IDS if key in columns), None)
+    samples = ""
+    if field is None and "timestamp" in columns:
+        gpus, samples = _first_sample(gpus, columns["timestamp"][1], file, problems)
     gpus, repeats = _distinct_gpus(
         gpus,
         None if field is None else columns[field][1],
@@ -294,7 +299,7 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
         columns["name"][1],
         columns.get("memory.total", (0, "memory.total"))[1],
         columns.get("mig.mode.current", (0, "mig.mode.current"))[1],
-        f"one row per GPU{repeats}",
+        f"one row per GPU{repeats}{samples}",
     )
     return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
 
@@ -381,9 +386,55 @@ def _query_gpus(
                 cell("hostname"),
                 identity=identity,
                 mig_unknown=written,
+                sampled=cell("timestamp"),
             )
         )
     return gpus
+
+
+def _first_sample(
+    gpus: list[_Gpu], written: str, file: str, problems: list[InputProblem]
+) -> tuple[list[_Gpu], str]:
+    """The GPUs of the first sample of a log with a timestamp and no GPU id, and the words the
+    GPU count's note adds. Rows of one timestamp are one sample (``nvidia-smi -l`` writes them
+    one after another); when each host's samples list the same GPUs, two or more each, only
+    the first is kept. Otherwise, with several timestamps, each row stays a GPU and a problem
+    says how to tell samples from GPUs."""
+    by_host: dict[str | None, list[list[_Gpu]]] = {}
+    for gpu in gpus:
+        runs = by_host.setdefault(gpu.host, [])
+        if not runs or runs[-1][0].sampled != gpu.sampled:
+            runs.append([])
+        runs[-1].append(gpu)
+    if all(len(runs) == 1 for runs in by_host.values()):
+        return gpus, ""
+
+    def shown(run: list[_Gpu]) -> list[tuple[str, float | None, bool | None]]:
+        return [(g.name, g.memory_mib, g.mig) for g in run]
+
+    alike = all(
+        len(runs[0]) >= 2 and all(shown(run) == shown(runs[0]) for run in runs)
+        for runs in by_host.values()
+    )
+    samples = max(len(runs) for runs in by_host.values())
+    if alike:
+        kept = {id(g) for runs in by_host.values() for g in runs[0]}
+        return [g for g in gpus if id(g) in kept], (
+            f"; {samples} samples of the same GPUs ({written}), the first one counted"
+        )
+    first = gpus[0]
+    problems.append(
+        InputProblem(
+            file,
+            first.line,
+            written,
+            f"the rows carry {samples} different timestamps but no index, uuid or pci.bus_id: "
+            "if they are samples of nvidia-smi -l, each GPU is counted once per sample",
+            "add index or uuid to the fields (--query-gpu=index,uuid,name,memory.total,"
+            "mig.mode.current --format=csv), or give one sample",
+        )
+    )
+    return gpus, ""
 
 
 def _samples_told_apart(columns: dict[str, tuple[int, str]]) -> bool:
