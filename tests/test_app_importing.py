@@ -36,16 +36,20 @@ def _metric(at: AppTest, label: str) -> str:
 
 def test_a_tool_output_is_reviewed_with_its_assumed_values_then_applied() -> None:
     """``nvidia-smi -L`` names no CPU or memory: the panel says the file was read as nvidia-smi
-    -L, lists the assumed values, and waits; applied, its host and 8 GPUs are in use."""
+    -L, lists the assumed values (a dash where a note has no line), and waits; applied, its host
+    and 8 GPUs are in use."""
     name, data = sample(NVIDIA_SMI_LIST)
     at = _page("ui/pages/inventory.py")
     at.file_uploader(key="inventory_upload").set_value((name, data, "text/plain")).run()
     assert not at.exception
     assert at.subheader[0].value == "In use: the bundled sample"
     assert any("read as nvidia-smi -L" in c.value for c in at.caption)
-    notes = next(df.value for df in at.dataframe if "source" in df.value.columns)
+    table = next(df for df in at.dataframe if "source" in df.value.columns)
+    notes = table.value
     assert set(notes["source"]) == {"assumed"}
     assert "cpu_cores" in set(notes["field"])
+    # A note without a line would show a dash, not the grid's grey "None".
+    assert table.proto.placeholder == "–"
     at.button(key="inventory_upload_apply").click().run()
     assert not at.exception
     assert at.subheader[0].value == f"In use: {name}"

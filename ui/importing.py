@@ -454,7 +454,7 @@ def _review(
             value=shown.assumed > 0,
         )
         notes = shown.notes[shown.notes["source"] == "assumed"] if only_assumed else shown.notes
-        st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes")
+        st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes", placeholder="–")
     if shown.context is not None:
         st.warning(shown.context, icon=":material/link:")
     if shown.as_given is None:
