@@ -329,10 +329,10 @@ def fill_most_with_patterns(
     The fill, or None when the solver stopped before finding one.
     """
     # Data
-    _validate(patterns, [sum(classes) for classes in demand])
+    totals = [sum(classes) for classes in demand]
+    _validate(patterns, totals)
     if time_limit_s <= 0:
         raise ValueError(f"time_limit_s must be > 0, got {time_limit_s}")
-    totals = [sum(classes) for classes in demand]
     model = Model()
 
     # Variables: uses[p], bins set up by pattern p; held[k][s], items of kind k class s held.

@@ -950,12 +950,11 @@ def _other_roles_keep_their_cores(
     summed over the hosts it is the row. Desktops at twelve to a GPU (48 cores) beside 8-core
     jobs on 4-GPU, 64-core hosts: a host holds ten of them beside three jobs, which cores and
     GPUs summed over the hosts do not see."""
+    on_hosts = _on_gpu_hosts(rows, flat, groups)
     for t, host_type in enumerate(types):
         members: dict[Method, list[tuple[int, Option, WorkloadClass]]] = {}
-        for k, (i, o) in enumerate(flat):
-            rules = METHODS[o.method]
-            if o.host_type == t and rules.scope is RoleScope.GPU and rules.instances_on_gpu_host:
-                members.setdefault(o.method, []).append((k, o, groups[i].first))
+        for k, o, w in on_hosts.get(rows.g[t], ()):
+            members.setdefault(o.method, []).append((k, o, w))
         if len(members) < 2:
             continue
         shape, g = host_type.shape, host_type.gpus
