@@ -12,6 +12,7 @@ from importer_samples import CATALOG, REPO
 from openpyxl import Workbook
 
 from planner.assumptions import Assumptions
+from planner.inputs.catalog import load_catalog
 from planner.inputs.importers import read_plan_inputs, write_inputs_sheet
 from planner.inputs.inventory import load_inventory
 from planner.inputs.platform import Platform
@@ -166,6 +167,27 @@ def test_a_trace_plan_comes_out_again_from_its_workbook() -> None:
     assert restored.problems == ()
     assert restored.value == scenario
     assert _plans(plan_scenario(restored.value, methods=methods)) == _plans(first)
+
+
+def test_a_trace_model_given_the_user_s_own_figures_keeps_them_in_the_workbook() -> None:
+    """The trace loader asks for a model it lacks to be given as the user's own GPU: a plan of
+    the trace with their figures for G2 (48 GiB, $12,000) writes them to the workbook, and
+    read back G2 has them, not the loader's guess (32 GiB, price unknown)."""
+    own = load_catalog(
+        extra_gpus=b"name,memory_gib,tdp_w,fp16_tflops,price_usd\nG2,48,300,120,12000\n"
+    )
+    given = {"inventory.csv": TRACE_NODES, "workloads.csv": TRACE_PODS}
+    scenario = load_scenario(("nodes.csv", TRACE_NODES), ("pods.csv", TRACE_PODS), own).value
+    assert scenario.catalog.gpus["G2"].memory_gib == 48
+    first = plan_scenario(scenario, methods=(Method.FRACTIONAL,))
+    inputs = read_plan_inputs(workbook_bytes(first, given=given), file_name="plan.xlsx")
+    assert inputs.own_gpus_csv is not None
+    restored = inputs.scenario().value
+    assert (restored.catalog.gpus["G2"].memory_gib, restored.catalog.gpus["G2"].price_usd) == (
+        48,
+        12000,
+    )
+    assert restored == scenario
 
 
 def test_a_planner_csv_given_is_written_from_the_scenario() -> None:

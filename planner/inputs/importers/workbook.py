@@ -185,18 +185,25 @@ def inputs_sheet_rows(
             index=False, lineterminator="\n"
         ),
     }
-    for name, is_list in (
-        ("inventory.csv", alibaba_trace.is_node_list),
-        ("workloads.csv", alibaba_trace.is_pod_list),
-    ):
-        data = (given or {}).get(name)
-        if data is not None and is_list(data):
-            files[name] = data.decode("utf-8-sig")
+    kept = {
+        name: data
+        for name, is_list in (
+            ("inventory.csv", alibaba_trace.is_node_list),
+            ("workloads.csv", alibaba_trace.is_pod_list),
+        )
+        if (data := (given or {}).get(name)) is not None and is_list(data)
+    }
+    files.update({name: data.decode("utf-8-sig") for name, data in kept.items()})
     shipped = load_catalog()
-    nodes = (given or {}).get("inventory.csv")
-    if nodes is not None and alibaba_trace.is_node_list(nodes):
-        # The models the node list adds come back with it; only the user's own are written.
-        shipped = alibaba_trace.load_node_list(nodes, shipped).value.catalog
+    if "inventory.csv" in kept:
+        # A model the node list added comes back with it as the trace loader takes it; one the
+        # user gave their own figures for is written with them.
+        added = {
+            name: model
+            for name, model in scenario.catalog.gpus.items()
+            if name not in shipped.gpus and model == alibaba_trace.trace_gpu_model(name)
+        }
+        shipped = dataclasses.replace(shipped, gpus={**shipped.gpus, **added})
     own = own_gpus_csv(scenario.catalog, shipped)
     if own is not None:
         files["my_gpus.csv"] = own
