@@ -770,6 +770,21 @@ def test_a_query_csv_saved_again_with_semicolons_is_read() -> None:
     assert (values["gpu_model"], values["mig_enabled"]) == ("A100-80GB-SXM", "yes")
 
 
+def test_a_memory_that_reads_two_ways_in_a_semicolon_file_is_a_problem() -> None:
+    """In a semicolon file '81.920' MiB may be Excel's thousands point (81,920 MiB, an 80 GB
+    A100) or a decimal point (81.92 MiB): it is a problem naming row and column with both
+    readings, not read as 81.92 MiB and the GPU taken as the 40 GB part with no word.
+    '81920' reads plainly as the 80 GB part."""
+    header = b"name;memory.total [MiB];mig.mode.current\n"
+    read = read_nvidia_smi_query(header + b"NVIDIA A100-PCIE;81.920;Disabled\n", "a.csv", CATALOG)
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "memory.total [MiB]")
+    assert "'81.920' could be 81.920 or 81920" in problem.message
+    plain = read_nvidia_smi_query(header + b"NVIDIA A100-PCIE;81920;Disabled\n", "a.csv", CATALOG)
+    assert _values(_one(plain))["gpu_model"] == "A100-80GB-PCIe"
+    assert plain.problems == ()
+
+
 def test_query_rows_after_a_quoted_newline_keep_their_line_numbers() -> None:
     """A quoted cell holding a newline spans two lines: the rows after it are named by the line
     they are on in the file, not by their record count."""

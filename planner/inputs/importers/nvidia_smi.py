@@ -24,9 +24,10 @@ from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import ToolText, host_prefixed, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import (
-    DECIMAL_COMMA,
     SPREADSHEET_SEPARATORS,
+    CellError,
     csv_error_problem,
+    number_text,
     sniff_separator,
 )
 
@@ -75,7 +76,7 @@ ignored."""
 _GPU_IDS = ("uuid", "pci.bus_id", "index")
 """Query fields that tell one GPU of a host from another, most telling first."""
 _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
-_MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
+_MEMORY = re.compile(r"^(?P<number>\d[\d.,]*)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
 _TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
 _GPU_LINE = re.compile(
     r"^GPU\s+(?P<index>\d+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)]*?)\s*\))?\s*$"
@@ -142,28 +143,48 @@ def _query_columns(header: list[str]) -> dict[str, tuple[int, str]]:
 def _memory_mib(
     memory_text: str | None,
     columns: dict[str, tuple[int, str]],
+    separator: str,
     file: str,
     number: int,
     problems: list[InputProblem],
 ) -> float | None:
-    """A GPU's ``memory.total`` cell in MiB (unit from the cell or the header); None when absent,
-    or when unreadable (then a problem is added)."""
+    """A GPU's ``memory.total`` cell in MiB (unit from the cell or the header; a decimal comma
+    read as the file's ``separator`` says, ``tabular.number_text``); None when absent, or when
+    unreadable (then a problem is added)."""
     if memory_text is None:
         return None
-    match = _MEMORY.match(memory_text)
-    unit = (match.group("unit") if match else None) or _header_unit(columns, "memory.total")
-    if match is None or unit.lower() not in _TO_MIB:
+    column = columns["memory.total"][1]
+    try:
+        mib = _mib(memory_text, _header_unit(columns, "memory.total"), separator)
+    except CellError as error:
+        problems.append(InputProblem(file, number, column, error.message, error.fix))
+        return None
+    if mib is None:
         problems.append(
             InputProblem(
                 file,
                 number,
-                columns["memory.total"][1],
+                column,
                 f"'{memory_text}' is not a memory size in MiB",
                 "give nvidia-smi's output unchanged",
             )
         )
+    return mib
+
+
+def _mib(written: str, unit: str = "MiB", separator: str = ",") -> float | None:
+    """A memory size as nvidia-smi writes it (``81920 MiB``; ``unit`` when the text has none) in
+    MiB; None when it is no size. Raises ``CellError`` for a number that reads two ways in a file
+    separated by ``separator`` (``81.920``)."""
+    match = _MEMORY.match(written.strip())
+    unit = ((match.group("unit") if match else None) or unit).lower()
+    if match is None or unit not in _TO_MIB:
         return None
-    return float(match.group("number")) * _TO_MIB[unit.lower()]
+    number = number_text(match.group("number"), separator)
+    try:
+        return float(number) * _TO_MIB[unit]
+    except ValueError:
+        return None
 
 
 def read_nvidia_smi_query(
@@ -224,9 +245,10 @@ def _per_host(
     return HostsRead(text.file, tool, tuple(hosts), tuple(notes), tuple(problems))
 
 
-def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int]]:
-    """The records of a query CSV and the file line each starts on (a quoted cell may hold a
-    newline, so a record may span lines), split by the separator its header uses."""
+def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int], str]:
+    """The records of a query CSV, the file line each starts on (a quoted cell may hold a
+    newline, so a record may span lines) and the separator its header uses, which splits them
+    (a spreadsheet saving with semicolons writes numbers with a decimal comma)."""
     separator = sniff_separator(text.lines[0][1], SPREADSHEET_SEPARATORS)
     reader = csv.reader(
         io.StringIO("\n".join(t for _, t in text.lines)),
@@ -244,14 +266,7 @@ def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int
     except csv.Error as error:
         line = text.lines[start][0] if start < len(text.lines) else None
         raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
-    if separator != ",":
-        # A spreadsheet saving with semicolons writes numbers with a decimal comma.
-        records = [[DECIMAL_COMMA.sub(_decimal_point, c) for c in r] for r in records]
-    return records, starts
-
-
-def _decimal_point(number: re.Match[str]) -> str:
-    return number.group(0).replace(",", ".")
+    return records, starts, separator
 
 
 def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
@@ -261,7 +276,7 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
         )
     header_line, header_text = text.lines[0]
-    records, starts = _query_records(text, file)
+    records, starts, separator = _query_records(text, file)
     columns = _query_columns(records[0])
     if "name" not in columns and is_headerless_query([t for _, t in text.lines]):
         return _read_headerless(text, records, starts, file, catalog, host_name)
@@ -279,7 +294,7 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             ]
         )
     problems: list[InputProblem] = []
-    gpus = _query_gpus(starts, records, columns, file, problems)
+    gpus = _query_gpus(starts, records, columns, separator, file, problems)
     if not gpus:
         if problems:
             raise InputError(problems)
@@ -308,6 +323,7 @@ def _query_gpus(
     starts: list[int],
     records: list[list[str]],
     columns: dict[str, tuple[int, str]],
+    separator: str,
     file: str,
     problems: list[InputProblem],
 ) -> list[_Gpu]:
@@ -367,7 +383,7 @@ def _query_gpus(
                 )
             )
             continue
-        memory = _memory_mib(cell("memory.total"), columns, file, number, problems)
+        memory = _memory_mib(cell("memory.total"), columns, separator, file, number, problems)
         mig_text = cell("mig.mode.current")
         mig = None if mig_text is None else mig_text.strip().lower() == "enabled"
         written = None
@@ -772,10 +788,7 @@ def read_nvidia_smi_report(
 
 
 def _report_memory(value: str | None) -> float | None:
-    match = None if value is None else _MEMORY.match(value.strip())
-    if match is None:
-        return None
-    return float(match.group("number")) * _TO_MIB[(match.group("unit") or "MiB").lower()]
+    return None if value is None else _mib(value)
 
 
 def _report_mig(value: str | None) -> bool | None:
