@@ -34,6 +34,7 @@ from planner.inputs.importers import (
     read_plan_inputs,
     summarise_notes,
 )
+from planner.inputs.importers.detect import Role
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
@@ -363,7 +364,8 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
     output that is not read goes to the importers, whose refusal says what to give instead."""
     name, data = file
     try:
-        return detect_format(name, data) is expected
+        role: Role = "inventory" if expected is Format.INVENTORY_CSV else "workloads"
+        return detect_format(name, data, role=role) is expected
     except UnknownFormatError:
         return name.lower().endswith(".csv")
     except InputError:

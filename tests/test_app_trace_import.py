@@ -142,7 +142,8 @@ def test_a_list_on_the_other_page_is_refused_naming_the_page_it_belongs_to() -> 
     assert not at.exception
     assert any("nodes.csv cannot be used" in e.value for e in at.error)
     (refused,) = _problems(at).to_dict("records")
-    assert refused["fix"] == "upload it on the Inventory page"
+    assert refused["fix"].endswith("or upload it on the dashboard's Inventory page")
+    assert "not workloads" in refused["problem"]
     assert not [b for b in at.button if b.key == "workloads_upload_apply"]
     assert at.subheader[0].value == "In use: sample workloads.csv"
 

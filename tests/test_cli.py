@@ -253,6 +253,23 @@ def test_module_entry_point(tmp_path: Path) -> None:
     assert out.is_file()
 
 
+def test_a_trace_list_given_as_the_other_input_names_the_option_it_belongs_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace pod list given alone as the inventory is refused as the other input's list,
+    naming ``--workloads``, not as a list given among other files."""
+    pods = tmp_path / "pods.csv"
+    pods.write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+        "deletion_time,scheduled_time\np0,4000,8192,1,500,,LS,Running,0,10,0\n"
+    )
+    assert main(["plan", "--inventory", str(pods)]) == 2
+    err = capsys.readouterr().err
+    assert "pod list (workloads) of Alibaba's GPU-sharing trace (openb), not inventory" in err
+    assert "python -m planner plan --workloads pods.csv" in err
+    assert "among other files" not in err
+
+
 _STRAY_SOLVER_PRINT = """
 import os, runpy, sys
 import planner.solve.milp as milp

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from planner.inputs import alibaba_trace
 from planner.inputs.alibaba_trace import TraceCluster, TracePods
 from planner.inputs.importers import ImportNote
+from planner.inputs.importers.detect import Role, trace_list_problem
 from planner.inputs.inventory import Inventory
 from planner.inputs.problems import InputProblem
 from planner.inputs.workloads import WorkloadClass
@@ -37,7 +38,6 @@ POD_LIST = "Alibaba GPU-sharing trace pod list"
 OWN_GPUS_AT = "Inventory page: Add your own GPU models"
 """Where the dashboard takes the user's own GPU models (the Inventory page's section), as a node
 list's notes name it."""
-_PAGE = {"inventory": "Inventory", "workloads": "Workloads"}
 
 
 def role_of(file: InputFile) -> str | None:
@@ -49,37 +49,13 @@ def role_of(file: InputFile) -> str | None:
     return None
 
 
-def misplaced(role: str, files: Sequence[InputFile]) -> tuple[InputProblem, ...]:
+def misplaced(role: Role, files: Sequence[InputFile]) -> tuple[InputProblem, ...]:
     """Why trace lists among ``files`` cannot be imported as ``role`` (the other page's list, or
     a list among other files); empty when they can."""
-    problems = []
-    for file in files:
-        kind = role_of(file)
-        if kind is None:
-            continue
-        what = "node list (hosts)" if kind == "inventory" else "pod list (workloads)"
-        if kind != role:
-            problems.append(
-                InputProblem(
-                    file.name,
-                    None,
-                    None,
-                    f"a {what} of Alibaba's GPU-sharing trace, not {role}",
-                    f"upload it on the {_PAGE[kind]} page",
-                )
-            )
-        elif len(files) > 1:
-            problems.append(
-                InputProblem(
-                    file.name,
-                    None,
-                    None,
-                    f"a {what} of Alibaba's GPU-sharing trace is read on its own, not with "
-                    "other files",
-                    "upload it alone",
-                )
-            )
-    return tuple(problems)
+    found = (
+        trace_list_problem(f.name, f.content, role, among_others=len(files) > 1) for f in files
+    )
+    return tuple(p for p in found if p is not None)
 
 
 def _assumed(file: str, field: str, value: object, why: str) -> ImportNote:

@@ -23,6 +23,7 @@ __all__ = [
     "detect_format",
     "give_as",
     "known_formats",
+    "trace_list_problem",
 ]
 
 PLAN_INPUTS_SHEET = "Planner inputs"
@@ -186,7 +187,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     found = _csv_format(lines[0])
     if found is not None:
         return found
-    _refuse_trace(file, data)
+    _refuse_trace(file, data, role)
     found = _text_format(lines)
     if found is not None:
         return found
@@ -336,28 +337,50 @@ def _rvtools_vm_tab(header: str) -> tuple[str, str] | None:
     )
 
 
-def _refuse_trace(file: str, data: bytes) -> None:
+def _refuse_trace(file: str, data: bytes, role: Role | None) -> None:
     """Refuse a list of Alibaba's GPU-sharing trace, naming how it is read instead."""
+    problem = trace_list_problem(file, data, role, among_others=True)
+    if problem is not None:
+        raise InputError([problem])
+
+
+def trace_list_problem(
+    file: str, data: bytes, role: Role | None, *, among_others: bool
+) -> InputProblem | None:
+    """Why a list of Alibaba's GPU-sharing trace cannot be imported as ``role``: it is the other
+    role's list, or it is given ``among_others`` (it is read on its own); None when it is no
+    trace list or can be."""
     from planner.inputs import alibaba_trace
 
-    for is_list, option, page in (
-        (alibaba_trace.is_node_list, "--inventory", "Inventory"),
-        (alibaba_trace.is_pod_list, "--workloads", "Workloads"),
-    ):
-        if is_list(data):
-            raise InputError(
-                [
-                    InputProblem(
-                        file,
-                        None,
-                        None,
-                        "a list of Alibaba's GPU-sharing trace (openb), which is read on its "
-                        "own, not among other files",
-                        f"give it alone: python -m planner plan {option} {file}, or upload it "
-                        f"alone on the dashboard's {page} page",
-                    )
-                ]
+    lists = (
+        (alibaba_trace.is_node_list, "inventory", "node list (hosts)", "Inventory"),
+        (alibaba_trace.is_pod_list, "workloads", "pod list (workloads)", "Workloads"),
+    )
+    for is_list, kind, what, page in lists:
+        if not is_list(data):
+            continue
+        option = f"--{kind}"
+        if role in ("inventory", "workloads") and role != kind:
+            return InputProblem(
+                file,
+                None,
+                None,
+                f"a {what} of Alibaba's GPU-sharing trace (openb), not {role}",
+                f"give it with {option}: python -m planner plan {option} {file}, or upload it "
+                f"on the dashboard's {page} page",
             )
+        if among_others:
+            return InputProblem(
+                file,
+                None,
+                None,
+                f"a {what} of Alibaba's GPU-sharing trace (openb), which is read on its own, "
+                "not among other files",
+                f"give it alone: python -m planner plan {option} {file}, or upload it alone on "
+                f"the dashboard's {page} page",
+            )
+        return None
+    return None
 
 
 def _workbook_format(data: bytes, file: str, role: Role | None) -> Format:
