@@ -107,6 +107,21 @@ def test_a_pod_list_on_an_inventory_without_its_nodes_says_what_that_changes() -
     assert not [b for b in at.button if b.key == "workloads_apply"]
 
 
+def test_a_pod_list_without_gpu_pods_says_what_to_do_on_its_own_page() -> None:
+    """A pod list whose pods ask for no GPU leaves no class to plan: the warning says so and
+    what to do instead, not to add rows and press a button its page does not have."""
+    at = _page("ui/pages/workloads.py")
+    cpu_pods = b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\npod-0,4000,8192,0,0,\n"
+    _upload(at, "workloads_upload", "cpu-pods.csv", cpu_pods)
+    at.button(key="workloads_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: cpu-pods.csv"
+    (empty,) = [w.value for w in at.warning if "no usable workload class" in w.value]
+    assert "none of its pods asks for a GPU" in empty
+    assert "Use this mix" not in empty
+    assert not [b for b in at.button if b.key == "workloads_apply"]
+
+
 def _help(at: AppTest, label: str) -> str:
     return next(str(m.proto.help) for m in at.metric if m.label == label)
 

@@ -133,8 +133,6 @@ if pod_list:
         key="workloads_pod_classes",
         column_config=COLUMN_CONFIG,
     )
-    edited = in_use
-    applied = False
 else:
     # Not in a form: an edit reruns only this page (cached reads, no planning), and the mix
     # reaches the planner only when the user presses "Use this mix".
@@ -153,37 +151,43 @@ else:
     applied = st.button(
         "Use this mix", key="workloads_apply", type="primary", icon=":material/check:"
     )
-if not applied and not pd.DataFrame(edited).equals(in_use):
-    st.info(
-        "The table has changes the plan does not use yet: press **Use this mix** to plan with "
-        "them, or leave the page to drop them.",
-        icon=":material/edit_note:",
-    )
-
-if applied:
-    # The edited table goes through the rules of a workload file; it is used only whole.
-    labels = {key: str(config["label"]) for key, config in COLUMN_CONFIG.items()}
-    checked = workload_editor.check_edits(pd.DataFrame(edited), cat, labels)
-    if checked.problems:
-        with st.container(key="workloads_editor_problems"):
-            st.error(
-                f"{len(checked.problems)} cell(s) need a change, so the planner keeps the mix in "
-                "use and nothing was dropped: your rows stay in the table above as you typed "
-                "them. Change the marked cells, then press **Use this mix** again.\n\n"
-                + "\n".join(f"- {fmt.markdown_literal(p.sentence())}" for p in checked.problems),
-                icon=":material/error:",
-            )
-            if any(p.row is not None for p in checked.problems):
-                st.dataframe(workload_editor.marked_rows(checked, labels), width="stretch")
-    else:
-        session.commit_workloads(session.InputFile(name=EDITED_NAME, content=checked.csv()))
+    if not applied and not edited.equals(in_use):
+        st.info(
+            "The table has changes the plan does not use yet: press **Use this mix** to plan "
+            "with them, or leave the page to drop them.",
+            icon=":material/edit_note:",
+        )
+    if applied:
+        # The edited table goes through the rules of a workload file; it is used only whole.
+        labels = {key: str(config["label"]) for key, config in COLUMN_CONFIG.items()}
+        checked = workload_editor.check_edits(edited, cat, labels)
+        if checked.problems:
+            with st.container(key="workloads_editor_problems"):
+                st.error(
+                    f"{len(checked.problems)} cell(s) need a change, so the planner keeps the mix "
+                    "in use and nothing was dropped: your rows stay in the table above as you "
+                    "typed them. Change the marked cells, then press **Use this mix** again.\n\n"
+                    + "\n".join(
+                        f"- {fmt.markdown_literal(p.sentence())}" for p in checked.problems
+                    ),
+                    icon=":material/error:",
+                )
+                if any(p.row is not None for p in checked.problems):
+                    st.dataframe(workload_editor.marked_rows(checked, labels), width="stretch")
+        else:
+            session.commit_workloads(session.InputFile(name=EDITED_NAME, content=checked.csv()))
 
 components.problems_notice(built.workload_problems, what=inputs.workloads.name)
 
 if not workloads:
     st.warning(
-        "The mix has no usable workload class. Add rows above and press Use this mix, or load a "
-        "preset.",
+        "The mix has no usable workload class: "
+        + (
+            "none of its pods asks for a GPU. Upload a pod list with GPU pods, or load a "
+            "preset."
+            if pod_list
+            else "add rows above and press Use this mix, or load a preset."
+        ),
         icon=":material/warning:",
     )
     st.stop()
