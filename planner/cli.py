@@ -359,7 +359,7 @@ def _files(paths: Sequence[Path], what: str) -> list[tuple[str, bytes]]:
 
 
 def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
-    """A lone file the planner's CSV loader reads as before: detected as ``expected``, or a
+    """A lone file the planner's CSV loader reads: detected as ``expected``, or a
     ``.csv`` no importer recognises (the loader names its missing columns); a known tool's
     output that is not read goes to the importers, whose refusal says what to give instead."""
     name, data = file

@@ -156,8 +156,8 @@ def cost_chart(costs: pd.DataFrame) -> alt.Chart:
             color=alt.Color(
                 "component:N",
                 scale=_COMPONENT_COLOURS,
-                # One row above the bars: the chart takes the page's width, and the height a
-                # legend of one line per component took is left to the plans' rows.
+                # One row above the bars: the chart takes the page's width, and a legend of one
+                # line per component would take the height the plans' rows need.
                 legend=alt.Legend(orient="top", title=None, direction="horizontal", labelLimit=0),
             ),
             order=alt.Order("component:N"),

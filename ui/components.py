@@ -86,10 +86,8 @@ def scenario_sidebar() -> None:
         st.markdown("**Planning with**")
         try:
             built = planning.build_scenario(inputs)
-        except InputError:
-            # The page itself shows the problems; the sidebar only names the files.
-            st.caption(f"{inventory_name} · {workloads_name}")
         except Exception:
+            # The page itself shows the problems; the sidebar only names the files.
             st.caption(f"{inventory_name} · {workloads_name}")
         else:
             inventory = built.scenario.inventory

@@ -425,7 +425,7 @@ def _change_figures(change: InputChange, role: Role, apart: str | None = None) -
 
 
 def _gpus(value: float) -> str:
-    """GPUs with thousands separators, fractions to 0.1 as the Workloads page shows them
+    """GPUs with thousands separators and fractions to 0.1, a whole number without its ``.0``
     (``6,212``, ``230.5``)."""
     return f"{value:,.1f}".rstrip("0").rstrip(".")
 

@@ -362,7 +362,7 @@ PROBLEM_COLUMNS = {
     "fix": st.column_config.TextColumn(width=190),
 }
 """Widths of a problem table's columns [px]: narrow enough to fit the import panel's column at
-1,280 px, where they stretch; wider ones pushed the fix past the table's right edge."""
+1,280 px, where they stretch; wider ones push the fix past the table's right edge."""
 PROBLEM_ROWS_SHOWN = 10
 """Rows of a problem table shown before it scrolls."""
 _HEADER_PX = 38

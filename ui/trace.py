@@ -29,6 +29,7 @@ __all__ = [
     "pod_notes",
     "pods_without_nodes",
     "role_of",
+    "without_gpu",
 ]
 
 NODE_LIST = "Alibaba GPU-sharing trace node list"

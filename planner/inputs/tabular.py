@@ -127,13 +127,7 @@ class Table:
     """Rows that could not be split into cells (more cells than columns), each with its fix."""
     separator: str = ","
     """The column separator the file was read with; when it is not a comma, a comma in a
-    number is a decimal mark (``decimal_comma``)."""
-
-    @property
-    def decimal_comma(self) -> bool:
-        """Whether a number may be written with a decimal comma (``0,25``): the file separates
-        its columns with something else than commas, as spreadsheets do in such locales."""
-        return self.separator != ","
+    number is a decimal mark (``number_text``)."""
 
     def number_text(self, text: str) -> str:
         """A number cell's text as ``parse_float`` reads it (``number_text`` with this file's

@@ -246,7 +246,7 @@ for group, labels in tables.key_figure_groups(plan):
             },
         },
     )
-# A list, not a table: a grid row is one line high, and cut the longer definitions.
+# A list, not a table: a grid row is one line high and would cut the longer definitions.
 with (
     st.expander("What each figure means", icon=":material/help:"),
     st.container(key="compare_key_figure_definitions"),
@@ -259,8 +259,8 @@ with (
 components.feasibility_notice(plan)
 
 # An explicit height: with "content" the charts shrink to a sliver inside narrow columns. The
-# cost chart takes the page's width: in a third of it the plans' names left its bars a quarter
-# and crowded each other.
+# cost chart takes the page's width: in a third of it the plans' names would leave its bars a
+# quarter and crowd each other.
 chart_height = charts.comparison_chart_height_px(len(plan.results))
 st.altair_chart(
     charts.cost_chart(tables.cost_long(plan)),

@@ -37,7 +37,7 @@ actions_col.download_button(
     on_click="ignore",
     width="stretch",
 )
-# A short label: "Use the sample inventory" was cut in this quarter-width column at 1,280 px.
+# A short label: "Use the sample inventory" does not fit this quarter-width column at 1,280 px.
 if actions_col.button(
     "Use the sample",
     key="inventory_use_sample",

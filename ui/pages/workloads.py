@@ -183,8 +183,7 @@ if not workloads:
     st.warning(
         "The mix has no usable workload class: "
         + (
-            "none of its pods asks for a GPU. Upload a pod list with GPU pods, or load a "
-            "preset."
+            "none of its pods asks for a GPU. Upload a pod list with GPU pods, or load a preset."
             if pod_list
             else "add rows above and press Use this mix, or load a preset."
         ),
