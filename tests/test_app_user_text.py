@@ -91,6 +91,30 @@ def test_names_holding_markdown_are_shown_as_written(page: str) -> None:
     assert any(r"\*\*bold\*\* \[a\](b)" in t for t in texts)
 
 
+def test_a_pod_list_s_name_and_its_inventory_s_are_shown_as_written() -> None:
+    """A trace pod list in use, with a refused row, on an inventory file: the caption saying the
+    list is used as given, the warning naming the inventory it is planned on and the skipped
+    rows' notice show both names escaped."""
+    pods = (
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        b"pod-0,8000,16384,1,500,\npod-1,4000,8192,2,300,\n"
+    )
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.InputFile(f"{MARKDOWN}.csv", (SAMPLE / "inventory.csv").read_bytes()),
+        workloads=session.InputFile(f"{MARKDOWN} pods.csv", pods),
+    )
+    at.run()
+    at.switch_page("ui/pages/workloads.py").run()
+    assert not at.exception
+    texts = _markdown_texts(at)
+    assert [t for t in texts if any(r in t for r in RENDERED)] == []
+    escaped = r"\*\*bold\*\* \[a\](b)"
+    assert any(f"{escaped} pods.csv is used as the file gives it" in t for t in texts)
+    assert any(f"problem(s) in {escaped} pods.csv" in t for t in texts)
+    assert any(f"{escaped}.csv" in t and "trace pod list" in t for t in texts)
+
+
 def test_a_mixed_upload_names_the_file_that_stops_it() -> None:
     """One unreadable file among good ones: the error names that file as the one that cannot
     be used, says the good one is not imported either, and how to go on."""

@@ -182,8 +182,8 @@ def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
         return
     rows = {p.row for p in problems if p.row is not None}
     st.warning(
-        f"{len(problems)} problem(s) in {what}; {len(rows)} row(s) were skipped, the other rows "
-        "are in use. Fix them in the file and upload it again.",
+        f"{len(problems)} problem(s) in {fmt.markdown_literal(what)}; {len(rows)} row(s) were "
+        "skipped, the other rows are in use. Fix them in the file and upload it again.",
         icon=":material/warning:",
     )
     planning.show_problems(problems)

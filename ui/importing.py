@@ -467,9 +467,9 @@ def _review(
     else:
         st.markdown("**What applying it plans with**")
         st.caption(
-            f"{shown.as_given.name} is used as the file gives it, read by the planner's own "
-            "loader for it (as the command line reads it), so this table cannot be edited: to "
-            "change a row, fix the file and upload it again."
+            f"{fmt.markdown_literal(shown.as_given.name)} is used as the file gives it, read by "
+            "the planner's own loader for it (as the command line reads it), so this table "
+            "cannot be edited: to change a row, fix the file and upload it again."
         )
         rows = shown.frame
         with st.container(key=f"{key}_as_given"):

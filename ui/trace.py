@@ -171,7 +171,7 @@ def pods_without_nodes(inventory: InputFile) -> str | None:
     trace ran; None when ``inventory`` is a node list."""
     if role_of(inventory) == "inventory":
         return None
-    in_use = "the bundled sample" if inventory.is_sample else inventory.name
+    in_use = "the bundled sample" if inventory.is_sample else fmt.markdown_literal(inventory.name)
     return (
         "A trace pod list is planned on the trace's own nodes: upload its node list "
         "(openb_node_list_gpu_node.csv) on the Inventory page. With the inventory in use now, "

@@ -125,8 +125,8 @@ components.reading_notes(
 in_use = workload_editor.editor_table(workloads)
 if pod_list:
     st.caption(
-        f"{inputs.workloads.name} is used as the file gives it: to change the mix, load a preset, "
-        "upload another file, or fix the file and upload it again."
+        f"{fmt.markdown_literal(inputs.workloads.name)} is used as the file gives it: to change "
+        "the mix, load a preset, upload another file, or fix the file and upload it again."
     )
     components.table(
         planning.workload_table((*workloads, *cpu_only)),
