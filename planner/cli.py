@@ -469,7 +469,7 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         read = load_hosts(inventory_files[0], catalog)
         hosts = read.value
         if hosts.cluster is not None:
-            notes.extend(hosts.cluster.notes)
+            notes.extend(summarise_notes(hosts.cluster.notes))
         inventory = Loaded(hosts.inventory, read.problems)
     else:
         imported = import_inventory(

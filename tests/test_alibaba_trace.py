@@ -11,6 +11,7 @@ from openpyxl import load_workbook
 
 from planner.cli import build_parser, main, scenario_from_args
 from planner.inputs.alibaba_trace import (
+    TraceCluster,
     is_node_list,
     is_pod_list,
     load_node_list,
@@ -77,7 +78,7 @@ def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
     figures it was taken as (guesses for G2, the datasheet for P100) and where to give its own
     (the command line's option unless the caller names another place); T4 gets none."""
     nodes = NODES + "node-3,64000,262144,8,G2\n"
-    notes = load_node_list(nodes.encode(), catalog, file_name="nodes.csv").value.notes
+    notes = _model_notes(load_node_list(nodes.encode(), catalog, file_name="nodes.csv").value)
     assert notes == (
         "GPU model 'G2' (2 node(s), first on row 3) is not in the catalog: taken as a GPU of "
         "32 GiB, 300 W and 100 TFLOPS FP16 (guesses), price unknown; give it as your own GPU "
@@ -86,12 +87,50 @@ def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
         "16 GiB, 250 W and 18.7 TFLOPS FP16 (from its datasheet), price unknown; give it as "
         "your own GPU model (--catalog-extra) to set its figures",
     )
-    elsewhere = load_node_list(
-        nodes.encode(), catalog, file_name="nodes.csv", own_gpus_at="the GPU models page"
-    ).value.notes
+    elsewhere = _model_notes(
+        load_node_list(
+            nodes.encode(), catalog, file_name="nodes.csv", own_gpus_at="the GPU models page"
+        ).value
+    )
     assert elsewhere == tuple(
         note.replace("(--catalog-extra)", "(the GPU models page)") for note in notes
     )
+
+
+def _model_notes(cluster: TraceCluster) -> tuple[str, ...]:
+    """The texts of ``cluster``'s notes on models the catalog lacked."""
+    return tuple(n.text for n in cluster.notes if n.locator == "model")
+
+
+def test_a_node_list_carries_notes_on_what_it_read_and_each_value_it_assumed(
+    catalog: Catalog,
+) -> None:
+    """The loader's notes, under the file's name and in this order: the hosts and GPUs read
+    (from the node columns), one assumed note per model the catalog lacked, then each host
+    field the trace has no column for with the value every node was given: cluster openb,
+    platform kubernetes, no network speed, no RDMA, MIG off."""
+    cluster = load_node_list(NODES.encode(), catalog, file_name="nodes.csv").value
+    read, *models, cluster_note, platform, network, rdma, mig = cluster.notes
+    assert {n.file for n in cluster.notes} == {"nodes.csv"}
+    assert {n.line for n in cluster.notes} == {None}
+    assert (read.locator, read.field, read.value, read.source, read.text) == (
+        "sn, cpu_milli, memory_mib, gpu, model",
+        "hosts",
+        "3 (14 GPUs)",
+        "read",
+        "one host per node: cores = cpu_milli / 1000, RAM = memory_mib / 1024",
+    )
+    assert [(n.locator, n.field, n.source) for n in models] == [("model", "", "assumed")] * 2
+    assert [m.text.split("'")[1] for m in models] == ["G2", "P100"]
+    assumed = [cluster_note, platform, network, rdma, mig]
+    assert [(n.field, n.value, n.source) for n in assumed] == [
+        ("cluster", "openb", "assumed"),
+        ("platform", "kubernetes", "assumed"),
+        ("network_gbps", "0.0", "assumed"),
+        ("rdma", "no", "assumed"),
+        ("mig_enabled", "no", "assumed"),
+    ]
+    assert {n.text for n in assumed} == {"the trace has no column for it"}
 
 
 def test_a_pod_whose_gpu_spec_names_no_nodes_model_is_a_problem_naming_it(
@@ -174,8 +213,9 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "1 pods without a GPU" in out
     assert "BROKEN" not in out
     # The models the catalog lacks are said, with what they were taken as.
-    assert "import: GPU model 'G2' (1 node(s), first on row 3) is not in the catalog" in (
-        captured.err
+    assert (
+        "import: openb_node_list_gpu_node.csv: GPU model 'G2' (1 node(s), first on row 3) is "
+        "not in the catalog" in captured.err
     )
 
 

@@ -270,6 +270,34 @@ def test_a_trace_list_given_as_the_other_input_names_the_option_it_belongs_to(
     assert "among other files" not in err
 
 
+def test_a_trace_node_list_prints_what_it_read_and_assumed_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``plan --inventory <trace node list>`` prints the node list's notes on stderr, one
+    ``import:`` line each, as the dashboard shows them: the hosts read, the model the catalog
+    lacks with where to give its figures (``--catalog-extra``), and each host field the trace
+    has no column for with the value assumed; none of them on stdout."""
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(
+        "sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\nnode-1,96000,393216,8,G2\n"
+    )
+    assert main(["plan", "--inventory", str(nodes), "--methods", "fractional", "--no-harvest"]) == 0
+    captured = capsys.readouterr()
+    imported = [line for line in captured.err.splitlines() if line.startswith("import: ")]
+    assert imported == [
+        "import: nodes.csv: read: hosts = 2 (10 GPUs)",
+        "import: nodes.csv: GPU model 'G2' (1 node(s), first on row 3) is not in the catalog: "
+        "taken as a GPU of 32 GiB, 300 W and 100 TFLOPS FP16 (guesses), price unknown; give it "
+        "as your own GPU model (--catalog-extra) to set its figures",
+        "import: nodes.csv: cluster assumed = openb: the trace has no column for it",
+        "import: nodes.csv: platform assumed = kubernetes: the trace has no column for it",
+        "import: nodes.csv: network_gbps assumed = 0.0: the trace has no column for it",
+        "import: nodes.csv: rdma assumed = no: the trace has no column for it",
+        "import: nodes.csv: mig_enabled assumed = no: the trace has no column for it",
+    ]
+    assert "import:" not in captured.out
+
+
 _STRAY_SOLVER_PRINT = """
 import os, runpy, sys
 import planner.solve.milp as milp

@@ -2,8 +2,9 @@
 
 A node list is an inventory and a pod list a workload mix; each is used as the file gives it and
 read by ``planner.inputs.alibaba_trace``, the loader the command line uses. What the trace does
-not give is said as import notes (``assumed``), taken from what the loader built, so a note can
-never disagree with the plan.
+not give is said as import notes (``assumed``): a node list's are its loader's
+(``TraceCluster.notes``); a pod list's are taken from what the loader built, so a note can never
+disagree with the plan.
 """
 
 from __future__ import annotations
@@ -69,32 +70,11 @@ def _one(values: Sequence[object]) -> str:
 
 
 def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
-    """What reading the node list ``file`` gave and assumed: hosts and GPUs read, each model the
-    catalog lacked (taken as the loader's figures; read with ``OWN_GPUS_AT``, a note names where
-    to give its own), and the host fields the trace has no column for."""
-    hosts = cluster.inventory.hosts
-    read = ImportNote(
-        file,
-        None,
-        "sn, cpu_milli, memory_mib, gpu, model",
-        "",
-        "hosts",
-        f"{len(hosts):,} ({cluster.inventory.gpu_count:,} GPUs)",
-        "read",
-        "one host per node: cores = cpu_milli / 1000, RAM = memory_mib / 1024",
-    )
-    models = [
-        ImportNote(file, None, "model", "", "", "", "assumed", note) for note in cluster.notes
-    ]
-    unsaid = "the trace has no column for it"
-    fields = [
-        _assumed(file, "cluster", _one([h.cluster for h in hosts]), unsaid),
-        _assumed(file, "platform", _one([h.platform.value for h in hosts]), unsaid),
-        _assumed(file, "network_gbps", _one([h.network_gbps for h in hosts]), unsaid),
-        _assumed(file, "rdma", _one([_yes(h.rdma) for h in hosts]), unsaid),
-        _assumed(file, "mig_enabled", _one([_yes(h.mig_enabled) for h in hosts]), unsaid),
-    ]
-    return (read, *models, *fields)
+    """What reading the node list ``file`` gave and assumed, as its loader said it
+    (``TraceCluster.notes``): hosts and GPUs read, each model the catalog lacked (read with
+    ``OWN_GPUS_AT``, a note names where to give its own), and the host fields the trace has no
+    column for."""
+    return cluster.notes
 
 
 def _yes(flag: bool) -> str:

@@ -20,6 +20,10 @@ kind or priority: pods are planned as training work busy all day, priority 2.
 GPU models the catalog lacks get a catalog entry (``trace_gpu_model``): memory from the public
 datasheet where the trace names a public model, else a guess (the trace's ``G2`` and ``G3`` are
 undisclosed); a share is a share of the GPU whatever its memory.
+
+A node list as read carries its import notes (``TraceCluster.notes``): the hosts read, each model
+the catalog lacked and what it was taken as, and each host field the trace has no column for
+with the value assumed; the dashboard and the command line show these notes as they are.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.inventory import Host, Inventory
@@ -41,6 +46,9 @@ from planner.inputs.tabular import (
     source_name,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
+
+if TYPE_CHECKING:
+    from planner.inputs.importers.provenance import ImportNote
 
 __all__ = [
     "NODE_COLUMNS",
@@ -143,8 +151,11 @@ class TraceCluster:
     """One Kubernetes host per node."""
     catalog: Catalog
     """The catalog given, plus an entry for each trace model it lacked."""
-    notes: tuple[str, ...] = ()
-    """One line per trace model the catalog lacked: its nodes and what it was taken as."""
+    notes: tuple[ImportNote, ...] = ()
+    """What reading the node list gave and assumed, in this order: the hosts and GPUs read; one
+    note per trace model the catalog lacked (its nodes, what it was taken as, where to give its
+    own figures); one per host field the trace has no column for (cluster, platform,
+    network_gbps, rdma, mig_enabled), with the value every node was given."""
 
 
 @dataclass(frozen=True)
@@ -233,11 +244,61 @@ def load_node_list(
         )
     if not hosts:
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
-    notes = tuple(
+    inventory = Inventory(tuple(hosts))
+    models = tuple(
         _added_model_note(gpus[model], rows, own_gpus_at) for model, rows in added.items()
     )
-    cluster = TraceCluster(Inventory(tuple(hosts)), replace(catalog, gpus=gpus), notes)
-    return Loaded(cluster, tuple(problems))
+    notes = _node_list_notes(name, inventory, models)
+    return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+_NO_COLUMN = "the trace has no column for it"
+
+
+def _node_list_notes(
+    file: str, inventory: Inventory, added_models: Sequence[str]
+) -> tuple[ImportNote, ...]:
+    """The notes of the node list ``file`` read as ``inventory``: the hosts read, one per line
+    of ``added_models`` (the models the catalog lacked), and each host field the trace has no
+    column for with its value taken from the hosts built, so a note cannot disagree with the
+    plan."""
+    # Imported here: the importers package imports this module (its workbook reader).
+    from planner.inputs.importers.provenance import ImportNote
+
+    hosts = inventory.hosts
+    read = ImportNote(
+        file,
+        None,
+        ", ".join(NODE_COLUMNS),
+        "",
+        "hosts",
+        f"{len(hosts):,} ({inventory.gpu_count:,} GPUs)",
+        "read",
+        f"one host per node: cores = cpu_milli / {MILLI}, RAM = memory_mib / {MIB_PER_GIB}",
+    )
+    models = [ImportNote(file, None, "model", "", "", "", "assumed", m) for m in added_models]
+    # The host fields a node list has no column for: every node is given the same value.
+    assumed = {
+        "cluster": _one([h.cluster for h in hosts]),
+        "platform": _one([h.platform.value for h in hosts]),
+        "network_gbps": _one([h.network_gbps for h in hosts]),
+        "rdma": _one([_yes(h.rdma) for h in hosts]),
+        "mig_enabled": _one([_yes(h.mig_enabled) for h in hosts]),
+    }
+    fields = [
+        ImportNote(file, None, "", "", field, value, "assumed", _NO_COLUMN)
+        for field, value in assumed.items()
+    ]
+    return (read, *models, *fields)
+
+
+def _one(values: Sequence[object]) -> str:
+    """The value every host shares, or the values joined by `` | ``."""
+    return " | ".join(str(v) for v in dict.fromkeys(values))
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def _added_model_note(model: GpuModel, rows: Sequence[Row], own_gpus_at: str) -> str:
