@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from importer_samples import CATALOG, REPO
 from openpyxl import Workbook
 
 from planner.assumptions import Assumptions
+from planner.cli import main
 from planner.inputs.catalog import load_catalog
-from planner.inputs.importers import read_plan_inputs, write_inputs_sheet
+from planner.inputs.importers import (
+    import_inventory,
+    import_workloads,
+    read_plan_inputs,
+    rvtools,
+    write_inputs_sheet,
+)
 from planner.inputs.inventory import load_inventory
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadKind, load_workloads
@@ -202,3 +213,46 @@ def test_a_planner_csv_given_is_written_from_the_scenario() -> None:
     inputs = read_plan_inputs(out.getvalue())
     assert inputs.inventory_csv != given["inventory.csv"]
     assert inputs.scenario().value == scenario
+
+
+def _count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
+    opened = [0]
+    load: Callable[..., Any] = rvtools.load_workbook
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(rvtools, "load_workbook", counted)
+    return opened
+
+
+def test_the_importers_open_a_plan_workbook_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing a plan workbook as the inventory or as the workloads opens it once: its reader
+    takes the workbook its detection opened. Each import names it as a plan workbook."""
+    scenario = _sample_scenario()
+    data = _inputs_sheet_only(scenario)
+    opened = _count_workbook_opens(monkeypatch)
+    hosts = import_inventory([("plan.xlsx", data)], CATALOG)
+    assert opened[0] == 1
+    assert hosts.inventory(CATALOG).value == scenario.inventory
+    assert hosts.plan_workbooks == ("plan.xlsx",)
+    mix = import_workloads([("plan.xlsx", data)], CATALOG)
+    assert opened[0] == 2
+    assert mix.workloads(CATALOG).value == scenario.workloads
+    assert mix.plan_workbooks == ("plan.xlsx",)
+
+
+def test_the_command_line_opens_a_plan_workbook_given_as_inventory_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --inventory plan.xlsx` opens the workbook twice: once where the command line tells
+    a lone file from the planner's CSV, once where the importer detects and reads it (one
+    opening for both)."""
+    path = tmp_path / "plan.xlsx"
+    path.write_bytes(_inputs_sheet_only(_sample_scenario()))
+    opened = _count_workbook_opens(monkeypatch)
+    assert main(["plan", "--inventory", str(path), "--methods", "passthrough"]) == 0
+    assert "Recommended plan" in capsys.readouterr().out
+    assert opened[0] == 2

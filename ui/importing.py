@@ -21,7 +21,6 @@ from planner.inputs.catalog import Catalog
 from planner.inputs.importers import (
     Format,
     ImportNote,
-    detect_format,
     import_inventory,
     import_workloads,
     label_keys,
@@ -29,8 +28,10 @@ from planner.inputs.importers import (
     summarise_notes,
 )
 from planner.inputs.importers.change import InputChange, inventory_change, workloads_change
+from planner.inputs.importers.detect import detect_file
 from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.importers.provenance import traced_problems
+from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
@@ -177,20 +178,18 @@ def _import_preview(
             cluster=options.cluster,
             gpus_by_cluster=dict(options.gpus_by_cluster),
         )
-        frame, notes, problems, used = (
+        frame, notes, problems, used, workbooks = (
             imported.frame,
             imported.notes,
             imported.problems,
             imported.files,
+            imported.plan_workbooks,
         )
     else:
         mix = import_workloads(pairs, cat, group_by=options.group_by)
         frame, notes, problems, used = mix.frame, mix.notes, mix.problems, mix.files
+        workbooks = mix.plan_workbooks
         labels = tuple(label_keys(mix.pods))
-    # After the import, which refuses a file of no known format (naming every such file).
-    workbooks = tuple(
-        f.name for f in files if detect_format(f.name, f.content) is Format.PLAN_WORKBOOK
-    )
     return ImportPreview(
         name=name,
         frame=frame.reset_index(drop=True),
@@ -248,11 +247,12 @@ def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> sessio
     """The trace list a lone plan workbook keeps as this page's input (a plan of the trace keeps
     its node and pod lists as given), named as restoring the whole plan names it; None when
     the files are not such a workbook."""
-    if len(files) != 1 or detect_format(files[0].name, files[0].content, role=role) is not (
-        Format.PLAN_WORKBOOK
-    ):
+    if len(files) != 1:
         return None
-    restored = read_plan_inputs(files[0].content, file_name=files[0].name)
+    detected = detect_file(files[0].name, files[0].content, role=role)
+    if detected.format is not Format.PLAN_WORKBOOK:
+        return None
+    restored = plan_inputs_of(detected.workbook, file_name=files[0].name)
     data = restored.inventory_csv if role == "inventory" else restored.workloads_csv
     kept = session.InputFile(f"{files[0].name} {role}", data)
     return kept if trace.role_of(kept) == role else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -18,8 +19,10 @@ from planner.inputs.workloads import WORKLOAD_COLUMNS
 
 __all__ = [
     "PLAN_INPUTS_SHEET",
+    "Detected",
     "Format",
     "UnknownFormatError",
+    "detect_file",
     "detect_format",
     "give_as",
     "known_formats",
@@ -155,6 +158,27 @@ def _refuse(file: str, message: str, role: Role | None) -> InputError:
     )
 
 
+@dataclass(frozen=True)
+class Detected:
+    """A file's format, with the workbook opened to tell it, so that its reader does not open
+    the file again."""
+
+    format: Format
+    workbook: Any = None
+    """The openpyxl read-only workbook of an .xlsx; None for any other file."""
+
+
+def detect_file(file: str, data: bytes, *, role: Role | None = None) -> Detected:
+    """The format of a file, from its content, with the workbook of an .xlsx opened once (for
+    its reader to use). Raises as ``detect_format``."""
+    if data.startswith(_ZIP):
+        from planner.inputs.importers.rvtools import workbook_sheets
+
+        book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
+        return Detected(_workbook_format(book, file, role), book)
+    return Detected(detect_format(file, data, role=role))
+
+
 def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format:
     """The format of a file, from its content.
 
@@ -162,7 +186,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     ``InputError`` naming the known formats when the content matches none.
     """
     if data.startswith(_ZIP):
-        return _workbook_format(data, file, role)
+        return detect_file(file, data, role=role).format
     if data.startswith(_OLE):
         raise InputError(
             [
@@ -383,11 +407,8 @@ def trace_list_problem(
     return None
 
 
-def _workbook_format(data: bytes, file: str, role: Role | None) -> Format:
-    """The format of an Excel workbook, from its sheet names."""
-    from planner.inputs.importers.rvtools import workbook_sheets
-
-    book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
+def _workbook_format(book: Any, file: str, role: Role | None) -> Format:
+    """The format of an opened Excel workbook, from its sheet names."""
     names = [n.strip().lower() for n in book.sheetnames]
     if PLAN_INPUTS_SHEET.lower() in names:
         return Format.PLAN_WORKBOOK

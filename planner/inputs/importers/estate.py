@@ -1,6 +1,6 @@
 """The inventory from the files admins already have: each read, then combined host by host.
 
-Every file is detected (``detect_format``) and read by its importer into facts per host. Facts
+Every file is detected (``detect_file``) and read by its importer into facts per host. Facts
 about one host from several files are combined: hosts match by name ignoring case, with or
 without a domain (``gpu-07`` is ``gpu-07.lab.example``; IP addresses match whole). For each
 column the best-sourced fact wins (read, then derived, then assumed), the first file breaking a
@@ -20,7 +20,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, rvtools
-from planner.inputs.importers.detect import Format, detect_format, give_as
+from planner.inputs.importers.detect import Format, detect_file, give_as
 from planner.inputs.importers.hosts import (
     HOST_FIELDS,
     Fact,
@@ -30,6 +30,7 @@ from planner.inputs.importers.hosts import (
     fact,
 )
 from planner.inputs.importers.provenance import SOURCES, ImportNote, validated_import
+from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
     Inventory,
@@ -85,6 +86,8 @@ class ImportedInventory:
     """MIG instances in place, by the host names of ``frame``."""
     files: tuple[tuple[str, str], ...]
     """(file, the tool it was read as) for each file, in order."""
+    plan_workbooks: tuple[str, ...] = ()
+    """The files that are plan workbooks, which can restore the whole plan."""
 
     def inventory(
         self, catalog: Catalog, *, file_name: str = "imported inventory"
@@ -139,7 +142,22 @@ def read_hosts(
 ) -> HostsRead:
     """One file's hosts, by its detected format. Raises ``InputError`` for a file that cannot be
     read or that describes workloads rather than hosts."""
-    found = detect_format(file, data, role="inventory")
+    _, read = _read_hosts(file, data, catalog, host_name=host_name, cluster=cluster)
+    return read
+
+
+def _read_hosts(
+    file: str,
+    data: bytes,
+    catalog: Catalog,
+    *,
+    host_name: str | None,
+    cluster: str | None,
+) -> tuple[Format, HostsRead]:
+    """``read_hosts``, with the format detected. A workbook is opened once: its reader takes
+    the one its detection opened."""
+    detected = detect_file(file, data, role="inventory")
+    found = detected.format
     readers: Mapping[Format, Callable[[], HostsRead]] = {
         Format.KUBECTL_NODES: lambda: kubectl_nodes.read_kubectl_nodes(
             data, file, catalog, cluster=cluster
@@ -164,7 +182,9 @@ def read_hosts(
         ),
         Format.RVTOOLS: lambda: rvtools.read_rvtools(data, file),
         Format.INVENTORY_CSV: lambda: _planner_csv(data, file, catalog),
-        Format.PLAN_WORKBOOK: lambda: _planner_csv(_workbook_inventory(data, file), file, catalog),
+        Format.PLAN_WORKBOOK: lambda: _planner_csv(
+            plan_inputs_of(detected.workbook, file_name=file).inventory_csv, file, catalog
+        ),
     }
     reader = readers.get(found)
     if reader is None:
@@ -179,13 +199,7 @@ def read_hosts(
                 )
             ]
         )
-    return reader()
-
-
-def _workbook_inventory(data: bytes, file: str) -> bytes:
-    from planner.inputs.importers.workbook import read_plan_inputs
-
-    return read_plan_inputs(data, file_name=file).inventory_csv
+    return found, reader()
 
 
 def _planner_csv(data: bytes, file: str, catalog: Catalog) -> HostsRead:
@@ -314,14 +328,14 @@ def _read_every_file(
     *,
     host_name: str | None,
     cluster: str | None,
-) -> list[HostsRead]:
-    """Each file's hosts (``read_hosts``). Every file is read before refusing, so that one
-    ``InputError`` names every file that cannot be read, each with its problems."""
+) -> list[tuple[Format, HostsRead]]:
+    """Each file's format and hosts (``read_hosts``). Every file is read before refusing, so
+    that one ``InputError`` names every file that cannot be read, each with its problems."""
     reads = []
     refused: list[InputProblem] = []
     for name, data in files:
         try:
-            reads.append(read_hosts(name, data, catalog, host_name=host_name, cluster=cluster))
+            reads.append(_read_hosts(name, data, catalog, host_name=host_name, cluster=cluster))
         except InputError as error:
             refused.extend(error.problems)
     if refused:
@@ -362,7 +376,8 @@ def import_inventory(
     no host with GPUs results.
     """
     defaults = defaults or ImportDefaults()
-    reads = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
+    found = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
+    reads = [read for _, read in found]
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, problems)
@@ -451,6 +466,7 @@ def import_inventory(
         tuple(problems),
         tuple(layouts),
         tuple((r.file, r.tool) for r in reads),
+        tuple(r.file for kind, r in found if kind is Format.PLAN_WORKBOOK),
     )
 
 

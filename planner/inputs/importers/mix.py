@@ -20,7 +20,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers import dcgm, kubectl_pods
-from planner.inputs.importers.detect import Format, detect_format, give_as
+from planner.inputs.importers.detect import Detected, Format, detect_file, give_as
 from planner.inputs.importers.kubectl_pods import (
     GroupedPods,
     PodRequest,
@@ -28,6 +28,7 @@ from planner.inputs.importers.kubectl_pods import (
     group_pods,
 )
 from planner.inputs.importers.provenance import ImportNote, validated_import
+from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.workloads import (
     WORKLOAD_COLUMNS,
@@ -66,6 +67,8 @@ class ImportedWorkloads:
     """Every DCGM series measured (``measurements_frame`` shows them)."""
     files: tuple[tuple[str, str], ...]
     """(file, the tool it was read as) for each file, in order."""
+    plan_workbooks: tuple[str, ...] = ()
+    """The files that are plan workbooks, which can restore the whole plan."""
 
     def workloads(
         self, catalog: Catalog, *, file_name: str = "imported workloads"
@@ -109,7 +112,7 @@ def import_workloads(
 
     Raises ``InputError`` when a file cannot be read or describes hosts rather than workloads
     (naming every such file), or when no file lists a workload (DCGM alone measures but does
-    not list).
+    not list). A workbook is opened once: its reader takes the one its detection opened.
     """
     defaults = defaults or WorkloadDefaults()
     frames: list[pd.DataFrame] = []
@@ -117,23 +120,23 @@ def import_workloads(
     problems: list[InputProblem] = []
     pods: list[PodRequest] = []
     samples: list[dcgm.Sample] = []
-    used: list[tuple[str, str]] = []
+    used: list[tuple[str, Format]] = []
     refused: list[InputProblem] = []
     for name, data in files:
         # Every file is read before refusing, so that one refusal names every unreadable file.
         try:
-            found = detect_format(name, data, role="workloads")
-            if found in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
-                frame, note, loaded_problems = _planner_workloads(name, data, found, catalog)
+            detected = detect_file(name, data, role="workloads")
+            if detected.format in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
+                frame, note, loaded_problems = _planner_workloads(name, data, detected, catalog)
                 frames.append(frame)
                 notes.append(note)
                 problems.extend(loaded_problems)
-            elif found is Format.KUBECTL_PODS:
+            elif detected.format is Format.KUBECTL_PODS:
                 read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
                 pods.extend(read.pods)
                 notes.extend(read.notes)
                 problems.extend(read.problems)
-            elif found is Format.DCGM:
+            elif detected.format is Format.DCGM:
                 read_samples, read_problems = dcgm.read_dcgm_samples(data, name)
                 samples.extend(read_samples)
                 problems.extend(read_problems)
@@ -143,7 +146,7 @@ def import_workloads(
                         name,
                         None,
                         None,
-                        f"this is {found.label}, which describes hosts, not workloads",
+                        f"this is {detected.format.label}, which describes hosts, not workloads",
                         give_as("inventory"),
                     )
                 )
@@ -151,7 +154,7 @@ def import_workloads(
         except InputError as error:
             refused.extend(error.problems)
             continue
-        used.append((name, found.label))
+        used.append((name, detected.format))
     if refused:
         raise InputError(refused)
     grouped: GroupedPods | None = None
@@ -189,16 +192,27 @@ def import_workloads(
         notes.extend(filled_notes)
         problems.extend(fill_problems)
     return ImportedWorkloads(
-        frame, tuple(notes), tuple(problems), tuple(pods), measurements, tuple(used)
+        frame,
+        tuple(notes),
+        tuple(problems),
+        tuple(pods),
+        measurements,
+        tuple((name, found.label) for name, found in used),
+        tuple(name for name, found in used if found is Format.PLAN_WORKBOOK),
     )
 
 
 def _planner_workloads(
-    name: str, data: bytes, found: Format, catalog: Catalog
+    name: str, data: bytes, detected: Detected, catalog: Catalog
 ) -> tuple[pd.DataFrame, ImportNote, tuple[InputProblem, ...]]:
-    """A workload CSV, or a plan workbook's, as the import's frame, the note saying how many
-    classes it gave, and the rows it skipped."""
-    csv = data if found is Format.WORKLOADS_CSV else _workbook_workloads(data, name)
+    """A workload CSV, or a plan workbook's (from the workbook its detection opened), as the
+    import's frame, the note saying how many classes it gave, and the rows it skipped."""
+    found = detected.format
+    csv = (
+        data
+        if found is Format.WORKLOADS_CSV
+        else plan_inputs_of(detected.workbook, file_name=name).workloads_csv
+    )
     loaded = load_workloads(csv, catalog, file_name=name)
     frame = workloads_frame(loaded.value)
     frame["notes"] = f"from {name} ({found.label})"
@@ -213,12 +227,6 @@ def _planner_workloads(
         f"{len(loaded.value)} class(es) read as {found.label}",
     )
     return frame, note, loaded.problems
-
-
-def _workbook_workloads(data: bytes, file: str) -> bytes:
-    from planner.inputs.importers.workbook import read_plan_inputs
-
-    return read_plan_inputs(data, file_name=file).workloads_csv
 
 
 def _unique(frame: pd.DataFrame, problems: list[InputProblem]) -> pd.DataFrame:

@@ -49,6 +49,7 @@ __all__ = [
     "assumptions_from_rows",
     "inputs_sheet_rows",
     "own_gpus_csv",
+    "plan_inputs_of",
     "read_plan_inputs",
     "write_inputs_sheet",
 ]
@@ -292,12 +293,18 @@ def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None
                 ]
             ) from None
     book = workbook_sheets(data, name, "give a plan workbook the planner wrote (.xlsx)")
+    return plan_inputs_of(book, file_name=name)
+
+
+def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
+    """The inputs a plan workbook already opened (openpyxl, as ``detect_file`` opens it) was
+    planned from; ``file_name`` names it in problems. Raises as ``read_plan_inputs``."""
     titles = {t.strip().lower(): t for t in book.sheetnames}
     if PLAN_INPUTS_SHEET.lower() not in titles:
         raise InputError(
             [
                 InputProblem(
-                    name,
+                    file_name,
                     None,
                     None,
                     f"no '{PLAN_INPUTS_SHEET}' sheet: not a plan workbook the planner wrote",
@@ -306,7 +313,7 @@ def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None
                 )
             ]
         )
-    tab = f"{name} [{PLAN_INPUTS_SHEET}]"
+    tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
     files: dict[str, list[str]] = {}
     assumptions: list[tuple[int, str, str]] = []
     problems: list[InputProblem] = []
