@@ -391,3 +391,23 @@ def test_a_gpu_count_above_zero_keeps_the_plain_note() -> None:
     )
     assert gpus is not None
     assert gpus.note.text == "GPUs on the node (nvidia.com/gpu.count)"
+
+
+@pytest.mark.parametrize(
+    "gpus",
+    [{"nvidia.com/gpu": "1"}, {}],
+    ids=["beside-whole-gpus", "mig-devices-only"],
+)
+def test_a_profile_the_catalog_lacks_is_left_out_without_a_gpu_count(gpus: dict[str, str]) -> None:
+    """Without ``nvidia.com/gpu.count`` (mixed strategy beside whole GPUs, or MIG devices alone)
+    a profile the catalog lacks is left out of the MIG layout with the same problem naming it
+    as with the label; the known profile is kept."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/mig.strategy": "mixed"}
+    extra = {"nvidia.com/mig-9g.99gb": "1", "nvidia.com/mig-1g.10gb": "2", **gpus}
+    read = read_kubectl_nodes(kube_list(node("x", labels, extra=extra)), "n.json", CATALOG)
+    (layout,) = _one(read).mig_layout
+    assert [i.profile for i in layout.instances] == ["1g.10gb"] * 2
+    left_out = [p for p in read.problems if "left out of the node's MIG layout" in p.message]
+    (problem,) = left_out
+    assert problem.column == "node x: status.capacity.nvidia.com/mig-9g.99gb"
+    assert "MIG profile 9g.99gb is advertised but is not a MIG profile" in problem.message

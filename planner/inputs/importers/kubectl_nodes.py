@@ -460,13 +460,9 @@ def _whole_gpus(
                 + f": each is advertised as {replicas} replicas",
             )
         )
-    unknown = (
-        []
-        if model is None or count_label is None
-        else sorted(set(in_place) - {p.name for p in catalog.mig(model)})
-    )
+    # A MIG layout holds only profiles the catalog knows for the model, whatever counts the GPUs.
+    unknown = [] if model is None else sorted(set(in_place) - {p.name for p in catalog.mig(model)})
     if unknown:
-        # Without gpu.count, _mixed_gpus has already named the profiles the catalog lacks.
         bad(
             f"status.capacity.{_LABEL}mig-{unknown[0]}",
             f"MIG profile {', '.join(unknown)} is advertised but is not a MIG profile of the "
