@@ -6,6 +6,7 @@ import pytest
 
 from planner.inputs.importers.text import decode_text, host_from_file_name, name_host, tool_text
 from planner.inputs.problems import InputError
+from planner.inputs.tabular import read_csv_table
 
 
 def test_prompt_lines_and_trailing_blanks_are_left_out() -> None:
@@ -95,3 +96,31 @@ def test_latin1_bytes_are_refused_naming_their_line_and_both_ways_to_save_utf8()
     assert "byte E9 cannot be decoded" in problem.message
     assert "> file.txt" in problem.fix
     assert "CSV UTF-8" in problem.fix
+
+
+def test_a_tool_output_and_a_planner_csv_in_latin1_get_one_message() -> None:
+    """The same Latin-1 bytes read as a tool's output and as a planner CSV are refused alike:
+    the same line and words; only the fix differs, a tool's output also being saved from a
+    shell."""
+    data = "host,gpu_model\na,L4\nb\u00e9,L4\n".encode("latin-1")
+    with pytest.raises(InputError) as as_tool:
+        decode_text(data, "inventory.csv")
+    with pytest.raises(InputError) as as_csv:
+        read_csv_table(data, "inventory.csv")
+    (tool,) = as_tool.value.problems
+    (planner_csv,) = as_csv.value.problems
+    assert (tool.file, tool.row, tool.message) == (
+        planner_csv.file,
+        planner_csv.row,
+        planner_csv.message,
+    )
+    assert "> file.txt" in tool.fix
+    assert "> file.txt" not in planner_csv.fix
+
+
+def test_a_latin1_byte_after_classic_mac_line_ends_is_on_its_own_line() -> None:
+    """A file whose lines end in a bare carriage return (classic Mac OS) counts them: the bad
+    byte on line 2 is refused on line 2, not line 1."""
+    with pytest.raises(InputError) as caught:
+        decode_text("GPU 0: X\rGPU 1: \u00e9\r".encode("latin-1"), "a.txt")
+    assert caught.value.problems[0].row == 2

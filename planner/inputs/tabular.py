@@ -24,13 +24,16 @@ from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
+    "CSV_TEXT",
     "DECIMAL_COMMA",
     "SPREADSHEET_SEPARATORS",
     "CellError",
     "Row",
     "Table",
+    "TextKind",
     "binary_kind",
     "csv_error_problem",
+    "decode_file",
     "normalise_column",
     "number_text",
     "parse_bool",
@@ -72,6 +75,72 @@ def binary_kind(data: bytes) -> str | None:
     """What a file that is not text is (``a PNG image``), from how it begins; None when it
     does not begin like a known binary format."""
     return next((kind for magic, kind in _BINARY_SIGNATURES if data.startswith(magic)), None)
+
+
+@dataclass(frozen=True)
+class TextKind:
+    """The text a file is read as, as the refusals of a file that is not such text word it."""
+
+    name: str
+    """What the file should hold, as in ``this is a PNG image, not CSV text``."""
+    give: str
+    """The fix for a file of another kind (an image, binary data)."""
+    save_as_utf8: str
+    """The fix for text saved in another encoding: how to save it as UTF-8."""
+
+
+CSV_TEXT = TextKind(
+    "CSV text",
+    "load a .csv file",
+    "save it as UTF-8: in Excel use File > Save As > CSV UTF-8",
+)
+"""A planner CSV file (inventory, workloads, catalog)."""
+_LINE_END = re.compile(r"\r\n|\r|\n")
+"""A line end as written on Windows, Unix or classic Mac OS (Excel's "CSV (Macintosh)")."""
+
+
+def decode_file(data: bytes, file: str, kind: TextKind) -> str:
+    """The text of a file's bytes: UTF-8, with or without the byte-order mark Excel writes, or
+    UTF-16 with its byte-order mark (Excel's "Unicode Text", Windows PowerShell's ``>``). Line
+    ends are kept as written.
+
+    Raises ``InputError`` naming ``file``: for a file of another kind (``binary_kind``) or
+    binary data, and for bytes in another encoding (Latin-1, Windows-1252), naming the line
+    (1-based) of the first byte that cannot be decoded and how to save the file as UTF-8.
+    """
+    found = binary_kind(data)
+    if found is not None:
+        raise InputError(
+            [InputProblem(file, None, None, f"this is {found}, not {kind.name}", kind.give)]
+        )
+    utf16 = data.startswith(_UTF16_MARKS)
+    encoding = "utf-16" if utf16 else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        # The bytes before the first bad one decode; split at line ends, their last part is
+        # the start of the bad byte's line.
+        line = len(_LINE_END.split(data[: error.start].decode(encoding)))
+        bad = data[error.start : error.end]
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    line,
+                    None,
+                    f"not {'UTF-16' if utf16 else 'UTF-8'} text: "
+                    f"{'byte' if len(bad) == 1 else 'bytes'} {bad.hex(' ').upper()} cannot be "
+                    "decoded (a character saved in another encoding, such as Latin-1 or "
+                    "Windows-1252)",
+                    kind.save_as_utf8,
+                )
+            ]
+        ) from None
+    if "\x00" in text:
+        raise InputError(
+            [InputProblem(file, None, None, f"binary data, not {kind.name}", kind.give)]
+        )
+    return text
 
 
 SPREADSHEET_SEPARATORS = ",;\t"
@@ -272,29 +341,7 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                 )
             ]
         )
-    kind = binary_kind(data)
-    if kind is not None:
-        raise InputError(
-            [InputProblem(file, None, None, f"this is {kind}, not CSV text", "load a .csv file")]
-        )
-    try:
-        text = data.decode("utf-16" if data.startswith(_UTF16_MARKS) else "utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            [
-                InputProblem(
-                    file,
-                    None,
-                    None,
-                    f"not UTF-8 text (byte {error.start} cannot be decoded)",
-                    "save the file as CSV UTF-8",
-                )
-            ]
-        ) from None
-    if "\x00" in text:
-        raise InputError(
-            [InputProblem(file, None, None, "binary data, not CSV text", "load a .csv file")]
-        )
+    text = decode_file(data, file, CSV_TEXT)
     separator = sniff_separator(text, separators)
     records = _records(text, file, separator)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)

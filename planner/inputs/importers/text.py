@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from planner.inputs.importers.provenance import NoteSource
-from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import binary_kind
+from planner.inputs.tabular import TextKind, decode_file
 
 __all__ = [
     "ToolText",
@@ -35,57 +34,23 @@ _PROMPT = re.compile(
 _FILE_SUFFIXES = frozenset({".txt", ".csv", ".log", ".out", ".json", ".prom", ".metrics", ".xlsx"})
 
 
+_TOOL_TEXT = TextKind(
+    "the text a tool prints",
+    "give the tool's output saved as text (redirect it with > file.txt)",
+    "save it as UTF-8: redirect a tool's output with > file.txt, or in Excel use File > Save "
+    "As > CSV UTF-8",
+)
+"""A tool's output saved to a file (or pasted), as the importers read it."""
+
+
 def decode_text(data: bytes, file: str) -> str:
-    """The text of a file: UTF-8 (a byte-order mark allowed) or UTF-16 with its byte-order mark
-    (what Windows PowerShell's ``>`` writes). Newlines are normalised to ``\\n``.
+    """The text of a tool's output file, decoded as the planner's CSV files are
+    (``tabular.decode_file``: UTF-8, or UTF-16 with its byte-order mark); newlines are
+    normalised to ``\\n``.
 
     Raises ``InputError`` for binary data or another encoding.
     """
-    kind = binary_kind(data)
-    if kind is not None:
-        raise InputError(
-            [
-                InputProblem(
-                    file,
-                    None,
-                    None,
-                    f"this is {kind}, not the text a tool prints",
-                    "give the tool's output saved as text (redirect it with > file.txt)",
-                )
-            ]
-        )
-    try:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            text = data.decode("utf-16")
-        else:
-            text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        bad = data[error.start : error.end]
-        raise InputError(
-            [
-                InputProblem(
-                    file,
-                    data.count(b"\n", 0, error.start) + 1,
-                    None,
-                    f"not UTF-8 text: byte {bad.hex(' ').upper()} cannot be decoded (a character "
-                    "saved in another encoding, such as Latin-1 or Windows-1252)",
-                    "save it as UTF-8: redirect a tool's output with > file.txt, or in Excel "
-                    "use File > Save As > CSV UTF-8",
-                )
-            ]
-        ) from None
-    if "\x00" in text:
-        raise InputError(
-            [
-                InputProblem(
-                    file,
-                    None,
-                    None,
-                    "binary data, not the text a tool prints",
-                    "give the tool's output saved as text",
-                )
-            ]
-        )
+    text = decode_file(data, file, _TOOL_TEXT)
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
