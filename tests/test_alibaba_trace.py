@@ -133,6 +133,62 @@ def test_a_node_list_carries_notes_on_what_it_read_and_each_value_it_assumed(
     assert {n.text for n in assumed} == {"the trace has no column for it"}
 
 
+def test_a_pod_list_carries_notes_on_what_it_read_and_each_value_it_assumed(
+    catalog: Catalog,
+) -> None:
+    """The loader's notes, under the file's name and in this order: the pods read and grouped,
+    each class field the trace has no column for with the value every class was given
+    (training, busy all day every day, priority 2, no live migration, isolation or remote use),
+    a share's GPU memory from the inventory's models, and the pods without GPU."""
+    pods = load_pod_list(
+        PODS.encode(), catalog, file_name="pods.csv", gpu_models=("T4", "G2", "P100")
+    ).value
+    read, *assumed, share, without_gpu = pods.notes
+    assert {n.file for n in pods.notes} == {"pods.csv"}
+    assert (read.field, read.value, read.source) == (
+        "classes",
+        "5 GPU pods in 4 classes; 1 pods without GPU",
+        "read",
+    )
+    assert [(n.field, n.value, n.source, n.text) for n in assumed] == [
+        (field, value, "assumed", "the trace has no column for it")
+        for field, value in (
+            ("kind", "training"),
+            ("busy_fraction", "1.0"),
+            ("active_hours", "24 h, 7 days"),
+            ("priority", "2"),
+            ("live_migration, isolation, remote OK", "no"),
+        )
+    ]
+    assert (share.field, share.value, share.source) == (
+        "memory_gib",
+        "share × GPU memory",
+        "assumed",
+    )
+    assert share.text.endswith(
+        "the smallest model the pod may use among the inventory's (T4, G2, P100)"
+    )
+    assert (without_gpu.locator, without_gpu.source) == ("num_gpu", "derived")
+    assert without_gpu.text.startswith("1 pods use no GPU")
+
+
+def test_a_pod_list_of_whole_gpus_only_has_no_note_on_shares_or_pods_without_gpu(
+    catalog: Catalog,
+) -> None:
+    """Without a share there is no GPU memory of a share to assume, and without a pod that
+    uses no GPU no note says so: the read note and the class fields only."""
+    whole = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np0,4000,8192,1,1000\n"
+    notes = load_pod_list(whole.encode(), catalog, file_name="pods.csv").value.notes
+    assert [n.field for n in notes] == [
+        "classes",
+        "kind",
+        "busy_fraction",
+        "active_hours",
+        "priority",
+        "live_migration, isolation, remote OK",
+    ]
+
+
 def test_a_pod_whose_gpu_spec_names_no_nodes_model_is_a_problem_naming_it(
     catalog: Catalog,
 ) -> None:
@@ -217,6 +273,12 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
         "import: openb_node_list_gpu_node.csv: GPU model 'G2' (1 node(s), first on row 3) is "
         "not in the catalog" in captured.err
     )
+    # So are the values the pod list does not give.
+    assert (
+        "import: openb_pod_list_small.csv: kind assumed = training: the trace has no column "
+        "for it" in captured.err
+    )
+    assert "import: openb_pod_list_small.csv: 1 pods use no GPU" in captured.err
 
 
 def test_cli_workbook_and_saved_scenario_of_a_trace_plan_again(

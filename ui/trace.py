@@ -2,9 +2,8 @@
 
 A node list is an inventory and a pod list a workload mix; each is used as the file gives it and
 read by ``planner.inputs.alibaba_trace``, the loader the command line uses. What the trace does
-not give is said as import notes (``assumed``): a node list's are its loader's
-(``TraceCluster.notes``); a pod list's are taken from what the loader built, so a note can never
-disagree with the plan.
+not give is said as import notes (``assumed``), the loader's own (``TraceCluster.notes``,
+``TracePods.notes``), so the dashboard says what the command line says.
 """
 
 from __future__ import annotations
@@ -60,15 +59,6 @@ def misplaced(role: Role, files: Sequence[InputFile]) -> tuple[InputProblem, ...
     return tuple(p for p in found if p is not None)
 
 
-def _assumed(file: str, field: str, value: object, why: str) -> ImportNote:
-    return ImportNote(file, None, "", "", field, str(value), "assumed", why)
-
-
-def _one(values: Sequence[object]) -> str:
-    """The value every row shares, or the values joined by ``|``."""
-    return " | ".join(str(v) for v in dict.fromkeys(values))
-
-
 def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
     """What reading the node list ``file`` gave and assumed, as its loader said it
     (``TraceCluster.notes``): hosts and GPUs read, each model the catalog lacked (read with
@@ -77,73 +67,11 @@ def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
     return cluster.notes
 
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
 def pod_notes(file: str, pods: TracePods, inventory: Inventory) -> tuple[ImportNote, ...]:
-    """What reading the pod list ``file`` gave and assumed, planned on ``inventory``: pods read
-    and grouped, the class fields the trace has no column for, and GPU memory of a share."""
-    classes: tuple[WorkloadClass, ...] = (*pods.workloads, *pods.cpu_only)
-    read = ImportNote(
-        file,
-        None,
-        "num_gpu, gpu_milli, cpu_milli, memory_mib, gpu_spec",
-        "",
-        "classes",
-        alibaba_trace.plan_inputs_note(pods),
-        "read",
-        "pods of one shape (GPUs, share, cores, memory, allowed models) form one class",
-    )
-    unsaid = "the trace has no column for it"
-    needs = [
-        _yes(w.needs_live_migration or w.needs_isolation or w.latency_tolerant) for w in classes
-    ]
-    fields = [
-        _assumed(file, "kind", _one([w.kind.value for w in classes]), unsaid),
-        _assumed(file, "busy_fraction", _one([w.busy_fraction for w in classes]), unsaid),
-        _assumed(
-            file,
-            "active_hours",
-            "24 h, 7 days" if all(min(w.daily_schedule) == 1 for w in classes) else "mixed",
-            unsaid,
-        ),
-        _assumed(file, "priority", _one([w.priority for w in classes]), unsaid),
-        _assumed(
-            file,
-            "live_migration, isolation, remote OK",
-            _one(needs),
-            unsaid,
-        ),
-    ]
-    models = alibaba_trace.model_names(inventory.hosts)
-    shares = [w for w in pods.workloads if w.memory_share is not None]
-    if shares:
-        fields.append(
-            _assumed(
-                file,
-                "memory_gib",
-                "share × GPU memory",
-                "a share of a GPU (gpu_milli) is that share of its memory too, of the smallest "
-                "model the pod may use among the inventory's "
-                f"({', '.join(models) or 'none: the catalog'})",
-            )
-        )
-    if pods.cpu_only:
-        fields.append(
-            ImportNote(
-                file,
-                None,
-                "num_gpu",
-                "",
-                "",
-                "",
-                "derived",
-                f"{sum(w.instances for w in pods.cpu_only):,} pods use no GPU: they take node "
-                "cores and RAM, planned only by methods that place pods on Kubernetes nodes",
-            )
-        )
-    return (read, *fields)
+    """What reading the pod list ``file`` gave and assumed, planned on ``inventory``, as its
+    loader said it (``TracePods.notes``): pods read and grouped, the class fields the trace has
+    no column for, GPU memory of a share and the pods without GPU."""
+    return pods.notes
 
 
 def pods_without_nodes(inventory: InputFile) -> str | None:

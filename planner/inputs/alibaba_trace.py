@@ -21,9 +21,10 @@ GPU models the catalog lacks get a catalog entry (``trace_gpu_model``): memory f
 datasheet where the trace names a public model, else a guess (the trace's ``G2`` and ``G3`` are
 undisclosed); a share is a share of the GPU whatever its memory.
 
-A node list as read carries its import notes (``TraceCluster.notes``): the hosts read, each model
-the catalog lacked and what it was taken as, and each host field the trace has no column for
-with the value assumed; the dashboard and the command line show these notes as they are.
+A list as read carries its import notes (``TraceCluster.notes``, ``TracePods.notes``): what was
+read, each model the catalog lacked and what it was taken as, and each host or class field the
+trace has no column for with the value assumed; the dashboard and the command line show these
+notes as they are.
 """
 
 from __future__ import annotations
@@ -166,6 +167,11 @@ class TracePods:
     """Classes of pods that use a GPU (whole GPUs or a share of one)."""
     cpu_only: tuple[WorkloadClass, ...]
     """Classes of pods that use no GPU (``gpus`` 0): node cores and memory only."""
+    notes: tuple[ImportNote, ...] = ()
+    """What reading the pod list gave and assumed, in this order: the pods read and grouped;
+    one per class field the trace has no column for (kind, busy_fraction, active_hours,
+    priority, live_migration / isolation / remote OK), with the value every class was given;
+    GPU memory of a share, when a pod has one; the pods without GPU, when there are any."""
 
 
 def _parse_row(
@@ -262,7 +268,7 @@ def _node_list_notes(
     of ``added_models`` (the models the catalog lacked), and each host field the trace has no
     column for with its value taken from the hosts built, so a note cannot disagree with the
     plan."""
-    # Imported here: the importers package imports this module (its workbook reader).
+    # Imported in the functions that build notes: the importers package imports this module.
     from planner.inputs.importers.provenance import ImportNote
 
     hosts = inventory.hosts
@@ -285,15 +291,19 @@ def _node_list_notes(
         "rdma": _one([_yes(h.rdma) for h in hosts]),
         "mig_enabled": _one([_yes(h.mig_enabled) for h in hosts]),
     }
-    fields = [
-        ImportNote(file, None, "", "", field, value, "assumed", _NO_COLUMN)
-        for field, value in assumed.items()
-    ]
+    fields = [_no_column(file, field, value) for field, value in assumed.items()]
     return (read, *models, *fields)
 
 
+def _no_column(file: str, field: str, value: str) -> ImportNote:
+    """The note on ``field`` of ``file``, which the trace has no column for: ``value`` assumed."""
+    from planner.inputs.importers.provenance import ImportNote
+
+    return ImportNote(file, None, "", "", field, value, "assumed", _NO_COLUMN)
+
+
 def _one(values: Sequence[object]) -> str:
-    """The value every host shares, or the values joined by `` | ``."""
+    """The value every host or class shares, or the values joined by `` | ``."""
     return " | ".join(str(v) for v in dict.fromkeys(values))
 
 
@@ -445,7 +455,75 @@ def load_pod_list(
             (catalog.gpus[m].memory_gib for m in allowed if m in catalog.gpus), default=16.0
         )
         (gpu if shape[0] else cpu_only).append(_pod_class(shape, count, smallest))
-    return Loaded(TracePods(tuple(gpu), tuple(cpu_only)), tuple(problems))
+    pods = TracePods(tuple(gpu), tuple(cpu_only))
+    notes = _pod_list_notes(name, pods, inventory_models)
+    return Loaded(replace(pods, notes=notes), tuple(problems))
+
+
+def _pod_list_notes(
+    file: str, pods: TracePods, inventory_models: Sequence[str]
+) -> tuple[ImportNote, ...]:
+    """The notes of the pod list ``file`` read as ``pods``, planned on ``inventory_models``:
+    the pods read and grouped, each class field the trace has no column for with its value
+    taken from the classes built, GPU memory of a share, and the pods without GPU."""
+    from planner.inputs.importers.provenance import ImportNote
+
+    classes = (*pods.workloads, *pods.cpu_only)
+    read = ImportNote(
+        file,
+        None,
+        "num_gpu, gpu_milli, cpu_milli, memory_mib, gpu_spec",
+        "",
+        "classes",
+        plan_inputs_note(pods),
+        "read",
+        "pods of one shape (GPUs, share, cores, memory, allowed models) form one class",
+    )
+    all_day = all(min(w.daily_schedule) == 1 for w in classes)
+    # The class fields a pod list has no column for: every class is given the same value.
+    assumed = {
+        "kind": _one([w.kind.value for w in classes]),
+        "busy_fraction": _one([w.busy_fraction for w in classes]),
+        "active_hours": "24 h, 7 days" if all_day else "mixed",
+        "priority": _one([w.priority for w in classes]),
+        "live_migration, isolation, remote OK": _one(
+            [
+                _yes(w.needs_live_migration or w.needs_isolation or w.latency_tolerant)
+                for w in classes
+            ]
+        ),
+    }
+    notes = [read, *(_no_column(file, field, value) for field, value in assumed.items())]
+    if any(w.memory_share is not None for w in pods.workloads):
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "",
+                "",
+                "memory_gib",
+                "share × GPU memory",
+                "assumed",
+                "a share of a GPU (gpu_milli) is that share of its memory too, of the smallest "
+                "model the pod may use among the inventory's "
+                f"({', '.join(inventory_models) or 'none: the catalog'})",
+            )
+        )
+    if pods.cpu_only:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "num_gpu",
+                "",
+                "",
+                "",
+                "derived",
+                f"{sum(w.instances for w in pods.cpu_only):,} pods use no GPU: they take node "
+                "cores and RAM, planned only by methods that place pods on Kubernetes nodes",
+            )
+        )
+    return tuple(notes)
 
 
 def plan_inputs_note(pods: TracePods) -> str:
