@@ -216,14 +216,45 @@ def test_a_headerless_csv_saved_by_a_spreadsheet_is_not_a_query() -> None:
         detect_format("hosts.csv", b"gpu-01,prod,H100-80GB-SXM,8,64,512\n")
 
 
-def test_headerless_query_values_without_a_name_are_refused_with_the_command() -> None:
-    """``--query-gpu=index,memory.total --format=csv,noheader``: no column is a GPU name and no
-    field can be told, so the file is refused with the command that prints the header."""
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"0, 81920 MiB\n1, 81920 MiB\n",
+        b"0, 81920 MiB\n\n1, 81920 MiB\n\n",
+        b"81920 MiB\n81920 MiB\n",
+    ],
+    ids=["two-columns", "blank-lines", "one-column"],
+)
+def test_headerless_query_values_without_a_name_are_refused_with_the_command(
+    data: bytes,
+) -> None:
+    """``--query-gpu=index,memory.total --format=csv,noheader`` (blank lines between its rows or
+    not): the query format, but no column is a GPU name and no field can be told, so the file
+    is refused with the command that prints the header."""
+    assert detect_format("q.txt", data) is Format.NVIDIA_SMI_QUERY
     with pytest.raises(InputError) as caught:
-        detect_format("q.txt", b"0, 81920 MiB\n1, 81920 MiB\n", role="inventory")
+        import_inventory([("q.txt", data)], CATALOG)
     (problem,) = caught.value.problems
     assert "without its header row" in problem.message
     assert "--format=csv (without noheader" in problem.fix
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"NVIDIA L4, 23034 MiB\n\nNVIDIA L4, 23034 MiB\n",
+        b"NVIDIA L4, 23034 MiB\r\n\r\n  \r\nNVIDIA L4, 23034 MiB\r\n",
+        b"gpu-01: NVIDIA L4, 23034 MiB\n\ngpu-02: NVIDIA L4, 23034 MiB\n",
+    ],
+    ids=["blank", "windows-blank-and-spaces", "pdsh"],
+)
+def test_blank_lines_between_headerless_query_rows_are_skipped(data: bytes) -> None:
+    """Blank lines between the rows of ``--format=csv,noheader`` output (a paste, pdsh, a
+    trailing newline per host) are no reason to refuse it: it is the query format, each other
+    line one GPU."""
+    assert detect_format("q.txt", data) is Format.NVIDIA_SMI_QUERY
+    imported = import_inventory([("q.txt", data)], CATALOG)
+    assert imported.frame["gpus_per_host"].sum() == 2
 
 
 @pytest.mark.parametrize(

@@ -337,6 +337,31 @@ def test_the_samples_row_without_its_header_is_read_by_the_name_column() -> None
     assert read.notes[0].locator == "column 6 (no header)"
 
 
+def test_blank_lines_between_headerless_query_rows_are_skipped() -> None:
+    """Blank lines between ``--format=csv,noheader`` rows (a paste, a trailing newline) are
+    skipped: each other line is one GPU, on its own line number."""
+    data = b"\nNVIDIA L4, 23034 MiB\n\n   \nNVIDIA L4, 23034 MiB\n\n"
+    read = read_nvidia_smi_query(data, "q.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    assert read.notes[0].line == 2
+
+
+def test_headerless_query_values_without_a_name_are_refused_with_the_command() -> None:
+    """``--query-gpu=index,memory.total --format=csv,noheader`` with blank lines between its
+    rows: no column is a GPU name and no field can be told, so the reader refuses it on its
+    first row with the command that prints the header."""
+    data = b"0, 81920 MiB\n\n1, 81920 MiB\n\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.txt", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == 1
+    assert problem.message == (
+        "nvidia-smi query output without its header row (--format=csv,noheader) and without a "
+        "GPU name: the field of each column cannot be told"
+    )
+    assert "--format=csv (without noheader" in problem.fix
+
+
 def test_a_headerless_query_with_two_name_like_columns_is_refused() -> None:
     """Two columns that could each be the GPU name (name and a repeated gpu_name): refused with
     the command that prints the header."""

@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from planner.inputs.importers.kube import json_documents, kube_objects
-from planner.inputs.importers.nvidia_smi import HEADER_FIX, is_headerless_query
+from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
@@ -119,11 +119,6 @@ CSV with a required column missing or misspelt is still the planner's, and its l
 column, rather than being taken for another tool's output."""
 _DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
-_QUERY_VALUE = re.compile(
-    r"^(\d+(\.\d+)? (MiB|%|W|MHz)|\[N/A\]|\[Not Supported\]|GPU-[0-9a-fA-F-]{8,}|"
-    r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$"
-)
-"""A value of a query CSV that no other tool or spreadsheet writes so."""
 
 
 _GIVE_AS = {
@@ -281,12 +276,6 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
                 "create the GPU instances first, or give nvidia-smi -L or nvidia-smi output for "
                 "the GPUs",
             )
-    if _headerless_values(lines):
-        return (
-            "nvidia-smi query output without its header row (--format=csv,noheader) and "
-            "without a GPU name: the field of each column cannot be told",
-            HEADER_FIX,
-        )
     if first.startswith("<"):
         return (
             "XML, but not nvidia-smi -q -x's report (no <nvidia_smi_log>)",
@@ -311,16 +300,6 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
             "-A -o json)",
         )
     return None
-
-
-def _headerless_values(lines: list[str]) -> bool:
-    """Whether the lines are rows of nvidia-smi query values without a header: split on its
-    ``", "`` into as many cells each, one of them a value only nvidia-smi writes so (``81920
-    MiB``, ``[N/A]``, a ``GPU-`` UUID, a PCI bus id)."""
-    rows = [line.strip().split(", ") for line in lines[:50]]
-    if len(rows[0]) < 2 or any(len(r) != len(rows[0]) for r in rows):
-        return False
-    return all(any(_QUERY_VALUE.match(cell) for cell in row) for row in rows)
 
 
 _DESCRIBE_NAME = re.compile(r"^Name:\s+\S")

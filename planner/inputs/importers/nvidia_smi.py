@@ -32,7 +32,6 @@ from planner.inputs.tabular import (
 )
 
 __all__ = [
-    "HEADER_FIX",
     "LIST_TOOL",
     "QUERY_TOOL",
     "REPORT_TOOL",
@@ -541,7 +540,12 @@ _NAME_WORDS = 6
 """Most words in a GPU name (``NVIDIA GeForce RTX 4090 Laptop GPU``)."""
 _HEADERLESS_LINES = 50
 """Lines looked at to tell a query CSV without its header."""
-HEADER_FIX = (
+_QUERY_VALUE = re.compile(
+    r"^(\d+(\.\d+)? (MiB|%|W|MHz)|\[N/A\]|\[Not Supported\]|GPU-[0-9a-fA-F-]{8,}|"
+    r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$"
+)
+"""A value of a query CSV that no other tool or spreadsheet writes so."""
+_HEADER_FIX = (
     "run nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv (without "
     "noheader, so that the header names each column) and give what it prints"
 )
@@ -569,9 +573,15 @@ def _is_gpu_name(value: str) -> bool:
 
 
 def is_headerless_query(lines: Sequence[str]) -> bool:
-    """Whether ``lines`` look like ``nvidia-smi --query-gpu=... --format=csv,noheader``: every
-    line splits on nvidia-smi's ``", "`` into as many cells, and one position holds a GPU name
-    on every line (a spreadsheet's CSV, separated by bare commas, is not taken for it)."""
+    """Whether ``lines`` are the output of ``nvidia-smi --query-gpu=... --format=csv,noheader``.
+
+    Blank lines are skipped: pdsh, a paste or a trailing newline leave them between rows. Each
+    of the first 50 other lines splits on nvidia-smi's ``", "`` into as many cells, with no bare
+    comma (a spreadsheet's CSV is not taken for it), and either one position holds a GPU name on
+    every line, by which the rows are read, or every line holds a value only nvidia-smi writes
+    (``81920 MiB``, ``[N/A]``, a ``GPU-`` UUID, a PCI bus id), which tells the output whose
+    fields, without a name, cannot be read.
+    """
     shown = [line for line in lines if line.strip()][:_HEADERLESS_LINES]
     if not shown:
         return False
@@ -581,7 +591,9 @@ def is_headerless_query(lines: Sequence[str]) -> bool:
         for r, line in zip(records, shown, strict=True)
     ):
         return False
-    return bool(_name_columns(records))
+    return bool(_name_columns(records)) or all(
+        any(_QUERY_VALUE.match(cell) for cell in r) for r in records
+    )
 
 
 def _read_headerless(
@@ -594,13 +606,27 @@ def _read_headerless(
 ) -> HostsRead:
     """GPU hosts from a query CSV without its header: only the GPU name is read (one row per
     GPU), found as the one column whose every value is a GPU name; the other columns' fields
-    are unknown, so they are not read. Refused when two columns could be the name."""
+    are unknown, so they are not read. Refused when no column or two columns could be the
+    name."""
     rows = [
         (number, [cell.strip() for cell in record])
         for number, record in zip(starts, records, strict=True)
         if any(cell.strip() for cell in record)
     ]
     positions = _name_columns([cells for _, cells in rows])
+    if not positions:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    rows[0][0],
+                    None,
+                    "nvidia-smi query output without its header row (--format=csv,noheader) "
+                    "and without a GPU name: the field of each column cannot be told",
+                    _HEADER_FIX,
+                )
+            ]
+        )
     if len(positions) > 1:
         known = [
             p
@@ -619,7 +645,7 @@ def _read_headerless(
                     "nvidia-smi query output without its header row (--format=csv,noheader): "
                     f"{shown} could each be the GPU name, and without the header the fields "
                     "cannot be told apart",
-                    HEADER_FIX,
+                    _HEADER_FIX,
                 )
             ]
         )
