@@ -37,10 +37,13 @@ __all__ = [
     "DEFAULT_LIMITS",
     "BinPacking",
     "Block",
+    "Configuration",
+    "ConfigurationPlan",
     "CountsPacking",
     "LpRelaxation",
     "Model",
     "PatternCover",
+    "Priced",
     "Solution",
     "SolverLimits",
     "cover_with_patterns",
@@ -48,6 +51,7 @@ __all__ = [
     "lp_lower_bound",
     "min_bins",
     "pack_counts",
+    "plan_configurations",
     "relax",
     "residual_demand",
 ]
@@ -153,6 +157,18 @@ class Solution:
 
     def __getitem__(self, column: int) -> float:
         return float(self.values[column])
+
+
+@dataclass(frozen=True)
+class LpSolution:
+    """An LP relaxation's optimum with each row's dual."""
+
+    values: np.ndarray
+    objective: float
+    duals: np.ndarray
+    """Per row, the objective's change per unit its bound moves: >= 0 on a row held from below,
+    <= 0 on one held from above, either sign on an equality; a column's reduced cost is its
+    cost less Σ duals × its coefficients."""
 
 
 @dataclass
@@ -282,6 +298,43 @@ class Model:
         clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()
         return Solution(status, values, objective, min(dual_bound, objective), clock)
 
+    def solve_lp_with_duals(self) -> LpSolution | None:
+        """Solve the LP relaxation with ``scipy.optimize.linprog`` (HiGHS), which, unlike
+        ``milp``, gives each row's dual; None when it has no optimum."""
+        from scipy.optimize import linprog
+        from scipy.sparse import csr_array, vstack
+
+        n = self.size
+        matrix = csr_array((self._vals, (self._rows, self._cols)), shape=(len(self._row_lower), n))
+        lower, upper = np.asarray(self._row_lower), np.asarray(self._row_upper)
+        equal = lower == upper
+        below = ~equal & np.isfinite(upper)
+        above = ~equal & np.isfinite(lower)
+        # linprog takes A_ub x <= b_ub: a row's lower side enters negated.
+        a_ub = vstack([matrix[below], -matrix[above]], format="csr")
+        b_ub = np.concatenate([upper[below], -lower[above]])
+        result = linprog(
+            c=np.asarray(self._cost),
+            A_ub=a_ub if b_ub.size else None,
+            b_ub=b_ub if b_ub.size else None,
+            A_eq=matrix[equal] if equal.any() else None,
+            b_eq=lower[equal] if equal.any() else None,
+            bounds=list(zip(self._lower, self._upper, strict=True)),
+            method="highs",
+        )
+        if (
+            _outcome(result.status, str(result.message)) is not _Outcome.OPTIMAL
+            or result.fun is None
+        ):
+            return None
+        duals = np.zeros(len(lower))
+        if equal.any():
+            duals[equal] = result.eqlin.marginals
+        marginals = result.ineqlin.marginals if b_ub.size else np.zeros(0)
+        duals[below] += marginals[: int(below.sum())]
+        duals[above] -= marginals[int(below.sum()) :]
+        return LpSolution(np.asarray(result.x, dtype=float), float(result.fun), duals)
+
 
 def _outcome(status: int, message: str) -> _Outcome:
     """scipy's status, with HiGHS' node limit ("Solution limit reached", which scipy reports as
@@ -291,6 +344,175 @@ def _outcome(status: int, message: str) -> _Outcome:
     if outcome is _Outcome.OTHER and "solution limit reached" in message.lower():
         return _Outcome.LIMIT_REACHED
     return outcome
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One way to set up one unit of a kind (a host of a type): its cost and what it holds of
+    each demand row (then of each side row)."""
+
+    kind: int
+    cost: float
+    holds: Mapping[int, float]
+    """Row -> amount held (rows without one hold nothing)."""
+    setup: object = None
+    """What the caller needs to build the unit so set up."""
+
+
+@dataclass(frozen=True)
+class Priced:
+    """The best configuration of a kind under a round's duals."""
+
+    configuration: Configuration | None
+    """The cheapest found net of the duals (``cost − Σ duals × holds``); None when none."""
+    least: float
+    """No configuration of the kind has a lower net cost (a bound from the pricing solve)."""
+
+
+@dataclass(frozen=True)
+class ConfigurationPlan:
+    """Configurations chosen to hold a demand, and a bound on every choice that holds it."""
+
+    configurations: tuple[Configuration, ...]
+    uses: tuple[int, ...]
+    """Units set up by each configuration; all zero when only the bound was asked for."""
+    short: tuple[float, ...]
+    """Per demand row, what the units chosen leave unheld."""
+    lp_objective: float
+    """The master LP over the configurations generated [objective's unit]."""
+    lower_bound: float
+    """No choice of units, each set up by any configuration, costs less (with ``short_cost``
+    for what it leaves unheld): the Lagrangian bound of the last round's duals."""
+
+
+def plan_configurations(
+    need: Sequence[float],
+    short_cost: Sequence[float],
+    supply: Sequence[int],
+    price: Callable[[int, np.ndarray], Priced],
+    *,
+    side_rows: int = 0,
+    exact: bool = False,
+    start: Sequence[Configuration] = (),
+    rounds: int = 60,
+    limits: SolverLimits = DEFAULT_LIMITS,
+    integral: bool = True,
+) -> ConfigurationPlan | None:
+    r"""Units of several kinds, each set up by one configuration, holding a demand at the least
+    cost: a Dantzig-Wolfe master over configurations generated by column generation.
+
+    With ``λ_c`` the units set up by configuration ``c`` (of kind ``k(c)``), ``a_rc`` what it
+    holds of row ``r`` and ``s_r`` the demand left unheld::
+
+        minimise    Σ_c cost_c λ_c + Σ_r short_cost_r s_r
+        subject to  Σ_c a_rc λ_c + s_r >= need_r     (= with ``exact``)   demand rows
+                    Σ_c a_rc λ_c <= 0                                      side rows
+                    Σ_{c of kind k} λ_c <= supply_k                        every kind
+
+    Each round solves the master's LP over the configurations so far and asks ``price``, per
+    kind, for the one of least net cost ``cost_c − Σ_r y_r a_rc`` under the rows' duals ``y``;
+    it enters when that is below the kind's own dual. Whatever the duals, ``Σ_r y_r need_r +
+    Σ_k supply_k min(0, least_k)`` bounds the master's integer optimum from below (Lagrangian
+    relaxation of the demand and side rows); the best over the rounds is returned. With
+    ``integral`` the master is then solved in integers over the configurations generated (a
+    choice, not proven the best: configurations not generated are left out).
+    """
+    demand = len(need)
+    columns: list[Configuration] = []
+    seen: set[tuple[object, ...]] = set()
+
+    def add(configuration: Configuration) -> bool:
+        key = (
+            configuration.kind,
+            round(configuration.cost, 6),
+            tuple(sorted((r, round(a, 9)) for r, a in configuration.holds.items() if a)),
+        )
+        if key in seen:
+            return False
+        seen.add(key)
+        columns.append(configuration)
+        return True
+
+    for configuration in start:
+        add(configuration)
+    best_bound = -math.inf
+    lp: LpSolution | None = None
+    for _ in range(rounds):
+        master = _configuration_master(need, short_cost, supply, columns, side_rows, exact)
+        lp = master.solve_lp_with_duals()
+        if lp is None:
+            return None
+        duals = lp.duals
+        rows = duals[: demand + side_rows]
+        bound = float(rows[:demand] @ np.asarray(need, dtype=float))
+        entered = False
+        for kind, units in enumerate(supply):
+            priced = price(kind, rows)
+            bound += units * min(0.0, priced.least)
+            chosen = priced.configuration
+            net = (
+                None
+                if chosen is None
+                else chosen.cost - sum(rows[r] * a for r, a in chosen.holds.items())
+            )
+            if (
+                chosen is not None
+                and net is not None
+                and net - duals[demand + side_rows + kind] < -1e-6
+            ):
+                entered = add(chosen) or entered
+        best_bound = max(best_bound, bound)
+        if not entered:
+            break
+    assert lp is not None
+    uses = (0,) * len(columns)
+    short = tuple(
+        max(0.0, n - sum(c.holds.get(r, 0.0) * x for c, x in zip(columns, lp.values, strict=False)))
+        for r, n in enumerate(need)
+    )
+    if integral:
+        master = _configuration_master(
+            need, short_cost, supply, columns, side_rows, exact, integral=True
+        )
+        solution = master.solve(limits)
+        if solution is not None:
+            uses = tuple(round(solution[j]) for j in range(len(columns)))
+            short = tuple(solution[len(columns) + r] for r in range(demand))
+    return ConfigurationPlan(tuple(columns), uses, short, lp.objective, best_bound)
+
+
+def _configuration_master(
+    need: Sequence[float],
+    short_cost: Sequence[float],
+    supply: Sequence[int],
+    columns: Sequence[Configuration],
+    side_rows: int,
+    exact: bool,
+    *,
+    integral: bool = False,
+) -> Model:
+    """The master of ``plan_configurations``: rows in the order demand, side, kinds."""
+    model = Model()
+    uses = model.variables("uses", len(columns), integral=integral)
+    short = model.variables("short", len(need), integral=False)
+    for j, column in enumerate(columns):
+        model.bound(uses[j], 0.0, float(supply[column.kind]))
+    held: list[dict[int, float]] = [{} for _ in range(len(need) + side_rows)]
+    for j, column in enumerate(columns):
+        for r, amount in column.holds.items():
+            held[r][uses[j]] = amount
+    for r, n in enumerate(need):
+        held[r][short[r]] = 1.0
+        model.constrain(held[r], lower=float(n), upper=float(n) if exact else math.inf)
+    for r in range(len(need), len(need) + side_rows):
+        model.constrain(held[r], upper=0.0)
+    for kind, units in enumerate(supply):
+        model.constrain(
+            {uses[j]: 1.0 for j, c in enumerate(columns) if c.kind == kind}, upper=float(units)
+        )
+    model.minimise({uses[j]: c.cost for j, c in enumerate(columns)})
+    model.minimise({short[r]: float(cost) for r, cost in enumerate(short_cost)})
+    return model
 
 
 @dataclass(frozen=True)
