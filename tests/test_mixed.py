@@ -27,7 +27,15 @@ from planner.scenario import Scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
-from planner.solve.mixed import HostType, gpu_lower_bound, host_types, options, recommend
+from planner.solve.mixed import (
+    HostType,
+    bound_options,
+    cost_lower_bound,
+    gpu_lower_bound,
+    host_types,
+    options,
+    recommend,
+)
 from planner.solve.packing import _Committed, instances_of, pack
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
@@ -514,6 +522,30 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
     assert served() < 42
 
 
+def test_a_mix_chosen_host_by_host_by_configuration_serves_what_the_type_s_mix_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The case above with neither spreading nor the retry's fill: placing the mix the MILP
+    chose by type leaves desktops out, since a GPU of twenty needs more cores than a host has.
+    Chosen host by host, each host set up by a configuration within its own cores
+    (``_by_configurations``), every instance is served and the plan passes the checker."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_spread_out", lambda *arguments: arguments[-1])
+    monkeypatch.setattr(_Committed, "fill_free_room", lambda *arguments: None)
+    monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
+
+    def served() -> int:
+        plan = recommend(scenario, AnnualRates(scenario)).plan
+        assert check_plan(plan, scenario) == []
+        return _served(plan)
+
+    assert served() == 42
+    monkeypatch.setattr(mixed, "_by_configurations", lambda *arguments: None)
+    assert served() < 42
+
+
 def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     """Twenty 4-core desktops fit one A100's memory under vGPU but need 80 cores, and the hosts
     have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.
@@ -705,6 +737,24 @@ def test_the_bound_knows_a_host_s_cores_come_with_its_gpus() -> None:
     assert (len(plan.gpu_configs), hosts) in {(3, 3), (4, 2)}
     assert plan.status is SolveStatus.OPTIMAL
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
+def test_the_bound_host_by_host_sees_each_host_s_own_cores() -> None:
+    """On a fleet of some 300 GPUs the bound with each host set up by a configuration of its
+    own (``_by_host_lower_bound``) is above the bound by host type, whose cores are a type's
+    together; the cost bound is the better of the two, and no plan beats it."""
+    scenario = fleet(300, seed=1)
+    rates = AnnualRates(scenario)
+    types = host_types(scenario.inventory.hosts, scenario)
+    found = bound_options(scenario, types)
+    served = {w.name: w.instances for w in scenario.workloads}
+    by_type = mixed._by_type_lower_bound(scenario, types, found, rates, served)
+    by_host = mixed._by_host_lower_bound(scenario, types, found, rates, served)
+    assert by_host > by_type * 1.005
+    assert cost_lower_bound(scenario, types, found, rates, served) == by_host
+    placed, cost = _placed_and_cost(scenario)
+    assert placed == sum(served.values())
+    assert by_host <= cost
 
 
 def test_the_bound_reaches_a_single_method_s_denser_plan_within_the_limits() -> None:

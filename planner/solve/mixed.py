@@ -69,7 +69,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
@@ -97,7 +97,16 @@ from planner.solve.hosts import (
     most_by_configuration,
     on_fewer_hosts,
 )
-from planner.solve.milp import Block, Model, Solution, SolverLimits
+from planner.solve.milp import (
+    Block,
+    Configuration,
+    ConfigurationPlan,
+    Model,
+    Priced,
+    Solution,
+    SolverLimits,
+    plan_configurations,
+)
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
 from planner.solve.room import GpuMove, MovableGpu, moves_emptying, room_for
 from planner.solve.views import PlanView, instance_slowdowns
@@ -1205,11 +1214,78 @@ def cost_lower_bound(
 ) -> float:
     """No plan that serves ``served`` instances per class, each class's mean slowdown within its
     limit, costs less per year than this [USD/year] (GPU, host and network rates; busy power
-    left out), when ``found`` are the ``bound_options``."""
+    left out), when ``found`` are the ``bound_options``: the better of the bound by host type
+    (the MILP with the served instances fixed) and the bound host by host by configuration
+    (``_by_host_lower_bound``)."""
+    return max(
+        _by_type_lower_bound(scenario, types, found, rates, served),
+        _by_host_lower_bound(scenario, types, found, rates, served),
+    )
+
+
+def _by_type_lower_bound(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    rates: Rates,
+    served: Mapping[str, int],
+) -> float:
     counts = solve_counts(
         scenario, types, found, rates, served=served, limits=_bound_limits(scenario)
     )
     return 0.0 if counts is None else counts.dual_bound_usd
+
+
+def _by_host_lower_bound(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    rates: Rates,
+    served: Mapping[str, int],
+) -> float:
+    """The bound host by host: every host set up by a configuration of the bound's one-host
+    model (``_host_pricer``), the served instances held exactly and each class's mean slowdown
+    within its limit (side rows), the Lagrangian bound of ``milp.plan_configurations``. At
+    scale it sees what the by-type model does not: a host's cores hold its own GPUs'
+    instances, not a share of the type's."""
+    if not found:
+        return 0.0
+    demands = _demands(scenario, found, types)
+    groups = _groups(scenario, found, demands, types, by_slowdown=True)
+    side: dict[int, tuple[int, float]] = {}
+    for i, group in enumerate(groups):
+        limit = slowdown_limit(group.first, scenario)
+        if any(o.slowdown - limit > 1e-9 for o in group.options):
+            side[i] = (len(groups) + len(side), limit)
+    need = [float(sum(served.get(w.name, 0) for w in g.members)) for g in groups]
+    limits = _bound_limits(scenario)
+    plan = plan_configurations(
+        need,
+        [_short_usd(types, found, rates)] * len(groups),
+        [len(t.hosts) for t in types],
+        _host_pricer(scenario, types, groups, demands, rates, limits, planning=False, side=side),
+        side_rows=len(side),
+        exact=True,
+        rounds=_CONFIGURATION_ROUNDS,
+        limits=limits,
+        integral=False,
+    )
+    return 0.0 if plan is None else max(0.0, plan.lower_bound)
+
+
+def _short_usd(types: Sequence[HostType], found: Sequence[Option], rates: Rates) -> float:
+    """More than any host of ``types`` costs a year, set up by any option, a hundred times
+    over [USD/year]: what leaving an instance out costs in a configuration master."""
+    most = 0.0
+    for o in found:
+        shape = types[o.host_type].shape
+        most = max(
+            most,
+            rates.host_usd_per_year(shape)
+            + shape.gpus * rates.gpu_usd_per_year(o.method, shape)
+            + rates.network_usd_per_host_year(o.method, shape),
+        )
+    return 100.0 * max(most, 1.0)
 
 
 def _bound_limits(scenario: Scenario) -> SolverLimits:
@@ -1309,42 +1385,9 @@ def recommend(
     isolated: set[str] = set()
     proven_best = _ProvenBest(scenario, types, methods, solos, rates)
     for _ in range(_LIMIT_ROUNDS):
-        counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
-        if len(available) <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
-            # Also with the bound's rows of cores and RAM host by host in the MILP, and with
-            # each host a type of its own: mixes more hosts can hold, from tighter models;
-            # until a plan is proven the best.
-            each_host, each_found = _one_type_per_host(types, found)
-            tighter = (
-                (types, found, HostRows.HOST_BY_HOST),
-                (each_host, each_found, HostRows.SUMMED),
-                (each_host, each_found, HostRows.HOST_BY_HOST),
-            )
-            for planned_types, planned_found, rows in tighter:
-                if proven_best(counts, placing):
-                    break
-                planned = _solve_and_place(
-                    scenario,
-                    planned_types,
-                    planned_found,
-                    refusals,
-                    rates,
-                    isolated,
-                    host_rows=rows,
-                )
-                if _rank(scenario, types, rates, planned[1]) < _rank(
-                    scenario, types, rates, placing
-                ):
-                    counts, placing = planned
-        if sum(_left_out(scenario, placing)) > placing.left_out_by_milp:
-            # Placement left out more than the MILP: summed over a type's hosts, cores let it
-            # pack a GPU with more instances than a host can run. Planned again with each GPU
-            # held to one host's cores.
-            by_gpu = _solve_and_place(
-                scenario, types, found, refusals, rates, isolated, host_rows=HostRows.PER_GPU
-            )
-            if _rank(scenario, types, rates, by_gpu[1]) < _rank(scenario, types, rates, placing):
-                counts, placing = by_gpu
+        counts, placing = _best_plan(
+            scenario, types, (found, refusals), rates, isolated, len(available), proven_best
+        )
         opened = available
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
@@ -1366,6 +1409,337 @@ def recommend(
         found, more = _without(found, {(c, m) for c in over for m in served_by[c]}, scenario)
         refusals = (*refusals, *more)
     return MixedPlan(plan, counts, tuple(types), tuple(found), refusals, tuple(methods), solos)
+
+
+@dataclass(frozen=True)
+class _HostSetup:
+    """One host's configuration: instances per (merged class, method), GPUs per role."""
+
+    instances: Mapping[tuple[int, Method], int]
+    gpus: Mapping[Method, int]
+
+
+def _by_configurations(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    refusals: Sequence[Refusal],
+    rates: Rates,
+    isolated: Set[str],
+    start: _Placing,
+) -> tuple[Counts, _Placing] | None:
+    """The mix planned host by host: each host set up by one *configuration* (its GPUs' roles
+    and the instances of each class it holds, within its GPUs, cores and RAM as the one-host
+    MILP of ``solve_counts`` sees them), chosen by column generation over the configurations
+    (``milp.plan_configurations``, starting from the hosts of the plan ``start``), then each
+    host's instances packed by their methods onto that host, and what is left retried, made
+    room for and consolidated as a placement from counts is. The MILP by type sums cores and
+    RAM over a type's hosts, so its mix may not fit host by host; here the mix is chosen with
+    each host's own. None when the classes have more than three priority levels (the left-out
+    costs would be too far apart to solve) or the master has no solution."""
+    levels = sorted({w.priority for w in scenario.workloads})
+    if not found or len(levels) > 3:
+        return None
+    demands = _demands(scenario, found, types)
+    groups = _groups(scenario, found, demands, types, by_slowdown=False)
+    group_of = {w.name: i for i, g in enumerate(groups) for w in g.members}
+    # Leaving an instance out costs more than any host, and a hundred times more per level
+    # of priority: the master serves what it can, most urgent first.
+    short_cost = [
+        _short_usd(types, found, rates)
+        * 100.0 ** (len(levels) - 1 - levels.index(g.first.priority))
+        for g in groups
+    ]
+    limits = SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
+    plan = plan_configurations(
+        [float(g.instances) for g in groups],
+        short_cost,
+        [len(t.hosts) for t in types],
+        _host_pricer(scenario, types, groups, demands, rates, limits),
+        start=_configurations_of(start, types, group_of, rates),
+        rounds=_CONFIGURATION_ROUNDS,
+        limits=limits,
+    )
+    if plan is None or not any(plan.uses):
+        return None
+    placing = _place_configurations(scenario, types, found, groups, plan, isolated)
+    served = _placed_per_option(placing, types)
+    gpus: dict[tuple[Method, int], int] = {}
+    hosts: dict[tuple[Method, int], int] = {}
+    for configuration, uses in zip(plan.configurations, plan.uses, strict=True):
+        setup = configuration.setup
+        assert isinstance(setup, _HostSetup)
+        for method, n in setup.gpus.items():
+            key = (method, configuration.kind)
+            gpus[key] = gpus.get(key, 0) + n * uses
+            if METHODS[method].scope is RoleScope.HOST:
+                hosts[key] = hosts.get(key, 0) + uses
+    cost = sum(c.cost * n for c, n in zip(plan.configurations, plan.uses, strict=True))
+    counts = Counts(served, gpus, hosts, cost, plan.lower_bound, SolveStatus.HEURISTIC)
+    cheapest = _cheapest_first(found, types, rates)
+    _retry(scenario, types, cheapest, refusals, placing)
+    _make_room(scenario, types, cheapest, placing)
+    _rearrange(scenario, types, cheapest, placing)
+    _consolidate(scenario, types, placing)
+    return counts, placing
+
+
+_BY_CONFIGURATION_MIN_HOSTS = 25
+"""An estate of at least this many hosts is also planned host by host by configuration
+(``_by_configurations``); a smaller one is planned with each host a type of its own
+(``_ONE_TYPE_PER_HOST_MAX_HOSTS``)."""
+
+_CONFIGURATION_ROUNDS = 40
+"""Column generation rounds at most; each prices one configuration per host type."""
+
+
+def _host_pricer(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    groups: Sequence[_Group],
+    demands: Mapping[tuple[Method, str], GpuDemand],
+    rates: Rates,
+    limits: SolverLimits,
+    *,
+    planning: bool = True,
+    side: Mapping[int, tuple[int, float]] | None = None,
+) -> Callable[[int, Any], Priced]:
+    """Per host type, the configuration of one host of least cost net of the duals: the MILP
+    of ``solve_counts`` (``planning``, else a bound's) on a type of that one host, each
+    instance served worth its merged class's dual, and, for a class in ``side`` (group ->
+    side row, slowdown limit), its slowdown over the limit worth that row's dual."""
+    side = side or {}
+    built = []
+    for t, host_type in enumerate(types):
+        one = HostType(host_type.model, host_type.shape, (host_type.shape,))
+        here = [
+            _Group(g.members, tuple(_on_type(o, 0) for o in g.options if o.host_type == t))
+            for g in groups
+        ]
+        built.append(_build(scenario, [one], here, demands, rates, planning=planning))
+
+    def price(kind: int, duals: Any) -> Priced:
+        model, rows, flat = built[kind]
+        objective = dict(rows.cost)
+        for k, (i, o) in enumerate(flat):
+            worth = float(duals[i])
+            if i in side:
+                row, limit = side[i]
+                worth += float(duals[row]) * (o.slowdown - limit)
+            objective[rows.x[k]] = objective.get(rows.x[k], 0.0) - worth
+        trial = _copy(model)
+        trial.minimise(objective)
+        solution = trial.solve(limits)
+        if solution is None:
+            return Priced(None, 0.0)
+        instances: dict[tuple[int, Method], int] = {}
+        holds: dict[int, float] = {}
+        for k, (i, o) in enumerate(flat):
+            n = round(solution[rows.x[k]])
+            if n:
+                instances[(i, o.method)] = instances.get((i, o.method), 0) + n
+                holds[i] = holds.get(i, 0.0) + n
+                if i in side:
+                    row, limit = side[i]
+                    holds[row] = holds.get(row, 0.0) + n * (o.slowdown - limit)
+        gpus = {
+            method: round(sum(solution[c] for c in block.columns()))
+            for (method, _), block in rows.y.items()
+        }
+        cost = sum(solution[c] * rate for c, rate in rows.cost.items())
+        setup = _HostSetup(instances, {m: n for m, n in gpus.items() if n})
+        return Priced(Configuration(kind, cost, holds, setup), solution.dual_bound)
+
+    return price
+
+
+def _on_type(option: Option, t: int) -> Option:
+    return dataclasses.replace(option, host_type=t)
+
+
+def _configurations_of(
+    placing: _Placing, types: Sequence[HostType], group_of: Mapping[str, int], rates: Rates
+) -> list[Configuration]:
+    """Each host of a placed plan as the configuration it is set up by."""
+    type_of = {h.name: (t, h) for t, ht in enumerate(types) for h in ht.hosts}
+    held: dict[str, dict[tuple[int, Method], set[str]]] = {}
+    for p in placing.placements:
+        method = placing.roles[(p.host, p.gpu_index)]
+        held.setdefault(p.host, {}).setdefault((group_of[p.workload], method), set()).add(
+            p.instance
+        )
+    roles: dict[str, dict[Method, int]] = {}
+    for (name, _), method in placing.roles.items():
+        on = roles.setdefault(name, {})
+        on[method] = on.get(method, 0) + 1
+    found: list[Configuration] = []
+    for name, mine in held.items():
+        t, host = type_of[name]
+        cost = rates.host_usd_per_year(host) + sum(
+            n * rates.gpu_usd_per_year(m, host)
+            + (
+                rates.network_usd_per_host_year(m, host)
+                if METHODS[m].scope is RoleScope.HOST
+                else 0.0
+            )
+            for m, n in roles[name].items()
+        )
+        instances = {key: len(ids) for key, ids in mine.items()}
+        holds: dict[int, float] = {}
+        for (i, _), n in instances.items():
+            holds[i] = holds.get(i, 0.0) + n
+        found.append(Configuration(t, cost, holds, _HostSetup(instances, dict(roles[name]))))
+    return found
+
+
+def _place_configurations(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    found: Sequence[Option],
+    groups: Sequence[_Group],
+    plan: ConfigurationPlan,
+    isolated: Set[str],
+) -> _Placing:
+    """Each type's hosts set up by the configurations chosen, host-wide ones first, each host's
+    instances (each class's most urgent, in id order) packed by their methods onto it."""
+    placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
+    waiting = _Waiting(scenario, found, groups)
+    for t, host_type in enumerate(types):
+        setups = [
+            c.setup
+            for c, n in zip(plan.configurations, plan.uses, strict=True)
+            if c.kind == t and isinstance(c.setup, _HostSetup)
+            for _ in range(n)
+        ]
+        whole = [s for s in setups if _host_wide(s)]
+        for host, setup in zip(host_type.hosts, whole, strict=False):
+            pool = HostPool([host])
+            for method, instances in waiting.take(setup, t).items():
+                for batch in _batches(instances, isolated):
+                    pool = _fit(scenario, method, host_type, batch, pool, placing)
+        placing.free_hosts[t] = list(host_type.hosts[len(whole) :])
+        shared = [s for s in setups if not _host_wide(s)]
+        requests: list[HostRequest] = []
+        fixed: list[int] = []
+        method_of: dict[str, Method] = {}
+        for j, setup in enumerate(shared):
+            for method, instances in waiting.take(setup, t).items():
+                for batch in _batches(instances, isolated):
+                    packing = pack(method, batch, host_type.model, scenario, "auto")
+                    requests.extend(packing.requests)
+                    fixed.extend([j] * len(packing.requests))
+                    method_of.update(dict.fromkeys((x.id for x in batch), method))
+                    _note_packing(packing, placing)
+        pool = HostPool(placing.free_hosts[t])
+        assigned = assign_hosts(requests, pool, fixed=fixed)
+        _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
+        placing.shared[t] = pool
+    for instance in waiting.left():
+        placing.missed.setdefault(
+            instance.id,
+            NotPlaced(instance.id, instance.workload.name, "no host configuration chosen holds it"),
+        )
+    return placing
+
+
+def _note_packing(packing: GpuPacking, placing: _Placing) -> None:
+    """A packing's misses and notes, kept with the plan being placed."""
+    for miss in packing.not_placed:
+        placing.missed[miss.instance] = miss
+    placing.notes.extend(n for n in packing.notes if n not in placing.notes)
+
+
+class _Waiting:
+    """Instances not yet handed to a host, per merged class, most urgent first."""
+
+    def __init__(
+        self, scenario: Scenario, found: Sequence[Option], groups: Sequence[_Group]
+    ) -> None:
+        self._option_of = {(o.workload, o.method, o.host_type): o for o in found}
+        group_of = {w.name: i for i, g in enumerate(groups) for w in g.members}
+        self._queues: dict[int, list[Instance]] = {}
+        for instance in instances_of(scenario.workloads):
+            if instance.workload.name in group_of:
+                self._queues.setdefault(group_of[instance.workload.name], []).append(instance)
+
+    def take(self, setup: _HostSetup, t: int) -> dict[Method, list[Instance]]:
+        """The instances a host of type ``t`` so set up holds, by method, shaped as their
+        options pack them."""
+        by_method: dict[Method, list[Instance]] = {}
+        for (i, method), n in setup.instances.items():
+            queue = self._queues.get(i, [])
+            mine = [x for x in queue if (x.workload.name, method, t) in self._option_of][:n]
+            taken = {x.id for x in mine}
+            self._queues[i] = [x for x in queue if x.id not in taken]
+            by_method.setdefault(method, []).extend(
+                _shaped(x, self._option_of[(x.workload.name, method, t)]) for x in mine
+            )
+        return by_method
+
+    def left(self) -> list[Instance]:
+        return [instance for queue in self._queues.values() for instance in queue]
+
+
+def _host_wide(setup: _HostSetup) -> bool:
+    return any(METHODS[m].scope is RoleScope.HOST for m in setup.gpus)
+
+
+def _best_plan(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    choices: tuple[Sequence[Option], Sequence[Refusal]],
+    rates: Rates,
+    isolated: Set[str],
+    hosts: int,
+    proven_best: _ProvenBest,
+) -> tuple[Counts, _Placing]:
+    """The mix of ``choices`` (options, refusals) on an estate of ``hosts`` hosts, placed: the
+    MILP's by type, then, where they may do better, the tighter models' (a small estate), each
+    GPU held to one host's cores (when placement left out more than the MILP) and the mix
+    chosen host by host by configuration (a large estate); the best kept."""
+    found, refusals = choices
+    counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
+    if hosts <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
+        # Also with the bound's rows of cores and RAM host by host in the MILP, and with
+        # each host a type of its own: mixes more hosts can hold, from tighter models;
+        # until a plan is proven the best.
+        each_host, each_found = _one_type_per_host(types, found)
+        tighter = (
+            (types, found, HostRows.HOST_BY_HOST),
+            (each_host, each_found, HostRows.SUMMED),
+            (each_host, each_found, HostRows.HOST_BY_HOST),
+        )
+        for planned_types, planned_found, rows in tighter:
+            if proven_best(counts, placing):
+                break
+            planned = _solve_and_place(
+                scenario,
+                planned_types,
+                planned_found,
+                refusals,
+                rates,
+                isolated,
+                host_rows=rows,
+            )
+            if _rank(scenario, types, rates, planned[1]) < _rank(scenario, types, rates, placing):
+                counts, placing = planned
+    if sum(_left_out(scenario, placing)) > placing.left_out_by_milp:
+        # Placement left out more than the MILP: summed over a type's hosts, cores let it
+        # pack a GPU with more instances than a host can run. Planned again with each GPU
+        # held to one host's cores.
+        by_gpu = _solve_and_place(
+            scenario, types, found, refusals, rates, isolated, host_rows=HostRows.PER_GPU
+        )
+        if _rank(scenario, types, rates, by_gpu[1]) < _rank(scenario, types, rates, placing):
+            counts, placing = by_gpu
+    if hosts >= _BY_CONFIGURATION_MIN_HOSTS:
+        # Also chosen host by host, by configuration: a mix the hosts hold one by one.
+        configured = _by_configurations(scenario, types, found, refusals, rates, isolated, placing)
+        if configured is not None and _rank(scenario, types, rates, configured[1]) < _rank(
+            scenario, types, rates, placing
+        ):
+            counts, placing = configured
+    return counts, placing
 
 
 _LIMIT_ROUNDS = 5
