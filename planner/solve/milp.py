@@ -13,6 +13,10 @@ says there is one. scipy's status codes are named once, in :class:`_Outcome`.
 - :func:`min_bins`: vector bin packing, the fewest bins holding items that each use some amount
   of every dimension (a remote pool's GPUs over the hours of a day; hosts' GPUs, cores and RAM),
   with optional groups that must not share a bin.
+- :func:`plan_configurations`: units of several kinds (hosts of each type), each set up by one
+  configuration, holding a demand at least cost: the Dantzig-Wolfe master over configurations
+  a caller prices (column generation, with :meth:`Model.solve_lp_with_duals` for the master's
+  duals), its Lagrangian lower bound, and the master in integers over what was generated.
 - The recommended plan's model lives with the plan, in :mod:`planner.solve.mixed`, on this
   builder.
 

@@ -45,8 +45,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
    (``_rearrange``). A small estate is also planned with each host a type of its own
    (``_one_type_per_host``) and with the bound's rows of cores and RAM host by host in the
    MILP (``HostRows.HOST_BY_HOST``), and a plan that leaves out more than its MILP did is
-   planned again with each GPU held to one host's cores (``HostRows.PER_GPU``); the best plan
-   is kept.
+   planned again with each GPU held to one host's cores (``HostRows.PER_GPU``); a large
+   estate is also planned host by host by configuration (``_by_configurations``: column
+   generation over one-host MILPs, each host set up by one configuration of GPU roles and
+   instances within its own cores and RAM); the best plan is kept.
 
 The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
 method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
@@ -58,7 +60,10 @@ has (``_each_gpu_s_instances_on_one_host``) and a role's instances have only wha
 other roles leave (``_other_roles_keep_their_cores``). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
-(``SharingMethod.serves_idlest_first``).
+(``SharingMethod.serves_idlest_first``). The bound is the better of that and the same rows
+for one host at a time, each host set up by a configuration, the served instances held
+exactly (``_by_host_lower_bound``, a Lagrangian bound of column generation): summed over a
+type, cores bind loosely; host by host, a host's cores hold its own GPUs' instances.
 """
 
 from __future__ import annotations
