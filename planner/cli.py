@@ -38,6 +38,7 @@ from planner.inputs.importers.detect import Role
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
+from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
@@ -363,6 +364,9 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
     ``.csv`` no importer recognises (the loader names its missing columns); a known tool's
     output that is not read goes to the importers, whose refusal says what to give instead."""
     name, data = file
+    if is_workbook(data):
+        # A workbook is never the planner's CSV; the importers read it.
+        return False
     try:
         role: Role = "inventory" if expected is Format.INVENTORY_CSV else "workloads"
         return detect_format(name, data, role=role) is expected

@@ -244,15 +244,14 @@ def test_the_importers_open_a_plan_workbook_once(monkeypatch: pytest.MonkeyPatch
     assert mix.plan_workbooks == ("plan.xlsx",)
 
 
-def test_the_command_line_opens_a_plan_workbook_given_as_inventory_twice(
+def test_the_command_line_opens_a_plan_workbook_given_as_inventory_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`plan --inventory plan.xlsx` opens the workbook twice: once where the command line tells
-    a lone file from the planner's CSV, once where the importer detects and reads it (one
-    opening for both)."""
+    """`plan --inventory plan.xlsx` opens the workbook once, where the importer detects and reads
+    it: telling a lone file from the planner's CSV does not open a workbook."""
     path = tmp_path / "plan.xlsx"
     path.write_bytes(_inputs_sheet_only(_sample_scenario()))
     opened = _count_workbook_opens(monkeypatch)
     assert main(["plan", "--inventory", str(path), "--methods", "passthrough"]) == 0
     assert "Recommended plan" in capsys.readouterr().out
-    assert opened[0] == 2
+    assert opened[0] == 1

@@ -71,6 +71,11 @@ _BINARY_SIGNATURES = (
 """How files users pick by mistake begin (their magic numbers), and what they are."""
 
 
+def is_workbook(data: bytes) -> bool:
+    """The file is a zip container, as an .xlsx workbook is, not text."""
+    return data.startswith(_ZIP_MAGIC)
+
+
 def binary_kind(data: bytes) -> str | None:
     """What a file that is not text is (``a PNG image``), from how it begins; None when it
     does not begin like a known binary format."""
@@ -329,7 +334,7 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
     """
     data = _read_bytes(source, file)
     _refuse_large_file(file, len(data))
-    if data.startswith(_ZIP_MAGIC):
+    if is_workbook(data):
         raise InputError(
             [
                 InputProblem(

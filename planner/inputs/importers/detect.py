@@ -14,7 +14,12 @@ from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import SPREADSHEET_SEPARATORS, normalise_column, sniff_separator
+from planner.inputs.tabular import (
+    SPREADSHEET_SEPARATORS,
+    is_workbook,
+    normalise_column,
+    sniff_separator,
+)
 from planner.inputs.workloads import WORKLOAD_COLUMNS
 
 __all__ = [
@@ -82,7 +87,6 @@ _LABELS = {
     Format.DCGM: "DCGM exporter metrics (curl <exporter>:9400/metrics)",
     Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
 }
-_ZIP = b"PK\x03\x04"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 """The start of an OLE2 compound file: an Excel 97-2003 workbook (.xls)."""
 _TOOL_ERROR = re.compile(
@@ -166,7 +170,7 @@ class Detected:
 def detect_file(file: str, data: bytes, *, role: Role | None = None) -> Detected:
     """The format of a file, from its content, with the workbook of an .xlsx opened once (for
     its reader to use). Raises as ``detect_format``."""
-    if data.startswith(_ZIP):
+    if is_workbook(data):
         from planner.inputs.importers.rvtools import workbook_sheets
 
         book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
@@ -180,7 +184,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     ``role`` only words the refusal (the formats listed are those of the role). Raises
     ``InputError`` naming the known formats when the content matches none.
     """
-    if data.startswith(_ZIP):
+    if is_workbook(data):
         return detect_file(file, data, role=role).format
     if data.startswith(_OLE):
         raise InputError(

@@ -30,6 +30,7 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
+    is_workbook,
     number_text,
     sniff_separator,
 )
@@ -96,9 +97,6 @@ def is_vhost_csv(header: Sequence[str]) -> bool:
     """Whether a CSV header (its cells) is RVTools' vHost tab exported as CSV."""
     names = {_normalised(h) for h in header}
     return "host" in names and len(names & _VHOST_ONLY) >= _VHOST_MATCH
-
-
-_ZIP = b"PK\x03\x04"
 
 
 @dataclass(frozen=True)
@@ -223,7 +221,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
     Raises ``InputError`` when the file is not a workbook, has no ``vHost`` tab, or lacks the
     host column.
     """
-    book = workbook_sheets(data, file) if data.startswith(_ZIP) else _csv_book(data, file)
+    book = workbook_sheets(data, file) if is_workbook(data) else _csv_book(data, file)
     sheet = _sheet(book, "vHost")
     if sheet is None:
         raise InputError(
