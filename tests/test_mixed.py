@@ -1126,9 +1126,11 @@ def test_a_small_estate_is_also_planned_with_its_cores_host_by_host(
 
     planned = mixed._solve_and_place
 
-    def summed(*arguments: object, host_rows: mixed.HostRows = mixed.HostRows.SUMMED) -> object:
+    def summed(
+        *arguments: object, host_rows: mixed.HostRows = mixed.HostRows.SUMMED, **more: object
+    ) -> object:
         rows = mixed.HostRows.SUMMED if host_rows is mixed.HostRows.HOST_BY_HOST else host_rows
-        return planned(*arguments, host_rows=rows)  # type: ignore[arg-type]
+        return planned(*arguments, host_rows=rows, **more)  # type: ignore[arg-type]
 
     monkeypatch.setattr(mixed, "_solve_and_place", summed)
     looser = plan_scenario(scenario).recommended

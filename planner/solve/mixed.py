@@ -1440,11 +1440,10 @@ def _by_configurations(
     host's instances packed by their methods onto that host, and what is left retried, made
     room for and consolidated as a placement from counts is. The MILP by type sums cores and
     RAM over a type's hosts, so its mix may not fit host by host; here the mix is chosen with
-    each host's own. None when the classes have more than three priority levels (the left-out
-    costs would be too far apart to solve) or the master has no solution."""
-    levels = sorted({w.priority for w in scenario.workloads})
-    if not found or len(levels) > 3:
+    each host's own. None when there are no options or the master has no solution."""
+    if not found:
         return None
+    levels = sorted({w.priority for w in scenario.workloads})
     demands = _demands(scenario, found, types)
     groups = _groups(scenario, found, demands, types, by_slowdown=False)
     group_of = {w.name: i for i, g in enumerate(groups) for w in g.members}
@@ -1488,6 +1487,17 @@ def _by_configurations(
     _consolidate(scenario, types, placing)
     return counts, placing
 
+
+def _plans_by_configuration(scenario: Scenario, hosts: int) -> bool:
+    """An estate of ``hosts`` hosts is also planned by configuration: a large one, whose
+    classes have at most three priority levels (leaving an instance out costs a hundred times
+    more per level in the master, and more levels would be too far apart to solve)."""
+    levels = {w.priority for w in scenario.workloads}
+    return hosts >= _BY_CONFIGURATION_MIN_HOSTS and len(levels) <= _BY_CONFIGURATION_MAX_LEVELS
+
+
+_BY_CONFIGURATION_MAX_LEVELS = 3
+"""Most priority levels an estate planned by configuration may have."""
 
 _BY_CONFIGURATION_MIN_HOSTS = 25
 """An estate of at least this many hosts is also planned host by host by configuration
@@ -1703,7 +1713,13 @@ def _best_plan(
     GPU held to one host's cores (when placement left out more than the MILP) and the mix
     chosen host by host by configuration (a large estate); the best kept."""
     found, refusals = choices
-    counts, placing = _solve_and_place(scenario, types, found, refusals, rates, isolated)
+    # A large estate's rounds of holding types to what they took are left to the plan by
+    # configuration, which chooses the mix host by host.
+    by_configuration = _plans_by_configuration(scenario, hosts)
+    rounds = 1 if by_configuration else None
+    counts, placing = _solve_and_place(
+        scenario, types, found, refusals, rates, isolated, rounds=rounds
+    )
     if hosts <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
         # Also with the bound's rows of cores and RAM host by host in the MILP, and with
         # each host a type of its own: mixes more hosts can hold, from tighter models;
@@ -1733,11 +1749,18 @@ def _best_plan(
         # pack a GPU with more instances than a host can run. Planned again with each GPU
         # held to one host's cores.
         by_gpu = _solve_and_place(
-            scenario, types, found, refusals, rates, isolated, host_rows=HostRows.PER_GPU
+            scenario,
+            types,
+            found,
+            refusals,
+            rates,
+            isolated,
+            host_rows=HostRows.PER_GPU,
+            rounds=rounds,
         )
         if _rank(scenario, types, rates, by_gpu[1]) < _rank(scenario, types, rates, placing):
             counts, placing = by_gpu
-    if hosts >= _BY_CONFIGURATION_MIN_HOSTS:
+    if by_configuration:
         # Also chosen host by host, by configuration: a mix the hosts hold one by one.
         configured = _by_configurations(scenario, types, found, refusals, rates, isolated, placing)
         if configured is not None and _rank(scenario, types, rates, configured[1]) < _rank(
@@ -1812,8 +1835,10 @@ def _solve_and_place(
     isolated: Set[str],
     *,
     host_rows: HostRows = HostRows.SUMMED,
+    rounds: int | None = None,
 ) -> tuple[Counts, _Placing]:
-    """The MILP's counts placed on hosts, the best of a few rounds.
+    """The MILP's counts placed on hosts, the best of a few rounds (``rounds``, default
+    ``_PLACEMENT_ROUNDS``).
 
     The MILP sums cores and RAM over a type's hosts, so its mix may not fit host by host (an
     80-core GPU's instances beside four 24-core ones on a 112-core host). When placement could
@@ -1829,7 +1854,7 @@ def _solve_and_place(
     inputs = _PlacingInputs(found, rates, isolated)
     cheapest = _cheapest_first(found, types, rates)
     left_out_by_milp: int | None = None
-    for _ in range(_PLACEMENT_ROUNDS):
+    for _ in range(_PLACEMENT_ROUNDS if rounds is None else rounds):
         counts = (
             solve_counts(scenario, types, found, rates, caps=caps, host_rows=host_rows)
             if found
