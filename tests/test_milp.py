@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -449,3 +450,21 @@ def test_a_configuration_bound_holds_with_too_few_units() -> None:
     assert sum(plan.uses) == 1
     assert sum(plan.short) == pytest.approx(1.0)
     assert plan.lower_bound <= 51.0 + 1e-9
+
+
+def test_column_generation_stops_when_its_pricing_work_is_spent() -> None:
+    """Each pricing reports its work; once the work given is spent, no round follows: the
+    first round prices every kind, then the generation stops with what it has."""
+    calls: list[int] = []
+
+    def price(kind: int, duals: np.ndarray) -> Priced:
+        calls.append(kind)
+        held = {len(calls) % 2: 1.0}
+        configuration = Configuration(kind, 1.0, held)
+        return Priced(configuration, -math.inf, work=10.0)
+
+    plan_configurations([3.0, 3.0], [50.0, 50.0], [4, 4], price, pricing_work=15.0)
+    assert calls == [0, 1]
+    calls.clear()
+    plan_configurations([3.0, 3.0], [50.0, 50.0], [4, 4], price, rounds=3)
+    assert len(calls) > 2

@@ -546,6 +546,31 @@ def test_a_mix_chosen_host_by_host_by_configuration_serves_what_the_type_s_mix_c
     assert served() < 42
 
 
+def test_a_plan_over_a_slowdown_limit_does_not_replace_one_within_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A challenger that serves more ranks first, unless a class of it is over its slowdown
+    limit while every class of the plan it would replace is within its own."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    rates = AnnualRates(scenario)
+    mix = recommend(scenario, rates)
+    served = mixed._Placing(
+        placements=list(mix.plan.placements),
+        configs=dict(mix.plan.gpu_configs),
+        roles=dict(mix.plan.roles),
+    )
+    nothing = mixed._Placing(
+        missed={p.instance: NotPlaced(p.instance, p.workload, "no room") for p in served.placements}
+    )
+    challenger, kept = (mix.counts, served), (mix.counts, nothing)
+    assert mixed._ranks_first(scenario, mix.types, rates, challenger, kept)
+    monkeypatch.setattr(mixed, "over_limit", lambda _, plan: {"d"} if plan.placements else set())
+    assert not mixed._ranks_first(scenario, mix.types, rates, challenger, kept)
+    monkeypatch.setattr(mixed, "over_limit", lambda *arguments: {"d"})
+    assert mixed._ranks_first(scenario, mix.types, rates, challenger, kept)
+    assert not mixed._ranks_first(scenario, mix.types, rates, kept, challenger)
+
+
 def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     """Twenty 4-core desktops fit one A100's memory under vGPU but need 80 cores, and the hosts
     have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.

@@ -371,6 +371,8 @@ class Priced:
     """The cheapest found net of the duals (``cost − Σ duals × holds``); None when none."""
     least: float
     """No configuration of the kind has a lower net cost (a bound from the pricing solve)."""
+    work: float = 1.0
+    """What pricing it took, in the unit of ``plan_configurations``' ``pricing_work``."""
 
 
 @dataclass(frozen=True)
@@ -399,6 +401,7 @@ def plan_configurations(
     exact: bool = False,
     start: Sequence[Configuration] = (),
     rounds: int = 60,
+    pricing_work: float = math.inf,
     limits: SolverLimits = DEFAULT_LIMITS,
     integral: bool = True,
 ) -> ConfigurationPlan | None:
@@ -415,32 +418,25 @@ def plan_configurations(
 
     Each round solves the master's LP over the configurations so far and asks ``price``, per
     kind, for the one of least net cost ``cost_c − Σ_r y_r a_rc`` under the rows' duals ``y``;
-    it enters when that is below the kind's own dual. Whatever the duals, ``Σ_r y_r need_r +
-    Σ_k supply_k min(0, least_k)`` bounds the master's integer optimum from below (Lagrangian
-    relaxation of the demand and side rows); the best over the rounds is returned. With
+    it enters when that is below the kind's own dual. A round prices only the kinds whose
+    configurations entered in the round before, and all of them when none did; the rounds
+    stop when a round of every kind adds none, after ``rounds`` rounds, or when the pricing
+    done (``Priced.work`` summed) reaches ``pricing_work``. Whatever the duals, ``Σ_r y_r
+    need_r + Σ_k supply_k min(0, least_k)``, over a round that priced every kind, bounds the
+    master's integer optimum from below (Lagrangian relaxation of the demand and side rows);
+    the best over the rounds is returned. With
     ``integral`` the master is then solved in integers over the configurations generated (a
     choice, not proven the best: configurations not generated are left out).
     """
     demand = len(need)
-    columns: list[Configuration] = []
-    seen: set[tuple[object, ...]] = set()
-
-    def add(configuration: Configuration) -> bool:
-        key = (
-            configuration.kind,
-            round(configuration.cost, 6),
-            tuple(sorted((r, round(a, 9)) for r, a in configuration.holds.items() if a)),
-        )
-        if key in seen:
-            return False
-        seen.add(key)
-        columns.append(configuration)
-        return True
-
+    generated = _Generated()
     for configuration in start:
-        add(configuration)
+        generated.add(configuration)
+    columns = generated.columns
     best_bound = -math.inf
     lp: LpSolution | None = None
+    every = list(range(len(supply)))
+    kinds = every
     for _ in range(rounds):
         master = _configuration_master(need, short_cost, supply, columns, side_rows, exact)
         lp = master.solve_lp_with_duals()
@@ -449,24 +445,23 @@ def plan_configurations(
         duals = lp.duals
         rows = duals[: demand + side_rows]
         bound = float(rows[:demand] @ np.asarray(need, dtype=float))
-        entered = False
-        for kind, units in enumerate(supply):
+        entered: list[int] = []
+        for kind in kinds:
             priced = price(kind, rows)
-            bound += units * min(0.0, priced.least)
+            pricing_work -= priced.work
+            bound += supply[kind] * min(0.0, priced.least)
             chosen = priced.configuration
-            net = (
-                None
-                if chosen is None
-                else chosen.cost - sum(rows[r] * a for r, a in chosen.holds.items())
-            )
-            if (
-                chosen is not None
-                and net is not None
-                and net - duals[demand + side_rows + kind] < -1e-6
-            ):
-                entered = add(chosen) or entered
-        best_bound = max(best_bound, bound)
-        if not entered:
+            if chosen is None:
+                continue
+            net = chosen.cost - sum(rows[r] * a for r, a in chosen.holds.items())
+            if net - duals[demand + side_rows + kind] < -1e-6 and generated.add(chosen):
+                entered.append(kind)
+        if kinds is every:
+            best_bound = max(best_bound, bound)
+            if not entered:
+                break
+        kinds = entered or every
+        if pricing_work <= 0:
             break
     assert lp is not None
     uses = (0,) * len(columns)
@@ -483,6 +478,27 @@ def plan_configurations(
             uses = tuple(round(solution[j]) for j in range(len(columns)))
             short = tuple(solution[len(columns) + r] for r in range(demand))
     return ConfigurationPlan(tuple(columns), uses, short, lp.objective, best_bound)
+
+
+@dataclass
+class _Generated:
+    """The configurations generated so far, each once."""
+
+    columns: list[Configuration] = field(default_factory=list)
+    _seen: set[tuple[object, ...]] = field(default_factory=set)
+
+    def add(self, configuration: Configuration) -> bool:
+        """Add a configuration not seen before; whether it was added."""
+        key = (
+            configuration.kind,
+            round(configuration.cost, 6),
+            tuple(sorted((r, round(a, 9)) for r, a in configuration.holds.items() if a)),
+        )
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        self.columns.append(configuration)
+        return True
 
 
 def _configuration_master(

@@ -1263,7 +1263,7 @@ def _by_host_lower_bound(
         if any(o.slowdown - limit > 1e-9 for o in group.options):
             side[i] = (len(groups) + len(side), limit)
     need = [float(sum(served.get(w.name, 0) for w in g.members)) for g in groups]
-    limits = _bound_limits(scenario)
+    limits = dataclasses.replace(_bound_limits(scenario), node_work=_PRICING_NODE_WORK)
     plan = plan_configurations(
         need,
         [_short_usd(types, found, rates)] * len(groups),
@@ -1272,6 +1272,7 @@ def _by_host_lower_bound(
         side_rows=len(side),
         exact=True,
         rounds=_CONFIGURATION_ROUNDS,
+        pricing_work=_CONFIGURATION_PRICING_WORK,
         limits=limits,
         integral=False,
     )
@@ -1454,7 +1455,9 @@ def _by_configurations(
         * 100.0 ** (len(levels) - 1 - levels.index(g.first.priority))
         for g in groups
     ]
-    limits = SolverLimits(time_limit_s=scenario.assumptions.time_limit_s)
+    limits = SolverLimits(
+        time_limit_s=scenario.assumptions.time_limit_s, node_work=_PRICING_NODE_WORK
+    )
     plan = plan_configurations(
         [float(g.instances) for g in groups],
         short_cost,
@@ -1462,6 +1465,7 @@ def _by_configurations(
         _host_pricer(scenario, types, groups, demands, rates, limits),
         start=_configurations_of(start, types, group_of, rates),
         rounds=_CONFIGURATION_ROUNDS,
+        pricing_work=_CONFIGURATION_PRICING_WORK,
         limits=limits,
     )
     if plan is None or not any(plan.uses):
@@ -1488,6 +1492,25 @@ def _by_configurations(
     return counts, placing
 
 
+def _ranks_first(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    rates: Rates,
+    challenger: tuple[Counts, _Placing],
+    kept: tuple[Counts, _Placing],
+) -> bool:
+    """The challenger leaves out fewer instances by priority, or as few for less, and does not
+    take a plan whose classes are all within their slowdown limits over them (another round of
+    planning would then keep the classes over their limit apart, for nothing)."""
+    if _rank(scenario, types, rates, challenger[1]) >= _rank(scenario, types, rates, kept[1]):
+        return False
+    hosts = tuple(h for host_type in types for h in host_type.hosts)
+    started = time.perf_counter()
+    return not over_limit(
+        scenario, _as_plan(scenario, challenger[1], challenger[0], started, hosts)
+    ) or bool(over_limit(scenario, _as_plan(scenario, kept[1], kept[0], started, hosts)))
+
+
 def _plans_by_configuration(scenario: Scenario, hosts: int) -> bool:
     """An estate of ``hosts`` hosts is also planned by configuration: a large one, whose
     classes have at most three priority levels (leaving an instance out costs a hundred times
@@ -1506,6 +1529,16 @@ _BY_CONFIGURATION_MIN_HOSTS = 25
 
 _CONFIGURATION_ROUNDS = 40
 """Column generation rounds at most; each prices one configuration per host type."""
+
+_CONFIGURATION_PRICING_WORK = 60_000
+"""Most one-host MILP work one column generation does over its rounds [constraint nonzeros
+summed over the solves]: some fifty solves of a host type with a few dozen classes, a round
+or two where hundreds of classes make each model large."""
+
+_PRICING_NODE_WORK = 200_000
+"""Branch-and-bound work per one-host MILP [constraint nonzeros x nodes]: a tenth of a
+plan's; a configuration needs to be good, not proven the best, and a bound takes the
+solve's own dual bound."""
 
 
 def _host_pricer(
@@ -1546,7 +1579,7 @@ def _host_pricer(
         trial.minimise(objective)
         solution = trial.solve(limits)
         if solution is None:
-            return Priced(None, 0.0)
+            return Priced(None, -math.inf, trial.nonzeros)
         instances: dict[tuple[int, Method], int] = {}
         holds: dict[int, float] = {}
         for k, (i, o) in enumerate(flat):
@@ -1563,7 +1596,7 @@ def _host_pricer(
         }
         cost = sum(solution[c] * rate for c, rate in rows.cost.items())
         setup = _HostSetup(instances, {m: n for m, n in gpus.items() if n})
-        return Priced(Configuration(kind, cost, holds, setup), solution.dual_bound)
+        return Priced(Configuration(kind, cost, holds, setup), solution.dual_bound, trial.nonzeros)
 
     return price
 
@@ -1763,8 +1796,8 @@ def _best_plan(
     if by_configuration:
         # Also chosen host by host, by configuration: a mix the hosts hold one by one.
         configured = _by_configurations(scenario, types, found, refusals, rates, isolated, placing)
-        if configured is not None and _rank(scenario, types, rates, configured[1]) < _rank(
-            scenario, types, rates, placing
+        if configured is not None and _ranks_first(
+            scenario, types, rates, configured, (counts, placing)
         ):
             counts, placing = configured
     return counts, placing
