@@ -571,6 +571,34 @@ def test_a_plan_over_a_slowdown_limit_does_not_replace_one_within_them(
     assert not mixed._ranks_first(scenario, mix.types, rates, kept, challenger)
 
 
+def test_a_configuration_from_a_placed_pool_host_gets_the_idlest_instances_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Twenty notebooks of 12 GiB, half of them active by day, on three one-GPU L40S pool
+    servers: a placed server holds fourteen of the idlest. Set up again by that configuration,
+    a server gets the idlest again (the pool serves the idlest first), so the plan by
+    configuration serves all twenty; handed the most active it served fourteen."""
+    day = tuple(0.5 if 9 <= hour < 17 else 0.1 for hour in range(24))
+    scenario = _scenario(
+        [host(f"p{i}", "L40S", 1, platform=Platform.BARE_METAL) for i in range(3)],
+        [
+            workload(
+                "nb",
+                kind=WorkloadKind.NOTEBOOK,
+                instances=20,
+                gpus=0.3,
+                memory_gib=12,
+                schedule=day,
+            )
+        ],
+    )
+    monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
+    monkeypatch.setattr(mixed, "_ranks_first", lambda *arguments: True)
+    plan = recommend(scenario, AnnualRates(scenario), methods=(Method.REMOTE_POOL,)).plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) == 20
+
+
 def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     """Twenty 4-core desktops fit one A100's memory under vGPU but need 80 cores, and the hosts
     have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.

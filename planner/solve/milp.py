@@ -45,6 +45,7 @@ __all__ = [
     "ConfigurationPlan",
     "CountsPacking",
     "LpRelaxation",
+    "LpSolution",
     "Model",
     "PatternCover",
     "Priced",
@@ -297,7 +298,11 @@ class Model:
         values[whole] = np.round(values[whole])
         objective = float(result.fun)
         dual = getattr(result, "mip_dual_bound", None)
-        dual_bound = objective if relax or dual is None or not math.isfinite(dual) else float(dual)
+        if dual is not None and math.isfinite(dual) and not relax:
+            dual_bound = float(dual)
+        else:
+            # Without a dual bound from HiGHS only a proven optimum bounds the objective.
+            dual_bound = objective if relax or outcome is _Outcome.OPTIMAL else -math.inf
         status = SolveStatus.OPTIMAL if outcome is _Outcome.OPTIMAL else SolveStatus.LIMIT_REACHED
         clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()
         return Solution(status, values, objective, min(dual_bound, objective), clock)
@@ -312,11 +317,11 @@ class Model:
         matrix = csr_array((self._vals, (self._rows, self._cols)), shape=(len(self._row_lower), n))
         lower, upper = np.asarray(self._row_lower), np.asarray(self._row_upper)
         equal = lower == upper
-        below = ~equal & np.isfinite(upper)
-        above = ~equal & np.isfinite(lower)
+        capped = ~equal & np.isfinite(upper)
+        floored = ~equal & np.isfinite(lower)
         # linprog takes A_ub x <= b_ub: a row's lower side enters negated.
-        a_ub = vstack([matrix[below], -matrix[above]], format="csr")
-        b_ub = np.concatenate([upper[below], -lower[above]])
+        a_ub = vstack([matrix[capped], -matrix[floored]], format="csr")
+        b_ub = np.concatenate([upper[capped], -lower[floored]])
         result = linprog(
             c=np.asarray(self._cost),
             A_ub=a_ub if b_ub.size else None,
@@ -335,8 +340,8 @@ class Model:
         if equal.any():
             duals[equal] = result.eqlin.marginals
         marginals = result.ineqlin.marginals if b_ub.size else np.zeros(0)
-        duals[below] += marginals[: int(below.sum())]
-        duals[above] -= marginals[int(below.sum()) :]
+        duals[capped] += marginals[: int(capped.sum())]
+        duals[floored] -= marginals[int(capped.sum()) :]
         return LpSolution(np.asarray(result.x, dtype=float), float(result.fun), duals)
 
 
@@ -383,7 +388,8 @@ class ConfigurationPlan:
     uses: tuple[int, ...]
     """Units set up by each configuration; all zero when only the bound was asked for."""
     short: tuple[float, ...]
-    """Per demand row, what the units chosen leave unheld."""
+    """Per demand row, what the units chosen leave unheld (the master LP's when units were not
+    chosen in integers)."""
     lp_objective: float
     """The master LP over the configurations generated [objective's unit]."""
     lower_bound: float
@@ -421,10 +427,11 @@ def plan_configurations(
     it enters when that is below the kind's own dual. A round prices only the kinds whose
     configurations entered in the round before, and all of them when none did; the rounds
     stop when a round of every kind adds none, after ``rounds`` rounds, or when the pricing
-    done (``Priced.work`` summed) reaches ``pricing_work``. Whatever the duals, ``Σ_r y_r
-    need_r + Σ_k supply_k min(0, least_k)``, over a round that priced every kind, bounds the
-    master's integer optimum from below (Lagrangian relaxation of the demand and side rows);
-    the best over the rounds is returned. With
+    done (``Priced.work`` summed) reaches ``pricing_work``. For duals of the right signs (at
+    least 0 and at most the short cost on a demand row held from below, at most 0 on a side
+    row), as the master LP's are, ``Σ_r y_r need_r + Σ_k supply_k min(0, least_k)``, over a
+    round that priced every kind, bounds the master's integer optimum from below (Lagrangian
+    relaxation of the demand and side rows); the best over the rounds is returned. With
     ``integral`` the master is then solved in integers over the configurations generated (a
     choice, not proven the best: configurations not generated are left out).
     """
@@ -437,6 +444,7 @@ def plan_configurations(
     lp: LpSolution | None = None
     every = list(range(len(supply)))
     kinds = every
+    full = True
     for _ in range(rounds):
         master = _configuration_master(need, short_cost, supply, columns, side_rows, exact)
         lp = master.solve_lp_with_duals()
@@ -456,11 +464,12 @@ def plan_configurations(
             net = chosen.cost - sum(rows[r] * a for r, a in chosen.holds.items())
             if net - duals[demand + side_rows + kind] < -1e-6 and generated.add(chosen):
                 entered.append(kind)
-        if kinds is every:
+        if full:
             best_bound = max(best_bound, bound)
             if not entered:
                 break
         kinds = entered or every
+        full = len(kinds) == len(every)
         if pricing_work <= 0:
             break
     assert lp is not None
@@ -782,7 +791,9 @@ def cover_with_patterns(
     if solution is None:
         return None
     chosen = tuple(round(solution[c]) for c in uses.columns())
-    lower = max(lower_bound, math.ceil(solution.dual_bound - _INTEGRALITY_TOLERANCE))
+    lower = lower_bound
+    if math.isfinite(solution.dual_bound):
+        lower = max(lower, math.ceil(solution.dual_bound - _INTEGRALITY_TOLERANCE))
     proven = solution.status is SolveStatus.OPTIMAL or sum(chosen) <= lower
     return PatternCover(
         uses=chosen,

@@ -74,7 +74,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Protocol
+
+import numpy as np
 
 from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
@@ -1238,7 +1240,7 @@ def _by_type_lower_bound(
     counts = solve_counts(
         scenario, types, found, rates, served=served, limits=_bound_limits(scenario)
     )
-    return 0.0 if counts is None else counts.dual_bound_usd
+    return 0.0 if counts is None else max(0.0, counts.dual_bound_usd)
 
 
 def _by_host_lower_bound(
@@ -1325,7 +1327,9 @@ def gpu_lower_bound(
     counts = solve_counts(
         scenario, types, found, _GpuCount(), served=served, limits=_bound_limits(scenario)
     )
-    return 0 if counts is None else math.ceil(counts.dual_bound_usd - 1e-6)
+    if counts is None or not math.isfinite(counts.dual_bound_usd):
+        return 0
+    return max(0, math.ceil(counts.dual_bound_usd - 1e-6))
 
 
 @dataclass(frozen=True)
@@ -1483,7 +1487,8 @@ def _by_configurations(
             if METHODS[method].scope is RoleScope.HOST:
                 hosts[key] = hosts.get(key, 0) + uses
     cost = sum(c.cost * n for c, n in zip(plan.configurations, plan.uses, strict=True))
-    counts = Counts(served, gpus, hosts, cost, plan.lower_bound, SolveStatus.HEURISTIC)
+    # The master's bound is on cost plus what it leaves out, not on cost: none is given.
+    counts = Counts(served, gpus, hosts, cost, 0.0, SolveStatus.HEURISTIC)
     cheapest = _cheapest_first(found, types, rates)
     _retry(scenario, types, cheapest, refusals, placing)
     _make_room(scenario, types, cheapest, placing)
@@ -1551,7 +1556,7 @@ def _host_pricer(
     *,
     planning: bool = True,
     side: Mapping[int, tuple[int, float]] | None = None,
-) -> Callable[[int, Any], Priced]:
+) -> Callable[[int, np.ndarray], Priced]:
     """Per host type, the configuration of one host of least cost net of the duals: the MILP
     of ``solve_counts`` (``planning``, else a bound's) on a type of that one host, each
     instance served worth its merged class's dual, and, for a class in ``side`` (group ->
@@ -1566,7 +1571,7 @@ def _host_pricer(
         ]
         built.append(_build(scenario, [one], here, demands, rates, planning=planning))
 
-    def price(kind: int, duals: Any) -> Priced:
+    def price(kind: int, duals: np.ndarray) -> Priced:
         model, rows, flat = built[kind]
         objective = dict(rows.cost)
         for k, (i, o) in enumerate(flat):
@@ -1602,6 +1607,7 @@ def _host_pricer(
 
 
 def _on_type(option: Option, t: int) -> Option:
+    """The option on host type ``t``."""
     return dataclasses.replace(option, host_type=t)
 
 
@@ -1649,7 +1655,7 @@ def _place_configurations(
     isolated: Set[str],
 ) -> _Placing:
     """Each type's hosts set up by the configurations chosen, host-wide ones first, each host's
-    instances (each class's most urgent, in id order) packed by their methods onto it."""
+    instances (see ``_Waiting.take``) packed by their methods onto it."""
     placing = _Placing(free_hosts={t: list(ht.hosts) for t, ht in enumerate(types)})
     waiting = _Waiting(scenario, found, groups)
     for t, host_type in enumerate(types):
@@ -1712,11 +1718,14 @@ class _Waiting:
 
     def take(self, setup: _HostSetup, t: int) -> dict[Method, list[Instance]]:
         """The instances a host of type ``t`` so set up holds, by method, shaped as their
-        options pack them."""
+        options pack them: a class's first in id order (the most active), or its last for a
+        method that serves the idlest first (``SharingMethod.serves_idlest_first``), as the
+        configurations taken from a placed plan held them."""
         by_method: dict[Method, list[Instance]] = {}
         for (i, method), n in setup.instances.items():
             queue = self._queues.get(i, [])
-            mine = [x for x in queue if (x.workload.name, method, t) in self._option_of][:n]
+            usable = [x for x in queue if (x.workload.name, method, t) in self._option_of]
+            mine = usable[len(usable) - n :] if METHODS[method].serves_idlest_first else usable[:n]
             taken = {x.id for x in mine}
             self._queues[i] = [x for x in queue if x.id not in taken]
             by_method.setdefault(method, []).extend(
@@ -1725,10 +1734,12 @@ class _Waiting:
         return by_method
 
     def left(self) -> list[Instance]:
+        """The instances no host took."""
         return [instance for queue in self._queues.values() for instance in queue]
 
 
 def _host_wide(setup: _HostSetup) -> bool:
+    """The host is set up by a host-wide method."""
     return any(METHODS[m].scope is RoleScope.HOST for m in setup.gpus)
 
 
