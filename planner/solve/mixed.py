@@ -1237,6 +1237,7 @@ def _by_type_lower_bound(
     rates: Rates,
     served: Mapping[str, int],
 ) -> float:
+    """The bound by host type: the MILP's dual bound with the served instances fixed."""
     counts = solve_counts(
         scenario, types, found, rates, served=served, limits=_bound_limits(scenario)
     )
