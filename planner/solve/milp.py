@@ -394,7 +394,8 @@ class ConfigurationPlan:
     """The master LP over the configurations generated [objective's unit]."""
     lower_bound: float
     """No choice of units, each set up by any configuration, costs less (with ``short_cost``
-    for what it leaves unheld): the Lagrangian bound of the last round's duals."""
+    for what it leaves unheld): the best Lagrangian bound of the rounds that priced every
+    kind."""
 
 
 def plan_configurations(
@@ -442,6 +443,8 @@ def plan_configurations(
     columns = generated.columns
     best_bound = -math.inf
     lp: LpSolution | None = None
+    # Configurations the last master LP had: those generated after it are not in its values.
+    solved = 0
     every = list(range(len(supply)))
     kinds = every
     full = True
@@ -450,6 +453,7 @@ def plan_configurations(
         lp = master.solve_lp_with_duals()
         if lp is None:
             return None
+        solved = len(columns)
         duals = lp.duals
         rows = duals[: demand + side_rows]
         bound = float(rows[:demand] @ np.asarray(need, dtype=float))
@@ -474,10 +478,7 @@ def plan_configurations(
             break
     assert lp is not None
     uses = (0,) * len(columns)
-    short = tuple(
-        max(0.0, n - sum(c.holds.get(r, 0.0) * x for c, x in zip(columns, lp.values, strict=False)))
-        for r, n in enumerate(need)
-    )
+    short = tuple(float(lp.values[solved + r]) for r in range(demand))
     if integral:
         master = _configuration_master(
             need, short_cost, supply, columns, side_rows, exact, integral=True

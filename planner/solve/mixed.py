@@ -1510,11 +1510,17 @@ def _ranks_first(
     planning would then keep the classes over their limit apart, for nothing)."""
     if _rank(scenario, types, rates, challenger[1]) >= _rank(scenario, types, rates, kept[1]):
         return False
+    return not _over_limit(scenario, types, *challenger) or bool(
+        _over_limit(scenario, types, *kept)
+    )
+
+
+def _over_limit(
+    scenario: Scenario, types: Sequence[HostType], counts: Counts, placing: _Placing
+) -> set[str]:
+    """``over_limit`` of a plan being placed, on the types' hosts."""
     hosts = tuple(h for host_type in types for h in host_type.hosts)
-    started = time.perf_counter()
-    return not over_limit(
-        scenario, _as_plan(scenario, challenger[1], challenger[0], started, hosts)
-    ) or bool(over_limit(scenario, _as_plan(scenario, kept[1], kept[0], started, hosts)))
+    return over_limit(scenario, _as_plan(scenario, placing, counts, time.perf_counter(), hosts))
 
 
 def _plans_by_configuration(scenario: Scenario, hosts: int) -> bool:
@@ -1623,22 +1629,11 @@ def _configurations_of(
         held.setdefault(p.host, {}).setdefault((group_of[p.workload], method), set()).add(
             p.instance
         )
-    roles: dict[str, dict[Method, int]] = {}
-    for (name, _), method in placing.roles.items():
-        on = roles.setdefault(name, {})
-        on[method] = on.get(method, 0) + 1
+    roles = _roles_per_host(placing)
     found: list[Configuration] = []
     for name, mine in held.items():
         t, host = type_of[name]
-        cost = rates.host_usd_per_year(host) + sum(
-            n * rates.gpu_usd_per_year(m, host)
-            + (
-                rates.network_usd_per_host_year(m, host)
-                if METHODS[m].scope is RoleScope.HOST
-                else 0.0
-            )
-            for m, n in roles[name].items()
-        )
+        cost = _host_usd_per_year(host, roles[name], rates)
         instances = {key: len(ids) for key, ids in mine.items()}
         holds: dict[int, float] = {}
         for (i, _), n in instances.items():
@@ -1673,18 +1668,13 @@ def _place_configurations(
                 for batch in _batches(instances, isolated):
                     pool = _fit(scenario, method, host_type, batch, pool, placing)
         placing.free_hosts[t] = list(host_type.hosts[len(whole) :])
-        shared = [s for s in setups if not _host_wide(s)]
-        requests: list[HostRequest] = []
-        fixed: list[int] = []
-        method_of: dict[str, Method] = {}
-        for j, setup in enumerate(shared):
-            for method, instances in waiting.take(setup, t).items():
-                for batch in _batches(instances, isolated):
-                    packing = pack(method, batch, host_type.model, scenario, "auto")
-                    requests.extend(packing.requests)
-                    fixed.extend([j] * len(packing.requests))
-                    method_of.update(dict.fromkeys((x.id for x in batch), method))
-                    _note_packing(packing, placing)
+        per_host = [waiting.take(s, t) for s in setups if not _host_wide(s)]
+        requests, fixed, packings = _packed_host_by_host(
+            scenario, host_type.model, per_host, isolated
+        )
+        for packing in packings:
+            _note_packing(packing, placing)
+        method_of = {x.id: m for on in per_host for m, mine in on.items() for x in mine}
         pool = HostPool(placing.free_hosts[t])
         assigned = assign_hosts(requests, pool, fixed=fixed)
         _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
@@ -1695,6 +1685,27 @@ def _place_configurations(
             NotPlaced(instance.id, instance.workload.name, "no host configuration chosen holds it"),
         )
     return placing
+
+
+def _packed_host_by_host(
+    scenario: Scenario,
+    model: GpuModel,
+    per_host: Sequence[Mapping[Method, Sequence[Instance]]],
+    isolated: Set[str],
+) -> tuple[list[HostRequest], list[int], list[GpuPacking]]:
+    """Each host's instances packed by their methods, isolated classes apart: the requests,
+    the index of the host each must go to, and the packings."""
+    requests: list[HostRequest] = []
+    fixed: list[int] = []
+    packings: list[GpuPacking] = []
+    for j, on in enumerate(per_host):
+        for method, instances in on.items():
+            for batch in _batches(instances, isolated):
+                packing = pack(method, batch, model, scenario, "auto")
+                requests.extend(packing.requests)
+                fixed.extend([j] * len(packing.requests))
+                packings.append(packing)
+    return requests, fixed, packings
 
 
 def _note_packing(packing: GpuPacking, placing: _Placing) -> None:
@@ -1842,8 +1853,7 @@ class _ProvenBest:
         scenario, types = self.scenario, self.types
         if any(_left_out(scenario, placing)):
             return False
-        hosts = tuple(h for host_type in types for h in host_type.hosts)
-        if over_limit(scenario, _as_plan(scenario, placing, counts, time.perf_counter(), hosts)):
+        if _over_limit(scenario, types, counts, placing):
             return False
         if self._bound_usd is None:
             found = bound_options(scenario, types, self.methods, self.solos)
@@ -1997,19 +2007,29 @@ def _plan_usd_per_year(placing: _Placing, types: Sequence[HostType], rates: Rate
     """What the placed plan costs per year at ``rates``: its GPUs under their roles, the hosts
     they are on and host-wide roles' networks (busy power left out, as in the MILP)."""
     host_of = {h.name: h for ht in types for h in ht.hosts}
-    roles_on: dict[str, set[Method]] = {}
-    total = 0.0
+    return sum(
+        _host_usd_per_year(host_of[name], roles, rates)
+        for name, roles in _roles_per_host(placing).items()
+    )
+
+
+def _roles_per_host(placing: _Placing) -> dict[str, dict[Method, int]]:
+    """Host name -> its GPUs per role, hosts in the order their GPUs were placed."""
+    roles: dict[str, dict[Method, int]] = {}
     for (name, _), method in placing.roles.items():
-        total += rates.gpu_usd_per_year(method, host_of[name])
-        roles_on.setdefault(name, set()).add(method)
-    for name, methods in roles_on.items():
-        total += rates.host_usd_per_year(host_of[name])
-        total += sum(
-            rates.network_usd_per_host_year(m, host_of[name])
-            for m in methods
-            if METHODS[m].scope is RoleScope.HOST
-        )
-    return total
+        on = roles.setdefault(name, {})
+        on[method] = on.get(method, 0) + 1
+    return roles
+
+
+def _host_usd_per_year(host: Host, roles: Mapping[Method, int], rates: Rates) -> float:
+    """One host in use at ``rates``, with ``roles`` (method -> its GPUs): its GPUs under their
+    roles, the host and host-wide roles' networks [USD/year]."""
+    return rates.host_usd_per_year(host) + sum(
+        n * rates.gpu_usd_per_year(m, host)
+        + (rates.network_usd_per_host_year(m, host) if METHODS[m].scope is RoleScope.HOST else 0.0)
+        for m, n in roles.items()
+    )
 
 
 def over_limit(scenario: Scenario, plan: MethodPlan) -> set[str]:
@@ -2381,22 +2401,20 @@ def _host_by_host(
     counts = solve_counts(one_by_one, each_host, found, inputs.rates)
     if counts is None:
         return None
-    requests: list[HostRequest] = []
-    fixed: list[int] = []
-    not_placed: list[NotPlaced] = []
+    per_host: list[dict[Method, list[Instance]]] = []
     for j in range(len(hosts)):
+        on: dict[Method, list[Instance]] = {}
         for method in METHODS:
-            mine: list[Instance] = []
             for (name, m), instances in waiting.items():
                 if m is method:
                     n = counts.served.get((names[(name, m)], m, j), 0)
-                    mine.extend(instances[:n])
+                    on.setdefault(method, []).extend(instances[:n])
                     del instances[:n]
-            for batch in _batches(mine, inputs.isolated):
-                packing = pack(method, batch, host_type.model, scenario, "auto")
-                requests.extend(packing.requests)
-                fixed.extend([j] * len(packing.requests))
-                not_placed.extend(packing.not_placed)
+        per_host.append(on)
+    requests, fixed, packings = _packed_host_by_host(
+        scenario, host_type.model, per_host, inputs.isolated
+    )
+    not_placed = [miss for packing in packings for miss in packing.not_placed]
     for (name, _), instances in waiting.items():
         not_placed.extend(
             NotPlaced(i.id, name, "the hosts it may use have no room left for it")
