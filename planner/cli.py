@@ -421,14 +421,6 @@ def scenario_from_args(
     return read.scenario, read.problems
 
 
-def _trace_list_notes(
-    read: alibaba_trace.TraceCluster | alibaba_trace.TracePods | None,
-) -> list[str]:
-    """What a trace list ``read`` gave and assumed, one line per group of its loader's notes;
-    none for a file that is not a trace list."""
-    return [] if read is None else summarise_notes(read.notes)
-
-
 def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> ReadInputs:
     """The scenario the arguments describe, the input rows that were skipped, and the lone
     files as given, each input file read once.
@@ -480,7 +472,7 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
     ):
         read = load_hosts(inventory_files[0], catalog)
         hosts = read.value
-        notes.extend(_trace_list_notes(hosts.cluster))
+        notes.extend(summarise_notes(hosts.notes))
         inventory = Loaded(hosts.inventory, read.problems)
     else:
         imported = import_inventory(
@@ -500,7 +492,7 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         or _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV)
     ):
         mix = load_mix(workload_files[0], hosts)
-        notes.extend(_trace_list_notes(mix.value.pods))
+        notes.extend(summarise_notes(mix.value.notes))
         workloads = Loaded(mix.value.workloads, mix.problems)
         cpu_only = mix.value.cpu_only
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from planner.assumptions import Assumptions
 from planner.inputs import alibaba_trace
@@ -10,6 +11,9 @@ from planner.inputs.catalog import Catalog
 from planner.inputs.inventory import Inventory, load_inventory
 from planner.inputs.problems import Loaded
 from planner.inputs.workloads import WorkloadClass, load_workloads
+
+if TYPE_CHECKING:
+    from planner.inputs.importers.provenance import ImportNote
 
 __all__ = ["LoadedHosts", "LoadedMix", "Scenario", "load_hosts", "load_mix", "load_scenario"]
 
@@ -37,6 +41,11 @@ class LoadedHosts:
     cluster: alibaba_trace.TraceCluster | None = None
     """The node list as read, when the file is one (its notes say what was added)."""
 
+    @property
+    def notes(self) -> tuple[ImportNote, ...]:
+        """What reading a trace node list gave and assumed; none for another file."""
+        return () if self.cluster is None else self.cluster.notes
+
 
 @dataclass(frozen=True)
 class LoadedMix:
@@ -47,6 +56,11 @@ class LoadedMix:
     """Classes of a trace pod list's pods that use no GPU."""
     pods: alibaba_trace.TracePods | None = None
     """The pod list as read, when the file is one."""
+
+    @property
+    def notes(self) -> tuple[ImportNote, ...]:
+        """What reading a trace pod list gave and assumed; none for another file."""
+        return () if self.pods is None else self.pods.notes
 
 
 def load_hosts(

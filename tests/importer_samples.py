@@ -12,12 +12,14 @@ import io
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.inputs.catalog import Catalog, load_catalog
+from planner.inputs.importers import rvtools
 
 REPO = Path(__file__).resolve().parent.parent
 CATALOG: Catalog = load_catalog()
@@ -162,3 +164,16 @@ def european_csv(data: bytes, separator: str = ";") -> bytes:
     for row in rows:
         writer.writerow([re.sub(r"^(\d+)\.(\d+)$", r"\1,\2", cell) for cell in row])
     return out.getvalue().encode()
+
+
+def count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
+    opened = [0]
+    load: Callable[..., Any] = rvtools.load_workbook
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(rvtools, "load_workbook", counted)
+    return opened

@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
-from importer_samples import CATALOG, NVIDIA_SMI_LIST, container, kube_list, pod, sample
+from importer_samples import (
+    CATALOG,
+    NVIDIA_SMI_LIST,
+    container,
+    count_workbook_opens,
+    kube_list,
+    pod,
+    sample,
+)
 from openpyxl import Workbook
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions
-from planner.inputs.importers import rvtools, write_inputs_sheet
+from planner.inputs.importers import write_inputs_sheet
 from planner.inputs.inventory import load_inventory
 from planner.inputs.workloads import load_workloads
 from planner.scenario import Scenario
@@ -152,26 +158,13 @@ def test_rvtools_hosts_take_their_gpus_from_the_cluster_the_user_gives() -> None
     assert _metric(at, "GPUs") == "8"
 
 
-def _count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
-    opened = [0]
-    load: Callable[..., Any] = rvtools.load_workbook
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        opened[0] += 1
-        return load(*args, **kwargs)
-
-    monkeypatch.setattr(rvtools, "load_workbook", counted)
-    return opened
-
-
 def test_a_workbook_waiting_for_apply_is_not_opened_again_on_a_rerun(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """While a plan workbook or an RVTools export (its GPUs given) waits for Apply, or an
     unreadable workbook is refused, a rerun that changes nothing opens no workbook: what the
     panel shows stays the same, the refusal's words too."""
-    opened = _count_workbook_opens(monkeypatch)
+    opened = count_workbook_opens(monkeypatch)
     damaged = b"PK\x03\x04 not a workbook"
     cases = (
         ("ui/pages/workloads.py", "workloads_upload", "plan.xlsx", _plan_workbook(Assumptions())),

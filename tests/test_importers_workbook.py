@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from importer_samples import CATALOG, REPO
+from importer_samples import CATALOG, REPO, count_workbook_opens
 from openpyxl import Workbook
 
 from planner.assumptions import Assumptions
@@ -22,7 +20,6 @@ from planner.inputs.importers import (
     import_inventory,
     import_workloads,
     read_plan_inputs,
-    rvtools,
     write_inputs_sheet,
 )
 from planner.inputs.inventory import load_inventory
@@ -215,25 +212,12 @@ def test_a_planner_csv_given_is_written_from_the_scenario() -> None:
     assert inputs.scenario().value == scenario
 
 
-def _count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
-    opened = [0]
-    load: Callable[..., Any] = rvtools.load_workbook
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        opened[0] += 1
-        return load(*args, **kwargs)
-
-    monkeypatch.setattr(rvtools, "load_workbook", counted)
-    return opened
-
-
 def test_the_importers_open_a_plan_workbook_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Importing a plan workbook as the inventory or as the workloads opens it once: its reader
     takes the workbook its detection opened. Each import names it as a plan workbook."""
     scenario = _sample_scenario()
     data = _inputs_sheet_only(scenario)
-    opened = _count_workbook_opens(monkeypatch)
+    opened = count_workbook_opens(monkeypatch)
     hosts = import_inventory([("plan.xlsx", data)], CATALOG)
     assert opened[0] == 1
     assert hosts.inventory(CATALOG).value == scenario.inventory
@@ -251,7 +235,7 @@ def test_the_command_line_opens_a_plan_workbook_given_as_inventory_once(
     it: telling a lone file from the planner's CSV does not open a workbook."""
     path = tmp_path / "plan.xlsx"
     path.write_bytes(_inputs_sheet_only(_sample_scenario()))
-    opened = _count_workbook_opens(monkeypatch)
+    opened = count_workbook_opens(monkeypatch)
     assert main(["plan", "--inventory", str(path), "--methods", "passthrough"]) == 0
     assert "Recommended plan" in capsys.readouterr().out
     assert opened[0] == 1

@@ -158,7 +158,7 @@ def read_inventory(file: InputFile, own_gpus: InputFile | None) -> ReadInventory
     (``planner.scenario.load_hosts``); ``InputError`` when unusable."""
     loaded = load_hosts((file.name, file.content), catalog(own_gpus), own_gpus_at=trace.OWN_GPUS_AT)
     hosts = loaded.value
-    notes = () if hosts.cluster is None else trace.node_notes(file.name, hosts.cluster)
+    notes = hosts.notes
     return ReadInventory(hosts.catalog, hosts.inventory, loaded.problems, notes)
 
 
@@ -182,7 +182,7 @@ def read_workloads(
     hosts = read_inventory(inventory, own_gpus)
     loaded = load_mix((file.name, file.content), LoadedHosts(hosts.inventory, hosts.catalog))
     mix = loaded.value
-    notes = () if mix.pods is None else trace.pod_notes(file.name, mix.pods, hosts.inventory)
+    notes = mix.notes
     return ReadWorkloads(mix.workloads, mix.cpu_only, loaded.problems, notes)
 
 

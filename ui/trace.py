@@ -3,7 +3,8 @@
 A node list is an inventory and a pod list a workload mix; each is used as the file gives it and
 read by ``planner.inputs.alibaba_trace``, the loader the command line uses. What the trace does
 not give is said as import notes (``assumed``), the loader's own (``TraceCluster.notes``,
-``TracePods.notes``), so the dashboard says what the command line says.
+``TracePods.notes``, read as ``LoadedHosts.notes`` and ``LoadedMix.notes``), so the dashboard
+says what the command line says.
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from planner.inputs import alibaba_trace
-from planner.inputs.alibaba_trace import TraceCluster, TracePods
-from planner.inputs.importers import ImportNote
 from planner.inputs.importers.detect import Role, trace_list_problem
-from planner.inputs.inventory import Inventory
 from planner.inputs.problems import InputProblem
 from planner.inputs.workloads import WorkloadClass
 from ui import format as fmt
@@ -25,8 +23,6 @@ __all__ = [
     "OWN_GPUS_AT",
     "POD_LIST",
     "misplaced",
-    "node_notes",
-    "pod_notes",
     "pods_without_nodes",
     "role_of",
     "without_gpu",
@@ -57,21 +53,6 @@ def misplaced(role: Role, files: Sequence[InputFile]) -> tuple[InputProblem, ...
         trace_list_problem(f.name, f.content, role, among_others=len(files) > 1) for f in files
     )
     return tuple(p for p in found if p is not None)
-
-
-def node_notes(file: str, cluster: TraceCluster) -> tuple[ImportNote, ...]:
-    """What reading the node list ``file`` gave and assumed, as its loader said it
-    (``TraceCluster.notes``): hosts and GPUs read, each model the catalog lacked (read with
-    ``OWN_GPUS_AT``, a note names where to give its own), and the host fields the trace has no
-    column for."""
-    return cluster.notes
-
-
-def pod_notes(file: str, pods: TracePods, inventory: Inventory) -> tuple[ImportNote, ...]:
-    """What reading the pod list ``file`` gave and assumed, planned on ``inventory``, as its
-    loader said it (``TracePods.notes``): pods read and grouped, the class fields the trace has
-    no column for, GPU memory of a share and the pods without GPU."""
-    return pods.notes
 
 
 def pods_without_nodes(inventory: InputFile) -> str | None:

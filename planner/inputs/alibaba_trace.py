@@ -45,6 +45,7 @@ from planner.inputs.tabular import (
     parse_int,
     read_csv_table,
     source_name,
+    yes_no,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
 
@@ -288,8 +289,8 @@ def _node_list_notes(
         "cluster": _one([h.cluster for h in hosts]),
         "platform": _one([h.platform.value for h in hosts]),
         "network_gbps": _one([h.network_gbps for h in hosts]),
-        "rdma": _one([_yes(h.rdma) for h in hosts]),
-        "mig_enabled": _one([_yes(h.mig_enabled) for h in hosts]),
+        "rdma": _one([yes_no(h.rdma) for h in hosts]),
+        "mig_enabled": _one([yes_no(h.mig_enabled) for h in hosts]),
     }
     fields = [_no_column(file, field, value) for field, value in assumed.items()]
     return (read, *models, *fields)
@@ -305,10 +306,6 @@ def _no_column(file: str, field: str, value: str) -> ImportNote:
 def _one(values: Sequence[object]) -> str:
     """The value every host or class shares, or the values joined by `` | ``."""
     return " | ".join(str(v) for v in dict.fromkeys(values))
-
-
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
 
 
 def _added_model_note(model: GpuModel, rows: Sequence[Row], own_gpus_at: str) -> str:
@@ -488,7 +485,7 @@ def _pod_list_notes(
         "priority": _one([w.priority for w in classes]),
         "live_migration, isolation, remote OK": _one(
             [
-                _yes(w.needs_live_migration or w.needs_isolation or w.latency_tolerant)
+                yes_no(w.needs_live_migration or w.needs_isolation or w.latency_tolerant)
                 for w in classes
             ]
         ),
