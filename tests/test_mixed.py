@@ -599,6 +599,26 @@ def test_a_configuration_from_a_placed_pool_host_gets_the_idlest_instances_again
     assert _served(plan) == 20
 
 
+def test_a_host_set_up_for_more_of_a_class_than_wait_takes_all_that_wait() -> None:
+    """The master may hold more of a class than it has (its rows are at least the demand): a
+    host set up for 8 notebooks when 5 wait takes those 5, and a second one finds none left,
+    under a method that serves the idlest first (the remote pool) and one that does not."""
+    scenario = _scenario(
+        [host(f"p{i}", "L40S", 1) for i in range(2)],
+        [workload("nb", kind=WorkloadKind.NOTEBOOK, instances=5, gpus=0.3, memory_gib=4)],
+    )
+    types = host_types(scenario.inventory.hosts, scenario)
+    found, _ = options(scenario, types, (Method.REMOTE_POOL, Method.VGPU))
+    groups = [mixed._Group(tuple(scenario.workloads), tuple(found))]
+    for method in (Method.REMOTE_POOL, Method.VGPU):
+        waiting = mixed._Waiting(scenario, found, groups)
+        setup = mixed._HostSetup({(0, method): 8}, {method: 1})
+        taken = waiting.take(setup, 0)[method]
+        assert sorted(x.id for x in taken) == sorted(x.id for x in instances_of(scenario.workloads))
+        assert waiting.take(setup, 0) == {method: []}
+        assert waiting.left() == []
+
+
 def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     """Twenty 4-core desktops fit one A100's memory under vGPU but need 80 cores, and the hosts
     have 64: with three 16-core jobs on two hosts, the desktops take two GPUs and the plan five.

@@ -1737,7 +1737,11 @@ class _Waiting:
         for (i, method), n in setup.instances.items():
             queue = self._queues.get(i, [])
             usable = [x for x in queue if (x.workload.name, method, t) in self._option_of]
-            mine = usable[len(usable) - n :] if METHODS[method].serves_idlest_first else usable[:n]
+            mine = (
+                usable[max(0, len(usable) - n) :]
+                if METHODS[method].serves_idlest_first
+                else usable[:n]
+            )
             taken = {x.id for x in mine}
             self._queues[i] = [x for x in queue if x.id not in taken]
             by_method.setdefault(method, []).extend(
