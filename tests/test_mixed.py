@@ -634,6 +634,37 @@ def test_the_bound_knows_no_gpu_carries_more_cores_than_its_host_has() -> None:
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
 
 
+def test_a_bound_too_large_to_solve_exactly_is_its_lp_relaxation_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the bound's MILP is too large for the exact solve (as the Alibaba trace's is), the
+    cost and GPU bounds are its LP relaxation's optimum: above zero, at most the MILP's, and
+    at most what the plan costs and uses."""
+    scenario = _desktops_and_jobs(hosts=2, desktops=20, jobs=3)
+    rates = AnnualRates(scenario)
+    types = host_types(scenario.inventory.hosts, scenario)
+    found = bound_options(scenario, types, tuple(Method), mixed.SoloFits(scenario))
+    served = {w.name: w.instances for w in scenario.workloads}
+
+    def bounds() -> tuple[float, int]:
+        return (
+            mixed._by_type_lower_bound(scenario, types, found, rates, served),
+            gpu_lower_bound(scenario, types, found, served),
+        )
+
+    exact_usd, exact_gpus = bounds()
+    limits = mixed._bound_limits(scenario)
+    monkeypatch.setattr(
+        mixed, "_bound_limits", lambda _: dataclasses.replace(limits, max_nonzeros=0)
+    )
+    relaxed_usd, relaxed_gpus = bounds()
+    plan = recommend(scenario, rates).plan
+    assert check_plan(plan, scenario) == []
+    assert 0 < relaxed_usd <= exact_usd * (1 + 1e-9)
+    assert 0 < relaxed_gpus <= exact_gpus <= len(plan.gpu_configs)
+    assert relaxed_usd <= _placed_and_cost(scenario)[1] * (1 + 1e-9)
+
+
 def _placed_and_cost(scenario: Scenario) -> tuple[int, float]:
     """The recommended mix's instances served and its annual cost without busy power, after the
     checker passed it."""

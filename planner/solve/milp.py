@@ -301,8 +301,9 @@ class Model:
         if dual is not None and math.isfinite(dual) and not relax:
             dual_bound = float(dual)
         else:
-            # Without a dual bound from HiGHS only a proven optimum bounds the objective.
-            dual_bound = objective if relax or outcome is _Outcome.OPTIMAL else -math.inf
+            # Without a dual bound from HiGHS only a proven optimum bounds the objective (an LP
+            # stopped early holds a feasible point's value, above its optimum).
+            dual_bound = objective if outcome is _Outcome.OPTIMAL else -math.inf
         status = SolveStatus.OPTIMAL if outcome is _Outcome.OPTIMAL else SolveStatus.LIMIT_REACHED
         clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()
         return Solution(status, values, objective, min(dual_bound, objective), clock)
