@@ -220,6 +220,43 @@ def test_an_uploaded_curve_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+def test_an_uploaded_curve_saved_as_utf16_is_read_as_its_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file of values saved as Excel's "Unicode Text" (UTF-16 with its byte-order mark,
+    Windows line ends) is read as the same idle week as its UTF-8 text."""
+    at = page(monkeypatch).run()
+    at.selectbox(key="harvest_curve").set_value("upload")
+    at.file_uploader(key="harvest_curve_file").set_value(
+        ("idle.txt", ("0\r\n" * HOURS_PER_WEEK).encode("utf-16"), "text/plain")
+    )
+    at = simulate(at)
+    assert not at.exception
+    assert not at.error
+    assert delta(at, "Pool utilisation") == "from 0 % without harvesting"
+
+
+def test_an_uploaded_curve_in_another_encoding_says_how_to_save_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Windows-1252 file (its 'ä' the byte E4) is refused naming the file, the line and the
+    byte, and how to save it as UTF-8, rather than read with the byte replaced."""
+    at = page(monkeypatch).run()
+    at.selectbox(key="harvest_curve").set_value("upload")
+    week = "Auslastung März\n" + "0\n" * HOURS_PER_WEEK
+    at.file_uploader(key="harvest_curve_file").set_value(
+        ("maerz.csv", week.encode("cp1252"), "text/csv")
+    )
+    at = simulate(at)
+    assert not at.exception
+    assert "could not be read" in at.error[0].value
+    problems = at.dataframe[0].value
+    assert list(problems["file"]) == ["maerz.csv"]
+    assert list(problems["row"]) == [1]
+    assert "not UTF-8 text: byte E4 cannot be decoded" in problems.loc[0, "problem"]
+    assert "CSV UTF-8" in problems.loc[0, "fix"]
+
+
 def test_restarts_show_the_work_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     """Jobs that cannot checkpoint lose work when desktops return; the page shows the planner's
     lost GPU-hours."""

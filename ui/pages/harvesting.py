@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from planner.inputs.problems import InputError
+from planner.inputs.tabular import CSV_TEXT, decode_file
 from planner.inputs.workloads import WorkloadKind
 from planner.output.export import sheets_bytes
 from planner.store import SavedHarvest
@@ -173,25 +174,32 @@ with st.form("harvest_form"):
     )
 
 
-def chosen_curve() -> WeeklyCurve | None:
+def chosen_values() -> tuple[str, str]:
+    """(the values the form gives, where from): the text pasted, or the uploaded file decoded
+    as the planner's CSV files are (UTF-8, or UTF-16 as Excel's "Unicode Text" writes it)."""
+    if curve_choice != UPLOAD:
+        return pasted, "pasted values"
+    if uploaded is None:
+        st.info(
+            "Choose a file of 24 or 168 values to upload, or pick a preset.",
+            icon=":material/upload_file:",
+        )
+        st.stop()
+    return decode_file(uploaded.getvalue(), uploaded.name, CSV_TEXT), uploaded.name
+
+
+def chosen_curve(values: str, source: str) -> WeeklyCurve | None:
     """The curve the form asks for; None means each VDI class's own schedule."""
     if curve_choice == OWN_SCHEDULE:
         return None
-    if curve_choice == PASTE:
-        return parse_curve(pasted, source="pasted values")
-    if curve_choice == UPLOAD:
-        if uploaded is None:
-            st.info(
-                "Choose a file of 24 or 168 values to upload, or pick a preset.",
-                icon=":material/upload_file:",
-            )
-            st.stop()
-        return parse_curve(uploaded.getvalue().decode("utf-8", "replace"), source=uploaded.name)
+    if curve_choice in (PASTE, UPLOAD):
+        return parse_curve(values, source=source)
     return CURVE_PRESETS[curve_choice]
 
 
 try:
-    curve = chosen_curve()
+    curve_values, curve_source = chosen_values()
+    curve = chosen_curve(curve_values, curve_source)
 except InputError as error:
     st.error(
         "The demand curve could not be read. Fix the values listed below, or pick a preset.",
@@ -229,11 +237,7 @@ on_form = SavedHarvest(
     pool_gpus=int(given_pool),
     # An uploaded file is kept as its values, so a reopened scenario shows them pasted.
     curve=PASTE if curve_choice == UPLOAD else curve_choice,
-    curve_values=(
-        uploaded.getvalue().decode("utf-8", "replace")
-        if curve_choice == UPLOAD and uploaded is not None
-        else pasted
-    ),
+    curve_values=curve_values,
 )
 if simulated and on_form != kept:
     scenarios.keep_harvest_page(on_form)
