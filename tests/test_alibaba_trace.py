@@ -54,6 +54,15 @@ def test_files_are_recognised_by_their_header() -> None:
     assert not is_pod_list(b"name,kind,instances,gpus,memory_gib\n")
 
 
+def test_a_list_is_recognised_in_the_encodings_its_loader_reads() -> None:
+    """A list saved as UTF-16 with its byte-order mark, which the loader reads, is recognised as
+    its UTF-8 text is; bytes the loader cannot decode (Windows-1252) are no trace list, so the
+    file's loader refuses them saying how to save them."""
+    assert is_node_list(NODES.encode("utf-16"))
+    assert is_pod_list(PODS.encode("utf-16"))
+    assert not is_node_list(NODES.replace("node-0", "nœud-0").encode("cp1252"))
+
+
 def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: Catalog) -> None:
     """cpu_milli/1000 cores, memory_mib/1024 GiB, Kubernetes; G2 and P100 get catalog entries
     (P100 with its datasheet's 16 GiB, G2's memory flagged as a guess); T4 stays the catalog's."""

@@ -177,6 +177,21 @@ def test_a_trace_plan_comes_out_again_from_its_workbook() -> None:
     assert _plans(plan_scenario(restored.value, methods=methods)) == _plans(first)
 
 
+def test_a_trace_list_saved_as_utf16_is_kept_in_the_workbook_as_its_text() -> None:
+    """Trace lists saved as UTF-16 with a byte-order mark (Windows PowerShell's >) load as the
+    trace's lists, and their plan keeps them in its workbook as their text: read back as UTF-8,
+    the same scenario."""
+    nodes, pods = TRACE_NODES.decode().encode("utf-16"), TRACE_PODS.decode().encode("utf-16")
+    scenario = load_scenario(("nodes.csv", nodes), ("pods.csv", pods), CATALOG).value
+    as_utf8 = load_scenario(("nodes.csv", TRACE_NODES), ("pods.csv", TRACE_PODS), CATALOG)
+    assert scenario == as_utf8.value
+    given = {"inventory.csv": nodes, "workloads.csv": pods}
+    first = plan_scenario(scenario, methods=(Method.FRACTIONAL,))
+    inputs = read_plan_inputs(workbook_bytes(first, given=given), file_name="plan.xlsx")
+    assert (inputs.inventory_csv, inputs.workloads_csv) == (TRACE_NODES, TRACE_PODS)
+    assert inputs.scenario().value == scenario
+
+
 def test_a_trace_model_given_the_user_s_own_figures_keeps_them_in_the_workbook() -> None:
     """The trace loader asks for a model it lacks to be given as the user's own GPU: a plan of
     the trace with their figures for G2 (48 GiB, $12,000) writes them to the workbook, and

@@ -39,9 +39,11 @@ from planner.inputs.inventory import Host, Inventory
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
+    CSV_TEXT,
     CellError,
     Row,
     Table,
+    decode_file,
     parse_int,
     read_csv_table,
     source_name,
@@ -116,12 +118,17 @@ def trace_gpu_model(name: str) -> GpuModel:
 
 
 def _header(source: Path | str | bytes) -> set[str]:
-    """The normalised column names of a CSV's first line (empty when it cannot be read)."""
+    """The normalised column names of a CSV's first line, decoded as the loaders decode the
+    file (``tabular.decode_file``: a UTF-16 list is recognised too); empty when it cannot be
+    read or decoded."""
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
-    except OSError:
+        # Bytes that do not decode are no trace list here: the loader the file goes to
+        # decodes it the same way and says why.
+        text = decode_file(data, "", CSV_TEXT)
+    except (OSError, InputError):
         return set()
-    first = data.split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    first = text.split("\n", 1)[0]
     return {c.strip().strip('"').lower().replace(" ", "_") for c in first.split(",")}
 
 

@@ -36,7 +36,7 @@ from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.rvtools import workbook_sheets
 from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
-from planner.inputs.tabular import yes_no
+from planner.inputs.tabular import CSV_TEXT, decode_file, yes_no
 from planner.inputs.workloads import workloads_frame
 from planner.scenario import Scenario, load_scenario
 
@@ -194,7 +194,8 @@ def inputs_sheet_rows(
         )
         if (data := (given or {}).get(name)) is not None and is_list(data)
     }
-    files.update({name: data.decode("utf-8-sig") for name, data in kept.items()})
+    # Decoded as its loader decoded it (a UTF-16 list too); the sheet holds it as text.
+    files.update({name: decode_file(data, name, CSV_TEXT) for name, data in kept.items()})
     shipped = load_catalog()
     if "inventory.csv" in kept:
         # A model the node list added comes back with it as the trace loader takes it; one the
