@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -10,12 +11,23 @@ import pytest
 from openpyxl import load_workbook
 
 from planner.assumptions import VgpuScheduler, VsphereVersion
-from planner.cli import UsageError, build_parser, main, parse_server, scenario_from_args
+from planner.cli import (
+    UsageError,
+    build_parser,
+    main,
+    parse_server,
+    recommended_lines,
+    scenario_from_args,
+)
 from planner.inputs.catalog import load_catalog
+from planner.inputs.workloads import WorkloadKind
 from planner.methods import k8s_mps, k8s_time_slicing
 from planner.methods.k8s_mig import STRATEGY, MigStrategy
 from planner.methods.kubernetes import AI_ENTERPRISE
 from planner.methods.registry import Method
+from planner.output.report import plan_scenario
+from tests import builders
+from tests.builders import scenario_of
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -479,3 +491,24 @@ def test_add_to_inventory_without_a_server_type_exits_2(
     with pytest.raises(SystemExit):
         main(["plan", "--size", "l40s-4", "--headroom", "-1"])
     assert "must be 0 to" in capsys.readouterr().err
+
+
+def test_a_plan_without_a_proven_cost_bound_says_so() -> None:
+    """The recommended plan's cost line gives the bound and the ratio; where no bound above $0
+    was proven it says so, never that no plan costs under $0."""
+    scenario = scenario_of(
+        [],
+        [builders.host("h1", "L40S", 2)],
+        [builders.workload("desk", kind=WorkloadKind.VDI, instances=4, memory_gib=4)],
+        catalog=load_catalog(),
+    )
+    plan = plan_scenario(scenario)
+    assert plan.recommended is not None
+    bounded = recommended_lines(plan)[1]
+    assert f"costs under ${plan.recommended.cost_lower_bound_usd:,.0f}" in bounded
+    unbounded = dataclasses.replace(
+        plan, recommended=dataclasses.replace(plan.recommended, cost_lower_bound_usd=0.0)
+    )
+    line = recommended_lines(unbounded)[1]
+    assert "no lower bound on its cost could be proven (ratio —" in line
+    assert "$0" not in line
