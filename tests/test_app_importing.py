@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
+import streamlit as st
 from importer_samples import (
     CATALOG,
     NVIDIA_SMI_LIST,
@@ -22,7 +24,7 @@ from openpyxl import Workbook
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions
-from planner.inputs.importers import write_inputs_sheet
+from planner.inputs.importers import detect, write_inputs_sheet
 from planner.inputs.inventory import load_inventory
 from planner.inputs.workloads import load_workloads
 from planner.scenario import Scenario
@@ -90,6 +92,49 @@ def test_kubectl_pods_become_workload_classes() -> None:
     assert at.subheader[0].value == "In use: pods.json"
     assert _metric(at, "Workload classes") == "1"
     assert _metric(at, "Instances") == "2"
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "file"),
+    [
+        (
+            "ui/pages/inventory.py",
+            "inventory_upload",
+            (
+                "lab.csv",
+                b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,count\n"
+                b"lab-1,lab,L40S,4,64,512,100,yes,1\n",
+            ),
+        ),
+        (
+            "ui/pages/workloads.py",
+            "workloads_upload",
+            (
+                "pods.json",
+                kube_list(pod("solo-0", containers=[container(limits={"nvidia.com/gpu": "1"})])),
+            ),
+        ),
+    ],
+)
+def test_a_lone_text_file_is_detected_once(
+    monkeypatch: pytest.MonkeyPatch, page: str, key: str, file: tuple[str, bytes]
+) -> None:
+    """One text file uploaded has its format detected once, by the importers: the panel's look
+    for a plan workbook keeping a trace list does not detect a file that is no workbook."""
+    st.cache_data.clear()  # a file an earlier test read would come from the cache, undetected
+    detected: list[str] = []
+    detect_format = detect.detect_format
+
+    def counted(name: str, data: bytes, **options: Any) -> detect.Format:
+        detected.append(name)
+        return detect_format(name, data, **options)
+
+    monkeypatch.setattr(detect, "detect_format", counted)
+    at = _page(page)
+    at.file_uploader(key=key).set_value((*file, "text/plain")).run()
+    assert not at.exception
+    assert not at.error
+    assert detected == [file[0]]
 
 
 def _plan_workbook(assumptions: Assumptions) -> bytes:

@@ -35,6 +35,7 @@ from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
 from ui import format as fmt
 from ui import planning, session, trace
@@ -247,7 +248,9 @@ def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> sessio
     """The trace list a lone plan workbook keeps as this page's input (a plan of the trace keeps
     its node and pod lists as given), named as restoring the whole plan names it; None when
     the files are not such a workbook."""
-    if len(files) != 1:
+    # Only a workbook can be a plan workbook: another file is left to the importers' detection
+    # alone, so a lone text file is detected once.
+    if len(files) != 1 or not is_workbook(files[0].content):
         return None
     detected = detect_file(files[0].name, files[0].content, role=role)
     if detected.format is not Format.PLAN_WORKBOOK:

@@ -34,6 +34,7 @@ __all__ = [
     "binary_kind",
     "csv_error_problem",
     "decode_file",
+    "is_workbook",
     "normalise_column",
     "number_text",
     "parse_bool",
