@@ -115,6 +115,26 @@ def test_a_pod_list_s_name_and_its_inventory_s_are_shown_as_written() -> None:
     assert any(f"{escaped}.csv" in t and "trace pod list" in t for t in texts)
 
 
+@pytest.mark.parametrize(
+    ("key", "in_use"),
+    [("inventory_upload", "sample inventory.csv"), ("own_gpus_upload", "the bundled catalog")],
+)
+def test_a_lone_unusable_file_is_refused_in_the_same_words_by_every_uploader(
+    key: str, in_use: str
+) -> None:
+    """The import panel and the own-GPU uploader refuse a lone file alike: the file, what the
+    planner still uses, and to fix it and upload it again."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.switch_page("ui/pages/inventory.py").run()
+    png = b"\x89PNG\r\n\x1a\n" + bytes(64)
+    at.file_uploader(key=key).set_value(("image.csv", png, "text/csv")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        f"image.csv cannot be used, so the planner still uses {in_use}. Fix the problems "
+        "below and upload the file again."
+    ]
+
+
 def test_a_mixed_upload_names_the_file_that_stops_it() -> None:
     """One unreadable file among good ones: the error names that file as the one that cannot
     be used, says the good one is not imported either, and how to go on."""

@@ -36,6 +36,7 @@ __all__ = [
     "scenario_sidebar",
     "stop_if_empty",
     "table",
+    "unusable_upload",
 ]
 
 
@@ -67,14 +68,32 @@ def accept_upload(
     found = problems(file)
     if not found:
         return file
-    st.error(
-        f"{fmt.markdown_literal(file.name)} cannot be used, so the planner still uses "
-        f"{fmt.markdown_literal(in_use_name)}. "
-        "Fix the problems below and upload the file again.",
-        icon=":material/error:",
-    )
+    st.error(unusable_upload([file], found, in_use_name), icon=":material/error:")
     planning.show_problems(found)
     return None
+
+
+def unusable_upload(
+    files: Sequence[session.InputFile], problems: Sequence[InputProblem], in_use: str
+) -> str:
+    """Why nothing of an upload of ``files`` is used, as every uploader says it (Markdown): the
+    files the problems name and that ``in_use`` stays in use, and, when others were dropped with
+    them, that those are left out too until the upload is fixed."""
+    named = {p.file for p in problems}
+    bad = ", ".join(f.name for f in files if f.name in named)
+    fine = ", ".join(f.name for f in files if f.name not in named)
+    if not bad or not fine:
+        return (
+            f"{fmt.markdown_literal(', '.join(f.name for f in files))} cannot be used, so the "
+            f"planner still uses {fmt.markdown_literal(in_use)}. Fix the problems below and "
+            "upload the file again."
+        )
+    return (
+        f"{fmt.markdown_literal(bad)} cannot be used, so nothing of this upload is imported "
+        f"({fmt.markdown_literal(fine)} neither) and the planner still uses "
+        f"{fmt.markdown_literal(in_use)}. Fix the problems below, or remove "
+        f"{fmt.markdown_literal(bad)} from the upload."
+    )
 
 
 def scenario_sidebar() -> None:

@@ -37,8 +37,8 @@ from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
+from ui import components, planning, session, trace
 from ui import format as fmt
-from ui import planning, session, trace
 from ui.workload_editor import editor_row, rows_renumbered
 
 __all__ = ["Role", "import_panel"]
@@ -642,27 +642,6 @@ def _names(files: Sequence[session.InputFile]) -> str:
     return ", ".join(f.name for f in files)
 
 
-def _unusable(
-    files: Sequence[session.InputFile], problems: Sequence[InputProblem], in_use: str
-) -> str:
-    """Why nothing of ``files`` is imported: the files the problems name, and, when others were
-    dropped with them, that those are left out too until the upload is fixed (Markdown)."""
-    named = {p.file for p in problems}
-    bad = [f for f in files if f.name in named]
-    fine = [f for f in files if f.name not in named]
-    if not bad or not fine:
-        return (
-            f"{fmt.markdown_literal(_names(files))} cannot be used, so the planner still uses "
-            f"{fmt.markdown_literal(in_use)}. Fix the problems below and upload the file again."
-        )
-    return (
-        f"{fmt.markdown_literal(_names(bad))} cannot be used, so nothing of this upload is "
-        f"imported ({fmt.markdown_literal(_names(fine))} neither) and the planner still uses "
-        f"{fmt.markdown_literal(in_use)}. Fix the problems below, or remove "
-        f"{fmt.markdown_literal(_names(bad))} from the upload."
-    )
-
-
 def import_panel(role: Role, *, key: str) -> None:
     """The panel: an uploader for one or several files of any supported format, then the review
     (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
@@ -713,7 +692,7 @@ def import_panel(role: Role, *, key: str) -> None:
         # Nothing of it can be used, so nothing waits for Apply.
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
-        st.error(_unusable(files, error.problems, in_use), icon=":material/error:")
+        st.error(components.unusable_upload(files, error.problems, in_use), icon=":material/error:")
         planning.show_problems(error.problems)
         return
     if shown.workbooks and st.button(
