@@ -38,7 +38,7 @@ from planner.inputs.importers.detect import Role
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
-from planner.inputs.tabular import is_workbook
+from planner.inputs.tabular import CSV_TEXT, decode_file, is_workbook
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
@@ -806,7 +806,7 @@ def _load_curve(text: str) -> WeeklyCurve:
     if not path.is_file():
         known = ", ".join(CURVE_PRESETS)
         raise ValueError(f"--curve {text!r} is neither a preset ({known}) nor a file")
-    return parse_curve(path.read_text(encoding="utf-8"), source=path.name)
+    return parse_curve(decode_file(_read(path, "curve"), path.name, CSV_TEXT), source=path.name)
 
 
 def _run_harvest(args: argparse.Namespace) -> int:

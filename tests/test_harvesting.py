@@ -512,3 +512,23 @@ def test_the_harvest_command_explains_a_bad_curve(
     assert main(["harvest", "--curve", str(curve)]) == 2
     err = capsys.readouterr().err
     assert "curve.txt, row 1, column 'value 24'" in err
+
+
+def test_the_harvest_command_reads_a_utf16_curve_and_explains_another_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A curve saved as UTF-16 (Excel's Unicode Text) is read as its text; one in Windows-1252
+    exits 2 naming the file and saying how to save it, as every planner file does."""
+    from planner.cli import main
+
+    curve = tmp_path / "curve.txt"
+    curve.write_bytes(("0.5 " * 24).encode("utf-16"))
+    assert main(["harvest", "--curve", str(curve)]) == 0
+    assert "Harvested" in " ".join(capsys.readouterr().out.split())
+    # A no-break space after the last value: one byte (0xA0) in Windows-1252.
+    curve.write_bytes(("0.5 " * 24 + "\u00a0").encode("cp1252"))
+    assert main(["harvest", "--curve", str(curve)]) == 2
+    err = capsys.readouterr().err
+    assert "curve.txt" in err
+    assert "UTF-8" in err
+    assert "codec" not in err
