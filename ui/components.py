@@ -497,8 +497,12 @@ def recommended_section(recommended: RecommendedPlan) -> None:
     cols[2].metric(
         "Cost over its lower bound",
         "–" if ratio is None else f"{ratio:.3f}×",
-        help=f"{definitions.define('Cost over its lower bound')} The bound: "
-        f"{fmt.usd(recommended.cost_lower_bound_usd)} per year.",
+        help=f"{definitions.define('Cost over its lower bound')} "
+        + (
+            "No bound above $0 could be proven for this plan."
+            if ratio is None
+            else f"The bound: {fmt.usd(recommended.cost_lower_bound_usd)} per year."
+        ),
     )
     best = recommended.best_single
     if best is not None:
