@@ -1473,10 +1473,9 @@ def _by_configurations(
     group_of = {w.name: i for i, g in enumerate(groups) for w in g.members}
     # Leaving an instance out costs more than any host, and a hundred times more per level
     # of priority: the master serves what it can, most urgent first.
+    short_usd = _short_usd(types, found, rates)
     short_cost = [
-        _short_usd(types, found, rates)
-        * 100.0 ** (len(levels) - 1 - levels.index(g.first.priority))
-        for g in groups
+        short_usd * 100.0 ** (len(levels) - 1 - levels.index(g.first.priority)) for g in groups
     ]
     limits = SolverLimits(
         time_limit_s=scenario.assumptions.time_limit_s, node_work=_PRICING_NODE_WORK
