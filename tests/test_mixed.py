@@ -1316,3 +1316,48 @@ def test_other_roles_keep_the_cores_of_instances_that_span_gpus() -> None:
     assert _served(plan) == 15
     assert recommended.result.metrics.lower_bound_gpus == len(plan.gpu_configs) == 16
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
+
+
+def test_a_round_that_only_keeps_classes_apart_does_not_solve_the_milp_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A class over its slowdown limit is first kept apart from others: placement changes, the
+    MILP does not, so its counts are not solved again; the plan is the one solving again
+    gives."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    first = scenario.workloads[0].name
+    rounds: list[int] = []
+    best_plan = mixed._best_plan
+
+    def round_of(*arguments: Any) -> tuple[mixed.Counts, mixed._Placing]:
+        rounds.append(1)
+        return best_plan(*arguments)
+
+    # Over its limit in the first round only.
+    monkeypatch.setattr(mixed, "_best_plan", round_of)
+    monkeypatch.setattr(mixed, "over_limit", lambda *_: {first} if len(rounds) == 1 else set())
+    solved: list[tuple[object, ...]] = []
+    solve = mixed.solve_counts
+
+    def counted(*arguments: Any, **keywords: Any) -> mixed.Counts | None:
+        if "caps" in keywords:  # a plan's counts, not a bound's or one host type's
+            solved.append((tuple(arguments[1]), tuple(arguments[2]), str(sorted(keywords.items()))))
+        return solve(*arguments, **keywords)
+
+    monkeypatch.setattr(mixed, "solve_counts", counted)
+    kept = recommend(scenario, AnnualRates(scenario)).plan
+    assert len(rounds) == 2
+    assert solved
+    assert len(solved) == len(set(solved))
+    rounds.clear()
+    monkeypatch.setattr(
+        mixed._SolvedCounts,
+        "__call__",
+        lambda _, scenario, types, found, rates, caps, rows: solve(
+            scenario, types, found, rates, caps=caps, host_rows=rows
+        ),
+    )
+    again = recommend(scenario, AnnualRates(scenario)).plan
+    assert check_plan(kept, scenario) == []
+    assert set(kept.placements) == set(again.placements)
+    assert kept.roles == again.roles

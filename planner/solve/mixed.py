@@ -1413,9 +1413,17 @@ def recommend(
     found, refusals = options(scenario, types, methods, solos)
     isolated: set[str] = set()
     proven_best = _ProvenBest(scenario, types, methods, solos, rates)
+    solved = _SolvedCounts()
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _best_plan(
-            scenario, types, (found, refusals), rates, isolated, len(available), proven_best
+            scenario,
+            types,
+            (found, refusals),
+            rates,
+            isolated,
+            len(available),
+            proven_best,
+            solved,
         )
         opened = available
         if hosts is not None:
@@ -1784,6 +1792,7 @@ def _best_plan(
     isolated: Set[str],
     hosts: int,
     proven_best: _ProvenBest,
+    solved: _SolvedCounts,
 ) -> tuple[Counts, _Placing]:
     """The mix of ``choices`` (options, refusals) on an estate of ``hosts`` hosts, placed: the
     MILP's by type, then, where they may do better, the tighter models' (a small estate), each
@@ -1795,7 +1804,7 @@ def _best_plan(
     by_configuration = _plans_by_configuration(scenario, hosts)
     rounds = 1 if by_configuration else None
     counts, placing = _solve_and_place(
-        scenario, types, found, refusals, rates, isolated, rounds=rounds
+        scenario, types, found, refusals, rates, isolated, solved, rounds=rounds
     )
     if hosts <= _ONE_TYPE_PER_HOST_MAX_HOSTS:
         # Also with the bound's rows of cores and RAM host by host in the MILP, and with
@@ -1817,6 +1826,7 @@ def _best_plan(
                 refusals,
                 rates,
                 isolated,
+                solved,
                 host_rows=rows,
             )
             if _rank(scenario, types, rates, planned[1]) < _rank(scenario, types, rates, placing):
@@ -1832,6 +1842,7 @@ def _best_plan(
             refusals,
             rates,
             isolated,
+            solved,
             host_rows=HostRows.PER_GPU,
             rounds=rounds,
         )
@@ -1855,6 +1866,31 @@ _ONE_TYPE_PER_HOST_MAX_HOSTS = 24
 that cores, RAM and GPUs hold host by host in the MILP, not summed over a type, and with the
 bound's host-by-host rows in the MILP; the plan that leaves out fewer instances by priority,
 then costs less, is kept."""
+
+
+@dataclass
+class _SolvedCounts:
+    """``solve_counts`` of a plan, each model solved once per recommendation: a round of the
+    slowdown loop that only keeps classes apart places the same counts again, and on a large
+    estate one solve may take a minute."""
+
+    _solved: dict[tuple[object, ...], Counts | None] = field(default_factory=dict)
+
+    def __call__(
+        self,
+        scenario: Scenario,
+        types: Sequence[HostType],
+        found: Sequence[Option],
+        rates: Rates,
+        caps: Mapping[tuple[str, Method, int], int],
+        host_rows: HostRows,
+    ) -> Counts | None:
+        key = (tuple(types), tuple(found), frozenset(caps.items()), host_rows)
+        if key not in self._solved:
+            self._solved[key] = solve_counts(
+                scenario, types, found, rates, caps=caps, host_rows=host_rows
+            )
+        return self._solved[key]
 
 
 @dataclass
@@ -1909,12 +1945,13 @@ def _solve_and_place(
     refusals: Sequence[Refusal],
     rates: Rates,
     isolated: Set[str],
+    solved: _SolvedCounts,
     *,
     host_rows: HostRows = HostRows.SUMMED,
     rounds: int | None = None,
 ) -> tuple[Counts, _Placing]:
-    """The MILP's counts placed on hosts, the best of a few rounds (``rounds``, default
-    ``_PLACEMENT_ROUNDS``).
+    """The MILP's counts (``solved``) placed on hosts, the best of a few rounds (``rounds``,
+    default ``_PLACEMENT_ROUNDS``).
 
     The MILP sums cores and RAM over a type's hosts, so its mix may not fit host by host (an
     80-core GPU's instances beside four 24-core ones on a 112-core host). When placement could
@@ -1932,9 +1969,7 @@ def _solve_and_place(
     left_out_by_milp: int | None = None
     for _ in range(_PLACEMENT_ROUNDS if rounds is None else rounds):
         counts = (
-            solve_counts(scenario, types, found, rates, caps=caps, host_rows=host_rows)
-            if found
-            else None
+            solved(scenario, types, found, rates, caps, host_rows) if found else None
         ) or _NO_COUNTS
         if left_out_by_milp is None:
             total = sum(w.instances for w in scenario.workloads)
