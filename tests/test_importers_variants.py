@@ -556,6 +556,24 @@ def test_an_rvtools_vhost_tab_saved_another_way_reads_as_the_workbook(
     assert read == {reader: (hosts, ()) for reader, (hosts, _) in plain.items()}
 
 
+@pytest.mark.parametrize("saved_as", ["workbook", "comma CSV", "semicolon CSV"])
+def test_a_repeated_vhost_header_is_no_host(tmp_path: Path, saved_as: str) -> None:
+    """vHost tabs of two vCenters joined one after the other repeat the header: that row is one
+    problem naming it, not a host 'Host' with assumed cores and memory; the hosts on both sides
+    are read."""
+    plain = _vhost_hosts(tmp_path, "rvtools.xlsx", VHOST_SAVED_AS["workbook"](VHOST))
+    joined = [*VHOST[:2], VHOST[0], *VHOST[2:]]
+    name = "rvtools.xlsx" if saved_as == "workbook" else "vhost.csv"
+    for reader, (hosts, problems) in _vhost_hosts(
+        tmp_path, name, VHOST_SAVED_AS[saved_as](joined)
+    ).items():
+        assert (reader, hosts) == (reader, plain[reader][0])
+        (problem,) = problems
+        assert (problem.file, problem.row) == (f"{name} [vHost]", 3)
+        assert "header row is repeated" in problem.message
+        assert problem.fix == "delete this row"
+
+
 QUERY_HEADER = ["name", "memory.total [MiB]", "mig.mode.current", "index"]
 QUERY_ROWS = [
     ["NVIDIA A100-SXM4-80GB", "81920 MiB", "Enabled", "0"],

@@ -278,7 +278,22 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
         )
     ]
     problems.extend(_missing_columns(columns, tab, header_row[0]))
+    header = _header_names(header_row[1])
     for number, values in rows:
+        if _header_names(values) == header:
+            # Exports of several vCenters joined one after the other repeat the header: no host
+            # (read as one, it would be host 'Host' with assumed cores and memory).
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    None,
+                    f"the header row is repeated here (row {header_row[0]} is the header): "
+                    "exports joined one after the other; row left out",
+                    "delete this row",
+                )
+            )
+            continue
         host = _text(values, columns.get("host"))
         if not host:
             problems.append(
@@ -338,6 +353,15 @@ def _missing_columns(
         )
         for what, written, field in missing
     ]
+
+
+def _header_names(values: Sequence[Any]) -> tuple[str, ...]:
+    """A row's cells as column names are matched, trailing empty cells left out: a repeated
+    header row gives the header's names."""
+    names = [_normalised(v) for v in values]
+    while names and not names[-1]:
+        names.pop()
+    return tuple(names)
 
 
 def _text(values: Sequence[Any], column: tuple[int, str] | None) -> str:
