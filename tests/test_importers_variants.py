@@ -443,6 +443,10 @@ def test_a_node_of_a_model_the_catalog_lacks_is_read_and_said(tmp_path: Path) ->
     assert "--catalog-extra" in report.getvalue()
 
 
+def _kube_list(kind: str, items: Sequence[object]) -> bytes:
+    return json.dumps({"apiVersion": "v1", "kind": kind, "items": list(items)}).encode()
+
+
 WRONG_FILES: list[tuple[str, str, bytes, str]] = [
     ("inventory", "empty.csv", b"", "empty"),
     ("workloads", "blank.csv", b"  \r\n\r\n\t\n", "empty"),
@@ -452,6 +456,11 @@ WRONG_FILES: list[tuple[str, str, bytes, str]] = [
     ("inventory", "latin1.csv", "host,cluster\nnoeud-é,x\n".encode("latin-1"), "not UTF-8"),
     ("inventory", "pods.json", kube_list(pod("p")), "describes workloads"),
     ("workloads", "nodes.json", kube_list(node("n", {"nvidia.com/gpu.count": "1"})), "hosts"),
+    ("inventory", "none.json", _kube_list("List", []), "empty list"),
+    ("workloads", "none.json", _kube_list("List", []), "empty list"),
+    ("inventory", "nodes-none.json", _kube_list("NodeList", []), "kind NodeList, no items"),
+    ("workloads", "pods-none.json", _kube_list("PodList", []), "kind PodList, no items"),
+    ("workloads", "pods.txt", b"No resources found in ml namespace.\n", "found nothing"),
     ("inventory", "nodes.yaml", b"apiVersion: v1\nitems: []\nkind: List\n", "YAML"),
     (
         "inventory",
@@ -480,10 +489,11 @@ def test_a_file_of_the_wrong_kind_is_refused_naming_it_with_a_fix(
     data: bytes,
     said: str,
 ) -> None:
-    """An empty file, an image, an archive, Latin-1 text, the other role's kubectl output,
-    YAML, a table, an unknown workbook, a file over the size limit or of one endless line, or
-    the other trace list: the command line exits 2 naming the file with a fix (no traceback),
-    and the dashboard's import refuses it alike."""
+    """An empty file, an image, an archive, Latin-1 text, the other role's kubectl output, an
+    empty kubectl list or kubectl's 'No resources found', YAML, a table, an unknown workbook, a
+    file over the size limit or of one endless line, or the other trace list: the command line
+    exits 2 naming the file with a fix (no traceback), and the dashboard's import refuses it
+    alike."""
     path = _path(tmp_path, name, data)
     assert main(["plan", f"--{role}", str(path), "--methods", "passthrough", "--no-harvest"]) == 2
     err = capsys.readouterr().err

@@ -134,6 +134,14 @@ _GIVE_AS = {
     ),
 }
 
+_EMPTY_LIST_FIX = {
+    "inventory": "check the cluster kubectl is talking to (kubectl config current-context), then "
+    "give the output of kubectl get nodes -o json",
+    "workloads": "check the cluster and the namespace: kubectl get pods -A -o json lists the pods "
+    "of every namespace (without -A, only the current one)",
+}
+"""How to list the objects again when kubectl listed none, by the role the file was given as."""
+
 
 def give_as(role: Literal["inventory", "workloads"]) -> str:
     """How to give a file of ``role`` instead, worded for the dashboard and the command line
@@ -280,6 +288,11 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
                 "create the GPU instances first, or give nvidia-smi -L or nvidia-smi output for "
                 "the GPUs",
             )
+    if first.startswith("No resources found"):
+        return (
+            f"kubectl found nothing to list ('{first[:120]}')",
+            f"{_EMPTY_LIST_FIX['workloads']}; for nodes, {_EMPTY_LIST_FIX['inventory']}",
+        )
     if first.startswith("<"):
         return (
             "XML, but not nvidia-smi -q -x's report (no <nvidia_smi_log>)",
@@ -425,6 +438,8 @@ def _json_format(data: bytes, file: str, role: Role | None) -> Format:
     documents = json_documents(data, file)
     _refuse_prometheus_answer(documents, file)
     objects = kube_objects(documents)
+    if not objects:
+        _refuse_empty_list(documents, file, role)
     kinds = {str(o.get("kind", "")) for o in objects}
     if "Pod" in kinds:
         return Format.KUBECTL_PODS
@@ -435,6 +450,34 @@ def _json_format(data: bytes, file: str, role: Role | None) -> Format:
     if any("status" in o and "metadata" in o for o in objects):
         return Format.KUBECTL_NODES
     raise _refuse(file, "JSON, but neither Kubernetes nodes nor pods", role)
+
+
+def _refuse_empty_list(documents: list[Any], file: str, role: Role | None) -> None:
+    """Refuse kubectl's JSON of an empty list (``{"kind": "List", "items": []}``, what
+    ``kubectl get pods -o json`` writes for a namespace without pods): it is kubectl's output,
+    of nothing, which says more than 'neither nodes nor pods'."""
+    kinds = [
+        str(d.get("kind", ""))
+        for d in documents
+        if isinstance(d, dict) and isinstance(d.get("items"), list) and "kind" in d
+    ]
+    if not kinds:
+        return
+    fix = _EMPTY_LIST_FIX.get(str(role)) or (
+        f"{_EMPTY_LIST_FIX['inventory']}; for workloads, {_EMPTY_LIST_FIX['workloads']}"
+    )
+    raise InputError(
+        [
+            InputProblem(
+                file,
+                None,
+                None,
+                f"kubectl's JSON output of an empty list (kind {', '.join(dict.fromkeys(kinds))}, "
+                "no items): the cluster or namespace queried has no such objects",
+                fix,
+            )
+        ]
+    )
 
 
 def _refuse_prometheus_answer(documents: list[Any], file: str) -> None:
