@@ -87,6 +87,7 @@ SAVED_AS: dict[str, Callable[[Rows], bytes]] = {
     "UTF-16 tab-separated (Excel Unicode Text)": lambda rows: _utf16(_csv(rows, "\t", "\r\n")),
     "UTF-16 big-endian, tab-separated": lambda rows: _utf16(_csv(rows, "\t"), "utf-16-be"),
     "semicolons and decimal commas (European Excel)": lambda rows: european_csv(_csv(rows)),
+    "Excel's sep= line above the header": lambda rows: b"sep=;\r\n" + european_csv(_csv(rows)),
     "every cell quoted": lambda rows: _csv(rows, quoting=csv.QUOTE_ALL),
     "classic Mac line ends (CR)": lambda rows: _csv(rows, line_end="\r"),
     "empty rows at the end": lambda rows: _csv([*rows, *[[""] * len(rows[0])] * 3]) + b"\n\n",
@@ -153,7 +154,7 @@ def test_an_inventory_saved_another_way_reads_as_the_plain_one(
     tmp_path: Path, saved_as: str
 ) -> None:
     """However a spreadsheet saved the inventory (columns reordered, header case, BOM and CRLF,
-    UTF-16, semicolons with decimal commas, empty rows), every reader gives
+    UTF-16, semicolons with decimal commas, Excel's sep= line, empty rows), every reader gives
     the hosts of the plain file, without a problem."""
     plain = load_hosts(("inventory.csv", _csv(INVENTORY_ROWS)), CATALOG).value.inventory.hosts
     read = _hosts_everywhere(tmp_path, "hosts.csv", SAVED_AS[saved_as](INVENTORY_ROWS))
@@ -744,8 +745,8 @@ def test_kubectl_pods_saved_another_way_read_as_the_plain_output(
 def test_the_command_line_plans_a_re_saved_scenario_as_the_plain_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """End to end: the inventory as Excel's Unicode Text and the mix as a European CSV
-    plan exactly as the plain files (the same summary lines), exit 0."""
+    """End to end: the inventory as Excel's Unicode Text and the mix as a European CSV with
+    Excel's sep= line plan exactly as the plain files (the same summary lines), exit 0."""
     options = ["--methods", "passthrough", "--no-harvest"]
     plain = [
         "--inventory",
@@ -756,7 +757,7 @@ def test_the_command_line_plans_a_re_saved_scenario_as_the_plain_one(
     assert main(["plan", *plain, *options]) == 0
     expected = capsys.readouterr().out
     hosts = SAVED_AS["UTF-16 tab-separated (Excel Unicode Text)"](INVENTORY_ROWS)
-    mix = SAVED_AS["semicolons and decimal commas (European Excel)"](WORKLOAD_ROWS)
+    mix = SAVED_AS["Excel's sep= line above the header"](WORKLOAD_ROWS)
     saved = [
         "--inventory",
         str(_path(tmp_path, "hosts.txt", hosts)),

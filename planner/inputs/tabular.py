@@ -34,6 +34,7 @@ __all__ = [
     "binary_kind",
     "csv_error_problem",
     "decode_file",
+    "excel_separator",
     "is_workbook",
     "normalise_column",
     "number_text",
@@ -330,8 +331,9 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. Blank lines count as rows, as
     in a spreadsheet, and are skipped. ``separators`` are the column separators read (the one
-    that splits the header into the most columns, ``sniff_separator``); a file separated by
-    another is refused naming its separator.
+    that splits the header into the most columns, ``sniff_separator``, or the one of them an
+    Excel ``sep=;`` first line names); a file separated by another is refused naming its
+    separator.
     """
     data = _read_bytes(source, file)
     _refuse_large_file(file, len(data))
@@ -348,7 +350,13 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
             ]
         )
     text = decode_file(data, file, CSV_TEXT)
-    separator = sniff_separator(text, separators)
+    first_end = _LINE_END.search(text)
+    named = excel_separator(text[: first_end.start()] if first_end else text)
+    if named is not None:
+        # Excel's separator line is no row of the table: it is blanked, so the rows keep the
+        # numbers a spreadsheet shows them with (the header is then row 2).
+        text = text[first_end.start() :] if first_end else ""
+    separator = named if named and named in separators else sniff_separator(text, separators)
     records = _records(text, file, separator)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
     if header_index is None:
@@ -424,6 +432,18 @@ def _quote_fix(separator: str) -> str:
         f"the columns are separated by {name}: put cells that contain them in double quotes, "
         "or add the missing column names"
     )
+
+
+_SEPARATOR_LINE = re.compile(r'^"?sep=(.)"?\1*\s*$', re.IGNORECASE)
+"""The line ``sep=;`` that tells Excel a CSV file's separator, written above the header (a
+spreadsheet may pad it with empty cells: ``sep=;;;;``)."""
+
+
+def excel_separator(line: str) -> str | None:
+    """The separator a CSV file's first line names for Excel (``sep=;`` gives ``;``); None when
+    the line is no such line."""
+    match = _SEPARATOR_LINE.match(line)
+    return None if match is None else match.group(1)
 
 
 def sniff_separator(text: str, separators: str = SPREADSHEET_SEPARATORS) -> str:

@@ -16,6 +16,7 @@ from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
+    excel_separator,
     is_workbook,
     normalise_column,
     sniff_separator,
@@ -215,7 +216,9 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return prefixed
     if lines[0].lstrip().startswith(("{", "[")):
         return _json_format(data, file, role)
-    found = _csv_format(lines[0])
+    # Excel's 'sep=;' line stands above a CSV's header.
+    header = lines[1] if len(lines) > 1 and excel_separator(lines[0]) else lines[0]
+    found = _csv_format(header)
     if found is not None:
         return found
     _refuse_trace(file, data, role)
