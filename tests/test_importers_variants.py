@@ -248,6 +248,9 @@ BAD_HOST_CELLS = [
     ("ram_gib", "2 TiB", "write 2048"),
     ("ram_gib", "2048GB", "reads two ways"),
     ("ram_gib", "2097152 MiB", "write 2048"),
+    ("ram_gib", "2,048", "could be 2.048 or 2048"),
+    ("ram_gib", "1,048,576", "thousands separators"),
+    ("network_gbps", "12,5", "decimal comma"),
     ("gpus_per_host", "99999999999999999999", "out of range"),
     ("gpus_per_host", "8.5", "not a whole number"),
     ("count", "1e30", "out of range"),
@@ -262,7 +265,7 @@ BAD_HOST_CELLS = [
 def test_a_bad_host_cell_is_a_problem_naming_file_row_and_column(
     tmp_path: Path, column: str, written: str, said: str
 ) -> None:
-    """A huge, negative, zero, non-finite or wrongly-united number (or an unknown
+    """A huge, negative, zero, non-finite, wrongly-united or comma-grouped number (or an unknown
     model) in row 2 leaves that row out with one problem naming file, row 2 and the column, what
     is wrong and a fix; every other host is read."""
     rows = _with_decimals(INVENTORY_ROWS, column, written)
@@ -282,6 +285,7 @@ BAD_WORKLOAD_CELLS = [
     ("gpus", "1.5", "not a whole number"),
     ("memory_gib", "80 GB", "reads two ways"),
     ("busy_fraction", "35", "out of range"),
+    ("busy_fraction", "12,5%", "decimal comma"),
     ("vcpus", "1e999", "not a finite number"),
     ("active_hours", "25-26", ""),
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "parse_text",
     "read_csv_table",
     "read_rows",
+    "refuse_comma_number",
     "refuse_repeated_names",
     "sniff_separator",
     "source_name",
@@ -295,6 +296,41 @@ def number_text(text: str, separator: str) -> str:
     if DECIMAL_COMMA.fullmatch(number):
         return number.replace(",", ".") + percent
     return text
+
+
+_COMMA_NUMBER = re.compile(r"[+-]?\d+(,\d+)+(\.\d+)?")
+"""A number with a comma in it: ``2,048``, ``1,048,576``, ``0,25``."""
+_THOUSANDS_COMMAS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?")
+"""Commas between groups of thousands, then a decimal point or none: ``1,048,576``,
+``2,048.5``."""
+
+
+def refuse_comma_number(text: str) -> None:
+    """Raise ``CellError`` for a number written with a comma in a comma-separated file (a
+    quoted ``"2,048"``, as a spreadsheet that shows thousands separators saves it, or ``"0,25"``
+    from a locale whose decimal mark is a comma), saying what the comma may be; such a file
+    reads neither, and 'not a number' alone would not say why."""
+    written = text.strip()
+    percent = "%" if written.endswith("%") else ""
+    number = written.removesuffix("%").strip()
+    if not _COMMA_NUMBER.fullmatch(number):
+        return
+    plain = number.replace(",", "") + percent
+    if _ONE_GROUP.fullmatch(number):
+        whole, decimals = number.split(",")
+        meaning = f"could be {whole}.{decimals}{percent} or {plain}"
+        fix = f"write {plain}, or {whole}.{decimals}{percent}"
+    elif _THOUSANDS_COMMAS.fullmatch(number):
+        meaning, fix = "has thousands separators", f"write {plain}"
+    elif DECIMAL_COMMA.fullmatch(number):
+        meaning, fix = "has a decimal comma", f"write {number.replace(',', '.')}{percent}"
+    else:
+        meaning, fix = "has commas", "write the number without them"
+    raise CellError(
+        f"'{text}' {meaning}: numbers in a comma-separated file take no comma",
+        f"{fix} (no thousands separator, a point as the decimal mark), or save the file with "
+        "semicolons between columns, where a decimal comma is read",
+    )
 
 
 def _close(word: str, candidates: Sequence[str]) -> list[str]:
@@ -745,6 +781,8 @@ def parse_cells(
             if units is not None and column in units:
                 read = units[column](read)
             if column in numbers:
+                if table.separator == ",":
+                    refuse_comma_number(read)
                 read = table.number_text(read)
             values[column] = parse(read)
         except CellError as error:
