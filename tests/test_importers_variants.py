@@ -21,11 +21,15 @@ from typing import Any
 import pytest
 from importer_samples import (
     CATALOG,
+    MIG_LGI,
+    NVIDIA_SMI_LIST,
+    NVIDIA_SMI_TABLE,
     container,
     european_csv,
     kube_list,
     node,
     pod,
+    sample,
 )
 from openpyxl import Workbook
 
@@ -646,6 +650,28 @@ def test_an_nvidia_smi_query_csv_saved_another_way_reads_as_the_plain_one(
     expected = [("A100-80GB-SXM", 2, True)]
     assert _gpus(cli.scenario.inventory.hosts) == expected
     assert _gpus(panel.value.hosts) == expected
+
+
+@pytest.mark.parametrize("output", [NVIDIA_SMI_TABLE, NVIDIA_SMI_LIST, MIG_LGI])
+@pytest.mark.parametrize(
+    "paste",
+    [
+        lambda text: text.replace(" ", "\u00a0"),
+        lambda text: text.replace("  ", "\u00a0 "),
+        lambda text: text.replace(" ", "\u00a0", 3),
+    ],
+    ids=["every space", "runs of spaces", "first spaces"],
+)
+def test_tool_output_copied_from_a_web_page_reads_as_the_output(
+    output: str, paste: Callable[[str], str]
+) -> None:
+    """nvidia-smi's table, -L list and mig -lgi copied from a web page, a chat or a mail have
+    no-break spaces where the tool printed spaces: they read as the tool's output."""
+    name, data = sample(output)
+    plain = import_inventory([("gpu-07.txt", data)], CATALOG).inventory(CATALOG).value.hosts
+    pasted = paste(data.decode()).encode()
+    read = import_inventory([("gpu-07.txt", pasted)], CATALOG).inventory(CATALOG).value.hosts
+    assert _gpus(read) == _gpus(plain), name
 
 
 def _dcgm_line(metric: str, value: object, pod_name: str, gpu: str) -> str:

@@ -43,15 +43,20 @@ _TOOL_TEXT = TextKind(
 """A tool's output saved to a file (or pasted), as the importers read it."""
 
 
+_NO_BREAK_SPACES = str.maketrans(dict.fromkeys("\u00a0\u2007\u202f", " "))
+"""No-break spaces (plain, figure, narrow), which a web page, a chat or a mail client puts in
+place of spaces when tool output is copied from it; a tool prints plain spaces."""
+
+
 def decode_text(data: bytes, file: str) -> str:
     """The text of a tool's output file, decoded as the planner's CSV files are
     (``tabular.decode_file``: UTF-8, or UTF-16 with its byte-order mark); newlines are
-    normalised to ``\\n``.
+    normalised to ``\\n`` and no-break spaces to spaces (output copied from a web page).
 
     Raises ``InputError`` for binary data or another encoding.
     """
     text = decode_file(data, file, _TOOL_TEXT)
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_NO_BREAK_SPACES)
 
 
 def _prompt(line: str) -> tuple[bool, str | None]:
