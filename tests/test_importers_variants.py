@@ -734,13 +734,14 @@ def test_dcgm_metrics_saved_another_way_measure_as_the_plain_scrape(
 
 @pytest.mark.parametrize(
     ("value", "said"),
-    [("NaN", "cannot be read"), ("-1", "cannot be read")],
+    [("1e308", "above 1,048,576 MiB"), ("NaN", "cannot be read"), ("-1", "cannot be read")],
 )
 def test_an_impossible_dcgm_memory_sample_is_left_out_naming_its_line(
     value: str, said: str
 ) -> None:
-    """A frame-buffer sample that is not a number or negative is one problem naming the file,
-    its line and the metric; the class's memory is the peak of its other samples."""
+    """A frame-buffer sample above 1 TiB (an exporter fault), not a number or negative is one
+    problem naming the file, its line and the metric; the class's memory is the peak of its
+    other samples."""
     measured, problems = _measured(
         (DCGM + _dcgm_line("DCGM_FI_DEV_FB_USED", value, "inf-0", "0")).encode()
     )

@@ -43,6 +43,9 @@ _BUSY_MAXIMUM = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE": (1.0, ""), "DCGM_FI_DEV_GPU_UT
 """The largest value of each busy metric (all of the time), with its unit as written."""
 MEMORY_METRIC = "DCGM_FI_DEV_FB_USED"
 """Frame buffer used [MiB]."""
+_MEMORY_MAXIMUM_MIB = 2.0**20
+"""Frame buffer used above which a sample is an exporter fault [MiB]: 1 TiB, several times the
+largest GPU's memory (H200: 141 GB)."""
 
 _LINE = re.compile(
     r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)\s*(?:\{(?P<labels>.*)\})?\s+"
@@ -120,6 +123,21 @@ def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputP
                     name,
                     f"the {name} sample cannot be read: ignored",
                     "give the exporter's /metrics output unchanged",
+                )
+            )
+            continue
+        if name == MEMORY_METRIC and value > _MEMORY_MAXIMUM_MIB:
+            # The peak of the samples is the memory a workload needs: one corrupt sample would
+            # be the whole class's need.
+            problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    name,
+                    f"{name} is {value:g} MiB, above {_MEMORY_MAXIMUM_MIB:,.0f} MiB (1 TiB, more "
+                    "than any GPU holds): the sample is left out",
+                    "give the exporter's /metrics output unchanged; such a value comes from an "
+                    "exporter or relabelling fault",
                 )
             )
             continue
