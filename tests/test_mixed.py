@@ -36,7 +36,7 @@ from planner.solve.mixed import (
     options,
     recommend,
 )
-from planner.solve.packing import _Committed, instances_of, pack
+from planner.solve.packing import _Committed, instances_of, pack, plan_method
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -1361,3 +1361,32 @@ def test_a_round_that_only_keeps_classes_apart_does_not_solve_the_milp_again(
     assert check_plan(kept, scenario) == []
     assert set(kept.placements) == set(again.placements)
     assert kept.roles == again.roles
+
+
+def test_a_large_estate_s_plan_by_configuration_starts_from_the_single_method_plans(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plans ``recommend`` is given to start from reach the configuration master as one
+    configuration per host they use, each holding what the plan placed there under the
+    plan's method; the mix then serves at least what the plan serves."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
+    single = plan_method(Method.VGPU, scenario)
+    assert check_plan(single, scenario) == []
+    starts: list[Sequence[Any]] = []
+    plan_configurations = mixed.plan_configurations
+
+    def kept(*arguments: Any, **keywords: Any) -> Any:
+        if "start" in keywords:  # a plan's, not a bound's
+            starts.append(keywords["start"])
+        return plan_configurations(*arguments, **keywords)
+
+    monkeypatch.setattr(mixed, "plan_configurations", kept)
+    plan = recommend(scenario, AnnualRates(scenario), starts=[single]).plan
+    assert check_plan(plan, scenario) == []
+    assert _served(plan) >= _served(single)
+    # The single plan's hosts come last, after those of the mix's own placement.
+    held = Counter(p.host for p in single.placements)
+    from_single = starts[0][-len(held) :]
+    assert sorted(round(sum(c.holds.values())) for c in from_single) == sorted(held.values())
+    assert all(set(c.setup.gpus) == {Method.VGPU} for c in from_single)

@@ -392,12 +392,17 @@ def draft_recommendation(
         return None
     rates = AnnualRates(scenario)
     methods = tuple(r.plan.method for r in singles if r.plan.method is not None)
-    mixed = recommend(scenario, rates, hosts=hosts, methods=methods)
-    # Single-method plans are ranked on their own results: relabelling changes no figure.
-    candidates: list[tuple[MethodResult, MethodPlan, str]] = [
-        (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better")
+    within = [
+        r
         for r in singles
         if r.plan.method is not None and r.plan.placements and within_limits(r, scenario)
+    ]
+    # On the inventory, the mix may start from the hosts of the single-method plans.
+    starts = [r.plan for r in within] if hosts is None else []
+    mixed = recommend(scenario, rates, hosts=hosts, methods=methods, starts=starts)
+    # Single-method plans are ranked on their own results: relabelling changes no figure.
+    candidates: list[tuple[MethodResult, MethodPlan, str]] = [
+        (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better") for r in within
     ]
     mix = measure_plan(mixed.plan, scenario)
     candidates.insert(0, (mix, mixed.plan, "a mix of sharing methods"))

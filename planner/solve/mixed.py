@@ -1397,6 +1397,7 @@ def recommend(
     hosts: Sequence[Host] | None = None,
     methods: Sequence[Method] = tuple(METHODS),
     owned: Sequence[Host] = (),
+    starts: Sequence[MethodPlan] = (),
 ) -> MixedPlan:
     """The recommended mix on ``hosts`` (default: the scenario's inventory; when sizing, the
     servers that may be bought) and the ``owned`` hosts beside them: the MILP's counts placed
@@ -1405,7 +1406,8 @@ def recommend(
     may use: the inventory, or when sizing the ``owned`` hosts and the servers it opens. An
     estate of at most ``_ONE_TYPE_PER_HOST_MAX_HOSTS`` hosts is planned by host type, with
     each host a type of its own and with the MILP's cores and RAM host by host, and the best
-    plan kept."""
+    plan kept. A large estate's plan by configuration also starts from the hosts of the plans
+    ``starts`` (the single-method plans within the classes' limits, on these hosts)."""
     started = time.perf_counter()
     available = scenario.inventory.hosts if hosts is None else (*owned, *hosts)
     types = host_types(available, scenario, owned={h.name for h in owned})
@@ -1424,6 +1426,7 @@ def recommend(
             len(available),
             proven_best,
             solved,
+            [_placing_of(plan) for plan in starts],
         )
         opened = available
         if hosts is not None:
@@ -1463,12 +1466,12 @@ def _by_configurations(
     refusals: Sequence[Refusal],
     rates: Rates,
     isolated: Set[str],
-    start: _Placing,
+    starts: Sequence[_Placing],
 ) -> tuple[Counts, _Placing] | None:
     """The mix planned host by host: each host set up by one *configuration* (its GPUs' roles
     and the instances of each class it holds, within its GPUs, cores and RAM as the one-host
     MILP of ``solve_counts`` sees them), chosen by column generation over the configurations
-    (``milp.plan_configurations``, starting from the hosts of the plan ``start``), then each
+    (``milp.plan_configurations``, starting from the hosts of the plans ``starts``), then each
     host's instances packed by their methods onto that host, and what is left retried, made
     room for and consolidated as a placement from counts is. The MILP by type sums cores and
     RAM over a type's hosts, so its mix may not fit host by host; here the mix is chosen with
@@ -1493,7 +1496,7 @@ def _by_configurations(
         short_cost,
         [len(t.hosts) for t in types],
         _host_pricer(scenario, types, groups, demands, rates, limits),
-        start=_configurations_of(start, types, group_of, rates),
+        start=[c for placed in starts for c in _configurations_of(placed, types, group_of, rates)],
         rounds=_CONFIGURATION_ROUNDS,
         pricing_work=_CONFIGURATION_PRICING_WORK,
         limits=limits,
@@ -1646,10 +1649,13 @@ def _on_type(option: Option, t: int) -> Option:
 def _configurations_of(
     placing: _Placing, types: Sequence[HostType], group_of: Mapping[str, int], rates: Rates
 ) -> list[Configuration]:
-    """Each host of a placed plan as the configuration it is set up by."""
+    """Each host of a placed plan as the configuration it is set up by (of ``types``' hosts,
+    holding classes with a merged class in ``group_of``)."""
     type_of = {h.name: (t, h) for t, ht in enumerate(types) for h in ht.hosts}
     held: dict[str, dict[tuple[int, Method], set[str]]] = {}
     for p in placing.placements:
+        if p.host not in type_of or p.workload not in group_of:
+            continue
         method = placing.roles[(p.host, p.gpu_index)]
         held.setdefault(p.host, {}).setdefault((group_of[p.workload], method), set()).add(
             p.instance
@@ -1665,6 +1671,15 @@ def _configurations_of(
             holds[i] = holds.get(i, 0.0) + n
         found.append(Configuration(t, cost, holds, _HostSetup(instances, dict(roles[name]))))
     return found
+
+
+def _placing_of(plan: MethodPlan) -> _Placing:
+    """A placed plan as a plan being placed: its placements and each GPU's role."""
+    return _Placing(
+        placements=list(plan.placements),
+        configs=dict(plan.gpu_configs),
+        roles={key: plan.role(key) for key in plan.gpu_configs},
+    )
 
 
 def _place_configurations(
@@ -1793,11 +1808,14 @@ def _best_plan(
     hosts: int,
     proven_best: _ProvenBest,
     solved: _SolvedCounts,
+    starts: Sequence[_Placing] = (),
 ) -> tuple[Counts, _Placing]:
     """The mix of ``choices`` (options, refusals) on an estate of ``hosts`` hosts, placed: the
     MILP's by type, then, where they may do better, the tighter models' (a small estate), each
     GPU held to one host's cores (when placement left out more than the MILP) and the mix
-    chosen host by host by configuration (a large estate); the best kept."""
+    chosen host by host by configuration (a large estate, starting from the hosts of the plan
+    by type and of the placed plans ``starts``); the best kept (``solved``: the MILP's counts
+    solved so far)."""
     found, refusals = choices
     # A large estate's rounds of holding types to what they took are left to the plan by
     # configuration, which chooses the mix host by host.
@@ -1850,7 +1868,9 @@ def _best_plan(
             counts, placing = by_gpu
     if by_configuration:
         # Also chosen host by host, by configuration: a mix the hosts hold one by one.
-        configured = _by_configurations(scenario, types, found, refusals, rates, isolated, placing)
+        configured = _by_configurations(
+            scenario, types, found, refusals, rates, isolated, (placing, *starts)
+        )
         if configured is not None and _ranks_first(
             scenario, types, rates, configured, (counts, placing)
         ):
