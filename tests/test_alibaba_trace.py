@@ -3,7 +3,11 @@ reported; planned through the CLI."""
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -61,6 +65,81 @@ def test_a_list_is_recognised_in_the_encodings_its_loader_reads() -> None:
     assert is_node_list(NODES.encode("utf-16"))
     assert is_pod_list(PODS.encode("utf-16"))
     assert not is_node_list(NODES.replace("node-0", "nœud-0").encode("cp1252"))
+
+
+def _openb(name: str) -> Path:
+    """A file of the real trace in ``shared/data/alibaba-openb`` beside the repository (or
+    above it); the test is skipped when it is absent."""
+    here = Path(__file__).resolve().parent
+    for folder in here.parents:
+        path = folder / "shared" / "data" / "alibaba-openb" / name
+        if path.is_file():
+            return path
+    pytest.skip(f"the Alibaba openb trace ({name}) is not beside the repository")
+
+
+def _every(path: Path, step: int) -> list[list[str]]:
+    """The header and every ``step``-th row of a real list: a small slice of each kind of row."""
+    rows = list(csv.reader(io.StringIO(path.read_text())))
+    return [rows[0], *rows[1::step]]
+
+
+def _written(rows: list[list[str]], separator: str = ",", line_end: str = "\n") -> str:
+    out = io.StringIO()
+    csv.writer(out, delimiter=separator, lineterminator=line_end).writerows(rows)
+    return out.getvalue()
+
+
+RESAVED: dict[str, Callable[[list[list[str]]], bytes]] = {
+    "semicolons (Excel CSV in a decimal-comma locale)": lambda r: _written(r, ";").encode(),
+    "tabs (Excel Text, tab delimited)": lambda r: _written(r, "\t", "\r\n").encode(),
+    "UTF-16 tabs (Excel Unicode Text)": lambda r: (
+        codecs.BOM_UTF16_LE + _written(r, "\t", "\r\n").encode("utf-16-le")
+    ),
+    "a blank line above the header": lambda r: ("\n" + _written(r)).encode(),
+    "Excel's sep=; line above the header": lambda r: (
+        "sep=;\r\n" + _written(r, ";", "\r\n")
+    ).encode(),
+    "blank rows of separators above the header": lambda r: (";;;;\n" + _written(r, ";")).encode(),
+}
+"""How a spreadsheet re-saves a trace list; each reads as the comma-separated original."""
+
+
+@pytest.mark.parametrize("saved_as", RESAVED)
+def test_a_real_list_re_saved_by_a_spreadsheet_reads_as_the_original(
+    catalog: Catalog, saved_as: str
+) -> None:
+    """A slice of the real node list and pod list, re-saved with semicolons, tabs, as UTF-16,
+    below a blank line or below Excel's sep= line, is recognised as the trace's list (not taken
+    for a planner CSV) and reads to the hosts, catalog and classes of the comma original."""
+    nodes = _every(_openb("openb_node_list_gpu_node.csv"), 25)
+    pods = _every(_openb("openb_pod_list_gpuspec33.csv"), 97)
+    plain_nodes = load_node_list(_written(nodes).encode(), catalog, file_name="nodes.csv")
+    plain_pods = load_pod_list(
+        _written(pods).encode(),
+        catalog,
+        file_name="pods.csv",
+        gpu_models=[h.gpu_model for h in plain_nodes.value.inventory.hosts],
+    )
+    # The slice holds shares, whole GPUs, pods without GPU and pods bound to models.
+    assert {w.memory_share is None for w in plain_pods.value.workloads} == {True, False}
+    assert plain_pods.value.cpu_only
+    assert any(w.gpu_models for w in plain_pods.value.workloads)
+    save = RESAVED[saved_as]
+    assert (is_node_list(save(nodes)), is_pod_list(save(nodes))) == (True, False)
+    assert (is_pod_list(save(pods)), is_node_list(save(pods))) == (True, False)
+    read_nodes = load_node_list(save(nodes), catalog, file_name="nodes.csv")
+    read_pods = load_pod_list(
+        save(pods),
+        catalog,
+        file_name="pods.csv",
+        gpu_models=[h.gpu_model for h in read_nodes.value.inventory.hosts],
+    )
+    assert (read_nodes.problems, read_pods.problems) == ((), ())
+    assert read_nodes.value.inventory == plain_nodes.value.inventory
+    assert read_nodes.value.catalog == plain_nodes.value.catalog
+    assert read_pods.value.workloads == plain_pods.value.workloads
+    assert read_pods.value.cpu_only == plain_pods.value.cpu_only
 
 
 def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: Catalog) -> None:

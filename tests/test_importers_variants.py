@@ -333,18 +333,8 @@ TRACE_PODS: Rows = [
     ["pod-4", "6000", "12288", "1", "460", "", "LS", "Running", "7", "80", "7"],
     ["pod-5", "16000", "65536", "8", "1000", "G2|V100M32", "LS", "Running", "8", "70", "8"],
 ]
-TRACE_SAVED_AS = {
-    name: SAVED_AS[name]
-    for name in (
-        "columns reordered",
-        "header in capitals, spaces for underscores, padded",
-        "byte-order mark and CRLF (Excel CSV UTF-8)",
-        "every cell quoted",
-        "empty rows at the end",
-    )
-}
-"""How a trace list may be saved and still read (semicolon, tab and UTF-16 tab-separated lists
-are not: the trace's loader reads commas only)."""
+TRACE_SAVED_AS = SAVED_AS
+"""A trace list may be saved every way a planner CSV may, and still read."""
 
 
 def _trace(tmp_path: Path, nodes: bytes, pods: bytes) -> dict[str, tuple[Any, ...]]:
@@ -378,7 +368,8 @@ def test_a_trace_list_saved_another_way_reads_as_the_plain_one(
     tmp_path: Path, saved_as: str
 ) -> None:
     """A trace node list and pod list re-saved (columns reordered, header case, BOM and CRLF,
-    quoted, empty rows) give the plain lists' hosts, classes and pods without GPU."""
+    UTF-16 with tabs, semicolons, Excel's sep= line, quoted, CR line ends, blank rows above or
+    below) give the plain lists' hosts, classes and pods without GPU."""
     plain = _trace(tmp_path, _csv(TRACE_NODES), _csv(TRACE_PODS))["dashboard"]
     save = TRACE_SAVED_AS[saved_as]
     read = _trace(tmp_path, save(TRACE_NODES), save(TRACE_PODS))

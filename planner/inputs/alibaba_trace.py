@@ -1,7 +1,8 @@
 """Alibaba's GPU-sharing cluster trace (openb, USENIX ATC 2023) as an inventory and workload mix.
 
 The trace (alibaba/clusterdata ``cluster-trace-gpu-v2023``) has two kinds of CSV, recognised by
-their header:
+their header; a list re-saved by a spreadsheet (semicolons, tabs, UTF-16, Excel's ``sep=;``
+line, blank lines above the header) reads as the comma-separated original:
 
 - a node list (``openb_node_list_gpu_node.csv``): ``sn`` (node name), ``cpu_milli``
   (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model). Each node is a
@@ -29,8 +30,11 @@ notes as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import csv
+import io
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,12 +44,16 @@ from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     CSV_TEXT,
-    CellError,
+    SPREADSHEET_SEPARATORS,
     Row,
     Table,
     decode_file,
+    excel_separator,
+    normalise_column,
+    parse_cells,
     parse_int,
     read_csv_table,
+    sniff_separator,
     source_name,
     yes_no,
 )
@@ -118,9 +126,11 @@ def trace_gpu_model(name: str) -> GpuModel:
 
 
 def _header(source: Path | str | bytes) -> set[str]:
-    """The normalised column names of a CSV's first line, decoded as the loaders decode the
-    file (``tabular.decode_file``: a UTF-16 list is recognised too); empty when it cannot be
-    read or decoded."""
+    """The normalised column names of a list's header, found as its loader finds it
+    (``tabular.read_csv_table``): decoded by ``tabular.decode_file`` (a UTF-16 list too), below
+    Excel's ``sep=;`` line if the file opens with one, the first row with a cell that is not
+    blank, split on the separator that line names or on the spreadsheet separator that splits
+    it most (``sniff_separator``). Empty when the file cannot be read, decoded or split."""
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
         # Bytes that do not decode are no trace list here: the loader the file goes to
@@ -128,8 +138,21 @@ def _header(source: Path | str | bytes) -> set[str]:
         text = decode_file(data, "", CSV_TEXT)
     except (OSError, InputError):
         return set()
-    first = text.split("\n", 1)[0]
-    return {c.strip().strip('"').lower().replace(" ", "_") for c in first.split(",")}
+    first = next(iter(text.splitlines(keepends=True)), "")
+    named = excel_separator(first)
+    if named is not None:
+        text = text[len(first) :]
+    separator = (
+        named
+        if named is not None and named in SPREADSHEET_SEPARATORS
+        else sniff_separator(text, SPREADSHEET_SEPARATORS)
+    )
+    records = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    try:
+        header = next((r for r in records if any(c.strip() for c in r)), [])
+    except csv.Error:
+        return set()
+    return {normalise_column(c) for c in header}
 
 
 _TRACE_MATCH = 3
@@ -182,19 +205,37 @@ class TracePods:
     GPU memory of a share, when a pod has one; the pods without GPU, when there are any."""
 
 
+_NODE_RANGES = {
+    "cpu_milli": (0, 10**8, "milli-cores"),
+    "memory_mib": (0, 10**9, "MiB"),
+    "gpu": (0, 64, "GPUs"),
+}
+"""Node list column -> (lowest, highest, unit) of its whole numbers."""
+_POD_RANGES = {
+    "cpu_milli": (0, 10**8, "milli-cores"),
+    "memory_mib": (0, 10**9, "MiB"),
+    "num_gpu": (0, 64, "GPUs"),
+    "gpu_milli": (0, MILLI, "thousandths of a GPU"),
+}
+"""Pod list column -> (lowest, highest, unit) of its whole numbers; a pod may request no cores
+or memory (Kubernetes then reserves none for it)."""
+
+
 def _parse_row(
-    table: Table, row: Row, ranges: dict[str, tuple[int, int]], problems: list[InputProblem]
+    table: Table,
+    row: Row,
+    ranges: Mapping[str, tuple[int, int, str]],
+    problems: list[InputProblem],
 ) -> dict[str, int] | None:
-    """The row's whole-number cells, or None with one problem per bad cell."""
-    values: dict[str, int] = {}
-    ok = True
-    for column, (low, high) in ranges.items():
-        try:
-            values[column] = parse_int(row.get(column), minimum=low, maximum=high)
-        except CellError as error:
-            problems.append(table.problem(row, column, error.message, error.fix))
-            ok = False
-    return values if ok else None
+    """The row's whole-number cells, each within its (lowest, highest, unit) range, or None with
+    one problem per bad cell. Numbers are read as the planner's CSVs read them
+    (``tabular.parse_cells``): a thousands point or decimal comma in a list separated by
+    semicolons or tabs, a comma in a comma-separated list refused saying what it may be."""
+    parsers = {
+        column: partial(parse_int, unit=unit, minimum=low, maximum=high)
+        for column, (low, high, unit) in ranges.items()
+    }
+    return parse_cells(table, row, parsers, problems, numbers=ranges)
 
 
 def load_node_list(
@@ -212,20 +253,19 @@ def load_node_list(
     when a column is missing or no row is usable.
     """
     name = source_name(source, file_name, "openb_node_list_gpu_node.csv")
-    table = read_csv_table(source, name)
+    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS)
     problems = table.require_columns(NODE_COLUMNS, ())
     gpus = dict(catalog.gpus)
     hosts: list[Host] = []
     seen: set[str] = set()
     added: dict[str, list[Row]] = {}  # a trace model the catalog lacked -> its nodes' rows
-    ranges = {"cpu_milli": (0, 10**8), "memory_mib": (0, 10**9), "gpu": (0, 64)}
     for row in table.rows:
         node = row.get("sn")
         if not node or node in seen:
             message = "the node name is empty" if not node else f"node {node} is listed twice"
             problems.append(table.problem(row, "sn", message, "give every node a unique name"))
             continue
-        values = _parse_row(table, row, ranges, problems)
+        values = _parse_row(table, row, _NODE_RANGES, problems)
         model_text = row.get("model")
         if not model_text and values is not None and values["gpu"] > 0:
             problems.append(
@@ -331,13 +371,7 @@ def _pod_shape(
     table: Table, row: Row, catalog: Catalog, problems: list[InputProblem]
 ) -> tuple[int, int, int, int, tuple[str, ...]] | None:
     """(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod, or None."""
-    ranges = {
-        "cpu_milli": (0, 10**8),
-        "memory_mib": (0, 10**9),
-        "num_gpu": (0, 64),
-        "gpu_milli": (0, MILLI),
-    }
-    values = _parse_row(table, row, ranges, problems)
+    values = _parse_row(table, row, _POD_RANGES, problems)
     if values is None:
         return None
     gpus, milli = values["num_gpu"], values["gpu_milli"]
@@ -423,7 +457,7 @@ def load_pod_list(
     usable.
     """
     name = source_name(source, file_name, "openb_pod_list.csv")
-    table = read_csv_table(source, name)
+    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS)
     problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
     inventory_models = list(dict.fromkeys(gpu_models))
     held = frozenset(inventory_models)
