@@ -142,6 +142,51 @@ def test_a_real_list_re_saved_by_a_spreadsheet_reads_as_the_original(
     assert read_pods.value.cpu_only == plain_pods.value.cpu_only
 
 
+def test_a_node_without_cores_or_memory_is_a_problem_naming_row_and_column(
+    catalog: Catalog,
+) -> None:
+    """A node of 0 milli-cores or 0 MiB would be a host with no cores or no RAM, which the
+    planner's inventory refuses: each is a problem naming the file, its row and column and the
+    range to enter, its node left out, and the other nodes read."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "no-cores,0,131072,2,T4\n"
+        "no-memory,32000,0,2,T4\n"
+        "ok,32000,131072,2,T4\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    assert [h.name for h in loaded.value.inventory.hosts] == ["ok"]
+    found = [(p.file, p.row, p.column, p.message, p.fix) for p in loaded.problems]
+    assert found == [
+        (
+            "nodes.csv",
+            2,
+            "cpu_milli",
+            "0 is out of range",
+            "enter a whole number from 1 to 100000000 milli-cores",
+        ),
+        (
+            "nodes.csv",
+            3,
+            "memory_mib",
+            "0 is out of range",
+            "enter a whole number from 1 to 1000000000 MiB",
+        ),
+    ]
+
+
+def test_the_real_node_list_reads_whole_with_cores_and_memory_on_every_node(
+    catalog: Catalog,
+) -> None:
+    """Every node of the real node list has cores and memory: all 1,213 read, no problem."""
+    loaded = load_node_list(_openb("openb_node_list_gpu_node.csv"), catalog)
+    assert loaded.problems == ()
+    hosts = loaded.value.inventory.hosts
+    assert len(hosts) == 1213
+    assert min(h.cpu_cores for h in hosts) > 0
+    assert min(h.ram_gib for h in hosts) > 0
+
+
 def test_nodes_become_kubernetes_hosts_and_new_models_join_the_catalog(catalog: Catalog) -> None:
     """cpu_milli/1000 cores, memory_mib/1024 GiB, Kubernetes; G2 and P100 get catalog entries
     (P100 with its datasheet's 16 GiB, G2's memory flagged as a guess); T4 stays the catalog's."""

@@ -427,6 +427,37 @@ def test_a_bad_pod_is_listed_with_its_row_and_the_other_pods_read(
     assert counted == len(TRACE_PODS) - 2
 
 
+BAD_NODES = [
+    ({"cpu_milli": "0"}, "cpu_milli", "0 is out of range", "from 1 to 100000000 milli-cores"),
+    ({"memory_mib": "0"}, "memory_mib", "0 is out of range", "from 1 to 1000000000 MiB"),
+    ({"gpu": "-1"}, "gpu", "-1 is out of range", "from 0 to 64 GPUs"),
+    ({"cpu_milli": "many"}, "cpu_milli", "'many' is not a number", "whole number"),
+    ({"sn": "node-0"}, "sn", "node node-0 is listed twice", "unique name"),
+    ({"model": ""}, "model", "names no GPU model", "fill in model"),
+]
+
+
+@pytest.mark.parametrize(("cells", "column", "said", "fix"), BAD_NODES)
+def test_a_bad_node_is_listed_with_its_row_and_the_other_nodes_read(
+    tmp_path: Path, cells: dict[str, str], column: str, said: str, fix: str
+) -> None:
+    """A node without cores or memory (a host the planner's inventory refuses), a GPU count
+    below 0, a number that is none, a name used twice or GPUs of no model is one problem naming
+    the file, its row and column and what to enter; the node is left out, every other node read,
+    on the command line as on the dashboard."""
+    nodes = [list(r) for r in TRACE_NODES]
+    for name, value in cells.items():
+        nodes[2][TRACE_NODES[0].index(name)] = value
+    read = _trace(tmp_path, _csv(nodes), _csv(TRACE_PODS))
+    (problem,) = (p for p in read["dashboard"][3] if p.file == "nodes.csv")
+    assert (problem.file, problem.row, problem.column) == ("nodes.csv", 3, column)
+    assert said in problem.message
+    assert fix in problem.fix
+    kept = [r[0] for r in TRACE_NODES[1:] if r is not TRACE_NODES[2]]
+    assert [h.name for h in read["dashboard"][0]] == kept
+    assert [h.name for h in read["command line"][0]] == kept
+
+
 def test_a_node_of_a_model_the_catalog_lacks_is_read_and_said(tmp_path: Path) -> None:
     """A node list naming a model the catalog lacks plans its nodes with a guessed entry, and
     the command line says so, naming the model and where to give its figures."""

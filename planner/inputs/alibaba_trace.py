@@ -6,7 +6,7 @@ line, blank lines above the header) reads as the comma-separated original:
 
 - a node list (``openb_node_list_gpu_node.csv``): ``sn`` (node name), ``cpu_milli``
   (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model). Each node is a
-  Kubernetes host with ``cpu_milli``/1000 cores and ``memory_mib``/1024 GiB RAM.
+  Kubernetes host with ``cpu_milli``/1000 cores and ``memory_mib``/1024 GiB RAM, both at least 1.
 - a pod list (``openb_pod_list_*.csv``): ``name``, ``cpu_milli``, ``memory_mib``, ``num_gpu``,
   ``gpu_milli`` (share of one GPU in thousandths, below 1000 only when ``num_gpu`` is 1), and
   optionally ``gpu_spec`` (allowed GPU models separated by ``|``). Other columns (``qos``,
@@ -206,11 +206,12 @@ class TracePods:
 
 
 _NODE_RANGES = {
-    "cpu_milli": (0, 10**8, "milli-cores"),
-    "memory_mib": (0, 10**9, "MiB"),
+    "cpu_milli": (1, 10**8, "milli-cores"),
+    "memory_mib": (1, 10**9, "MiB"),
     "gpu": (0, 64, "GPUs"),
 }
-"""Node list column -> (lowest, highest, unit) of its whole numbers."""
+"""Node list column -> (lowest, highest, unit) of its whole numbers. A node has cores and RAM:
+the planner's hosts have both above 0, so 0 is a problem, not a host that holds nothing."""
 _POD_RANGES = {
     "cpu_milli": (0, 10**8, "milli-cores"),
     "memory_mib": (0, 10**9, "MiB"),
