@@ -23,6 +23,7 @@ DOMAIN_MODELS = [
     "A100-80GB-SXM",
     "H100-80GB-SXM",
     "H100-80GB-PCIe",
+    "H100-94GB-NVL",
     "H200-141GB-SXM",
     "H200-141GB-NVL",
     "L40S",
@@ -85,6 +86,7 @@ def test_gpu_figures_match_domain(catalog: Catalog) -> None:
     assert figures["A100-80GB-PCIe"] == (80, 300, 312, 1)
     assert figures["H100-80GB-SXM"] == (80, 700, 989, 1)
     assert figures["H100-80GB-PCIe"] == (80, 350, 756, 1)
+    assert figures["H100-94GB-NVL"] == (94, 400, 835, 1)
     assert figures["H200-141GB-NVL"] == (141, 600, 989, 1)
     assert figures["L40"] == (48, 300, 181, 1)
     assert figures["L4"] == (24, 72, 121, 1)
@@ -189,6 +191,43 @@ def test_a100_80gb_mig_placements(catalog: Catalog) -> None:
         assert (profiles["3g.40gb"].memory_slices, profiles["3g.40gb"].starts) == (4, (0, 4))
         assert (profiles["7g.80gb"].compute_slices, profiles["7g.80gb"].memory_slices) == (7, 8)
         assert profiles["1g.10gb"].max_per_gpu == 7
+
+
+def test_h100_nvl_is_its_own_model_with_nvidias_94gb_tables(catalog: Catalog) -> None:
+    """The H100 NVL (94 GB, 400 W, 835 dense FP16 TFLOPS) has NVIDIA's H100 PCIe 94GB tables:
+    vGPU 4C 23/16 up to 94C 1/1 (not floor(94/size)) and MIG 1g.12gb x7 up to 7g.94gb x1,
+    placed as on every 8-slice Hopper GPU; its price is a guess flagged as such and each figure
+    names its source."""
+    nvl = catalog.gpu("H100-94GB-NVL")
+    assert (nvl.mig_memory_slices, nvl.mig_compute_slices, nvl.gpus_per_board) == (8, 7, 1)
+    assert nvl.price_is_default
+    assert "guess" in nvl.notes
+    assert "H100 datasheet" in nvl.source
+    assert "1,671" in nvl.source
+    assert _maxima(catalog, "H100-94GB-NVL") == {
+        "4C": (23, 16),
+        "6C": (15, 8),
+        "11C": (8, 8),
+        "15C": (6, 4),
+        "23C": (4, 4),
+        "47C": (2, 2),
+        "94C": (1, 1),
+    }
+    assert all("H100 NVL" in p.source and not p.derived for p in catalog.vgpu("H100-94GB-NVL"))
+    profiles = {p.name: p for p in catalog.mig("H100-94GB-NVL")}
+    assert [(n, p.max_per_gpu) for n, p in profiles.items()] == [
+        ("1g.12gb", 7),
+        ("1g.24gb", 4),
+        ("2g.24gb", 3),
+        ("3g.47gb", 2),
+        ("4g.47gb", 1),
+        ("7g.94gb", 1),
+    ]
+    h100 = {p.name.split(".")[0] + str(p.memory_slices): p for p in catalog.mig("H100-80GB-PCIe")}
+    for profile in profiles.values():
+        like = h100[profile.name.split(".")[0] + str(profile.memory_slices)]
+        assert (profile.compute_slices, profile.starts) == (like.compute_slices, like.starts)
+        assert "H100 NVL" in profile.source
 
 
 def test_h200_mig_profiles(catalog: Catalog) -> None:

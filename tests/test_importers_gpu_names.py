@@ -18,6 +18,8 @@ from planner.inputs.importers.gpu_names import gpu_family, match_gpu_name
         ("NVIDIA H100 PCIe", "H100-80GB-PCIe"),
         ("NVIDIA H200", "H200-141GB-SXM"),
         ("NVIDIA H200 NVL", "H200-141GB-NVL"),
+        ("NVIDIA H100 NVL", "H100-94GB-NVL"),
+        ("NVIDIA-H100-NVL", "H100-94GB-NVL"),
         ("NVIDIA L40S", "L40S"),
         ("NVIDIA L40", "L40"),
         ("NVIDIA L4", "L4"),
@@ -66,7 +68,7 @@ def test_vgpu_profiles_map_to_their_physical_gpu() -> None:
 
 @pytest.mark.parametrize(
     "printed",
-    ["Tesla P100-PCIE-16GB", "Tesla V100-SXM2-16GB", "NVIDIA H100 NVL", "NVIDIA GH200 480GB"],
+    ["Tesla P100-PCIE-16GB", "Tesla V100-SXM2-16GB", "NVIDIA H800 PCIe", "NVIDIA GH200 480GB"],
 )
 def test_unknown_gpus_name_the_closest_models_and_the_own_gpu_fix(printed: str) -> None:
     """A GPU the catalog lacks maps to no model; the fix names close catalog models and how to add
@@ -87,3 +89,32 @@ def test_family_of_catalog_names() -> None:
     """The family drops size and form factor: H100-80GB-SXM and H100 PCIe are both h100."""
     assert gpu_family("H100-80GB-SXM") == gpu_family("NVIDIA H100 PCIe") == "h100"
     assert gpu_family("L40S") != gpu_family("L40") != gpu_family("L4")
+
+
+@pytest.mark.parametrize(
+    ("printed", "memory_mib", "profile"),
+    [
+        ("NVIDIA H100 NVL", 95830, None),
+        ("NVIDIA-H100-NVL-MIG-1g.12gb", None, "1g.12gb"),
+        ("NVIDIA H100 NVL MIG 1g.24gb", None, "1g.24gb"),
+        ("GRID H100L-47C", None, None),
+        ("H100-PCIE-94GB", None, None),
+        ("NVIDIA H100 PCIe", 95830, None),
+    ],
+)
+def test_every_name_of_the_h100_nvl_is_its_94gb_model(
+    printed: str, memory_mib: int | None, profile: str | None
+) -> None:
+    """nvidia-smi's and DCGM's 'NVIDIA H100 NVL', GPU Feature Discovery's 'NVIDIA-H100-NVL'
+    labels (MIG devices too), its vGPU profiles (H100L) and NVIDIA's other name for the board,
+    'H100 PCIe 94GB' (an NVL board is a PCIe card), are the H100-94GB-NVL: it was refused,
+    the message suggesting the H200-141GB-NVL, another GPU."""
+    found = match_gpu_name(printed, CATALOG, memory_mib=memory_mib)
+    assert (found.model, found.mig_profile, found.source) == ("H100-94GB-NVL", profile, "derived")
+
+
+def test_a_plain_pcie_name_is_still_the_80gb_h100_pcie() -> None:
+    """'NVIDIA H100 PCIe' without a size is the H100 PCIe (80 GB) card, and the H200, which has
+    no PCIe model but the NVL, maps to it."""
+    assert match_gpu_name("NVIDIA H100 PCIe", CATALOG).model == "H100-80GB-PCIe"
+    assert match_gpu_name("NVIDIA H200 PCIe", CATALOG).model == "H200-141GB-NVL"

@@ -148,7 +148,8 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     Rules, in order: a catalog name (case, spaces, dashes ignored) is itself; else the family must
     match a catalog model's; a size in the name (``80GB``) must match; else the reported memory
     picks the nearest size within 12 %; a form factor in the name must match, and a name without
-    one is the SXM part where the family has one (NVIDIA names the PCIe and NVL parts, not SXM);
+    one is the SXM part where the family has one (NVIDIA names the PCIe and NVL parts, not SXM),
+    and PCIe where only an NVL model fits is that NVL board (a PCIe card: ``H100 PCIe 94GB``);
     several fits left: the first in catalog order, marked assumed.
     """
     written = name.strip()
@@ -289,7 +290,13 @@ def _fitting_form(
     forms = {m: _parts(m).form for m in candidates}
     if parts.form is not None:
         how.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[parts.form])
-        return [m for m in candidates if forms[m] in (parts.form, None)], False
+        fitting = [m for m in candidates if forms[m] in (parts.form, None)]
+        if not fitting and parts.form == "pcie":
+            # An NVL board is a PCIe card: NVIDIA lists the H100 NVL as "H100 PCIe 94GB" and the
+            # H200 NVL as "H200 PCIe 141GB".
+            fitting = [m for m in candidates if forms[m] == "nvl"]
+            how.append("the NVL board, a PCIe card")
+        return fitting, False
     if len(candidates) > 1 and any(forms[m] == "sxm" for m in candidates):
         if vgpu_profile is None:
             how.append("no PCIe or NVL in the name: the SXM part")
