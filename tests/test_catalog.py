@@ -260,6 +260,46 @@ def test_unknown_model_suggests_both_a100_80gb_variants(catalog: Catalog) -> Non
     assert isinstance(raised.value, KeyError)
 
 
+@pytest.mark.parametrize(
+    ("typed", "shown", "named", "visible"),
+    [
+        (
+            "H100\u200b-80GB-SXM",
+            "H100\\u200b-80GB-SXM",
+            "\\u200b, U+200B ZERO WIDTH SPACE",
+            "H100-80GB-SXM",
+        ),
+        ("L4\u2060", "L4\\u2060", "\\u2060, U+2060 WORD JOINER", "L4"),
+    ],
+)
+def test_an_invisible_character_in_a_model_name_is_shown_escaped(
+    catalog: Catalog, typed: str, shown: str, named: str, visible: str
+) -> None:
+    """A model name holding an invisible character (pasted from a web page or a chat) is unknown;
+    the message shows the character escaped and named, and the fix says to delete it and that
+    what is left is a catalog name. It read "unknown GPU model 'H100-80GB-SXM'", the name
+    looking exactly like the catalog's."""
+    with pytest.raises(UnknownGpuModel) as raised:
+        catalog.gpu(typed)
+    assert raised.value.message == (
+        f"unknown GPU model '{shown}' (it holds an invisible character: {named})"
+    )
+    assert raised.value.fix == (
+        f"delete the invisible characters: what is left, '{visible}', is a catalog name"
+    )
+
+
+def test_an_invisible_character_in_a_name_not_in_the_catalog_keeps_the_suggestions(
+    catalog: Catalog,
+) -> None:
+    """Without its invisible character a name that is still unknown ('L5') gets the deletion and
+    the closest catalog names in its fix."""
+    with pytest.raises(UnknownGpuModel) as raised:
+        catalog.gpu("L5\ufeff")
+    assert raised.value.fix.startswith("delete the invisible characters, leaving 'L5'; ")
+    assert "did you mean 'L4'" in raised.value.fix
+
+
 def test_lookup_ignores_case_spaces_and_dashes(catalog: Catalog) -> None:
     """'h100 80gb sxm' names H100-80GB-SXM: case, spaces and dashes do not matter."""
     assert catalog.gpu("h100 80gb sxm").name == "H100-80GB-SXM"

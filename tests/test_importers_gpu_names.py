@@ -118,3 +118,18 @@ def test_a_plain_pcie_name_is_still_the_80gb_h100_pcie() -> None:
     no PCIe model but the NVL, maps to it."""
     assert match_gpu_name("NVIDIA H100 PCIe", CATALOG).model == "H100-80GB-PCIe"
     assert match_gpu_name("NVIDIA H200 PCIe", CATALOG).model == "H200-141GB-NVL"
+
+
+def test_an_invisible_character_in_a_name_is_shown_escaped_with_the_fix_to_delete_it() -> None:
+    """A zero-width space pasted into a GPU name after 'H100' fits no model; the problem quotes
+    the name with the character escaped and named, and the fix says to delete it: it quoted the
+    name as it looks, the same as the name that fits."""
+    found = match_gpu_name("NVIDIA H100\u200b 80GB HBM3", CATALOG)
+    assert found.model is None
+    assert "'NVIDIA H100\\u200b 80GB HBM3'" in found.reason
+    assert "U+200B ZERO WIDTH SPACE" in found.reason
+    assert "\u200b" not in found.reason
+    assert found.fix.startswith(
+        "delete the invisible characters, leaving 'NVIDIA H100 80GB HBM3'; if it is one of "
+        "'H100-80GB-SXM'"
+    )

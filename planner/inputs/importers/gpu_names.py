@@ -5,7 +5,8 @@ factor (``SXM``/``HBM3`` → SXM, ``PCIe``, ``NVL``); catalog names are split th
 model whose parts agree is the answer. Memory the tool reports (``memory.total``,
 ``nvidia.com/gpu.memory``) picks between sizes the name leaves open (A100 40 GB or 80 GB). A MIG
 device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``) and a vGPU profile (``GRID A100-10C``,
-``NVIDIA-A16-4Q``) map to the physical model they are part of.
+``NVIDIA-A16-4Q``) map to the physical model they are part of. A name no model fits is quoted in
+its problem with invisible characters (a zero-width space pasted with it) shown escaped.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner.inputs.catalog import Catalog
+from planner.inputs.catalog import Catalog, invisible_fix, invisible_said, shown_name
 from planner.inputs.importers.provenance import NoteSource
 
 __all__ = ["OWN_GPU_FIX", "GpuName", "gpu_family", "match_gpu_name"]
@@ -111,11 +112,16 @@ class GpuName:
 
     @property
     def fix(self) -> str:
-        """What to do when ``model`` is None."""
+        """What to do when ``model`` is None: delete invisible characters the name holds, then
+        the closest catalog names or how to add one's own model."""
+        delete = invisible_fix(self.written)
         if self.suggestions:
             close = ", ".join(f"'{s}'" for s in self.suggestions)
-            return f"if it is one of {close}, set gpu_model to that name; otherwise {OWN_GPU_FIX}"
-        return OWN_GPU_FIX
+            return (
+                f"{delete}if it is one of {close}, set gpu_model to that name; "
+                f"otherwise {OWN_GPU_FIX}"
+            )
+        return f"{delete}{OWN_GPU_FIX}"
 
 
 def _nearest_by_memory(candidates: list[str], catalog: Catalog, memory_gib: float) -> list[str]:
@@ -328,7 +334,7 @@ def _unknown_gpu(
         written,
         None,
         "read",
-        f"the catalog has no model for GPU '{written}'",
+        f"the catalog has no model for GPU '{shown_name(written)}'{invisible_said(written)}",
         vgpu_profile,
         mig_profile,
         close,
