@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from importer_samples import DCGM, sample
+from importer_samples import CATALOG, DCGM, sample
 
 from planner.inputs.importers.dcgm import measure, read_dcgm_samples
 from planner.inputs.problems import InputError
@@ -136,3 +136,49 @@ def test_text_without_dcgm_metrics_is_refused() -> None:
     """A scrape of another exporter is an InputError saying where DCGM's metrics are."""
     with pytest.raises(InputError, match="9400/metrics"):
         read_dcgm_samples(b"node_cpu_seconds_total 1\n", "node.prom")
+
+
+_L4 = 'gpu="0",UUID="GPU-l4",modelName="NVIDIA L4",Hostname="n1",pod="infer-0",namespace="a"'
+
+
+def test_frame_buffer_above_the_gpus_own_memory_is_left_out_naming_line_value_and_model() -> None:
+    """200,000 MiB used on a GPU whose modelName names an L4 (24 GiB) cannot be measured: the
+    sample is left out with a problem naming its line, the value, the L4's memory and the fix,
+    and the GPU's peak is its other samples'. It was taken as the class's memory need."""
+    data = (
+        f"DCGM_FI_DEV_FB_USED{{{_L4}}} 20000\n"
+        f"DCGM_FI_DEV_FB_USED{{{_L4}}} 200000\n"
+        f"DCGM_FI_DEV_FB_USED{{{_L4}}} 24576\n"
+    ).encode()
+    samples, problems = read_dcgm_samples(data, "l4.prom", CATALOG)
+    (problem,) = problems
+    assert (problem.file, problem.row, problem.column) == ("l4.prom", 2, "DCGM_FI_DEV_FB_USED")
+    assert problem.message == (
+        "DCGM_FI_DEV_FB_USED is 200000 MiB, more than the 24 GiB (24,576 MiB) of the L4 its "
+        "modelName 'NVIDIA L4' names: the sample is left out"
+    )
+    assert "correct the modelName label if the GPU is not the L4 it names" in problem.fix
+    (gpu,) = measure(samples)
+    assert (gpu.memory_used_mib, gpu.memory_samples) == (24576.0, 2)
+
+
+@pytest.mark.parametrize(
+    "model_name",
+    ["Tesla P100-PCIE-16GB", "NVIDIA A100 PCIe", ""],
+    ids=["not in the catalog", "size left open", "no modelName"],
+)
+def test_frame_buffer_is_bounded_only_by_a_model_the_name_settles(model_name: str) -> None:
+    """A GPU the catalog lacks, a name that leaves the size open (an A100 PCIe is 40 or 80 GB)
+    or no modelName bounds nothing but the 1 TiB fault limit: 60,000 MiB is read."""
+    labels = f'gpu="0",modelName="{model_name}",Hostname="n1"'
+    data = f"DCGM_FI_DEV_FB_USED{{{labels}}} 60000\n".encode()
+    samples, problems = read_dcgm_samples(data, "x.prom", CATALOG)
+    assert problems == []
+    assert [s.value for s in samples] == [60000.0]
+
+
+def test_without_the_catalog_no_gpu_memory_bounds_a_sample() -> None:
+    """Read without a catalog, the sample is kept: no model's memory is known."""
+    data = f"DCGM_FI_DEV_FB_USED{{{_L4}}} 200000\n".encode()
+    samples, problems = read_dcgm_samples(data, "l4.prom")
+    assert (len(samples), problems) == (1, [])

@@ -1390,3 +1390,31 @@ def test_a_large_estate_s_plan_by_configuration_starts_from_the_single_method_pl
     from_single = starts[0][-len(held) :]
     assert sorted(round(sum(c.holds.values())) for c in from_single) == sorted(held.values())
     assert all(set(c.setup.gpus) == {Method.VGPU} for c in from_single)
+
+
+def test_a_plan_by_configuration_over_a_limit_from_the_starts_is_planned_again_without_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hosts set up as a single-method plan's may leave a class beyond its slowdown limit:
+    the plan by configuration is then chosen again from the mix's own hosts alone."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
+    single = plan_method(Method.VGPU, scenario)
+    calls: list[int] = []
+    by_configurations = mixed._by_configurations
+
+    def counted(*arguments: Any) -> Any:
+        calls.append(len(arguments[-1]))
+        return by_configurations(*arguments)
+
+    over_limit = mixed._over_limit
+    monkeypatch.setattr(mixed, "_by_configurations", counted)
+    # Over a limit whenever the last plan by configuration started from the single plan.
+    monkeypatch.setattr(
+        mixed,
+        "_over_limit",
+        lambda *arguments: {"d"} if calls and calls[-1] == 2 else over_limit(*arguments),
+    )
+    plan = recommend(scenario, AnnualRates(scenario), starts=[single]).plan
+    assert check_plan(plan, scenario) == []
+    assert calls[:2] == [2, 1]

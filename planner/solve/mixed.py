@@ -1871,6 +1871,12 @@ def _best_plan(
         configured = _by_configurations(
             scenario, types, found, refusals, rates, isolated, (placing, *starts)
         )
+        if starts and configured is not None and _over_limit(scenario, types, *configured):
+            # Hosts set up as the single-method plans' may leave a class packed with others
+            # beyond its limit: then chosen from the mix's own hosts, as without them.
+            configured = _by_configurations(
+                scenario, types, found, refusals, rates, isolated, (placing,)
+            )
         if configured is not None and _ranks_first(
             scenario, types, rates, configured, (counts, placing)
         ):

@@ -13,7 +13,9 @@ it (``GPU_I_PROFILE``, ``GPU_I_ID``), and names the pod using it when the export
 (``pod``, ``namespace``, ``container``; behind a Prometheus the exporter's own labels become
 ``exported_pod`` and so on, which then win). Several samples of a series, in one scrape file or
 several, are combined: the busy fraction is their mean, the memory their maximum (the peak a
-workload needs room for).
+workload needs room for). Read with the catalog, a frame-buffer sample larger than the memory
+of the GPU model its ``modelName`` label names cannot be measured: it is left out with a problem
+naming its line.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from planner.inputs.catalog import Catalog, GpuModel
+from planner.inputs.importers.gpu_names import match_gpu_name
 from planner.inputs.importers.text import tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
 
@@ -79,15 +83,22 @@ def _labels(text: str) -> dict[str, str] | None:
     return found
 
 
-def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputProblem]]:
+def read_dcgm_samples(
+    data: bytes, file: str, catalog: Catalog | None = None
+) -> tuple[list[Sample], list[InputProblem]]:
     """The busy and memory samples of a DCGM exporter scrape (other metrics are ignored), and a
     problem per metric line that cannot be read.
+
+    With ``catalog``, a ``DCGM_FI_DEV_FB_USED`` sample above the memory of the GPU model its
+    ``modelName`` label names is such a line (a model the catalog lacks, or one a name leaves
+    open, bounds nothing).
 
     Raises ``InputError`` when no line is a ``DCGM_FI_`` metric.
     """
     text = tool_text(data, file)
     samples: list[Sample] = []
     problems: list[InputProblem] = []
+    models: dict[str, GpuModel | None] = {}
     dcgm_lines = 0
     for number, line in text.lines:
         stripped = line.strip()
@@ -126,36 +137,15 @@ def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputP
                 )
             )
             continue
-        if name == MEMORY_METRIC and value > _MEMORY_MAXIMUM_MIB:
-            # The peak of the samples is the memory a workload needs: one corrupt sample would
-            # be the whole class's need.
-            problems.append(
-                InputProblem(
-                    file,
-                    number,
-                    name,
-                    f"{name} is {value:g} MiB, above {_MEMORY_MAXIMUM_MIB:,.0f} MiB (1 TiB, more "
-                    "than any GPU holds): the sample is left out",
-                    "give the exporter's /metrics output unchanged; such a value comes from an "
-                    "exporter or relabelling fault",
-                )
-            )
+        sample = Sample(name, labels, value, file, number)
+        written = labels.get("modelName", "")
+        if name == MEMORY_METRIC and catalog is not None and written not in models:
+            models[written] = _named_model(written, catalog) if written else None
+        impossible = _impossible(sample, models.get(written))
+        if impossible is not None:
+            problems.append(impossible)
             continue
-        maximum, unit = _BUSY_MAXIMUM.get(name, (math.inf, ""))
-        if value > maximum:
-            problems.append(
-                InputProblem(
-                    file,
-                    number,
-                    name,
-                    f"{name} is {value:g}{unit}, above {maximum:g}{unit} (busy all of the time): "
-                    "the sample is left out, not taken as fully busy",
-                    "give the exporter's /metrics output unchanged; a value above the maximum "
-                    "comes from an exporter or relabelling fault",
-                )
-            )
-            continue
-        samples.append(Sample(name, labels, value, file, number))
+        samples.append(sample)
     if not dcgm_lines:
         raise InputError(
             [
@@ -170,6 +160,53 @@ def read_dcgm_samples(data: bytes, file: str) -> tuple[list[Sample], list[InputP
             ]
         )
     return samples, problems
+
+
+def _named_model(written: str, catalog: Catalog) -> GpuModel | None:
+    """The catalog model a ``modelName`` label names, when the name alone settles it (not a
+    model picked among several that fit)."""
+    found = match_gpu_name(written, catalog)
+    if found.model is None or found.source == "assumed":
+        return None
+    return catalog.gpus[found.model]
+
+
+def _impossible(sample: Sample, model: GpuModel | None) -> InputProblem | None:
+    """The problem of a sample no GPU can give, which is then left out: frame buffer above
+    1 TiB or above the memory of ``model`` (the GPU its ``modelName`` names), a busy share above
+    all of the time. None for a possible sample."""
+    name, value = sample.metric, sample.value
+    where = (sample.file, sample.line, name)
+    if name == MEMORY_METRIC and value > _MEMORY_MAXIMUM_MIB:
+        # The peak of the samples is the memory a workload needs: one corrupt sample would
+        # be the whole class's need.
+        return InputProblem(
+            *where,
+            f"{name} is {value:g} MiB, above {_MEMORY_MAXIMUM_MIB:,.0f} MiB (1 TiB, more "
+            "than any GPU holds): the sample is left out",
+            "give the exporter's /metrics output unchanged; such a value comes from an "
+            "exporter or relabelling fault",
+        )
+    if name == MEMORY_METRIC and model is not None and value > model.memory_gib * 1024:
+        return InputProblem(
+            *where,
+            f"{name} is {value:g} MiB, more than the {model.memory_gib:g} GiB "
+            f"({model.memory_gib * 1024:,.0f} MiB) of the {model.name} its modelName "
+            f"'{sample.labels['modelName']}' names: the sample is left out",
+            "give the exporter's /metrics output unchanged (a GPU cannot use more memory than "
+            "it has: such a value comes from an exporter or relabelling fault); correct the "
+            f"modelName label if the GPU is not the {model.name} it names",
+        )
+    maximum, unit = _BUSY_MAXIMUM.get(name, (math.inf, ""))
+    if value > maximum:
+        return InputProblem(
+            *where,
+            f"{name} is {value:g}{unit}, above {maximum:g}{unit} (busy all of the time): "
+            "the sample is left out, not taken as fully busy",
+            "give the exporter's /metrics output unchanged; a value above the maximum "
+            "comes from an exporter or relabelling fault",
+        )
+    return None
 
 
 def _label(labels: Mapping[str, str], *names: str) -> str:
