@@ -1237,20 +1237,9 @@ def _by_type_lower_bound(
     rates: Rates,
     served: Mapping[str, int],
 ) -> float:
-    """The bound by host type: the MILP's dual bound with the served instances fixed."""
-    return max(0.0, _served_dual_bound(scenario, types, found, rates, served))
-
-
-def _served_dual_bound(
-    scenario: Scenario,
-    types: Sequence[HostType],
-    found: Sequence[Option],
-    rates: Rates,
-    served: Mapping[str, int],
-) -> float:
-    """The MILP's dual bound with the served instances fixed, or, where the MILP is too large
-    to solve or stops without one, its LP relaxation's optimum: a weaker bound, but one
-    (−∞ when neither is proven)."""
+    """The bound by host type: the MILP's dual bound with the served instances fixed, or, where
+    the MILP is too large to solve or stops without one, its LP relaxation's optimum (a weaker
+    bound, but one); 0 when neither is proven."""
     for relax in (False, True):
         counts = solve_counts(
             scenario,
@@ -1262,8 +1251,8 @@ def _served_dual_bound(
             limits=_bound_limits(scenario),
         )
         if counts is not None and math.isfinite(counts.dual_bound_usd):
-            return counts.dual_bound_usd
-    return -math.inf
+            return max(0.0, counts.dual_bound_usd)
+    return 0.0
 
 
 def _by_host_lower_bound(
@@ -1347,8 +1336,9 @@ def gpu_lower_bound(
 ) -> int:
     """No plan that serves ``served`` instances per class within their limits uses fewer GPUs,
     when ``found`` are the ``bound_options``."""
-    bound = _served_dual_bound(scenario, types, found, _GpuCount(), served)
-    return max(0, math.ceil(bound - 1e-6)) if math.isfinite(bound) else 0
+    return max(
+        0, math.ceil(_by_type_lower_bound(scenario, types, found, _GpuCount(), served) - 1e-6)
+    )
 
 
 @dataclass(frozen=True)
