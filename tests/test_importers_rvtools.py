@@ -97,6 +97,10 @@ def test_cluster_from_vinfo_when_vhost_has_none() -> None:
     assert cluster.note.file == "x.xlsx [vInfo]"
 
 
+_KEPT_CORES = "the host is kept, planned with the core count the import assumes instead"
+_KEPT_MEMORY = "the host is kept, planned with the memory the import assumes instead"
+
+
 def test_bad_cells_are_problems_with_tab_row_and_column() -> None:
     """A core count that is no number is a problem naming the tab, row and column; the host keeps
     its other values. A row without a host name is left out with a problem."""
@@ -179,7 +183,7 @@ def test_the_vhost_tab_exported_as_csv_reads_like_the_workbook(separator: str) -
     assert (
         [(p.row, p.column, p.message) for p in exported.problems]
         == [(p.row, p.column, p.message) for p in workbook.problems]
-        == [(3, "# Cores", "the core count is not a number above 0")]
+        == [(3, "# Cores", f"the core count cell is empty: {_KEPT_CORES}")]
     )
 
 
@@ -220,3 +224,49 @@ def test_a_vhost_tab_without_core_or_memory_columns_says_so() -> None:
     ]
     assert "# Cores" in read.problems[0].message
     assert "ram_gib" in read.problems[1].fix
+
+
+def test_an_unreadable_core_or_memory_cell_names_its_value_and_the_assumed_figure() -> None:
+    """A '# Cores' or '# Memory' cell that is there but unreadable is a problem naming the row,
+    the column and the value, saying the host is kept with the figure the import assumes (as a
+    node whose capacity kubectl gives unreadably is), not read from the cell. It said only that
+    the figure was no number, and the host was planned with 64 cores or 512 GiB as if RVTools
+    had no such column."""
+    data = _xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# Cores", "# Memory"),
+                ("esx1", "gpu", "many", 524288),
+                ("esx2", "gpu", 32, "lots"),
+                ("esx3", "gpu", -4, 0),
+            ]
+        }
+    )
+    read = read_rvtools(data, "rv.xlsx")
+    assert [(p.row, p.column, p.message) for p in read.problems] == [
+        (2, "# Cores", f"'many' is not a core count above 0: {_KEPT_CORES}"),
+        (3, "# Memory", f"'lots' is not a memory above 0 [MiB]: {_KEPT_MEMORY}"),
+        (4, "# Cores", f"'-4' is not a core count above 0: {_KEPT_CORES}"),
+        (4, "# Memory", f"'0' is not a memory above 0 [MiB]: {_KEPT_MEMORY}"),
+    ]
+    assert "or set cpu_cores for this host" in read.problems[0].fix
+    assert [h.name for h in read.hosts] == ["esx1", "esx2", "esx3"]
+    assert "cpu_cores" not in _values(read.hosts[0])
+    assert "ram_gib" not in _values(read.hosts[1])
+
+
+def test_an_unreadable_cpu_or_cores_per_cpu_cell_is_a_problem_not_a_silent_gap() -> None:
+    """Without a '# Cores' column the cores are '# CPU' x 'Cores per CPU': a cell of either that
+    is not a number is a problem naming it, the host kept with the assumed core count; it left
+    the host's cores out in silence."""
+    data = _xlsx(
+        {"vHost": [("Host", "# CPU", "Cores per CPU", "# Memory"), ("esx1", "two", 32, 1024)]}
+    )
+    read = read_rvtools(data, "rv.xlsx")
+    (problem,) = read.problems
+    assert (problem.row, problem.column, problem.message) == (
+        2,
+        "# CPU",
+        f"'two' is not a core count above 0: {_KEPT_CORES}",
+    )
+    assert "cpu_cores" not in _values(read.hosts[0])

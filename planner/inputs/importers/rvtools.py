@@ -410,6 +410,49 @@ def _cluster(
         )
 
 
+def _positive(
+    values: Sequence[Any],
+    column: tuple[int, str],
+    separator: str,
+    what: tuple[str, str, str],
+    where: tuple[str, int],
+    problems: list[InputProblem],
+) -> float | None:
+    """The number above 0 in a host row's cell; else None, with a problem naming the cell and what
+    it holds and saying the host is still planned, with the figure the import assumes.
+
+    ``what`` is (the figure as a message names it, its unit as written after it, the inventory
+    column); ``where`` the tab and row.
+    """
+    said, unit, field = what
+    raw = values[column[0]] if column[0] < len(values) else None
+    written = "" if raw is None else str(raw).strip()
+    # The host's GPUs are real: an unreadable figure leaves the host in, with the assumed one,
+    # as a node whose capacity kubectl gives unreadably is.
+    kept = f"the host is kept, planned with the {said} the import assumes instead"
+    try:
+        found = _number(raw, separator)
+    except CellError as error:
+        problems.append(InputProblem(*where, column[1], f"{error.message}: {kept}", error.fix))
+        return None
+    if found is not None and found > 0:
+        return found
+    wrong = f"'{written}' is not a {said} above 0{unit}" if written else f"the {said} cell is empty"
+    problems.append(
+        InputProblem(
+            *where,
+            column[1],
+            f"{wrong}: {kept}",
+            f"give the vHost tab as RVTools exports it, or set {field} for this host",
+        )
+    )
+    return None
+
+
+_CORES = ("core count", "", "cpu_cores")
+_MEMORY = ("memory", " [MiB]", "ram_gib")
+
+
 def _cores(
     values: Sequence[Any],
     columns: Mapping[str, tuple[int, str]],
@@ -421,17 +464,8 @@ def _cores(
     problems: list[InputProblem],
 ) -> None:
     if "cores" in columns:
-        try:
-            cores = _number(
-                values[columns["cores"][0]] if columns["cores"][0] < len(values) else None,
-                separator,
-            )
-        except CellError as error:
-            problems.append(
-                InputProblem(tab, number, columns["cores"][1], error.message, error.fix)
-            )
-            return
-        if cores is not None and cores > 0:
+        cores = _positive(values, columns["cores"], separator, _CORES, (tab, number), problems)
+        if cores is not None:
             facts.append(
                 fact(
                     "cpu_cores",
@@ -444,29 +478,12 @@ def _cores(
                     text="physical cores of the host",
                 )
             )
-            return
-        problems.append(
-            InputProblem(
-                tab,
-                number,
-                columns["cores"][1],
-                "the core count is not a number above 0",
-                "give the vHost tab as RVTools exports it",
-            )
-        )
         return
     if "sockets" in columns and "cores_per_cpu" in columns:
-        read: list[float | None] = []
-        for key in ("sockets", "cores_per_cpu"):
-            try:
-                read.append(_number(_text(values, columns[key]), separator))
-            except CellError as error:
-                problems.append(
-                    InputProblem(tab, number, columns[key][1], error.message, error.fix)
-                )
-                return
-        sockets, per = read
-        if sockets and per and sockets > 0 and per > 0:
+        at = (tab, number)
+        sockets = _positive(values, columns["sockets"], separator, _CORES, at, problems)
+        per = _positive(values, columns["cores_per_cpu"], separator, _CORES, at, problems)
+        if sockets is not None and per is not None:
             facts.append(
                 fact(
                     "cpu_cores",
@@ -493,21 +510,8 @@ def _memory(
 ) -> None:
     if "memory" not in columns:
         return
-    try:
-        mib = _number(_text(values, columns["memory"]), separator)
-    except CellError as error:
-        problems.append(InputProblem(tab, number, columns["memory"][1], error.message, error.fix))
-        return
-    if mib is None or mib <= 0:
-        problems.append(
-            InputProblem(
-                tab,
-                number,
-                columns["memory"][1],
-                "the memory is not a number above 0 [MiB]",
-                "give the vHost tab as RVTools exports it",
-            )
-        )
+    mib = _positive(values, columns["memory"], separator, _MEMORY, (tab, number), problems)
+    if mib is None:
         return
     facts.append(
         fact(
