@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from planner.assumptions import Assumptions
 from planner.cli import main
 from planner.inputs.catalog import load_catalog
 from planner.inputs.importers import (
+    PLAN_INPUTS_SHEET,
     import_inventory,
     import_workloads,
     read_plan_inputs,
@@ -254,3 +256,106 @@ def test_the_command_line_opens_a_plan_workbook_given_as_inventory_once(
     assert main(["plan", "--inventory", str(path), "--methods", "passthrough"]) == 0
     assert "Recommended plan" in capsys.readouterr().out
     assert opened[0] == 1
+
+
+def _edited_sheet(scenario: Scenario, values: dict[str, object]) -> tuple[bytes, dict[str, int]]:
+    """A workbook of ``scenario``'s inputs sheet with the value cells of the assumptions named in
+    ``values`` replaced (a text starting with ``=`` is a formula, saved without its value, as
+    openpyxl saves one), and each assumption's row."""
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    rows: dict[str, int] = {}
+    for kind, name, value in book[PLAN_INPUTS_SHEET].iter_rows(min_row=3):
+        if kind.value == "assumption":
+            rows[str(name.value)] = name.row
+            if name.value in values:
+                value.value = values[str(name.value)]
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue(), rows
+
+
+_PYTHON_TEXT = ("could not convert", "invalid literal", "''", "ValueError", "is not a valid")
+"""Python's own words, which a problem for people never shows."""
+
+BAD_ASSUMPTIONS = [
+    ("pue", "5", "'5' is refused", "PUE) must be a finite number from 1 to 3 [-], got 5.0"),
+    ("pue", 5, "'5' is refused", "from 1 to 3 [-]"),
+    ("pue", "nan", "'nan' is not a finite number from 1 to 3 [-]", "default 1.5 is used"),
+    ("pue", "abc", "'abc' is not a finite number from 1 to 3 [-]", "default 1.5 is used"),
+    ("pue", math.inf, "an empty cell", "not a finite number from 1 to 3 [-]"),
+    ("pue", "=1.2+0.1", "a formula whose value was not saved", "from 1 to 3 [-]"),
+    ("mps_replicas", "0", "'0' is refused", "a whole number from 1 to 48 [pods/GPU], got 0"),
+    ("mps_replicas", "two", "'two' is not a whole number from 1 to 48", "default 4 is used"),
+    ("network.latency_us", "-1", "'-1' is refused", "from 0 to 100000 [µs]"),
+    ("network.rdma", "maybe", "'maybe' is not yes or no", "default yes is used"),
+    ("vgpu_mode", "any", "'any' is not one of equal-size, mixed-size, host-equal", "default"),
+    ("gpu_price_usd[L4]", "-3", "'-3' is refused", "at least 0 [USD/GPU], got -3.0"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "written", "said", "rule"),
+    BAD_ASSUMPTIONS,
+    ids=[f"{name}={written!r}" for name, written, *_ in BAD_ASSUMPTIONS],
+)
+def test_a_bad_assumption_keeps_its_own_default_and_every_other_assumption(
+    name: str, written: object, said: str, rule: str
+) -> None:
+    """An assumption of the Planner inputs sheet out of its range, not a number, not one of its
+    choices, an empty cell (an infinity or a formula openpyxl saved without its value) is one
+    problem naming the sheet, its row, the assumption, the value given, what it may be and that
+    its default is used; that assumption alone takes its default (a price override is left
+    out), every other keeps the sheet's value, and no Python text shows."""
+    written_assumptions = Assumptions(
+        licence_usd_per_gpu_year=1234.0,
+        amortisation_years=3.0,
+        gpu_price_usd={"L4": 2000.0, "L40S": 9000.0},
+    )
+    scenario = dataclasses.replace(_sample_scenario(), assumptions=written_assumptions)
+    data, rows = _edited_sheet(scenario, {name: written})
+    inputs = read_plan_inputs(data, file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.file, problem.row, problem.column) == (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}]",
+        rows[name],
+        "value",
+    )
+    assert problem.message.startswith(f"{name}: ")
+    assert said in problem.message
+    assert rule in problem.message
+    assert problem.message.endswith(" is used")
+    assert "write " in problem.fix
+    assert not any(text in f"{problem.message} {problem.fix}" for text in _PYTHON_TEXT)
+    if name == "gpu_price_usd[L4]":
+        expected = dataclasses.replace(written_assumptions, gpu_price_usd={"L40S": 9000.0})
+    else:
+        expected = written_assumptions.with_facts({name: Assumptions().by_name()[name]})
+    assert inputs.assumptions == expected
+    assert inputs.assumptions.licence_usd_per_gpu_year == 1234.0
+
+
+def test_each_bad_assumption_is_its_own_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two bad assumptions are two problems, one per row in sheet order, each keeping only its
+    own default; the command line restores the plan from the workbook with the others as
+    written and prints both problems."""
+    data, rows = _edited_sheet(_sample_scenario(), {"pue": "5", "amortisation_years": "x"})
+    inputs = read_plan_inputs(data, file_name="plan.xlsx")
+    assert [(p.row, p.message.split(":")[0]) for p in inputs.problems] == [
+        (rows["pue"], "pue"),
+        (rows["amortisation_years"], "amortisation_years"),
+    ]
+    defaults = Assumptions()
+    assert (inputs.assumptions.pue, inputs.assumptions.amortisation_years) == (
+        defaults.pue,
+        defaults.amortisation_years,
+    )
+    assert inputs.assumptions.licence_usd_per_gpu_year == 1234.5
+    path = tmp_path / "plan.xlsx"
+    path.write_bytes(data)
+    assert main(["plan", "--from-workbook", str(path), "--methods", "passthrough"]) == 0
+    err = capsys.readouterr().err
+    assert f"row {rows['pue']}" in err
+    assert "amortisation_years: 'x' is not a finite number from 1 to 15 [years]" in err

@@ -8,7 +8,9 @@ dataclass: enums by value, booleans ``yes``/``no``, floats as ``repr`` (exact), 
 dataclasses as ``network.latency_us``, mappings as ``gpu_price_usd[H100-80GB-SXM]``, and each
 sharing method's setting by its own name (``mps_replicas``). Fields added to ``Assumptions`` and
 settings added to methods later are written and read with no change here. Reading back, an
-unknown name is a problem (not a crash) and a missing field keeps its default with a note.
+unknown name is a problem (not a crash) and a missing field keeps its default with a note; a
+value that cannot be read, or that its assumption's rules refuse, is a problem naming its row,
+and only that field keeps its default.
 
 Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
 item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
@@ -23,12 +25,13 @@ import io
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from planner.assumptions import METHOD_SETTINGS, Assumptions
+from planner.assumptions import METHOD_SETTINGS, Assumptions, Fact, facts
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
@@ -36,7 +39,14 @@ from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.rvtools import workbook_sheets
 from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
-from planner.inputs.tabular import CSV_TEXT, decode_file, yes_no
+from planner.inputs.tabular import (
+    CSV_TEXT,
+    decode_file,
+    parse_bool,
+    parse_float,
+    parse_int,
+    yes_no,
+)
 from planner.inputs.workloads import workloads_frame
 from planner.scenario import Scenario, load_scenario
 
@@ -252,7 +262,8 @@ class PlanInputs:
     notes: tuple[ImportNote, ...] = ()
     """Fields missing from the sheet (their defaults kept)."""
     problems: tuple[InputProblem, ...] = ()
-    """Names the sheet holds that this planner does not know, and values it cannot read."""
+    """Names the sheet holds that this planner does not know, and values it cannot read or that
+    their assumption's rules refuse (each such field keeps its default)."""
 
     def scenario(self, *, file_name: str = "plan.xlsx") -> Loaded[Scenario]:
         """The scenario these inputs describe, with the rows skipped while loading them (none
@@ -378,7 +389,9 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
 
 
 def _convert(kind: Any, text: str) -> Any:
-    """``text`` as a value of type ``kind``; ``ValueError`` when it is not one."""
+    """``text`` as a value of type ``kind``, numbers and yes/no read as the planner reads a
+    table's cells (``tabular.parse_float``: finite numbers only); ``ValueError`` when it is not
+    one. Whether the value is within its assumption's range is checked apart (``_Reading``)."""
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
         options = [k for k in typing.get_args(kind) if k is not type(None)]
@@ -389,52 +402,149 @@ def _convert(kind: Any, text: str) -> Any:
                 return _convert(option, text)
             except ValueError:
                 continue
-        raise ValueError(f"'{text}' is none of {', '.join(map(str, options))}")
+        raise ValueError(text)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
-        return kind(text)
+        return kind(text.strip())
     if kind is bool:
-        lowered = text.strip().lower()
-        if lowered in ("yes", "true", "1"):
-            return True
-        if lowered in ("no", "false", "0"):
-            return False
-        raise ValueError(f"'{text}' is not yes or no")
+        return parse_bool(text)
     if kind is int:
-        return int(text)
+        return parse_int(text)
     if kind is float:
-        return float(text)
+        return parse_float(text)
     if kind is str:
         return text
-    raise ValueError(f"cannot read a {kind}")
+    raise ValueError(text)
 
 
-def _mapping_entries(
-    name: str,
-    value_kind: Any,
-    values: Mapping[str, tuple[int, str]],
-    file: str,
-    consumed: set[str],
-    problems: list[InputProblem],
-) -> dict[str, Any]:
-    """The entries of mapping field ``name`` from its ``name[key]`` rows, each marked consumed;
-    a value that cannot be read is a problem and left out."""
-    entries = {}
-    for key, (number, text) in values.items():
-        if key.startswith(f"{name}[") and key.endswith("]"):
-            consumed.add(key)
+def _allowed(kind: Any, about: Fact | None) -> str:
+    """What a value of ``kind`` may be, with the range and unit of its ``Fact`` when it has one
+    (``a finite number from 1 to 3 [-]``, ``one of 7, 8``, ``yes or no``)."""
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        options = [_allowed(k, about) for k in typing.get_args(kind) if k is not type(None)]
+        empty = ["empty"] if type(None) in typing.get_args(kind) else []
+        return " or ".join([*options, *empty])
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return f"one of {', '.join(str(choice.value) for choice in kind)}"
+    if kind is bool:
+        return "yes or no"
+    if kind not in (int, float):
+        return "text"
+    number = "a whole number" if kind is int or (about and about.whole) else "a finite number"
+    if about is None:
+        return number
+    span = about.range_text
+    span = f"from {span}" if " to " in span else f"of {span}" if span else ""
+    unit = f" [{about.unit}]" if about.unit else ""
+    return " ".join(filter(None, (number, span))) + unit
+
+
+def _shown(text: str) -> str:
+    """A value cell as a problem quotes it."""
+    if text.strip():
+        return f"'{text}'"
+    return "an empty cell (its value deleted, or a formula whose value was not saved)"
+
+
+_KEPT = object()
+"""What ``_Reading.value`` returns when the default is kept."""
+
+
+@dataclass
+class _Reading:
+    """Assumptions being read back from the sheet's (row, name, value) rows: each value is
+    converted to its field's kind, then checked by the rules an ``Assumptions`` checks itself
+    with when built (``Assumptions.with_facts``), one value at a time, so a bad value costs only
+    itself. Collects the rows consumed, the notes on rows missing and the problems."""
+
+    values: Mapping[str, tuple[int, str]]
+    """Sheet name of each value (``pue``, ``network.latency_us``) -> (row, value as text)."""
+    file: str
+    """The sheet, as problems name it."""
+    defaults: Assumptions
+    about: Mapping[str, Fact]
+    """Each assumption's ``Fact`` by sheet name (``planner.assumptions.facts``)."""
+    consumed: set[str] = dataclasses.field(default_factory=set)
+    notes: list[ImportNote] = dataclasses.field(default_factory=list)
+    problems: list[InputProblem] = dataclasses.field(default_factory=list)
+
+    def value(self, name: str, kind: Any, default: Any) -> Any:
+        """The value of row ``name`` as ``kind``, marked consumed; ``_KEPT`` with a note when
+        the row is missing, or with a problem when its value cannot be read or is refused."""
+        if name not in self.values:
+            self.notes.append(_kept_default(self.file, name, default))
+            return _KEPT
+        number, text = self.values[name]
+        self.consumed.add(name)
+        return self._read(
+            number,
+            name,
+            kind,
+            text,
+            lambda value: self.defaults.with_facts({name: value}),
+            f"its default {_text(default)}",
+        )
+
+    def entries(self, name: str, value_kind: Any) -> dict[str, Any]:
+        """The entries of mapping field ``name`` from its ``name[key]`` rows, each marked
+        consumed; a value that cannot be read or is refused is a problem and left out."""
+        entries = {}
+        for key, (number, text) in self.values.items():
+            if not (key.startswith(f"{name}[") and key.endswith("]")):
+                continue
+            self.consumed.add(key)
+            entry = key[len(name) + 1 : -1]
+            value = self._read(
+                number,
+                key,
+                value_kind,
+                text,
+                partial(_with_entry, self.defaults, name, entry),
+                f"the default for {entry}",
+            )
+            if value is not _KEPT:
+                entries[entry] = value
+        return entries
+
+    def _read(
+        self,
+        number: int,
+        name: str,
+        kind: Any,
+        text: str,
+        check: Callable[[Any], object],
+        default: str,
+    ) -> Any:
+        """``text`` of row ``number`` (assumption ``name``) as ``kind``, then ``check``-ed
+        (``ValueError`` naming the rule it breaks); ``_KEPT`` with a problem naming the row, the
+        assumption, the value, what it may be and ``default``, used instead."""
+        allowed = _allowed(kind, self.about.get(name))
+        try:
+            value = _convert(kind, text)
+        except ValueError:
+            reason = f"{_shown(text)} is not {allowed}"
+        else:
             try:
-                entries[key[len(name) + 1 : -1]] = _convert(value_kind, text)
-            except ValueError as error:
-                problems.append(
-                    InputProblem(
-                        file,
-                        number,
-                        "value",
-                        str(error),
-                        "do not edit this sheet by hand",
-                    )
-                )
-    return entries
+                check(value)
+            except (TypeError, ValueError) as error:
+                reason = f"{_shown(text)} is refused: {error}"
+            else:
+                return value
+        self.problems.append(
+            InputProblem(
+                self.file,
+                number,
+                "value",
+                f"{name}: {reason}; {default} is used",
+                f"write {allowed} as its value, or set {name} again after restoring the plan",
+            )
+        )
+        return _KEPT
+
+
+def _with_entry(assumptions: Assumptions, name: str, entry: str, value: Any) -> Assumptions:
+    """``assumptions`` with entry ``entry`` of mapping field ``name`` set to ``value``, checked
+    as ``Assumptions`` checks itself."""
+    return assumptions.with_facts({name: {entry: value}})
 
 
 def _kept_default(file: str, name: str, default: object) -> ImportNote:
@@ -451,76 +561,26 @@ def _kept_default(file: str, name: str, default: object) -> ImportNote:
     )
 
 
-def _method_settings(
-    defaults: Mapping[str, Any],
-    values: Mapping[str, tuple[int, str]],
-    file: str,
-    consumed: set[str],
-    found: tuple[list[ImportNote], list[InputProblem]],
-) -> dict[str, Any]:
-    """The sharing methods' settings from their rows (each by its own name, of its default's
-    kind), each marked consumed; a missing one keeps its default with a note, a value that
-    cannot be read is a problem (its default is kept)."""
-    settings: dict[str, Any] = {}
-    for name, default in defaults.items():
-        value = _read_value(name, type(default), default, values, file, consumed, found)
-        if value is not _KEPT:
-            settings[name] = value
-    return settings
-
-
-_KEPT = object()
-"""What ``_read_value`` returns when the default is kept."""
-
-
-def _read_value(
-    name: str,
-    kind: Any,
-    default: Any,
-    values: Mapping[str, tuple[int, str]],
-    file: str,
-    consumed: set[str],
-    found: tuple[list[ImportNote], list[InputProblem]],
-) -> Any:
-    """The value of row ``name`` as ``kind``, marked consumed; ``_KEPT`` with a note when the
-    row is missing, or with a problem when its value cannot be read."""
-    notes, problems = found
-    if name not in values:
-        notes.append(_kept_default(file, name, default))
-        return _KEPT
-    number, text = values[name]
-    consumed.add(name)
-    try:
-        return _convert(kind, text)
-    except ValueError as error:
-        problems.append(
-            InputProblem(
-                file,
-                number,
-                "value",
-                f"{name}: {error}; the default is kept",
-                "do not edit this sheet by hand",
-            )
-        )
-        return _KEPT
-
-
 def assumptions_from_rows(
     rows: Sequence[tuple[int, str, str]], file: str
 ) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
     """``Assumptions`` from (row, name, value) rows as ``assumption_rows`` writes them.
 
-    A field the rows lack keeps its default, with a note; a name no field has, or a value that
-    cannot be read, is a problem (its field keeps its default).
+    A field the rows lack keeps its default, with a note; a name no field has is a problem; a
+    value that cannot be read or that its assumption's rules refuse is a problem naming its row,
+    and only that field keeps its default (a mapping's entry is left out).
     """
-    values = {name: (number, value) for number, name, value in rows}
-    consumed: set[str] = set()
-    notes: list[ImportNote] = []
-    problems: list[InputProblem] = []
+    defaults = Assumptions()
+    reading = _Reading(
+        {name: (number, value) for number, name, value in rows},
+        file,
+        defaults,
+        {name: about for name, about, _ in facts(defaults)},
+    )
 
     def build(cls: type[Any], prefix: str) -> Any:
         hints = typing.get_type_hints(cls)
-        defaults = cls()
+        own_defaults = cls()
         arguments: dict[str, Any] = {}
         for item in dataclasses.fields(cls):
             name = f"{prefix}{item.name}"
@@ -529,31 +589,24 @@ def assumptions_from_rows(
                 arguments[item.name] = build(kind, f"{name}.")
                 continue
             if name == METHOD_SETTINGS:
-                arguments[item.name] = _method_settings(
-                    defaults.method_settings, values, file, consumed, (notes, problems)
-                )
+                settings = {
+                    setting: reading.value(setting, type(default), default)
+                    for setting, default in defaults.method_settings.items()
+                }
+                arguments[item.name] = {k: v for k, v in settings.items() if v is not _KEPT}
                 continue
             if typing.get_origin(kind) in (Mapping, dict, typing.Mapping):
                 _, value_kind = typing.get_args(kind)
-                arguments[item.name] = _mapping_entries(
-                    name, value_kind, values, file, consumed, problems
-                )
+                arguments[item.name] = reading.entries(name, value_kind)
                 continue
-            value = _read_value(
-                name,
-                kind,
-                getattr(defaults, item.name),
-                values,
-                file,
-                consumed,
-                (notes, problems),
-            )
+            value = reading.value(name, kind, getattr(own_defaults, item.name))
             if value is not _KEPT:
                 arguments[item.name] = value
         try:
             return cls(**arguments)
         except (TypeError, ValueError) as error:
-            problems.append(
+            # Each value passed its own checks above: only a rule between values is left.
+            reading.problems.append(
                 InputProblem(
                     file,
                     None,
@@ -565,15 +618,15 @@ def assumptions_from_rows(
             return cls()
 
     assumptions = build(Assumptions, "")
-    for name in values:
-        if name not in consumed:
-            problems.append(
+    for name, (number, _) in reading.values.items():
+        if name not in reading.consumed:
+            reading.problems.append(
                 InputProblem(
                     file,
-                    values[name][0],
+                    number,
                     "name",
                     f"unknown assumption '{name}' (from a newer planner?): ignored",
                     "plan with the planner version that wrote the workbook, or set it again",
                 )
             )
-    return assumptions, notes, problems
+    return assumptions, reading.notes, reading.problems
