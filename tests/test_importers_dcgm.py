@@ -6,6 +6,7 @@ import pytest
 from importer_samples import CATALOG, DCGM, sample
 
 from planner.inputs.importers.dcgm import measure, read_dcgm_samples
+from planner.inputs.importers.mix import import_workloads
 from planner.inputs.problems import InputError
 
 _MIG_GPU = (
@@ -182,3 +183,12 @@ def test_without_the_catalog_no_gpu_memory_bounds_a_sample() -> None:
     data = f"DCGM_FI_DEV_FB_USED{{{_L4}}} 200000\n".encode()
     samples, problems = read_dcgm_samples(data, "l4.prom")
     assert (len(samples), problems) == (1, [])
+
+
+def test_an_import_bounds_a_sample_by_the_gpu_its_model_name_names() -> None:
+    """Imported among the workload files, a scrape's sample above its L4's memory is a problem
+    on its line, as the reader given the catalog says, not the class's memory need."""
+    data = f"DCGM_FI_DEV_FB_USED{{{_L4}}} 200000\n".encode()
+    with pytest.raises(InputError) as refused:
+        import_workloads([("l4.prom", data)], CATALOG)
+    assert ("l4.prom", 1) in [(p.file, p.row) for p in refused.value.problems]

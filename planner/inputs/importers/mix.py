@@ -137,7 +137,7 @@ def import_workloads(
                 notes.extend(read.notes)
                 problems.extend(read.problems)
             elif detected.format is Format.DCGM:
-                read_samples, read_problems = dcgm.read_dcgm_samples(data, name)
+                read_samples, read_problems = dcgm.read_dcgm_samples(data, name, catalog)
                 samples.extend(read_samples)
                 problems.extend(read_problems)
             else:
