@@ -1418,3 +1418,30 @@ def test_a_plan_by_configuration_over_a_limit_from_the_starts_is_planned_again_w
     plan = recommend(scenario, AnnualRates(scenario), starts=[single]).plan
     assert check_plan(plan, scenario) == []
     assert calls[:2] == [2, 1]
+
+
+def test_a_start_configuration_holds_only_what_its_class_may_still_use() -> None:
+    """A plan placed by one method may hold a class the mix no longer lets use that method (an
+    earlier round of the slowdown loop took it away): its hosts' configurations leave those
+    instances out, so the master does not count them as served."""
+    scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
+    single = plan_method(Method.VGPU, scenario)
+    types = host_types(scenario.inventory.hosts, scenario)
+    found, _ = options(scenario, types)
+    group_of = {w.name: i for i, w in enumerate(scenario.workloads)}
+    rates = AnnualRates(scenario)
+    placed = mixed._placing_of(single)
+    every = mixed._configurations_of(placed, types, group_of, found, rates)
+    desktops = group_of[scenario.workloads[0].name]
+    assert sum(c.holds.get(desktops, 0) for c in every) == scenario.workloads[0].instances
+    taken = [
+        o
+        for o in found
+        if not (o.workload == scenario.workloads[0].name and o.method is Method.VGPU)
+    ]
+    kept = mixed._configurations_of(placed, types, group_of, taken, rates)
+    assert sum(c.holds.get(desktops, 0) for c in kept) == 0
+    assert (
+        sum(sum(c.holds.values()) for c in kept)
+        == _served(single) - scenario.workloads[0].instances
+    )

@@ -302,7 +302,7 @@ class Model:
             dual_bound = float(dual)
         else:
             # Without a dual bound from HiGHS only a proven optimum bounds the objective (an LP
-            # stopped early holds a feasible point's value, above its optimum).
+            # stopped early holds a value not proven to be one).
             dual_bound = objective if outcome is _Outcome.OPTIMAL else -math.inf
         status = SolveStatus.OPTIMAL if outcome is _Outcome.OPTIMAL else SolveStatus.LIMIT_REACHED
         clock = outcome is _Outcome.LIMIT_REACHED and "time" in str(result.message).lower()

@@ -1237,9 +1237,11 @@ def _by_type_lower_bound(
     rates: Rates,
     served: Mapping[str, int],
 ) -> float:
-    """The bound by host type: the MILP's dual bound with the served instances fixed, or, where
-    the MILP is too large to solve or stops without one, its LP relaxation's optimum (a weaker
-    bound, but one); 0 when neither is proven."""
+    """The bound by host type: the MILP's dual bound with the served instances fixed, and where
+    the MILP is too large to solve or stops before its optimum, the better of that and its LP
+    relaxation's optimum (HiGHS' dual bound at a limit may be below it); 0 when none is
+    proven."""
+    bound = -math.inf
     for relax in (False, True):
         counts = solve_counts(
             scenario,
@@ -1250,9 +1252,11 @@ def _by_type_lower_bound(
             relax=relax,
             limits=_bound_limits(scenario),
         )
-        if counts is not None and math.isfinite(counts.dual_bound_usd):
-            return max(0.0, counts.dual_bound_usd)
-    return 0.0
+        if counts is not None:
+            bound = max(bound, counts.dual_bound_usd)
+            if counts.status is SolveStatus.OPTIMAL:
+                break
+    return max(0.0, bound)
 
 
 def _by_host_lower_bound(
@@ -1486,7 +1490,11 @@ def _by_configurations(
         short_cost,
         [len(t.hosts) for t in types],
         _host_pricer(scenario, types, groups, demands, rates, limits),
-        start=[c for placed in starts for c in _configurations_of(placed, types, group_of, rates)],
+        start=[
+            c
+            for placed in starts
+            for c in _configurations_of(placed, types, group_of, found, rates)
+        ],
         rounds=_CONFIGURATION_ROUNDS,
         pricing_work=_CONFIGURATION_PRICING_WORK,
         limits=limits,
@@ -1637,21 +1645,30 @@ def _on_type(option: Option, t: int) -> Option:
 
 
 def _configurations_of(
-    placing: _Placing, types: Sequence[HostType], group_of: Mapping[str, int], rates: Rates
+    placing: _Placing,
+    types: Sequence[HostType],
+    group_of: Mapping[str, int],
+    found: Sequence[Option],
+    rates: Rates,
 ) -> list[Configuration]:
-    """Each host of a placed plan as the configuration it is set up by (of ``types``' hosts,
-    holding classes with a merged class in ``group_of``)."""
+    """Each host of a placed plan as the configuration it is set up by: of ``types``' hosts, the
+    instances of classes with a merged class in ``group_of`` under a method that is still one of
+    their options (``found``) on the host's type (a plan placed in an earlier round, or by one
+    method, may hold others)."""
     type_of = {h.name: (t, h) for t, ht in enumerate(types) for h in ht.hosts}
+    usable = {(o.workload, o.method, o.host_type) for o in found}
     held: dict[str, dict[tuple[int, Method], set[str]]] = {}
     for p in placing.placements:
         if p.host not in type_of or p.workload not in group_of:
             continue
         method = placing.roles[(p.host, p.gpu_index)]
+        if (p.workload, method, type_of[p.host][0]) not in usable:
+            continue
         held.setdefault(p.host, {}).setdefault((group_of[p.workload], method), set()).add(
             p.instance
         )
     roles = _roles_per_host(placing)
-    found: list[Configuration] = []
+    configurations: list[Configuration] = []
     for name, mine in held.items():
         t, host = type_of[name]
         cost = _host_usd_per_year(host, roles[name], rates)
@@ -1659,8 +1676,9 @@ def _configurations_of(
         holds: dict[int, float] = {}
         for (i, _), n in instances.items():
             holds[i] = holds.get(i, 0.0) + n
-        found.append(Configuration(t, cost, holds, _HostSetup(instances, dict(roles[name]))))
-    return found
+        setup = _HostSetup(instances, dict(roles[name]))
+        configurations.append(Configuration(t, cost, holds, setup))
+    return configurations
 
 
 def _placing_of(plan: MethodPlan) -> _Placing:
@@ -1887,8 +1905,8 @@ then costs less, is kept."""
 @dataclass
 class _SolvedCounts:
     """``solve_counts`` of a plan, each model solved once per recommendation: a round of the
-    slowdown loop that only keeps classes apart places the same counts again, and on a large
-    estate one solve may take a minute."""
+    slowdown loop that only keeps classes apart places the same counts again. The key leaves
+    out the scenario and the rates: one memo serves one ``recommend``, where both are fixed."""
 
     _solved: dict[tuple[object, ...], Counts | None] = field(default_factory=dict)
 
