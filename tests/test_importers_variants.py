@@ -615,6 +615,29 @@ def test_a_repeated_vhost_header_is_no_host(tmp_path: Path, saved_as: str) -> No
         assert problem.fix == "delete this row"
 
 
+@pytest.mark.parametrize("saved_as", ["workbook", "comma CSV", "semicolon CSV"])
+def test_a_second_vhost_header_with_its_columns_elsewhere_reads_the_rows_below_by_it(
+    tmp_path: Path, saved_as: str
+) -> None:
+    """A second vCenter's export joined below the first, its columns in another order and one
+    more: its header row is no host (it was read as host 'Host') and the rows below are read by
+    it, each host with its own cores and memory (they were read by the first header's
+    positions), with one problem naming the row."""
+    plain = _vhost_hosts(tmp_path, "rvtools.xlsx", VHOST_SAVED_AS["workbook"](VHOST))
+    order = [0, 2, 6, 5, 1, 3, 4, 7]
+    moved = [[row[i] for i in order] + ["note"] for row in VHOST]
+    moved[0][-1] = "Annotation"
+    joined = [*VHOST[:2], *moved[0:1], *moved[2:]]
+    name = "rvtools.xlsx" if saved_as == "workbook" else "vhost.csv"
+    for reader, (hosts, problems) in _vhost_hosts(
+        tmp_path, name, VHOST_SAVED_AS[saved_as](joined)
+    ).items():
+        assert (reader, hosts) == (reader, plain[reader][0])
+        (problem,) = problems
+        assert (problem.file, problem.row) == (f"{name} [vHost]", 3)
+        assert "the rows below are read by this header" in problem.message
+
+
 QUERY_HEADER = ["name", "memory.total [MiB]", "mig.mode.current", "index"]
 QUERY_ROWS = [
     ["NVIDIA A100-SXM4-80GB", "81920 MiB", "Enabled", "0"],

@@ -280,19 +280,36 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
     problems.extend(_missing_columns(columns, tab, header_row[0]))
     header = _header_names(header_row[1])
     for number, values in rows:
-        if _header_names(values) == header:
+        again = _columns(values, ALIASES)
+        if _header_names(values) == header or ("host" in again and len(again) > 1):
             # Exports of several vCenters joined one after the other repeat the header: no host
-            # (read as one, it would be host 'Host' with assumed cores and memory).
-            problems.append(
-                InputProblem(
-                    tab,
-                    number,
-                    None,
-                    f"the header row is repeated here (row {header_row[0]} is the header): "
-                    "exports joined one after the other; row left out",
-                    "delete this row",
+            # (read as one, it would be host 'Host' with assumed cores and memory). An export
+            # whose columns lie elsewhere is read by its own header from here on.
+            if _header_names(values) == header:
+                problems.append(
+                    InputProblem(
+                        tab,
+                        number,
+                        None,
+                        f"the header row is repeated here (row {header_row[0]} is the header): "
+                        "exports joined one after the other; row left out",
+                        "delete this row",
+                    )
                 )
-            )
+            else:
+                columns, header = again, _header_names(values)
+                problems.append(
+                    InputProblem(
+                        tab,
+                        number,
+                        None,
+                        f"another header row here, its columns not those of row "
+                        f"{header_row[0]}: exports joined one after the other; the rows below "
+                        "are read by this header",
+                        "give each vCenter's export as a file of its own",
+                    )
+                )
+                problems.extend(_missing_columns(columns, tab, number))
             continue
         host = _text(values, columns.get("host"))
         if not host:
