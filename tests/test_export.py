@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
 from pathlib import Path
@@ -237,3 +238,29 @@ def test_the_workloads_sheet_lists_a_pod_lists_pods_without_gpu_marked_as_such()
     assert cells[1]["vCPUs per instance"] == 2
     assert "without GPU" in WITHOUT_GPU_NOTE
     assert "cpu-1,2000,4096,0,0" in read_plan_inputs(data).workloads_csv.decode()
+
+
+def test_the_recommended_plan_without_a_proven_cost_bound_says_so() -> None:
+    """The Recommended plan sheet gives the cost bound and the ratio; where no bound above $0
+    was proven it says so in words, never a bound of 0."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.workloads import WorkloadKind
+    from planner.output.export import _recommended_facts
+    from planner.output.report import plan_scenario
+    from tests import builders
+
+    plans = plan_scenario(
+        builders.scenario_of(
+            [],
+            [builders.host("h1", "L40S", 2)],
+            [builders.workload("desk", kind=WorkloadKind.VDI, instances=4, memory_gib=4)],
+            catalog=load_catalog(),
+        )
+    )
+    assert plans.recommended is not None
+    bounded = _recommended_facts(plans.recommended).set_index("figure")["value"]
+    assert bounded["Lower bound on that cost"] == plans.recommended.cost_lower_bound_usd > 0
+    unproven = dataclasses.replace(plans.recommended, cost_lower_bound_usd=0.0)
+    figures = _recommended_facts(unproven).set_index("figure")["value"]
+    assert figures["Lower bound on that cost"] == "none above $0 could be proven"
+    assert figures["Cost over its bound"] == "—"

@@ -167,11 +167,16 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
 def _recommended_facts(recommended: RecommendedPlan) -> pd.DataFrame:
     """The recommended plan's figures with their units (a figure table)."""
     result = recommended.result
+    proven = recommended.ratio_to_bound is not None
     facts = [
         ("Found as", recommended.source, ""),
         ("Annual cost", result.cost.total_usd_per_year, "USD/year"),
-        ("Lower bound on that cost", recommended.cost_lower_bound_usd, "USD/year"),
-        ("Cost over its bound", recommended.ratio_to_bound, "-"),
+        (
+            "Lower bound on that cost",
+            recommended.cost_lower_bound_usd if proven else "none above $0 could be proven",
+            "USD/year",
+        ),
+        ("Cost over its bound", recommended.ratio_to_bound if proven else "—", "-"),
         ("GPUs used", result.metrics.gpus_used, "GPUs"),
         (
             "No plan serving the same instances uses fewer GPUs than",
