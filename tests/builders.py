@@ -7,7 +7,10 @@ import them from here, so a name such as ``NIGHT`` means one thing everywhere.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
+
+from openpyxl import Workbook
 
 from planner.assumptions import Assumptions
 from planner.inputs.catalog import Catalog, GpuModel
@@ -223,3 +226,16 @@ def hand_plan(
         hosts=tuple(hosts),
         roles=dict(roles or {}),
     )
+
+
+def xlsx(sheets: Mapping[str, Sequence[Sequence[object]]]) -> bytes:
+    """A workbook of the given sheets (title -> rows), as a tool or a spreadsheet saves it."""
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(list(row))
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()

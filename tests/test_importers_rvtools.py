@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 
 import pytest
 from importer_samples import RVTOOLS, sample
-from openpyxl import Workbook
 
 from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.hosts import HostFacts
 from planner.inputs.importers.rvtools import read_rvtools
 from planner.inputs.problems import InputError
-
-
-def _xlsx(tabs: dict[str, Sequence[Sequence[object]]]) -> bytes:
-    book = Workbook()
-    book.remove(book.active)
-    for title, rows in tabs.items():
-        sheet = book.create_sheet(title)
-        for row in rows:
-            sheet.append(list(row))
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+from tests.builders import xlsx
 
 
 def _values(host: HostFacts) -> dict[str, object]:
@@ -56,7 +43,7 @@ def test_rvtools4_sample_vhost() -> None:
 def test_drifted_column_names_are_matched() -> None:
     """``Num Cores`` and ``Memory MB`` (older RVTools) are the cores and memory columns; header
     case and spacing do not matter."""
-    data = _xlsx(
+    data = xlsx(
         {"vHost": [("HOST", "cluster ", "Num Cores", "Memory MB"), ("esx1.lab", "gpu", 48, 524288)]}
     )
     (host,) = read_rvtools(data, "old.xlsx").hosts
@@ -67,7 +54,7 @@ def test_drifted_column_names_are_matched() -> None:
 
 def test_cores_from_sockets_and_memory_in_mib_column() -> None:
     """Without a core count, ``# CPU`` × ``Cores per CPU`` is derived; ``Memory MiB`` is MiB."""
-    data = _xlsx(
+    data = xlsx(
         {
             "vHost": [
                 ("Host", "Cluster", "# CPU", "Cores per CPU", "Memory MiB"),
@@ -84,7 +71,7 @@ def test_cores_from_sockets_and_memory_in_mib_column() -> None:
 
 def test_cluster_from_vinfo_when_vhost_has_none() -> None:
     """A vHost tab without a cluster column takes each host's cluster from its VMs in vInfo."""
-    data = _xlsx(
+    data = xlsx(
         {
             "vInfo": [("VM", "Host", "Cluster"), ("vm-1", "esx3", "prod")],
             "vHost": [("Host", "# Cores", "# Memory"), ("esx3", 16, 131072)],
@@ -104,7 +91,7 @@ _KEPT_MEMORY = "the host is kept, planned with the memory the import assumes ins
 def test_bad_cells_are_problems_with_tab_row_and_column() -> None:
     """A core count that is no number is a problem naming the tab, row and column; the host keeps
     its other values. A row without a host name is left out with a problem."""
-    data = _xlsx(
+    data = xlsx(
         {
             "vHost": [
                 ("Host", "Cluster", "# Cores", "# Memory"),
@@ -125,7 +112,7 @@ def test_bad_cells_are_problems_with_tab_row_and_column() -> None:
 def test_workbook_without_vhost_is_refused() -> None:
     """A workbook with no vHost tab is refused, listing its tabs and how to export them."""
     with pytest.raises(InputError, match="no vHost tab"):
-        read_rvtools(_xlsx({"vInfo": [("VM",), ("a",)]}), "x.xlsx")
+        read_rvtools(xlsx({"vInfo": [("VM",), ("a",)]}), "x.xlsx")
 
 
 def test_damaged_workbook_is_refused() -> None:
@@ -137,7 +124,7 @@ def test_damaged_workbook_is_refused() -> None:
 def test_text_numbers_with_commas_are_read_only_as_thousands() -> None:
     """A memory typed as text with thousands commas ('261,797') reads as that number; a decimal
     comma ('1,5') is a problem naming the cell, not 15 MiB."""
-    data = _xlsx(
+    data = xlsx(
         {
             "vHost": [
                 ["Host", "Cluster", "# Cores", "# Memory"],
@@ -172,7 +159,7 @@ def test_the_vhost_tab_exported_as_csv_reads_like_the_workbook(separator: str) -
     the locale has it) gives the hosts the workbook gives, an empty core count a problem naming
     its row and column as there, and is told apart from other CSVs by its header; it was
     refused as a file no tool wrote."""
-    workbook = read_rvtools(_xlsx({"vHost": _VHOST}), "rvtools.xlsx")
+    workbook = read_rvtools(xlsx({"vHost": _VHOST}), "rvtools.xlsx")
     data = _csv(_VHOST, separator)
 
     exported = read_rvtools(data, "RVTools_tabvHost.csv")
@@ -214,7 +201,7 @@ def test_a_vhost_tab_without_core_or_memory_columns_says_so() -> None:
     """A vHost tab with only # CPU (no cores per CPU) and no memory column gives each missing
     figure one problem on the header row naming the column RVTools writes; hosts are still
     read, without those figures."""
-    data = _xlsx({"vHost": [("Host", "Cluster", "# CPU"), ("esx3", "c", 2)]})
+    data = xlsx({"vHost": [("Host", "Cluster", "# CPU"), ("esx3", "c", 2)]})
     read = read_rvtools(data, "v.xlsx")
     (host,) = read.hosts
     assert "cpu_cores" not in _values(host)
@@ -232,7 +219,7 @@ def test_an_unreadable_core_or_memory_cell_names_its_value_and_the_assumed_figur
     node whose capacity kubectl gives unreadably is), not read from the cell. It said only that
     the figure was no number, and the host was planned with 64 cores or 512 GiB as if RVTools
     had no such column."""
-    data = _xlsx(
+    data = xlsx(
         {
             "vHost": [
                 ("Host", "Cluster", "# Cores", "# Memory"),
@@ -259,7 +246,7 @@ def test_an_unreadable_cpu_or_cores_per_cpu_cell_is_a_problem_not_a_silent_gap()
     """Without a '# Cores' column the cores are '# CPU' x 'Cores per CPU': a cell of either that
     is not a number is a problem naming it, the host kept with the assumed core count; it left
     the host's cores out in silence."""
-    data = _xlsx(
+    data = xlsx(
         {"vHost": [("Host", "# CPU", "Cores per CPU", "# Memory"), ("esx1", "two", 32, 1024)]}
     )
     read = read_rvtools(data, "rv.xlsx")

@@ -31,7 +31,6 @@ from importer_samples import (
     pod,
     sample,
 )
-from openpyxl import Workbook
 
 from planner.cli import build_parser, main, read_inputs
 from planner.inputs.importers import import_inventory, import_workloads
@@ -39,6 +38,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.workloads import WorkloadClass
 from planner.scenario import load_hosts, load_mix
+from tests.builders import xlsx
 
 REPO = Path(__file__).resolve().parent.parent
 PLAIN_INVENTORY = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
@@ -66,18 +66,6 @@ def _utf16(data: bytes, codec: str = "utf-16-le") -> bytes:
     """UTF-8 text as Excel's 'Unicode Text' (little-endian) or another UTF-16 saves it."""
     mark = codecs.BOM_UTF16_LE if codec == "utf-16-le" else codecs.BOM_UTF16_BE
     return mark + data.decode().encode(codec)
-
-
-def _xlsx(sheets: dict[str, Sequence[Sequence[object]]]) -> bytes:
-    book = Workbook()
-    book.remove(book.active)
-    for title, rows in sheets.items():
-        sheet = book.create_sheet(title)
-        for row in rows:
-            sheet.append(list(row))
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
 
 
 SAVED_AS: dict[str, Callable[[Rows], bytes]] = {
@@ -500,7 +488,7 @@ WRONG_FILES: list[tuple[str, str, bytes, str]] = [
         b"v1.29.0   10.0.0.1\n",
         "table output",
     ),
-    ("inventory", "sheet.xlsx", _xlsx({"Sheet1": [("host", "gpus"), ("a", 1)]}), "vHost"),
+    ("inventory", "sheet.xlsx", xlsx({"Sheet1": [("host", "gpus"), ("a", 1)]}), "vHost"),
     ("inventory", "huge.csv", b"host," + b"x" * (21 * 2**20), "over the limit"),
     ("inventory", "long-line.csv", b"host," + b"x" * 300_000 + b"\n", "longer than"),
     ("inventory", "pods.csv", _csv(TRACE_PODS), "pod list (workloads)"),
@@ -545,7 +533,7 @@ VHOST: Rows = [
     ["esx-03.lab", "dc", "other", "2", "16", "32", "1048576", "0"],
 ]
 VHOST_SAVED_AS: dict[str, Callable[[Rows], bytes]] = {
-    "workbook": lambda rows: _xlsx({"vInfo": [("VM", "Host")], "vHost": rows}),
+    "workbook": lambda rows: xlsx({"vInfo": [("VM", "Host")], "vHost": rows}),
     "comma CSV": _csv,
     "semicolon CSV": lambda rows: _csv(rows, ";"),
     "tab CSV": lambda rows: _csv(rows, "\t"),
