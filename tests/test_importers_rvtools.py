@@ -254,6 +254,6 @@ def test_an_unreadable_cpu_or_cores_per_cpu_cell_is_a_problem_not_a_silent_gap()
     assert (problem.row, problem.column, problem.message) == (
         2,
         "# CPU",
-        f"'two' is not a core count above 0: {_KEPT_CORES}",
+        f"'two' is not a socket count above 0: {_KEPT_CORES}",
     )
     assert "cpu_cores" not in _values(read.hosts[0])

@@ -431,7 +431,7 @@ def _positive(
     values: Sequence[Any],
     column: tuple[int, str],
     separator: str,
-    what: tuple[str, str, str],
+    what: tuple[str, str, str, str],
     where: tuple[str, int],
     problems: list[InputProblem],
 ) -> float | None:
@@ -439,14 +439,14 @@ def _positive(
     it holds and saying the host is still planned, with the figure the import assumes.
 
     ``what`` is (the figure as a message names it, its unit as written after it, the inventory
-    column); ``where`` the tab and row.
+    column, the figure assumed in its place); ``where`` the tab and row.
     """
-    said, unit, field = what
+    said, unit, field, assumed = what
     raw = values[column[0]] if column[0] < len(values) else None
     written = "" if raw is None else str(raw).strip()
     # The host's GPUs are real: an unreadable figure leaves the host in, with the assumed one,
     # as a node whose capacity kubectl gives unreadably is.
-    kept = f"the host is kept, planned with the {said} the import assumes instead"
+    kept = f"the host is kept, planned with the {assumed} the import assumes instead"
     try:
         found = _number(raw, separator)
     except CellError as error:
@@ -466,8 +466,10 @@ def _positive(
     return None
 
 
-_CORES = ("core count", "", "cpu_cores")
-_MEMORY = ("memory", " [MiB]", "ram_gib")
+_CORES = ("core count", "", "cpu_cores", "core count")
+_SOCKETS = ("socket count", "", "cpu_cores", "core count")
+_CORES_PER_SOCKET = ("core count per socket", "", "cpu_cores", "core count")
+_MEMORY = ("memory", " [MiB]", "ram_gib", "memory")
 
 
 def _cores(
@@ -498,8 +500,10 @@ def _cores(
         return
     if "sockets" in columns and "cores_per_cpu" in columns:
         at = (tab, number)
-        sockets = _positive(values, columns["sockets"], separator, _CORES, at, problems)
-        per = _positive(values, columns["cores_per_cpu"], separator, _CORES, at, problems)
+        sockets = _positive(values, columns["sockets"], separator, _SOCKETS, at, problems)
+        per = _positive(
+            values, columns["cores_per_cpu"], separator, _CORES_PER_SOCKET, at, problems
+        )
         if sockets is not None and per is not None:
             facts.append(
                 fact(
