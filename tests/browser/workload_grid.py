@@ -26,6 +26,7 @@ unchanged [ms]."""
 def edit_first_instances(page: Any, before: str, text: str) -> None:
     """Replace the first class's instance count (``before``, as the grid shows it) with
     ``text``, typed key by key into the cell's editor, and wait until the page has the edit."""
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import expect
 
     grid = page.locator(".st-key-workloads_editor [data-testid='stDataFrameResizable']")
@@ -48,6 +49,6 @@ def edit_first_instances(page: Any, before: str, text: str) -> None:
             editor.press("Enter")
             expect(notice).to_be_visible(timeout=_STEP_MS)
             return
-        except AssertionError:
+        except (AssertionError, PlaywrightError):  # a check failed, or a click or fill timed out
             page.keyboard.press("Escape")  # closes an editor left open, else does nothing
     expect(notice).to_be_visible()
