@@ -48,13 +48,12 @@ from planner.inputs.tabular import (
     Row,
     Table,
     decode_file,
-    excel_separator,
     normalise_column,
     parse_cells,
     parse_int,
     read_csv_table,
-    sniff_separator,
     source_name,
+    table_text,
     yes_no,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
@@ -127,10 +126,10 @@ def trace_gpu_model(name: str) -> GpuModel:
 
 def _header(source: Path | str | bytes) -> set[str]:
     """The normalised column names of a list's header, found as its loader finds it
-    (``tabular.read_csv_table``): decoded by ``tabular.decode_file`` (a UTF-16 list too), below
-    Excel's ``sep=;`` line if the file opens with one, the first row with a cell that is not
-    blank, split on the separator that line names or on the spreadsheet separator that splits
-    it most (``sniff_separator``). Empty when the file cannot be read, decoded or split."""
+    (``tabular.read_csv_table``): decoded by ``tabular.decode_file`` (a UTF-16 list too), read
+    as ``tabular.table_text`` gives it (below Excel's ``sep=;`` line, on the spreadsheet
+    separator found), the first row with a cell that is not blank. Empty when the file cannot
+    be read, decoded or split."""
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
         # Bytes that do not decode are no trace list here: the loader the file goes to
@@ -138,15 +137,7 @@ def _header(source: Path | str | bytes) -> set[str]:
         text = decode_file(data, "", CSV_TEXT)
     except (OSError, InputError):
         return set()
-    first = next(iter(text.splitlines(keepends=True)), "")
-    named = excel_separator(first)
-    if named is not None:
-        text = text[len(first) :]
-    separator = (
-        named
-        if named is not None and named in SPREADSHEET_SEPARATORS
-        else sniff_separator(text, SPREADSHEET_SEPARATORS)
-    )
+    text, separator = table_text(text, SPREADSHEET_SEPARATORS)
     records = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
     try:
         header = next((r for r in records if any(c.strip() for c in r)), [])

@@ -50,6 +50,7 @@ __all__ = [
     "sniff_separator",
     "source_name",
     "table_from_frame",
+    "table_text",
     "yes_no",
 ]
 
@@ -385,14 +386,7 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                 )
             ]
         )
-    text = decode_file(data, file, CSV_TEXT)
-    first_end = _LINE_END.search(text)
-    named = excel_separator(text[: first_end.start()] if first_end else text)
-    if named is not None:
-        # Excel's separator line is no row of the table: it is blanked, so the rows keep the
-        # numbers a spreadsheet shows them with (the header is then row 2).
-        text = text[first_end.start() :] if first_end else ""
-    separator = named if named and named in separators else sniff_separator(text, separators)
+    text, separator = table_text(decode_file(data, file, CSV_TEXT), separators)
     records = _records(text, file, separator)
     header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
     if header_index is None:
@@ -473,6 +467,18 @@ def _quote_fix(separator: str) -> str:
 _SEPARATOR_LINE = re.compile(r'^"?sep=(.)"?\1*\s*$', re.IGNORECASE)
 """The line ``sep=;`` that tells Excel a CSV file's separator, written above the header (a
 spreadsheet may pad it with empty cells: ``sep=;;;;``)."""
+
+
+def table_text(text: str, separators: str) -> tuple[str, str]:
+    """A CSV file's text as its table is read, and the separator it is read by: Excel's
+    ``sep=;`` first line blanked (no row of the table; the rows keep the numbers a spreadsheet
+    shows them with, the header then row 2), the separator that line names when it is one of
+    ``separators``, else the one of them ``sniff_separator`` finds."""
+    first_end = _LINE_END.search(text)
+    named = excel_separator(text[: first_end.start()] if first_end else text)
+    if named is not None:
+        text = text[first_end.start() :] if first_end else ""
+    return text, named if named and named in separators else sniff_separator(text, separators)
 
 
 def excel_separator(line: str) -> str | None:

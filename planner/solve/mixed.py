@@ -1410,6 +1410,7 @@ def recommend(
     isolated: set[str] = set()
     proven_best = _ProvenBest(scenario, types, methods, solos, rates)
     solved = _SolvedCounts()
+    placed = [_placing_of(plan) for plan in starts]
     for _ in range(_LIMIT_ROUNDS):
         counts, placing = _best_plan(
             scenario,
@@ -1420,7 +1421,7 @@ def recommend(
             len(available),
             proven_best,
             solved,
-            [_placing_of(plan) for plan in starts],
+            placed,
         )
         opened = available
         if hosts is not None:
