@@ -33,6 +33,17 @@ DOMAIN_MODELS = [
     "A16",
     "A30",
     "T4",
+    "A10G",
+    "V100-16GB-PCIe",
+    "V100-16GB-SXM",
+    "V100-32GB-PCIe",
+    "V100-32GB-SXM",
+    "A40",
+    "H800-80GB-SXM",
+    "H800-80GB-PCIe",
+    "H100-94GB-SXM",
+    "GH200-96GB",
+    "B200-180GB-SXM",
 ]
 
 
@@ -101,10 +112,12 @@ def test_prices_are_marked_as_defaults(catalog: Catalog) -> None:
 
 
 def test_mig_capability_matches_domain(catalog: Catalog) -> None:
-    """Only A30, A100, H100 and H200 have MIG; they have 8/7 slices, the A30 4/4."""
+    """Only A30, A100, H100, H800, H200, GH200 and B200 have MIG; they have 8/7 slices, the A30
+    4/4 (V100, A10G and A40 have none)."""
     mig = {n: (m.mig_memory_slices, m.mig_compute_slices) for n, m in catalog.gpus.items()}
     capable = {n for n, m in catalog.gpus.items() if m.mig_capable}
-    assert capable == {n for n in DOMAIN_MODELS if n[:4] in {"A100", "H100", "H200"} or n == "A30"}
+    hopper_on = ("A100", "H100", "H800", "H200", "GH200", "B200")
+    assert capable == {n for n in DOMAIN_MODELS if n.startswith(hopper_on) or n == "A30"}
     assert mig["A30"] == (4, 4)
     assert mig["H200-141GB-SXM"] == (8, 7)
     assert mig["L40S"] == (0, 0)
