@@ -68,7 +68,7 @@ def test_vgpu_profiles_map_to_their_physical_gpu() -> None:
 
 @pytest.mark.parametrize(
     "printed",
-    ["Tesla P100-PCIE-16GB", "Tesla V100-SXM2-16GB", "NVIDIA H800 PCIe", "NVIDIA GH200 480GB"],
+    ["Tesla P100-PCIE-16GB", "Tesla V100S-PCIE-32GB", "NVIDIA H20", "NVIDIA GH200 144G HBM3e"],
 )
 def test_unknown_gpus_name_the_closest_models_and_the_own_gpu_fix(printed: str) -> None:
     """A GPU the catalog lacks maps to no model; the fix names close catalog models and how to add
@@ -133,3 +133,120 @@ def test_an_invisible_character_in_a_name_is_shown_escaped_with_the_fix_to_delet
         "delete the invisible characters, leaving 'NVIDIA H100 80GB HBM3'; if it is one of "
         "'H100-80GB-SXM'"
     )
+
+
+@pytest.mark.parametrize(
+    ("printed", "memory_mib", "model"),
+    [
+        ("Tesla V100-SXM2-16GB", None, "V100-16GB-SXM"),
+        ("Tesla V100-PCIE-16GB", None, "V100-16GB-PCIe"),
+        ("Tesla V100-SXM2-32GB", None, "V100-32GB-SXM"),
+        ("Tesla V100-PCIE-32GB", None, "V100-32GB-PCIe"),
+        ("Tesla-V100-SXM2-16GB", None, "V100-16GB-SXM"),
+        ("NVIDIA A10G", None, "A10G"),
+        ("NVIDIA A40", None, "A40"),
+        ("NVIDIA H800", None, "H800-80GB-SXM"),
+        ("NVIDIA H800 PCIe", None, "H800-80GB-PCIe"),
+        ("NVIDIA B200", None, "B200-180GB-SXM"),
+        ("NVIDIA GH200 480GB", None, "GH200-96GB"),
+        ("NVIDIA-GH200-480GB", 97871, "GH200-96GB"),
+        ("NVIDIA H100 SXM5 94GB", None, "H100-94GB-SXM"),
+        ("NVIDIA H100 80GB HBM3", 81559, "H100-80GB-SXM"),
+    ],
+)
+def test_the_added_models_are_found_by_their_printed_names(
+    printed: str, memory_mib: int | None, model: str
+) -> None:
+    """The V100s, A10G, A40, H800s, B200, GH200 and the 94 GB H100 SXM5 are found by the names
+    nvidia-smi and GPU Feature Discovery print; GH200's 480GB is the superchip's memory (its
+    Grace CPU's LPDDR5X included), not its GPU's 96 GB, and the 80 GB H100 is still itself."""
+    assert match_gpu_name(printed, CATALOG, memory_mib=memory_mib).model == model
+
+
+def test_a_gh200_mig_device_is_its_96gb_model() -> None:
+    """A GH200 MIG device's label names the superchip's 480GB and a profile the GH200 offers."""
+    found = match_gpu_name("NVIDIA-GH200-480GB-MIG-1g.12gb", CATALOG)
+    assert (found.model, found.mig_profile) == ("GH200-96GB", "1g.12gb")
+    assert "superchip" in found.reason
+
+
+@pytest.mark.parametrize(
+    ("printed", "model", "mig_profile"),
+    [
+        ("H100L-1-12C", "H100-94GB-NVL", "1g.12gb"),
+        ("GRID H100L-7-94C", "H100-94GB-NVL", "7g.94gb"),
+        ("NVIDIA H100XM-1-10C", "H100-80GB-SXM", "1g.10gb"),
+        ("H100XM-1-10CME", "H100-80GB-SXM", "1g.10gb+me"),
+        ("H100-3-40C", "H100-80GB-PCIe", "3g.40gb"),
+        ("H100XL-2-24C", "H100-94GB-SXM", "2g.24gb"),
+        ("A30-2-12C", "A30", "2g.12gb"),
+        ("GRID A30-1-6C", "A30", "1g.6gb"),
+        ("GRID A100DX-7-80C", "A100-80GB-PCIe", "7g.80gb"),
+        ("H200X-3-71C", "H200-141GB-SXM", "3g.71gb"),
+        ("H200-1-18C", "H200-141GB-NVL", "1g.18gb"),
+        ("H800XM-4-40C", "H800-80GB-SXM", "4g.40gb"),
+        ("H800-1-20C", "H800-80GB-PCIe", "1g.20gb"),
+    ],
+)
+def test_mig_backed_vgpu_profiles_map_to_their_gpu_and_instance(
+    printed: str, model: str, mig_profile: str
+) -> None:
+    """A MIG-backed vGPU profile (<board>-<slices>-<GB>C) is one vGPU on a GPU instance: it maps
+    to the physical model its board letters name (H100XM the SXM5 80GB, H100XL the SXM5 94GB,
+    H100L the NVL, H100 alone the PCIe 80GB), and keeps both the vGPU profile and the instance's
+    MIG profile; it matched no model."""
+    found = match_gpu_name(printed, CATALOG, memory_mib=10240)
+    assert (found.model, found.mig_profile, found.source) == (model, mig_profile, "derived")
+    assert found.mig_backed
+    assert found.vgpu_profile == printed.split()[-1].upper()
+    assert "MIG-backed vGPU profile" in found.reason
+
+
+def test_a_mig_backed_a100_profile_is_the_40gb_a100_with_its_form_assumed() -> None:
+    """A100-4-20C is a 4g.20gb instance: only the 40 GB A100 has it; NVIDIA's A100 names do not
+    give the form factor, so the SXM part is assumed."""
+    found = match_gpu_name("GRID A100-4-20C", CATALOG)
+    assert (found.model, found.mig_profile, found.source) == ("A100-40GB-SXM", "4g.20gb", "assumed")
+    assert found.mig_backed
+
+
+def test_time_sliced_vgpu_profiles_are_not_mig_backed() -> None:
+    """A time-sliced profile keeps no MIG profile; its board letters pick the model: V100DX is
+    the 32 GB V100 SXM2 (where A100DX is the 80 GB A100 PCIe), H100XL the 94 GB H100 SXM5."""
+    v100 = match_gpu_name("GRID V100DX-32C", CATALOG)
+    assert (v100.model, v100.mig_profile, v100.mig_backed) == ("V100-32GB-SXM", None, False)
+    assert match_gpu_name("GRID V100X-16C", CATALOG).model == "V100-16GB-SXM"
+    assert match_gpu_name("GRID V100D-8C", CATALOG).model == "V100-32GB-PCIe"
+    assert match_gpu_name("GRID H100XL-15C", CATALOG).model == "H100-94GB-SXM"
+    assert match_gpu_name("GRID A40-8C", CATALOG).model == "A40"
+
+
+@pytest.mark.parametrize(
+    "printed",
+    [
+        "A100-3-30C",
+        "H100XM-7-94C",
+        "L40S-1-12C",
+        "H100XS-1-8C",
+        "H100-9-20C",
+        "A100-4-20C; DROP TABLE gpus",
+        "../../etc/passwd-1-10C",
+        "X" * 500 + "-1-10C",
+        "",
+    ],
+)
+def test_a_mig_backed_name_no_model_offers_is_refused_with_the_own_gpu_fix(printed: str) -> None:
+    """A MIG-backed name whose GPU instance no model of its family offers (a 3g.30gb A100, a
+    7g.94gb on the 80 GB SXM5, MIG on an L40S, the 64 GB H100 the catalog lacks), or a name that
+    is no GPU at all, maps to no model; the fix says how to add one's own GPU."""
+    found = match_gpu_name(printed, CATALOG)
+    assert found.model is None
+    assert "the catalog has no model for GPU" in found.reason
+    assert "your own GPU" in found.fix
+
+
+def test_a_refused_mig_backed_name_says_which_instance_no_model_offers() -> None:
+    """The problem names the family and the GPU instance it could not find."""
+    found = match_gpu_name("A100-3-30C", CATALOG)
+    assert "no A100 model of the catalog offers the GPU instance 3g.30gb" in found.reason
+    assert found.suggestions

@@ -4,9 +4,10 @@ A name is split into a family (``h100``), a memory size written in it (``80gb``)
 factor (``SXM``/``HBM3`` → SXM, ``PCIe``, ``NVL``); catalog names are split the same way, and the
 model whose parts agree is the answer. Memory the tool reports (``memory.total``,
 ``nvidia.com/gpu.memory``) picks between sizes the name leaves open (A100 40 GB or 80 GB). A MIG
-device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``) and a vGPU profile (``GRID A100-10C``,
-``NVIDIA-A16-4Q``) map to the physical model they are part of. A name no model fits is quoted in
-its problem with invisible characters (a zero-width space pasted with it) shown escaped.
+device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``), a vGPU profile (``GRID A100-10C``,
+``NVIDIA-A16-4Q``) and a MIG-backed vGPU profile (``H100XM-1-10C``: one vGPU on a 1g.10gb GPU
+instance) map to the physical model they are part of. A name no model fits is quoted in its
+problem with invisible characters (a zero-width space pasted with it) shown escaped.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ _FORMS = {
     "sxm3": "sxm",
     "sxm4": "sxm",
     "sxm5": "sxm",
+    "sxm6": "sxm",
     "hbm3": "sxm",
     "hbm3e": "sxm",
     "hgx": "sxm",
@@ -44,14 +46,37 @@ _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)gb$")
 _MIG_SUFFIX = re.compile(r"[-\s_]+mig[-\s_]+(\d+g\.\d+gb(?:\+me)?)$")
 _SHARED_SUFFIX = re.compile(r"[-\s_]+shared$")
 _VGPU = re.compile(r"^(?P<board>[a-z]*\d+[a-z]*)-(?P<size>\d+)(?P<series>[abcq])$")
-_VGPU_BOARD_SUFFIXES = {
-    "d": (80.0, None),
-    "dx": (80.0, "pcie"),
-    "xm": (None, "sxm"),
-    "l": (None, "nvl"),
+_MIG_VGPU = re.compile(r"^(?P<board>[a-z]*\d+[a-z]*)-(?P<slices>[1-8])-(?P<size>\d+)c(?P<me>me)?$")
+"""A MIG-backed vGPU profile, ``<board>-<compute slices>-<memory GB>C``, ``ME`` when the GPU
+instance has the media extensions: ``H100XM-1-10C`` is one vGPU on a 1g.10gb instance."""
+_VGPU_BOARDS: dict[tuple[str, str], tuple[float | None, str | None]] = {
+    ("a100", ""): (40.0, None),
+    ("a100", "d"): (80.0, None),
+    ("a100", "dx"): (80.0, "pcie"),
+    ("v100", ""): (16.0, "pcie"),
+    ("v100", "x"): (16.0, "sxm"),
+    ("v100", "d"): (32.0, "pcie"),
+    ("v100", "dx"): (32.0, "sxm"),
+    ("h100", ""): (80.0, "pcie"),
+    ("h100", "xm"): (80.0, "sxm"),
+    ("h100", "xl"): (94.0, "sxm"),
+    ("h100", "xs"): (64.0, "sxm"),
+    ("h100", "l"): (94.0, "nvl"),
+    ("h800", ""): (80.0, "pcie"),
+    ("h800", "xm"): (80.0, "sxm"),
+    ("h800", "l"): (94.0, "nvl"),
+    ("h200", ""): (141.0, "nvl"),
+    ("h200", "x"): (141.0, "sxm"),
 }
-"""Letters NVIDIA adds to a board in vGPU profile names: A100D is the 80 GB A100, H100XM the SXM
-H100, H100L the NVL (NVIDIA vGPU user guide, profile tables)."""
+"""(family, letters NVIDIA adds to the board) in vGPU profile names -> (memory [GB], form) of the
+board. The letters mean different boards in different families: A100DX is the 80 GB A100 PCIe,
+V100DX the 32 GB V100 SXM2; H100 alone is the H100 PCIe 80GB, H100XM the SXM5 80GB, H100XL the
+SXM5 94GB, H100L the NVL; H200 alone is the NVL, H200X the SXM5 (NVIDIA vGPU user guide and vGPU
+types reference, profile tables). A100 profiles without letters are the 40 GB boards', SXM or
+PCIe."""
+_SUPERCHIP_FAMILIES = frozenset({"gh200"})
+"""Families whose product name gives the superchip's memory, CPU's and GPU's together, not the
+GPU's: nvidia-smi calls a GH200 with 480 GB of LPDDR5X and a 96 GB GPU 'NVIDIA GH200 480GB'."""
 _MEMORY_TOLERANCE = 0.12
 """A reported memory size matches a catalog model within 12 % (drivers reserve some: an H100
 80 GB reports 81,559 MiB, an L4 24 GB 23,034 MiB)."""
@@ -104,9 +129,18 @@ class GpuName:
     reason: str
     """How the name was mapped, or why it could not be."""
     vgpu_profile: str | None = None
-    """The vGPU profile the name is (``A16-4Q``); the model is its physical GPU."""
+    """The vGPU profile the name is (``A16-4Q``, ``H100XM-1-10C``); the model is its physical
+    GPU."""
     mig_profile: str | None = None
-    """The MIG profile of a MIG device's name (``1g.10gb``); the model is its physical GPU."""
+    """The MIG profile of a MIG device's name, or the GPU instance under a MIG-backed vGPU
+    (``1g.10gb``); the model is its physical GPU."""
+
+    @property
+    def mig_backed(self) -> bool:
+        """The name is a MIG-backed vGPU: a vGPU profile owning one GPU instance, whose slices and
+        memory ``mig_profile`` names."""
+        return self.vgpu_profile is not None and self.mig_profile is not None
+
     suggestions: tuple[str, ...] = ()
     """Closest catalog names, when no model fits."""
 
@@ -144,7 +178,8 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     ----------
     name
         As printed: ``NVIDIA A100-SXM4-80GB``, ``Tesla T4``, ``NVIDIA-H100-PCIe-MIG-1g.10gb``
-        (a GPU Feature Discovery product label), ``GRID A100-10C`` (a vGPU VM's GPU).
+        (a GPU Feature Discovery product label), ``GRID A100-10C`` (a vGPU VM's GPU),
+        ``GRID A100-4-20C`` (a MIG-backed vGPU VM's GPU: a 4g.20gb instance).
     catalog
         Models to choose from (the user's own models included).
     memory_mib
@@ -152,7 +187,9 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         Ignored for MIG devices and vGPU profiles (it is then the slice's memory, not the GPU's).
 
     Rules, in order: a catalog name (case, spaces, dashes ignored) is itself; else the family must
-    match a catalog model's; a size in the name (``80GB``) must match; else the reported memory
+    match a catalog model's; a MIG-backed vGPU's GPU instance profile must be one the model offers
+    (``+me`` ignored); a size in the name (``80GB``) must match, except a superchip's (GH200
+    480GB), which counts its CPU's memory; else the reported memory
     picks the nearest size within 12 %; a form factor in the name must match, and a name without
     one is the SXM part where the family has one (NVIDIA names the PCIe and NVL parts, not SXM),
     and PCIe where only an NVL model fits is that NVL board (a PCIe card: ``H100 PCIe 94GB``);
@@ -169,9 +206,22 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     vgpu_profile = None if vgpu is None else vgpu.profile
     if vgpu is not None:
         parts = vgpu.parts
+        mig_profile = vgpu.mig_profile
     how: list[str] = []
     candidates = [m for m in catalog.gpus if gpu_family(m) == parts.family and parts.family]
+    family_models = candidates
     candidates = _fitting_profiles(candidates, catalog, vgpu, mig_profile, how)
+    if vgpu is not None and vgpu.mig_profile is not None and family_models and not candidates:
+        return _unknown_gpu(
+            written,
+            parts,
+            catalog,
+            vgpu_profile,
+            mig_profile,
+            f"no {parts.family.upper()} model of the catalog offers the GPU instance "
+            f"{mig_profile} this MIG-backed vGPU profile names",
+        )
+    parts = _without_superchip_memory(parts, candidates, catalog, how)
     if parts.memory_gb is not None:
         candidates = [
             m for m in candidates if abs(catalog.gpus[m].memory_gib - parts.memory_gb) <= 2
@@ -190,20 +240,44 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         assumed = True
         others = ", ".join(candidates[1:])
         how.append(f"first of the fitting models (also {others})")
-    kind = ""
-    if vgpu_profile is not None:
-        kind = f" (vGPU profile {vgpu_profile} on a physical {model})"
-    elif mig_profile is not None:
-        kind = f" (a MIG {mig_profile} device of a {model})"
     detail = f": {'; '.join(how)}" if how else ""
     return GpuName(
         written,
         model,
         "assumed" if assumed else "derived",
-        f"'{written}' is {model}{kind}{detail}",
+        f"'{written}' is {model}{_kind(model, vgpu_profile, mig_profile)}{detail}",
         vgpu_profile,
         mig_profile,
     )
+
+
+def _kind(model: str, vgpu_profile: str | None, mig_profile: str | None) -> str:
+    """What part of ``model`` a name is, as a reason says it; empty for the whole GPU."""
+    if vgpu_profile is not None and mig_profile is not None:
+        return (
+            f" (MIG-backed vGPU profile {vgpu_profile} on a {mig_profile} GPU instance of a "
+            f"physical {model})"
+        )
+    if vgpu_profile is not None:
+        return f" (vGPU profile {vgpu_profile} on a physical {model})"
+    if mig_profile is not None:
+        return f" (a MIG {mig_profile} device of a {model})"
+    return ""
+
+
+def _without_superchip_memory(
+    parts: _Parts, candidates: list[str], catalog: Catalog, how: list[str]
+) -> _Parts:
+    """The name's parts without its size when the size is a superchip's (CPU memory included)
+    that no candidate's GPU has: 'NVIDIA GH200 480GB' names a 96 GB GPU."""
+    if (
+        parts.memory_gb is None
+        or parts.family not in _SUPERCHIP_FAMILIES
+        or any(abs(catalog.gpus[m].memory_gib - parts.memory_gb) <= 2 for m in candidates)
+    ):
+        return parts
+    how.append(f"{parts.memory_gb:g} GB in the name is the superchip's, CPU memory included")
+    return _Parts(parts.family, None, parts.form)
 
 
 def _bare_name(written: str) -> tuple[str, str | None]:
@@ -231,35 +305,51 @@ def _exact_model(written: str, bare: str, catalog: Catalog) -> str | None:
 
 @dataclass(frozen=True)
 class _VgpuName:
-    """A vGPU profile name (``A100-10C``): the physical board's parts and the profile."""
+    """A vGPU profile name (``A100-10C``, ``A100-4-20C``): the physical board's parts and the
+    profile."""
 
     parts: _Parts
     profile: str
     size_gb: float
     series: str
+    mig_profile: str | None = None
+    """The GPU instance profile under a MIG-backed vGPU (``4g.20gb``); None when time-sliced."""
 
 
 def _vgpu_name(bare: str, catalog: Catalog) -> _VgpuName | None:
-    """The vGPU profile a bare name is, or None; the board's size and form come from a
-    board suffix the catalog's families do not carry."""
+    """The vGPU profile a bare name is (time-sliced or MIG-backed), or None; the board's size
+    and form come from the letters NVIDIA adds to the board (``_VGPU_BOARDS``)."""
+    known = {gpu_family(m) for m in catalog.gpus}
+    backed = _MIG_VGPU.match(bare)
+    if backed:
+        board, size, slices = backed.group("board"), backed.group("size"), backed.group("slices")
+        me = backed.group("me") is not None
+        return _VgpuName(
+            _vgpu_board(board, known),
+            f"{board.upper()}-{slices}-{size}C{'ME' if me else ''}",
+            float(size),
+            "C",
+            f"{slices}g.{size}gb{'+me' if me else ''}",
+        )
     vgpu = _VGPU.match(bare)
     if not vgpu:
         return None
     board = vgpu.group("board")
     series = vgpu.group("series").upper()
     profile = f"{board.upper()}-{vgpu.group('size')}{series}"
-    parts = _Parts(board, None, None)
-    known = {gpu_family(m) for m in catalog.gpus}
-    if board not in known:
-        for suffix, (memory, form) in sorted(
-            _VGPU_BOARD_SUFFIXES.items(), key=lambda s: -len(s[0])
-        ):
-            if board.endswith(suffix) and board[: -len(suffix)] in known:
-                parts = _Parts(board[: -len(suffix)], memory, form)
-                break
-    elif board == "a100":
-        parts = _Parts(board, 40.0, None)  # A100-<n>C profiles are the 40 GB boards' own
-    return _VgpuName(parts, profile, float(vgpu.group("size")), series)
+    return _VgpuName(_vgpu_board(board, known), profile, float(vgpu.group("size")), series)
+
+
+def _vgpu_board(board: str, known: set[str]) -> _Parts:
+    """The parts of the board a vGPU profile names (``h100xm`` -> H100, 80 GB, SXM): a catalog
+    family and the letters after it, looked up in ``_VGPU_BOARDS``; a board that is a family
+    without an entry there is that family, size and form open."""
+    for family in sorted(known, key=len, reverse=True):
+        letters = board[len(family) :]
+        if board.startswith(family) and (family, letters) in _VGPU_BOARDS:
+            memory, form = _VGPU_BOARDS[(family, letters)]
+            return _Parts(family, memory, form)
+    return _Parts(board, None, None)
 
 
 def _fitting_profiles(
@@ -270,10 +360,12 @@ def _fitting_profiles(
     how: list[str],
 ) -> list[str]:
     """The candidates that can hold the vGPU profile or offer the MIG profile, when the name
-    gives one (a MIG profile no candidate offers filters nothing)."""
+    gives one. A MIG profile matches without its media extensions (``1g.10gb+me`` is offered
+    where ``1g.10gb`` is). A MIG device's profile no candidate offers filters nothing; a
+    MIG-backed vGPU's leaves no candidate (the profile name claims a GPU instance)."""
     if vgpu is not None:
         candidates = [m for m in candidates if catalog.gpus[m].memory_gib >= vgpu.size_gb]
-        if vgpu.series == "C":
+        if vgpu.series == "C" and vgpu.mig_profile is None:
             with_profile = [
                 m
                 for m in candidates
@@ -281,10 +373,13 @@ def _fitting_profiles(
             ]
             candidates = with_profile or candidates
     if mig_profile is not None:
-        with_profile = [m for m in candidates if any(p.name == mig_profile for p in catalog.mig(m))]
+        instance = mig_profile.removesuffix("+me")
+        with_profile = [m for m in candidates if any(p.name == instance for p in catalog.mig(m))]
         if with_profile:
+            media = "" if instance == mig_profile else " (+me adds media engines, not slices)"
+            how.append(f"MIG {instance} exists on it{media}")
+        if with_profile or (vgpu is not None and vgpu.mig_profile is not None):
             candidates = with_profile
-            how.append(f"MIG {mig_profile} exists on it")
     return candidates
 
 
@@ -318,8 +413,10 @@ def _unknown_gpu(
     catalog: Catalog,
     vgpu_profile: str | None,
     mig_profile: str | None,
+    why: str = "",
 ) -> GpuName:
-    """A name the catalog has no model for, with the closest catalog names."""
+    """A name the catalog has no model for, with the closest catalog names; ``why`` says what
+    ruled out the models of its family, if any did."""
     query = "-".join(
         p
         for p in (
@@ -334,7 +431,8 @@ def _unknown_gpu(
         written,
         None,
         "read",
-        f"the catalog has no model for GPU '{shown_name(written)}'{invisible_said(written)}",
+        f"the catalog has no model for GPU '{shown_name(written)}'{invisible_said(written)}"
+        + (f": {why}" if why else ""),
         vgpu_profile,
         mig_profile,
         close,
