@@ -190,7 +190,7 @@ def test_nodes_without_gpus_are_left_out_with_a_note() -> None:
 
 def test_unknown_product_is_a_problem_with_the_own_gpu_fix() -> None:
     """A product the catalog lacks is a problem naming the node and how to add the model."""
-    labels = {"nvidia.com/gpu.product": "Tesla-V100-SXM2-16GB", "nvidia.com/gpu.count": "8"}
+    labels = {"nvidia.com/gpu.product": "Tesla-P100-PCIE-16GB", "nvidia.com/gpu.count": "8"}
     read = read_kubectl_nodes(kube_list(node("v", labels)), "n.json", CATALOG)
     (problem,) = read.problems
     assert "node v" in (problem.column or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -90,11 +91,29 @@ def test_gh200_lgip_sample_rows() -> None:
     ]
 
 
-def test_gh200_lgip_is_a_model_the_catalog_lacks() -> None:
-    """No catalog model offers the GH200's profiles: a problem says so with the own-GPU fix; the
-    MIG-enabled GPU is still counted and the offered profiles are notes."""
+def test_gh200_lgip_reads_as_the_catalog_s_gh200() -> None:
+    """Only the GH200 (96 GB) offers these profiles: its model, MIG on, the profiles as notes."""
     name, data = sample(MIG_LGIP)
     read = read_mig_profiles(data, name, CATALOG)
+    assert read.problems == ()
+    (host,) = read.hosts
+    facts = {f.field: f.value for f in host.facts}
+    assert facts["gpu_model"] == "GH200-96GB"
+    assert facts["mig_enabled"] == "yes"
+    assert len(read.notes) == 7
+
+
+def test_profiles_of_a_model_the_catalog_lacks_are_a_problem() -> None:
+    """With the GH200 left out of the catalog no model offers its profiles: a problem says so
+    with the own-GPU fix; the MIG-enabled GPU is still counted and the offered profiles are
+    notes."""
+    without = dataclasses.replace(
+        CATALOG,
+        gpus={k: v for k, v in CATALOG.gpus.items() if not k.startswith("GH200")},
+        mig_profiles={k: v for k, v in CATALOG.mig_profiles.items() if not k.startswith("GH200")},
+    )
+    name, data = sample(MIG_LGIP)
+    read = read_mig_profiles(data, name, without)
     (problem,) = read.problems
     assert "7g.96gb" in problem.message
     assert "93 GiB" in problem.message
