@@ -8,8 +8,9 @@ held by name in ``Assumptions.method_settings``. The CLI options (``planner.cli`
 workbook's sheets (``planner.output.export``, ``planner.inputs.importers.workbook``), the saved
 scenarios (``planner.store``) and the dashboard's widgets (``ui.pages.assumptions``) are all made
 from them (``facts``, ``with_facts``). An ``Assumptions`` checks itself when built: every number
-finite and within its ``Fact``'s range, every method setting of its kind. Mapping fields are
-stored as ``FrozenMap``, so an ``Assumptions`` is hashable (a cache key).
+finite and within its ``Fact``'s range, every method setting of its kind, every override of a
+slowdown-model constant within that constant's range (``performance_constant_facts``). Mapping
+fields are stored as ``FrozenMap``, so an ``Assumptions`` is hashable (a cache key).
 
 Adding an assumption every plan reads is one line here: ``name: float = fact(default, "Label",
 "unit", "meaning", minimum=..., maximum=..., guess=True, flag="--name")``. A setting of one
@@ -40,6 +41,7 @@ __all__ = [
     "fact",
     "facts",
     "lift_method_settings",
+    "performance_constant_facts",
     "setting",
 ]
 
@@ -224,6 +226,51 @@ def _declared() -> Mapping[str, Setting[Any]]:
     return declared_settings()
 
 
+def _model_constants() -> Mapping[str, Any]:
+    """The constants of the registered methods' slowdown models by name (each a
+    ``planner.methods.slowdown_model.ModelConstant``, with its unit and range), in registry
+    order: the names ``Assumptions.performance_constants`` may override."""
+    # Imported here, as in ``_declared``: the method modules import this one.
+    from planner.methods.registry import METHODS
+
+    return {c.name: c for rules in METHODS.values() for c in rules.constants}
+
+
+def performance_constant_facts() -> dict[str, Fact]:
+    """A ``Fact`` for each slowdown-model constant ``Assumptions.performance_constants`` may
+    override, by name: its unit, meaning and range, as readers of an override word what it
+    takes."""
+    return {
+        name: Fact(
+            name,
+            c.unit,
+            c.meaning,
+            c.minimum,
+            None if math.isinf(c.maximum) else c.maximum,
+            c.is_guess,
+        )
+        for name, c in _model_constants().items()
+    }
+
+
+def _checked_constants(overrides: Mapping[str, Any]) -> FrozenMap[Any]:
+    """``overrides`` with each value of a known constant read as a number and checked against
+    the constant's range (``ValueError`` naming it, its unit and the rule). A name no model has
+    is kept as given: the models refuse it when they run, naming the known constants, and
+    ``Assumptions.with_facts`` refuses it when set."""
+    known = _model_constants()
+    checked: dict[str, Any] = {}
+    for name, value in overrides.items():
+        if name in known and isinstance(value, bool | str):
+            # ``float`` would read these (True as 1, '2' as 2): an override is a number.
+            raise ValueError(
+                f"performance constant {name!r} must be a number [{known[name].unit}], "
+                f"got {value!r}"
+            )
+        checked[name] = known[name].checked(value) if name in known else value
+    return FrozenMap(checked)
+
+
 METHOD_SETTINGS = "method_settings"
 """The ``Assumptions`` field holding the sharing methods' own settings."""
 
@@ -392,7 +439,8 @@ class Assumptions:
     performance_constants: Mapping[str, float] = field(default_factory=FrozenMap)
     """Overrides of the slowdown model's constants by name (``CONSTANTS`` of
     ``planner.measure.performance``, each in that constant's unit); missing names use the
-    model's default."""
+    model's default. Each value is checked against its constant's range when built; an unknown
+    name is refused by ``with_facts`` and when the models run."""
     method_settings: Mapping[str, Any] = field(default_factory=FrozenMap)
     """The sharing methods' own settings by name (``mps_replicas``), each declared with its
     ``Fact`` in its method's module (``SharingMethod.own_settings``); every one is present once
@@ -401,7 +449,15 @@ class Assumptions:
     def with_facts(self, values: Mapping[str, Any]) -> Assumptions:
         """A copy with assumptions set by dotted name (``pue``, ``network.latency_us``, a method
         setting's name such as ``mps_replicas``, or any field's name), each checked against its
-        ``Fact``; ``ValueError`` names the first one out of range."""
+        ``Fact`` (a performance constant against its model constant, its name too);
+        ``ValueError`` names the first one out of range."""
+        constants = _model_constants()
+        unknown = sorted(set(values.get("performance_constants") or {}) - set(constants))
+        if unknown:
+            raise ValueError(
+                f"unknown performance constant {unknown[0]!r}; known constants: "
+                f"{', '.join(constants)}"
+            )
         declared = _declared()
         nested: dict[str, dict[str, Any]] = {}
         top: dict[str, Any] = {}
@@ -443,10 +499,13 @@ class Assumptions:
         chosen = self.method_settings
         settings = {n: s.read(chosen.get(n, s.default)) for n, s in declared.items()}
         object.__setattr__(self, METHOD_SETTINGS, FrozenMap(settings))
-        for name in ("gpu_price_usd", "performance_constants"):
-            given = getattr(self, name)
-            frozen = given if isinstance(given, FrozenMap) else FrozenMap(given)
-            object.__setattr__(self, name, frozen)
+        prices = self.gpu_price_usd
+        object.__setattr__(
+            self, "gpu_price_usd", prices if isinstance(prices, FrozenMap) else FrozenMap(prices)
+        )
+        object.__setattr__(
+            self, "performance_constants", _checked_constants(self.performance_constants)
+        )
         for model, price in self.gpu_price_usd.items():
             if not math.isfinite(price) or price < 0:
                 raise ValueError(

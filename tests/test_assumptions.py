@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import pickle
+import re
 
 import pytest
 
@@ -21,6 +22,37 @@ def test_a_negative_price_or_a_non_finite_number_is_refused_when_built() -> None
         Network(latency_us=math.inf)
     with pytest.raises(ValueError, match=r"gpu_price_usd\[L4\]"):
         Assumptions(gpu_price_usd={"L4": -5.0})
+
+
+@pytest.mark.parametrize(
+    ("value", "rule"),
+    [
+        (-1.0, "at least 1 [multiplier], got -1.0"),
+        (math.nan, "at least 1 [multiplier], got nan"),
+        ("abc", "must be a number [multiplier], got 'abc'"),
+        ("3", "must be a number [multiplier], got '3'"),
+        (True, "must be a number [multiplier], got True"),
+    ],
+)
+def test_a_performance_constant_override_out_of_range_or_not_a_number_is_refused_when_built(
+    value: object, rule: str
+) -> None:
+    """An override of a slowdown-model constant is checked against that constant's range and
+    unit when the assumptions are built, as every other assumption is; it was only refused when
+    a model ran."""
+    with pytest.raises(
+        ValueError, match=rf"performance constant 'no_rdma_factor' .*{re.escape(rule)}"
+    ):
+        Assumptions(performance_constants={"no_rdma_factor": value})
+    assert Assumptions(performance_constants={"no_rdma_factor": 3}).performance_constants == {
+        "no_rdma_factor": 3.0
+    }
+
+
+def test_setting_an_unknown_performance_constant_names_the_known_ones() -> None:
+    """``with_facts`` refuses an override naming no model's constant, listing the known ones."""
+    with pytest.raises(ValueError, match=r"unknown performance constant 'typo'.*no_rdma_factor"):
+        Assumptions().with_facts({"performance_constants": {"typo": 1.0}})
 
 
 def test_assumptions_are_hashable_and_their_mappings_immutable() -> None:

@@ -359,3 +359,80 @@ def test_each_bad_assumption_is_its_own_problem(
     err = capsys.readouterr().err
     assert f"row {rows['pue']}" in err
     assert "amortisation_years: 'x' is not a finite number from 1 to 15 [years]" in err
+
+
+BAD_CONSTANTS = [
+    ("vgpu_overhead", "-1", "'-1' is refused", "must be at least 1 [runtime ratio], got -1.0"),
+    ("vgpu_overhead", "0.5", "'0.5' is refused", "must be at least 1 [runtime ratio]"),
+    ("no_rdma_factor", "abc", "'abc' is not a finite number of at least 1 [multiplier]", ""),
+    ("no_rdma_factor", "nan", "'nan' is not a finite number of at least 1 [multiplier]", ""),
+    ("no_rdma_factor", "yes", "'yes' is not a finite number of at least 1 [multiplier]", ""),
+    ("no_rdma_factor", True, "'True' is not a finite number", ""),
+    ("mps_interference", "2", "'2' is refused", "at most 1 [fraction of busy runtime]"),
+    ("mps_interference", "=0.1*2", "a formula whose value was not saved", "from 0 to 1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("constant", "written", "said", "rule"),
+    BAD_CONSTANTS,
+    ids=[f"{name}={written!r}" for name, written, *_ in BAD_CONSTANTS],
+)
+def test_a_bad_performance_constant_is_a_problem_on_its_row_and_the_rest_is_kept(
+    constant: str,
+    written: object,
+    said: str,
+    rule: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An override of a slowdown-model constant on the Planner inputs sheet that is negative,
+    out of its range, not a number, NaN or of another type is one problem naming the sheet, its
+    row, the constant, the value, what it takes and that the model's default is used; the
+    other overrides and assumptions keep the sheet's values, and the command line plans from
+    the workbook, printing the row. It refused the whole workbook naming no row."""
+    overrides = {"vgpu_overhead": 1.1, "no_rdma_factor": 3.0, "mps_interference": 0.1}
+    written_assumptions = Assumptions(
+        licence_usd_per_gpu_year=1234.0, performance_constants=overrides
+    )
+    scenario = dataclasses.replace(_sample_scenario(), assumptions=written_assumptions)
+    name = f"performance_constants[{constant}]"
+    data, rows = _edited_sheet(scenario, {name: written})
+    inputs = read_plan_inputs(data, file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.file, problem.row, problem.column) == (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}]",
+        rows[name],
+        "value",
+    )
+    assert problem.message.startswith(f"{name}: ")
+    assert said in problem.message
+    assert rule in problem.message
+    assert problem.message.endswith(f"the default for {constant} is used")
+    assert not any(text in f"{problem.message} {problem.fix}" for text in _PYTHON_TEXT)
+    kept = {k: v for k, v in overrides.items() if k != constant}
+    assert inputs.assumptions == written_assumptions.with_facts({"performance_constants": kept})
+    path = tmp_path / "plan.xlsx"
+    path.write_bytes(data)
+    assert main(["plan", "--from-workbook", str(path), "--methods", "passthrough"]) == 0
+    err = capsys.readouterr().err
+    assert f"row {rows[name]}" in err
+    assert name in err
+
+
+def test_an_unknown_performance_constant_is_an_unknown_assumption_on_its_row() -> None:
+    """A performance_constants[...] row naming no model's constant is an unknown assumption on
+    its row, ignored; the known overrides are kept."""
+    written_assumptions = Assumptions(performance_constants={"no_rdma_factor": 3.0})
+    scenario = dataclasses.replace(_sample_scenario(), assumptions=written_assumptions)
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    sheet = book[PLAN_INPUTS_SHEET]
+    sheet.append(["assumption", "performance_constants[typo]", "1.0"])
+    out = io.BytesIO()
+    book.save(out)
+    inputs = read_plan_inputs(out.getvalue(), file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.row, problem.column) == (sheet.max_row, "name")
+    assert "unknown assumption 'performance_constants[typo]'" in problem.message
+    assert inputs.assumptions == written_assumptions

@@ -31,7 +31,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from planner.assumptions import METHOD_SETTINGS, Assumptions, Fact, facts
+from planner.assumptions import (
+    METHOD_SETTINGS,
+    Assumptions,
+    Fact,
+    facts,
+    performance_constant_facts,
+)
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
@@ -445,6 +451,9 @@ def _shown(text: str) -> str:
     return "an empty cell (its value deleted, or a formula whose value was not saved)"
 
 
+_PERFORMANCE = "performance_constants"
+"""The ``Assumptions`` field of the slowdown-model constants' overrides."""
+
 _KEPT = object()
 """What ``_Reading.value`` returns when the default is kept."""
 
@@ -462,7 +471,8 @@ class _Reading:
     """The sheet, as problems name it."""
     defaults: Assumptions
     about: Mapping[str, Fact]
-    """Each assumption's ``Fact`` by sheet name (``planner.assumptions.facts``)."""
+    """Each assumption's ``Fact`` by sheet name (``planner.assumptions.facts``), and each
+    slowdown-model constant's as ``performance_constants[name]``."""
     consumed: set[str] = dataclasses.field(default_factory=set)
     notes: list[ImportNote] = dataclasses.field(default_factory=list)
     problems: list[InputProblem] = dataclasses.field(default_factory=list)
@@ -491,6 +501,8 @@ class _Reading:
         for key, (number, text) in self.values.items():
             if not (key.startswith(f"{name}[") and key.endswith("]")):
                 continue
+            if name == _PERFORMANCE and key not in self.about:
+                continue  # no model has the constant: an unknown assumption, left unconsumed
             self.consumed.add(key)
             entry = key[len(name) + 1 : -1]
             value = self._read(
@@ -571,11 +583,14 @@ def assumptions_from_rows(
     and only that field keeps its default (a mapping's entry is left out).
     """
     defaults = Assumptions()
+    about = {name: about for name, about, _ in facts(defaults)}
+    # A slowdown-model constant's override is read as a number of its unit and range.
+    about.update(
+        (f"{_PERFORMANCE}[{name}]", constant)
+        for name, constant in performance_constant_facts().items()
+    )
     reading = _Reading(
-        {name: (number, value) for number, name, value in rows},
-        file,
-        defaults,
-        {name: about for name, about, _ in facts(defaults)},
+        {name: (number, value) for number, name, value in rows}, file, defaults, about
     )
 
     def build(cls: type[Any], prefix: str) -> Any:
