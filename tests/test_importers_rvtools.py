@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Mapping, Sequence
 
 import pytest
 from importer_samples import RVTOOLS, sample
+from openpyxl import load_workbook
 
 from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.hosts import HostFacts
@@ -16,6 +18,19 @@ from tests.builders import xlsx
 
 def _values(host: HostFacts) -> dict[str, object]:
     return {f.field: f.value for f in host.facts}
+
+
+def saved_as(data: bytes, sheet: str, cells: Mapping[str, tuple[str, str]]) -> bytes:
+    """The workbook ``data`` with each cell named (``C3``) saved as (type, value) as another
+    writer saves it: ``("n", "inf")`` a number cell holding inf, ``("e", "#DIV/0!")`` an error
+    value a formula left. openpyxl saves a float inf as an empty cell."""
+    book = load_workbook(io.BytesIO(data))
+    for name, (kind, value) in cells.items():
+        book[sheet][name].value = value
+        book[sheet][name].data_type = kind
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
 
 
 def test_rvtools4_sample_vhost() -> None:
@@ -107,6 +122,55 @@ def test_bad_cells_are_problems_with_tab_row_and_column() -> None:
     ]
     assert "cpu_cores" not in _values(read.hosts[0])
     assert _values(read.hosts[0])["ram_gib"] == 1.0
+
+
+_UNREADABLE = {
+    "C2": ("n", "inf"),
+    "D2": ("n", "-inf"),
+    "C3": ("n", "NaN"),
+    "D3": ("e", "#DIV/0!"),
+    "B4": ("e", "#REF!"),
+    "C4": ("n", "#VALUE!"),
+    "A5": ("e", "#N/A"),
+}
+
+
+def test_an_infinite_nan_or_error_cell_is_a_problem_on_its_row_and_the_rest_is_read() -> None:
+    """A number cell holding inf, -inf or NaN, or an error value (#DIV/0!, #REF!, #N/A), as
+    writers other than Excel save them, is a problem naming the tab, row and column and what
+    the cell holds; the host is kept with its other values (a host name that is an error leaves
+    its row out), and every other row is read. The sheet was refused as unreadable."""
+    rows = [("Host", "Cluster", "# Cores", "# Memory")]
+    rows += [(f"esx{i}", "c", 8, 1024) for i in range(1, 6)]
+    data = saved_as(xlsx({"vHost": rows}), "vHost", _UNREADABLE)
+    read = read_rvtools(data, "x.xlsx")
+    assert [(p.file, p.row, p.column) for p in read.problems] == [
+        ("x.xlsx [vHost]", 2, "# Cores"),
+        ("x.xlsx [vHost]", 2, "# Memory"),
+        ("x.xlsx [vHost]", 3, "# Cores"),
+        ("x.xlsx [vHost]", 3, "# Memory"),
+        ("x.xlsx [vHost]", 4, "Cluster"),
+        ("x.xlsx [vHost]", 4, "# Cores"),
+        ("x.xlsx [vHost]", 5, "Host"),
+    ]
+    said = [p.message for p in read.problems]
+    assert said[0].startswith("the core count cell holds 'inf', a number cell holding no finite")
+    assert said[3].startswith("the memory cell holds the error value #DIV/0! (a formula that")
+    assert "the error value #REF!" in said[4]
+    assert "host 'esx3' is read without a cluster" in said[4]
+    assert (
+        said[6]
+        == "the host name cell holds the error value #N/A (a formula that failed): row left out"
+    )
+    assert [h.name for h in read.hosts] == ["esx1", "esx2", "esx3", "esx5"]
+    assert "cluster" not in _values(read.hosts[2])
+    assert _values(read.hosts[2])["ram_gib"] == 1.0
+    assert _values(read.hosts[3]) == {
+        "platform": "vsphere",
+        "cluster": "c",
+        "cpu_cores": 8.0,
+        "ram_gib": 1.0,
+    }
 
 
 def test_workbook_without_vhost_is_refused() -> None:

@@ -26,6 +26,7 @@ from planner.inputs.importers import (
 )
 from planner.inputs.inventory import load_inventory
 from planner.inputs.platform import Platform
+from planner.inputs.problems import InputError
 from planner.inputs.workloads import WorkloadKind, load_workloads
 from planner.methods.registry import Method
 from planner.output.export import workbook_bytes
@@ -436,3 +437,73 @@ def test_an_unknown_performance_constant_is_an_unknown_assumption_on_its_row() -
     assert (problem.row, problem.column) == (sheet.max_row, "name")
     assert "unknown assumption 'performance_constants[typo]'" in problem.message
     assert inputs.assumptions == written_assumptions
+
+
+def _saved_as(scenario: Scenario, cells: dict[tuple[str, str], tuple[str, str]]) -> bytes:
+    """A workbook of ``scenario``'s inputs sheet with cells saved as another writer saves
+    them: ``(row name, column letter) -> (type, value)``, ``("n", "inf")`` a number cell
+    holding inf, ``("e", "#DIV/0!")`` an error value (openpyxl saves a float inf as empty)."""
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    sheet = book[PLAN_INPUTS_SHEET]
+    for (name, letter), (kind, value) in cells.items():
+        row = next(r for r in range(3, sheet.max_row + 1) if sheet[f"B{r}"].value == name)
+        sheet[f"{letter}{row}"].value = value
+        sheet[f"{letter}{row}"].data_type = kind
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_an_infinite_or_error_cell_is_a_problem_on_its_row_and_the_rest_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A number cell holding inf or NaN, or an error value (#DIV/0!, #REF!), in the Planner
+    inputs sheet is a problem naming the sheet, its row and column; that assumption keeps its
+    default and every other is read, and the command line plans from the workbook. The sheet
+    was refused as unreadable, naming no row."""
+    scenario = _sample_scenario()
+    data = _saved_as(
+        scenario,
+        {
+            ("pue", "C"): ("n", "inf"),
+            ("power_usd_per_kwh", "C"): ("n", "NaN"),
+            ("network.latency_us", "C"): ("e", "#DIV/0!"),
+            ("host_usd", "A"): ("e", "#REF!"),
+        },
+    )
+    inputs = read_plan_inputs(data, file_name="plan.xlsx")
+    tab = f"plan.xlsx [{PLAN_INPUTS_SHEET}]"
+    found = {(p.file, p.column, p.message.split(":")[0]) for p in inputs.problems}
+    assert found == {
+        (tab, "value", "pue"),
+        (tab, "value", "power_usd_per_kwh"),
+        (tab, "value", "network.latency_us"),
+        (tab, "kind", "the cell holds the error value #REF! (a formula that failed)"),
+    }
+    assert all(p.row is not None for p in inputs.problems)
+    assert "'inf' is not a finite number from 1 to 3" in " ".join(
+        p.message for p in inputs.problems
+    )
+    defaults = Assumptions()
+    assert inputs.assumptions.pue == defaults.pue
+    assert inputs.assumptions.network.latency_us == defaults.network.latency_us
+    assert inputs.assumptions.licence_usd_per_gpu_year == 1234.5
+    assert inputs.scenario().value.inventory == scenario.inventory
+    path = tmp_path / "plan.xlsx"
+    path.write_bytes(data)
+    assert main(["plan", "--from-workbook", str(path), "--methods", "passthrough"]) == 0
+    assert "#REF!" in capsys.readouterr().err
+
+
+def test_an_error_cell_in_a_file_s_text_refuses_the_workbook_naming_its_row() -> None:
+    """A file's text cell holding an error value cannot be restored: the workbook is refused
+    naming the sheet, the row and the column."""
+    data = _saved_as(_sample_scenario(), {("workloads.csv", "C"): ("e", "#REF!")})
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(data, file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert problem.row is not None
+    assert problem.column == "value"
+    assert "#REF!" in problem.message
+    assert "workloads.csv" in problem.message

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from openpyxl import load_workbook
+from openpyxl.utils.cell import coordinate_to_tuple
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.worksheet._reader import VALUE_TAG, WorkSheetParser
 
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, fact
 from planner.inputs.importers.provenance import ImportNote
@@ -35,7 +38,15 @@ from planner.inputs.tabular import (
     sniff_separator,
 )
 
-__all__ = ["ALIASES", "TOOL", "is_vhost_csv", "read_rvtools", "workbook_sheets"]
+__all__ = [
+    "ALIASES",
+    "TOOL",
+    "UnreadableCell",
+    "is_vhost_csv",
+    "read_rvtools",
+    "sheet_rows",
+    "workbook_sheets",
+]
 
 TOOL = "RVTools export"
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -83,6 +94,92 @@ def workbook_sheets(
                 )
             ]
         ) from None
+
+
+@dataclass(frozen=True)
+class UnreadableCell:
+    """A workbook cell whose saved value is no value: an error a formula left (``#DIV/0!``,
+    ``#REF!``, ``#N/A``) or a number cell holding what is no number (``inf``, ``NaN``, as
+    writers other than Excel save an infinite or missing figure). ``sheet_rows`` gives one in
+    its place, for its reader to name as a problem on its row and column."""
+
+    saved: str
+    """The cell's value as saved (``#DIV/0!``, ``inf``)."""
+    error: bool
+    """An error value (``#...!``, ``#N/A``) rather than a number that is none."""
+
+    def __str__(self) -> str:
+        return self.saved
+
+    @property
+    def said(self) -> str:
+        """The cell as a message names it: ``the error value #DIV/0! (a formula that failed)``
+        or ``'inf', a number cell holding no finite number``."""
+        if self.error:
+            return f"the error value {self.saved} (a formula that failed)"
+        return f"'{self.saved}', a number cell holding no finite number"
+
+
+class _TolerantParser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is untyped
+    """openpyxl's sheet parser, giving an ``UnreadableCell`` for a cell it cannot read (a
+    number cell holding ``inf``) or that holds an error value, instead of failing the sheet."""
+
+    def parse_cell(self, element: Any) -> dict[str, Any]:
+        try:
+            cell: dict[str, Any] = super().parse_cell(element)
+        except (ValueError, IndexError, OverflowError):
+            # The parser counts the cell's column before reading its value: the place is known.
+            coordinate = element.get("r")
+            row, column = (
+                coordinate_to_tuple(coordinate)
+                if coordinate
+                else (self.row_counter, self.col_counter)
+            )
+            saved = (element.findtext(VALUE_TAG) or "").strip()
+            return {
+                "row": row,
+                "column": column,
+                "value": UnreadableCell(saved, saved.startswith("#")),
+                "data_type": "e",
+                "style_id": 0,
+            }
+        if cell["data_type"] == "e" and cell["value"] is not None:
+            cell["value"] = UnreadableCell(str(cell["value"]).strip(), True)
+        return cell
+
+
+def sheet_rows(sheet: Any) -> Iterator[tuple[Any, ...]]:
+    """The values of each row of a sheet, from row 1 (an empty tuple for a row the file leaves
+    out), as ``iter_rows(values_only=True)`` gives them, except that a cell holding an error
+    value or a number that is none is an ``UnreadableCell``: one such cell (a figure another
+    writer saved as ``inf``) made openpyxl fail the whole sheet. A sheet that is not an openpyxl
+    read-only worksheet (a CSV tab) is read by its own ``iter_rows``."""
+    if not isinstance(sheet, ReadOnlyWorksheet):
+        yield from sheet.iter_rows(values_only=True)
+        return
+    book = sheet.parent
+    # As ReadOnlyWorksheet._cells_by_row reads a sheet (openpyxl 3.1, pinned), with the parser
+    # above: openpyxl offers no hook for a cell it cannot read.
+    with sheet._get_source() as source:
+        parser = _TolerantParser(
+            source,
+            sheet._shared_strings,
+            data_only=book.data_only,
+            epoch=book.epoch,
+            date_formats=book._date_formats,
+            timedelta_formats=book._timedelta_formats,
+        )
+        expected = 1
+        for number, cells in parser.parse():
+            if number < expected:
+                continue  # a row written twice: the first is read, as openpyxl does
+            for _ in range(expected, number):
+                yield ()
+            values: list[Any] = [None] * max((c["column"] for c in cells), default=0)
+            for cell in cells:
+                values[cell["column"] - 1] = cell["value"]
+            yield tuple(values)
+            expected = number + 1
 
 
 _VHOST_ONLY = frozenset(
@@ -152,7 +249,7 @@ def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
     """(spreadsheet row, values) of each row until ``_BLANK_RUN`` empty rows in a row."""
     blank = 0
     try:
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
+        for number, values in enumerate(sheet_rows(sheet), start=1):
             if any(v is not None and str(v).strip() for v in values):
                 blank = 0
                 yield number, tuple(values)
@@ -312,6 +409,18 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 problems.extend(_missing_columns(columns, tab, number))
             continue
         host = _text(values, columns.get("host"))
+        broken = _unreadable(values, columns["host"])
+        if broken is not None:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    columns["host"][1],
+                    f"the host name cell holds {broken.said}: row left out",
+                    "write the host's name in the cell (its value, not a formula)",
+                )
+            )
+            continue
         if not host:
             problems.append(
                 InputProblem(
@@ -335,7 +444,20 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 text="an ESXi host in RVTools",
             )
         ]
-        _cluster(values, columns, clusters_from_vinfo, host, tab, number, file, facts)
+        cluster_cell = _unreadable(values, columns.get("cluster"))
+        if cluster_cell is not None:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    columns["cluster"][1],
+                    f"the cluster cell holds {cluster_cell.said}: host '{host}' is read "
+                    "without a cluster",
+                    "write the host's cluster in the cell (its value, not a formula)",
+                )
+            )
+        else:
+            _cluster(values, columns, clusters_from_vinfo, host, tab, number, file, facts)
         _cores(values, columns, separator, host, tab, number, facts, problems)
         _memory(values, columns, separator, host, tab, number, facts, problems)
         hosts.append(HostFacts(host, tab, number, tuple(facts)))
@@ -381,10 +503,20 @@ def _header_names(values: Sequence[Any]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _unreadable(values: Sequence[Any], column: tuple[int, str] | None) -> UnreadableCell | None:
+    """The row's cell in ``column`` when it holds an error value or a number that is none."""
+    if column is None or column[0] >= len(values):
+        return None
+    cell = values[column[0]]
+    return cell if isinstance(cell, UnreadableCell) else None
+
+
 def _text(values: Sequence[Any], column: tuple[int, str] | None) -> str:
-    if column is None or column[0] >= len(values) or values[column[0]] is None:
+    """The row's text in ``column``; empty when there is none (an ``UnreadableCell`` too)."""
+    if column is None or column[0] >= len(values):
         return ""
-    return str(values[column[0]]).strip()
+    cell = values[column[0]]
+    return "" if cell is None or isinstance(cell, UnreadableCell) else str(cell).strip()
 
 
 def _cluster(
@@ -454,7 +586,12 @@ def _positive(
         return None
     if found is not None and found > 0:
         return found
-    wrong = f"'{written}' is not a {said} above 0{unit}" if written else f"the {said} cell is empty"
+    if isinstance(raw, UnreadableCell):
+        wrong = f"the {said} cell holds {raw.said}"
+    elif written:
+        wrong = f"'{written}' is not a {said} above 0{unit}"
+    else:
+        wrong = f"the {said} cell is empty"
     problems.append(
         InputProblem(
             *where,

@@ -42,7 +42,7 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
-from planner.inputs.importers.rvtools import workbook_sheets
+from planner.inputs.importers.rvtools import UnreadableCell, sheet_rows, workbook_sheets
 from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -75,6 +75,8 @@ NOTE = (
     "restore this plan's inputs and assumptions: do not edit by hand."
 )
 FORMAT_VERSION = "1"
+_COLUMNS = ("kind", "name", "value")
+"""The sheet's columns, as problems name them."""
 _CELL_LIMIT = 30_000
 """Characters per cell written (Excel holds 32,767)."""
 _OWN_COLUMNS = (
@@ -241,7 +243,7 @@ def write_inputs_sheet(
     sheet = book.create_sheet(PLAN_INPUTS_SHEET)
     rows: list[tuple[str, ...]] = [
         (NOTE,),
-        ("kind", "name", "value"),
+        _COLUMNS,
         *inputs_sheet_rows(scenario, given),
     ]
     for number, values in enumerate(rows, start=1):
@@ -336,7 +338,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     assumptions: list[tuple[int, str, str]] = []
     problems: list[InputProblem] = []
     try:
-        rows = list(book[titles[PLAN_INPUTS_SHEET.lower()]].iter_rows(values_only=True))
+        rows = list(sheet_rows(book[titles[PLAN_INPUTS_SHEET.lower()]]))
     except Exception:  # a damaged sheet raises zip or XML errors of many types
         raise InputError(
             [
@@ -350,9 +352,41 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             ]
         ) from None
     for number, values in enumerate(rows, start=1):
-        cells = ["" if v is None else str(v) for v in (*values, None, None, None)[:3]]
+        raw = (*values, None, None, None)[:3]
+        cells = ["" if v is None else str(v) for v in raw]
         kind, item, value = cells
         if number <= 2 or not (kind or item):
+            continue
+        broken = [
+            (c, v) for c, v in zip(_COLUMNS, raw, strict=True) if isinstance(v, UnreadableCell)
+        ]
+        if broken and not (kind == "assumption" and [c for c, _ in broken] == ["value"]):
+            # An assumption's value is read (and refused) as any other value; a cell that
+            # names the row, or a file's text, is no value to read.
+            column, cell = broken[0]
+            if kind == "file":
+                raise InputError(
+                    [
+                        *problems,
+                        InputProblem(
+                            tab,
+                            number,
+                            column,
+                            f"the cell holds {cell.said}, not part of {item}'s text: the file "
+                            "cannot be restored",
+                            "give the workbook as the planner wrote it",
+                        ),
+                    ]
+                )
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    column,
+                    f"the cell holds {cell.said}: row ignored",
+                    "give the workbook as the planner wrote it",
+                )
+            )
             continue
         if kind == "file":
             files.setdefault(item, []).append(value)
