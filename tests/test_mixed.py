@@ -177,6 +177,48 @@ def test_the_pool_takes_a_split_class_s_idlest_instances_and_the_bound_allows_it
     assert bound <= len(plan.gpu_configs)
 
 
+def _busy_shares(schedule: Sequence[float]) -> Scenario:
+    """24 pods of half a GPU, busy all their active hours, on two 8-GPU Kubernetes nodes."""
+    return _scenario(
+        [
+            host(name, "L40S", 8, cpu_cores=128, ram_gib=1024, platform=Platform.KUBERNETES)
+            for name in ("n1", "n2")
+        ],
+        [
+            workload(
+                "svc", instances=24, gpus=0.5, memory_gib=4, busy_fraction=1.0, schedule=schedule
+            )
+        ],
+    )
+
+
+def test_a_bound_gives_busy_work_the_gpus_its_slowdown_limit_needs() -> None:
+    """Always busy, the 24 pods ask 12 GPUs of work; within their 1.5× limit no plan gives them
+    fewer than 8 GPUs (a GPU asked for more than one GPU of work slows every pod on it that
+    much). Time-slicing's four replicas per GPU alone would allow 6. Active half of every hour,
+    two pods meet half the time and 6 GPUs serve them: the bound allows it, and the plan finds
+    it."""
+    busy = _busy_shares([1.0] * 24)
+    plan = plan_scenario(busy).recommended
+    assert plan is not None
+    assert check_plan(plan.result.plan, busy) == []
+    assert plan.result.metrics.instances_not_placed == 0
+    types = host_types(busy.inventory.hosts, busy)
+    found = bound_options(busy, types)
+    assert gpu_lower_bound(busy, types, found, {"svc": 24}) == 8
+    assert plan.result.metrics.gpus_used >= 8
+    assert plan.cost_lower_bound_usd <= plan.bounded_usd_per_year + 1e-6
+
+    half = _busy_shares([0.5] * 24)
+    plan = plan_scenario(half).recommended
+    assert plan is not None
+    assert check_plan(plan.result.plan, half) == []
+    assert plan.result.metrics.instances_not_placed == 0
+    assert gpu_lower_bound(half, types, bound_options(half, types), {"svc": 24}) == 6
+    assert plan.result.metrics.gpus_used == 6
+    assert plan.cost_lower_bound_usd == pytest.approx(plan.bounded_usd_per_year)
+
+
 def test_big_training_takes_a_whole_host_and_small_work_another() -> None:
     """An eight-GPU training run fills one HGX host in passthrough; eight small isolated
     notebooks go to the other host: seven as 1g.10gb MIG slices of one GPU and the eighth on a

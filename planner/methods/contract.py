@@ -243,6 +243,10 @@ class SharingMethod(ABC):
     """Instances take cores and RAM on the host of their GPUs (remote-pool clients run anywhere)."""
     exclusive: ClassVar[bool] = False
     """A GPU serves one instance: free memory on it is stranded."""
+    work_floor: ClassVar[bool] = False
+    """An instance holding one GPU runs at least as many times slower as the busy demand on it
+    adds up to: its own ``busy_demand`` plus each co-tenant's ``co_busy_demand`` [GPUs]
+    (``gpu_work_floor``). Bounds rely on it to count the GPUs busy work needs."""
     own_settings: ClassVar[tuple[Setting[Any], ...]] = ()
     """The settings the method declares in its module (replicas per GPU, a strategy), held in
     ``Assumptions.method_settings``; a setting shared by several methods is one ``Setting``

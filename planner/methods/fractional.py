@@ -165,6 +165,7 @@ class Fractional(SharingMethod):
     """Any share of a GPU's compute and memory per pod, isolated in software (HAMi, KAI)."""
 
     label = "Fractional GPU"
+    work_floor = True
     scope = RoleScope.HOST
     platforms = frozenset({Platform.KUBERNETES})
     own_settings = (AI_ENTERPRISE_USD,)

@@ -408,6 +408,7 @@ class TimeSlicing(KubernetesMethod):
     """CUDA time-slicing of whole GPUs among pods, replicas from NVIDIA's device plugin."""
 
     label = "Time-slicing (Kubernetes)"
+    work_floor = True
     # Pattern MILPs whose size depends on the pod sizes and replicas, not the pod count.
     exact_max_instances = 100_000
     own_settings = (*KubernetesMethod.own_settings, REPLICAS)

@@ -510,6 +510,7 @@ class Vgpu(SharingMethod):
     """NVIDIA vGPU with time-sliced C-series profiles on vSphere."""
 
     label = "vGPU (time-sliced)"
+    work_floor = True
     platforms = frozenset({Platform.VSPHERE})
     # Pattern MILPs whose size depends on profiles, not instance counts.
     exact_max_instances = 100_000

@@ -57,7 +57,9 @@ densely as they allow, at its least slowdown, each class's mean within its limit
 serving them within the classes' limits can beat; for it, cores and RAM also follow the GPUs
 host by host (``_cores_and_ram_follow_gpus``), no GPU carries more of them than one host
 has (``_each_gpu_s_instances_on_one_host``) and a role's instances have only what a host's
-other roles leave (``_other_roles_keep_their_cores``). Its
+other roles leave (``_other_roles_keep_their_cores``), and busy work on GPUs whose compute is
+shared gets the GPUs its classes' slowdown limits need (``_busy_work_within_limits``: a GPU
+asked for more than one GPU of work slows each tenant that much). Its
 rows that follow the clock count a class's active instances, not its average (``_Resting``): a
 plan may give such a method a class's idlest instances, and placement does
 (``SharingMethod.serves_idlest_first``). The bound is the better of that and the same rows
@@ -83,6 +85,7 @@ from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
 from planner.methods.contract import GpuDemand, GpuKey, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason, workload_reason
+from planner.methods.slowdown_model import busy_demand
 from planner.plan import (
     GpuLoad,
     GpuPacking,
@@ -812,6 +815,85 @@ def _mean_slowdown_within_limit(
             model.constrain(row, upper=1e-9)
 
 
+def _busy_work_within_limits(
+    model: Model,
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    types: Sequence[HostType],
+    scenario: Scenario,
+) -> None:
+    """For each set S of classes active at the same hours (hourly active shares ``α``,
+    ``κ = Σα² / Σα``):
+    ``κ (2 a B − a² G) <= W`` at tangent points ``a`` (1, 2 and each limit over ``κ``, where
+    a plan at its limits would cut) [GPUs], where ``B = Σ w x[o]``
+    is the busy demand (``busy_demand``, ``w``) S places on GPUs of a method with a
+    ``work_floor`` (one GPU per instance), ``G`` those methods' GPUs and ``W = Σ w (limit −
+    [o elsewhere] slowdown_o) x[o]``.
+
+    Why: on such a GPU ``g`` an instance of S runs at least ``κ D_g`` slower, ``D_g`` the busy
+    demand S puts there, so ``κ Σ_g D_g² <= Σ w × slowdown <= W`` (each class's mean slowdown
+    within its limit), and ``Σ_g D_g² >= 2 a B − a² G`` for any ``a``. Without it a bound packs
+    busy work as densely as memory allows at the slowdown of one instance alone."""
+    floor_gpus = [
+        column
+        for (method, _), block in rows.y.items()
+        if METHODS[method].work_floor
+        for column in block.columns()
+    ]
+    for hours, members in _active_at_the_same_hours(groups).items():
+        schedule = hours[:-1]
+        kappa = sum(a * a for a in schedule) / sum(schedule)
+        placed, allowed = _busy_work_terms(rows, flat, groups, members, types, scenario)
+        if not floor_gpus or not any(placed.values()):
+            continue
+        limits = {slowdown_limit(groups[i].first, scenario) for i in members}
+        for a in sorted({1.0, 2.0} | {limit / kappa for limit in limits}):
+            row = {x: 2.0 * kappa * a * placed.get(x, 0.0) - w for x, w in allowed.items()}
+            row.update(dict.fromkeys(floor_gpus, -kappa * a * a))
+            model.constrain(row, upper=1e-9)
+
+
+def _active_at_the_same_hours(groups: Sequence[_Group]) -> dict[tuple[float, ...], set[int]]:
+    """Groups whose members all keep one schedule, by that schedule and its days a week."""
+    by_hours: dict[tuple[float, ...], set[int]] = {}
+    for i, group in enumerate(groups):
+        hours = {(*w.daily_schedule, w.days_per_week) for w in group.members}
+        if len(hours) == 1 and sum(group.first.daily_schedule) > 0:
+            by_hours.setdefault(hours.pop(), set()).add(i)
+    return by_hours
+
+
+def _busy_work_terms(
+    rows: _Rows,
+    flat: Sequence[tuple[int, Option]],
+    groups: Sequence[_Group],
+    members: Set[int],
+    types: Sequence[HostType],
+    scenario: Scenario,
+) -> tuple[dict[int, float], dict[int, float]]:
+    """``B``'s and ``W``'s coefficients of ``_busy_work_within_limits`` per ``x`` column of the
+    ``members`` groups: the least busy demand of a group's members counts in ``B``, the most in
+    ``W``, so that merged classes keep the rows valid."""
+    placed: dict[int, float] = {}
+    allowed: dict[int, float] = {}
+    for k, (i, option) in enumerate(flat):
+        if i not in members:
+            continue
+        demands = [busy_demand(w) for w in groups[i].members]
+        limit = slowdown_limit(groups[i].first, scenario)
+        method = METHODS[option.method]
+        model = types[option.host_type].model
+        if method.work_floor and (
+            method.gpus_needed(groups[i].first, model, scenario.catalog, scenario.assumptions) == 1
+        ):
+            placed[rows.x[k]] = min(demands)
+            allowed[rows.x[k]] = max(demands) * limit
+        else:
+            allowed[rows.x[k]] = max(demands) * (limit - option.slowdown)
+    return placed, allowed
+
+
 def _gpus_lie_on_their_hosts(
     model: Model, rows: _Rows, pairs: Sequence[tuple[Method, int]], types: Sequence[HostType]
 ) -> None:
@@ -1142,6 +1224,7 @@ def solve_counts(
             wanted = sum(served.get(w.name, 0) for w in group.members)
             model.bound(rows.u[i], group.instances - wanted, group.instances - wanted)
         _mean_slowdown_within_limit(model, rows, flat, groups, scenario)
+        _busy_work_within_limits(model, rows, flat, groups, types, scenario)
     else:
         quick = _copy(model)
         for i in range(len(groups)):
