@@ -349,3 +349,58 @@ def test_a_zero_second_gpu_resource_does_not_leave_the_pod_out() -> None:
     assert only.gpu is not None
     assert only.gpu.mig_profile == "1g.10gb"
     assert not read.problems
+
+
+@pytest.mark.parametrize(
+    ("limit", "said"),
+    [
+        ("abc", "'abc' is not a Kubernetes quantity"),
+        ("-1", "'-1' is not a whole number of at least 0"),
+        ("1.5", "'1.5' is not a whole number of at least 0"),
+        ("500m", "'500m' is not a whole number of at least 0"),
+        ("2", "the limit 2 is not the request 1: Kubernetes requires them equal"),
+    ],
+)
+def test_a_bad_gpu_limit_beside_a_good_request_is_a_problem_naming_pod_and_field(
+    limit: str, said: str
+) -> None:
+    """A container's nvidia.com/gpu limit beside its request that is unreadable, negative, not a
+    whole number or another number than the request (Kubernetes takes whole numbers of an
+    extended resource, its limit equal to its request) is one problem naming the pod, the
+    container and the limits field, saying the request is read; the pod is read with it. The
+    limit was ignored in silence."""
+    bad = container(requests={"nvidia.com/gpu": "1"}, limits={"nvidia.com/gpu": limit})
+    read = read_kubectl_pods(kube_list(pod("p-1", containers=[bad])), "pods.json", CATALOG)
+    (problem,) = read.problems
+    assert problem.column == "pod ml/p-1: main limits nvidia.com/gpu"
+    assert said in problem.message
+    assert problem.message.endswith("the request 1 is read")
+    (only,) = read.pods
+    assert only.gpu is not None
+    assert only.gpu.gpus == 1.0
+
+
+def test_a_gpu_limit_equal_to_its_request_or_alone_is_no_problem() -> None:
+    """A limit equal to the request ('1' and 1), a limit alone, and a CPU limit above its
+    request (allowed for CPU and memory) are read without a problem."""
+    pods = [
+        pod(
+            "same",
+            containers=[
+                container(requests={"nvidia.com/gpu": "1"}, limits={"nvidia.com/gpu": "1"})
+            ],
+        ),
+        pod("alone", containers=[container(limits={"nvidia.com/mig-1g.10gb": "2"})]),
+        pod(
+            "cpu",
+            containers=[
+                container(
+                    requests={"nvidia.com/gpu": "2", "cpu": "1"},
+                    limits={"nvidia.com/gpu": "2", "cpu": "4"},
+                )
+            ],
+        ),
+    ]
+    read = read_kubectl_pods(kube_list(*pods), "pods.json", CATALOG)
+    assert not read.problems
+    assert [p.gpu.gpus for p in read.pods if p.gpu is not None] == [1.0, pytest.approx(2 / 7), 2.0]

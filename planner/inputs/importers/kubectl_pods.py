@@ -2,9 +2,13 @@
 
 Per pod the importer reads what the scheduler reserves: GPU, CPU and memory requests. A
 container's request of a resource is its ``requests`` entry, else its ``limits`` entry (the
-value Kubernetes defaults the request to). The pod's request follows Kubernetes' rule: the larger
-of the regular containers' sum (plus sidecars, i.e. init containers with ``restartPolicy:
-Always``) and each init container's own request (plus the sidecars started before it).
+value Kubernetes defaults the request to). The GPU resources are extended resources, which
+Kubernetes takes in whole numbers with the limit equal to the request when both are given: a
+GPU limit beside a request that is unreadable, negative, not whole or another number is a
+problem naming the pod, container and resource (the request is read). The pod's request
+follows Kubernetes' rule: the larger of the regular containers' sum (plus sidecars, i.e. init
+containers with ``restartPolicy: Always``) and each init container's own request (plus the
+sidecars started before it).
 
 GPU requests and what one pod gets [GPUs]:
 
@@ -277,6 +281,58 @@ class _PodLeftOutError(ValueError):
     one container); its problem is already added."""
 
 
+def _is_gpu_resource(name: str) -> bool:
+    """A GPU resource the importer reads: whole and shared GPUs, MIG instances, HAMi's."""
+    return name in (
+        _GPU,
+        _SHARED,
+        _HAMI_MEMORY,
+        _HAMI_MEMORY_SHARE,
+        _HAMI_CORES,
+    ) or name.startswith(_MIG)
+
+
+def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
+    """A problem for each GPU resource whose ``limits`` entry, beside a ``requests`` entry, is
+    no whole number of at least 0 or not the request. GPU resources are extended resources:
+    Kubernetes refuses a pod whose limit of one differs from its request or is not whole, so
+    such output was edited or damaged; the request is what is read."""
+    resources = as_mapping(container.get("resources"))
+    requests = as_mapping(resources.get("requests"))
+    limits = as_mapping(resources.get("limits"))
+    name = as_text(container.get("name"))
+    for resource in sorted(set(requests) & set(limits)):
+        if not _is_gpu_resource(resource):
+            continue
+        limit, request = limits[resource], requests[resource]
+        where = f"{name} limits {resource}"
+        read = f"the request {request} is read"
+        try:
+            value = parse_quantity(limit)
+        except ValueError as error:
+            bad(where, f"{error}: {read}", f"write the limit as the request, {request}")
+            continue
+        if value < 0 or not value.is_integer():
+            bad(
+                where,
+                f"'{limit}' is not a whole number of at least 0, as Kubernetes takes "
+                f"{resource}: {read}",
+                f"write the limit as the request, {request}, or give kubectl's output unchanged",
+            )
+            continue
+        try:
+            requested = parse_quantity(request)
+        except ValueError:
+            continue  # the request's own problem is reported where it is read
+        if requested != value:
+            bad(
+                where,
+                f"the limit {limit} is not the request {request}: Kubernetes requires them equal "
+                f"for an extended resource such as {resource}; {read}",
+                "write one number for both, or give kubectl's output unchanged",
+            )
+
+
 def _requests_some(container: Mapping[str, Any], resource: str) -> bool:
     """Whether a container requests more than none of ``resource`` (unreadable counts as none:
     ``_quantity`` reports it)."""
@@ -534,6 +590,8 @@ def _pod(
     inits = [as_mapping(c) for c in inits_raw] if isinstance(inits_raw, list) else []
     cpu = _pod_total(containers, inits, lambda c: _quantity(c, "cpu", bad))
     memory_bytes = _pod_total(containers, inits, lambda c: _quantity(c, "memory", bad))
+    for each in [*containers, *inits]:
+        _check_gpu_limits(each, bad)
     gpu_parts = {id(c): _container_gpu(c, catalog, defaults, bad) for c in [*containers, *inits]}
     gpu = None
     if any(p is not None for p in gpu_parts.values()):
