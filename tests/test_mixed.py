@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bench.fleets import fleet
 from planner.assumptions import VgpuMode
+from planner.cli import SAMPLE_DIR, SAMPLE_INVENTORY
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
@@ -23,7 +24,7 @@ from planner.methods.registry import Method
 from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, SolveStatus
-from planner.scenario import Scenario
+from planner.scenario import Scenario, load_scenario
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
@@ -217,6 +218,26 @@ def test_a_bound_gives_busy_work_the_gpus_its_slowdown_limit_needs() -> None:
     assert gpu_lower_bound(half, types, bound_options(half, types), {"svc": 24}) == 6
     assert plan.result.metrics.gpus_used == 6
     assert plan.cost_lower_bound_usd == pytest.approx(plan.bounded_usd_per_year)
+
+
+def test_busy_work_rows_are_left_out_where_no_gpu_gets_more_than_one_gpu_of_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the sample no method packs more than one GPU of busy work on a GPU, so the rows would
+    bind nothing; left in, they only made the bound's MILP stop earlier at a weaker bound."""
+    loaded = load_scenario(
+        ("inventory.csv", SAMPLE_INVENTORY.read_bytes()),
+        ("workloads.csv", (SAMPLE_DIR / "workloads.csv").read_bytes()),
+        CATALOG,
+    )
+    scenario = loaded.value
+    types = host_types(scenario.inventory.hosts, scenario)
+    found = bound_options(scenario, types)
+    served = {w.name: w.instances for w in scenario.workloads}
+    rates = AnnualRates(scenario)
+    with_rows = cost_lower_bound(scenario, types, found, rates, served)
+    monkeypatch.setattr(mixed, "_busy_work_within_limits", lambda *_: None)
+    assert with_rows == pytest.approx(cost_lower_bound(scenario, types, found, rates, served))
 
 
 def test_big_training_takes_a_whole_host_and_small_work_another() -> None:

@@ -844,8 +844,9 @@ def _busy_work_within_limits(
     for hours, members in _active_at_the_same_hours(groups).items():
         schedule = hours[:-1]
         kappa = sum(a * a for a in schedule) / sum(schedule)
-        placed, allowed = _busy_work_terms(rows, flat, groups, members, types, scenario)
-        if not floor_gpus or not any(placed.values()):
+        placed, allowed, densest = _busy_work_terms(rows, flat, groups, members, types, scenario)
+        if not floor_gpus or kappa * densest <= 1.0 + 1e-9:
+            # No GPU gets over one GPU of work: the rows would only slow the solve.
             continue
         limits = {slowdown_limit(groups[i].first, scenario) for i in members}
         for a in sorted({1.0, 2.0} | {limit / kappa for limit in limits}):
@@ -871,12 +872,14 @@ def _busy_work_terms(
     members: Set[int],
     types: Sequence[HostType],
     scenario: Scenario,
-) -> tuple[dict[int, float], dict[int, float]]:
+) -> tuple[dict[int, float], dict[int, float], float]:
     """``B``'s and ``W``'s coefficients of ``_busy_work_within_limits`` per ``x`` column of the
-    ``members`` groups: the least busy demand of a group's members counts in ``B``, the most in
-    ``W``, so that merged classes keep the rows valid."""
+    ``members`` groups (the least busy demand of a group's members counts in ``B``, the most in
+    ``W``, so that merged classes keep the rows valid), and the most busy work one GPU of such
+    a method gets from them packed densely [GPUs]."""
     placed: dict[int, float] = {}
     allowed: dict[int, float] = {}
+    densest = 0.0
     for k, (i, option) in enumerate(flat):
         if i not in members:
             continue
@@ -889,9 +892,11 @@ def _busy_work_terms(
         ):
             placed[rows.x[k]] = min(demands)
             allowed[rows.x[k]] = max(demands) * limit
+            per_gpu = option.gpus_per_instance
+            densest = max(densest, max(demands) / per_gpu if per_gpu > 0 else math.inf)
         else:
             allowed[rows.x[k]] = max(demands) * (limit - option.slowdown)
-    return placed, allowed
+    return placed, allowed, densest
 
 
 def _gpus_lie_on_their_hosts(
