@@ -321,3 +321,25 @@ def test_an_unreadable_cpu_or_cores_per_cpu_cell_is_a_problem_not_a_silent_gap()
         f"'two' is not a socket count above 0: {_KEPT_CORES}",
     )
     assert "cpu_cores" not in _values(read.hosts[0])
+
+
+def test_a_host_name_with_an_invisible_character_is_read_without_it_and_said() -> None:
+    """A vHost host name holding a zero-width space is read without it (matched by what it
+    shows), a problem on its row quoting it escaped; a name of invisible characters only
+    leaves its row out."""
+    data = xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# Cores", "# Memory"),
+                ("esx\u200b1", "c", 8, 1024),
+                ("\u200b", "c", 8, 1024),
+            ]
+        }
+    )
+    read = read_rvtools(data, "x.xlsx")
+    assert [h.name for h in read.hosts] == ["esx1"]
+    first, second = read.problems
+    assert (first.row, first.column, second.row) == (2, "Host", 3)
+    assert "'esx\\u200b1'" in first.message
+    assert first.message.endswith("read as 'esx1'")
+    assert "only invisible characters: row left out" in second.message

@@ -108,3 +108,75 @@ def test_a_file_that_is_not_text_is_refused_as_what_it_is(
         message,
         fix,
     )
+
+
+def test_quoted_escapes_and_names_invisible_characters() -> None:
+    r"""A value holding a zero-width space, a byte-order mark, a soft hyphen or a bidi control
+    is quoted with each escaped and named, so it can be told from the name it looks like."""
+    from planner.inputs.tabular import quoted
+
+    assert quoted("gpu-01") == "'gpu-01'"
+    assert quoted("gpu\u200b-01\ufeff\u00ad\u202e") == (
+        "'gpu\\u200b-01\\ufeff\\u00ad\\u202e' (it holds invisible characters: \\u200b, U+200B "
+        "ZERO WIDTH SPACE; \\ufeff, U+FEFF ZERO WIDTH NO-BREAK SPACE; \\u00ad, U+00AD SOFT "
+        "HYPHEN; \\u202e, U+202E RIGHT-TO-LEFT OVERRIDE)"
+    )
+
+
+_INVENTORY = (
+    "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+    "gpu\u200b-01,east\u00a0side\u00ad,L4,2,32,256,100,yes\n"
+    "gpu-02,east side,L4,2,32,256,100,yes\n"
+)
+
+
+def test_invisible_characters_in_host_and_cluster_names_are_removed_and_said() -> None:
+    r"""A host or cluster name holding invisible characters (pasted from a web page or a chat)
+    is read without them, a no-break space as a space, so it matches the same name elsewhere;
+    a problem on its row and column quotes the name as written, escaped, and says what it is
+    read as. They showed in messages as nothing."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.inventory import load_inventory
+
+    loaded = load_inventory(_INVENTORY.encode(), load_catalog())
+    assert [(h.name, h.cluster) for h in loaded.value.hosts] == [
+        ("gpu-01", "east side"),
+        ("gpu-02", "east side"),
+    ]
+    first, second = loaded.problems
+    assert (first.row, first.column, second.row, second.column) == (2, "host", 2, "cluster")
+    assert first.message == (
+        "the host name 'gpu\\u200b-01' (it holds an invisible character: \\u200b, U+200B ZERO "
+        "WIDTH SPACE): the invisible characters are removed, read as 'gpu-01'"
+    )
+    assert "'east\\u00a0side\\u00ad'" in second.message
+    assert second.message.endswith("read as 'east side'")
+
+
+def test_a_host_name_that_repeats_another_once_its_invisible_characters_go_is_refused() -> None:
+    """Two hosts whose names differ only by an invisible character are one name twice."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.inventory import load_inventory
+
+    data = _INVENTORY.replace("gpu-02", "gpu-01").encode()
+    with pytest.raises(InputError, match="host 'gpu-01' is already defined on row 2"):
+        load_inventory(data, load_catalog())
+
+
+def test_invisible_characters_in_a_workload_name_are_removed_and_said() -> None:
+    """A workload class name holding a byte-order mark mid-text is read without it, with a
+    problem naming the row and the name column that quotes it escaped."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.workloads import load_workloads
+
+    data = (
+        "name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,"
+        "ram_gib,live_migration,isolation,latency_tolerant\n"
+        "chat\ufeffbot,inference,2,0.5,10,0.3,24,7,4,16,no,no,no\n"
+    ).encode()
+    loaded = load_workloads(data, load_catalog())
+    assert [w.name for w in loaded.value] == ["chatbot"]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (2, "name")
+    assert "'chat\\ufeffbot'" in problem.message
+    assert "U+FEFF ZERO WIDTH NO-BREAK SPACE" in problem.message

@@ -6,6 +6,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,13 @@ from planner.inputs.tabular import (
     parse_float,
     parse_int,
     parse_text,
+    quoted,
     read_csv_table,
     read_rows,
     refuse_repeated_names,
     source_name,
     table_from_frame,
+    visible_name,
     yes_no,
 )
 
@@ -311,7 +314,7 @@ def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
         ((row, [host.name for host in group]) for row, group in groups),
         "host",
         lambda name, earlier, row: (
-            f"host '{name}' is already defined on row {earlier.number}" + _group_hint(row)
+            f"host {quoted(name)} is already defined on row {earlier.number}" + _group_hint(row)
         ),
         "give every host a unique name",
     )
@@ -378,6 +381,17 @@ def _row_hosts(
     )
     if values is None:
         return None
+    for column, what in (("host", "host name"), ("cluster", "cluster name")):
+        values[column] = visible_name(
+            values[column], what, partial(table.problem, row, column), problems
+        )
+        if not values[column]:
+            problems.append(
+                table.problem(
+                    row, column, f"the {what} holds only invisible characters", f"enter {what}"
+                )
+            )
+            return None
     model: GpuModel = values["gpu_model"]
     checks = _model_checks(table, row, model, values, problems)
     if checks is None:

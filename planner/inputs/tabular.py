@@ -13,6 +13,7 @@ import io
 import itertools
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,14 +44,17 @@ __all__ = [
     "parse_float",
     "parse_int",
     "parse_text",
+    "quoted",
     "read_csv_table",
     "read_rows",
     "refuse_comma_number",
     "refuse_repeated_names",
+    "shown",
     "sniff_separator",
     "source_name",
     "table_from_frame",
     "table_text",
+    "visible_name",
     "yes_no",
 ]
 
@@ -850,3 +854,64 @@ def refuse_repeated_names(
 def yes_no(value: bool) -> str:
     """``yes`` or ``no``, as the loaders read it back (the inverse of ``parse_bool``)."""
     return "yes" if value else "no"
+
+
+def _invisible(text: str) -> list[str]:
+    """The characters of ``text`` that print as nothing or as a blank other than the space
+    (zero-width space, byte-order mark, soft hyphen, bidi controls, no-break space, controls),
+    each once, in order."""
+    return list(dict.fromkeys(c for c in text if c != " " and not c.isprintable()))
+
+
+def _escaped(character: str) -> str:
+    r"""A character as Python writes it escaped: ``\u200b``."""
+    code = ord(character)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def shown(text: str) -> str:
+    r"""``text`` as a message shows it: each invisible character escaped (``gpu\u200b-01``), so
+    a name that looks like another can be told from it."""
+    hidden = _invisible(text)
+    return "".join(_escaped(c) if c in hidden else c for c in text)
+
+
+def quoted(text: str) -> str:
+    r"""``text`` in quotes as a problem names a value the user wrote: invisible characters
+    escaped and named after it (``'gpu\u200b-01' (it holds an invisible character: \u200b,
+    U+200B ZERO WIDTH SPACE)``). Every loader's messages quote names and values with it."""
+    hidden = _invisible(text)
+    if not hidden:
+        return f"'{text}'"
+    described = "; ".join(
+        f"{_escaped(c)}, U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in hidden
+    )
+    one = "an invisible character" if len(hidden) == 1 else "invisible characters"
+    return f"'{shown(text)}' (it holds {one}: {described})"
+
+
+def visible_name(
+    text: str, what: str, problem: Callable[[str, str], InputProblem], problems: list[InputProblem]
+) -> str:
+    """A name the user gives (a host, cluster or workload class) without its invisible
+    characters, which text pasted from a web page, a chat or a mail brings: a name is matched
+    across files by what it shows. When there were any, a problem (``problem(message, fix)``)
+    quotes the name as written and says what it is read as; the row is kept. ``what`` names
+    the name (``host name``). A name of invisible characters only is empty (no problem: the
+    caller refuses it); a blank other
+    than the space is read as a space."""
+    # A blank other than the space (a no-break space) separates words: it becomes a space.
+    kept = "".join(
+        " " if unicodedata.category(c) == "Zs" else c
+        for c in text
+        if c.isprintable() or unicodedata.category(c) == "Zs"
+    ).strip()
+    if kept and kept != text.strip() and _invisible(text):
+        problems.append(
+            problem(
+                f"the {what} {quoted(text)}: the invisible characters are removed, "
+                f"read as '{kept}'",
+                "delete the invisible characters from the cell",
+            )
+        )
+    return kept

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -24,11 +25,13 @@ from planner.inputs.tabular import (
     parse_cells,
     parse_float,
     parse_int,
+    quoted,
     read_csv_table,
     read_rows,
     refuse_repeated_names,
     source_name,
     table_from_frame,
+    visible_name,
     yes_no,
 )
 
@@ -404,7 +407,7 @@ def _name(text: str) -> str:
         raise CellError("the name is empty", "give the class a unique name")
     if "#" in text:
         # Instance ids are name#1, name#2 ...: a # in the name would make them ambiguous.
-        raise CellError(f"'{text}' contains #", "remove the # from the name")
+        raise CellError(f"{quoted(text)} contains #", "remove the # from the name")
     return text
 
 
@@ -504,7 +507,7 @@ def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ..
         table,
         ((row, [workload.name]) for row, workload in loaded),
         "name",
-        lambda name, earlier, _: f"name '{name}' is already used on row {earlier.number}",
+        lambda name, earlier, _: f"name {quoted(name)} is already used on row {earlier.number}",
         "give every class a unique name",
     )
     instances = sum(w.instances for _, w in loaded)
@@ -548,6 +551,16 @@ def _row_workload(
     if values is None:
         # The schedule is checked only when the kind is known, so report it with the rest.
         _check_schedule_alone(table, row, problems)
+        return None
+    values["name"] = visible_name(
+        values["name"], "class name", partial(table.problem, row, "name"), problems
+    )
+    if not values["name"]:
+        problems.append(
+            table.problem(
+                row, "name", "the name holds only invisible characters", "give the class a name"
+            )
+        )
         return None
     try:
         schedule = parse_active_hours(table.number_text(row.get("active_hours")), values["kind"])

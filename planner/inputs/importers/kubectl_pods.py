@@ -53,6 +53,7 @@ from planner.inputs.importers.kube import (
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
+from planner.inputs.tabular import shown
 from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
 
 __all__ = [
@@ -244,7 +245,7 @@ def _pod_total(
 class _PodProblems:
     def __init__(self, file: str, namespace: str, pod: str, problems: list[InputProblem]) -> None:
         self.file = file
-        self.where = f"pod {namespace}/{pod}"
+        self.where = f"pod {shown(namespace)}/{shown(pod)}"
         self.problems = problems
 
     def __call__(self, locator: str, message: str, fix: str) -> None:

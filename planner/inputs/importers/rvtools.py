@@ -18,6 +18,7 @@ import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from openpyxl import load_workbook
@@ -35,7 +36,9 @@ from planner.inputs.tabular import (
     CellError,
     is_workbook,
     number_text,
+    quoted,
     sniff_separator,
+    visible_name,
 )
 
 __all__ = [
@@ -408,29 +411,8 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 )
                 problems.extend(_missing_columns(columns, tab, number))
             continue
-        host = _text(values, columns.get("host"))
-        broken = _unreadable(values, columns["host"])
-        if broken is not None:
-            problems.append(
-                InputProblem(
-                    tab,
-                    number,
-                    columns["host"][1],
-                    f"the host name cell holds {broken.said}: row left out",
-                    "write the host's name in the cell (its value, not a formula)",
-                )
-            )
-            continue
-        if not host:
-            problems.append(
-                InputProblem(
-                    tab,
-                    number,
-                    columns["host"][1],
-                    "the host name is empty: row left out",
-                    "give every host row its name",
-                )
-            )
+        host = _host_name(values, columns["host"], tab, number, problems)
+        if host is None:
             continue
         facts = [
             fact(
@@ -451,7 +433,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                     tab,
                     number,
                     columns["cluster"][1],
-                    f"the cluster cell holds {cluster_cell.said}: host '{host}' is read "
+                    f"the cluster cell holds {cluster_cell.said}: host {quoted(host)} is read "
                     "without a cluster",
                     "write the host's cluster in the cell (its value, not a formula)",
                 )
@@ -470,6 +452,54 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             ]
         )
     return HostsRead(tab, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+
+
+def _host_name(
+    values: Sequence[Any],
+    column: tuple[int, str],
+    tab: str,
+    number: int,
+    problems: list[InputProblem],
+) -> str | None:
+    """The host name of a vHost row, its invisible characters removed (with a problem); None,
+    with a problem, when the row has none to read (empty, an error value)."""
+    host = _text(values, column)
+    broken = _unreadable(values, column)
+    if broken is not None:
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                column[1],
+                f"the host name cell holds {broken.said}: row left out",
+                "write the host's name in the cell (its value, not a formula)",
+            )
+        )
+        return None
+    if not host:
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                column[1],
+                "the host name is empty: row left out",
+                "give every host row its name",
+            )
+        )
+        return None
+    host = visible_name(host, "host name", partial(InputProblem, tab, number, column[1]), problems)
+    if not host:
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                column[1],
+                "the host name holds only invisible characters: row left out",
+                "give every host row its name",
+            )
+        )
+        return None
+    return host
 
 
 def _missing_columns(
