@@ -6,7 +6,6 @@ import csv
 import difflib
 import io
 import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,13 +16,16 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     CellError,
     Table,
+    invisible_said,
     parse_bool,
     parse_cells,
     parse_float,
     parse_int,
     parse_text,
     read_csv_table,
+    shown,
     source_name,
+    without_invisible,
 )
 
 __all__ = [
@@ -34,11 +36,9 @@ __all__ = [
     "UnknownGpuModel",
     "VgpuProfile",
     "invisible_fix",
-    "invisible_said",
     "load_catalog",
     "normalise_model_name",
     "own_gpus_template",
-    "shown_name",
 ]
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "data" / "catalog"
@@ -147,7 +147,7 @@ class Catalog:
         if canonical is None:
             # Suggest from what the user sees: a name with an invisible character matches its
             # catalog name only by similarity.
-            raise UnknownGpuModel(name, self.closest_names(_without_invisible(name)))
+            raise UnknownGpuModel(name, self.closest_names(without_invisible(name)))
         return self.gpus[canonical]
 
     def closest_names(self, name: str, n: int = 3) -> list[str]:
@@ -191,14 +191,14 @@ class UnknownGpuModel(KeyError):  # noqa: N818 (a failed lookup by name, not an 
     @property
     def message(self) -> str:
         """What is wrong, without the fix; invisible characters in the name shown escaped."""
-        return f"unknown GPU model '{shown_name(self.name)}'{invisible_said(self.name)}"
+        return f"unknown GPU model '{shown(self.name)}'{invisible_said(self.name)}"
 
     @property
     def fix(self) -> str:
         """Deleting the name's invisible characters, if any; then the closest known names, or
         where to find the list of names."""
         delete = invisible_fix(self.name)
-        visible = _without_invisible(self.name)
+        visible = without_invisible(self.name)
         if (
             delete
             and visible
@@ -217,48 +217,12 @@ class UnknownGpuModel(KeyError):  # noqa: N818 (a failed lookup by name, not an 
         return f"{self.message}; {self.fix}"
 
 
-def _invisible(text: str) -> list[str]:
-    """The characters of ``text`` that print as nothing or as a blank other than the space
-    (zero-width space, byte-order mark, no-break space, controls), each once, in order."""
-    return list(dict.fromkeys(c for c in text if c != " " and not c.isprintable()))
-
-
-def _escaped(character: str) -> str:
-    r"""A character as Python writes it escaped: ``\u200b``."""
-    code = ord(character)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _without_invisible(text: str) -> str:
-    return "".join(c for c in text if c == " " or c.isprintable())
-
-
-def shown_name(name: str) -> str:
-    r"""``name`` as a message quotes it: each invisible character escaped (``H100\u200b-80GB``),
-    so a name that looks like a catalog name but is not can be told from it."""
-    hidden = _invisible(name)
-    return "".join(_escaped(c) if c in hidden else c for c in name)
-
-
-def invisible_said(name: str) -> str:
-    r"""What a message adds after quoting ``name`` about its invisible characters, empty when
-    it has none: `` (it holds an invisible character: \u200b, U+200B ZERO WIDTH SPACE)``."""
-    hidden = _invisible(name)
-    if not hidden:
-        return ""
-    described = "; ".join(
-        f"{_escaped(c)}, U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in hidden
-    )
-    one = "an invisible character" if len(hidden) == 1 else "invisible characters"
-    return f" (it holds {one}: {described})"
-
-
 def invisible_fix(name: str) -> str:
     """The start of a fix for a ``name`` holding invisible characters (text pasted from a web
     page, a chat or a mail brings them): delete them. Empty when it has none."""
-    if not _invisible(name):
+    if without_invisible(name) == name:
         return ""
-    return f"delete the invisible characters, leaving '{_without_invisible(name)}'; "
+    return f"delete the invisible characters, leaving '{without_invisible(name)}'; "
 
 
 def normalise_model_name(name: str) -> str:

@@ -876,18 +876,29 @@ def shown(text: str) -> str:
     return "".join(_escaped(c) if c in hidden else c for c in text)
 
 
-def quoted(text: str) -> str:
-    r"""``text`` in quotes as a problem names a value the user wrote: invisible characters
-    escaped and named after it (``'gpu\u200b-01' (it holds an invisible character: \u200b,
-    U+200B ZERO WIDTH SPACE)``). Every loader's messages quote names and values with it."""
+def invisible_said(text: str) -> str:
+    r"""What a message adds after quoting ``text`` about its invisible characters, empty when
+    it has none: `` (it holds an invisible character: \u200b, U+200B ZERO WIDTH SPACE)``."""
     hidden = _invisible(text)
     if not hidden:
-        return f"'{text}'"
+        return ""
     described = "; ".join(
         f"{_escaped(c)}, U+{ord(c):04X} {unicodedata.name(c, '')}".rstrip() for c in hidden
     )
     one = "an invisible character" if len(hidden) == 1 else "invisible characters"
-    return f"'{shown(text)}' (it holds {one}: {described})"
+    return f" (it holds {one}: {described})"
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without the characters that print as nothing (the space kept)."""
+    return "".join(c for c in text if c == " " or c.isprintable())
+
+
+def quoted(text: str) -> str:
+    r"""``text`` in quotes as a problem names a value the user wrote: invisible characters
+    escaped and named after it (``'gpu\u200b-01' (it holds an invisible character: \u200b,
+    U+200B ZERO WIDTH SPACE)``). Every loader's messages quote names and values with it."""
+    return f"'{shown(text)}'{invisible_said(text)}"
 
 
 def visible_name(

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner.inputs.catalog import Catalog, invisible_fix, invisible_said, shown_name
+from planner.inputs.catalog import Catalog, invisible_fix
 from planner.inputs.importers.provenance import NoteSource
+from planner.inputs.tabular import invisible_said, shown
 
 __all__ = ["OWN_GPU_FIX", "GpuName", "gpu_family", "match_gpu_name"]
 
@@ -431,7 +432,7 @@ def _unknown_gpu(
         written,
         None,
         "read",
-        f"the catalog has no model for GPU '{shown_name(written)}'{invisible_said(written)}"
+        f"the catalog has no model for GPU '{shown(written)}'{invisible_said(written)}"
         + (f": {why}" if why else ""),
         vgpu_profile,
         mig_profile,
