@@ -10,12 +10,14 @@ from __future__ import annotations
 
 __all__ = [
     "EXCEL_MAX_ROWS",
+    "MAX_CURVE_FILE_MB",
     "MAX_FILE_BYTES",
     "MAX_FILE_MB",
     "MAX_GPUS",
     "MAX_HARVEST_JOBS_PER_DAY",
     "MAX_HOSTS",
     "MAX_INSTANCES",
+    "MAX_NAME_CHARS",
     "MAX_ROWS",
     "limit_text",
 ]
@@ -23,6 +25,9 @@ __all__ = [
 MAX_FILE_MB = 20
 """Largest input file [MB, 1 MB = 1,048,576 bytes]: a 10,000-row inventory is about 1 MB."""
 MAX_FILE_BYTES = MAX_FILE_MB * 1024 * 1024
+MAX_CURVE_FILE_MB = 1
+"""Largest file of demand-curve values [MB]: 672 values (a week at 15-minute steps), each with
+its time, are about 20 KB."""
 MAX_ROWS = 10_000
 """Most data rows in one inventory or workload table [rows] (a row may describe many hosts)."""
 MAX_HOSTS = 10_000
@@ -34,6 +39,10 @@ MAX_INSTANCES = 100_000
 MAX_HARVEST_JOBS_PER_DAY = 50_000
 """Most jobs one submit day's backlog makes (backlog / GPU-hours per job) [jobs]: the harvest
 simulation holds every job, so memory and time grow with them."""
+MAX_NAME_CHARS = 253
+"""Longest host, cluster or workload class name [characters]: a DNS name's limit, which
+Kubernetes object names share. A longer cell is text pasted by mistake, and a spreadsheet cell
+holds at most 32,767 characters."""
 EXCEL_MAX_ROWS = 1_048_576
 """Rows in one Excel sheet, header included (Excel's own limit)."""
 

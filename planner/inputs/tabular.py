@@ -21,12 +21,13 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB, MAX_ROWS
+from planner.inputs.limits import MAX_FILE_MB, MAX_NAME_CHARS, MAX_ROWS, limit_text
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
     "CSV_TEXT",
     "DECIMAL_COMMA",
+    "LARGE_FILE_FIX",
     "SPREADSHEET_SEPARATORS",
     "CellError",
     "Row",
@@ -37,6 +38,7 @@ __all__ = [
     "decode_file",
     "excel_separator",
     "is_workbook",
+    "long_name",
     "normalise_column",
     "number_text",
     "parse_bool",
@@ -48,6 +50,7 @@ __all__ = [
     "read_csv_table",
     "read_rows",
     "refuse_comma_number",
+    "refuse_large_file",
     "refuse_repeated_names",
     "shown",
     "sniff_separator",
@@ -127,6 +130,12 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
             [InputProblem(file, None, None, f"this is {found}, not {kind.name}", kind.give)]
         )
     utf16 = data.startswith(_UTF16_MARKS)
+    # Text never holds a NUL byte (UTF-16's are read above): such a file is binary data, and
+    # naming a byte that does not decode would wrongly suggest another text encoding.
+    if not utf16 and b"\x00" in data:
+        raise InputError(
+            [InputProblem(file, None, None, f"binary data, not {kind.name}", kind.give)]
+        )
     encoding = "utf-16" if utf16 else "utf-8-sig"
     try:
         text = data.decode(encoding)
@@ -377,7 +386,7 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
     separator.
     """
     data = _read_bytes(source, file)
-    _refuse_large_file(file, len(data))
+    refuse_large_file(file, len(data))
     if is_workbook(data):
         raise InputError(
             [
@@ -536,9 +545,19 @@ def _refuse_other_separator(
             )
 
 
-def _refuse_large_file(file: str, size_bytes: int) -> None:
-    """Refuse a file over ``MAX_FILE_MB`` before decoding it."""
-    if size_bytes > MAX_FILE_BYTES:
+LARGE_FILE_FIX = (
+    "split it, or remove rows the plan does not need (one row may describe identical hosts or "
+    "instances: the 'count' or 'instances' column)"
+)
+"""How to shrink a planner input file that is over the size limit."""
+
+
+def refuse_large_file(
+    file: str, size_bytes: int, *, limit_mb: int = MAX_FILE_MB, fix: str = LARGE_FILE_FIX
+) -> None:
+    """Refuse a file over ``limit_mb`` [MB] before decoding it, so a huge file is refused at
+    once rather than read for minutes."""
+    if size_bytes > limit_mb * 1024 * 1024:
         raise InputError(
             [
                 InputProblem(
@@ -546,9 +565,8 @@ def _refuse_large_file(file: str, size_bytes: int) -> None:
                     None,
                     None,
                     f"the file is {size_bytes / 1024 / 1024:,.1f} MB, over the limit of "
-                    f"{MAX_FILE_MB} MB",
-                    "split it, or remove rows the plan does not need (one row may describe "
-                    "many identical hosts with 'count')",
+                    f"{limit_mb} MB",
+                    fix,
                 )
             ]
         )
@@ -798,7 +816,11 @@ def parse_cells(
         except CellError as error:
             # A number read with a decimal comma is named as written too.
             written = f" (written '{text}')" if read != text else ""
-            problems.append(table.problem(row, column, error.message + written, error.fix))
+            message = error.message + written
+            for long in {text, read} if len(text) > _SHOWN_CHARS else ():
+                # Parsers quote the cell whole: a pasted paragraph is cut as ``shown`` cuts it.
+                message = message.replace(long, shown(long))
+            problems.append(table.problem(row, column, message, error.fix))
             ok = False
     return values if ok else None
 
@@ -869,11 +891,29 @@ def _escaped(character: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
+_SHOWN_CHARS = 80
+"""Longest text a message quotes whole [characters]; a longer one is cut, its length said."""
+
+
 def shown(text: str) -> str:
     r"""``text`` as a message shows it: each invisible character escaped (``gpu\u200b-01``), so
-    a name that looks like another can be told from it."""
+    a name that looks like another can be told from it; text longer than 80 characters is cut
+    after its first 60, its length said (a pasted paragraph must not fill the page)."""
+    if len(text) > _SHOWN_CHARS:
+        return f"{shown(text[:60])}… ({len(text):,} characters)"
     hidden = _invisible(text)
     return "".join(_escaped(c) if c in hidden else c for c in text)
+
+
+def long_name(name: str, what: str) -> tuple[str, str] | None:
+    """(message, fix) when ``name`` (a host, cluster or class name; ``what`` names it) is
+    longer than ``MAX_NAME_CHARS``; None when it is not."""
+    if len(name) <= MAX_NAME_CHARS:
+        return None
+    return (
+        f"the {what} is {limit_text(len(name), MAX_NAME_CHARS, 'characters')}: {quoted(name)}",
+        f"shorten the {what} (a DNS or Kubernetes name has at most {MAX_NAME_CHARS} characters)",
+    )
 
 
 def invisible_said(text: str) -> str:
