@@ -19,6 +19,8 @@ from planner.inputs.tabular import (
     excel_separator,
     is_workbook,
     normalise_column,
+    quoted,
+    refuse_large_file,
     sniff_separator,
 )
 from planner.inputs.workloads import WORKLOAD_COLUMNS
@@ -179,6 +181,7 @@ class Detected:
 def detect_file(file: str, data: bytes, *, role: Role | None = None) -> Detected:
     """The format of a file, from its content, with the workbook of an .xlsx opened once (for
     its reader to use). Raises as ``detect_format``."""
+    refuse_large_file(file, len(data))
     if is_workbook(data):
         from planner.inputs.importers.rvtools import workbook_sheets
 
@@ -191,8 +194,10 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     """The format of a file, from its content.
 
     ``role`` only words the refusal (the formats listed are those of the role). Raises
-    ``InputError`` naming the known formats when the content matches none.
+    ``InputError`` naming the known formats when the content matches none, and a file over
+    the size limit (``MAX_FILE_MB``) before reading it.
     """
+    refuse_large_file(file, len(data))
     if is_workbook(data):
         return detect_file(file, data, role=role).format
     if data.startswith(_OLE):
@@ -413,11 +418,20 @@ def _workbook_format(book: Any, file: str, role: Role | None) -> Format:
         return Format.PLAN_WORKBOOK
     if "vhost" in names:
         return Format.RVTOOLS
-    raise _refuse(
-        file,
-        "an Excel workbook with neither a vHost tab (RVTools) nor a 'Planner inputs' sheet "
-        "(a plan workbook)",
-        role,
+    sheets = ", ".join(quoted(name) for name in book.sheetnames)
+    known = known_formats(role)
+    raise InputError(
+        [
+            InputProblem(
+                file,
+                None,
+                None,
+                "an Excel workbook with neither a vHost tab (RVTools) nor a 'Planner inputs' "
+                f"sheet (a plan workbook); its sheets: {sheets}",
+                "a table typed in Excel is read as CSV: open its sheet, use File > Save As > "
+                f"CSV UTF-8 and upload the .csv; or give one of: {known}",
+            )
+        ]
     )
 
 
