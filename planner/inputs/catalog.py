@@ -17,6 +17,7 @@ from planner.inputs.tabular import (
     CellError,
     Table,
     invisible_said,
+    long_name,
     parse_bool,
     parse_cells,
     parse_float,
@@ -342,6 +343,17 @@ def load_catalog(
             _GPU_REQUIRED, [*_GPU_FLAGS, "notes", "profiles_like"]
         )
         _add_user_gpus(extra_table, gpus, vgpu, mig, problems)
+        if not extra_table.rows:
+            # A file that adds nothing is a mistake (the template saved before filling it in).
+            problems.append(
+                InputProblem(
+                    name,
+                    None,
+                    None,
+                    "the file has no model row below its header",
+                    "add one row per GPU model (see the template), or drop the file",
+                )
+            )
     if problems:
         raise InputError(problems)
     return Catalog(
@@ -360,6 +372,9 @@ def _model_name(text: str) -> str:
     name = parse_text(text, what="a model name")
     if "|" in name:
         raise CellError(f"'{name}' contains |", "remove the | from the model name")
+    too_long = long_name(name, "model name")
+    if too_long is not None:
+        raise CellError(*too_long)
     return name
 
 

@@ -22,6 +22,7 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
+    long_name,
     parse_bool,
     parse_cells,
     parse_float,
@@ -391,6 +392,10 @@ def _row_hosts(
                     row, column, f"the {what} holds only invisible characters", f"enter {what}"
                 )
             )
+            return None
+        too_long = long_name(values[column], what)
+        if too_long is not None:
+            problems.append(table.problem(row, column, *too_long))
             return None
     model: GpuModel = values["gpu_model"]
     checks = _model_checks(table, row, model, values, problems)

@@ -21,6 +21,7 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
+    long_name,
     parse_bool,
     parse_cells,
     parse_float,
@@ -561,6 +562,10 @@ def _row_workload(
                 row, "name", "the name holds only invisible characters", "give the class a name"
             )
         )
+        return None
+    too_long = long_name(values["name"], "class name")
+    if too_long is not None:
+        problems.append(table.problem(row, "name", *too_long))
         return None
     try:
         schedule = parse_active_hours(table.number_text(row.get("active_hours")), values["kind"])
