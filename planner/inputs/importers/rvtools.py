@@ -24,7 +24,7 @@ from typing import Any
 from openpyxl import load_workbook
 from openpyxl.utils.cell import coordinate_to_tuple
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
-from openpyxl.worksheet._reader import VALUE_TAG, WorkSheetParser
+from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser
 
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, fact
 from planner.inputs.importers.provenance import ImportNote
@@ -102,24 +102,34 @@ def workbook_sheets(
 @dataclass(frozen=True)
 class UnreadableCell:
     """A workbook cell whose saved value is no value: an error a formula left (``#DIV/0!``,
-    ``#REF!``, ``#N/A``) or a number cell holding what is no number (``inf``, ``NaN``, as
-    writers other than Excel save an infinite or missing figure). ``sheet_rows`` gives one in
-    its place, for its reader to name as a problem on its row and column."""
+    ``#REF!``, ``#N/A``), a number cell holding what is no number (``inf``, ``NaN``, as
+    writers other than Excel save an infinite or missing figure), or a formula saved without
+    its value (a program that writes workbooks without calculating them). ``sheet_rows`` gives
+    one in its place, for its reader to name as a problem on its row and column."""
 
     saved: str
-    """The cell's value as saved (``#DIV/0!``, ``inf``)."""
+    """The cell's value as saved (``#DIV/0!``, ``inf``), or its formula (``=B2*4``)."""
     error: bool
     """An error value (``#...!``, ``#N/A``) rather than a number that is none."""
+    formula: bool = False
+    """A formula with no value saved: read as an empty cell, it would lose what it says."""
 
     def __str__(self) -> str:
         return self.saved
 
     @property
     def said(self) -> str:
-        """The cell as a message names it: ``the error value #DIV/0! (a formula that failed)``
-        or ``'inf', a number cell holding no finite number``."""
+        """The cell as a message names it: ``the error value #DIV/0! (a formula that failed)``,
+        ``'inf', a number cell holding no finite number`` or ``the formula =B2*4 with no value
+        saved (...)``."""
         if self.error:
             return f"the error value {self.saved} (a formula that failed)"
+        if self.formula:
+            return (
+                f"the formula {self.saved} with no value saved (the program that wrote the "
+                "workbook did not calculate it; open and save it in Excel or LibreOffice, or "
+                "type the value)"
+            )
         return f"'{self.saved}', a number cell holding no finite number"
 
 
@@ -148,6 +158,10 @@ class _TolerantParser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is unt
             }
         if cell["data_type"] == "e" and cell["value"] is not None:
             cell["value"] = UnreadableCell(str(cell["value"]).strip(), True)
+        formula = element.findtext(FORMULA_TAG)
+        if cell["value"] is None and formula:
+            # Read for values only, a formula without its saved value would read as empty.
+            cell["value"] = UnreadableCell(f"={formula}", False, formula=True)
         return cell
 
 

@@ -51,6 +51,7 @@ from planner.inputs.tabular import (
     parse_bool,
     parse_float,
     parse_int,
+    shown,
     yes_no,
 )
 from planner.inputs.workloads import workloads_frame
@@ -353,7 +354,12 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
         ) from None
     for number, values in enumerate(rows, start=1):
         raw = (*values, None, None, None)[:3]
-        cells = ["" if v is None else str(v) for v in raw]
+        # A formula without its value shows as an empty cell, which an assumption's problem
+        # names as such (a file's or a name's refuses its row below).
+        cells = [
+            "" if v is None or (isinstance(v, UnreadableCell) and v.formula) else str(v)
+            for v in raw
+        ]
         kind, item, value = cells
         if number <= 2 or not (kind or item):
             continue
@@ -481,7 +487,7 @@ def _allowed(kind: Any, about: Fact | None) -> str:
 def _shown(text: str) -> str:
     """A value cell as a problem quotes it."""
     if text.strip():
-        return f"'{text}'"
+        return f"'{shown(text)}'"
     return "an empty cell (its value deleted, or a formula whose value was not saved)"
 
 
