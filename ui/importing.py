@@ -356,17 +356,66 @@ def _apply(role: Role, name: str, content: bytes) -> None:
     session.commit_replacing(changed, f"the import of {name}")
 
 
-def _restore(workbook: session.InputFile) -> None:
-    """The whole plan of a plan workbook in use: inventory, workloads, own GPUs, assumptions."""
-    restored = read_plan_inputs(workbook.content, file_name=workbook.name)
-    own = restored.own_gpus_csv
-    inputs = session.ScenarioInputs(
-        inventory=session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
-        workloads=session.InputFile(f"{workbook.name} workloads", restored.workloads_csv),
-        assumptions=restored.assumptions,
-        own_gpus=None if own is None else session.InputFile(f"{workbook.name} GPU models", own),
-    )
-    session.commit_replacing(inputs, f"the plan restored from {workbook.name}")
+@dataclass(frozen=True)
+class _Restoring:
+    """What restoring the whole plan of a plan workbook would plan with."""
+
+    inputs: session.ScenarioInputs | None
+    """Inventory, workloads, own GPU models and assumptions; None when a part of them cannot
+    be used (``problems`` say why), so nothing is restored."""
+    problems: tuple[InputProblem, ...] = ()
+    """Why it cannot be restored, or the values of the workbook it would not use (each such
+    assumption keeps its default)."""
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _restoring(workbook: session.InputFile) -> _Restoring:
+    """The plan of ``workbook``, checked as every page reads it (cached on the bytes)."""
+    try:
+        restored = read_plan_inputs(workbook.content, file_name=workbook.name)
+        own = restored.own_gpus_csv
+        inputs = session.ScenarioInputs(
+            inventory=session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
+            workloads=session.InputFile(f"{workbook.name} workloads", restored.workloads_csv),
+            assumptions=restored.assumptions,
+            own_gpus=None if own is None else session.InputFile(f"{workbook.name} GPU models", own),
+        )
+        # A part no page could read would leave every page on an error: refused here instead.
+        planning.build_scenario(inputs)
+    except InputError as error:
+        return _Restoring(None, tuple(error.problems))
+    return _Restoring(inputs, restored.problems)
+
+
+def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) -> None:
+    """The button restoring the whole plan of ``workbook`` (inventory, workloads, own GPU
+    models, assumptions), with the values of it that would not be used listed first; or why
+    its plan cannot be restored."""
+    restoring = _restoring(workbook)
+    name = fmt.markdown_literal(workbook.name)
+    if restoring.inputs is None:
+        st.warning(
+            f"The whole plan of {name} cannot be restored: a part of it cannot be used (below). "
+            "Its part for this page is shown as read.",
+            icon=":material/warning:",
+        )
+        planning.show_problems(restoring.problems, key=f"{key}_restore_problems")
+        return
+    if restoring.problems:
+        st.warning(
+            f"Restoring the whole plan of {name} would not use {len(restoring.problems)} "
+            "value(s) of it, listed below: each such assumption keeps its default.",
+            icon=":material/warning:",
+        )
+        planning.show_problems(restoring.problems, key=f"{key}_restore_problems")
+    if st.button(
+        f"Restore the whole plan of {name}",
+        key=f"{key}_restore",
+        icon=":material/settings_backup_restore:",
+        help="Inventory, workloads, your GPU models and every assumption, as planned then.",
+    ):
+        st.session_state[f"_{key}_done"] = ids
+        session.commit_replacing(restoring.inputs, f"the plan restored from {workbook.name}")
 
 
 def _undo_offer(key: str) -> None:
@@ -695,14 +744,8 @@ def import_panel(role: Role, *, key: str) -> None:
         st.error(components.unusable_upload(files, error.problems, in_use), icon=":material/error:")
         planning.show_problems(error.problems)
         return
-    if shown.workbooks and st.button(
-        f"Restore the whole plan of {fmt.markdown_literal(shown.workbooks[0])}",
-        key=f"{key}_restore",
-        icon=":material/settings_backup_restore:",
-        help="Inventory, workloads, your GPU models and every assumption, as planned then.",
-    ):
-        st.session_state[f"_{key}_done"] = ids
-        _restore(next(f for f in files if f.name == shown.workbooks[0]))
+    if shown.workbooks:
+        _restore_offer(next(f for f in files if f.name == shown.workbooks[0]), key, ids)
     # A planner CSV is used as the user wrote it (its skipped rows stay listed on the page);
     # tool outputs as the table read from them.
     single = len(files) == 1 and shown.files[0][1] == _PLANNER_CSV[role].label
