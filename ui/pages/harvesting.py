@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from planner.inputs.limits import MAX_CURVE_FILE_MB
 from planner.inputs.problems import InputError
-from planner.inputs.tabular import CSV_TEXT, decode_file
+from planner.inputs.tabular import CSV_TEXT, decode_file, refuse_large_file
 from planner.inputs.workloads import WorkloadKind
 from planner.output.export import sheets_bytes
 from planner.store import SavedHarvest
@@ -119,7 +120,10 @@ with st.form("harvest_form"):
         height=68,
     )
     uploaded = curve_col.file_uploader(
-        "File of values", type=["csv", "txt"], key="harvest_curve_file"
+        "File of values",
+        type=["csv", "txt"],
+        key="harvest_curve_file",
+        max_upload_size=MAX_CURVE_FILE_MB,
     )
 
     cols = st.columns(4)
@@ -185,6 +189,13 @@ def chosen_values() -> tuple[str, str]:
             icon=":material/upload_file:",
         )
         st.stop()
+    # Refused before reading: every token of a huge file would be parsed and listed.
+    refuse_large_file(
+        uploaded.name,
+        uploaded.size,
+        limit_mb=MAX_CURVE_FILE_MB,
+        fix="give only the 24, 168 or 672 values of the curve, one per line or separated by commas",
+    )
     return decode_file(uploaded.getvalue(), uploaded.name, CSV_TEXT), uploaded.name
 
 

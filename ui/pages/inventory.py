@@ -103,7 +103,7 @@ with st.expander(
         commit=session.commit_own_gpus,
     )
     if dropped is not None and st.button(
-        f"Use {dropped.name} again",
+        f"Use {fmt.markdown_literal(dropped.name)} again",
         key="own_gpus_use_again",
         icon=":material/replay:",
         help="The file is in the uploader but not in use since you dropped it.",
@@ -116,8 +116,9 @@ with st.expander(
             partial(planning.own_models, own_gpus), doing="read your GPU models"
         )
         st.success(
-            f"In use: {own_gpus.name} adds {fmt.count(len(own_in_use))} model(s) to the "
-            f"catalog: {', '.join(own_in_use)}. Every page plans with them.",
+            f"In use: {fmt.markdown_literal(own_gpus.name)} adds {fmt.count(len(own_in_use))} "
+            f"model(s) to the catalog: {fmt.markdown_literal(', '.join(own_in_use))}. Every "
+            "page plans with them.",
             icon=":material/check_circle:",
         )
 
