@@ -13,6 +13,7 @@ import pytest
 from planner.assumptions import Assumptions, VsphereVersion
 from planner.inputs.catalog import Catalog, GpuModel, MigProfile, load_catalog
 from planner.inputs.inventory import Host, Inventory
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass, WorkloadKind
 from planner.methods import mig
 from planner.methods.mig import Layout, enumerate_layouts, layout_is_valid
@@ -444,3 +445,20 @@ def test_placed_plans_pass_the_feasibility_checker(exact: bool) -> None:
     assert check_plan(plan, scenario) == []
     assert plan.placements
     assert {n.workload for n in plan.not_placed} >= {"vmotion"}
+
+
+@pytest.mark.parametrize("method", [Method.MIG, Method.K8S_MIG])
+def test_two_3g_71gb_fill_an_h200_without_breaking_its_memory(method: Method) -> None:
+    """NVIDIA offers two 3g.71gb on a 141 GB H200 (memory slices 0-3 and 4-7): the checker
+    holds MIG to its slices, not to the rounded gigabytes of the profiles' names (142 GB)."""
+    platform = Platform.VSPHERE if method is Method.MIG else Platform.KUBERNETES
+    scenario = builders.scenario_of(
+        [],
+        [builders.host("h1", "H200-141GB-SXM", 1, mig_enabled=True, platform=platform)],
+        [builders.workload("half", instances=2, gpus=0.4, memory_gib=60)],
+        catalog=load_catalog(),
+    )
+    plan = plan_method(method, scenario)
+    assert sorted(p.profile for p in plan.placements) == ["3g.71gb", "3g.71gb"]
+    assert len(plan.gpu_configs) == 1
+    assert check_plan(plan, scenario) == []

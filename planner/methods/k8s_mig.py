@@ -280,8 +280,9 @@ class KubernetesMig(KubernetesMethod):
         return layout_demand(workloads, model, _choose(model, catalog))
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
-        """MIG's placement rules, memory within the frame buffer."""
-        return super().gpu_problems(gpu, plan) + mig_problems(gpu, plan)
+        """MIG's placement rules (``mig_problems``): memory slices, not the rounded gigabytes
+        of the profiles' names."""
+        return mig_problems(gpu, plan)
 
     def host_problems(self, host: Host, gpus: Sequence[GpuView], plan: PlanContext) -> list[str]:
         """Single strategy: every MIG device of the node has one profile."""

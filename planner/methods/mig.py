@@ -704,7 +704,9 @@ class Mig(SharingMethod):
         )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:
-        return super().gpu_problems(gpu, plan) + mig_problems(gpu, plan)
+        """MIG's placement rules (``mig_problems``): its memory slices, not the gigabytes in
+        the profiles' names, which NVIDIA rounds (two 3g.71gb fill a 141 GB H200)."""
+        return mig_problems(gpu, plan)
 
     def instance_problems(
         self, instance: str, placements: Sequence[Placement], plan: PlanContext
