@@ -701,13 +701,13 @@ class RemotePool(SharingMethod):
             whole = 1.0 / fit[w.name] if fit[w.name] else size
             counts = _active_counts(w.instances, w.daily_schedule)
             # A class of no instances is active in no hour: its shares are all 0.
-            per_instance = 1.0 / w.instances if w.instances else 0.0
+            active = [n / w.instances if w.instances else 0.0 for n in counts]
             shares = (size, *(_dual_feasible(size, k) if fit[w.name] else size for k in rounded))
-            use[w.name] = tuple(z * n * per_instance for z in shares for n in counts)
+            use[w.name] = tuple(z * a for z in shares for a in active)
             # Whole instances per GPU imply the rounded rows (k of them fit: k u(x) <= 1): a
             # plan needs none.
             placed = (whole, *(0.0 for _ in rounded))
-            packed[w.name] = tuple(z * n * per_instance for z in placed for n in counts)
+            packed[w.name] = tuple(z * a for z in placed for a in active)
             resting[w.name] = tuple(w.instances - n for _ in shares for n in counts)
             while_active[w.name] = tuple(z for z in shares for _ in counts)
         hours = tuple(
