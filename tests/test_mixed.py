@@ -240,6 +240,31 @@ def test_busy_work_rows_are_left_out_where_no_gpu_gets_more_than_one_gpu_of_work
     assert with_rows == pytest.approx(cost_lower_bound(scenario, types, found, rates, served))
 
 
+def test_a_job_no_host_can_hold_is_refused_by_every_method_not_left_for_room() -> None:
+    """An 8-GPU job on 4-GPU hosts: no host ever holds its GPUs, so no method offers it an
+    option there ("nothing fits", each method saying why), not "no room left"."""
+    scenario = _scenario(
+        [host("h1", "A100-80GB-PCIe", 4), host("h2", "A100-80GB-PCIe", 4)],
+        [workload("gang", gpus=8, memory_gib=200), workload("small", instances=2)],
+    )
+    types = host_types(scenario.inventory.hosts, scenario)
+    found, refusals = options(scenario, types)
+    assert not [o for o in found if o.workload == "gang"]
+    assert {r.method for r in refusals if r.workload == "gang"} >= {
+        Method.PASSTHROUGH,
+        Method.REMOTE_POOL,
+    }
+    assert all(
+        "needs 8 GPUs on one host and the A100-80GB-PCIe hosts here have 4" in r.reason
+        for r in refusals
+        if r.workload == "gang" and r.method in (Method.PASSTHROUGH, Method.REMOTE_POOL)
+    )
+    plan = plan_scenario(scenario).recommended
+    assert plan is not None
+    (decision,) = [d for d in plan.decisions if d.workload == "gang"]
+    assert decision.decided_by == "nothing fits"
+
+
 def test_big_training_takes_a_whole_host_and_small_work_another() -> None:
     """An eight-GPU training run fills one HGX host in passthrough; eight small isolated
     notebooks go to the other host: seven as 1g.10gb MIG slices of one GPU and the eighth on a

@@ -546,12 +546,6 @@ def test_a_generated_odd_sizing_or_addition_is_sound(
 # --- Left to the mix (planner/solve/mixed.py) -------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bound_options gives a class of 0 instances an option whose densest packing is "
-    "infinite GPUs per instance (nothing packed), which _other_roles_keep_their_cores rounds up",
-)
 def test_the_mix_plans_beside_a_class_of_no_instances() -> None:
     """The mix itself plans an estate holding a class of 0 instances (the recommendation
     leaves such classes out before it asks the mix)."""
@@ -560,11 +554,6 @@ def test_the_mix_plans_beside_a_class_of_no_instances() -> None:
     assert len({p.instance for p in mixed.plan.placements}) == 6
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="with no class and no host the bound's MILP has no variable and scipy refuses it",
-)
 def test_the_mix_plans_nothing_on_nothing() -> None:
     """The mix of no classes on no hosts is the empty plan (the recommendation does not ask
     it then)."""

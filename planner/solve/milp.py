@@ -261,6 +261,13 @@ class Model:
         without a solution, or too big for the exact solve (``limits.admits``, decided from the
         size before solving)."""
         n = self.size
+        if n == 0:
+            # Nothing to decide (scipy refuses an empty model): feasible when every row admits 0.
+            if all(
+                lo <= 0.0 <= up for lo, up in zip(self._row_lower, self._row_upper, strict=True)
+            ):
+                return Solution(SolveStatus.OPTIMAL, np.zeros(0), 0.0, 0.0, False)
+            return None
         integrality = np.zeros(n, dtype=np.int64)
         if not relax:
             if not limits.admits(self.nonzeros):

@@ -415,7 +415,8 @@ def options(
     found: list[Option] = []
     refusals: list[Refusal] = []
     solos = solos or SoloFits(scenario)
-    for workload in scenario.workloads:
+    # A class of no instances has nothing to serve: no option, and no method refused it.
+    for workload in (w for w in scenario.workloads if w.instances > 0):
         limit = slowdown_limit(workload, scenario)
         for method in methods:
             reasons: list[tuple[str, str]] = []
@@ -451,7 +452,7 @@ def bound_options(
     reuse)."""
     found: list[Option] = []
     solos = solos or SoloFits(scenario)
-    for workload in scenario.workloads:
+    for workload in (w for w in scenario.workloads if w.instances > 0):
         alone = dataclasses.replace(workload, instances=1)
         for method in methods:
             for t, host_type in enumerate(types):
@@ -499,7 +500,7 @@ def _option_reason(
     unusable = host_reason(method, host_type.shape, scenario.catalog)
     if unusable is not None:
         return f"no host: {unusable}"
-    return workload_reason(
+    reason = workload_reason(
         method,
         workload,
         host_type.model,
@@ -507,6 +508,18 @@ def _option_reason(
         scenario.catalog,
         scenario.assumptions,
     )
+    if reason is not None:
+        return reason
+    # An instance's GPUs lie on one host: no host of the type ever holds more.
+    needed = METHODS[method].gpus_needed(
+        workload, host_type.model, scenario.catalog, scenario.assumptions
+    )
+    if needed > host_type.shape.gpus:
+        return (
+            f"no host: it needs {needed} GPUs on one host and the {host_type.model.name} "
+            f"hosts here have {host_type.shape.gpus}"
+        )
+    return None
 
 
 def _refusal(workload: str, method: Method, reasons: Sequence[tuple[str, str]]) -> Refusal:
@@ -841,18 +854,25 @@ def _busy_work_within_limits(
         if METHODS[method].work_floor
         for column in block.columns()
     ]
-    for hours, members in _active_at_the_same_hours(groups).items():
+    gpus: int | None = None
+    for n, (hours, members) in enumerate(_active_at_the_same_hours(groups).items()):
         schedule = hours[:-1]
         kappa = sum(a * a for a in schedule) / sum(schedule)
         placed, allowed, densest = _busy_work_terms(rows, flat, groups, members, types, scenario)
         if not floor_gpus or kappa * densest <= 1.0 + 1e-9:
             # No GPU gets over one GPU of work: the rows would only slow the solve.
             continue
+        # G, B and W each once, as variables: the tangent rows stay short, and the MILP's
+        # work limit (per nonzero) is not spent on them.
+        if gpus is None:
+            gpus = model.variables("busy G", 1, integral=False)[0]
+            model.constrain({**dict.fromkeys(floor_gpus, 1.0), gpus: -1.0}, lower=0.0, upper=0.0)
+        busy, room = model.variables(f"busy B W {n}", 2, lower=-math.inf, integral=False).columns()
+        model.constrain({**placed, busy: -1.0}, lower=0.0, upper=0.0)
+        model.constrain({**allowed, room: -1.0}, lower=0.0, upper=0.0)
         limits = {slowdown_limit(groups[i].first, scenario) for i in members}
         for a in sorted({1.0, 2.0} | {limit / kappa for limit in limits}):
-            row = {x: 2.0 * kappa * a * placed.get(x, 0.0) - w for x, w in allowed.items()}
-            row.update(dict.fromkeys(floor_gpus, -kappa * a * a))
-            model.constrain(row, upper=1e-9)
+            model.constrain({busy: 2.0 * kappa * a, gpus: -kappa * a * a, room: -1.0}, upper=1e-9)
 
 
 def _active_at_the_same_hours(groups: Sequence[_Group]) -> dict[tuple[float, ...], set[int]]:
