@@ -535,16 +535,11 @@ def recommended_lines(plan: ScenarioPlan) -> list[str]:
     if best is None:
         return []
     ratio = best.ratio_to_bound
-    bound = (
-        f"no plan serving the same instances within their limits costs under "
-        f"{_money(best.cost_lower_bound_usd)} without busy power (ratio {ratio:.3f}"
-        if ratio is not None
-        else "no lower bound on its cost could be proven (ratio —"
-    )
     lines = [
         f"Recommended plan: {best.headline()}",
-        f"  {_money(best.result.cost.total_usd_per_year)}/year; {bound}, "
-        f"{best.result.plan.status.value}); found as {best.source}.",
+        f"  {_money(best.result.cost.total_usd_per_year)}/year; {best.bound_said()} (ratio "
+        f"{'—' if ratio is None else f'{ratio:.3f}'}, {best.result.plan.status.value}); "
+        f"found as {best.source}.",
     ]
     width = max((len(d.workload) for d in best.decisions), default=0)
     for d in best.decisions:

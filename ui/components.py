@@ -494,15 +494,12 @@ def recommended_section(recommended: RecommendedPlan) -> None:
         help=definitions.define("Annual cost"),
     )
     ratio = recommended.ratio_to_bound
+    said = recommended.bound_said()
     cols[2].metric(
         "Cost over its lower bound",
         "–" if ratio is None else f"{ratio:.3f}×",
         help=f"{definitions.define('Cost over its lower bound')} "
-        + (
-            "No bound above $0 could be proven for this plan."
-            if ratio is None
-            else f"The bound: {fmt.usd(recommended.cost_lower_bound_usd)} per year."
-        ),
+        + fmt.markdown_literal(f"{said[:1].upper()}{said[1:]}."),
     )
     best = recommended.best_single
     if best is not None:

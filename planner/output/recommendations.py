@@ -137,6 +137,16 @@ class RecommendedPlan:
         bound = self.cost_lower_bound_usd
         return self.bounded_usd_per_year / bound if bound > 0 else None
 
+    def bound_said(self) -> str:
+        """The cost bound in words, as the CLI and the Compare page say it: what no plan
+        serving the same instances undercuts, or that no bound above $0 was proven."""
+        if self.ratio_to_bound is None:
+            return "no lower bound on its cost could be proven"
+        return (
+            "no plan serving the same instances within their limits costs under "
+            f"${self.cost_lower_bound_usd:,.0f} a year without busy power"
+        )
+
     def headline(self) -> str:
         """The answer in one sentence: what it serves, on what, against today."""
         m = self.result.metrics
