@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import struct
 import time
 import zipfile
@@ -719,3 +720,31 @@ def test_formula_names_are_neutralised_in_every_csv_download(
         assert not [c for c in cells if c.startswith(FORMULA_PREFIXES)], button.key
         quoted += sum(c.startswith(("'=cmd", "'+1+1", "'@SUM(1)", "'@GPU(1)")) for c in cells)
     assert quoted > 0
+
+
+HOSTILE_FILE_NAME = "<img src=x onerror=alert(1)> **bold** [link](http://x).csv"
+
+
+@pytest.mark.parametrize("good", [True, False], ids=["used", "refused"])
+@pytest.mark.parametrize(
+    ("page", "key", "content"),
+    [
+        (PAGES["inventory"], "inventory_upload", INVENTORY),
+        (PAGES["workloads"], "workloads_upload", WORKLOADS),
+        (PAGES["inventory"], "own_gpus_upload", OWN_GPUS),
+    ],
+    ids=["inventory", "workloads", "own-gpus"],
+)
+def test_a_file_name_holding_html_and_markdown_is_shown_as_written(
+    page: str, key: str, content: str, good: bool
+) -> None:
+    """A file named with HTML and Markdown, used or refused, is named in headings, the sidebar
+    and messages as written: never rendered."""
+    at = _page(page)
+    data = content.encode() if good else b""
+    at.file_uploader(key=key).set_value((HOSTILE_FILE_NAME, data, "text/csv")).run()
+    _assert_clean(at)
+    shown = "\n".join(_texts(at, (*_MARKDOWN_ELEMENTS, "exception")))
+    assert "onerror" in shown
+    # Escaped (\<img ... \>), Markdown shows the tag as text.
+    assert re.search(r"(?<!\\)<img", shown) is None, shown[:500]
