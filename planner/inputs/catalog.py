@@ -327,20 +327,22 @@ def load_catalog(
     folder = CATALOG_DIR if directory is None else Path(directory)
     problems: list[InputProblem] = []
     gpus_table = read_csv_table(folder / "gpus.csv", "gpus.csv")
-    problems += gpus_table.require_columns([*_GPU_REQUIRED, *_GPU_FLAGS], ["notes"])
+    problems += gpus_table.require_columns(
+        [*_GPU_REQUIRED, *_GPU_FLAGS], ["notes"], all_or_nothing=True
+    )
     gpus = _read_gpus(gpus_table, problems, user_file=False)
     vgpu_table = read_csv_table(folder / "vgpu_profiles.csv", "vgpu_profiles.csv")
-    problems += vgpu_table.require_columns(_VGPU_COLUMNS, ["notes"])
+    problems += vgpu_table.require_columns(_VGPU_COLUMNS, ["notes"], all_or_nothing=True)
     vgpu = _read_vgpu_profiles(vgpu_table, gpus, problems)
     mig_table = read_csv_table(folder / "mig_profiles.csv", "mig_profiles.csv")
-    problems += mig_table.require_columns(_MIG_COLUMNS, ["notes"])
+    problems += mig_table.require_columns(_MIG_COLUMNS, ["notes"], all_or_nothing=True)
     mig = _read_mig_profiles(mig_table, gpus, problems)
     problems += _check_tables(gpus, vgpu, mig, gpus_table)
     if extra_gpus is not None:
         name = source_name(extra_gpus, None, extra_gpus_name)
         extra_table = read_csv_table(extra_gpus, name)
         problems += extra_table.require_columns(
-            _GPU_REQUIRED, [*_GPU_FLAGS, "notes", "profiles_like"]
+            _GPU_REQUIRED, [*_GPU_FLAGS, "notes", "profiles_like"], all_or_nothing=True
         )
         _add_user_gpus(extra_table, gpus, vgpu, mig, problems)
         if not extra_table.rows:

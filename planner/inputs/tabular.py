@@ -237,13 +237,14 @@ class Table:
         )
 
     def require_columns(
-        self, required: Sequence[str], optional: Iterable[str]
+        self, required: Sequence[str], optional: Iterable[str], *, all_or_nothing: bool = False
     ) -> list[InputProblem]:
         """Raise ``InputError`` when required columns are missing; else the table-level problems.
 
         Those are the ``skipped`` rows and unknown columns. Unknown columns are not fatal (they
         are ignored) but are reported, because a misspelt optional column would otherwise
-        silently fall back to its default.
+        silently fall back to its default. ``all_or_nothing``: the caller refuses the file on
+        any problem (the catalog), so an unknown column is not said to be ignored.
         """
         missing = [c for c in required if c not in self.columns]
         if missing:
@@ -271,7 +272,8 @@ class Table:
                 self.problem(
                     None,
                     column,
-                    f"unknown column '{written}' is ignored (known: {', '.join(known)})",
+                    f"unknown column '{written}'{'' if all_or_nothing else ' is ignored'} "
+                    f"(known: {', '.join(known)})",
                     f"{hint}, or name it 'notes' to keep it as a comment",
                 )
             )
