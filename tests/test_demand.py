@@ -271,3 +271,40 @@ def test_static_reserves_instances_that_never_run_together() -> None:
     assert result.static_gpus == pytest.approx(10.0)
     assert result.combined_peak_gpus == pytest.approx(5.0)
     assert len(result.demand_gpus) == 4 * HOURS_PER_WEEK
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("hour,share\n" + "\n".join(f"{h},{h / 100:.2f}" for h in range(24)), 0.0),
+        ("hour;share\n" + "\n".join(f"{h};0,{h + 10}" for h in range(24)), 0.10),
+        ("Hour\tActive %\n" + "\n".join(f"{h}:00\t{40 + h}%" for h in range(24)), 0.40),
+        ("share\n" + "\n".join("0.5" for _ in range(24)), 0.5),
+    ],
+)
+def test_a_curve_saved_as_a_table_with_a_header_reads_its_value_column(
+    text: str, first: float
+) -> None:
+    """A spreadsheet saves a curve as a table with a header (``hour,share``): the values are
+    its one column, or of two the second (the first names the step, not a value)."""
+    curve = parse_curve(text, source="curve.csv")
+    assert len(curve.values) == 168
+    assert curve.values[0] == pytest.approx(first)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("a,b,c\n1,2,3", "row 1: a table of 3 columns (a, b, c)"),
+        ("hour,share\n0,0.5,9\n", "row 2: 3 cells where the header (hour, share) has 2"),
+        ("nan," + ",".join(["0.5"] * 23), "row 1, column 'value 1': 'nan' is not a number"),
+    ],
+)
+def test_a_curve_table_the_reader_cannot_use_is_refused_naming_its_row(
+    text: str, said: str
+) -> None:
+    """A table of more columns, a row wider than its header, and a first line of values (``nan``
+    is one, not a header) are refused naming the row."""
+    with pytest.raises(InputError) as refused:
+        parse_curve(text, source="curve.csv")
+    assert any(said in str(p) for p in refused.value.problems)

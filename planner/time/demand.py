@@ -246,6 +246,7 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     """
     problems: list[InputProblem] = []
     tokens: list[tuple[int, str]] = []
+    text = _value_column(text, source)
     decimal_commas = _decimal_commas(text)
     separators = _SEPARATORS_BUT_COMMA if decimal_commas else _SEPARATORS
     for line_number, line in enumerate(text.splitlines(), start=1):
@@ -303,6 +304,71 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     if not whole_week:
         shares = shares * 7
     return WeeklyCurve(values=tuple(shares), steps_per_hour=steps_per_hour, name=source)
+
+
+def _value_column(text: str, source: str) -> str:
+    """The curve's values as ``parse_curve`` reads them, when the file is a table with a
+    header line (as a spreadsheet saves ``hour,share``): one column is the values; of two, the
+    second (the first names the step). Lines keep their numbers, the header left blank.
+    ``InputError`` for a table of more columns, or rows of another width than the header."""
+    lines = text.splitlines()
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return text
+    header = lines[first]
+    delimiter = next((d for d in ("\t", ";", ",") if d in header), None)
+    names = [c.strip() for c in header.split(delimiter)] if delimiter else [header.strip()]
+    # A header names its columns in plain words, none of them a number (nan and inf are) and
+    # none a formula or markup, which are values written wrong, not names.
+    words = [w for w in _SEPARATORS.split(header) if w]
+    plain = all(_HEADER_WORD.fullmatch(w) and not _is_number(w) for w in words)
+    if not plain or not _LETTER.search(header) or header.lstrip()[:1] in ("=", "+", "-", "@"):
+        return text
+    if len(names) > 2:
+        raise InputError(
+            [
+                InputProblem(
+                    source,
+                    first + 1,
+                    None,
+                    f"a table of {len(names)} columns ({', '.join(names)})",
+                    "give one column of values, or two: the step (hour) and its share",
+                )
+            ]
+        )
+    kept = [""] * len(lines)
+    for n in range(first + 1, len(lines)):
+        if not lines[n].strip():
+            continue
+        cells = lines[n].split(delimiter) if delimiter else [lines[n]]
+        if len(cells) != len(names):
+            raise InputError(
+                [
+                    InputProblem(
+                        source,
+                        n + 1,
+                        None,
+                        f"{len(cells)} cells where the header ({', '.join(names)}) has "
+                        f"{len(names)}",
+                        "give every row the header's columns: the step and its share",
+                    )
+                ]
+            )
+        kept[n] = cells[-1].strip()
+    return "\n".join(kept)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token.rstrip("%"))
+    except ValueError:
+        return False
+    return True
+
+
+_LETTER = re.compile(r"[A-Za-z]")
+_HEADER_WORD = re.compile(r"[\w%()\[\]./:'-]+")
+"""A word a column name may be: letters, digits and the punctuation of units (``[MiB]``, ``%``)."""
 
 
 def _decimal_commas(text: str) -> bool:
