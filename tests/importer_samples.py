@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from planner.inputs.catalog import Catalog, load_catalog
-from planner.inputs.importers import rvtools
+from planner.inputs.importers import sheets
 
 REPO = Path(__file__).resolve().parent.parent
 CATALOG: Catalog = load_catalog()
@@ -169,11 +169,11 @@ def european_csv(data: bytes, separator: str = ";") -> bytes:
 def count_workbook_opens(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A one-item list counting each time a workbook is opened (openpyxl) from now on."""
     opened = [0]
-    load: Callable[..., Any] = rvtools.load_workbook
+    load: Callable[..., Any] = sheets.load_workbook
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         opened[0] += 1
         return load(*args, **kwargs)
 
-    monkeypatch.setattr(rvtools, "load_workbook", counted)
+    monkeypatch.setattr(sheets, "load_workbook", counted)
     return opened

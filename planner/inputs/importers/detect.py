@@ -183,7 +183,7 @@ def detect_file(file: str, data: bytes, *, role: Role | None = None) -> Detected
     its reader to use). Raises as ``detect_format``."""
     refuse_large_file(file, len(data))
     if is_workbook(data):
-        from planner.inputs.importers.rvtools import workbook_sheets
+        from planner.inputs.importers.sheets import workbook_sheets
 
         book = workbook_sheets(data, file, "give the workbook as saved (.xlsx)")
         return Detected(_workbook_format(book, file, role), book)

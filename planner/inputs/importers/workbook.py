@@ -42,7 +42,7 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
-from planner.inputs.importers.rvtools import UnreadableCell, sheet_rows, workbook_sheets
+from planner.inputs.importers.sheets import UnreadableCell, sheet_rows, workbook_sheets
 from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
