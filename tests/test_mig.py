@@ -462,3 +462,36 @@ def test_two_3g_71gb_fill_an_h200_without_breaking_its_memory(method: Method) ->
     assert sorted(p.profile for p in plan.placements) == ["3g.71gb", "3g.71gb"]
     assert len(plan.gpu_configs) == 1
     assert check_plan(plan, scenario) == []
+
+
+@pytest.mark.parametrize("method", [Method.MIG, Method.K8S_MIG])
+def test_an_instance_holding_more_memory_than_its_mig_profile_is_a_violation(
+    method: Method,
+) -> None:
+    """Two 50 GiB instances each in a 1g.10gb slice: the slices are valid, the memory is not
+    (each holds more than its profile's 10 GiB; 100 GiB on an 80 GiB A100)."""
+    platform = Platform.VSPHERE if method is Method.MIG else Platform.KUBERNETES
+    scenario = builders.scenario_of(
+        [],
+        [builders.host("h1", "A100-80GB-PCIe", 1, mig_enabled=True, platform=platform)],
+        [builders.workload("big", instances=2, gpus=0.1, memory_gib=50)],
+        catalog=load_catalog(),
+    )
+    rows = [
+        builders.placement(
+            f"big#{i + 1}",
+            "h1",
+            0,
+            gpu_model="A100-80GB-PCIe",
+            profile="1g.10gb",
+            memory_gib=50,
+            compute_share=1 / 7,
+            start_slice=start,
+        )
+        for i, start in enumerate((0, 1))
+    ]
+    plan = builders.hand_plan(method, rows, hosts=scenario.inventory.hosts)
+    problems = check_plan(plan, scenario)
+    assert any(
+        "1g.10gb on GPU 0 of host h1 holds 50 GiB, more than its 10 GiB" in p for p in problems
+    )

@@ -41,7 +41,13 @@ from planner.inputs.catalog import Catalog, GpuModel, MigProfile
 from planner.inputs.inventory import Host
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import Instance, WorkloadClass
-from planner.methods.contract import GpuDemand, GpuView, PlanContext, SharingMethod
+from planner.methods.contract import (
+    MEMORY_TOLERANCE_GIB,
+    GpuDemand,
+    GpuView,
+    PlanContext,
+    SharingMethod,
+)
 from planner.methods.grouping import Demand, group_by_profile, request_for
 from planner.methods.vgpu import vm_vgpu_count_problems
 from planner.plan import (
@@ -518,9 +524,10 @@ def layout_demand(workloads: Sequence[WorkloadClass], model: GpuModel, choose: C
 
 
 def mig_problems(gpu: GpuView, plan: PlanContext) -> list[str]:
-    """Valid starts, no overlapping memory slices, compute slices and per-profile maxima kept,
-    and each GPU instance's ``compute_slices / GPU compute slices`` covers the instance's
-    ``min(gpus, 1)``: MIG compute is dedicated, so a smaller slice cannot run it at its rate."""
+    """Valid starts, no overlapping memory slices, each instance's memory within its profile's,
+    compute slices and per-profile maxima kept, and each GPU instance's ``compute_slices / GPU
+    compute slices`` covers the instance's ``min(gpus, 1)``: MIG compute is dedicated, so a
+    smaller slice cannot run it at its rate."""
     model = gpu.model
     profiles = {p.name: p for p in plan.catalog.mig_profiles.get(model.name, ())}
     problems: list[str] = []
@@ -534,6 +541,11 @@ def mig_problems(gpu: GpuView, plan: PlanContext) -> list[str]:
             continue
         counts[profile.name] += 1
         compute += profile.compute_slices
+        if row.memory_gib > profile.memory_gib + MEMORY_TOLERANCE_GIB:
+            problems.append(
+                f"{row.instance}: {profile.name} on {gpu.name} holds {row.memory_gib:g} GiB, "
+                f"more than its {profile.memory_gib:g} GiB"
+            )
         needed = min(plan.workload(row).gpus, 1.0)
         if model.mig_compute_slices > 0 and (
             profile.compute_slices / model.mig_compute_slices + _TOLERANCE < needed
