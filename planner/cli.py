@@ -38,14 +38,20 @@ from planner.inputs.importers.detect import Role
 from planner.inputs.inventory import ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
-from planner.inputs.tabular import CSV_TEXT, decode_file, is_workbook
+from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
 from planner.solve.headroom import MAX_HEADROOM
-from planner.time.demand import CURVE_PRESETS, WeeklyCurve, curve_preset, parse_curve
+from planner.time.demand import (
+    CURVE_PRESETS,
+    WeeklyCurve,
+    curve_file_text,
+    curve_preset,
+    parse_curve,
+)
 from planner.time.harvesting import (
     HarvestSettings,
     check_settings,
@@ -801,7 +807,7 @@ def _load_curve(text: str) -> WeeklyCurve:
     if not path.is_file():
         known = ", ".join(CURVE_PRESETS)
         raise ValueError(f"--curve {text!r} is neither a preset ({known}) nor a file")
-    return parse_curve(decode_file(_read(path, "curve"), path.name, CSV_TEXT), source=path.name)
+    return parse_curve(curve_file_text(_read(path, "curve"), path.name), source=path.name)
 
 
 def _run_harvest(args: argparse.Namespace) -> int:

@@ -280,6 +280,8 @@ def test_static_reserves_instances_that_never_run_together() -> None:
         ("hour;share\n" + "\n".join(f"{h};0,{h + 10}" for h in range(24)), 0.10),
         ("Hour\tActive %\n" + "\n".join(f"{h}:00\t{40 + h}%" for h in range(24)), 0.40),
         ("share\n" + "\n".join("0.5" for _ in range(24)), 0.5),
+        ("hour share\n" + "\n".join(f"{h} {0.1 + h / 100:.2f}" for h in range(24)), 0.1),
+        ("Active share\n" + "\n".join("0.5" for _ in range(24)), 0.5),
     ],
 )
 def test_a_curve_saved_as_a_table_with_a_header_reads_its_value_column(
@@ -296,15 +298,18 @@ def test_a_curve_saved_as_a_table_with_a_header_reads_its_value_column(
     ("text", "said"),
     [
         ("a,b,c\n1,2,3", "row 1: a table of 3 columns (a, b, c)"),
-        ("hour,share\n0,0.5,9\n", "row 2: 3 cells where the header (hour, share) has 2"),
+        ("hour,share\n0,0.5,9\n", "row 2: 3 cells where the table (hour, share) has 2"),
+        ("hour share\n0 0.5\n1 0.5 7\n", "row 3: 3 cells where the table (hour share) has 2"),
+        ("0.5,\n" * 700_000, "over the limit of 1 MB"),
         ("nan," + ",".join(["0.5"] * 23), "row 1, column 'value 1': 'nan' is not a number"),
     ],
 )
 def test_a_curve_table_the_reader_cannot_use_is_refused_naming_its_row(
     text: str, said: str
 ) -> None:
-    """A table of more columns, a row wider than its header, and a first line of values (``nan``
-    is one, not a header) are refused naming the row."""
+    """A table of more columns, a row wider than the others, and a first line of values (``nan``
+    is one, not a header) are refused naming the row; text over the curve file's 1 MB limit is
+    refused by size, pasted or not."""
     with pytest.raises(InputError) as refused:
         parse_curve(text, source="curve.csv")
     assert any(said in str(p) for p in refused.value.problems)

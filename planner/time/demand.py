@@ -19,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from planner.inputs.limits import MAX_CURVE_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import DECIMAL_COMMA
+from planner.inputs.tabular import CSV_TEXT, DECIMAL_COMMA, decode_file, refuse_large_file
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.scenario import Scenario
 
@@ -31,6 +32,7 @@ __all__ = [
     "STEPS_PER_HOUR_ALLOWED",
     "PoolVsStatic",
     "WeeklyCurve",
+    "curve_file_text",
     "curve_preset",
     "gpu_share_per_instance",
     "parse_curve",
@@ -218,6 +220,19 @@ _FORMAT_FIX = (
 )
 
 
+_CURVE_SIZE_FIX = (
+    "give only the 24, 168 or 672 values of the curve, one per line or separated by commas"
+)
+
+
+def curve_file_text(data: bytes, file: str) -> str:
+    """A file of curve values as text for ``parse_curve``: refused over ``MAX_CURVE_FILE_MB``
+    before it is read (every token of a huge file would be parsed and listed), then decoded as
+    every input is (``decode_file``)."""
+    refuse_large_file(file, len(data), limit_mb=MAX_CURVE_FILE_MB, fix=_CURVE_SIZE_FIX)
+    return decode_file(data, file, CSV_TEXT)
+
+
 def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     """Read a pasted or uploaded demand curve.
 
@@ -246,6 +261,8 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     """
     problems: list[InputProblem] = []
     tokens: list[tuple[int, str]] = []
+    # Pasted text is held to the file's limit too.
+    refuse_large_file(source, len(text.encode()), limit_mb=MAX_CURVE_FILE_MB, fix=_CURVE_SIZE_FIX)
     text = _value_column(text, source)
     decimal_commas = _decimal_commas(text)
     separators = _SEPARATORS_BUT_COMMA if decimal_commas else _SEPARATORS
@@ -310,7 +327,7 @@ def _value_column(text: str, source: str) -> str:
     """The curve's values as ``parse_curve`` reads them, when the file is a table with a
     header line (as a spreadsheet saves ``hour,share``): one column is the values; of two, the
     second (the first names the step). Lines keep their numbers, the header left blank.
-    ``InputError`` for a table of more columns, or rows of another width than the header."""
+    ``InputError`` for a table of more columns, or rows of another width than the first."""
     lines = text.splitlines()
     first = next((n for n, line in enumerate(lines) if line.strip()), None)
     if first is None:
@@ -324,33 +341,37 @@ def _value_column(text: str, source: str) -> str:
     plain = all(_HEADER_WORD.fullmatch(w) and not _is_number(w) for w in words)
     if not plain or not _LETTER.search(header) or header.lstrip()[:1] in ("=", "+", "-", "@"):
         return text
-    if len(names) > 2:
+    rows = [
+        (n, lines[n].split(delimiter) if delimiter else lines[n].split())
+        for n in range(first + 1, len(lines))
+        if lines[n].strip()
+    ]
+    # Without a delimiter in the header, its words may name one column (``Active share``):
+    # the rows' whitespace-separated cells tell the width.
+    width = len(names) if delimiter or not rows else len(rows[0][1])
+    if width > 2:
         raise InputError(
             [
                 InputProblem(
                     source,
                     first + 1,
                     None,
-                    f"a table of {len(names)} columns ({', '.join(names)})",
+                    f"a table of {width} columns ({', '.join(names)})",
                     "give one column of values, or two: the step (hour) and its share",
                 )
             ]
         )
     kept = [""] * len(lines)
-    for n in range(first + 1, len(lines)):
-        if not lines[n].strip():
-            continue
-        cells = lines[n].split(delimiter) if delimiter else [lines[n]]
-        if len(cells) != len(names):
+    for n, cells in rows:
+        if len(cells) != width:
             raise InputError(
                 [
                     InputProblem(
                         source,
                         n + 1,
                         None,
-                        f"{len(cells)} cells where the header ({', '.join(names)}) has "
-                        f"{len(names)}",
-                        "give every row the header's columns: the step and its share",
+                        f"{len(cells)} cells where the table ({', '.join(names)}) has {width}",
+                        "give every row the table's columns: the step and its share",
                     )
                 ]
             )

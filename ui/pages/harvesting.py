@@ -9,7 +9,6 @@ import streamlit as st
 
 from planner.inputs.limits import MAX_CURVE_FILE_MB
 from planner.inputs.problems import InputError
-from planner.inputs.tabular import CSV_TEXT, decode_file, refuse_large_file
 from planner.inputs.workloads import WorkloadKind
 from planner.output.export import sheets_bytes
 from planner.store import SavedHarvest
@@ -18,6 +17,7 @@ from planner.time.demand import (
     DAYS,
     HOURS_PER_WEEK,
     WeeklyCurve,
+    curve_file_text,
     parse_curve,
     pool_vs_static,
 )
@@ -185,18 +185,11 @@ def chosen_values() -> tuple[str, str]:
         return pasted, "pasted values"
     if uploaded is None:
         st.info(
-            "Choose a file of 24 or 168 values to upload, or pick a preset.",
+            "Choose a file of 24, 168 or 672 values to upload, or pick a preset.",
             icon=":material/upload_file:",
         )
         st.stop()
-    # Refused before reading: every token of a huge file would be parsed and listed.
-    refuse_large_file(
-        uploaded.name,
-        uploaded.size,
-        limit_mb=MAX_CURVE_FILE_MB,
-        fix="give only the 24, 168 or 672 values of the curve, one per line or separated by commas",
-    )
-    return decode_file(uploaded.getvalue(), uploaded.name, CSV_TEXT), uploaded.name
+    return curve_file_text(uploaded.getvalue(), uploaded.name), uploaded.name
 
 
 def chosen_curve(values: str, source: str) -> WeeklyCurve | None:
