@@ -1,4 +1,5 @@
-"""Tests for the catalog's later models: V100, A10G, A40, H800, H100 SXM5 94GB, GH200 and B200."""
+"""Tests of the catalog's V100, A10G, A40, H800, H100 SXM5 94GB, GH200 and B200 rows and their
+vGPU and MIG tables."""
 
 from __future__ import annotations
 

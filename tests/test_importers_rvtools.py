@@ -343,3 +343,16 @@ def test_a_host_name_with_an_invisible_character_is_read_without_it_and_said() -
     assert "'esx\\u200b1'" in first.message
     assert first.message.endswith("read as 'esx1'")
     assert "only invisible characters: row left out" in second.message
+
+
+def test_a_number_too_large_for_a_float_is_named_as_no_finite_number() -> None:
+    """A number cell saved as ``1E400`` reads as inf without failing openpyxl's parser: it is
+    named as a number cell holding no finite number, as ``inf`` is."""
+    rows = [("Host", "Cluster", "# Cores", "# Memory"), ("esx1", "c", 8, 1024)]
+    data = saved_as(xlsx({"vHost": rows}), "vHost", {"C2": ("n", "1E400")})
+    read = read_rvtools(data, "x.xlsx")
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "# Cores")
+    assert problem.message.startswith(
+        "the core count cell holds '1E400', a number cell holding no finite"
+    )

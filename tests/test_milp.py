@@ -485,3 +485,16 @@ def test_column_generation_stops_when_its_pricing_work_is_spent() -> None:
     calls.clear()
     plan_configurations([3.0, 3.0], [50.0, 50.0], [4, 4], price, rounds=3)
     assert len(calls) > 2
+
+
+def test_a_model_without_variables_is_the_empty_answer_or_infeasible() -> None:
+    """Nothing to decide: solved as 0 when every row admits 0 (scipy refuses an empty model),
+    infeasible (None) when a row asks for more."""
+    empty = Model()
+    solution = empty.solve()
+    assert solution is not None
+    assert solution.status is SolveStatus.OPTIMAL
+    assert solution.objective == 0.0
+    assert solution.dual_bound == 0.0
+    empty.constrain({}, lower=1.0)
+    assert empty.solve() is None

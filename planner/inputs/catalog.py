@@ -16,15 +16,14 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     CellError,
     Table,
-    invisible_said,
     long_name,
     parse_bool,
     parse_cells,
     parse_float,
     parse_int,
     parse_text,
+    quoted,
     read_csv_table,
-    shown,
     source_name,
     without_invisible,
 )
@@ -192,7 +191,7 @@ class UnknownGpuModel(KeyError):  # noqa: N818 (a failed lookup by name, not an 
     @property
     def message(self) -> str:
         """What is wrong, without the fix; invisible characters in the name shown escaped."""
-        return f"unknown GPU model '{shown(self.name)}'{invisible_said(self.name)}"
+        return f"unknown GPU model {quoted(self.name)}"
 
     @property
     def fix(self) -> str:

@@ -819,7 +819,7 @@ def parse_cells(
             # A number read with a decimal comma is named as written too.
             written = f" (written '{text}')" if read != text else ""
             message = error.message + written
-            for long in {text, read} if len(text) > _SHOWN_CHARS else ():
+            for long in dict.fromkeys((text, read)) if len(text) > _SHOWN_CHARS else ():
                 # Parsers quote the cell whole: a pasted paragraph is cut as ``shown`` cuts it.
                 message = message.replace(long, shown(long))
             problems.append(table.problem(row, column, message, error.fix))
@@ -951,8 +951,7 @@ def visible_name(
     across files by what it shows. When there were any, a problem (``problem(message, fix)``)
     quotes the name as written and says what it is read as; the row is kept. ``what`` names
     the name (``host name``). A name of invisible characters only is empty (no problem: the
-    caller refuses it); a blank other
-    than the space is read as a space."""
+    caller refuses it); a blank other than the space is read as a space."""
     # A blank other than the space (a no-break space) separates words: it becomes a space.
     kept = "".join(
         " " if unicodedata.category(c) == "Zs" else c

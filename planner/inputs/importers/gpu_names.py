@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from planner.inputs.catalog import Catalog, invisible_fix
 from planner.inputs.importers.provenance import NoteSource
-from planner.inputs.tabular import invisible_said, shown
+from planner.inputs.tabular import quoted
 
 __all__ = ["OWN_GPU_FIX", "GpuName", "gpu_family", "match_gpu_name"]
 
@@ -432,8 +432,7 @@ def _unknown_gpu(
         written,
         None,
         "read",
-        f"the catalog has no model for GPU '{shown(written)}'{invisible_said(written)}"
-        + (f": {why}" if why else ""),
+        f"the catalog has no model for GPU {quoted(written)}" + (f": {why}" if why else ""),
         vgpu_profile,
         mig_profile,
         close,

@@ -6,6 +6,7 @@ reader to name on its row and column, not failing the whole sheet."""
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +99,11 @@ class _TolerantParser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is unt
                 "data_type": "e",
                 "style_id": 0,
             }
+        value = cell["value"]
+        if isinstance(value, float) and not math.isfinite(value):
+            # openpyxl reads 1E400 as inf without failing: no figure either.
+            saved = (element.findtext(VALUE_TAG) or "").strip()
+            cell["value"] = UnreadableCell(saved, False)
         if cell["data_type"] == "e" and cell["value"] is not None:
             cell["value"] = UnreadableCell(str(cell["value"]).strip(), True)
         formula = element.findtext(FORMULA_TAG)
