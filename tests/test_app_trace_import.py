@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from planner.inputs import alibaba_trace
-from planner.inputs.importers import rvtools
+from planner.inputs.importers import sheets
 
 TIMEOUT_S = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -218,7 +218,7 @@ def test_a_trace_list_waiting_for_apply_is_not_read_again_on_a_rerun(
 
     for name in ("load_node_list", "load_pod_list"):
         counted(name, alibaba_trace)
-    counted("load_workbook", rvtools)
+    counted("load_workbook", sheets)
     for page, key, name, data in (
         ("ui/pages/workloads.py", "workloads_upload", "pods.csv", PODS),
         ("ui/pages/inventory.py", "inventory_upload", "plan.xlsx", _trace_workbook()),
