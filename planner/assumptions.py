@@ -261,12 +261,6 @@ def _checked_constants(overrides: Mapping[str, Any]) -> FrozenMap[Any]:
     known = _model_constants()
     checked: dict[str, Any] = {}
     for name, value in overrides.items():
-        if name in known and isinstance(value, bool | str):
-            # ``float`` would read these (True as 1, '2' as 2): an override is a number.
-            raise ValueError(
-                f"performance constant {name!r} must be a number [{known[name].unit}], "
-                f"got {value!r}"
-            )
         checked[name] = known[name].checked(value) if name in known else value
     return FrozenMap(checked)
 

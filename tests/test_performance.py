@@ -349,3 +349,16 @@ def test_fixed_share_uses_nvidias_maximum_per_profile() -> None:
     p = plan(Method.VGPU, [place("job#1", "h1", 0, profile="16C", memory_gib=16.0)])
     (result,) = slowdowns(p, s)
     assert result.slowdown == pytest.approx(6 / 0.972)
+
+
+@pytest.mark.parametrize("value", [True, "2", "0.1"])
+def test_an_override_that_is_not_a_number_is_refused_by_the_constant_and_the_run(
+    value: object,
+) -> None:
+    """A constant's own check (the one every reader uses) refuses a boolean or a text, which
+    ``float`` would read as 1 or 2; so does a run given it."""
+    constant = next(iter(CONSTANTS.values()))
+    with pytest.raises(ValueError, match="must be a number"):
+        constant.checked(value)
+    with pytest.raises(ValueError, match="must be a number"):
+        check_performance_constants({constant.name: value})

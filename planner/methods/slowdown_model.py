@@ -70,7 +70,12 @@ class ModelConstant:
     overrides (a calibration that must keep holding when another guess changes)."""
 
     def checked(self, value: object) -> float:
-        """``value`` as a float when it is a valid override; ``ValueError`` with the rule if not."""
+        """``value`` as a float when it is a valid override; ``ValueError`` with the rule if not.
+        An override is a number: ``float`` would read ``True`` as 1 and ``'2'`` as 2."""
+        if isinstance(value, bool | str):
+            raise ValueError(
+                f"performance constant {self.name!r} must be a number [{self.unit}], got {value!r}"
+            )
         try:
             number = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
