@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.inputs.problems import InputError
-from planner.inputs.tabular import read_csv_table
+from planner.inputs.tabular import read_csv_table, without_invisible
 
 
 def test_a_quote_left_open_names_the_row_where_the_oversized_cell_starts() -> None:
@@ -180,3 +180,10 @@ def test_invisible_characters_in_a_workload_name_are_removed_and_said() -> None:
     assert (problem.row, problem.column) == (2, "name")
     assert "'chat\\ufeffbot'" in problem.message
     assert "U+FEFF ZERO WIDTH NO-BREAK SPACE" in problem.message
+
+
+def test_invisible_characters_go_and_a_no_break_space_is_a_space_for_names_and_models() -> None:
+    """One reading of pasted text for every name: zero-width characters go, a no-break space
+    separates words as a space does (the catalog's fix suggested 'H100NVL')."""
+    assert without_invisible("H100\u00a0NVL\u200b") == "H100 NVL"
+    assert without_invisible("gpu\ufeff-01\u00ad") == "gpu-01"

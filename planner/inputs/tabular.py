@@ -932,8 +932,13 @@ def invisible_said(text: str) -> str:
 
 
 def without_invisible(text: str) -> str:
-    """``text`` without the characters that print as nothing (the space kept)."""
-    return "".join(c for c in text if c == " " or c.isprintable())
+    """``text`` without the characters that print as nothing; a blank other than the space (a
+    no-break space) separates words, so it is read as a space."""
+    return "".join(
+        " " if unicodedata.category(c) == "Zs" else c
+        for c in text
+        if c.isprintable() or unicodedata.category(c) == "Zs"
+    )
 
 
 def quoted(text: str) -> str:
@@ -952,12 +957,7 @@ def visible_name(
     quotes the name as written and says what it is read as; the row is kept. ``what`` names
     the name (``host name``). A name of invisible characters only is empty (no problem: the
     caller refuses it); a blank other than the space is read as a space."""
-    # A blank other than the space (a no-break space) separates words: it becomes a space.
-    kept = "".join(
-        " " if unicodedata.category(c) == "Zs" else c
-        for c in text
-        if c.isprintable() or unicodedata.category(c) == "Zs"
-    ).strip()
+    kept = without_invisible(text).strip()
     if kept and kept != text.strip() and _invisible(text):
         problems.append(
             problem(
