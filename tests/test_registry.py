@@ -59,6 +59,23 @@ def test_desktops_and_live_migration_need_a_hypervisor(platform: Platform) -> No
             assert workload_reason(*args) is not None
 
 
+@pytest.mark.parametrize(
+    ("platform", "said"),
+    [
+        (Platform.KUBERNETES, "(Kubernetes restarts a pod elsewhere)"),
+        (Platform.BARE_METAL, "(a process is stopped and started again on another host)"),
+    ],
+)
+def test_the_live_migration_refusal_says_what_the_platform_does_instead(
+    platform: Platform, said: str
+) -> None:
+    """Only Kubernetes restarts pods; bare metal has no orchestrator to name."""
+    mobile = workload("m", needs_live_migration=True)
+    reason = platform.workload_reason(mobile)
+    assert reason is not None
+    assert reason.endswith(said)
+
+
 def test_a_model_list_is_part_of_the_one_rule() -> None:
     """A class restricted to other models is refused on this one, with the models named."""
     pinned = workload("p", gpu_models=["L40S"])

@@ -41,9 +41,15 @@ class Platform(StrEnum):
         if workload.kind is WorkloadKind.VDI:
             return f"a virtual desktop is a VM, and {self.label} hosts run no VMs"
         if workload.needs_live_migration:
+            # Kubernetes reschedules a pod by restarting it; a bare-metal process just stops.
+            moved = (
+                "Kubernetes restarts a pod elsewhere"
+                if self is Platform.KUBERNETES
+                else "a process is stopped and started again on another host"
+            )
             return (
                 f"the workload needs live migration, and on {self.label} a running workload "
-                "cannot move to another host (Kubernetes restarts a pod elsewhere)"
+                f"cannot move to another host ({moved})"
             )
         return None
 
