@@ -404,3 +404,23 @@ def test_a_gpu_limit_equal_to_its_request_or_alone_is_no_problem() -> None:
     read = read_kubectl_pods(kube_list(*pods), "pods.json", CATALOG)
     assert not read.problems
     assert [p.gpu.gpus for p in read.pods if p.gpu is not None] == [1.0, pytest.approx(2 / 7), 2.0]
+
+
+@pytest.mark.parametrize(
+    ("resource", "asked", "read_as"),
+    [("nvidia.com/gpu", "1.5", 2.0), ("nvidia.com/gpu", "500m", 1.0)],
+)
+def test_a_gpu_count_that_is_not_whole_is_a_problem_and_read_rounded_up(
+    resource: str, asked: str, read_as: float
+) -> None:
+    """Kubernetes refuses a pod asking 1.5 GPUs (extended resources are whole), so such output
+    was edited: a problem naming pod, container and resource, the pod read with the whole
+    devices it would need. It was read as 1.5 GPUs in silence."""
+    odd = container(requests={resource: asked})
+    read = read_kubectl_pods(kube_list(pod("p-1", containers=[odd])), "pods.json", CATALOG)
+    (problem,) = read.problems
+    assert problem.column == f"pod ml/p-1: main {resource}"
+    assert f"'{asked}' is not a whole number" in problem.message
+    (only,) = read.pods
+    assert only.gpu is not None
+    assert only.gpu.gpus == read_as

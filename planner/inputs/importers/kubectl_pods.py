@@ -277,6 +277,22 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
     return value
 
 
+def _devices(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:
+    """A count of devices (``nvidia.com/gpu``, a MIG profile, shared GPUs): Kubernetes takes it
+    whole and refuses a pod asking ``1.5``, so such output was edited or damaged; it is read
+    rounded up, the devices the pod would need, with a problem."""
+    count = _quantity(container, resource, bad)
+    if count.is_integer():
+        return count
+    bad(
+        f"{as_text(container.get('name'))} {resource}",
+        f"'{_requested(container, resource)}' is not a whole number, as Kubernetes takes "
+        f"{resource}: read as {math.ceil(count)}",
+        "give kubectl's output unchanged, or write the whole devices the pod asks for",
+    )
+    return float(math.ceil(count))
+
+
 class _PodLeftOutError(ValueError):
     """A pod the importer cannot read (a MIG profile no catalog GPU has, several GPU resources in
     one container); its problem is already added."""
@@ -388,7 +404,7 @@ def _container_gpu(
     mig = sorted(n for n in names if n.startswith(_MIG))
     if mig:
         resource = mig[0]
-        count = _quantity(container, resource, bad)
+        count = _devices(container, resource, bad)
         if count <= 0:
             return None
         profile = resource.removeprefix(_MIG)
@@ -415,7 +431,7 @@ def _container_gpu(
             f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
         )
         raise _PodLeftOutError(resource)
-    count = _quantity(container, _GPU, bad) + _quantity(container, _SHARED, bad)
+    count = _devices(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     hami = [n for n in (_HAMI_CORES, _HAMI_MEMORY_SHARE, _HAMI_MEMORY) if n in names]
     if hami:
         devices = count or 1.0
