@@ -345,6 +345,33 @@ def test_a_host_name_with_an_invisible_character_is_read_without_it_and_said() -
     assert "only invisible characters: row left out" in second.message
 
 
+def test_cluster_names_lose_invisible_characters_as_host_names_do() -> None:
+    """A vHost cluster holding a zero-width space is read without it, a problem on its row
+    quoting it; vInfo's host and cluster names are read so too, so a host matches its VMs."""
+    data = xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# Cores", "# Memory"),
+                ("esx1", "prod\u200b", 8, 1024),
+            ]
+        }
+    )
+    read = read_rvtools(data, "x.xlsx")
+    (host,) = read.hosts
+    assert _values(host)["cluster"] == "prod"
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "Cluster")
+    assert problem.message.endswith("read as 'prod'")
+    data = xlsx(
+        {
+            "vInfo": [("VM", "Host", "Cluster"), ("vm-1", "esx3\u200b", "\ufeffprod")],
+            "vHost": [("Host", "# Cores", "# Memory"), ("esx3", 16, 131072)],
+        }
+    )
+    (host,) = read_rvtools(data, "x.xlsx").hosts
+    assert _values(host)["cluster"] == "prod"
+
+
 def test_a_number_too_large_for_a_float_is_named_as_no_finite_number() -> None:
     """A number cell saved as ``1E400`` reads as inf without failing openpyxl's parser: it is
     named as a number cell holding no finite number, as ``inf`` is."""

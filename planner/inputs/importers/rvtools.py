@@ -35,6 +35,7 @@ from planner.inputs.tabular import (
     quoted,
     sniff_separator,
     visible_name,
+    without_invisible,
 )
 
 __all__ = [
@@ -325,7 +326,9 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 )
             )
         else:
-            _cluster(values, columns, clusters_from_vinfo, host, tab, number, file, facts)
+            _cluster(
+                values, columns, clusters_from_vinfo, (host, tab, number, file), facts, problems
+            )
         _cores(values, columns, separator, host, tab, number, facts, problems)
         _memory(values, columns, separator, host, tab, number, facts, problems)
         hosts.append(HostFacts(host, tab, number, tuple(facts)))
@@ -439,13 +442,17 @@ def _cluster(
     values: Sequence[Any],
     columns: Mapping[str, tuple[int, str]],
     clusters_from_vinfo: Mapping[str, tuple[str, int]],
-    host: str,
-    tab: str,
-    number: int,
-    file: str,
+    row: tuple[str, str, int, str],
     facts: list[Fact],
+    problems: list[InputProblem],
 ) -> None:
+    """The host's cluster from vHost (invisible characters removed, with a problem, as from
+    host names) or else from its VMs' rows in vInfo; ``row`` is (host, tab, row, file)."""
+    host, tab, number, file = row
     cluster = _text(values, columns.get("cluster"))
+    if cluster:
+        where = partial(InputProblem, tab, number, columns["cluster"][1])
+        cluster = visible_name(cluster, "cluster name", where, problems)
     if cluster:
         facts.append(
             fact(
@@ -460,13 +467,13 @@ def _cluster(
             )
         )
     elif host.lower() in clusters_from_vinfo:
-        name, row = clusters_from_vinfo[host.lower()]
+        name, vm_row = clusters_from_vinfo[host.lower()]
         facts.append(
             fact(
                 "cluster",
                 name,
                 file=f"{file} [vInfo]",
-                line=row,
+                line=vm_row,
                 locator="Cluster",
                 host=host,
                 source="derived",
@@ -615,7 +622,9 @@ def _vinfo_clusters(book: Any, file: str) -> dict[str, tuple[str, int]]:
         return {}
     found: dict[str, tuple[str, int]] = {}
     for number, values in rows:
-        host, cluster = _text(values, columns["host"]), _text(values, columns["cluster"])
+        # Matched to vHost's names as those are read: without invisible characters.
+        host = without_invisible(_text(values, columns["host"])).strip()
+        cluster = without_invisible(_text(values, columns["cluster"])).strip()
         if host and cluster:
             found.setdefault(host.lower(), (cluster, number))
     return found
