@@ -411,3 +411,11 @@ def test_a_profile_the_catalog_lacks_is_left_out_without_a_gpu_count(gpus: dict[
     (problem,) = left_out
     assert problem.column == "node x: status.capacity.nvidia.com/mig-9g.99gb"
     assert "MIG profile 9g.99gb is advertised but is not a MIG profile" in problem.message
+
+
+def test_a_node_name_with_an_invisible_character_is_shown_escaped_in_its_problems() -> None:
+    """A problem names the node as written, an invisible character escaped (as pods' are)."""
+    labels = {"nvidia.com/gpu.product": "Tesla-P100-PCIE-16GB", "nvidia.com/gpu.count": "8"}
+    read = read_kubectl_nodes(kube_list(node("gpu\u200b-1", labels)), "n.json", CATALOG)
+    (problem,) = read.problems
+    assert (problem.column or "").startswith("node gpu\\u200b-1: ")

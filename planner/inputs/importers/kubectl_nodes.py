@@ -47,6 +47,7 @@ from planner.inputs.importers.kube import (
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import shown
 
 __all__ = ["CLUSTER_LABELS", "TOOL", "read_kubectl_nodes"]
 
@@ -231,7 +232,7 @@ def _host(
         )
 
     def bad(locator: str, message: str, fix: str) -> None:
-        problems.append(InputProblem(file, None, f"node {name}: {locator}", message, fix))
+        problems.append(InputProblem(file, None, f"node {shown(name)}: {locator}", message, fix))
 
     product = labels.get(f"{_LABEL}gpu.product", "")
     count_text = labels.get(f"{_LABEL}gpu.count", "")
