@@ -75,6 +75,22 @@ def test_reason_names_the_core_shortage() -> None:
     )
 
 
+def test_a_shared_gpu_s_core_shortage_says_whose_cores_they_are() -> None:
+    """A GPU packed with 16 desktops asks the cores of all 16: the reason says so, so a user does
+    not read it as one desktop's need (a desktop left out on a 1-core host)."""
+    slots = tuple(
+        Slot(instance=f"d#{i}", workload="d", profile="2B", memory_gib=2.0, compute_share=1 / 16)
+        for i in range(1, 17)
+    )
+    load = GpuLoad(gpu_model="A16", config="vGPU 2B x16", slots=slots)
+    pool = HostPool([host("h1", "A16", 4, cpu_cores=1)])
+    result = assign_hosts([HostRequest("A16", (load,), 16.0, 32.0, 2)], pool)
+    assert result.not_placed[0].reason == (
+        "no host of model A16 has 1 free GPU and 16 free cores left for the 16 instances its "
+        "GPU holds"
+    )
+
+
 def test_reason_names_the_ram_shortage() -> None:
     """GPUs and cores are free but RAM is not: the reason says RAM."""
     pool = HostPool([host("h1", gpus=4, ram_gib=64)])

@@ -293,11 +293,11 @@ class HostPool:
         with_cores = [i for i in with_gpus if self.free_cores[i] + _TOLERANCE >= request.cpu_cores]
         what += f" and {request.cpu_cores:g} free cores"
         if not with_cores:
-            return f"no host of model {model} has {what} left"
+            return f"no host of model {model} has {what} left{_held_by(request)}"
         with_ram = [i for i in with_cores if self.free_ram[i] + _TOLERANCE >= request.ram_gib]
         what += f" and {request.ram_gib:g} GiB free RAM"
         if not with_ram:
-            return f"no host of model {model} has {what} left"
+            return f"no host of model {model} has {what} left{_held_by(request)}"
         return (
             f"every host of model {model} with {what} left already holds GPUs of another "
             f"profile size than {request.host_group} (one profile size per host)"
@@ -339,6 +339,16 @@ def fits_all(requests: Sequence[HostRequest], pool: HostPool) -> bool:
     answer matters.
     """
     return all(pool.place(requests[i]) is not None for i in request_order(requests))
+
+
+def _held_by(request: HostRequest) -> str:
+    """`` for the 16 instances its GPU holds``, when a request's GPUs hold more than one
+    instance: its cores and RAM are theirs together, not one instance's."""
+    instances = {slot.instance for load in request.loads for slot in load.slots}
+    if len(instances) < 2:
+        return ""
+    gpus = "its GPU holds" if len(request.loads) == 1 else "its GPUs hold"
+    return f" for the {len(instances)} instances {gpus}"
 
 
 def assign_hosts(
