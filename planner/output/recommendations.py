@@ -296,15 +296,6 @@ def within_limits(result: MethodResult, scenario: Scenario) -> bool:
     return all(s.slowdown <= limits[s.workload] + 1e-9 for s in result.slowdowns)
 
 
-def _with_instances(scenario: Scenario) -> Scenario:
-    """The scenario without its classes of no instances, which have nothing to plan: the mix
-    and its bounds are made for the classes that have instances."""
-    if all(w.instances > 0 for w in scenario.workloads):
-        return scenario
-    kept = tuple(w for w in scenario.workloads if w.instances > 0)
-    return dataclasses.replace(scenario, workloads=kept)
-
-
 def _as_recommended(plan: MethodPlan) -> MethodPlan:
     """A single-method plan relabelled as the recommended plan (every GPU keeps its role)."""
     roles = {key: plan.role(key) for key in plan.gpu_configs}
@@ -419,7 +410,7 @@ def draft_recommendation(
     ]
     # On the inventory, the mix may start from the hosts of the single-method plans.
     starts = [r.plan for r in within] if hosts is None else []
-    mixed = recommend(_with_instances(scenario), rates, hosts=hosts, methods=methods, starts=starts)
+    mixed = recommend(scenario, rates, hosts=hosts, methods=methods, starts=starts)
     # Single-method plans are ranked on their own results: relabelling changes no figure.
     candidates: list[tuple[MethodResult, MethodPlan, str]] = [
         (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better") for r in within
@@ -443,16 +434,15 @@ def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan
     cost [USD/year] over the hosts the mix could use."""
     mixed, result = draft.mixed, draft.recommended.result
     chosen = result.plan
-    planned = _with_instances(scenario)
     served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
     if mixed.options:
         rates = AnnualRates(scenario)
         # The bound ranges over every plan within the classes' limits, not only the mix's
         # options: the plan chosen may be a single method's, packed more densely.
-        found = bound_options(planned, mixed.types, mixed.methods, mixed.solos)
-        cost_bound = cost_lower_bound(planned, mixed.types, found, rates, served)
-        gpu_bound = gpu_lower_bound(planned, mixed.types, found, served)
+        found = bound_options(scenario, mixed.types, mixed.methods, mixed.solos)
+        cost_bound = cost_lower_bound(scenario, mixed.types, found, rates, served)
+        gpu_bound = gpu_lower_bound(scenario, mixed.types, found, served)
     bounded = result.cost.total_usd_per_year - result.cost.busy_power_usd_per_year
     if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL
@@ -509,9 +499,8 @@ def recommend_additions(
     active = tuple(h for h in owned if h not in standby)
     candidates = servers_to_buy(scenario, servers, sized, cluster=ADDED_CLUSTER)
     owned_names = {h.name for h in owned}
-    planned = _with_instances(scenario)
     mixed = recommend(
-        planned,
+        scenario,
         OwnedRates(scenario, frozenset(owned_names)),
         hosts=candidates,
         owned=active,
@@ -524,7 +513,7 @@ def recommend_additions(
     opened = tuple(h for h in mixed.plan.hosts if h.name not in owned_names)
     if opened or active:
         priced = recommend(
-            planned, AnnualRates(scenario), hosts=opened, owned=active, methods=methods
+            scenario, AnnualRates(scenario), hosts=opened, owned=active, methods=methods
         )
         if rank(measure_plan(priced.plan, scenario), scenario) < rank(
             measure_plan(mixed.plan, scenario), scenario

@@ -854,12 +854,14 @@ def _busy_work_within_limits(
         if METHODS[method].work_floor
         for column in block.columns()
     ]
+    if not floor_gpus:
+        return
     gpus: int | None = None
     for n, (hours, members) in enumerate(_active_at_the_same_hours(groups).items()):
         schedule = hours[:-1]
         kappa = sum(a * a for a in schedule) / sum(schedule)
         placed, allowed, densest = _busy_work_terms(rows, flat, groups, members, types, scenario)
-        if not floor_gpus or kappa * densest <= 1.0 + 1e-9:
+        if kappa * densest <= 1.0 + 1e-9:
             # No GPU gets over one GPU of work: the rows would only slow the solve.
             continue
         # G, B and W each once, as variables: the tangent rows stay short, and the MILP's

@@ -313,22 +313,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 text="an ESXi host in RVTools",
             )
         ]
-        cluster_cell = _unreadable(values, columns.get("cluster"))
-        if cluster_cell is not None:
-            problems.append(
-                InputProblem(
-                    tab,
-                    number,
-                    columns["cluster"][1],
-                    f"the cluster cell holds {cluster_cell.said}: host {quoted(host)} is read "
-                    "without a cluster",
-                    "write the host's cluster in the cell (its value, not a formula)",
-                )
-            )
-        else:
-            _cluster(
-                values, columns, clusters_from_vinfo, (host, tab, number, file), facts, problems
-            )
+        _cluster(values, columns, clusters_from_vinfo, (host, tab, number, file), facts, problems)
         _cores(values, columns, separator, host, tab, number, facts, problems)
         _memory(values, columns, separator, host, tab, number, facts, problems)
         hosts.append(HostFacts(host, tab, number, tuple(facts)))
@@ -352,37 +337,26 @@ def _host_name(
 ) -> str | None:
     """The host name of a vHost row, its invisible characters removed (with a problem); None,
     with a problem, when the row has none to read (empty, an error value)."""
-    host = _text(values, column)
+    where = partial(InputProblem, tab, number, column[1])
     broken = _unreadable(values, column)
     if broken is not None:
         problems.append(
-            InputProblem(
-                tab,
-                number,
-                column[1],
+            where(
                 f"the host name cell holds {broken.said}: row left out",
                 "write the host's name in the cell (its value, not a formula)",
             )
         )
         return None
+    host = _text(values, column)
     if not host:
         problems.append(
-            InputProblem(
-                tab,
-                number,
-                column[1],
-                "the host name is empty: row left out",
-                "give every host row its name",
-            )
+            where("the host name is empty: row left out", "give every host row its name")
         )
         return None
-    host = visible_name(host, "host name", partial(InputProblem, tab, number, column[1]), problems)
+    host = visible_name(host, "host name", where, problems)
     if not host:
         problems.append(
-            InputProblem(
-                tab,
-                number,
-                column[1],
+            where(
                 "the host name holds only invisible characters: row left out",
                 "give every host row its name",
             )
@@ -447,8 +421,22 @@ def _cluster(
     problems: list[InputProblem],
 ) -> None:
     """The host's cluster from vHost (invisible characters removed, with a problem, as from
-    host names) or else from its VMs' rows in vInfo; ``row`` is (host, tab, row, file)."""
+    host names) or else from its VMs' rows in vInfo; none, with a problem, when vHost's cell
+    holds an error value. ``row`` is (host, tab, row, file)."""
     host, tab, number, file = row
+    broken = _unreadable(values, columns.get("cluster"))
+    if broken is not None:
+        problems.append(
+            InputProblem(
+                tab,
+                number,
+                columns["cluster"][1],
+                f"the cluster cell holds {broken.said}: host {quoted(host)} is read without a "
+                "cluster",
+                "write the host's cluster in the cell (its value, not a formula)",
+            )
+        )
+        return
     cluster = _text(values, columns.get("cluster"))
     if cluster:
         where = partial(InputProblem, tab, number, columns["cluster"][1])
