@@ -192,3 +192,21 @@ def test_an_import_bounds_a_sample_by_the_gpu_its_model_name_names() -> None:
     with pytest.raises(InputError) as refused:
         import_workloads([("l4.prom", data)], CATALOG)
     assert ("l4.prom", 1) in [(p.file, p.row) for p in refused.value.problems]
+
+
+def test_a_host_label_with_an_invisible_character_is_read_without_it_and_said_once() -> None:
+    """A Hostname label holding a zero-width space is read without it, as every importer reads
+    host names (the series' host then matches the other files' hosts), with one problem on the
+    first line giving it, naming the label and quoting the name escaped."""
+    labels = 'gpu="0",UUID="GPU-a",modelName="NVIDIA L4",Hostname="gpu\u200b-1"'
+    data = (
+        f"DCGM_FI_DEV_GPU_UTIL{{{labels}}} 50\n"
+        f"DCGM_FI_DEV_FB_USED{{{labels}}} 1024\n"
+        f'DCGM_FI_DEV_GPU_UTIL{{gpu="0",UUID="GPU-b",Hostname="gpu-2"}} 10\n'
+    ).encode()
+    samples, problems = read_dcgm_samples(data, "scrape.prom", CATALOG)
+    (problem,) = problems
+    assert (problem.file, problem.row, problem.column) == ("scrape.prom", 1, "Hostname")
+    assert "'gpu\\u200b-1' (it holds an invisible character: \\u200b" in problem.message
+    assert "read as 'gpu-1'" in problem.message
+    assert sorted(m.host for m in measure(samples)) == ["gpu-1", "gpu-2"]

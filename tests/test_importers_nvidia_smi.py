@@ -831,3 +831,27 @@ def test_a_mig_mode_of_n_a_on_a_mig_capable_gpu_says_it_read_n_a() -> None:
     assert mig is not None
     assert (mig.value, mig.note.source, mig.note.line) == ("yes", "assumed", 2)
     assert mig.note.text.startswith("mig.mode.current read [N/A]")
+
+
+def test_a_hostname_cell_with_an_invisible_character_is_read_without_it_and_said() -> None:
+    """A hostname cell holding a zero-width space is read without it, as RVTools' host names
+    are, so the host matches the other files' hosts by what its name shows; a problem on its
+    row names the column and quotes the name escaped."""
+    data = b"hostname, name\ngpu\xe2\x80\x8b-1, NVIDIA L4\ngpu-2, NVIDIA L4\n"
+    read = read_nvidia_smi_query(data, "all.csv", CATALOG)
+    assert [h.name for h in read.hosts] == ["gpu-1", "gpu-2"]
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "hostname")
+    assert "'gpu\\u200b-1' (it holds an invisible character: \\u200b" in problem.message
+
+
+def test_a_host_of_two_models_is_named_escaped_in_its_problem() -> None:
+    """The problem of a host holding two GPU models quotes the host's name and the GPU names,
+    an invisible character in the name escaped and named."""
+    data = b"name\nNVIDIA L4\nNVIDIA A10\n"
+    read = read_nvidia_smi_query(data, "h.csv", CATALOG, host_name="gpu\u200b-1")
+    (problem,) = read.problems
+    assert problem.message.startswith(
+        "host 'gpu\\u200b-1' (it holds an invisible character: \\u200b, U+200B ZERO WIDTH "
+        "SPACE) has GPUs of two models ('NVIDIA L4', 'NVIDIA A10')"
+    )

@@ -24,11 +24,13 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.importers.gpu_names import match_gpu_name
 from planner.inputs.importers.text import tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
+from planner.inputs.tabular import quoted, visible_name
 
 __all__ = [
     "BUSY_METRICS",
@@ -50,6 +52,9 @@ MEMORY_METRIC = "DCGM_FI_DEV_FB_USED"
 _MEMORY_MAXIMUM_MIB = 2.0**20
 """Frame buffer used above which a sample is an exporter fault [MiB]: 1 TiB, several times the
 largest GPU's memory (H200: 141 GB)."""
+
+_HOST_LABELS = ("Hostname", "hostname", "exported_Hostname", "exported_hostname")
+"""Labels naming a series' host, most telling first."""
 
 _LINE = re.compile(
     r"^(?P<name>[A-Za-z_:][A-Za-z0-9_:]*)\s*(?:\{(?P<labels>.*)\})?\s+"
@@ -99,6 +104,7 @@ def read_dcgm_samples(
     samples: list[Sample] = []
     problems: list[InputProblem] = []
     models: dict[str, GpuModel | None] = {}
+    hosts: dict[str, str] = {}
     dcgm_lines = 0
     for number, line in text.lines:
         stripped = line.strip()
@@ -137,7 +143,9 @@ def read_dcgm_samples(
                 )
             )
             continue
-        sample = Sample(name, labels, value, file, number)
+        sample = Sample(
+            name, _visible_hosts(labels, hosts, file, number, problems), value, file, number
+        )
         written = labels.get("modelName", "")
         if name == MEMORY_METRIC and catalog is not None and written not in models:
             models[written] = _named_model(written, catalog) if written else None
@@ -160,6 +168,28 @@ def read_dcgm_samples(
             ]
         )
     return samples, problems
+
+
+def _visible_hosts(
+    labels: dict[str, str],
+    hosts: dict[str, str],
+    file: str,
+    line: int,
+    problems: list[InputProblem],
+) -> dict[str, str]:
+    """``labels`` with each host label read without its invisible characters, as every
+    importer reads host names, so a series' host reads as the other files' hosts do. The first
+    line giving a host name with such characters adds a problem quoting it; ``hosts`` holds each
+    host label value seen, as read."""
+    for label in _HOST_LABELS:
+        written = labels.get(label)
+        if not written:
+            continue
+        if written not in hosts:
+            where = partial(InputProblem, file, line, label)
+            hosts[written] = visible_name(written, "host name", where, problems)
+        labels[label] = hosts[written]
+    return labels
 
 
 def _named_model(written: str, catalog: Catalog) -> GpuModel | None:
@@ -192,7 +222,7 @@ def _impossible(sample: Sample, model: GpuModel | None) -> InputProblem | None:
             *where,
             f"{name} is {value:g} MiB, more than the {model.memory_gib:g} GiB "
             f"({model.memory_gib * 1024:,.0f} MiB) of the {model.name} its modelName "
-            f"'{sample.labels['modelName']}' names: the sample is left out",
+            f"{quoted(sample.labels['modelName'])} names: the sample is left out",
             "give the exporter's /metrics output unchanged (a GPU cannot use more memory than "
             "it has: such a value comes from an exporter or relabelling fault); correct the "
             f"modelName label if the GPU is not the {model.name} it names",
@@ -250,7 +280,7 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
     for sample in samples:
         labels = sample.labels
         key: tuple[str, ...] = (
-            _label(labels, "Hostname", "hostname", "exported_Hostname", "exported_hostname"),
+            _label(labels, *_HOST_LABELS),
             _label(labels, "gpu", "exported_gpu"),
             _label(labels, "UUID", "uuid", "exported_UUID"),
             _label(labels, "GPU_I_PROFILE"),

@@ -16,6 +16,7 @@ import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from planner.inputs.catalog import Catalog, MigProfile
 from planner.inputs.importers.gpu_names import GpuName, gpu_family, match_gpu_name
@@ -28,7 +29,10 @@ from planner.inputs.tabular import (
     CellError,
     csv_error_problem,
     number_text,
+    quoted,
+    shown,
     sniff_separator,
+    visible_name,
 )
 
 __all__ = [
@@ -164,7 +168,7 @@ def _memory_mib(
                 file,
                 number,
                 column,
-                f"'{memory_text}' is not a memory size in MiB",
+                f"{quoted(memory_text)} is not a memory size in MiB",
                 "give nvidia-smi's output unchanged",
             )
         )
@@ -391,6 +395,11 @@ def _query_gpus(
         index_text = cell("index")
         index = int(index_text) if index_text and index_text.isdigit() else None
         identity = cell("uuid") or cell("pci.bus_id")
+        host = cell("hostname")
+        if host is not None:
+            # Matched to other files' hosts by what the name shows, as RVTools' names are.
+            where = partial(InputProblem, file, number, columns["hostname"][1])
+            host = visible_name(host, "host name", where, problems) or None
         gpus.append(
             _Gpu(
                 index,
@@ -398,7 +407,7 @@ def _query_gpus(
                 memory,
                 mig,
                 number,
-                cell("hostname"),
+                host,
                 identity=identity,
                 mig_unknown=written,
                 sampled=cell("timestamp"),
@@ -424,11 +433,11 @@ def _first_sample(
     if all(len(runs) == 1 for runs in by_host.values()):
         return gpus, ""
 
-    def shown(run: list[_Gpu]) -> list[tuple[str, float | None, bool | None]]:
+    def listed(run: list[_Gpu]) -> list[tuple[str, float | None, bool | None]]:
         return [(g.name, g.memory_mib, g.mig) for g in run]
 
     alike = all(
-        len(runs[0]) >= 2 and all(shown(run) == shown(runs[0]) for run in runs)
+        len(runs[0]) >= 2 and all(listed(run) == listed(runs[0]) for run in runs)
         for runs in by_host.values()
     )
     samples = max(len(runs) for runs in by_host.values())
@@ -582,13 +591,13 @@ def is_headerless_query(lines: Sequence[str]) -> bool:
     (``81920 MiB``, ``[N/A]``, a ``GPU-`` UUID, a PCI bus id), which tells the output whose
     fields, without a name, cannot be read.
     """
-    shown = [line for line in lines if line.strip()][:_HEADERLESS_LINES]
-    if not shown:
+    filled = [line for line in lines if line.strip()][:_HEADERLESS_LINES]
+    if not filled:
         return False
-    records = [[cell.strip() for cell in line.split(", ")] for line in shown]
+    records = [[cell.strip() for cell in line.split(", ")] for line in filled]
     if any(
         len(r) != len(records[0]) or len(line.split(",")) != len(r)
-        for r, line in zip(records, shown, strict=True)
+        for r, line in zip(records, filled, strict=True)
     ):
         return False
     return bool(_name_columns(records)) or all(
@@ -635,7 +644,7 @@ def _read_headerless(
         ]
         positions = known if len(known) == 1 else positions
     if len(positions) != 1:
-        shown = ", ".join(f"column {p + 1} ('{rows[0][1][p]}')" for p in positions)
+        columns = ", ".join(f"column {p + 1} ({quoted(rows[0][1][p])})" for p in positions)
         raise InputError(
             [
                 InputProblem(
@@ -643,7 +652,7 @@ def _read_headerless(
                     rows[0][0],
                     None,
                     "nvidia-smi query output without its header row (--format=csv,noheader): "
-                    f"{shown} could each be the GPU name, and without the header the fields "
+                    f"{columns} could each be the GPU name, and without the header the fields "
                     "cannot be told apart",
                     _HEADER_FIX,
                 )
@@ -736,7 +745,7 @@ def _read_list(text: ToolText, file: str, catalog: Catalog, host_name: str | Non
                     file,
                     number,
                     None,
-                    f"'{line.strip()[:80]}' is not a GPU or MIG device line of nvidia-smi -L: "
+                    f"{quoted(line.strip())} is not a GPU or MIG device line of nvidia-smi -L: "
                     "ignored",
                     "give the output of nvidia-smi -L unchanged",
                 )
@@ -1302,9 +1311,9 @@ def _vgpu_guest(
             file,
             gpu.line,
             locators.name,
-            f"'{gpu.name}'{memory} is the vGPU profile {name.vgpu_profile}: this nvidia-smi ran "
-            "inside a VM (a vGPU guest), which sees its slice and not the host's GPUs; "
-            "left out",
+            f"{quoted(gpu.name)}{memory} is the vGPU profile {name.vgpu_profile}: this "
+            "nvidia-smi ran inside a VM (a vGPU guest), which sees its slice and not the host's "
+            "GPUs; left out",
             "run nvidia-smi on the host that holds the physical GPUs, or give the hosts as "
             "an RVTools export or an inventory CSV",
         )
@@ -1365,9 +1374,9 @@ def _host(
                 file,
                 other.line,
                 locators.name,
-                f"host {host} has GPUs of two models ({gpus[0].name}, {other.name}); the "
-                f"inventory holds one model per host, so only the {len(same)} "
-                f"{first_name.model or gpus[0].name} GPUs are counted",
+                f"host {quoted(host)} has GPUs of two models ({quoted(gpus[0].name)}, "
+                f"{quoted(other.name)}); the inventory holds one model per host, so only the "
+                f"{len(same)} {first_name.model or shown(gpus[0].name)} GPUs are counted",
                 "give each model's GPUs as a host of their own (a CSV row per model)",
             )
         )
