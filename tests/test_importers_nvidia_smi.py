@@ -855,3 +855,13 @@ def test_a_host_of_two_models_is_named_escaped_in_its_problem() -> None:
         "host 'gpu\\u200b-1' (it holds an invisible character: \\u200b, U+200B ZERO WIDTH "
         "SPACE) has GPUs of two models ('NVIDIA L4', 'NVIDIA A10')"
     )
+
+
+def test_a_b200_instance_is_told_from_its_profile_of_equal_memory_by_its_sms() -> None:
+    """A B200 GPU instance of 45312 MiB (as nvidia-smi shows it) with 36 SMs is a 2g.45gb,
+    with 30 SMs a 1g.45gb: 18 SMs a slice (nvidia-smi mig -lgip on a B200), derived, not
+    assumed. The B200 had no SM count, so both read as the first profile of that memory."""
+    assert gpu_instance_profile("B200-180GB-SXM", 45312, 36, CATALOG)[1] == "derived"
+    assert _profile("B200-180GB-SXM", 45312, 36) == "2g.45gb"
+    assert _profile("B200-180GB-SXM", 45312, 30) == "1g.45gb"
+    assert _profile("B200-180GB-SXM", 92160, 72) == "4g.90gb"

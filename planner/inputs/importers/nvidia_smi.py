@@ -55,10 +55,14 @@ LIST_TOOL = "nvidia-smi -L"
 REPORT_TOOL = "nvidia-smi -q"
 TABLE_TOOL = "nvidia-smi"
 
-SMS_PER_COMPUTE_SLICE = {"a100": 14, "a30": 14, "h100": 16, "h200": 16, "gh200": 16}
+SMS_PER_COMPUTE_SLICE = {"a100": 14, "a30": 14, "h100": 16, "h200": 16, "gh200": 16, "b200": 18}
 """Streaming multiprocessors in one MIG compute slice by GPU family (NVIDIA MIG user guide,
-profile tables: a 1g instance has 14 SMs on A100 and A30, 16 on H100, H200 and GH200); tells a
-``1g.35gb`` from a ``2g.35gb`` instance of the same memory."""
+profile tables: a 1g instance has 14 SMs on A100 and A30, 16 on H100, H200 and GH200; B200: 18,
+as ``nvidia-smi mig -lgip`` on a B200 lists its 1g.23gb, and 36 for its 2g.45gb, in NVIDIA's
+mig-parted pull request 166); tells a ``1g.35gb`` from a ``2g.35gb`` instance of the same
+memory. The H800 is not listed: no source found gives its slice's SMs for each form (an H800
+1g.10gb is reported with 14, as a 114-SM PCIe card would have, where the SXM's 132 SMs would
+give 16), so its instances of equal memory are told apart as assumed."""
 
 _QUERY_ALIASES = {
     "name": "name",
