@@ -507,3 +507,22 @@ def test_an_error_cell_in_a_file_s_text_refuses_the_workbook_naming_its_row() ->
     assert problem.column == "value"
     assert "#REF!" in problem.message
     assert "workloads.csv" in problem.message
+
+
+def test_an_assumption_holding_a_spreadsheet_error_is_named_as_one_with_its_fix() -> None:
+    """An assumption cell holding a spreadsheet error value (#DIV/0!) is named as the error a
+    formula left, on its row, with its default used and the fix saying what to type in its
+    place; it read "'#DIV/0!' is not a finite number", as if a number were mistyped."""
+    data = _saved_as(_sample_scenario(), {("pue", "C"): ("e", "#DIV/0!")})
+    inputs = read_plan_inputs(data, file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.file, problem.column) == (f"plan.xlsx [{PLAN_INPUTS_SHEET}]", "value")
+    assert problem.message == (
+        "pue: the cell holds the error value #DIV/0! (a formula that failed); its default "
+        "1.5 is used"
+    )
+    assert problem.fix.startswith(
+        "type a finite number from 1 to 3 [-] in the cell in place of the error (or correct "
+        "the formula that gives it)"
+    )
+    assert inputs.assumptions.pue == Assumptions().pue

@@ -336,7 +336,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
         )
     tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
     files: dict[str, list[str]] = {}
-    assumptions: list[tuple[int, str, str]] = []
+    assumptions: list[tuple[int, str, str | UnreadableCell]] = []
     problems: list[InputProblem] = []
     try:
         rows = list(sheet_rows(book[titles[PLAN_INPUTS_SHEET.lower()]]))
@@ -397,7 +397,10 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
         if kind == "file":
             files.setdefault(item, []).append(value)
         elif kind == "assumption":
-            assumptions.append((number, item, value))
+            # An error value is named as such; inf and NaN read as the text they are.
+            saved = raw[2]
+            error = isinstance(saved, UnreadableCell) and saved.error
+            assumptions.append((number, item, saved if error else value))
         elif kind != "format":
             problems.append(
                 InputProblem(
@@ -505,8 +508,9 @@ class _Reading:
     with when built (``Assumptions.with_facts``), one value at a time, so a bad value costs only
     itself. Collects the rows consumed, the notes on rows missing and the problems."""
 
-    values: Mapping[str, tuple[int, str]]
-    """Sheet name of each value (``pue``, ``network.latency_us``) -> (row, value as text)."""
+    values: Mapping[str, tuple[int, str | UnreadableCell]]
+    """Sheet name of each value (``pue``, ``network.latency_us``) -> (row, value as text, or
+    the cell when it holds a spreadsheet error value)."""
     file: str
     """The sheet, as problems name it."""
     defaults: Assumptions
@@ -562,14 +566,27 @@ class _Reading:
         number: int,
         name: str,
         kind: Any,
-        text: str,
+        text: str | UnreadableCell,
         check: Callable[[Any], object],
         default: str,
     ) -> Any:
         """``text`` of row ``number`` (assumption ``name``) as ``kind``, then ``check``-ed
         (``ValueError`` naming the rule it breaks); ``_KEPT`` with a problem naming the row, the
-        assumption, the value, what it may be and ``default``, used instead."""
+        assumption, the value, what it may be and ``default``, used instead. A cell holding a
+        spreadsheet error value (``#DIV/0!``) is named as one, with how to replace it."""
         allowed = _allowed(kind, self.about.get(name))
+        if isinstance(text, UnreadableCell):
+            self.problems.append(
+                InputProblem(
+                    self.file,
+                    number,
+                    "value",
+                    f"{name}: the cell holds {text.said}; {default} is used",
+                    f"type {allowed} in the cell in place of the error (or correct the formula "
+                    f"that gives it), or set {name} again after restoring the plan",
+                )
+            )
+            return _KEPT
         try:
             value = _convert(kind, text)
         except ValueError:
@@ -614,9 +631,10 @@ def _kept_default(file: str, name: str, default: object) -> ImportNote:
 
 
 def assumptions_from_rows(
-    rows: Sequence[tuple[int, str, str]], file: str
+    rows: Sequence[tuple[int, str, str | UnreadableCell]], file: str
 ) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
-    """``Assumptions`` from (row, name, value) rows as ``assumption_rows`` writes them.
+    """``Assumptions`` from (row, name, value) rows as ``assumption_rows`` writes them; a
+    value is the sheet's text, or the ``UnreadableCell`` of a cell holding an error value.
 
     A field the rows lack keeps its default, with a note; a name no field has is a problem; a
     value that cannot be read or that its assumption's rules refuse is a problem naming its row,
