@@ -383,13 +383,18 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
 
 
 def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:
-    """The workbook's assumptions with every one the options set to a non-default value."""
+    """The workbook's assumptions with every one the options set to a non-default value.
+
+    Each value is checked where it is read: the workbook's by ``read_plan_inputs`` (a bad one
+    is a problem on its row and keeps its default), the options' by ``_assumptions``, and the
+    merge by ``Assumptions.with_facts``, which refuses an unknown constant and checks every
+    value as an ``Assumptions`` checks itself when built.
+    """
     given = _assumptions(args).by_name()
     defaults = Assumptions().by_name()
     changed = {name: value for name, value in given.items() if value != defaults[name]}
     try:
         merged = restored.with_facts(changed)
-        check_performance_constants(merged.performance_constants)
     except ValueError as error:
         raise InputError(
             [

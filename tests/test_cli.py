@@ -20,6 +20,7 @@ from planner.cli import (
     scenario_from_args,
 )
 from planner.inputs.catalog import load_catalog
+from planner.inputs.importers.workbook import PLAN_INPUTS_SHEET
 from planner.inputs.workloads import WorkloadKind
 from planner.methods import k8s_mps, k8s_time_slicing
 from planner.methods.k8s_mig import STRATEGY, MigStrategy
@@ -217,6 +218,40 @@ def test_perf_override_changes_the_workbook(tmp_path: Path) -> None:
     }
     assert rows["vgpu_load_penalty_notebook"]["Value"] == 1.5
     assert rows["vgpu_load_penalty_notebook"]["Changed by you?"] == "yes"
+
+
+def test_a_bad_constant_in_a_restored_workbook_is_refused_on_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A performance constant out of its range in a plan workbook is refused when the workbook
+    is read, naming the sheet's row, the constant, the value and its rule; the plan is made
+    with the model's default (the override is gone from the new workbook), and the same value
+    given as --perf beside the workbook stops the command naming the rule. No check after the
+    merge is needed for either."""
+    first = tmp_path / "plan.xlsx"
+    argv = ["plan", "--methods", "passthrough", "--no-harvest"]
+    assert main([*argv, "--perf", "no_rdma_factor=3", "--out", str(first)]) == 0
+    book = load_workbook(first)
+    sheet = book[PLAN_INPUTS_SHEET]
+    row = next(r for r in sheet.iter_rows(min_row=3) if r[1].value == _NO_RDMA)
+    row[2].value = "0.5"
+    book.save(first)
+    capsys.readouterr()
+    again = tmp_path / "again.xlsx"
+    assert main([*argv, "--from-workbook", str(first), "--out", str(again)]) == 0
+    err = capsys.readouterr().err
+    assert f"row {row[2].row}" in err
+    assert f"{_NO_RDMA}: '0.5' is refused" in err
+    assert "must be at least 1 [multiplier], got 0.5" in err
+    restored = load_workbook(again)[PLAN_INPUTS_SHEET]
+    assert _NO_RDMA not in [r[1] for r in restored.iter_rows(values_only=True)]
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--from-workbook", str(first), "--perf", "no_rdma_factor=0.5"])
+    assert stopped.value.code == 2
+    assert "no_rdma_factor=0.5" in capsys.readouterr().err
+
+
+_NO_RDMA = "performance_constants[no_rdma_factor]"
 
 
 @pytest.mark.parametrize(
