@@ -383,3 +383,47 @@ def test_a_number_too_large_for_a_float_is_named_as_no_finite_number() -> None:
     assert problem.message.startswith(
         "the core count cell holds '1E400', a number cell holding no finite"
     )
+
+
+def test_a_host_memory_under_1_gib_is_a_problem_saying_what_it_likely_means() -> None:
+    """A host's memory that reads under 1 GiB is no host's: '261.797' in the MiB column (a
+    point between thousands, as a European locale writes 261,797) is a problem naming the row,
+    the column, the value, its likely meaning and how to export it; a plain '512' says RVTools
+    gives MiB. The host is kept without that figure; 1024 MiB (1 GiB) is read. It was planned
+    as a host of 0.26 GiB."""
+    data = xlsx(
+        {
+            "vHost": [
+                ("Host", "Cluster", "# Cores", "# Memory"),
+                ("esx1", "c", 8, "261.797"),
+                ("esx2", "c", 8, 261.797),
+                ("esx3", "c", 8, 512),
+                ("esx4", "c", 8, 1024),
+            ]
+        }
+    )
+    read = read_rvtools(data, "rv.xlsx")
+    assert [(p.row, p.column) for p in read.problems] == [
+        (2, "# Memory"),
+        (3, "# Memory"),
+        (4, "# Memory"),
+    ]
+    first, _, third = read.problems
+    assert first.message == (
+        "'261.797' is 261.797 MiB (0.26 GiB), too little for a host (under 1 GiB): most likely "
+        f"261,797 MiB, written with a point between thousands; {_KEPT_MEMORY}"
+    )
+    assert "plain numbers, without thousands separators (261797)" in first.fix
+    assert "RVTools gives memory in MiB" in third.message
+    assert [("ram_gib" in _values(h)) for h in read.hosts] == [False, False, False, True]
+
+
+def test_a_memory_with_thousands_points_in_a_comma_separated_csv_is_a_problem() -> None:
+    """In a comma-separated vHost CSV, '261.797' reads as a decimal: under 1 GiB, it is the
+    same problem as in the workbook, not a host of 0.26 GiB."""
+    rows = [("Host", "Cluster", "# Cores", "# Memory"), ("esx1", "c", 8, "261.797")]
+    read = read_rvtools(_csv(rows, ","), "RVTools_tabvHost.csv")
+    (problem,) = read.problems
+    assert (problem.row, problem.column) == (2, "# Memory")
+    assert "most likely 261,797 MiB" in problem.message
+    assert "ram_gib" not in _values(read.hosts[0])

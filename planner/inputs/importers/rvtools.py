@@ -5,7 +5,8 @@ The ``vHost`` tab has one row per ESXi host. Column names drift between RVTools 
 is matched ignoring case, spaces and punctuation, against aliases: host (``Host``), cluster
 (``Cluster``), cores (``# Cores``, ``Num Cores``, ``Cores``; else ``# CPU`` × ``Cores per
 CPU``), memory (``# Memory``, ``Memory``, ``Memory MB``, ``Memory MiB``). RVTools' memory
-figures are MiB whatever the label says (RVTools 4 relabelled its ``MB`` columns ``MiB``).
+figures are MiB whatever the label says (RVTools 4 relabelled its ``MB`` columns ``MiB``); one
+under 1 GiB is no host's (``261.797``: a point between thousands) and is a problem, not a figure.
 When ``vHost`` has no cluster column, the ``vInfo`` tab (one row per VM, with its ``Host`` and
 ``Cluster``) gives each host's cluster. RVTools has no GPU columns: GPUs come from another file
 (matched by host name) or are given per cluster.
@@ -487,9 +488,7 @@ def _positive(
     said, unit, field, assumed = what
     raw = values[column[0]] if column[0] < len(values) else None
     written = "" if raw is None else str(raw).strip()
-    # The host's GPUs are real: an unreadable figure leaves the host in, with the assumed one,
-    # as a node whose capacity kubectl gives unreadably is.
-    kept = f"the host is kept, planned with the {assumed} the import assumes instead"
+    kept = _kept(assumed)
     try:
         found = _number(raw, separator)
     except CellError as error:
@@ -512,6 +511,47 @@ def _positive(
         )
     )
     return None
+
+
+def _kept(assumed: str) -> str:
+    """What a problem on a host's figure says of the host: the host's GPUs are real, so an
+    unusable figure leaves the host in with the ``assumed`` one, as a node whose capacity
+    kubectl gives unreadably is."""
+    return f"the host is kept, planned with the {assumed} the import assumes instead"
+
+
+_HOST_MEMORY_MINIMUM_MIB = 1024.0
+"""Least memory a host has [MiB]: a smaller figure is a misread, most often of a number written
+with a point between thousands (``261.797`` for 261,797 MiB) read as a decimal point."""
+_THOUSANDS_POINTS = re.compile(r"^\d{1,3}(\.\d{3})+$")
+"""A number with points between groups of thousands and no decimals: ``261.797``."""
+
+
+def _too_little_memory(
+    written: str, mib: float, column: str, where: tuple[str, int]
+) -> InputProblem:
+    """The problem of a host memory cell reading as less than ``_HOST_MEMORY_MINIMUM_MIB``:
+    what it was read as, what it most likely means, and how to export it plainly."""
+    read_as = (
+        f"{quoted(written)} is {mib:g} MiB ({mib / 1024:.2g} GiB), too little for a host "
+        f"(under {_HOST_MEMORY_MINIMUM_MIB / 1024:g} GiB)"
+    )
+    if _THOUSANDS_POINTS.match(written):
+        whole = int(written.replace(".", ""))
+        return InputProblem(
+            *where,
+            column,
+            f"{read_as}: most likely {whole:,} MiB, written with a point between thousands; "
+            f"{_kept('memory')}",
+            f"export from RVTools with plain numbers, without thousands separators ({whole}), "
+            "or set ram_gib for this host",
+        )
+    return InputProblem(
+        *where,
+        column,
+        f"{read_as}; RVTools gives memory in MiB: {_kept('memory')}",
+        "give the host's memory in MiB as RVTools exports it, or set ram_gib for this host",
+    )
 
 
 _CORES = ("core count", "", "cpu_cores", "core count")
@@ -581,6 +621,10 @@ def _memory(
         return
     mib = _positive(values, columns["memory"], separator, _MEMORY, (tab, number), problems)
     if mib is None:
+        return
+    if mib < _HOST_MEMORY_MINIMUM_MIB:
+        written = str(values[columns["memory"][0]]).strip()
+        problems.append(_too_little_memory(written, mib, columns["memory"][1], (tab, number)))
         return
     facts.append(
         fact(
