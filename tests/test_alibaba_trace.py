@@ -142,6 +142,21 @@ def test_a_real_list_re_saved_by_a_spreadsheet_reads_as_the_original(
     assert read_pods.value.cpu_only == plain_pods.value.cpu_only
 
 
+def test_a_list_row_too_long_for_csv_is_refused_naming_its_row_and_the_limit(
+    catalog: Catalog,
+) -> None:
+    """A pod list with one line over Python's CSV field limit and no quote in it is refused
+    naming that row and the limit, with a fix to shorten the cell, not to close a quote."""
+    limit = csv.field_size_limit()
+    data = (PODS + "pod-9," + "9" * (limit + 1) + ",8192,1,500,,LS,Running,0,10,0\n").encode()
+    with pytest.raises(InputError) as caught:
+        load_pod_list(data, catalog, file_name="pods.csv")
+    (problem,) = caught.value.problems
+    assert problem.row == 8
+    assert f"longer than {limit:,} characters" in problem.message
+    assert "quote" not in problem.fix
+
+
 def test_a_node_without_cores_or_memory_is_a_problem_naming_row_and_column(
     catalog: Catalog,
 ) -> None:

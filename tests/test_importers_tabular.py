@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+
 import pytest
 
 from planner.inputs.problems import InputError
@@ -19,6 +21,24 @@ def test_a_quote_left_open_names_the_row_where_the_oversized_cell_starts() -> No
     assert problem.row == 3
     assert "the CSV limit" in problem.message
     assert "quote" in problem.fix
+
+
+def test_a_line_longer_than_the_csv_limit_is_refused_as_a_long_cell_not_an_open_quote() -> None:
+    """A line of one cell longer than Python's CSV field limit, with no quote anywhere, is
+    refused naming its row and the limit, with a fix to shorten the cell: no quote was left
+    open, so 'close the quote' would send the user looking for one."""
+    limit = csv.field_size_limit()
+    data = f"host,gpu_model\na,L4\n{'x' * (limit + 1)},L4\nb,L4\n".encode()
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data, "inventory.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 3, None)
+    assert problem.message == (
+        f"a cell on this row is longer than {limit:,} characters, the CSV limit: the row is "
+        "one line that long, not a quote left open"
+    )
+    assert "quote" not in problem.fix
+    assert problem.fix.startswith("shorten the cell or delete it")
 
 
 LATIN1_MESSAGE = (

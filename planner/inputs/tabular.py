@@ -591,18 +591,38 @@ def _refuse_many_rows(file: str, rows: int) -> None:
 
 
 def csv_error_problem(
-    error: csv.Error, file: str, row: int | None, fix: str = "save the file as CSV"
+    error: csv.Error,
+    file: str,
+    row: int | None,
+    fix: str = "save the file as CSV",
+    *,
+    one_line: bool = False,
 ) -> InputProblem:
     """The problem of a ``csv.Error`` met on ``row`` (the record being read, as a spreadsheet
-    numbers it). A cell over Python's field limit is almost always a quote left open, which
-    makes the rest of the file one cell."""
+    numbers it). ``one_line``: the record was still on its first line when the error came.
+
+    A cell over Python's field limit (``csv.field_size_limit``) that runs over several lines
+    is almost always a quote left open, which makes the rest of the file one cell; one on a
+    single line is that long as written (no quote runs it on).
+    """
     if "field larger than field limit" in str(error):
+        limit = f"longer than {csv.field_size_limit():,} characters, the CSV limit"
+        if one_line:
+            return InputProblem(
+                file,
+                row,
+                None,
+                f"a cell on this row is {limit}: the row is one line that long, not a quote "
+                "left open",
+                "shorten the cell or delete it: a cell holds a name, a number or a short note "
+                "(if the line is no row of the table, such as a log or data pasted in, delete "
+                "the line)",
+            )
         return InputProblem(
             file,
             row,
             None,
-            f"a cell starting on this row is longer than {csv.field_size_limit():,} characters, "
-            "the CSV limit",
+            f"a cell starting on this row is {limit}",
             'close the quote (") opened on this row, or delete the oversized cell',
         )
     return InputProblem(file, row, None, f"not valid CSV ({error})", fix)
@@ -615,10 +635,15 @@ def _records(text: str, file: str, separator: str) -> list[list[str]]:
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
     records: list[list[str]] = []
+    lines_read = 0  # lines of ``text`` before the record being read
     try:
-        records.extend(itertools.islice(reader, MAX_ROWS + 2))
+        for record in itertools.islice(reader, MAX_ROWS + 2):
+            records.append(record)
+            lines_read = reader.line_num
     except csv.Error as error:
-        raise InputError([csv_error_problem(error, file, len(records) + 1)]) from None
+        one_line = reader.line_num <= lines_read + 1
+        problem = csv_error_problem(error, file, len(records) + 1, one_line=one_line)
+        raise InputError([problem]) from None
     # The header and MAX_ROWS data rows fit; a further record is over the limit.
     _refuse_many_rows(file, len(records) - 1)
     return records
