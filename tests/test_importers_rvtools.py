@@ -6,10 +6,11 @@ import io
 from collections.abc import Mapping, Sequence
 
 import pytest
-from importer_samples import RVTOOLS, sample
+from importer_samples import CATALOG, RVTOOLS, sample
 from openpyxl import load_workbook
 
 from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts
 from planner.inputs.importers.rvtools import read_rvtools
 from planner.inputs.problems import InputError
@@ -411,7 +412,7 @@ def test_a_host_memory_under_1_gib_is_a_problem_saying_what_it_likely_means() ->
     first, _, third = read.problems
     assert first.message == (
         "'261.797' is 261.797 MiB (0.26 GiB), too little for a host (under 1 GiB): most likely "
-        f"261,797 MiB, written with a point between thousands; {_KEPT_MEMORY}"
+        f"261,797 MiB, written with a point between thousands: {_KEPT_MEMORY}"
     )
     assert "plain numbers, without thousands separators (261797)" in first.fix
     assert "RVTools gives memory in MiB" in third.message
@@ -427,3 +428,35 @@ def test_a_memory_with_thousands_points_in_a_comma_separated_csv_is_a_problem() 
     assert (problem.row, problem.column) == (2, "# Memory")
     assert "most likely 261,797 MiB" in problem.message
     assert "ram_gib" not in _values(read.hosts[0])
+
+
+def test_the_figure_assumed_for_an_unusable_cell_names_the_cell_in_its_note() -> None:
+    """The note of a core count or memory assumed in place of a cell that cannot be used names
+    the cell's row and column, what it holds and the figure assumed, pointing at the cell; it
+    said the figure was not in the RVTools export, as if the column were missing. A host
+    whose cells are read has no such note."""
+    rows = [
+        ("Host", "Cluster", "# Cores", "# Memory"),
+        ("esx1", "gpu", 8, 1024),
+        ("esx2", "gpu", "many", 1024),
+        ("esx3", "gpu", 8, 2048),
+    ]
+    data = saved_as(xlsx({"vHost": rows}), "vHost", {"D2": ("e", "#DIV/0!")})
+    imported = import_inventory([("rv.xlsx", data)], CATALOG, gpus_by_cluster={"gpu": ("L4", 2)})
+    assumed = {(n.subject, n.field): n for n in imported.notes if n.source == "assumed"}
+    memory = assumed["esx1", "ram_gib"]
+    assert (memory.file, memory.line, memory.locator, memory.value) == (
+        "rv.xlsx [vHost]",
+        2,
+        "# Memory",
+        "512",
+    )
+    assert memory.text == (
+        "row 2, # Memory: the memory cell holds the error value #DIV/0! (a formula that "
+        "failed); assumed 512: correct the cell, or set ram_gib for this host"
+    )
+    cores = assumed["esx2", "cpu_cores"]
+    assert (cores.line, cores.locator) == (3, "# Cores")
+    assert cores.text.startswith("row 3, # Cores: 'many' is not a core count above 0; assumed 64")
+    assert ("esx3", "cpu_cores") not in assumed
+    assert ("esx3", "ram_gib") not in assumed

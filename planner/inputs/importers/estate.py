@@ -611,6 +611,21 @@ def _fill_defaults(
         if name in chosen:
             continue
         shown = f"{value:g}" if isinstance(value, float) else str(value)
+        unused = next((c for part in entry.parts for c in part.unused if c.field == name), None)
+        if unused is not None:
+            # A file has the value but it cannot be used: the note names that cell.
+            chosen[name] = fact(
+                name,
+                value,
+                file=unused.file,
+                line=unused.line,
+                locator=unused.locator,
+                host=entry.name,
+                source="assumed",
+                text=f"{unused.said}; assumed {shown}: correct the cell, or set {name} for "
+                "this host",
+            )
+            continue
         chosen[name] = fact(
             name,
             value,

@@ -14,6 +14,7 @@ __all__ = [
     "HostsRead",
     "MigGpu",
     "MigInstance",
+    "UnusedCell",
     "fact",
 ]
 
@@ -89,6 +90,24 @@ class MigGpu:
 
 
 @dataclass(frozen=True)
+class UnusedCell:
+    """A cell that holds one of a host's values but could not be used (unreadable, empty, or a
+    figure no host has): the import assumes the value instead, and its note names the cell."""
+
+    field: str
+    """One of ``HOST_FIELDS``."""
+    file: str
+    line: int | None
+    """Row of the cell (header = row 1)."""
+    locator: str
+    """The cell's column as written."""
+    said: str
+    """Where the cell is and what is wrong with it, as the assumed value's note says it:
+    ``row 5, # Memory: the memory cell holds the error value #DIV/0! (a formula that
+    failed)``."""
+
+
+@dataclass(frozen=True)
 class HostFacts:
     """What one file says about one host."""
 
@@ -102,6 +121,8 @@ class HostFacts:
     name_note: ImportNote | None = None
     """How the host's name is known, when the file does not simply state it (a file name, a
     shell prompt, the name given)."""
+    unused: tuple[UnusedCell, ...] = ()
+    """Cells of the host's values that could not be used, each value assumed instead."""
 
     def get(self, name: str) -> Fact | None:
         """The fact for inventory column ``name``, if the file gives one."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, fact
+from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, UnusedCell, fact
 from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.sheets import UnreadableCell, sheet_rows, workbook_sheets
 from planner.inputs.importers.text import decode_text
@@ -315,9 +315,10 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             )
         ]
         _cluster(values, columns, clusters_from_vinfo, (host, tab, number, file), facts, problems)
-        _cores(values, columns, separator, host, tab, number, facts, problems)
-        _memory(values, columns, separator, host, tab, number, facts, problems)
-        hosts.append(HostFacts(host, tab, number, tuple(facts)))
+        unused: list[UnusedCell] = []
+        _cores(values, columns, separator, host, (tab, number), facts, problems, unused)
+        _memory(values, columns, separator, host, (tab, number), facts, problems, unused)
+        hosts.append(HostFacts(host, tab, number, tuple(facts), unused=tuple(unused)))
     if not hosts and not problems:
         raise InputError(
             [
@@ -478,21 +479,22 @@ def _positive(
     what: tuple[str, str, str, str],
     where: tuple[str, int],
     problems: list[InputProblem],
+    unused: list[UnusedCell],
 ) -> float | None:
     """The number above 0 in a host row's cell; else None, with a problem naming the cell and what
-    it holds and saying the host is still planned, with the figure the import assumes.
+    it holds and saying the host is still planned, with the figure the import assumes, and the
+    cell added to ``unused`` for that figure's note (``_not_used``).
 
     ``what`` is (the figure as a message names it, its unit as written after it, the inventory
     column, the figure assumed in its place); ``where`` the tab and row.
     """
-    said, unit, field, assumed = what
+    said, unit, field, _ = what
     raw = values[column[0]] if column[0] < len(values) else None
     written = "" if raw is None else str(raw).strip()
-    kept = _kept(assumed)
     try:
         found = _number(raw, separator)
     except CellError as error:
-        problems.append(InputProblem(*where, column[1], f"{error.message}: {kept}", error.fix))
+        _not_used(error.message, error.fix, column[1], what, where, problems, unused)
         return None
     if found is not None and found > 0:
         return found
@@ -502,22 +504,28 @@ def _positive(
         wrong = f"'{written}' is not a {said} above 0{unit}"
     else:
         wrong = f"the {said} cell is empty"
-    problems.append(
-        InputProblem(
-            *where,
-            column[1],
-            f"{wrong}: {kept}",
-            f"give the vHost tab as RVTools exports it, or set {field} for this host",
-        )
-    )
+    fix = f"give the vHost tab as RVTools exports it, or set {field} for this host"
+    _not_used(wrong, fix, column[1], what, where, problems, unused)
     return None
 
 
-def _kept(assumed: str) -> str:
-    """What a problem on a host's figure says of the host: the host's GPUs are real, so an
-    unusable figure leaves the host in with the ``assumed`` one, as a node whose capacity
-    kubectl gives unreadably is."""
-    return f"the host is kept, planned with the {assumed} the import assumes instead"
+def _not_used(
+    wrong: str,
+    fix: str,
+    column: str,
+    what: tuple[str, str, str, str],
+    where: tuple[str, int],
+    problems: list[InputProblem],
+    unused: list[UnusedCell],
+) -> None:
+    """A host's figure in ``column`` that cannot be used (``wrong`` says why): a problem saying
+    the host is still planned, with the figure the import assumes (the host's GPUs are real, as
+    a node's whose capacity kubectl gives unreadably), and the cell, so that the assumed
+    figure's note names it rather than saying RVTools lacks the figure."""
+    _, _, field, assumed = what
+    kept = f"the host is kept, planned with the {assumed} the import assumes instead"
+    problems.append(InputProblem(*where, column, f"{wrong}: {kept}", fix))
+    unused.append(UnusedCell(field, *where, column, f"row {where[1]}, {column}: {wrong}"))
 
 
 _HOST_MEMORY_MINIMUM_MIB = 1024.0
@@ -527,29 +535,23 @@ _THOUSANDS_POINTS = re.compile(r"^\d{1,3}(\.\d{3})+$")
 """A number with points between groups of thousands and no decimals: ``261.797``."""
 
 
-def _too_little_memory(
-    written: str, mib: float, column: str, where: tuple[str, int]
-) -> InputProblem:
-    """The problem of a host memory cell reading as less than ``_HOST_MEMORY_MINIMUM_MIB``:
-    what it was read as, what it most likely means, and how to export it plainly."""
+def _too_little_memory(written: str, mib: float) -> tuple[str, str]:
+    """(what is wrong, the fix) of a host memory cell reading as less than
+    ``_HOST_MEMORY_MINIMUM_MIB``: what it was read as, what it most likely means, and how to
+    export it plainly."""
     read_as = (
         f"{quoted(written)} is {mib:g} MiB ({mib / 1024:.2g} GiB), too little for a host "
         f"(under {_HOST_MEMORY_MINIMUM_MIB / 1024:g} GiB)"
     )
     if _THOUSANDS_POINTS.match(written):
         whole = int(written.replace(".", ""))
-        return InputProblem(
-            *where,
-            column,
-            f"{read_as}: most likely {whole:,} MiB, written with a point between thousands; "
-            f"{_kept('memory')}",
+        return (
+            f"{read_as}: most likely {whole:,} MiB, written with a point between thousands",
             f"export from RVTools with plain numbers, without thousands separators ({whole}), "
             "or set ram_gib for this host",
         )
-    return InputProblem(
-        *where,
-        column,
-        f"{read_as}; RVTools gives memory in MiB: {_kept('memory')}",
+    return (
+        f"{read_as}; RVTools gives memory in MiB",
         "give the host's memory in MiB as RVTools exports it, or set ram_gib for this host",
     )
 
@@ -565,13 +567,14 @@ def _cores(
     columns: Mapping[str, tuple[int, str]],
     separator: str,
     host: str,
-    tab: str,
-    number: int,
+    where: tuple[str, int],
     facts: list[Fact],
     problems: list[InputProblem],
+    unused: list[UnusedCell],
 ) -> None:
+    tab, number = where
     if "cores" in columns:
-        cores = _positive(values, columns["cores"], separator, _CORES, (tab, number), problems)
+        cores = _positive(values, columns["cores"], separator, _CORES, where, problems, unused)
         if cores is not None:
             facts.append(
                 fact(
@@ -587,10 +590,11 @@ def _cores(
             )
         return
     if "sockets" in columns and "cores_per_cpu" in columns:
-        at = (tab, number)
-        sockets = _positive(values, columns["sockets"], separator, _SOCKETS, at, problems)
+        sockets = _positive(
+            values, columns["sockets"], separator, _SOCKETS, where, problems, unused
+        )
         per = _positive(
-            values, columns["cores_per_cpu"], separator, _CORES_PER_SOCKET, at, problems
+            values, columns["cores_per_cpu"], separator, _CORES_PER_SOCKET, where, problems, unused
         )
         if sockets is not None and per is not None:
             facts.append(
@@ -612,19 +616,21 @@ def _memory(
     columns: Mapping[str, tuple[int, str]],
     separator: str,
     host: str,
-    tab: str,
-    number: int,
+    where: tuple[str, int],
     facts: list[Fact],
     problems: list[InputProblem],
+    unused: list[UnusedCell],
 ) -> None:
     if "memory" not in columns:
         return
-    mib = _positive(values, columns["memory"], separator, _MEMORY, (tab, number), problems)
+    tab, number = where
+    column = columns["memory"]
+    mib = _positive(values, column, separator, _MEMORY, where, problems, unused)
     if mib is None:
         return
     if mib < _HOST_MEMORY_MINIMUM_MIB:
-        written = str(values[columns["memory"][0]]).strip()
-        problems.append(_too_little_memory(written, mib, columns["memory"][1], (tab, number)))
+        wrong, fix = _too_little_memory(str(values[column[0]]).strip(), mib)
+        _not_used(wrong, fix, column[1], _MEMORY, where, problems, unused)
         return
     facts.append(
         fact(
