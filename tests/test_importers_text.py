@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.text import decode_text, host_from_file_name, name_host, tool_text
 from planner.inputs.problems import InputError
 from planner.inputs.tabular import read_csv_table
@@ -42,6 +43,31 @@ def test_comment_lines_are_not_prompts() -> None:
 def test_utf16_from_powershell_is_decoded() -> None:
     """PowerShell's ``>`` writes UTF-16 with a byte-order mark; it reads like UTF-8."""
     assert decode_text("GPU 0: NVIDIA L4\r\n".encode("utf-16"), "a") == "GPU 0: NVIDIA L4\n"
+
+
+_LIST = "GPU 0: NVIDIA L4 (UUID: GPU-1)\r\nGPU 1: NVIDIA L4 (UUID: GPU-2)\r\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_its_byte_order_mark_is_decoded(encoding: str) -> None:
+    """UTF-16 saved without its byte-order mark, little- or big-endian, is told by its zero
+    bytes (most high bytes zero, no NUL character) and decoded; its format is detected as that
+    of the text. It was refused as binary data."""
+    data = _LIST.encode(encoding)
+    assert decode_text(data, "gpus.txt") == _LIST.replace("\r\n", "\n")
+    assert detect_format("gpus.txt", data) is Format.NVIDIA_SMI_LIST
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\xff\x00\x81\x92", b"L\x00\x00\x004\x00", "é".encode("utf-16-le") + b"\x00\x00"],
+    ids=["one zero byte in two pairs", "a NUL pair", "a NUL character"],
+)
+def test_data_with_zero_bytes_unlike_utf16_text_is_still_binary(data: bytes) -> None:
+    """Zero bytes in fewer than half the pairs, or a pair of zeros (a NUL character, which
+    text never holds), is binary data, not UTF-16 text without its mark."""
+    with pytest.raises(InputError, match="binary data"):
+        decode_text(data, "dump.bin")
 
 
 def test_binary_data_is_refused_with_the_file_name() -> None:
