@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from csv_layouts import LAYOUTS
 from openpyxl import load_workbook
 
 from planner.cli import build_parser, main, scenario_from_args
@@ -101,8 +102,11 @@ RESAVED: dict[str, Callable[[list[list[str]]], bytes]] = {
         "sep=;\r\n" + _written(r, ";", "\r\n")
     ).encode(),
     "blank rows of separators above the header": lambda r: (";;;;\n" + _written(r, ";")).encode(),
+    **{layout: laid.write for layout, laid in LAYOUTS.items()},
 }
-"""How a spreadsheet re-saves a trace list; each reads as the comma-separated original."""
+"""How a spreadsheet re-saves a trace list, and the layouts every CSV reader reads alike (blank
+lines and Excel's sep= line in either order, a byte-order mark); each reads as the
+comma-separated original."""
 
 
 @pytest.mark.parametrize("saved_as", RESAVED)
@@ -140,6 +144,22 @@ def test_a_real_list_re_saved_by_a_spreadsheet_reads_as_the_original(
     assert read_nodes.value.catalog == plain_nodes.value.catalog
     assert read_pods.value.workloads == plain_pods.value.workloads
     assert read_pods.value.cpu_only == plain_pods.value.cpu_only
+
+
+def test_a_sep_line_names_the_separator_of_a_list_whose_header_holds_more_commas(
+    catalog: Catalog,
+) -> None:
+    """Below sep=; a node list whose last column's name holds commas is split on semicolons,
+    as Excel splits it: recognised and read, the extra column named as unknown."""
+    data = (
+        b"sep=;\nsn;cpu_milli;memory_mib;gpu;model;notes (a, b, c, d, e, f)\n"
+        b"node-0;32000;131072;2;T4;x\n"
+    )
+    assert is_node_list(data)
+    loaded = load_node_list(data, catalog, file_name="nodes.csv")
+    assert [h.name for h in loaded.value.inventory.hosts] == ["node-0"]
+    (problem,) = loaded.problems
+    assert problem.message.startswith("unknown column 'notes (a, b, c, d, e, f)' is ignored")
 
 
 def test_a_list_row_too_long_for_csv_is_refused_naming_its_row_and_the_limit(

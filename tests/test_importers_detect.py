@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from csv_layouts import HOSTS, LAYOUTS
 from importer_samples import (
     CATALOG,
     DCGM,
@@ -23,9 +24,11 @@ from importer_samples import (
     sample,
 )
 
+from planner.inputs.alibaba_trace import is_node_list, load_node_list
 from planner.inputs.importers.detect import Format, detect_format, known_formats
 from planner.inputs.importers.estate import import_inventory
 from planner.inputs.problems import InputError
+from planner.inputs.tabular import SPREADSHEET_SEPARATORS, read_csv_table
 
 
 @pytest.mark.parametrize(
@@ -146,6 +149,52 @@ def test_a_trace_list_is_refused_naming_how_it_is_read() -> None:
         "give it alone: python -m planner plan --inventory nodes.csv, or upload it alone on "
         "the dashboard's Inventory page"
     )
+
+
+_NODES = [
+    ["sn", "cpu_milli", "memory_mib", "gpu", "model"],
+    ["node-0", "32000", "131072", "2", "T4"],
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_detection_and_both_csv_readers_find_the_same_header(layout: str) -> None:
+    """Detection, the planner's CSV loader and the trace reader find the header of a file laid
+    out with blank lines, Excel's sep=; line, a byte-order mark or tabs on the same row: an
+    inventory is detected as one and read with its columns, its data row numbered below that
+    header; a trace node list is refused among other files as the trace's and read whole."""
+    laid = LAYOUTS[layout]
+    hosts, nodes = laid.write(HOSTS), laid.write(_NODES)
+    assert detect_format("hosts.csv", hosts) is Format.INVENTORY_CSV
+    table = read_csv_table(hosts, "hosts.csv", separators=SPREADSHEET_SEPARATORS)
+    assert list(table.columns) == HOSTS[0]
+    assert [r.number for r in table.rows] == [laid.header_row + 1]
+    with pytest.raises(InputError, match="a node list \\(hosts\\) of Alibaba's GPU-sharing trace"):
+        detect_format("nodes.csv", nodes)
+    assert is_node_list(nodes)
+    loaded = load_node_list(nodes, CATALOG, file_name="nodes.csv")
+    assert [h.name for h in loaded.value.inventory.hosts] == ["node-0"]
+    assert loaded.problems == ()
+
+
+def test_detection_reads_the_header_on_the_separator_a_sep_line_names() -> None:
+    """Below sep=; a header whose last name holds more commas than it has semicolons is split
+    on semicolons, as the loader splits it: the planner's inventory, not 'cannot tell which
+    tool wrote this file'."""
+    data = b"sep=;\nhost;gpu_model;notes (rack, row, slot, pdu)\na;L4;x\n"
+    assert detect_format("hosts.csv", data) is Format.INVENTORY_CSV
+    table = read_csv_table(data, "hosts.csv", separators=SPREADSHEET_SEPARATORS)
+    assert list(table.columns)[:2] == ["host", "gpu_model"]
+
+
+def test_an_rvtools_vm_tab_below_a_sep_line_is_named() -> None:
+    """An RVTools tab of virtual machines saved by Excel with its sep=; line is refused as
+    that tab, its header read below the sep= line as every CSV header is."""
+    data = (
+        b"sep=;\nVM;Powerstate;Template;CPUs;Memory;Host;Cluster\nvm1;poweredOn;False;4;8192;h;c\n"
+    )
+    with pytest.raises(InputError, match="RVTools tab of virtual machines"):
+        detect_format("vinfo.csv", data, role="inventory")
 
 
 @pytest.mark.parametrize(

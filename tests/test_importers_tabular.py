@@ -5,9 +5,17 @@ from __future__ import annotations
 import csv
 
 import pytest
+from csv_layouts import HOSTS, LAYOUTS
 
 from planner.inputs.problems import InputError
-from planner.inputs.tabular import read_csv_table, without_invisible
+from planner.inputs.tabular import (
+    CSV_TEXT,
+    SPREADSHEET_SEPARATORS,
+    csv_header,
+    decode_file,
+    read_csv_table,
+    without_invisible,
+)
 
 
 def test_a_quote_left_open_names_the_row_where_the_oversized_cell_starts() -> None:
@@ -39,6 +47,76 @@ def test_a_line_longer_than_the_csv_limit_is_refused_as_a_long_cell_not_an_open_
     )
     assert "quote" not in problem.fix
     assert problem.fix.startswith("shorten the cell or delete it")
+
+
+def test_a_csv_error_below_blank_lines_and_a_sep_line_names_the_row_a_spreadsheet_shows() -> None:
+    """The rows above the header (blank lines, Excel's sep= line) count in the row a CSV error
+    names: a quote left open on the file's fifth line is row 5."""
+    tail = "\n".join(f"h{i};L4" for i in range(20_000))
+    data = f'\nsep=;\nhost;gpu_model\nh0;L4\n"h1;L4\n{tail}\n'.encode()
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data, "inventory.csv", separators=SPREADSHEET_SEPARATORS)
+    (problem,) = caught.value.problems
+    assert problem.row == 5
+    assert "quote" in problem.fix
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_header_is_found_below_blank_lines_and_excels_sep_line(layout: str) -> None:
+    """Blank lines (or a blank row of separators) and Excel's sep=; line above the header, in
+    any order, are no row of the table: the header is the first line holding a cell, read on
+    the separator the sep= line names, else the one that splits it into most cells. The lines
+    above keep their numbers, so a data row is numbered as a spreadsheet shows it."""
+    laid = LAYOUTS[layout]
+    table = read_csv_table(laid.write(HOSTS), "inventory.csv", separators=SPREADSHEET_SEPARATORS)
+    assert list(table.columns) == ["host", "gpu_model", "gpus_per_host"]
+    assert table.separator == laid.separator
+    assert [(r.number, dict(r.cells)) for r in table.rows] == [
+        (laid.header_row + 1, {"host": "a", "gpu_model": "L4", "gpus_per_host": "1"})
+    ]
+    assert table.skipped == ()
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_csv_header_gives_the_headers_row_separator_and_cells(layout: str) -> None:
+    """``csv_header``, the one rule every CSV reader finds a header by, gives the row a
+    spreadsheet shows the header on, the separator and the cells as written."""
+    laid = LAYOUTS[layout]
+    text = decode_file(laid.write(HOSTS), "inventory.csv", CSV_TEXT)
+    header = csv_header(text, "inventory.csv", SPREADSHEET_SEPARATORS)
+    assert header is not None
+    assert (header.row, header.separator, header.cells) == (
+        laid.header_row,
+        laid.separator,
+        ("host", "gpu_model", "gpus_per_host"),
+    )
+
+
+def test_a_sep_line_names_the_separator_where_another_splits_the_header_into_more_cells() -> None:
+    """Below sep=; a header whose last name holds commas is split on semicolons, as Excel
+    splits it, though commas would split it into more cells."""
+    data = b"sep=;\nhost;gpu_model;notes (rack, row, slot, pdu)\na;L4;x\n"
+    table = read_csv_table(data, "inventory.csv", separators=SPREADSHEET_SEPARATORS)
+    assert table.separator == ";"
+    assert list(table.columns.values()) == ["host", "gpu_model", "notes (rack, row, slot, pdu)"]
+
+
+def test_a_sep_line_naming_a_separator_the_loader_does_not_read_is_refused_naming_it() -> None:
+    """A comma-only table (the catalog) below sep=; is refused saying its columns are separated
+    by semicolons, on the header's row."""
+    with pytest.raises(InputError) as caught:
+        read_csv_table(b"sep=;\nmodel;memory_gib\nL4;24\n", "gpus.csv")
+    (problem,) = caught.value.problems
+    assert problem.row == 2
+    assert problem.message == "the columns are separated by semicolons (;), not commas"
+
+
+@pytest.mark.parametrize("data", [b"", b"\n \n", b"sep=;\n\n", b"\n;;;\n,,\n"])
+def test_a_file_without_a_header_line_is_refused_as_empty(data: bytes) -> None:
+    """A file of blank lines, blank rows of separators or only Excel's sep= line has no header:
+    it is refused as empty."""
+    with pytest.raises(InputError, match="the file is empty"):
+        read_csv_table(data, "inventory.csv", separators=SPREADSHEET_SEPARATORS)
 
 
 LATIN1_MESSAGE = (

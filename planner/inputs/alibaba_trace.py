@@ -30,8 +30,6 @@ notes as they are.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -47,13 +45,13 @@ from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     Row,
     Table,
+    csv_header,
     decode_file,
     normalise_column,
     parse_cells,
     parse_int,
     read_csv_table,
     source_name,
-    table_text,
     yes_no,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
@@ -126,24 +124,17 @@ def trace_gpu_model(name: str) -> GpuModel:
 
 def _header(source: Path | str | bytes) -> set[str]:
     """The normalised column names of a list's header, found as its loader finds it
-    (``tabular.read_csv_table``): decoded by ``tabular.decode_file`` (a UTF-16 list too), read
-    as ``tabular.table_text`` gives it (below Excel's ``sep=;`` line, on the spreadsheet
-    separator found), the first row with a cell that is not blank. Empty when the file cannot
-    be read, decoded or split."""
+    (``tabular.read_csv_table``): decoded by ``tabular.decode_file`` (a UTF-16 list too), the
+    header and its separator found by ``tabular.csv_header`` (below blank lines and Excel's
+    ``sep=;`` line). Empty when the file cannot be read, decoded or split."""
     try:
         data = source if isinstance(source, bytes) else Path(source).read_bytes()
-        # Bytes that do not decode are no trace list here: the loader the file goes to
-        # decodes it the same way and says why.
-        text = decode_file(data, "", CSV_TEXT)
+        # Bytes that do not decode, or a header that does not split, are no trace list here:
+        # the loader the file goes to reads it the same way and says why.
+        found = csv_header(decode_file(data, "", CSV_TEXT), "", SPREADSHEET_SEPARATORS)
     except (OSError, InputError):
         return set()
-    text, separator = table_text(text, SPREADSHEET_SEPARATORS)
-    records = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
-    try:
-        header = next((r for r in records if any(c.strip() for c in r)), [])
-    except csv.Error:
-        return set()
-    return {normalise_column(c) for c in header}
+    return set() if found is None else {normalise_column(c) for c in found.cells}
 
 
 _TRACE_MATCH = 3

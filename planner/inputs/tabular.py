@@ -30,11 +30,13 @@ __all__ = [
     "LARGE_FILE_FIX",
     "SPREADSHEET_SEPARATORS",
     "CellError",
+    "CsvHeader",
     "Row",
     "Table",
     "TextKind",
     "binary_kind",
     "csv_error_problem",
+    "csv_header",
     "decode_file",
     "excel_separator",
     "is_workbook",
@@ -56,7 +58,6 @@ __all__ = [
     "sniff_separator",
     "source_name",
     "table_from_frame",
-    "table_text",
     "visible_name",
     "yes_no",
 ]
@@ -381,11 +382,11 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
     """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
-    writes it) and UTF-16 with its byte-order mark are accepted. Blank lines count as rows, as
-    in a spreadsheet, and are skipped. ``separators`` are the column separators read (the one
-    that splits the header into the most columns, ``sniff_separator``, or the one of them an
-    Excel ``sep=;`` first line names); a file separated by another is refused naming its
-    separator.
+    writes it) and UTF-16 with its byte-order mark are accepted. The header and the separator
+    are found by ``csv_header`` (below blank lines and Excel's ``sep=;`` line, the one of
+    ``separators`` the ``sep=`` line names or that splits the header into the most cells); a
+    file separated by another is refused naming its separator. Blank lines count as rows, as
+    in a spreadsheet, and are skipped.
     """
     data = _read_bytes(source, file)
     refuse_large_file(file, len(data))
@@ -401,10 +402,9 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                 )
             ]
         )
-    text, separator = table_text(decode_file(data, file, CSV_TEXT), separators)
-    records = _records(text, file, separator)
-    header_index = next((i for i, r in enumerate(records) if any(c.strip() for c in r)), None)
-    if header_index is None:
+    text = decode_file(data, file, CSV_TEXT)
+    found = csv_header(text, file, separators)
+    if found is None:
         raise InputError(
             [
                 InputProblem(
@@ -416,22 +416,22 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                 )
             ]
         )
-    written = records[header_index]
-    _refuse_other_separator(file, written, separator, header_row=header_index + 1)
+    separator = found.separator
+    records = _records(text[found.start :], file, separator, header_row=found.row)
+    written = list(found.cells)
+    _refuse_other_separator(file, written, separator, header_row=found.row)
     # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
     # data rows have as many empty trailing cells.
     width = len(written)
     while width and not written[width - 1].strip():
         width -= 1
     header = written[:width]
-    names = _header(file, header, header_row=header_index + 1)
+    names = _header(file, header, header_row=found.row)
     rows = []
     row_problems: list[InputProblem] = []
-    for index in range(header_index + 1, len(records)):
-        record = records[index]
+    for number, record in enumerate(records[1:], start=found.row + 1):
         if not any(cell.strip() for cell in record):
             continue
-        number = index + 1
         if [normalise_column(cell) for cell in record[:width]] == names:
             # Files joined one after the other repeat their header; it is no data row.
             row_problems.append(
@@ -439,7 +439,7 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
                     file,
                     number,
                     None,
-                    f"the header row is repeated here (row {header_index + 1} is the header): "
+                    f"the header row is repeated here (row {found.row} is the header): "
                     "files joined one after the other",
                     "delete this row",
                 )
@@ -484,21 +484,68 @@ _SEPARATOR_LINE = re.compile(r'^"?sep=(.)"?\1*\s*$', re.IGNORECASE)
 spreadsheet may pad it with empty cells: ``sep=;;;;``)."""
 
 
-def table_text(text: str, separators: str) -> tuple[str, str]:
-    """A CSV file's text as its table is read, and the separator it is read by: Excel's
-    ``sep=;`` first line blanked (no row of the table; the rows keep the numbers a spreadsheet
-    shows them with, the header then row 2), the separator that line names when it is one of
-    ``separators``, else the one of them ``sniff_separator`` finds."""
-    first_end = _LINE_END.search(text)
-    named = excel_separator(text[: first_end.start()] if first_end else text)
-    if named is not None:
-        text = text[first_end.start() :] if first_end else ""
-    return text, named if named and named in separators else sniff_separator(text, separators)
+@dataclass(frozen=True)
+class CsvHeader:
+    """Where a CSV file's header is, the separator its table is read on, and its cells."""
+
+    row: int
+    """The header's row as a spreadsheet shows it: its line in the file, the blank lines and
+    Excel's ``sep=`` line above it counted."""
+    start: int
+    """Where the header begins in the file's text [characters]; its table is read from here."""
+    separator: str
+    """The column separator the table is read on."""
+    cells: tuple[str, ...]
+    """The header's cells as written, untrimmed."""
+
+
+_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|\Z)")
+"""A line and its end (``_LINE_END``); the text of the line is group 1."""
+_BLANK_LINE = re.compile(rf'[\s"{re.escape(SPREADSHEET_SEPARATORS)}]*')
+"""A line that holds no cell: blanks, or a blank row as a spreadsheet writes it (``;;;;``,
+``"",""``). Every spreadsheet separator is blank here, so a line is blank or not whatever
+separator a reader takes."""
+
+
+def csv_header(text: str, file: str, separators: str) -> CsvHeader | None:
+    """The header of a CSV file's text, as every reader of CSV finds it (the planner's
+    loaders, format detection, the trace lists); None when the file has no line holding a
+    cell.
+
+    The header is the first line that is not blank (``_BLANK_LINE``), passing over Excel's
+    ``sep=;`` line when that is the first, with blank lines before or after it. It is read on
+    the separator the ``sep=`` line names when that is one of ``separators``, else on the one
+    of them that splits it into the most cells (``sniff_separator``).
+
+    Raises ``InputError`` naming ``file`` and the header's row when the header cannot be split
+    into cells (``csv_error_problem``).
+    """
+    named: str | None = None
+    for row, line in enumerate(_LINE.finditer(text), start=1):
+        written = line.group(1)
+        if _BLANK_LINE.fullmatch(written):
+            continue
+        if named is None:
+            named = excel_separator(written)
+            if named is not None:
+                continue
+        if named is None or named not in separators:
+            separator = sniff_separator(written, separators)
+        else:
+            separator = named
+        reader = csv.reader(io.StringIO(text[line.start() :], newline=""), delimiter=separator)
+        try:
+            cells = next(reader, [])
+        except csv.Error as error:
+            one_line = reader.line_num <= 1
+            raise InputError([csv_error_problem(error, file, row, one_line=one_line)]) from None
+        return CsvHeader(row, line.start(), separator, tuple(cells))
+    return None
 
 
 def excel_separator(line: str) -> str | None:
-    """The separator a CSV file's first line names for Excel (``sep=;`` gives ``;``); None when
-    the line is no such line."""
+    """The separator Excel's line above a CSV file's header names (``sep=;`` gives ``;``); None
+    when the line is no such line."""
     match = _SEPARATOR_LINE.match(line)
     return None if match is None else match.group(1)
 
@@ -628,8 +675,9 @@ def csv_error_problem(
     return InputProblem(file, row, None, f"not valid CSV ({error})", fix)
 
 
-def _records(text: str, file: str, separator: str) -> list[list[str]]:
-    """The file's records up to the row limit; one more record than the limit is refused.
+def _records(text: str, file: str, separator: str, *, header_row: int) -> list[list[str]]:
+    """The records of a table's ``text``, from its header (on row ``header_row``) up to the
+    row limit; one more record than the limit is refused.
 
     Reading stops at the limit, so a million-row file is refused without being parsed.
     """
@@ -641,9 +689,9 @@ def _records(text: str, file: str, separator: str) -> list[list[str]]:
             records.append(record)
             lines_read = reader.line_num
     except csv.Error as error:
+        row = header_row + len(records)
         one_line = reader.line_num <= lines_read + 1
-        problem = csv_error_problem(error, file, len(records) + 1, one_line=one_line)
-        raise InputError([problem]) from None
+        raise InputError([csv_error_problem(error, file, row, one_line=one_line)]) from None
     # The header and MAX_ROWS data rows fit; a further record is over the limit.
     _refuse_many_rows(file, len(records) - 1)
     return records

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -16,12 +14,12 @@ from planner.inputs.inventory import INVENTORY_COLUMNS
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
-    excel_separator,
+    CsvHeader,
+    csv_header,
     is_workbook,
     normalise_column,
     quoted,
     refuse_large_file,
-    sniff_separator,
 )
 from planner.inputs.workloads import WORKLOAD_COLUMNS
 
@@ -221,9 +219,8 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return prefixed
     if lines[0].lstrip().startswith(("{", "[")):
         return _json_format(data, file, role)
-    # Excel's 'sep=;' line stands above a CSV's header.
-    header = lines[1] if len(lines) > 1 and excel_separator(lines[0]) else lines[0]
-    found = _csv_format(header)
+    header = _csv_header(text)
+    found = None if header is None else _csv_format(header)
     if found is not None:
         return found
     _refuse_trace(file, data, role)
@@ -236,7 +233,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return Format.NVIDIA_SMI_REPORT
     if is_headerless_query(lines) and not any(_TOOL_ERROR.search(line) for line in lines[:5]):
         return Format.NVIDIA_SMI_QUERY
-    unread = _unread_output(lines)
+    unread = _unread_output(lines, header)
     if unread is not None:
         raise InputError([InputProblem(file, None, None, *unread)])
     raise UnknownFormatError(_refuse(file, "cannot tell which tool wrote this file", role).problems)
@@ -278,9 +275,10 @@ def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
     )
 
 
-def _unread_output(lines: list[str]) -> tuple[str, str] | None:
+def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str] | None:
     """(message, fix) for output of a known tool that the importers do not read: a tool's error
-    instead of its output, or a format of it that lacks what the planner needs."""
+    instead of its output, or a format of it that lacks what the planner needs. ``header``:
+    the lines' header read as CSV (``_csv_header``)."""
     first = lines[0].strip()
     for line in lines[:5]:
         error = _TOOL_ERROR.search(line)
@@ -309,7 +307,7 @@ def _unread_output(lines: list[str]) -> tuple[str, str] | None:
     described = _kubectl_describe(lines)
     if described is not None:
         return described
-    rvtools_tab = _rvtools_vm_tab(first)
+    rvtools_tab = None if header is None else _rvtools_vm_tab(header)
     if rvtools_tab is not None:
         return rvtools_tab
     if _YAML_START.match(first):
@@ -351,11 +349,10 @@ def _kubectl_describe(lines: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def _rvtools_vm_tab(header: str) -> tuple[str, str] | None:
+def _rvtools_vm_tab(header: CsvHeader) -> tuple[str, str] | None:
     """(message, fix) for an RVTools tab of VMs (vInfo, vCPU, vMemory, ...) saved as CSV: the
     hosts are in its vHost tab."""
-    separator = sniff_separator(header, SPREADSHEET_SEPARATORS)
-    cells = {normalise_column(c) for c in header.split(separator)}
+    cells = {normalise_column(c) for c in header.cells}
     if not {"vm", "powerstate"} <= cells:
         return None
     return (
@@ -538,23 +535,27 @@ def _refuse_prometheus_answer(documents: list[Any], file: str) -> None:
         )
 
 
-def _csv_format(header: str) -> Format | None:
-    """The format of a CSV header line, or None when it is no CSV the planner knows.
+def _csv_header(text: ToolText) -> CsvHeader | None:
+    """The header of ``text`` read as CSV, found as every CSV reader finds it
+    (``tabular.csv_header``: below blank lines and Excel's ``sep=;`` line, on the separator
+    that line names); None when there is none or it does not split into cells.
 
     The planner's own CSVs may be separated by semicolons or tabs, as spreadsheets save them
     in some locales (their loaders read them), or by vertical bars (their loaders refuse them
     naming the separator); nvidia-smi's query CSV is comma-separated, or semicolon- or
     tab-separated when a spreadsheet saved it again (its reader reads these too).
     """
-    separator = sniff_separator(header, SPREADSHEET_SEPARATORS + "|")
     try:
-        cells = next(
-            csv.reader(io.StringIO(header), delimiter=separator, skipinitialspace=True), []
-        )
-    except csv.Error:
+        return csv_header(text.text, text.file, SPREADSHEET_SEPARATORS + "|")
+    except InputError:
         return None
+
+
+def _csv_format(header: CsvHeader) -> Format | None:
+    """The format of a CSV file from its header, or None when it is no CSV the planner knows."""
     from planner.inputs.importers.rvtools import is_vhost_csv
 
+    cells = header.cells
     if is_vhost_csv(cells):
         return Format.RVTOOLS
     columns = {normalise_column(c) for c in cells}
@@ -565,7 +566,7 @@ def _csv_format(header: str) -> Format | None:
     inventory, workloads = len(columns & _INVENTORY_ONLY), len(columns & _WORKLOADS_ONLY)
     if max(inventory, workloads) >= _PLANNER_MATCH:
         return Format.INVENTORY_CSV if inventory >= workloads else Format.WORKLOADS_CSV
-    if separator == "|":
+    if header.separator == "|":
         return None
     written = [c.strip().lower() for c in cells]
     fields = [re.sub(r"\s*\[.*$", "", f) for f in written]
