@@ -97,6 +97,8 @@ RESAVED: dict[str, Callable[[list[list[str]]], bytes]] = {
     "UTF-16 tabs (Excel Unicode Text)": lambda r: (
         codecs.BOM_UTF16_LE + _written(r, "\t", "\r\n").encode("utf-16-le")
     ),
+    "UTF-16 without its byte-order mark": lambda r: _written(r, "\t", "\r\n").encode("utf-16-le"),
+    "UTF-16 big-endian without its byte-order mark": lambda r: _written(r).encode("utf-16-be"),
     "a blank line above the header": lambda r: ("\n" + _written(r)).encode(),
     "Excel's sep=; line above the header": lambda r: (
         "sep=;\r\n" + _written(r, ";", "\r\n")
@@ -113,9 +115,10 @@ comma-separated original."""
 def test_a_real_list_re_saved_by_a_spreadsheet_reads_as_the_original(
     catalog: Catalog, saved_as: str
 ) -> None:
-    """A slice of the real node list and pod list, re-saved with semicolons, tabs, as UTF-16,
-    below a blank line or below Excel's sep= line, is recognised as the trace's list (not taken
-    for a planner CSV) and reads to the hosts, catalog and classes of the comma original."""
+    """A slice of the real node list and pod list, re-saved with semicolons, tabs, as UTF-16
+    (with its byte-order mark or without), below a blank line or below Excel's sep= line, is
+    recognised as the trace's list (not taken for a planner CSV) and reads to the hosts,
+    catalog and classes of the comma original."""
     nodes = _every(_openb("openb_node_list_gpu_node.csv"), 25)
     pods = _every(_openb("openb_pod_list_gpuspec33.csv"), 97)
     plain_nodes = load_node_list(_written(nodes).encode(), catalog, file_name="nodes.csv")

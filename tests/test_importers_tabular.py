@@ -158,6 +158,33 @@ def test_a_utf16_csv_with_a_bad_character_names_its_line_counted_in_characters()
     assert problem.message.startswith("not UTF-16 text: bytes ")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_csv_without_its_byte_order_mark_is_read_as_with_it(encoding: str) -> None:
+    """UTF-16 saved without its byte-order mark, little- or big-endian, is told by its zero
+    bytes (most high bytes zero, no NUL character), as tool output is, and read as the same
+    table with its mark: header, separator and rows. It was refused as binary data."""
+    text = "sep=;\r\nhost;gpu_model;gpus_per_host\r\na;L4;1\r\nb;T4;2\r\n"
+    bare = read_csv_table(text.encode(encoding), "inventory.csv", separators=SPREADSHEET_SEPARATORS)
+    marked = read_csv_table(text.encode("utf-16"), "inventory.csv", separators=";")
+    assert list(bare.columns) == ["host", "gpu_model", "gpus_per_host"]
+    assert bare.separator == ";"
+    assert [(r.number, dict(r.cells)) for r in bare.rows] == [
+        (r.number, dict(r.cells)) for r in marked.rows
+    ]
+    assert [r.get("host") for r in bare.rows] == ["a", "b"]
+
+
+def test_a_utf16_csv_without_its_mark_with_a_bad_character_names_its_line() -> None:
+    """UTF-16 without its byte-order mark holding a lone surrogate on line 3 is refused on
+    line 3 as not UTF-16 text, as the same file with its mark is, not as binary data."""
+    data = "host,gpu_model\na,L4\nb\ud800,L4\n".encode("utf-16-le", "surrogatepass")
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data, "inventory.csv")
+    (problem,) = caught.value.problems
+    assert problem.row == 3
+    assert problem.message.startswith("not UTF-16 text: bytes ")
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -116,9 +116,35 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 """A line end as written on Windows, Unix or classic Mac OS (Excel's "CSV (Macintosh)")."""
 
 
+_UTF16_SAMPLE = 1024
+"""Bytes looked at to tell UTF-16 text saved without its byte-order mark [bytes]."""
+
+
+def _bare_utf16(data: bytes) -> str | None:
+    """The codec of UTF-16 text saved without its byte-order mark (a program that writes
+    UTF-16 bare, or a file whose mark was cut off with its first line), told from the pattern
+    of zero bytes in its first kilobyte: ``utf-16-le`` or ``utf-16-be``; None for any other
+    data.
+
+    Such text is mostly characters below U+0100, whose high byte is zero: more than half the
+    odd bytes zero is little-endian, more than half the even ones big-endian. Text holds no
+    NUL character, so data with both bytes of a pair zero is not UTF-16 text.
+    """
+    sample = data[: min(len(data), _UTF16_SAMPLE) // 2 * 2]
+    pairs = list(zip(sample[0::2], sample[1::2], strict=True))
+    if not pairs or any(first == 0 and second == 0 for first, second in pairs):
+        return None
+    if sum(second == 0 for _, second in pairs) * 2 > len(pairs):
+        return "utf-16-le"
+    if sum(first == 0 for first, _ in pairs) * 2 > len(pairs):
+        return "utf-16-be"
+    return None
+
+
 def decode_file(data: bytes, file: str, kind: TextKind) -> str:
-    """The text of a file's bytes: UTF-8, with or without the byte-order mark Excel writes, or
-    UTF-16 with its byte-order mark (Excel's "Unicode Text", Windows PowerShell's ``>``). Line
+    """The text of a file's bytes: UTF-8, with or without the byte-order mark Excel writes,
+    UTF-16 with its byte-order mark (Excel's "Unicode Text", Windows PowerShell's ``>``), or
+    UTF-16 without one, little- or big-endian, told by its zero bytes (``_bare_utf16``). Line
     ends are kept as written.
 
     Raises ``InputError`` naming ``file``: for a file of another kind (``binary_kind``) or
@@ -130,14 +156,14 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
         raise InputError(
             [InputProblem(file, None, None, f"this is {found}, not {kind.name}", kind.give)]
         )
-    utf16 = data.startswith(_UTF16_MARKS)
+    encoding = "utf-16" if data.startswith(_UTF16_MARKS) else _bare_utf16(data)
     # Text never holds a NUL byte (UTF-16's are read above): such a file is binary data, and
     # naming a byte that does not decode would wrongly suggest another text encoding.
-    if not utf16 and b"\x00" in data:
+    if encoding is None and b"\x00" in data:
         raise InputError(
             [InputProblem(file, None, None, f"binary data, not {kind.name}", kind.give)]
         )
-    encoding = "utf-16" if utf16 else "utf-8-sig"
+    encoding = encoding or "utf-8-sig"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -151,7 +177,7 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
                     file,
                     line,
                     None,
-                    f"not {'UTF-16' if utf16 else 'UTF-8'} text: "
+                    f"not {'UTF-8' if encoding == 'utf-8-sig' else 'UTF-16'} text: "
                     f"{'byte' if len(bad) == 1 else 'bytes'} {bad.hex(' ').upper()} cannot be "
                     "decoded (a character saved in another encoding, such as Latin-1 or "
                     "Windows-1252)",

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import codecs
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
 from planner.inputs.importers.provenance import NoteSource
-from planner.inputs.tabular import TextKind, binary_kind, decode_file
+from planner.inputs.tabular import TextKind, decode_file
 
 __all__ = [
     "ToolText",
@@ -49,41 +48,14 @@ _NO_BREAK_SPACES = str.maketrans(dict.fromkeys("\u00a0\u2007\u202f", " "))
 place of spaces when tool output is copied from it; a tool prints plain spaces."""
 
 
-_UTF16_SAMPLE = 1024
-"""Bytes looked at to tell UTF-16 text saved without its byte-order mark [bytes]."""
-
-
-def _utf16_mark(data: bytes) -> bytes:
-    """The byte-order mark of UTF-16 text saved without one (a program that writes UTF-16 bare,
-    or a file whose mark was cut off with its first line), told from the pattern of zero bytes
-    in its first kilobyte; empty for any other data.
-
-    Such text is mostly characters below U+0100, whose high byte is zero: more than half the
-    odd bytes zero is little-endian, more than half the even ones big-endian. Text holds no
-    NUL character, so data with both bytes of a pair zero is not UTF-16 text.
-    """
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or binary_kind(data):
-        return b""
-    sample = data[: min(len(data), _UTF16_SAMPLE) // 2 * 2]
-    pairs = list(zip(sample[0::2], sample[1::2], strict=True))
-    if not pairs or any(first == 0 and second == 0 for first, second in pairs):
-        return b""
-    if sum(second == 0 for _, second in pairs) * 2 > len(pairs):
-        return codecs.BOM_UTF16_LE
-    if sum(first == 0 for first, _ in pairs) * 2 > len(pairs):
-        return codecs.BOM_UTF16_BE
-    return b""
-
-
 def decode_text(data: bytes, file: str) -> str:
     """The text of a tool's output file, decoded as the planner's CSV files are
-    (``tabular.decode_file``: UTF-8, or UTF-16 with its byte-order mark), and UTF-16 without
-    one told by its zero bytes (``_utf16_mark``); newlines are normalised to ``\\n`` and
-    no-break spaces to spaces (output copied from a web page).
+    (``tabular.decode_file``: UTF-8, or UTF-16 with or without its byte-order mark); newlines
+    are normalised to ``\\n`` and no-break spaces to spaces (output copied from a web page).
 
     Raises ``InputError`` for binary data or another encoding.
     """
-    text = decode_file(_utf16_mark(data) + data, file, _TOOL_TEXT)
+    text = decode_file(data, file, _TOOL_TEXT)
     return text.replace("\r\n", "\n").replace("\r", "\n").translate(_NO_BREAK_SPACES)
 
 
