@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
 
 import pytest
+from csv_layouts import LAYOUTS
 from importer_samples import (
     CATALOG,
     NVIDIA_SMI_LIST,
@@ -13,6 +16,7 @@ from importer_samples import (
     sample,
 )
 
+from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.hosts import HostFacts, HostsRead
 from planner.inputs.importers.nvidia_smi import (
     gpu_instance_profile,
@@ -793,6 +797,39 @@ def test_a_query_csv_saved_again_with_semicolons_is_read() -> None:
     host = _one(read_nvidia_smi_query(data, "dgx-3.csv", CATALOG))
     values = _values(host)
     assert (values["gpu_model"], values["mig_enabled"]) == ("A100-80GB-SXM", "yes")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_real_query_csv_re_saved_around_its_header_reads_as_the_original(layout: str) -> None:
+    """The L40S query sample re-saved by a spreadsheet (semicolons below Excel's sep=; line,
+    blank lines above or below that line, tabs, a byte-order mark) is detected as nvidia-smi's
+    query CSV and read as the original is, its header found as every CSV reader finds it
+    (``tabular.csv_header``) and its GPU row numbered below it. The sep= line was read as the
+    header: "no 'name' column (found: sep=;)"."""
+    name, data = sample(NVIDIA_SMI_QUERY)
+    rows = list(csv.reader(io.StringIO(data.decode()), skipinitialspace=True))
+    laid = LAYOUTS[layout]
+    resaved = laid.write(rows)
+    original = read_nvidia_smi_query(data, name, CATALOG)
+
+    read = read_nvidia_smi_query(resaved, name, CATALOG)
+
+    assert detect_format(name, resaved) is Format.NVIDIA_SMI_QUERY
+    assert _values(_one(read)) == _values(_one(original))
+    assert _values(_one(read))["gpu_model"] == "L40S"
+    assert _one(read).line == laid.header_row + 1
+    assert read.problems == original.problems == ()
+
+
+def test_a_query_csv_below_a_sep_line_naming_no_name_column_quotes_its_header() -> None:
+    """A query CSV below Excel's sep=; line whose header has no name column is refused quoting
+    that header on its row, not the sep= line."""
+    data = b"sep=;\n\nindex;memory.total [MiB]\n0;23034 MiB\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert problem.row == 3
+    assert problem.message == "no 'name' column (found: index;memory.total [MiB])"
 
 
 def test_a_memory_that_reads_two_ways_in_a_semicolon_file_is_a_problem() -> None:

@@ -28,10 +28,10 @@ from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
     csv_error_problem,
+    csv_header,
     number_text,
     quoted,
     shown,
-    sniff_separator,
     visible_name,
 )
 
@@ -253,39 +253,48 @@ def _per_host(
 
 
 def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int], str]:
-    """The records of a query CSV, the file line each starts on (a quoted cell may hold a
-    newline, so a record may span lines) and the separator its header uses, which splits them
-    (a spreadsheet saving with semicolons writes numbers with a decimal comma)."""
-    separator = sniff_separator(text.lines[0][1], SPREADSHEET_SEPARATORS)
+    """The records of a query CSV from its header, the file line each starts on (a quoted cell
+    may hold a newline, so a record may span lines) and the separator they are split on (a
+    spreadsheet saving with semicolons writes numbers with a decimal comma).
+
+    The header and its separator are found as every CSV reader finds them
+    (``tabular.csv_header``: below blank lines and Excel's ``sep=;`` line, on the separator
+    that line names, else the one that splits the header into the most cells). Raises
+    ``InputError`` when there is no header: no GPU in the output.
+    """
+    # ``ToolText.text`` keeps each line on its line number, so the header's row is its line.
+    found = csv_header(text.text, file, SPREADSHEET_SEPARATORS)
+    if found is None:
+        raise _no_gpus(
+            file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
+        )
     reader = csv.reader(
-        io.StringIO("\n".join(t for _, t in text.lines)),
-        delimiter=separator,
+        io.StringIO(text.text[found.start :]),
+        delimiter=found.separator,
         skipinitialspace=True,
     )
     records: list[list[str]] = []
     starts: list[int] = []
-    start = 0
+    lines_read = 0  # lines from the header to the record being read
     try:
         for record in reader:
             records.append(record)
-            starts.append(text.lines[start][0])
-            start = reader.line_num
+            starts.append(found.row + lines_read)
+            lines_read = reader.line_num
     except csv.Error as error:
-        line = text.lines[start][0] if start < len(text.lines) else None
+        line = found.row + lines_read
         raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
-    return records, starts, separator
+    return records, starts, found.separator
 
 
 def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
     """The query CSV ``text`` of one output (see ``read_nvidia_smi_query``)."""
-    if not text.lines:
-        raise _no_gpus(
-            file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
-        )
-    header_line, header_text = text.lines[0]
     records, starts, separator = _query_records(text, file)
+    header_line = starts[0]
     columns = _query_columns(records[0])
-    if "name" not in columns and is_headerless_query([t for _, t in text.lines]):
+    # The header and the lines below it: what stands above it (Excel's sep= line) is no row.
+    lines = [t for n, t in text.lines if n >= header_line]
+    if "name" not in columns and is_headerless_query(lines):
         return _read_headerless(text, records, starts, file, catalog, host_name)
     if "name" not in columns:
         raise InputError(
@@ -294,7 +303,7 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
                     file,
                     header_line,
                     None,
-                    f"no 'name' column (found: {header_text[:120]})",
+                    f"no 'name' column (found: {lines[0][:120]})",
                     "run nvidia-smi --query-gpu=name,memory.total,mig.mode.current --format=csv "
                     "(with the header: no 'noheader')",
                 )
