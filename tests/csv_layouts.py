@@ -39,6 +39,7 @@ LAYOUTS = {
     "a sep=; line, then a blank line": Layout("sep=;\n\n", ";", 3),
     "a byte-order mark, then a sep=; line": Layout("sep=;\n", ";", 2, bom=True),
     "blank lines above the header": Layout("\n \n", ",", 3),
+    "blank lines above a semicolon header": Layout("\n\n", ";", 3),
     "tab-separated": Layout("", "\t", 1, "\r\n"),
     "a blank row of commas above a semicolon header": Layout(",,,,\n", ";", 2),
 }

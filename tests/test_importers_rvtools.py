@@ -6,6 +6,7 @@ import io
 from collections.abc import Mapping, Sequence
 
 import pytest
+from csv_layouts import LAYOUTS
 from importer_samples import CATALOG, RVTOOLS, sample
 from openpyxl import load_workbook
 
@@ -237,6 +238,34 @@ def test_the_vhost_tab_exported_as_csv_reads_like_the_workbook(separator: str) -
         == [(p.row, p.column, p.message) for p in workbook.problems]
         == [(3, "# Cores", f"the core count cell is empty: {_KEPT_CORES}")]
     )
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_real_vhost_tab_saved_as_csv_around_its_header_reads_as_the_workbook(
+    layout: str,
+) -> None:
+    """The vHost tab of the RVTools 4 sample saved as CSV by a spreadsheet (semicolons below
+    Excel's sep=; line, blank lines above or below that line, tabs, a byte-order mark) is
+    detected as RVTools and gives the workbook's hosts, each row numbered below the header as
+    the lines above it count. The sep= line was read as the header ('no Host column'), and a
+    blank line or a blank row of commas above a semicolon header made the file read on
+    commas."""
+    name, data = sample(RVTOOLS)
+    sheet = load_workbook(io.BytesIO(data), read_only=True)["vHost"]
+    rows = [["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+    workbook = read_rvtools(data, name)
+    laid = LAYOUTS[layout]
+    exported = laid.write(rows)
+
+    read = read_rvtools(exported, "RVTools_tabvHost.csv")
+
+    assert detect_format("RVTools_tabvHost.csv", exported) is Format.RVTOOLS
+    assert len(read.hosts) == 7
+    assert [(h.name, _values(h)) for h in read.hosts] == [
+        (h.name, _values(h)) for h in workbook.hosts
+    ]
+    assert [h.line for h in read.hosts] == [h.line + laid.header_row - 1 for h in workbook.hosts]
+    assert read.problems == workbook.problems == ()
 
 
 @pytest.mark.parametrize("separator", [";", "\t"])

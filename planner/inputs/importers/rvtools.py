@@ -31,10 +31,10 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
+    csv_header,
     is_workbook,
     number_text,
     quoted,
-    sniff_separator,
     visible_name,
     without_invisible,
 )
@@ -114,15 +114,20 @@ class _CsvBook:
 
 def _csv_book(data: bytes, file: str) -> _CsvBook:
     """The vHost tab exported as CSV (comma-, semicolon- or tab-separated, as the locale
-    writes it)."""
+    writes it), its header and separator found as every CSV reader finds them
+    (``tabular.csv_header``: below blank lines and Excel's ``sep=;`` line, on the separator
+    that line names)."""
     text = decode_text(data, file)
-    separator = sniff_separator(text.split("\n", 1)[0], SPREADSHEET_SEPARATORS)
-    # Rows keep their place (the header is row 1), as a spreadsheet numbers them.
-    rows = tuple(
-        tuple(cell if cell.strip() else None for cell in row)
-        for row in csv.reader(io.StringIO(text), delimiter=separator)
+    found = csv_header(text, file, SPREADSHEET_SEPARATORS)
+    if found is None:
+        return _CsvBook(_CsvTab("vHost", (), ","))
+    records = csv.reader(io.StringIO(text[found.start :]), delimiter=found.separator)
+    # Rows keep their place, as a spreadsheet numbers them: the lines above the header (blank
+    # lines, Excel's sep= line) are empty rows.
+    rows = ((),) * (found.row - 1) + tuple(
+        tuple(cell if cell.strip() else None for cell in record) for record in records
     )
-    return _CsvBook(_CsvTab("vHost", rows, separator))
+    return _CsvBook(_CsvTab("vHost", rows, found.separator))
 
 
 def _sheet(book: Any, name: str) -> Any | None:
