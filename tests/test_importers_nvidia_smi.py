@@ -648,6 +648,26 @@ def test_a_query_csv_cell_over_the_field_limit_names_its_line() -> None:
     (problem,) = caught.value.problems
     assert problem.row == 3
     assert "the CSV limit" in problem.message
+    assert problem.fix.startswith('close the quote (") opened on this row')
+
+
+def test_a_query_csv_line_over_the_field_limit_is_a_long_cell_not_an_open_quote() -> None:
+    """A query CSV row of one line longer than Python's CSV field limit, with no quote in it,
+    is refused naming that line and the limit, with a fix to shorten the cell: it said to close
+    a quote the line does not have."""
+    limit = csv.field_size_limit()
+    header = "name, memory.total [MiB], vbios_version\nNVIDIA L4, 23034 MiB, 95.04\n"
+    data = (header + "NVIDIA L4, 23034 MiB, " + "9" * (limit + 1) + "\n").encode()
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("q.csv", 3)
+    assert problem.message == (
+        f"a cell on this row is longer than {limit:,} characters, the CSV limit: the row is "
+        "one line that long, not a quote left open"
+    )
+    assert "quote" not in problem.fix
+    assert problem.fix.startswith("shorten the cell or delete it")
 
 
 def _report_mig_device(gi: int, ci: int, sms: int, total_mib: int) -> str:

@@ -283,7 +283,9 @@ def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int
             lines_read = reader.line_num
     except csv.Error as error:
         line = found.row + lines_read
-        raise InputError([csv_error_problem(error, file, line, "give the output as is")]) from None
+        one_line = reader.line_num <= lines_read + 1
+        problem = csv_error_problem(error, file, line, "give the output as is", one_line=one_line)
+        raise InputError([problem]) from None
     return records, starts, found.separator
 
 
