@@ -290,6 +290,49 @@ CASES = [
         question="add",
     ),
     _Case(
+        "pooled jobs never active beside a job for the only vSphere GPU, added to",
+        (
+            dataclasses.replace(
+                workload(
+                    "idle",
+                    kind=WorkloadKind.TRAINING,
+                    days_per_week=1,
+                    instances=3,
+                    gpus=0.125,
+                    memory_gib=17.5,
+                    busy_fraction=0.0,
+                    schedule=NEVER,
+                    vcpus=1.0,
+                    ram_gib=256.0,
+                    priority=1,
+                ),
+                max_slowdown=1.2,
+            ),
+            workload(
+                "train",
+                kind=WorkloadKind.TRAINING,
+                days_per_week=1,
+                gpus=0.125,
+                memory_gib=0.25,
+                busy_fraction=0.0,
+                schedule=OFFICE,
+                vcpus=1.0,
+                ram_gib=1.0,
+                latency_tolerant=False,
+                priority=1,
+            ),
+        ),
+        hosts=(
+            host("h0", "A100-40GB-PCIe", 1, cpu_cores=1.0, ram_gib=1.0),
+            host(
+                "h1", "A100-40GB-PCIe", 1, cpu_cores=1.0, ram_gib=1.0, platform=Platform.KUBERNETES
+            ),
+        ),
+        question="add",
+        servers=(ServerType("A16", 1, 1.0, 1.0),),
+        assumptions=Assumptions(max_slowdown=1.0),
+    ),
+    _Case(
         "one class of 5,000 instances, sized",
         (_small(instances=5000, vcpus=1.0, ram_gib=2.0),),
         question="size",

@@ -753,7 +753,28 @@ def _method_rows_hold(
                 if pattern[d]:
                     row[y[p]] = -pattern[d]
             model.constrain(row, upper=0.0)
+        _unused_work_still_takes_a_gpu(model, rows, groups, y, members)
     resting.constrain(model)
+
+
+def _unused_work_still_takes_a_gpu(
+    model: Model,
+    rows: _Rows,
+    groups: Sequence[_Group],
+    y: Block,
+    members: Sequence[tuple[int, int, tuple[float, ...]]],
+) -> None:
+    """Σ_{c: use[c] = 0} x[c,m,t] <= N Σ_p y[m,t,p], N the instances of those classes: an
+    instance that uses nothing of any dimension (a pooled job active in no hour) is still
+    placed on a GPU of its method, so serving any needs one."""
+    idle = [(k, i) for k, i, use in members if not any(use)]
+    if not idle:
+        return
+    row = {rows.x[k]: 1.0 for k, _ in idle}
+    most = float(sum(groups[i].instances for i in {i for _, i in idle}))
+    for column in y.columns():
+        row[column] = -most
+    model.constrain(row, upper=0.0)
 
 
 @dataclass
