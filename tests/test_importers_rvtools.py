@@ -268,6 +268,41 @@ def test_the_real_vhost_tab_saved_as_csv_around_its_header_reads_as_the_workbook
     assert read.problems == workbook.problems == ()
 
 
+_VHOST_HEADER = "Host;Cluster;# CPU;Cores per CPU;# Cores;# Memory\nesx1;gpu;2;32;64;1048576\n"
+
+
+@pytest.mark.parametrize(
+    ("row", "message", "fix"),
+    [
+        (
+            'esx2;"gpu;2;32;64;1048576\n' + "x" * 140_000 + "\n",
+            "a cell starting on this row is longer than 131,072 characters, the CSV limit",
+            'close the quote (") opened on this row',
+        ),
+        (
+            "esx2;gpu;2;32;64;" + "9" * 140_000 + "\n",
+            "a cell on this row is longer than 131,072 characters, the CSV limit: the row is "
+            "one line that long, not a quote left open",
+            "shorten the cell or delete it",
+        ),
+    ],
+    ids=["a quote left open", "a line that long"],
+)
+def test_a_vhost_csv_cell_over_the_field_limit_is_refused_naming_its_row(
+    row: str, message: str, fix: str
+) -> None:
+    """A vHost CSV below Excel's sep=; line whose row 4 holds a cell over Python's CSV field
+    limit is refused naming the tab and that row, as a quote left open or as a line that long:
+    the reader raised Python's csv.Error, which named neither."""
+    data = ("sep=;\n" + _VHOST_HEADER + row).encode()
+    with pytest.raises(InputError) as caught:
+        read_rvtools(data, "RVTools_tabvHost.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("RVTools_tabvHost.csv [vHost]", 4)
+    assert problem.message == message
+    assert problem.fix.startswith(fix)
+
+
 @pytest.mark.parametrize("separator", [";", "\t"])
 def test_a_semicolon_or_tab_vhost_csv_reads_numbers_by_the_locale_rules(separator: str) -> None:
     """In a vHost CSV separated by semicolons or tabs (a locale whose decimal mark is a comma),

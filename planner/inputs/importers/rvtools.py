@@ -31,6 +31,7 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
+    csv_error_problem,
     csv_header,
     is_workbook,
     number_text,
@@ -121,13 +122,26 @@ def _csv_book(data: bytes, file: str) -> _CsvBook:
     found = csv_header(text, file, SPREADSHEET_SEPARATORS)
     if found is None:
         return _CsvBook(_CsvTab("vHost", (), ","))
-    records = csv.reader(io.StringIO(text[found.start :]), delimiter=found.separator)
+    reader = csv.reader(io.StringIO(text[found.start :]), delimiter=found.separator)
     # Rows keep their place, as a spreadsheet numbers them: the lines above the header (blank
     # lines, Excel's sep= line) are empty rows.
-    rows = ((),) * (found.row - 1) + tuple(
-        tuple(cell if cell.strip() else None for cell in record) for record in records
-    )
-    return _CsvBook(_CsvTab("vHost", rows, found.separator))
+    rows: list[tuple[str | None, ...]] = [()] * (found.row - 1)
+    lines_read = 0  # lines from the header to the record being read
+    try:
+        for record in reader:
+            rows.append(tuple(cell if cell.strip() else None for cell in record))
+            lines_read = reader.line_num
+    except csv.Error as error:
+        one_line = reader.line_num <= lines_read + 1
+        problem = csv_error_problem(
+            error,
+            f"{file} [vHost]",
+            len(rows) + 1,
+            "give the vHost tab as RVTools exports it",
+            one_line=one_line,
+        )
+        raise InputError([problem]) from None
+    return _CsvBook(_CsvTab("vHost", tuple(rows), found.separator))
 
 
 def _sheet(book: Any, name: str) -> Any | None:
