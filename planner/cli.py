@@ -383,7 +383,9 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
 
 
 def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:
-    """The workbook's assumptions with every one the options set to a non-default value.
+    """The workbook's assumptions with every one the options set to a non-default value; the
+    performance constants are the workbook's overrides with each ``--perf`` on top (one
+    constant each, the last of a name winning), so the workbook's others are kept.
 
     Each value is checked where it is read: the workbook's by ``read_plan_inputs`` (a bad one
     is a problem on its row and keeps its default), the options' by ``_assumptions``, and the
@@ -393,6 +395,7 @@ def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> As
     given = _assumptions(args).by_name()
     defaults = Assumptions().by_name()
     changed = {name: value for name, value in given.items() if value != defaults[name]}
+    changed["performance_constants"] = {**restored.performance_constants, **dict(args.perf)}
     try:
         merged = restored.with_facts(changed)
     except ValueError as error:

@@ -251,6 +251,44 @@ def test_a_bad_constant_in_a_restored_workbook_is_refused_on_its_row(
     assert "no_rdma_factor=0.5" in capsys.readouterr().err
 
 
+def test_perf_beside_a_restored_workbook_adds_to_its_overrides_one_by_one(
+    tmp_path: Path,
+) -> None:
+    """--perf beside --from-workbook overrides the constants it names and keeps the workbook's
+    other overrides: the workbook's, then each --perf on top, the last of a name winning. It
+    replaced the workbook's whole set, so its other overrides were dropped without a word."""
+    first = tmp_path / "plan.xlsx"
+    argv = ["plan", "--methods", "passthrough", "--no-harvest"]
+    saved = ["--perf", "no_rdma_factor=3", "--perf", "network_overhead_vdi=0.4"]
+    assert main([*argv, *saved, "--out", str(first)]) == 0
+    args = build_parser().parse_args(
+        [
+            *argv,
+            "--from-workbook",
+            str(first),
+            "--perf",
+            "no_rdma_factor=2",
+            "--perf",
+            "vgpu_load_penalty_notebook=1.5",
+            "--perf",
+            "no_rdma_factor=2.5",
+        ]
+    )
+    scenario, _ = scenario_from_args(args)
+    assert scenario.assumptions.performance_constants == {
+        "no_rdma_factor": 2.5,
+        "network_overhead_vdi": 0.4,
+        "vgpu_load_penalty_notebook": 1.5,
+    }
+    restored, _ = scenario_from_args(
+        build_parser().parse_args([*argv, "--from-workbook", str(first)])
+    )
+    assert restored.assumptions.performance_constants == {
+        "no_rdma_factor": 3.0,
+        "network_overhead_vdi": 0.4,
+    }
+
+
 _NO_RDMA = "performance_constants[no_rdma_factor]"
 
 
