@@ -242,7 +242,7 @@ def test_a_host_named_twice_in_one_file_is_listed_not_merged() -> None:
     (problem,) = imported.problems
     assert (problem.file, problem.row) == ("twice.xlsx [vHost]", 3)
     assert problem.message == (
-        "host ESX-01 is named a second time in this file (first as esx-01 on row 2): left out"
+        "host 'ESX-01' is named a second time in this file (first as 'esx-01' on row 2): left out"
     )
     both = import_inventory([("rv.xlsx", data)], CATALOG, gpus_by_cluster={"prod": ("L40S", 4)})
     assert list(both.frame["host"]) == ["esx-01", "esx-02"]
@@ -266,3 +266,43 @@ def test_every_unreadable_file_is_named_in_one_refusal() -> None:
         ("notes.txt", "cannot tell which tool wrote this file"),
         ("picture.txt", "this is a PNG image, not the text a tool prints"),
     ]
+
+
+_L4_NODE = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}
+_ZWSP = "(it holds an invisible character: \\u200b, U+200B ZERO WIDTH SPACE)"
+
+
+def test_a_host_named_twice_is_quoted_with_its_invisible_character_escaped() -> None:
+    """A node named twice in one file whose name holds a zero-width space is quoted with the
+    character escaped and named, so it can be told from a name that shows alike; it was
+    written into the message unseen."""
+    data = kube_list(node("gpu\u200b-1", _L4_NODE), node("gpu\u200b-1", _L4_NODE))
+    imported = import_inventory([("nodes.json", data)], CATALOG)
+    (problem,) = imported.problems
+    assert problem.message == (
+        f"host 'gpu\\u200b-1' {_ZWSP} is named a second time in this file: left out"
+    )
+
+
+def test_files_disagreeing_on_a_host_name_it_with_its_invisible_character_escaped() -> None:
+    """Two files giving one host (its name holding a zero-width space) different GPU counts:
+    the problem names the host with the character escaped."""
+    files = [
+        ("nodes.json", kube_list(node("gpu\u200b-1", _L4_NODE))),
+        ("gpu\u200b-1.txt", b"GPU 0: NVIDIA L4 (UUID: a)\n"),
+    ]
+    imported = import_inventory(files, CATALOG)
+    (problem,) = imported.problems
+    assert problem.message == (
+        "host gpu\\u200b-1: gpus_per_host is 1 here but 2 in nodes.json; 2 is kept"
+    )
+
+
+def test_a_value_the_inventory_refuses_names_its_host_escaped() -> None:
+    """A value the inventory refuses, traced to the file it came from, names its host with an
+    invisible character escaped."""
+    labels = {**_L4_NODE, "nvidia.com/gpu.count": "100"}
+    data = kube_list(node("gpu\u200b-1", labels), node("gpu-2", _L4_NODE))
+    loaded = import_inventory([("nodes.json", data)], CATALOG).inventory(CATALOG)
+    (problem,) = loaded.problems
+    assert problem.message.startswith("host gpu\\u200b-1: gpus_per_host 100 is out of range")

@@ -39,3 +39,20 @@ def test_every_file_that_cannot_give_workloads_is_named_in_one_refusal() -> None
     assert [p.file for p in problems] == ["notes.txt", "nvidia-smi.txt"]
     assert "describes hosts, not workloads" in problems[1].message
     assert "inventory" in problems[1].fix
+
+
+def test_measured_pods_matching_no_class_are_listed_with_invisible_characters_escaped() -> None:
+    """DCGM pods that match no workload class are listed in a note, each as namespace/pod
+    with an invisible character escaped (a pod label holding a zero-width space is told from
+    the pod it looks like); it was listed unseen."""
+    good = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    labels = 'gpu="0",UUID="GPU-1",modelName="NVIDIA L4",Hostname="n1",namespace="ml"'
+    scrape = (
+        f'DCGM_FI_DEV_GPU_UTIL{{{labels},pod="zz\u200b-0"}} 50\n'
+        f'DCGM_FI_DEV_GPU_UTIL{{{labels},pod="yy-0"}} 40\n'
+    ).encode()
+    imported = import_workloads([("workloads.csv", good), ("l4.prom", scrape)], CATALOG)
+    (note,) = [n for n in imported.notes if "match no workload class" in n.text]
+    assert note.text == (
+        "2 measured pod(s) match no workload class (ml/zz\\u200b-0, ml/yy-0): not used"
+    )

@@ -39,7 +39,7 @@ from planner.inputs.inventory import (
 )
 from planner.inputs.platform import DEFAULT_PLATFORM
 from planner.inputs.problems import InputError, InputProblem, Loaded
-from planner.inputs.tabular import yes_no
+from planner.inputs.tabular import quoted, shown, yes_no
 
 __all__ = [
     "FRAME_COLUMNS",
@@ -282,7 +282,7 @@ def _hosts_by_name(reads: Sequence[HostsRead], problems: list[InputProblem]) -> 
                 hosts.append(entry)
             earlier = first_here.get(id(entry))
             if earlier is not None:
-                first = [] if earlier.name == part.name else [f"as {earlier.name}"]
+                first = [] if earlier.name == part.name else [f"as {quoted(earlier.name)}"]
                 first += [] if earlier.line is None else [f"on row {earlier.line}"]
                 where = f" (first {' '.join(first)})" if first else ""
                 problems.append(
@@ -290,7 +290,8 @@ def _hosts_by_name(reads: Sequence[HostsRead], problems: list[InputProblem]) -> 
                         part.file,
                         part.line,
                         None,
-                        f"host {part.name} is named a second time in this file{where}: left out",
+                        f"host {quoted(part.name)} is named a second time in this file{where}: "
+                        "left out",
                         "give every host a unique name, or remove the repeated one",
                     )
                 )
@@ -304,18 +305,18 @@ def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProbl
     """One problem per cluster whose hosts no file gives GPUs for."""
     problems = []
     for cluster_name, left in missing.items():
-        names = [h.name for h in left]
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        names = [shown(h.name) for h in left]
+        listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
         first = left[0].parts[0]
         problems.append(
             InputProblem(
                 first.file,
                 first.line,
                 "gpu_model",
-                f"cluster {cluster_name}: no file gives the GPUs of {len(names)} host(s) "
-                f"({shown}); left out",
+                f"cluster {shown(cluster_name)}: no file gives the GPUs of {len(names)} host(s) "
+                f"({listed}); left out",
                 "add nvidia-smi or kubectl output of these hosts (named as here), or give the "
-                f"cluster's GPUs (--cluster-gpus '{cluster_name}=MODEL:GPUS', or the import "
+                f"cluster's GPUs (--cluster-gpus '{shown(cluster_name)}=MODEL:GPUS', or the import "
                 "panel)",
             )
         )
@@ -485,8 +486,8 @@ def _combine(
             if other is best or other.value == best.value or other.source != best.source:
                 continue
             message = (
-                f"host {entry.name}: {name} is {other.value} here but {best.value} in "
-                f"{best.note.file}; {best.value} is kept"
+                f"host {shown(entry.name)}: {name} is {shown(str(other.value))} here but "
+                f"{shown(str(best.value))} in {best.note.file}; {shown(str(best.value))} is kept"
             )
             if name in _CHECKED:
                 problems.append(
@@ -610,7 +611,7 @@ def _fill_defaults(
     for name, (value, why) in fills.items():
         if name in chosen:
             continue
-        shown = f"{value:g}" if isinstance(value, float) else str(value)
+        figure = f"{value:g}" if isinstance(value, float) else str(value)
         unused = next((c for part in entry.parts for c in part.unused if c.field == name), None)
         if unused is not None:
             # A file has the value but it cannot be used: the note names that cell.
@@ -622,7 +623,7 @@ def _fill_defaults(
                 locator=unused.locator,
                 host=entry.name,
                 source="assumed",
-                text=f"{unused.said}; assumed {shown}: correct the cell, or set {name} for "
+                text=f"{unused.said}; assumed {figure}: correct the cell, or set {name} for "
                 "this host",
             )
             continue
@@ -634,5 +635,5 @@ def _fill_defaults(
             locator="",
             host=entry.name,
             source="assumed",
-            text=f"not in {said}; assumed {shown}: {why}",
+            text=f"not in {said}; assumed {figure}: {why}",
         )

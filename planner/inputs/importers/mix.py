@@ -30,6 +30,7 @@ from planner.inputs.importers.kubectl_pods import (
 from planner.inputs.importers.provenance import ImportNote, validated_import
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.tabular import shown
 from planner.inputs.workloads import (
     WORKLOAD_COLUMNS,
     WorkloadClass,
@@ -364,7 +365,8 @@ def fill_measured(
             continue
         found = _class_of(measured, class_of, by_pod_name, owners, names)
         if found is None:
-            unmatched_pods.append(f"{measured.namespace}/{measured.pod}".strip("/"))
+            pod = f"{shown(measured.namespace)}/{shown(measured.pod)}".strip("/")
+            unmatched_pods.append(pod)
             continue
         per_class.setdefault(found, []).append(measured)
     notes: list[ImportNote] = []
@@ -408,7 +410,7 @@ def fill_measured(
             )
         )
     if unmatched_pods:
-        shown = ", ".join(unmatched_pods[:5])
+        listed = ", ".join(unmatched_pods[:5])
         notes.append(
             ImportNote(
                 files,
@@ -419,7 +421,7 @@ def fill_measured(
                 str(len(unmatched_pods)),
                 "read",
                 f"{len(unmatched_pods)} measured pod(s) match no workload class "
-                f"({shown}): not used",
+                f"({listed}): not used",
             )
         )
     return result, notes, problems

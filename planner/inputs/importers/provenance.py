@@ -9,6 +9,7 @@ from typing import Literal, TypeVar
 import pandas as pd
 
 from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.tabular import shown
 
 __all__ = [
     "SOURCES",
@@ -60,8 +61,8 @@ class ImportNote:
 
 
 def _listed(items: Sequence[str], limit: int = 4) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+    joined = ", ".join(items[:limit])
+    return joined + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
 
 
 def summarise_notes(notes: Iterable[ImportNote]) -> list[str]:
@@ -173,7 +174,7 @@ def traced_problems(
             continue
         name = str(frame.iloc[position][column])
         note = given.get((name, problem.column))
-        message = f"{word} {name}: {problem.column} {problem.message}"
+        message = f"{word} {shown(name)}: {problem.column} {problem.message}"
         if note is None:
             traced.append(
                 InputProblem(validated_as, problem.row, problem.column, message, problem.fix)
