@@ -56,3 +56,26 @@ def test_measured_pods_matching_no_class_are_listed_with_invisible_characters_es
     assert note.text == (
         "2 measured pod(s) match no workload class (ml/zz\\u200b-0, ml/yy-0): not used"
     )
+
+
+def test_a_pod_measured_on_several_gpus_that_matches_no_class_is_counted_once() -> None:
+    """An unmatched pod measured on three GPUs is one pod in the note, and pods past the fifth
+    are counted, not dropped from the list unsaid; it said '3 measured pod(s)' and listed the
+    pod three times."""
+    good = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    labels = 'modelName="NVIDIA L4",Hostname="n1",namespace="ml"'
+    lines = [
+        f'DCGM_FI_DEV_GPU_UTIL{{gpu="{gpu}",UUID="GPU-{gpu}",{labels},pod="zz-0"}} 50'
+        for gpu in range(3)
+    ]
+    lines += [
+        f'DCGM_FI_DEV_GPU_UTIL{{gpu="9",UUID="GPU-9",{labels},pod="p-{n}"}} 5' for n in range(6)
+    ]
+    scrape = ("\n".join(lines) + "\n").encode()
+    imported = import_workloads([("workloads.csv", good), ("l4.prom", scrape)], CATALOG)
+    (note,) = [n for n in imported.notes if "match no workload class" in n.text]
+    assert note.value == "7"
+    assert note.text == (
+        "7 measured pod(s) match no workload class (ml/zz-0, ml/p-0, ml/p-1, ml/p-2, ml/p-3 "
+        "and 2 more): not used"
+    )

@@ -409,8 +409,10 @@ def fill_measured(
                 "only on Kubernetes): measured per GPU, matched to no workload",
             )
         )
-    if unmatched_pods:
-        listed = ", ".join(unmatched_pods[:5])
+    # A pod measured on several GPUs (or by several containers) is one pod.
+    pods = list(dict.fromkeys(unmatched_pods))
+    if pods:
+        listed = ", ".join(pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
         notes.append(
             ImportNote(
                 files,
@@ -418,10 +420,9 @@ def fill_measured(
                 "pod",
                 "",
                 "",
-                str(len(unmatched_pods)),
+                str(len(pods)),
                 "read",
-                f"{len(unmatched_pods)} measured pod(s) match no workload class "
-                f"({listed}): not used",
+                f"{len(pods)} measured pod(s) match no workload class ({listed}): not used",
             )
         )
     return result, notes, problems
