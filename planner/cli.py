@@ -164,24 +164,32 @@ def parse_server(text: str, catalog: Catalog) -> ServerType:
 
 
 def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options naming the input files and the assumptions; defaults are the sample scenario."""
+    """Options naming the input files and the assumptions; defaults are the sample scenario.
+
+    An assumption's option defaults to None, its default value shown in its help, so that one
+    given is known as given whatever its value (``_given_facts``): given beside
+    ``--from-workbook``, it wins over the workbook's value even when it is the default."""
     add_input_file_arguments(parser)
     given = parser.add_argument_group("assumptions (default: the value shown)")
     for name, about, default in facts(Assumptions()):
         if about.flag is None:
             continue
         meaning = about.meaning.replace("%", "%%")  # argparse formats help with %
-        help_text = f"{meaning} [{about.unit}] (%(default)s)"
         if isinstance(default, enum.Enum):
             choices = [m.value for m in type(default)]
             given.add_argument(
-                about.flag, choices=choices, default=default.value, dest=_dest(name), help=help_text
+                about.flag,
+                choices=choices,
+                default=None,
+                dest=_dest(name),
+                help=f"{meaning} [{about.unit}] ({default.value})",
             )
         elif isinstance(default, bool):
             # A yes/no option names the change from its default (--k8s-ai-enterprise).
             given.add_argument(
                 about.flag,
                 action="store_false" if default else "store_true",
+                default=None,
                 dest=_dest(name),
                 help=f"{meaning} (default: {'yes' if default else 'no'})",
             )
@@ -190,14 +198,16 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
             given.add_argument(
                 about.flag,
                 type=_fact_number(name, about),
-                default=default,
+                default=None,
                 dest=_dest(name),
                 metavar="VALUE",
-                help=f"{meaning} [{about.unit}{range_text}] (%(default)s)",
+                help=f"{meaning} [{about.unit}{range_text}] ({default})",
             )
     given.add_argument(
         "--no-mig-backed-vgpu",
-        action="store_true",
+        action="store_false",
+        default=None,
+        dest="mig_backed_vgpu",
         help="MIG without vGPU licensing (bare metal or containers)",
     )
     given.add_argument(
@@ -241,20 +251,23 @@ def _fact_number(name: str, about: Fact) -> Callable[[str], float]:
     return parse
 
 
+def _given_facts(args: argparse.Namespace) -> dict[str, Any]:
+    """The assumptions the options given set, by name (``Assumptions.with_facts``), whatever
+    their value; an option not given is None (``add_scenario_arguments``) and sets nothing."""
+    given: dict[str, Any] = {}
+    for name, about, default in facts(Assumptions()):
+        value = None if about.flag is None else getattr(args, _dest(name))
+        if value is not None:
+            given[name] = type(default)(value) if isinstance(default, enum.Enum) else value
+    if args.mig_backed_vgpu is not None:
+        given["mig_backed_vgpu"] = args.mig_backed_vgpu
+    return given
+
+
 def _assumptions(args: argparse.Namespace) -> Assumptions:
-    defaults = Assumptions()
-    given = {
-        name: type(default)(value) if isinstance(default, enum.Enum) else value
-        for name, about, default in facts(defaults)
-        if about.flag is not None
-        for value in [getattr(args, _dest(name))]
-    }
-    return defaults.with_facts(
-        {
-            **given,
-            "mig_backed_vgpu": not args.no_mig_backed_vgpu,
-            "performance_constants": dict(args.perf),
-        }
+    """The default assumptions with those the options set."""
+    return Assumptions().with_facts(
+        {**_given_facts(args), "performance_constants": dict(args.perf)}
     )
 
 
@@ -383,19 +396,21 @@ def _is_planner_csv(file: tuple[str, bytes], expected: Format) -> bool:
 
 
 def _restored_assumptions(restored: Assumptions, args: argparse.Namespace) -> Assumptions:
-    """The workbook's assumptions with every one the options set to a non-default value; the
-    performance constants are the workbook's overrides with each ``--perf`` on top (one
-    constant each, the last of a name winning), so the workbook's others are kept.
+    """The workbook's assumptions with every one an option given sets, at whatever value (its
+    default too: what the user typed wins); the performance constants are the workbook's
+    overrides with each ``--perf`` on top (one constant each, the last of a name winning), so
+    the workbook's others are kept.
 
     Each value is checked where it is read: the workbook's by ``read_plan_inputs`` (a bad one
-    is a problem on its row and keeps its default), the options' by ``_assumptions``, and the
-    merge by ``Assumptions.with_facts``, which refuses an unknown constant and checks every
-    value as an ``Assumptions`` checks itself when built.
+    is a problem on its row and keeps its default), the options' as they are parsed
+    (``_fact_number``, ``_performance_constant``), and the merge by ``Assumptions.with_facts``,
+    which refuses an unknown constant and checks every value as an ``Assumptions`` checks
+    itself when built.
     """
-    given = _assumptions(args).by_name()
-    defaults = Assumptions().by_name()
-    changed = {name: value for name, value in given.items() if value != defaults[name]}
-    changed["performance_constants"] = {**restored.performance_constants, **dict(args.perf)}
+    changed = {
+        **_given_facts(args),
+        "performance_constants": {**restored.performance_constants, **dict(args.perf)},
+    }
     try:
         merged = restored.with_facts(changed)
     except ValueError as error:

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from planner.assumptions import Assumptions, FrozenMap, Network, facts
-from planner.cli import build_parser
+from planner.cli import build_parser, scenario_from_args
 
 
 def test_a_negative_price_or_a_non_finite_number_is_refused_when_built() -> None:
@@ -86,8 +86,9 @@ def test_with_facts_sets_nested_assumptions_and_checks_them() -> None:
 
 
 def test_the_cli_offers_every_flagged_assumption_with_its_default_and_meaning() -> None:
-    """The CLI's options are made from the Facts: each flag exists, shows its meaning, and its
-    default is the dataclass default."""
+    """The CLI's options are made from the Facts: each flag exists and shows its meaning and
+    the dataclass default, which a plan without the option takes; the option itself is None
+    unless given, so that one given at its default value is known as given."""
     parser = build_parser()
     plan = next(
         a for a in parser._subparsers._group_actions[0].choices.values()  # type: ignore[union-attr]
@@ -99,6 +100,9 @@ def test_the_cli_offers_every_flagged_assumption_with_its_default_and_meaning() 
     for name, about, value in flagged:
         action = options[about.flag]  # type: ignore[index]
         default = value.value if hasattr(value, "value") else value
-        assert action.default == default, name
+        shown = f"default: {'yes' if default else 'no'}" if isinstance(default, bool) else default
+        assert f"({shown})" in (action.help or ""), name
+        assert action.default is None, name
         assert about.meaning.replace("%", "%%") in (action.help or ""), name
+    assert scenario_from_args(parser.parse_args(["plan"]))[0].assumptions == Assumptions()
     assert dataclasses.is_dataclass(Assumptions())

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from openpyxl import load_workbook
+from openpyxl import Workbook, load_workbook
 
-from planner.assumptions import VgpuScheduler, VsphereVersion
+from planner.assumptions import Assumptions, Fact, VgpuScheduler, VsphereVersion, facts
 from planner.cli import (
     UsageError,
     build_parser,
@@ -20,13 +21,16 @@ from planner.cli import (
     scenario_from_args,
 )
 from planner.inputs.catalog import load_catalog
+from planner.inputs.importers import write_inputs_sheet
 from planner.inputs.importers.workbook import PLAN_INPUTS_SHEET
-from planner.inputs.workloads import WorkloadKind
+from planner.inputs.inventory import load_inventory
+from planner.inputs.workloads import WorkloadKind, load_workloads
 from planner.methods import k8s_mps, k8s_time_slicing
 from planner.methods.k8s_mig import STRATEGY, MigStrategy
 from planner.methods.kubernetes import AI_ENTERPRISE
 from planner.methods.registry import Method
 from planner.output.report import plan_scenario
+from planner.scenario import Scenario
 from tests import builders
 from tests.builders import scenario_of
 
@@ -585,3 +589,69 @@ def test_a_plan_without_a_proven_cost_bound_says_so() -> None:
     line = recommended_lines(unbounded)[1]
     assert "no lower bound on its cost could be proven (ratio —" in line
     assert "$0" not in line
+
+
+def _other_value(about: Fact, default: object) -> object:
+    """A value of an assumption's option other than its default: another choice, or the end
+    of its range farther from the default."""
+    if isinstance(default, enum.Enum):
+        return next(member for member in type(default) if member is not default)
+    assert about.minimum is not None
+    assert about.maximum is not None
+    value = about.maximum if about.maximum != default else about.minimum
+    return int(value) if about.whole else value
+
+
+def _workbook_with(assumptions: Assumptions, path: Path) -> Path:
+    """A plan workbook of the sample files that restores ``assumptions``."""
+    catalog = load_catalog()
+    sample = REPO / "data" / "sample"
+    book = Workbook()
+    write_inputs_sheet(
+        book,
+        Scenario(
+            catalog,
+            load_inventory((sample / "inventory.csv").read_bytes(), catalog).value,
+            load_workloads((sample / "workloads.csv").read_bytes(), catalog).value,
+            assumptions,
+        ),
+    )
+    book.save(path)
+    return path
+
+
+def test_an_option_given_at_its_default_wins_over_the_restored_workbook(tmp_path: Path) -> None:
+    """Every assumption's option given beside --from-workbook is the value planned, also when
+    it is the option's default (--pue 1.5 over a workbook's 1.2); an option not given keeps the
+    workbook's value. Options given at their default value were ignored, the workbook's kept."""
+    valued = [
+        (name, about, default)
+        for name, about, default in facts(Assumptions())
+        if about.flag is not None and not isinstance(default, bool)
+    ]
+    changed = {name: _other_value(about, default) for name, about, default in valued}
+    book = _workbook_with(Assumptions().with_facts(changed), tmp_path / "plan.xlsx")
+    at_default = [
+        text
+        for _, about, default in valued
+        for text in (about.flag, str(default.value if isinstance(default, enum.Enum) else default))
+    ]
+    argv = ["plan", "--from-workbook", str(book)]
+    given, _ = scenario_from_args(build_parser().parse_args([*argv, *at_default]))
+    kept, _ = scenario_from_args(build_parser().parse_args(argv))
+    given_values, kept_values = given.assumptions.by_name(), kept.assumptions.by_name()
+    for name, _, default in valued:
+        assert given_values[name] == default, name
+        assert kept_values[name] == changed[name], name
+
+
+def test_an_option_given_at_its_default_beside_a_saved_scenario_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --scenario NAME --pue 1.5` stops, naming --pue, which the saved scenario's PUE
+    would override, also when 1.5 is the option's default; it was let through unseen."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    assert main(["scenarios", "save", "base", "--pue", "2", *db]) == 0
+    capsys.readouterr()
+    assert main(["plan", "--scenario", "base", "--pue", "1.5", *db]) == 2
+    assert "--pue would be ignored" in capsys.readouterr().err
