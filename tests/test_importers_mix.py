@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from importer_samples import CATALOG, REPO, european_csv
+from importer_samples import CATALOG, REPO, container, european_csv, kube_list, pod
 
 from planner.inputs.importers.mix import import_workloads
 from planner.inputs.problems import InputError
@@ -79,3 +79,36 @@ def test_a_pod_measured_on_several_gpus_that_matches_no_class_is_counted_once() 
         "7 measured pod(s) match no workload class (ml/zz-0, ml/p-0, ml/p-1, ml/p-2, ml/p-3 "
         "and 2 more): not used"
     )
+
+
+def test_a_class_named_again_by_pods_is_a_problem_of_the_pods_file() -> None:
+    """A class of the pods' (Deployment chat-llm) named as a class of an earlier workload CSV is
+    renamed, the problem naming the pods' file as given and the earlier file; it named the
+    notes text ('pods.json: Deployment ml/chat-llm (1 pod(s))') as the file."""
+    good = (REPO / "data" / "sample" / "workloads.csv").read_bytes()
+    gpu = container(limits={"nvidia.com/gpu": "1"})
+    replica_set = ("ReplicaSet", "chat-llm-7d9f8c6b5d")
+    pods = kube_list(pod("chat-llm-7d9f8c6b5d-x2k4q", owner=replica_set, containers=[gpu]))
+    imported = import_workloads([("workloads.csv", good), ("pods.json", pods)], CATALOG)
+    (problem,) = [p for p in imported.problems if p.column == "name"]
+    assert (problem.file, problem.row) == ("pods.json", None)
+    assert problem.message == ("class 'chat-llm' is also in workloads.csv: renamed 'chat-llm-2'")
+    assert sorted(imported.frame["name"])[:2] == ["chat-llm", "chat-llm-2"]
+
+
+def test_a_class_named_in_two_workload_files_is_quoted_as_messages_quote_names() -> None:
+    """A class name used in two workload CSVs is quoted as every message quotes a name
+    (``tabular.quoted``: a long one cut, its length said), the earlier file named with its
+    invisible character escaped, and the problem is the later file's; the name was written
+    whole and the file given as 'from b.csv (the planner's workload CSV)'."""
+    name = "x" * 100
+    header, first = (REPO / "data" / "sample" / "workloads.csv").read_text().splitlines()[:2]
+    table = f"{header}\n{name}{first[first.index(',') :]}\n".encode()
+    imported = import_workloads([("team\u200ba.csv", table), ("b.csv", table)], CATALOG)
+    (problem,) = imported.problems
+    assert (problem.file, problem.column) == ("b.csv", "name")
+    cut = "x" * 60 + "… (100 characters)"
+    assert problem.message == (
+        f"class '{cut}' is also in team\\u200ba.csv: renamed '{'x' * 60}… (102 characters)'"
+    )
+    assert list(imported.frame["name"]) == [name, f"{name}-2"]

@@ -30,7 +30,7 @@ from planner.inputs.importers.kubectl_pods import (
 from planner.inputs.importers.provenance import ImportNote, validated_import
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.problems import InputError, InputProblem, Loaded
-from planner.inputs.tabular import shown
+from planner.inputs.tabular import quoted, shown
 from planner.inputs.workloads import (
     WORKLOAD_COLUMNS,
     WorkloadClass,
@@ -116,7 +116,7 @@ def import_workloads(
     not list). A workbook is opened once: its reader takes the one its detection opened.
     """
     defaults = defaults or WorkloadDefaults()
-    frames: list[pd.DataFrame] = []
+    frames: list[tuple[pd.DataFrame, list[str]]] = []  # each with the file of each of its rows
     notes: list[ImportNote] = []
     problems: list[InputProblem] = []
     pods: list[PodRequest] = []
@@ -129,7 +129,7 @@ def import_workloads(
             detected = detect_file(name, data, role="workloads")
             if detected.format in (Format.WORKLOADS_CSV, Format.PLAN_WORKBOOK):
                 frame, note, loaded_problems = _planner_workloads(name, data, detected, catalog)
-                frames.append(frame)
+                frames.append((frame, [name] * len(frame)))
                 notes.append(note)
                 problems.extend(loaded_problems)
             elif detected.format is Format.KUBECTL_PODS:
@@ -161,7 +161,7 @@ def import_workloads(
     grouped: GroupedPods | None = None
     if pods:
         grouped = group_pods(pods, catalog, group_by=group_by, defaults=defaults)
-        frames.append(grouped.frame)
+        frames.append((grouped.frame, _pod_files(pods, grouped)))
         notes.extend(grouped.notes)
         problems.extend(grouped.problems)
     if not frames:
@@ -178,7 +178,9 @@ def import_workloads(
             ]
         )
     frame = _unique(
-        pd.concat([f[list(FRAME_COLUMNS)] for f in frames], ignore_index=True), problems
+        pd.concat([f[list(FRAME_COLUMNS)] for f, _ in frames], ignore_index=True),
+        [file for _, files in frames for file in files],
+        problems,
     )
     measurements = dcgm.measure(samples)
     if measurements:
@@ -230,25 +232,40 @@ def _planner_workloads(
     return frame, note, loaded.problems
 
 
-def _unique(frame: pd.DataFrame, problems: list[InputProblem]) -> pd.DataFrame:
-    """Class names made unique across files: a later repeat gets ``-2``, with a problem."""
-    seen: set[str] = set()
+def _pod_files(pods: Sequence[PodRequest], grouped: GroupedPods) -> list[str]:
+    """The files the pods of each class of ``grouped`` came from, one entry per row of its
+    frame (several files joined by commas)."""
+    files: dict[str, list[str]] = {}
+    for pod in pods:
+        name = grouped.class_of.get((pod.namespace, pod.name))
+        if name is not None:
+            files.setdefault(name, []).append(pod.file)
+    return [", ".join(dict.fromkeys(files.get(str(n), []))) for n in grouped.frame["name"]]
+
+
+def _unique(
+    frame: pd.DataFrame, row_files: Sequence[str], problems: list[InputProblem]
+) -> pd.DataFrame:
+    """Class names made unique across files: a later repeat gets ``-2``, with a problem on the
+    file it is in (``row_files``: each row's file)."""
+    first_file: dict[str, str] = {}
     names = []
-    for position, name in enumerate(frame["name"].astype(str)):
+    for name, file in zip(frame["name"].astype(str), row_files, strict=True):
         unique, suffix = name, 2
-        while unique in seen:
+        while unique in first_file:
             unique, suffix = f"{name}-{suffix}", suffix + 1
         if unique != name:
             problems.append(
                 InputProblem(
-                    str(frame["notes"].iloc[position]),
+                    file,
                     None,
                     "name",
-                    f"class '{name}' is also in an earlier file: renamed '{unique}'",
+                    f"class {quoted(name)} is also in {shown(first_file[name])}: renamed "
+                    f"{quoted(unique)}",
                     "give the classes distinct names, or import each class from one file",
                 )
             )
-        seen.add(unique)
+        first_file[unique] = file
         names.append(unique)
     result = frame.copy()
     result["name"] = names
