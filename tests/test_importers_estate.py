@@ -19,7 +19,7 @@ from importer_samples import (
 )
 from openpyxl import Workbook
 
-from planner.inputs.importers.estate import ImportDefaults, import_inventory
+from planner.inputs.importers.estate import ImportDefaults, import_inventory, parse_cluster_gpus
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError
 
@@ -306,3 +306,40 @@ def test_a_value_the_inventory_refuses_names_its_host_escaped() -> None:
     loaded = import_inventory([("nodes.json", data)], CATALOG).inventory(CATALOG)
     (problem,) = loaded.problems
     assert problem.message.startswith("host gpu\\u200b-1: gpus_per_host 100 is out of range")
+
+
+def test_a_cluster_typed_for_its_gpus_is_quoted_with_its_invisible_characters_escaped() -> None:
+    """Cluster names typed for their GPUs are written in problems with their invisible
+    characters escaped: a zero-width space keeps 'ai\\u200b' from matching cluster 'ai', and the
+    problem names it (the column too); a no-break space pasted after 'AI' matches, and the
+    unknown model's problem names the cluster as typed. They were written unseen."""
+    rvtools = _vhost(("esx1", "ai", 8, 8192))
+    given = {"ai\u200b": ("L4", 1), "AI\u00a0": ("B200", 8)}
+    with pytest.raises(InputError) as caught:
+        import_inventory([("x.xlsx", rvtools)], CATALOG, gpus_by_cluster=given)
+    problems = {p.column: p for p in caught.value.problems}
+    unmatched = problems["gpus_by_cluster[ai\\u200b]"]
+    assert unmatched.message == f"no imported host is in cluster 'ai\\u200b' {_ZWSP} (clusters: ai)"
+    assert "unknown GPU model 'B200'" in problems["gpus_by_cluster[AI\\u00a0]"].message
+
+
+def test_a_file_named_in_a_disagreement_shows_its_invisible_character_escaped() -> None:
+    """Files disagreeing on a host's GPU count: the file whose value is kept is named in the
+    problem with its invisible character escaped, as host names are; it was written unseen."""
+    files = [
+        ("nodes\u200b.json", kube_list(node("gpu-1", _L4_NODE))),
+        ("gpu-1.txt", b"GPU 0: NVIDIA L4 (UUID: a)\n"),
+    ]
+    (problem,) = import_inventory(files, CATALOG).problems
+    assert problem.message == (
+        "host gpu-1: gpus_per_host is 1 here but 2 in nodes\\u200b.json; 2 is kept"
+    )
+
+
+def test_a_cluster_gpus_entry_that_cannot_be_read_is_quoted() -> None:
+    """An entry of the GPUs per cluster that is not CLUSTER=MODEL:GPUS is quoted with its
+    invisible character escaped and named."""
+    with pytest.raises(InputError) as caught:
+        parse_cluster_gpus("prod\u200b=L40S")
+    (problem,) = caught.value.problems
+    assert problem.message == f"'prod\\u200b=L40S' {_ZWSP} is not CLUSTER=MODEL:GPUS"

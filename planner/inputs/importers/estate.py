@@ -123,7 +123,7 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
                         field,
                         None,
                         None,
-                        f"'{entry}' is not CLUSTER=MODEL:GPUS",
+                        f"{quoted(entry)} is not CLUSTER=MODEL:GPUS",
                         "write for example prod=L40S:4 (a catalog model, whole GPUs per host)",
                     )
                 ]
@@ -440,9 +440,9 @@ def import_inventory(
                 InputProblem(
                     "user",
                     None,
-                    f"gpus_by_cluster[{written}]",
-                    f"no imported host is in cluster '{written}' (clusters: "
-                    f"{', '.join(clusters) or 'none'})",
+                    f"gpus_by_cluster[{shown(written)}]",
+                    f"no imported host is in cluster {quoted(written)} (clusters: "
+                    f"{', '.join(shown(c) for c in clusters) or 'none'})",
                     "use a cluster name as the files give it",
                 )
             )
@@ -487,7 +487,8 @@ def _combine(
                 continue
             message = (
                 f"host {shown(entry.name)}: {name} is {shown(str(other.value))} here but "
-                f"{shown(str(best.value))} in {best.note.file}; {shown(str(best.value))} is kept"
+                f"{shown(str(best.value))} in {shown(best.note.file)}; {shown(str(best.value))} "
+                "is kept"
             )
             if name in _CHECKED:
                 problems.append(
@@ -555,21 +556,20 @@ def _fill_gpus(
     written, (model_text, gpus) = wanted
     if "gpu_model" in chosen and "gpus_per_host" in chosen:
         return
+    locator = f"gpus_by_cluster[{shown(written)}]"
     try:
         model = catalog.gpu(model_text).name
     except UnknownGpuModel as error:
-        problems.append(
-            InputProblem("user", None, f"gpus_by_cluster[{written}]", error.message, error.fix)
-        )
+        problems.append(InputProblem("user", None, locator, error.message, error.fix))
         return
-    text = f"the GPUs given for cluster {written}"
+    text = f"the GPUs given for cluster {shown(written)}"
     if "gpu_model" not in chosen:
         chosen["gpu_model"] = fact(
             "gpu_model",
             model,
             file="user",
             line=None,
-            locator=f"gpus_by_cluster[{written}]",
+            locator=locator,
             host=entry.name,
             source="read",
             text=text,
@@ -580,7 +580,7 @@ def _fill_gpus(
             int(gpus),
             file="user",
             line=None,
-            locator=f"gpus_by_cluster[{written}]",
+            locator=locator,
             host=entry.name,
             source="read",
             text=text,
