@@ -309,6 +309,27 @@ def test_blank_lines_between_headerless_query_rows_are_skipped(data: bytes) -> N
 @pytest.mark.parametrize(
     "data",
     [
+        b"sep=,\nNVIDIA L4, 23034 MiB\nNVIDIA L4, 23034 MiB\n",
+        b"\r\nsep=,\r\n\r\nNVIDIA L4, 23034 MiB\r\nNVIDIA L4, 23034 MiB\r\n",
+        b",,\nNVIDIA L4, 23034 MiB\nNVIDIA L4, 23034 MiB\n",
+    ],
+    ids=["sep", "blank-lines-around-sep", "blank-row"],
+)
+def test_a_headerless_query_below_a_sep_line_is_detected_as_its_reader_reads_it(
+    data: bytes,
+) -> None:
+    """``--format=csv,noheader`` output below Excel's sep= line (or a blank row of commas),
+    where ``tabular.csv_header`` puts the table's start, is the query format, each row one GPU,
+    as its reader reads it; detection looked at the lines from the file's first and could tell
+    no tool."""
+    assert detect_format("q.csv", data) is Format.NVIDIA_SMI_QUERY
+    imported = import_inventory([("q.csv", data)], CATALOG)
+    assert imported.frame["gpus_per_host"].sum() == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
         b"\n==============NVSMI LOG==============\n\nTimestamp : Tue Jan  9 2024\n",
         b'<?xml version="1.0" ?>\n<!DOCTYPE nvidia_smi_log SYSTEM "x.dtd">\n<nvidia_smi_log>\n',
     ],

@@ -231,7 +231,8 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
         return Format.NVIDIA_SMI_LIST
     if any("NVSMI LOG" in line or "<nvidia_smi_log" in line for line in lines[:5]):
         return Format.NVIDIA_SMI_REPORT
-    if is_headerless_query(lines) and not any(_TOOL_ERROR.search(line) for line in lines[:5]):
+    table = _table_lines(text, header)
+    if is_headerless_query(table) and not any(_TOOL_ERROR.search(line) for line in lines[:5]):
         return Format.NVIDIA_SMI_QUERY
     unread = _unread_output(lines, header)
     if unread is not None:
@@ -549,6 +550,14 @@ def _csv_header(text: ToolText) -> CsvHeader | None:
         return csv_header(text.text, text.file, SPREADSHEET_SEPARATORS + "|")
     except InputError:
         return None
+
+
+def _table_lines(text: ToolText, header: CsvHeader | None) -> list[str]:
+    """The lines of ``text`` from its header on, as the query CSV's reader reads them: what
+    stands above the header (Excel's ``sep=`` line, blank rows of separators) is no row. All
+    the lines when there is no header."""
+    start = 1 if header is None else header.row
+    return [line for number, line in text.lines if number >= start]
 
 
 def _csv_format(header: CsvHeader) -> Format | None:
