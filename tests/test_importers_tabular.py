@@ -185,6 +185,28 @@ def test_a_utf16_csv_without_its_mark_with_a_bad_character_names_its_line() -> N
     assert problem.message.startswith("not UTF-16 text: bytes ")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_csv_cut_short_is_said_to_be_cut_short(encoding: str) -> None:
+    """UTF-16 with an odd number of bytes, with its byte-order mark or without, is text cut
+    short (its last character half there): refused on its last line saying so, the fix to
+    save or export it again; it was blamed on a character of another encoding, such as
+    Latin-1."""
+    data = "host,gpu_model\r\na,L4\r\nb,T4".encode(encoding)[:-1]
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data, "inventory.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("inventory.csv", 3)
+    assert problem.message == (
+        f"UTF-16 text cut short: the file has an odd number of bytes ({len(data)}), so its "
+        "last character is incomplete"
+    )
+    assert "Latin-1" not in problem.message
+    assert problem.fix == (
+        "save or export the file again and give the whole file (or save it as UTF-8: in Excel "
+        "use File > Save As > CSV UTF-8)"
+    )
+
+
 @pytest.mark.parametrize(
     "data",
     [

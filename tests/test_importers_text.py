@@ -58,6 +58,22 @@ def test_utf16_without_its_byte_order_mark_is_decoded(encoding: str) -> None:
     assert detect_format("gpus.txt", data) is Format.NVIDIA_SMI_LIST
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_output_cut_short_is_said_to_be_cut_short(encoding: str) -> None:
+    """Tool output in UTF-16 with an odd number of bytes (PowerShell's ``>`` output copied in
+    part) is said to be cut short, the fix to save the tool's whole output again; it was
+    blamed on a character of another encoding, such as Latin-1."""
+    data = _LIST.rstrip().encode(encoding)[:-1]
+    with pytest.raises(InputError) as caught:
+        decode_text(data, "gpus.txt")
+    (problem,) = caught.value.problems
+    assert problem.row == 2
+    assert problem.message.startswith("UTF-16 text cut short: the file has an odd number of")
+    assert problem.fix == (
+        "save the tool's whole output again (redirect it with > file.txt) and give that file"
+    )
+
+
 @pytest.mark.parametrize(
     "data",
     [b"\xff\x00\x81\x92", b"L\x00\x00\x004\x00", "é".encode("utf-16-le") + b"\x00\x00"],

@@ -104,12 +104,16 @@ class TextKind:
     """The fix for a file of another kind (an image, binary data)."""
     save_as_utf8: str
     """The fix for text saved in another encoding: how to save it as UTF-8."""
+    save_whole: str
+    """The fix for a file cut short (UTF-16 with an odd number of bytes): how to give it whole."""
 
 
 CSV_TEXT = TextKind(
     "CSV text",
     "load a .csv file",
     "save it as UTF-8: in Excel use File > Save As > CSV UTF-8",
+    "save or export the file again and give the whole file (or save it as UTF-8: in Excel use "
+    "File > Save As > CSV UTF-8)",
 )
 """A planner CSV file (inventory, workloads, catalog)."""
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -148,8 +152,10 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
     ends are kept as written.
 
     Raises ``InputError`` naming ``file``: for a file of another kind (``binary_kind``) or
-    binary data, and for bytes in another encoding (Latin-1, Windows-1252), naming the line
-    (1-based) of the first byte that cannot be decoded and how to save the file as UTF-8.
+    binary data, for UTF-16 with an odd number of bytes (a file cut short, its last character
+    half there), naming its last line, and for bytes in another encoding (Latin-1,
+    Windows-1252), naming the line (1-based) of the first byte that cannot be decoded and how
+    to save the file as UTF-8.
     """
     found = binary_kind(data)
     if found is not None:
@@ -171,6 +177,20 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
         # the start of the bad byte's line.
         line = len(_LINE_END.split(data[: error.start].decode(encoding)))
         bad = data[error.start : error.end]
+        if encoding != "utf-8-sig" and len(data) % 2 and error.end == len(data):
+            # UTF-16 is two bytes a character: a lone byte at the end is half of the last one.
+            raise InputError(
+                [
+                    InputProblem(
+                        file,
+                        line,
+                        None,
+                        "UTF-16 text cut short: the file has an odd number of bytes "
+                        f"({len(data):,}), so its last character is incomplete",
+                        kind.save_whole,
+                    )
+                ]
+            ) from None
         raise InputError(
             [
                 InputProblem(

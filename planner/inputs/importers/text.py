@@ -39,6 +39,7 @@ _TOOL_TEXT = TextKind(
     "give the tool's output saved as text (redirect it with > file.txt)",
     "save it as UTF-8: redirect a tool's output with > file.txt, or in Excel use File > Save "
     "As > CSV UTF-8",
+    "save the tool's whole output again (redirect it with > file.txt) and give that file",
 )
 """A tool's output saved to a file (or pasted), as the importers read it."""
 
