@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 from csv_layouts import LAYOUTS
@@ -922,3 +922,46 @@ def test_a_b200_instance_is_told_from_its_profile_of_equal_memory_by_its_sms() -
     assert _profile("B200-180GB-SXM", 45312, 36) == "2g.45gb"
     assert _profile("B200-180GB-SXM", 45312, 30) == "1g.45gb"
     assert _profile("B200-180GB-SXM", 92160, 72) == "4g.90gb"
+
+
+class _RefusingReader:
+    """A ``csv.reader`` that refuses its record number ``refused`` (from 1) with an error other
+    than the field limit (Python's reader raised 'line contains NUL' before 3.11)."""
+
+    def __init__(self, reader: Iterator[list[str]], refused: int) -> None:
+        self._reader = reader
+        self._left = refused - 1
+
+    @property
+    def line_num(self) -> int:
+        return int(getattr(self._reader, "line_num", 0))
+
+    def __iter__(self) -> _RefusingReader:
+        return self
+
+    def __next__(self) -> list[str]:
+        if self._left == 0:
+            raise csv.Error("line contains NUL")
+        self._left -= 1
+        return next(self._reader)
+
+
+@pytest.mark.parametrize(("refused", "row"), [(1, 2), (2, 3)], ids=["header", "first row"])
+def test_a_csv_error_in_a_query_csv_asks_for_the_output_as_printed(
+    monkeypatch: pytest.MonkeyPatch, refused: int, row: int
+) -> None:
+    """A CSV error on the header line of a query CSV (below Excel's sep= line, on row 2) or on
+    a row below it names that row, with the fix to give nvidia-smi's output as it printed it,
+    as other tool readers word it: on the header it said to save the file as CSV, which is no
+    fix for a tool's output."""
+    real = csv.reader
+    monkeypatch.setattr(
+        csv, "reader", lambda *args, **kwargs: _RefusingReader(real(*args, **kwargs), refused)
+    )
+    data = b"sep=,\nname, memory.total [MiB]\nNVIDIA L4, 23034 MiB\n"
+    with pytest.raises(InputError) as caught:
+        read_nvidia_smi_query(data, "q.csv", CATALOG)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("q.csv", row)
+    assert problem.message == "not valid CSV (line contains NUL)"
+    assert problem.fix == "give nvidia-smi's output unchanged, as it printed it"

@@ -553,7 +553,9 @@ _BLANK_LINE = re.compile(rf'[\s"{re.escape(SPREADSHEET_SEPARATORS)}]*')
 separator a reader takes."""
 
 
-def csv_header(text: str, file: str, separators: str) -> CsvHeader | None:
+def csv_header(
+    text: str, file: str, separators: str, *, fix: str = "save the file as CSV"
+) -> CsvHeader | None:
     """The header of a CSV file's text, as every reader of CSV finds it (the planner's
     loaders, format detection, the trace lists); None when the file has no line holding a
     cell.
@@ -564,7 +566,8 @@ def csv_header(text: str, file: str, separators: str) -> CsvHeader | None:
     of them that splits it into the most cells (``sniff_separator``).
 
     Raises ``InputError`` naming ``file`` and the header's row when the header cannot be split
-    into cells (``csv_error_problem``).
+    into cells (``csv_error_problem``, ``fix`` its fix for a CSV error of no known cause: a
+    tool's reader asks for the output as the tool printed it).
     """
     named: str | None = None
     for row, line in enumerate(_LINE.finditer(text), start=1):
@@ -584,7 +587,8 @@ def csv_header(text: str, file: str, separators: str) -> CsvHeader | None:
             cells = next(reader, [])
         except csv.Error as error:
             one_line = reader.line_num <= 1
-            raise InputError([csv_error_problem(error, file, row, one_line=one_line)]) from None
+            problem = csv_error_problem(error, file, row, fix, one_line=one_line)
+            raise InputError([problem]) from None
         return CsvHeader(row, line.start(), separator, tuple(cells))
     return None
 

@@ -252,6 +252,11 @@ def _per_host(
     return HostsRead(text.file, tool, tuple(hosts), tuple(notes), tuple(problems))
 
 
+_AS_PRINTED = "give nvidia-smi's output unchanged, as it printed it"
+"""The fix for a query CSV that Python's CSV reader cannot split, for a cause of no fix of its
+own (``tabular.csv_error_problem``)."""
+
+
 def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int], str]:
     """The records of a query CSV from its header, the file line each starts on (a quoted cell
     may hold a newline, so a record may span lines) and the separator they are split on (a
@@ -263,7 +268,7 @@ def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int
     ``InputError`` when there is no header: no GPU in the output.
     """
     # ``ToolText.text`` keeps each line on its line number, so the header's row is its line.
-    found = csv_header(text.text, file, SPREADSHEET_SEPARATORS)
+    found = csv_header(text.text, file, SPREADSHEET_SEPARATORS, fix=_AS_PRINTED)
     if found is None:
         raise _no_gpus(
             file, QUERY_TOOL, "give the output of nvidia-smi --query-gpu=... --format=csv"
@@ -284,7 +289,7 @@ def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int
     except csv.Error as error:
         line = found.row + lines_read
         one_line = reader.line_num <= lines_read + 1
-        problem = csv_error_problem(error, file, line, "give the output as is", one_line=one_line)
+        problem = csv_error_problem(error, file, line, _AS_PRINTED, one_line=one_line)
         raise InputError([problem]) from None
     return records, starts, found.separator
 
