@@ -524,3 +524,21 @@ def test_the_figure_assumed_for_an_unusable_cell_names_the_cell_in_its_note() ->
     assert cores.text.startswith("row 3, # Cores: 'many' is not a core count above 0; assumed 64")
     assert ("esx3", "cpu_cores") not in assumed
     assert ("esx3", "ram_gib") not in assumed
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_blank_rows_above_the_vhost_header_do_not_end_the_tab(kind: str) -> None:
+    """A vHost tab whose header stands below 60 blank rows, more than the 50 blank rows read
+    past the last filled one, is read, its host on its row: the blank rows above the header
+    were counted as that run, so the tab was read as empty."""
+    blank = 60
+    rows = [
+        ("Host", "Cluster", "# CPU", "Cores per CPU", "# Cores", "# Memory"),
+        ("esx1.lab", "gpu", 2, 32, 64, 1048576),
+    ]
+    data = (
+        b"\n" * blank + _csv(rows, ",") if kind == "csv" else xlsx({"vHost": [()] * blank + rows})
+    )
+    (host,) = read_rvtools(data, f"RVTools_tabvHost.{kind}").hosts
+    assert host.line == blank + 2
+    assert _values(host)["cpu_cores"] == 64.0

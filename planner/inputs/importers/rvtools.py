@@ -58,8 +58,9 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
 }
 """Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
 _BLANK_RUN = 50
-"""Rows read past the last filled one: RVTools writes rows without gaps, but a sheet's stated
-size can be a million rows."""
+"""Blank rows read past the last filled one (below the header; blank rows above it are passed
+over however many): RVTools writes rows without gaps, but a sheet's stated size can be a
+million rows."""
 _VINFO_ALIASES: Mapping[str, tuple[str, ...]] = {
     "host": ("host", "esxihost"),
     "cluster": ("cluster", "clustername"),
@@ -152,14 +153,16 @@ def _sheet(book: Any, name: str) -> Any | None:
 
 
 def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
-    """(spreadsheet row, values) of each row until ``_BLANK_RUN`` empty rows in a row."""
+    """(spreadsheet row, values) of each filled row, the first (the header) found below any
+    number of blank rows, until ``_BLANK_RUN`` blank rows in a row below it."""
     blank = 0
+    filled = False
     try:
         for number, values in enumerate(sheet_rows(sheet), start=1):
             if any(v is not None and str(v).strip() for v in values):
-                blank = 0
+                blank, filled = 0, True
                 yield number, tuple(values)
-            else:
+            elif filled:
                 blank += 1
                 if blank >= _BLANK_RUN:
                     return
