@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -275,27 +274,6 @@ def test_the_same_work_limit_gives_the_same_answer_whatever_the_clock() -> None:
     assert short.status is long.status is SolveStatus.LIMIT_REACHED
     assert short.objective == long.objective
     assert list(short.values) == list(long.values)
-
-
-def test_a_model_over_the_heuristics_size_runs_without_them_to_the_same_optimum() -> None:
-    """Past ``heuristics_max_nonzeros`` HiGHS gets its heuristics' switches off (names HiGHS
-    knows: a wrong one is an error), SciPy's note that it passes them on is not shown, and a
-    solve to the end reaches the same optimum; up to it, the options are HiGHS' defaults."""
-    model = _knapsack_model()
-    limits = SolverLimits(heuristics_max_nonzeros=model.nonzeros - 1)
-    off = limits.highs_options(model.nonzeros)
-    assert off["mip_heuristic_effort"] == 0.0
-    assert off["mip_heuristic_run_rins"] is False
-    assert "mip_heuristic_effort" not in limits.highs_options(model.nonzeros - 1)
-    assert "mip_heuristic_effort" not in DEFAULT_LIMITS.highs_options(10**9)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        without = model.solve(limits)
-    with_them = model.solve()
-    assert without is not None
-    assert with_them is not None
-    assert without.status is with_them.status is SolveStatus.OPTIMAL
-    assert without.objective == pytest.approx(with_them.objective)
 
 
 def test_a_model_over_the_size_limit_is_left_to_the_heuristic(

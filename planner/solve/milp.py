@@ -28,7 +28,6 @@ and a model too big for that work is left to the heuristic, decided from its siz
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -70,11 +69,7 @@ def milp(**arguments: Any) -> Any:
     """``scipy.optimize.milp`` (its result), imported on the first call."""
     from scipy.optimize import milp as scipy_milp
 
-    with warnings.catch_warnings():
-        # SciPy passes HiGHS options it does not know itself (the heuristics' switches) on to
-        # HiGHS as they are, and says so each time.
-        warnings.filterwarnings("ignore", "Unrecognized options detected", RuntimeWarning)
-        return scipy_milp(**arguments)
+    return scipy_milp(**arguments)
 
 
 class _Outcome(IntEnum):
@@ -112,12 +107,6 @@ class SolverLimits:
     mip_rel_gap: float = 1e-4
     """Gap between the solution and the dual bound at which a solve is optimal [-] (HiGHS'
     default); a bound that must equal an optimal plan's value asks for less."""
-    heuristics_max_nonzeros: int | None = None
-    """Largest model [constraint nonzeros] on which HiGHS' primal heuristics (RINS, RENS,
-    feasibility jump, ...) run; None: on every model. They find good solutions, which also
-    prune the search, but their work at the root node is not held by the node limit: a solve
-    wanted only for its dual bound runs a large model without them (a 73,000-nonzero bound
-    model took 4.8 s for the same dual bound as over a minute, stopped by the clock, with)."""
 
     def node_limit(self, nonzeros: int) -> int:
         """Nodes a model with ``nonzeros`` constraint nonzeros may search [nodes]."""
@@ -126,30 +115,6 @@ class SolverLimits:
     def admits(self, nonzeros: int) -> bool:
         """The model is small enough to be solved exactly within the work limit."""
         return nonzeros <= self.max_nonzeros
-
-    def highs_options(self, nonzeros: int) -> dict[str, float | int | bool]:
-        """The options of one HiGHS solve of a model of ``nonzeros`` constraint nonzeros."""
-        options: dict[str, float | int | bool] = {
-            "node_limit": self.node_limit(nonzeros),
-            "time_limit": self.time_limit_s,
-            "mip_rel_gap": self.mip_rel_gap,
-        }
-        if self.heuristics_max_nonzeros is not None and nonzeros > self.heuristics_max_nonzeros:
-            options["mip_heuristic_effort"] = 0.0
-            options.update(dict.fromkeys(_HIGHS_ROOT_HEURISTICS, False))
-        return options
-
-
-_HIGHS_ROOT_HEURISTICS = (
-    "mip_heuristic_run_feasibility_jump",
-    "mip_heuristic_run_rins",
-    "mip_heuristic_run_rens",
-    "mip_heuristic_run_root_reduced_cost",
-    "mip_heuristic_run_shifting",
-    "mip_heuristic_run_zi_round",
-)
-"""HiGHS' switches of the heuristics its effort option does not turn off (they run at the root
-node even at effort 0)."""
 
 
 DEFAULT_LIMITS = SolverLimits()
@@ -326,7 +291,11 @@ class Model:
             constraints=constraints,
             integrality=integrality,
             bounds=Bounds(np.asarray(self._lower), np.asarray(self._upper)),
-            options=limits.highs_options(self.nonzeros),
+            options={
+                "node_limit": limits.node_limit(self.nonzeros),
+                "time_limit": limits.time_limit_s,
+                "mip_rel_gap": limits.mip_rel_gap,
+            },
         )
         outcome = _outcome(result.status, str(result.message))
         if outcome not in (_Outcome.OPTIMAL, _Outcome.LIMIT_REACHED) or result.x is None:
