@@ -25,6 +25,7 @@ from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario, load_scenario
+from planner.solve import milp as milp_module
 from planner.solve import mixed
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
@@ -186,6 +187,32 @@ def test_pooled_work_that_is_never_active_still_needs_a_pool_gpu() -> None:
     assert mix.plan.not_placed == ()
     assert _methods_of(mix.plan)["idle"] == Counter({Method.REMOTE_POOL: 3})
     assert mix.counts.gpus[(Method.REMOTE_POOL, 0)] >= 1
+
+
+def test_a_mix_whose_milp_the_clock_stopped_says_it_may_differ_by_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plan from a MILP the wall-clock backstop stopped (not its work limit) may differ on
+    another machine: its notes say so and what to raise; a plan stopped by nothing does not."""
+    scenario = _scenario(
+        [host("a100", "A100-80GB-PCIe", 2)], [workload("svc", instances=3, gpus=0.5)]
+    )
+    assert not any(
+        "time backstop" in n for n in recommend(scenario, AnnualRates(scenario)).plan.notes
+    )
+    real = milp_module.milp
+
+    def stopped_by_the_clock(**arguments: Any) -> Any:
+        result = real(**arguments)
+        if result.x is not None:
+            result.status, result.message = 1, "Time limit reached. (HiGHS Status 13)"
+        return result
+
+    monkeypatch.setattr(milp_module, "milp", stopped_by_the_clock)
+    mix = recommend(scenario, AnnualRates(scenario))
+    assert mix.counts.stopped_by_clock
+    assert check_plan(mix.plan, scenario) == []
+    assert any("time backstop (60 s)" in n and "--time-limit" in n for n in mix.plan.notes)
 
 
 def test_the_pool_takes_a_split_class_s_idlest_instances_and_the_bound_allows_it() -> None:

@@ -565,6 +565,9 @@ class Counts:
     """The MILP's annual cost (without the tie break) [USD/year]."""
     dual_bound_usd: float
     status: SolveStatus
+    stopped_by_clock: bool = False
+    """The wall-clock backstop, not the work limit, stopped the solve: the same inputs may give
+    other counts on another machine."""
 
 
 @dataclass
@@ -1340,6 +1343,7 @@ def _read(
         usd_per_year=cost,
         dual_bound_usd=dual,
         status=solution.status,
+        stopped_by_clock=solution.stopped_by_clock,
     )
 
 
@@ -3279,6 +3283,14 @@ def _as_plan(
     )
     as_solved = len(placing.configs) == sum(counts.gpus.values())
     status = counts.status if as_solved else SolveStatus.HEURISTIC
+    notes = list(placing.notes)
+    if counts.stopped_by_clock:
+        notes.append(
+            f"The mix's MILP was stopped by the solver time backstop "
+            f"({scenario.assumptions.time_limit_s:g} s) before its work limit: the same inputs "
+            "may give another plan on a faster or slower machine. Raise the backstop (Solver "
+            "time backstop, --time-limit) for a plan every machine gives alike."
+        )
     return MethodPlan(
         method=None,
         placements=tuple(placing.placements),
@@ -3287,7 +3299,7 @@ def _as_plan(
         lower_bound_gpus=0,
         status=status,
         solve_seconds=time.perf_counter() - started,
-        notes=tuple(placing.notes),
+        notes=tuple(notes),
         hosts=hosts,
         roles=placing.roles,
     )
