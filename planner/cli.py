@@ -641,9 +641,14 @@ def _purchase(
 
     servers = server_types(args.size or (), catalog)
     if servers:
-        return servers, args.add_to_inventory, args.headroom
+        return servers, args.add_to_inventory, args.headroom or 0
     servers, add, headroom = saved_purchase(args)
-    return servers, args.add_to_inventory or add, args.headroom or headroom
+    # --headroom 0 given is a choice too: only an absent one keeps the saved headroom.
+    return (
+        servers,
+        args.add_to_inventory or add,
+        headroom if args.headroom is None else args.headroom,
+    )
 
 
 def _run_plan(args: argparse.Namespace) -> int:
@@ -722,7 +727,7 @@ def add_purchase_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--headroom",
         type=_headroom,
-        default=0,
+        default=None,
         metavar="K",
         help=(
             "with --size: host failures each cluster tolerates (N+K, as vSphere HA's host "

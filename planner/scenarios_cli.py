@@ -121,7 +121,7 @@ def _run_save(args: argparse.Namespace) -> int:
             saved,
             servers=servers,
             add_to_inventory=args.add_to_inventory,
-            headroom=args.headroom,
+            headroom=args.headroom or 0,
         )
         name = _store(args).save(args.name, saved, replace=args.replace)
     except InputError as error:

@@ -39,7 +39,8 @@ def test_a_saved_purchase_on_top_of_the_inventory_plans_as_saved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A scenario saved with --size, --add-to-inventory and --headroom plans as that question
-    again with `plan --scenario`; --headroom without --size is refused, nothing saved."""
+    again with `plan --scenario` (a --headroom given beside it wins, 0 too); --headroom without
+    --size is refused, nothing saved."""
     db = ["--db", str(tmp_path / "s.sqlite")]
     half = tmp_path / "inventory.csv"
     lines = (SAMPLE / "inventory.csv").read_text().splitlines()
@@ -53,6 +54,12 @@ def test_a_saved_purchase_on_top_of_the_inventory_plans_as_saved(
     direct = _out(capsys)[0]
     assert main(["plan", *OPTIONS, "--scenario", "grow", *db]) == 0
     assert _out(capsys)[0] == direct
+    # --headroom 0 given beside the scenario wins over its saved 1, as any option given does.
+    assert main(["plan", *OPTIONS, *asked, "--headroom", "0"]) == 0
+    without = _out(capsys)[0]
+    assert without != direct
+    assert main(["plan", *OPTIONS, "--scenario", "grow", "--headroom", "0", *db]) == 0
+    assert _out(capsys)[0] == without
     assert main(["scenarios", "save", "no type", "--headroom", "1", *db]) != 0
     assert "--size" in _out(capsys)[1]
     assert "no type" not in ScenarioStore(tmp_path / "s.sqlite").names()
