@@ -308,19 +308,29 @@ def test_a_value_the_inventory_refuses_names_its_host_escaped() -> None:
     assert problem.message.startswith("host gpu\\u200b-1: gpus_per_host 100 is out of range")
 
 
-def test_a_cluster_typed_for_its_gpus_is_quoted_with_its_invisible_characters_escaped() -> None:
-    """Cluster names typed for their GPUs are written in problems with their invisible
-    characters escaped: a zero-width space keeps 'ai\\u200b' from matching cluster 'ai', and the
-    problem names it (the column too); a no-break space pasted after 'AI' matches, and the
-    unknown model's problem names the cluster as typed. They were written unseen."""
+def test_a_cluster_typed_for_its_gpus_matches_by_what_it_shows_and_is_quoted_escaped() -> None:
+    """A cluster name typed for its GPUs matches the files' cluster by what it shows, as names
+    across files do ('ai\u200b' is cluster 'ai'; it never matched); problems write typed names
+    with their invisible characters escaped (the column too): an unknown model's, and a
+    cluster typed twice, whose first entry is used."""
     rvtools = _vhost(("esx1", "ai", 8, 8192))
-    given = {"ai\u200b": ("L4", 1), "AI\u00a0": ("B200", 8)}
+    imported = import_inventory(
+        [("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"ai\u200b": ("L4", 1)}
+    )
+    (host,) = imported.inventory(CATALOG).value.hosts
+    assert (host.gpu_model, host.gpus) == ("L4", 1)
     with pytest.raises(InputError) as caught:
-        import_inventory([("x.xlsx", rvtools)], CATALOG, gpus_by_cluster=given)
-    problems = {p.column: p for p in caught.value.problems}
-    unmatched = problems["gpus_by_cluster[ai\\u200b]"]
-    assert unmatched.message == f"no imported host is in cluster 'ai\\u200b' {_ZWSP} (clusters: ai)"
-    assert "unknown GPU model 'B200'" in problems["gpus_by_cluster[AI\\u00a0]"].message
+        import_inventory([("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"AI\u00a0": ("B200", 8)})
+    problems = {p.column: p.message for p in caught.value.problems}
+    assert "unknown GPU model 'B200'" in problems["gpus_by_cluster[AI\\u00a0]"]
+    twice = import_inventory(
+        [("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"ai": ("L4", 1), "AI\u200b": ("L4", 2)}
+    )
+    (problem,) = twice.problems
+    assert problem.column == "gpus_by_cluster[AI\\u200b]"
+    assert problem.message.startswith("cluster 'AI\\u200b' ")
+    assert "given GPUs twice (also as 'ai'): the first is used" in problem.message
+    assert twice.inventory(CATALOG).value.hosts[0].gpus == 1
 
 
 def test_a_file_named_in_a_disagreement_shows_its_invisible_character_escaped() -> None:

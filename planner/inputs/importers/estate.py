@@ -39,7 +39,7 @@ from planner.inputs.inventory import (
 )
 from planner.inputs.platform import DEFAULT_PLATFORM
 from planner.inputs.problems import InputError, InputProblem, Loaded
-from planner.inputs.tabular import quoted, shown, yes_no
+from planner.inputs.tabular import quoted, shown, without_invisible, yes_no
 
 __all__ = [
     "FRAME_COLUMNS",
@@ -130,6 +130,31 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
             )
         found[cluster.strip()] = (model.strip(), int(count))
     return found
+
+
+def _clusters_given(
+    gpus_by_cluster: Mapping[str, tuple[str, int]], problems: list[InputProblem]
+) -> dict[str, tuple[str, tuple[str, int]]]:
+    """The GPUs typed per cluster by the cluster's key (what its name shows, case ignored, as
+    files' names are matched) -> (the name as typed, the GPUs); a cluster typed twice is a
+    problem and its first entry is used."""
+    given: dict[str, tuple[str, tuple[str, int]]] = {}
+    for written, gpus in gpus_by_cluster.items():
+        key = without_invisible(written).strip().lower()
+        if key in given:
+            problems.append(
+                InputProblem(
+                    "user",
+                    None,
+                    f"gpus_by_cluster[{shown(written)}]",
+                    f"cluster {quoted(written)} is given GPUs twice (also as "
+                    f"{quoted(given[key][0])}): the first is used",
+                    "give each cluster's GPUs once",
+                )
+            )
+            continue
+        given[key] = (written, gpus)
+    return given
 
 
 def read_hosts(
@@ -386,7 +411,7 @@ def import_inventory(
     rows = []
     layouts: list[MigGpu] = []
     missing: dict[str, list[_Host]] = {}
-    given = {k.strip().lower(): (k, v) for k, v in (gpus_by_cluster or {}).items()}
+    given = _clusters_given(gpus_by_cluster or {}, problems)
     used_clusters: set[str] = set()
     for entry in hosts:
         chosen = _combine(entry, notes, problems)
