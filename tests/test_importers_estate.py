@@ -353,3 +353,14 @@ def test_a_cluster_gpus_entry_that_cannot_be_read_is_quoted() -> None:
         parse_cluster_gpus("prod\u200b=L40S")
     (problem,) = caught.value.problems
     assert problem.message == f"'prod\\u200b=L40S' {_ZWSP} is not CLUSTER=MODEL:GPUS"
+
+
+def test_a_cluster_typed_twice_in_the_gpus_per_cluster_is_refused_naming_both() -> None:
+    """'prod=L40S:4, PROD=L4:1' names one cluster twice (case and invisible characters
+    ignored, as in matching): refused naming both as typed; the later replaced the first."""
+    with pytest.raises(InputError) as caught:
+        parse_cluster_gpus("prod=L40S:4\nPROD\u200b=L4:1")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith("cluster 'PROD\\u200b' ")
+    assert "is given GPUs twice (also as 'prod')" in problem.message
+    assert parse_cluster_gpus("prod=L40S:4, dev=L4:1") == {"prod": ("L40S", 4), "dev": ("L4", 1)}

@@ -128,8 +128,27 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
                     )
                 ]
             )
-        found[cluster.strip()] = (model.strip(), int(count))
+        name = cluster.strip()
+        earlier = next((c for c in found if _cluster_key(c) == _cluster_key(name)), None)
+        if earlier is not None:
+            raise InputError(
+                [
+                    InputProblem(
+                        field,
+                        None,
+                        None,
+                        f"cluster {quoted(name)} is given GPUs twice (also as {quoted(earlier)})",
+                        "give each cluster's GPUs once",
+                    )
+                ]
+            )
+        found[name] = (model.strip(), int(count))
     return found
+
+
+def _cluster_key(name: str) -> str:
+    """What a cluster name is matched by: what it shows, case ignored."""
+    return without_invisible(name).strip().lower()
 
 
 def _clusters_given(
@@ -140,7 +159,7 @@ def _clusters_given(
     problem and its first entry is used."""
     given: dict[str, tuple[str, tuple[str, int]]] = {}
     for written, gpus in gpus_by_cluster.items():
-        key = without_invisible(written).strip().lower()
+        key = _cluster_key(written)
         if key in given:
             problems.append(
                 InputProblem(
