@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Mapping, Sequence
 
 import pytest
@@ -542,3 +543,33 @@ def test_blank_rows_above_the_vhost_header_do_not_end_the_tab(kind: str) -> None
     (host,) = read_rvtools(data, f"RVTools_tabvHost.{kind}").hosts
     assert host.line == blank + 2
     assert _values(host)["cpu_cores"] == 64.0
+
+
+def test_a_vhost_csv_header_over_the_field_limit_names_the_tab_and_the_tool_s_fix() -> None:
+    """A header cell over the CSV field limit is named in the vHost tab, as a row's is; it
+    named the bare file."""
+    data = ("Host;" + "x" * 140_000 + "\nesx1;1\n").encode()
+    with pytest.raises(InputError) as caught:
+        read_rvtools(data, "RVTools_tabvHost.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("RVTools_tabvHost.csv [vHost]", 1)
+
+
+def test_a_vhost_tab_whose_only_row_is_past_excel_s_last_is_read_as_empty() -> None:
+    """A small workbook whose only filled row is numbered past Excel's 1,048,576 rows holds no
+    host: read as an empty tab at Excel's last row, not by passing over every blank row up to
+    it (at row 50,000,000, seconds of one upload)."""
+    saved = io.BytesIO(xlsx({"vHost": [(), (), ("Host",)]}))
+    # openpyxl writes no row past Excel's last: the sheet's XML is renumbered as a hostile
+    # upload's would be.
+    moved = io.BytesIO()
+    with zipfile.ZipFile(saved) as book, zipfile.ZipFile(moved, "w") as out:
+        for item in book.infolist():
+            content = book.read(item.filename)
+            if item.filename.startswith("xl/worksheets/"):
+                content = content.replace(b'r="3"', b'r="50000000"').replace(b"A3", b"A50000000")
+            out.writestr(item, content)
+    with pytest.raises(InputError) as caught:
+        read_rvtools(moved.getvalue(), "rv.xlsx")
+    (problem,) = caught.value.problems
+    assert problem.message == "the vHost tab is empty"

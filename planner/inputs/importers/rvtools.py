@@ -57,6 +57,9 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "memory": ("#memory", "memory", "memorymb", "memorymib", "memorysize", "totalmemory"),
 }
 """Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
+_EXCEL_ROWS = 1_048_576
+"""Rows of an Excel sheet: a row numbered past it is no RVTools export's, and reading the
+blank rows up to it would take a few kilobytes of upload minutes to pass over."""
 _BLANK_RUN = 50
 """Blank rows read past the last filled one (below the header; blank rows above it are passed
 over however many): RVTools writes rows without gaps, but a sheet's stated size can be a
@@ -120,7 +123,8 @@ def _csv_book(data: bytes, file: str) -> _CsvBook:
     (``tabular.csv_header``: below blank lines and Excel's ``sep=;`` line, on the separator
     that line names)."""
     text = decode_text(data, file)
-    found = csv_header(text, file, SPREADSHEET_SEPARATORS)
+    tab, fix = f"{file} [vHost]", "give the vHost tab as RVTools exports it"
+    found = csv_header(text, tab, SPREADSHEET_SEPARATORS, fix=fix)
     if found is None:
         return _CsvBook(_CsvTab("vHost", (), ","))
     reader = csv.reader(io.StringIO(text[found.start :]), delimiter=found.separator)
@@ -134,13 +138,7 @@ def _csv_book(data: bytes, file: str) -> _CsvBook:
             lines_read = reader.line_num
     except csv.Error as error:
         one_line = reader.line_num <= lines_read + 1
-        problem = csv_error_problem(
-            error,
-            f"{file} [vHost]",
-            len(rows) + 1,
-            "give the vHost tab as RVTools exports it",
-            one_line=one_line,
-        )
+        problem = csv_error_problem(error, tab, len(rows) + 1, fix, one_line=one_line)
         raise InputError([problem]) from None
     return _CsvBook(_CsvTab("vHost", tuple(rows), found.separator))
 
@@ -159,6 +157,8 @@ def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
     filled = False
     try:
         for number, values in enumerate(sheet_rows(sheet), start=1):
+            if number > _EXCEL_ROWS:
+                return
             if any(v is not None and str(v).strip() for v in values):
                 blank, filled = 0, True
                 yield number, tuple(values)
