@@ -1002,10 +1002,13 @@ def test_the_bound_knows_a_host_s_cores_come_with_its_gpus() -> None:
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
 
 
-def test_the_bound_host_by_host_sees_each_host_s_own_cores() -> None:
+def test_the_bound_host_by_host_sees_each_host_s_own_cores(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """On a fleet of some 300 GPUs the bound with each host set up by a configuration of its
     own (``_by_host_lower_bound``) is above the bound by host type, whose cores are a type's
-    together; the cost bound is the better of the two, and no plan beats it."""
+    together; the cost bound is the better of the two, and no plan beats it. Its one-host
+    models are priced whatever the by-type bound's size limit (they were refused past it)."""
     scenario = fleet(300, seed=1)
     rates = AnnualRates(scenario)
     types = host_types(scenario.inventory.hosts, scenario)
@@ -1014,6 +1017,9 @@ def test_the_bound_host_by_host_sees_each_host_s_own_cores() -> None:
     by_type = mixed._by_type_lower_bound(scenario, types, found, rates, served)
     by_host = mixed._by_host_lower_bound(scenario, types, found, rates, served)
     assert by_host > by_type * 1.005
+    with monkeypatch.context() as patched:
+        patched.setattr(mixed, "_BOUND_MAX_NONZEROS", 0)
+        assert mixed._by_host_lower_bound(scenario, types, found, rates, served) == by_host
     assert cost_lower_bound(scenario, types, found, rates, served) == by_host
     placed, cost = _placed_and_cost(scenario)
     assert placed == sum(served.values())

@@ -1416,7 +1416,13 @@ def _by_host_lower_bound(
         if any(o.slowdown - limit > 1e-9 for o in group.options):
             side[i] = (len(groups) + len(side), limit)
     need = [float(sum(served.get(w.name, 0) for w in g.members)) for g in groups]
-    limits = dataclasses.replace(_bound_limits(scenario), node_work=_PRICING_NODE_WORK)
+    # One-host pricing models are the planning's own size, held by the pricing work, not by
+    # the by-type bound's size limit.
+    limits = dataclasses.replace(
+        _bound_limits(scenario),
+        node_work=_PRICING_NODE_WORK,
+        max_nonzeros=SolverLimits().max_nonzeros,
+    )
     plan = plan_configurations(
         need,
         [_short_usd(types, found, rates)] * len(groups),
@@ -1459,13 +1465,11 @@ def _bound_limits(scenario: Scenario) -> SolverLimits:
 
 
 _BOUND_MAX_NONZEROS = 20_000
-"""Largest bound model solved as a MILP [constraint nonzeros]. Past it the MILP's integrality
-adds next to nothing to the LP relaxation and its root node, which the node limit does not
-hold, runs past the clock backstop, so the bound would differ by machine: on the trace's
-gpushare100 list (other shares) the 73,391-nonzero cost bound stopped at 65 s on the clock
-with a dual bound $5 over its LP's $3,567,597 (found in 0.1 s), and the GPU bound's found
-nothing in 161 s against its LP's 2,090.8 GPUs. The fleets' and the sample's bound models
-have under 2,500."""
+"""Largest by-type bound model solved as a MILP [constraint nonzeros]. Past it integrality
+adds next to nothing to the LP relaxation (on the trace's gpushare100 list with other shares:
+$5 over the LP's $3,567,597 for the cost, nothing found for the GPUs), while HiGHS' root
+node, which the node limit does not hold, runs to the clock backstop, where the bound would
+differ by machine. The fleets' and the sample's bound models have under 2,500."""
 
 
 @dataclass(frozen=True)
