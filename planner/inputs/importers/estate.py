@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
+from planner.inputs.cell_units import CORES, GIB
 from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, rvtools
 from planner.inputs.importers.detect import Format, detect_file, give_as
 from planner.inputs.importers.hosts import (
@@ -149,6 +150,10 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
 def _cluster_key(name: str) -> str:
     """What a cluster name is matched by: what it shows, case ignored."""
     return without_invisible(name).strip().lower()
+
+
+_FILL_UNITS = {"cpu_cores": CORES, "ram_gib": GIB}
+"""The unit of each host figure a file may hold in a cell that cannot be used."""
 
 
 def _clusters_given(
@@ -659,6 +664,7 @@ def _fill_defaults(
         unused = next((c for part in entry.parts for c in part.unused if c.field == name), None)
         if unused is not None:
             # A file has the value but it cannot be used: the note names that cell.
+            unit = f" {_FILL_UNITS[name].name}" if name in _FILL_UNITS else ""
             chosen[name] = fact(
                 name,
                 value,
@@ -667,8 +673,8 @@ def _fill_defaults(
                 locator=unused.locator,
                 host=entry.name,
                 source="assumed",
-                text=f"{unused.said}; assumed {figure}: correct the cell, or set {name} for "
-                "this host",
+                text=f"{unused.said}; assumed {figure}{unit}: correct the cell, or set "
+                f"{name} for this host",
             )
             continue
         chosen[name] = fact(
