@@ -40,6 +40,8 @@ OFFICE = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
 """Active 09-17 (notebooks, VDI at their simplest)."""
 NIGHT = tuple(1.0 if h < 6 or h >= 20 else 0.0 for h in range(24))
 """Active 20-06 (batch work harvesting idle GPUs)."""
+NEVER = (0.0,) * 24
+"""Active in no hour of the day."""
 VDI_CURVE = (
     0.08, 0.05, 0.05, 0.05, 0.05, 0.05, 0.08, 0.1, 0.65, 1.0, 1.0, 0.85,
     0.85, 0.97, 0.97, 0.7, 0.5, 0.3, 0.2, 0.1, 0.08, 0.08, 0.08, 0.08,

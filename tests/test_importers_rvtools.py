@@ -522,7 +522,9 @@ def test_the_figure_assumed_for_an_unusable_cell_names_the_cell_in_its_note() ->
     )
     cores = assumed["esx2", "cpu_cores"]
     assert (cores.line, cores.locator) == (3, "# Cores")
-    assert cores.text.startswith("row 3, # Cores: 'many' is not a core count above 0; assumed 64 cores")
+    assert cores.text.startswith(
+        "row 3, # Cores: 'many' is not a core count above 0; assumed 64 cores"
+    )
     assert ("esx3", "cpu_cores") not in assumed
     assert ("esx3", "ram_gib") not in assumed
 

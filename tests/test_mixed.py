@@ -39,7 +39,7 @@ from planner.solve.mixed import (
     recommend,
 )
 from planner.solve.packing import _Committed, instances_of, pack, plan_method
-from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
+from tests.builders import NEVER, NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
 
@@ -148,7 +148,6 @@ def test_pooled_work_that_is_never_active_still_needs_a_pool_gpu() -> None:
     """Jobs active in no hour hold no pooled memory, yet each is placed on a pool GPU: the MILP
     gave the pool no GPU for them, so placement left them out while a passthrough job took the
     only vSphere GPU (the Kubernetes host would have held it)."""
-    never = (0.0,) * 24
     scenario = _scenario(
         [
             host("vs", "A100-40GB-PCIe", 1, cpu_cores=1.0, ram_gib=1.0),
@@ -163,7 +162,7 @@ def test_pooled_work_that_is_never_active_still_needs_a_pool_gpu() -> None:
                 gpus=0.125,
                 memory_gib=17.5,
                 busy_fraction=0.0,
-                schedule=never,
+                schedule=NEVER,
                 vcpus=1.0,
                 ram_gib=256.0,
                 priority=1,

@@ -37,11 +37,9 @@ from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
 from planner.solve.mixed import recommend
 from planner.time.harvesting import HarvestSettings, harvest_scenario, harvest_summary
-from tests.builders import ALWAYS, NIGHT, OFFICE, host, scenario_of, workload
+from tests.builders import ALWAYS, NEVER, NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
-NEVER = (0.0,) * 24
-"""Active in no hour of the day."""
 ONE_HOUR = tuple(1.0 if h == 3 else 0.0 for h in range(24))
 """Active from 03:00 to 04:00 only."""
 BASE = (host("a100", "A100-80GB-PCIe", 4, mig_enabled=True), host("l40s", "L40S", 4))

@@ -80,6 +80,7 @@ from typing import Protocol
 
 import numpy as np
 
+from planner.assumptions import facts
 from planner.inputs.catalog import GpuModel
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import Instance, WorkloadClass
@@ -3289,11 +3290,12 @@ def _as_plan(
     status = counts.status if as_solved else SolveStatus.HEURISTIC
     notes = list(placing.notes)
     if counts.stopped_by_clock:
+        backstop = next(f for name, f, _ in facts(scenario.assumptions) if name == "time_limit_s")
         notes.append(
-            f"The mix's MILP was stopped by the solver time backstop "
-            f"({scenario.assumptions.time_limit_s:g} s) before its work limit: the same inputs "
-            "may give another plan on a faster or slower machine. Raise the backstop (Solver "
-            "time backstop, --time-limit) for a plan every machine gives alike."
+            f"The mix's MILP was stopped by the {backstop.label.lower()} "
+            f"({scenario.assumptions.time_limit_s:g} {backstop.unit}) before its work limit: "
+            "the same inputs may give another plan on a faster or slower machine. Raise it "
+            f"({backstop.label}, {backstop.flag}) for a plan every machine gives alike."
         )
     return MethodPlan(
         method=None,
