@@ -210,3 +210,29 @@ def test_a_host_label_with_an_invisible_character_is_read_without_it_and_said_on
     assert "'gpu\\u200b-1' (it holds an invisible character: \\u200b" in problem.message
     assert "read as 'gpu-1'" in problem.message
     assert sorted(m.host for m in measure(samples)) == ["gpu-1", "gpu-2"]
+
+
+def test_a_host_label_of_invisible_characters_only_is_a_problem_naming_the_label_used() -> None:
+    """A Hostname label holding only a zero-width space names no host: the series' host is
+    read from the next host label (exported_Hostname), or the series has none, and a problem on
+    the first line giving it names the label, quotes the value escaped and says which host is
+    used instead."""
+    with_next = 'gpu="0",UUID="GPU-a",Hostname="\u200b",exported_Hostname="gpu-3"'
+    alone = 'gpu="1",UUID="GPU-b",Hostname="\u2060"'
+    data = (
+        f"DCGM_FI_DEV_GPU_UTIL{{{with_next}}} 50\n"
+        f"DCGM_FI_DEV_GPU_UTIL{{{with_next}}} 40\n"
+        f"DCGM_FI_DEV_GPU_UTIL{{{alone}}} 10\n"
+    ).encode()
+    samples, problems = read_dcgm_samples(data, "scrape.prom", CATALOG)
+    first, second = problems
+    assert (first.file, first.row, first.column) == ("scrape.prom", 1, "Hostname")
+    assert first.message == (
+        "the host name '\\u200b' (it holds an invisible character: \\u200b, U+200B ZERO WIDTH "
+        "SPACE) holds only invisible characters: the series' host is read from its "
+        "exported_Hostname label, 'gpu-3'"
+    )
+    assert first.fix == "give the Hostname label the host's name (or drop the label)"
+    assert (second.row, second.column) == (3, "Hostname")
+    assert second.message.endswith("invisible characters: the series is read without a host")
+    assert sorted(m.host for m in measure(samples)) == ["", "gpu-3"]

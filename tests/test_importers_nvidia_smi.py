@@ -902,6 +902,23 @@ def test_a_hostname_cell_with_an_invisible_character_is_read_without_it_and_said
     assert "'gpu\\u200b-1' (it holds an invisible character: \\u200b" in problem.message
 
 
+def test_a_hostname_cell_of_invisible_characters_only_is_a_problem_naming_the_host_used() -> None:
+    """A hostname cell holding only a zero-width space names no host: the GPU is given to the
+    output's host (named after the file), and a problem on its row names the column, quotes
+    the cell escaped and names the host used instead."""
+    data = b"hostname, name\n\xe2\x80\x8b, NVIDIA L4\ngpu-2, NVIDIA L4\n"
+    read = read_nvidia_smi_query(data, "gpu-07.csv", CATALOG)
+    assert sorted(h.name for h in read.hosts) == ["gpu-07", "gpu-2"]
+    (problem,) = read.problems
+    assert (problem.file, problem.row, problem.column) == ("gpu-07.csv", 2, "hostname")
+    assert problem.message == (
+        "the host name '\\u200b' (it holds an invisible character: \\u200b, U+200B ZERO WIDTH "
+        "SPACE) holds only invisible characters: the GPU is given to host 'gpu-07', the "
+        "output's host"
+    )
+    assert problem.fix == "write the GPU's host name in the hostname cell"
+
+
 def test_a_host_of_two_models_is_named_escaped_in_its_problem() -> None:
     """The problem of a host holding two GPU models quotes the host's name and the GPU names,
     an invisible character in the name escaped and named."""

@@ -1078,8 +1078,9 @@ def visible_name(
     characters, which text pasted from a web page, a chat or a mail brings: a name is matched
     across files by what it shows. When there were any, a problem (``problem(message, fix)``)
     quotes the name as written and says what it is read as; the row is kept. ``what`` names
-    the name (``host name``). A name of invisible characters only is empty (no problem: the
-    caller refuses it); a blank other than the space is read as a space."""
+    the name (``host name``). A name of invisible characters only is empty, with no problem
+    here: the caller adds one that refuses the row or names what it uses instead. A blank
+    other than the space is read as a space."""
     kept = without_invisible(text).strip()
     if kept and kept != text.strip() and _invisible(text):
         problems.append(

@@ -180,7 +180,10 @@ def _visible_hosts(
     """``labels`` with each host label read without its invisible characters, as every
     importer reads host names, so a series' host reads as the other files' hosts do. The first
     line giving a host name with such characters adds a problem quoting it; ``hosts`` holds each
-    host label value seen, as read."""
+    host label value seen, as read. A host label of invisible characters only names no host:
+    the series' host is read from the next host label, or the series has none, and the first
+    line giving it adds a problem saying which."""
+    emptied: list[tuple[str, str]] = []
     for label in _HOST_LABELS:
         written = labels.get(label)
         if not written:
@@ -188,7 +191,25 @@ def _visible_hosts(
         if written not in hosts:
             where = partial(InputProblem, file, line, label)
             hosts[written] = visible_name(written, "host name", where, problems)
+            if not hosts[written]:
+                emptied.append((label, written))
         labels[label] = hosts[written]
+    for label, written in emptied:
+        used = next((name for name in _HOST_LABELS if labels.get(name)), None)
+        instead = (
+            "the series is read without a host"
+            if used is None
+            else f"the series' host is read from its {used} label, {quoted(labels[used])}"
+        )
+        problems.append(
+            InputProblem(
+                file,
+                line,
+                label,
+                f"the host name {quoted(written)} holds only invisible characters: {instead}",
+                f"give the {label} label the host's name (or drop the label)",
+            )
+        )
     return labels
 
 

@@ -317,7 +317,8 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             ]
         )
     problems: list[InputProblem] = []
-    gpus = _query_gpus(starts, records, columns, separator, file, problems)
+    output_host = name_host(text, host_name)[0]
+    gpus = _query_gpus(starts, records, columns, separator, file, output_host, problems)
     if not gpus:
         if problems:
             raise InputError(problems)
@@ -348,10 +349,13 @@ def _query_gpus(
     columns: dict[str, tuple[int, str]],
     separator: str,
     file: str,
+    output_host: str,
     problems: list[InputProblem],
 ) -> list[_Gpu]:
     """The GPUs of a query CSV's data rows (``starts``: each record's first line); a row that
-    cannot be read adds a problem."""
+    cannot be read adds a problem. ``output_host`` is the host the output is named after, which
+    a GPU with no host name belongs to; a hostname cell of invisible characters only adds a
+    problem naming it."""
     gpus: list[_Gpu] = []
     header = [cell.strip() for cell in records[0]]
     for number, record in zip(starts[1:], records[1:], strict=True):
@@ -419,7 +423,17 @@ def _query_gpus(
         if host is not None:
             # Matched to other files' hosts by what the name shows, as RVTools' names are.
             where = partial(InputProblem, file, number, columns["hostname"][1])
-            host = visible_name(host, "host name", where, problems) or None
+            typed, host = host, visible_name(host, "host name", where, problems) or None
+            if host is None:
+                # Kept rather than refused: the GPU still counts, on the host a blank cell
+                # gives, and the problem says so.
+                problems.append(
+                    where(
+                        f"the host name {quoted(typed)} holds only invisible characters: "
+                        f"the GPU is given to host {quoted(output_host)}, the output's host",
+                        "write the GPU's host name in the hostname cell",
+                    )
+                )
         gpus.append(
             _Gpu(
                 index,
