@@ -230,8 +230,7 @@ def test_a_bad_constant_in_a_restored_workbook_is_refused_on_its_row(
     """A performance constant out of its range in a plan workbook is refused when the workbook
     is read, naming the sheet's row, the constant, the value and its rule; the plan is made
     with the model's default (the override is gone from the new workbook), and the same value
-    given as --perf beside the workbook stops the command naming the rule. No check after the
-    merge is needed for either."""
+    given as --perf beside the workbook stops the command naming the rule."""
     first = tmp_path / "plan.xlsx"
     argv = ["plan", "--methods", "passthrough", "--no-harvest"]
     assert main([*argv, "--perf", "no_rdma_factor=3", "--out", str(first)]) == 0

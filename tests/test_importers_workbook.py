@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from importer_samples import CATALOG, REPO, count_workbook_opens
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 
 from planner.assumptions import Assumptions
 from planner.cli import main
@@ -455,6 +455,12 @@ def _saved_as(scenario: Scenario, cells: dict[tuple[str, str], tuple[str, str]])
     return out.getvalue()
 
 
+def _row_named(data: bytes, name: str) -> int:
+    """The row of the Planner inputs sheet of workbook ``data`` whose name cell is ``name``."""
+    sheet = load_workbook(io.BytesIO(data))[PLAN_INPUTS_SHEET]
+    return next(r for r in range(3, sheet.max_row + 1) if sheet[f"B{r}"].value == name)
+
+
 def test_an_infinite_or_error_cell_is_a_problem_on_its_row_and_the_rest_is_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -503,8 +509,7 @@ def test_an_error_cell_in_a_file_s_text_refuses_the_workbook_naming_its_row() ->
     with pytest.raises(InputError) as caught:
         read_plan_inputs(data, file_name="plan.xlsx")
     (problem,) = caught.value.problems
-    assert problem.row is not None
-    assert problem.column == "value"
+    assert (problem.row, problem.column) == (_row_named(data, "workloads.csv"), "value")
     assert "#REF!" in problem.message
     assert "workloads.csv" in problem.message
 
@@ -516,7 +521,11 @@ def test_an_assumption_holding_a_spreadsheet_error_is_named_as_one_with_its_fix(
     data = _saved_as(_sample_scenario(), {("pue", "C"): ("e", "#DIV/0!")})
     inputs = read_plan_inputs(data, file_name="plan.xlsx")
     (problem,) = inputs.problems
-    assert (problem.file, problem.column) == (f"plan.xlsx [{PLAN_INPUTS_SHEET}]", "value")
+    assert (problem.file, problem.row, problem.column) == (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}]",
+        _row_named(data, "pue"),
+        "value",
+    )
     assert problem.message == (
         "pue: the cell holds the error value #DIV/0! (a formula that failed); its default "
         "1.5 is used"
