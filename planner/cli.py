@@ -71,6 +71,7 @@ __all__ = [
     "add_purchase_arguments",
     "add_scenario_arguments",
     "build_parser",
+    "given_scenario_options",
     "main",
     "native_prints_hidden",
     "parse_server",
@@ -167,7 +168,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
     """Options naming the input files and the assumptions; defaults are the sample scenario.
 
     An assumption's option defaults to None, its default value shown in its help, so that one
-    given is known as given whatever its value (``_given_facts``): given beside
+    given is known as given whatever its value (``given_scenario_options``): given beside
     ``--from-workbook``, it wins over the workbook's value even when it is the default."""
     add_input_file_arguments(parser)
     given = parser.add_argument_group("assumptions (default: the value shown)")
@@ -251,15 +252,30 @@ def _fact_number(name: str, about: Fact) -> Callable[[str], float]:
     return parse
 
 
+def given_scenario_options(args: argparse.Namespace) -> dict[str, str]:
+    """The scenario options (``add_scenario_arguments``) given on the command line: each one's
+    namespace attribute to its flag (``{"pue": "--pue"}``), in the parser's order. Each option
+    defaults to a value giving it never leaves (None, an empty list, off), so one whose value
+    is not its default was given, whatever the value."""
+    reference = argparse.ArgumentParser(add_help=False)
+    add_scenario_arguments(reference)
+    return {
+        action.dest: action.option_strings[0]
+        for action in reference._actions
+        if action.option_strings and getattr(args, action.dest, action.default) != action.default
+    }
+
+
 def _given_facts(args: argparse.Namespace) -> dict[str, Any]:
     """The assumptions the options given set, by name (``Assumptions.with_facts``), whatever
-    their value; an option not given is None (``add_scenario_arguments``) and sets nothing."""
+    their value; an option not given sets nothing."""
+    given_options = given_scenario_options(args)
     given: dict[str, Any] = {}
-    for name, about, default in facts(Assumptions()):
-        value = None if about.flag is None else getattr(args, _dest(name))
-        if value is not None:
+    for name, _about, default in facts(Assumptions()):
+        if _dest(name) in given_options:
+            value = getattr(args, _dest(name))
             given[name] = type(default)(value) if isinstance(default, enum.Enum) else value
-    if args.mig_backed_vgpu is not None:
+    if "mig_backed_vgpu" in given_options:
         given["mig_backed_vgpu"] = args.mig_backed_vgpu
     return given
 

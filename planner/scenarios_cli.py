@@ -44,26 +44,16 @@ def _store(args: argparse.Namespace) -> ScenarioStore:
     return ScenarioStore(args.db)
 
 
-def _given_options(args: argparse.Namespace) -> list[str]:
-    """Scenario options (files, assumptions) given a value other than their default."""
-    from planner.cli import add_scenario_arguments
-
-    reference = argparse.ArgumentParser(add_help=False)
-    add_scenario_arguments(reference)
-    given = []
-    for action in reference._actions:
-        if getattr(args, action.dest, None) != action.default and action.option_strings:
-            given.append(action.option_strings[0])
-    return given
-
-
 def saved_from_args(args: argparse.Namespace) -> SavedScenario:
     """The scenario ``--scenario`` names, from the store ``--db`` names.
 
     Raises ``StoreError`` when it is not saved, or when file or assumption options are given too
     (the saved scenario carries its own; they would be ignored).
     """
-    given = _given_options(args)
+    # Imported here: planner.cli imports this module to register its commands.
+    from planner.cli import given_scenario_options
+
+    given = list(given_scenario_options(args).values())
     if given:
         raise StoreError(
             f"--scenario plans the saved files and assumptions, so {', '.join(given)} would be "
