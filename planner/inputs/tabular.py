@@ -38,7 +38,6 @@ __all__ = [
     "csv_error_problem",
     "csv_header",
     "decode_file",
-    "excel_separator",
     "is_workbook",
     "long_name",
     "normalise_column",
@@ -55,7 +54,6 @@ __all__ = [
     "refuse_large_file",
     "refuse_repeated_names",
     "shown",
-    "sniff_separator",
     "source_name",
     "table_from_frame",
     "visible_name",
@@ -545,8 +543,12 @@ class CsvHeader:
     """The header's cells as written, untrimmed."""
 
 
-_LINE = re.compile(r"([^\r\n]*)(?:\r\n|\r|\n|\Z)")
-"""A line and its end (``_LINE_END``); the text of the line is group 1."""
+_LINE = re.compile(rf"([^\r\n]*)(?:{_LINE_END.pattern}|\Z)")
+"""A line and its end (``_LINE_END``, or the end of the text); the text of the line is group
+1."""
+_SAVE_AS_CSV = "save the file as CSV"
+"""The fix of a CSV error of no known cause in a file the user saved (a tool's reader asks
+for the output as the tool printed it instead)."""
 _BLANK_LINE = re.compile(rf'[\s"{re.escape(SPREADSHEET_SEPARATORS)}]*')
 """A line that holds no cell: blanks, or a blank row as a spreadsheet writes it (``;;;;``,
 ``"",""``). Every spreadsheet separator is blank here, so a line is blank or not whatever
@@ -554,7 +556,7 @@ separator a reader takes."""
 
 
 def csv_header(
-    text: str, file: str, separators: str, *, fix: str = "save the file as CSV"
+    text: str, file: str, separators: str, *, fix: str = _SAVE_AS_CSV
 ) -> CsvHeader | None:
     """The header of a CSV file's text, as every reader of CSV finds it (the planner's
     loaders, format detection, the trace lists); None when the file has no line holding a
@@ -563,7 +565,7 @@ def csv_header(
     The header is the first line that is not blank (``_BLANK_LINE``), passing over Excel's
     ``sep=;`` line when that is the first, with blank lines before or after it. It is read on
     the separator the ``sep=`` line names when that is one of ``separators``, else on the one
-    of them that splits it into the most cells (``sniff_separator``).
+    of them that splits it into the most cells (``_sniff_separator``).
 
     Raises ``InputError`` naming ``file`` and the header's row when the header cannot be split
     into cells (``csv_error_problem``, ``fix`` its fix for a CSV error of no known cause: a
@@ -575,11 +577,11 @@ def csv_header(
         if _BLANK_LINE.fullmatch(written):
             continue
         if named is None:
-            named = excel_separator(written)
+            named = _excel_separator(written)
             if named is not None:
                 continue
         if named is None or named not in separators:
-            separator = sniff_separator(written, separators)
+            separator = _sniff_separator(written, separators)
         else:
             separator = named
         reader = csv.reader(io.StringIO(text[line.start() :], newline=""), delimiter=separator)
@@ -593,14 +595,14 @@ def csv_header(
     return None
 
 
-def excel_separator(line: str) -> str | None:
+def _excel_separator(line: str) -> str | None:
     """The separator Excel's line above a CSV file's header names (``sep=;`` gives ``;``); None
     when the line is no such line."""
     match = _SEPARATOR_LINE.match(line)
     return None if match is None else match.group(1)
 
 
-def sniff_separator(text: str, separators: str = SPREADSHEET_SEPARATORS) -> str:
+def _sniff_separator(text: str, separators: str = SPREADSHEET_SEPARATORS) -> str:
     """Of ``separators``, the one that splits the first non-blank line into the most cells;
     the first of them on a tie (a one-column file)."""
     line = next((line for line in text.splitlines() if line.strip()), "")
@@ -691,7 +693,7 @@ def csv_error_problem(
     error: csv.Error,
     file: str,
     row: int | None,
-    fix: str = "save the file as CSV",
+    fix: str = _SAVE_AS_CSV,
     *,
     one_line: bool = False,
 ) -> InputProblem:
