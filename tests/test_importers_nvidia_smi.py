@@ -653,8 +653,8 @@ def test_a_query_csv_cell_over_the_field_limit_names_its_line() -> None:
 
 def test_a_query_csv_line_over_the_field_limit_is_a_long_cell_not_an_open_quote() -> None:
     """A query CSV row of one line longer than Python's CSV field limit, with no quote in it,
-    is refused naming that line and the limit, with a fix to shorten the cell: it said to close
-    a quote the line does not have."""
+    is refused naming that line and the limit, with a fix to shorten the cell, not to close a
+    quote the line does not have."""
     limit = csv.field_size_limit()
     header = "name, memory.total [MiB], vbios_version\nNVIDIA L4, 23034 MiB, 95.04\n"
     data = (header + "NVIDIA L4, 23034 MiB, " + "9" * (limit + 1) + "\n").encode()
@@ -969,8 +969,7 @@ def test_a_csv_error_in_a_query_csv_asks_for_the_output_as_printed(
 ) -> None:
     """A CSV error on the header line of a query CSV (below Excel's sep= line, on row 2) or on
     a row below it names that row, with the fix to give nvidia-smi's output as it printed it,
-    as other tool readers word it: on the header it said to save the file as CSV, which is no
-    fix for a tool's output."""
+    as other tool readers word it (saving the file as CSV is no fix for a tool's output)."""
     real = csv.reader
     monkeypatch.setattr(
         csv, "reader", lambda *args, **kwargs: _RefusingReader(real(*args, **kwargs), refused)

@@ -466,8 +466,7 @@ def test_an_infinite_or_error_cell_is_a_problem_on_its_row_and_the_rest_is_read(
 ) -> None:
     """A number cell holding inf or NaN, or an error value (#DIV/0!, #REF!), in the Planner
     inputs sheet is a problem naming the sheet, its row and column; that assumption keeps its
-    default and every other is read, and the command line plans from the workbook. The sheet
-    was refused as unreadable, naming no row."""
+    default and every other is read, and the command line plans from the workbook."""
     scenario = _sample_scenario()
     data = _saved_as(
         scenario,
@@ -517,7 +516,7 @@ def test_an_error_cell_in_a_file_s_text_refuses_the_workbook_naming_its_row() ->
 def test_an_assumption_holding_a_spreadsheet_error_is_named_as_one_with_its_fix() -> None:
     """An assumption cell holding a spreadsheet error value (#DIV/0!) is named as the error a
     formula left, on its row, with its default used and the fix saying what to type in its
-    place; it read "'#DIV/0!' is not a finite number", as if a number were mistyped."""
+    place, not as a mistyped number ("'#DIV/0!' is not a finite number")."""
     data = _saved_as(_sample_scenario(), {("pue", "C"): ("e", "#DIV/0!")})
     inputs = read_plan_inputs(data, file_name="plan.xlsx")
     (problem,) = inputs.problems
