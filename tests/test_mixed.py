@@ -39,7 +39,7 @@ from planner.solve.mixed import (
     recommend,
 )
 from planner.solve.packing import _Committed, instances_of, pack, plan_method
-from tests.builders import NEVER, NIGHT, OFFICE, host, scenario_of, workload
+from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
 
@@ -142,50 +142,6 @@ def test_day_and_night_work_share_a_remote_pool_by_the_hour() -> None:
     }
     assert len(plan.gpu_configs) == 2
     assert len({key[0] for key in plan.gpu_configs}) == 1
-
-
-def test_pooled_work_that_is_never_active_still_needs_a_pool_gpu() -> None:
-    """Jobs active in no hour hold no pooled memory, yet each is placed on a pool GPU: the MILP
-    gave the pool no GPU for them, so placement left them out while a passthrough job took the
-    only vSphere GPU (the Kubernetes host would have held it)."""
-    scenario = _scenario(
-        [
-            host("vs", "A100-40GB-PCIe", 1, cpu_cores=1.0, ram_gib=1.0),
-            host(
-                "k8s", "A100-40GB-PCIe", 1, cpu_cores=1.0, ram_gib=1.0, platform=Platform.KUBERNETES
-            ),
-        ],
-        [
-            workload(
-                "idle",
-                instances=3,
-                gpus=0.125,
-                memory_gib=17.5,
-                busy_fraction=0.0,
-                schedule=NEVER,
-                vcpus=1.0,
-                ram_gib=256.0,
-                priority=1,
-            ),
-            workload(
-                "train",
-                instances=1,
-                gpus=0.125,
-                memory_gib=0.25,
-                busy_fraction=0.0,
-                schedule=OFFICE,
-                vcpus=1.0,
-                ram_gib=1.0,
-                latency_tolerant=False,
-                priority=1,
-            ),
-        ],
-    )
-    mix = recommend(scenario, AnnualRates(scenario))
-    assert check_plan(mix.plan, scenario) == []
-    assert mix.plan.not_placed == ()
-    assert _methods_of(mix.plan)["idle"] == Counter({Method.REMOTE_POOL: 3})
-    assert mix.counts.gpus[(Method.REMOTE_POOL, 0)] >= 1
 
 
 def test_a_mix_whose_milp_the_clock_stopped_says_it_may_differ_by_machine(

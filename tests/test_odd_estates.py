@@ -30,6 +30,7 @@ from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import AnnualRates
+from planner.methods.registry import Method
 from planner.output.recommendations import within_limits
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.plan import MethodPlan
@@ -362,6 +363,18 @@ def test_an_odd_estate_gets_a_sound_answer(case: _Case) -> None:
     below the plan and the recommended plan serves at least what any single method does."""
     planned, scenario = case.answer()
     _assert_sound(planned, scenario)
+
+
+def test_pooled_jobs_never_active_still_take_a_pool_gpu_in_the_mix() -> None:
+    """Jobs active in no hour hold no pooled memory, yet each is placed on a pool GPU: the
+    mix's MILP gives the pool a GPU for them (it gave none, so placement left them out while
+    the passthrough job took the only vSphere GPU), and all four are served."""
+    case = next(c for c in CASES if c.name.startswith("pooled jobs never active"))
+    scenario = _scenario(case.hosts, case.workloads, case.assumptions)
+    mix = recommend(scenario, AnnualRates(scenario))
+    assert check_plan(mix.plan, scenario) == []
+    assert mix.plan.not_placed == ()
+    assert mix.counts.gpus[(Method.REMOTE_POOL, 0)] >= 1
 
 
 def test_a_class_of_no_instances_is_decided_as_having_nothing_to_place() -> None:
