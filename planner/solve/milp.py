@@ -701,6 +701,9 @@ def relax(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> LpRelaxat
     _validate(patterns, demand)
     if not any(demand):
         return LpRelaxation(uses=(0.0,) * len(patterns), gpus=0.0)
+    asked = [kind for kind, needed in enumerate(demand) if needed]
+    if len(asked) == 1:
+        return _relax_one_kind(patterns, demand, asked[0])
     model = Model()
     uses = model.variables("uses", len(patterns), integral=False)
     for kind, needed in enumerate(demand):
@@ -714,6 +717,19 @@ def relax(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> LpRelaxat
     if solution is None or solution.status is not SolveStatus.OPTIMAL:
         raise RuntimeError("LP relaxation of a feasible cover failed")
     return LpRelaxation(uses=tuple(solution[c] for c in uses.columns()), gpus=solution.objective)
+
+
+def _relax_one_kind(
+    patterns: Sequence[Sequence[int]], demand: Sequence[int], kind: int
+) -> LpRelaxation:
+    """The LP relaxation when only ``kind`` is asked for, without a solver: every GPU set up by
+    the pattern holding most of it (of those, the one holding fewest other items), so many
+    that they hold exactly the demand. Packing one pod at a time asks this thousands of times."""
+    best = max(range(len(patterns)), key=lambda p: (patterns[p][kind], -sum(patterns[p]), -p))
+    gpus = demand[kind] / patterns[best][kind]
+    return LpRelaxation(
+        uses=tuple(gpus if p == best else 0.0 for p in range(len(patterns))), gpus=gpus
+    )
 
 
 def lp_lower_bound(patterns: Sequence[Sequence[int]], demand: Sequence[int]) -> int:
