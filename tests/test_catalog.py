@@ -16,7 +16,7 @@ from planner.inputs.catalog import (
 )
 from planner.inputs.problems import InputError
 
-ADDED = (
+PRICE_GUESSED = (
     "A10G",
     "V100-16GB-PCIe",
     "V100-16GB-SXM",
@@ -29,9 +29,9 @@ ADDED = (
     "GH200-96GB",
     "B200-180GB-SXM",
 )
-"""Models whose price is a street-price guess the catalog says is one ("guess" in the source
-and the notes), some with figures copied from a sibling model and flagged as assumed: each
-has its own tests below."""
+"""Models whose price no source gives: the catalog calls it a street-price guess in their source
+and notes; some also have figures copied from a sibling model, flagged as assumed. Each has its
+own tests below."""
 
 CATALOG_MODELS = [
     "A100-40GB-PCIe",
@@ -50,7 +50,7 @@ CATALOG_MODELS = [
     "A16",
     "A30",
     "T4",
-    *ADDED,
+    *PRICE_GUESSED,
 ]
 
 
@@ -504,7 +504,7 @@ def _mig(catalog: Catalog, model: str) -> dict[str, tuple[int, int, int]]:
         ("B200-180GB-SXM", (180, 1000, 2250)),
     ],
 )
-def test_added_models_carry_their_sourced_figures(
+def test_models_of_guessed_price_carry_their_sourced_figures(
     catalog: Catalog, model: str, figures: tuple[float, float, float]
 ) -> None:
     """Memory [GiB], power [W] and dense FP16 [TFLOPS] are the figures the source column names:
@@ -515,11 +515,11 @@ def test_added_models_carry_their_sourced_figures(
     assert gpu.gpus_per_board == 1
 
 
-@pytest.mark.parametrize("model", ADDED)
-def test_added_prices_are_guesses_and_every_row_names_its_source(
+@pytest.mark.parametrize("model", PRICE_GUESSED)
+def test_guessed_prices_are_flagged_and_every_row_names_its_source(
     catalog: Catalog, model: str
 ) -> None:
-    """Every added price is a street-price guess flagged to edit, and its notes say so."""
+    """Every guessed price is flagged as a street-price guess to edit, and its notes say so."""
     gpu = catalog.gpu(model)
     assert gpu.price_is_default
     assert gpu.price_usd > 0
@@ -618,7 +618,7 @@ def test_v100_and_a40_maxima_are_marked_derived(catalog: Catalog) -> None:
         ("B200-180GB-SXM", ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb")),
     ],
 )
-def test_added_mig_models_have_the_eight_slice_profiles(
+def test_mig_models_of_guessed_price_have_the_eight_slice_profiles(
     catalog: Catalog, model: str, profiles: tuple[str, ...]
 ) -> None:
     """Each added MIG model has 8 memory and 7 compute slices and its six GPU instance profiles
