@@ -8,6 +8,8 @@ import them from here, so a name such as ``NIGHT`` means one thing everywhere.
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 from collections.abc import Mapping, Sequence
 
 from openpyxl import Workbook
@@ -241,3 +243,21 @@ def xlsx(sheets: Mapping[str, Sequence[Sequence[object]]]) -> bytes:
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
+
+
+def with_row_moved(data: bytes, row: int, to: int) -> bytes:
+    """Workbook ``data`` with every sheet's row ``row`` renumbered ``to``, as a hostile upload's
+    sheet XML may number it (openpyxl writes no row past Excel's 1,048,576)."""
+    moved = io.BytesIO()
+    old = (f'r="{row}"'.encode(), f'{row}"'.encode())
+    with zipfile.ZipFile(io.BytesIO(data)) as book, zipfile.ZipFile(moved, "w") as out:
+        for item in book.infolist():
+            content = book.read(item.filename)
+            if item.filename.startswith("xl/worksheets/"):
+                # The row's own number, then its cells' references (A3 -> A50000000).
+                content = content.replace(old[0], f'r="{to}"'.encode())
+                content = re.sub(
+                    rb'r="([A-Z]+)' + old[1], rb'r="\g<1>' + f'{to}"'.encode(), content
+                )
+            out.writestr(item, content)
+    return moved.getvalue()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Mapping, Sequence
 
 import pytest
@@ -16,7 +15,7 @@ from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts
 from planner.inputs.importers.rvtools import read_rvtools
 from planner.inputs.problems import InputError
-from tests.builders import xlsx
+from tests.builders import with_row_moved, xlsx
 
 
 def _values(host: HostFacts) -> dict[str, object]:
@@ -557,21 +556,15 @@ def test_a_vhost_csv_header_over_the_field_limit_names_the_tab_and_the_tool_s_fi
     assert (problem.file, problem.row) == ("RVTools_tabvHost.csv [vHost]", 1)
 
 
-def test_a_vhost_tab_whose_only_row_is_past_excel_s_last_is_read_as_empty() -> None:
-    """A small workbook whose only filled row is numbered past Excel's 1,048,576 rows holds no
-    host: read as an empty tab at Excel's last row, not by passing over every blank row up to
-    it (at row 50,000,000, seconds of one upload)."""
-    saved = io.BytesIO(xlsx({"vHost": [(), (), ("Host",)]}))
-    # openpyxl writes no row past Excel's last: the sheet's XML is renumbered as a hostile
-    # upload's would be.
-    moved = io.BytesIO()
-    with zipfile.ZipFile(saved) as book, zipfile.ZipFile(moved, "w") as out:
-        for item in book.infolist():
-            content = book.read(item.filename)
-            if item.filename.startswith("xl/worksheets/"):
-                content = content.replace(b'r="3"', b'r="50000000"').replace(b"A3", b"A50000000")
-            out.writestr(item, content)
+def test_a_vhost_tab_with_a_row_past_excel_s_last_is_refused_naming_it() -> None:
+    """A small workbook whose only filled row is numbered past Excel's 1,048,576 rows is
+    refused naming that row, not read by passing over every blank row up to it (at row
+    50,000,000, seconds of one upload)."""
+    data = with_row_moved(xlsx({"vHost": [(), (), ("Host",)]}), 3, 50_000_000)
     with pytest.raises(InputError) as caught:
-        read_rvtools(moved.getvalue(), "rv.xlsx")
+        read_rvtools(data, "rv.xlsx")
     (problem,) = caught.value.problems
-    assert problem.message == "the vHost tab is empty"
+    assert (problem.file, problem.row) == ("rv.xlsx [vHost]", 50_000_000)
+    assert problem.message == (
+        "row 50,000,000 is past Excel's last row (1,048,576): no spreadsheet writes one"
+    )

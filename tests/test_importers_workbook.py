@@ -34,7 +34,7 @@ from planner.output.report import ScenarioPlan, plan_scenario
 from planner.plan import MethodPlan
 from planner.scenario import Scenario, load_scenario
 from planner.solve.feasibility import check_plan
-from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
+from tests.builders import NIGHT, OFFICE, host, scenario_of, with_row_moved, workload
 
 
 def _sample_scenario() -> Scenario:
@@ -534,3 +534,15 @@ def test_an_assumption_holding_a_spreadsheet_error_is_named_as_one_with_its_fix(
         "the formula that gives it)"
     )
     assert inputs.assumptions.pue == Assumptions().pue
+
+
+def test_an_inputs_sheet_with_a_row_past_excel_s_last_is_refused_naming_it() -> None:
+    """A plan workbook whose inputs sheet holds a row numbered past Excel's last is refused
+    naming that row; every row up to it was read into memory first (50 million)."""
+    data = _inputs_sheet_only(_sample_scenario())
+    last = load_workbook(io.BytesIO(data))[PLAN_INPUTS_SHEET].max_row
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(with_row_moved(data, last, 50_000_000), file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == (f"plan.xlsx [{PLAN_INPUTS_SHEET}]", 50_000_000)
+    assert "past Excel's last row (1,048,576)" in problem.message

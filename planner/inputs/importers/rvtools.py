@@ -24,7 +24,12 @@ from typing import Any
 
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, UnusedCell, fact
 from planner.inputs.importers.provenance import ImportNote
-from planner.inputs.importers.sheets import UnreadableCell, sheet_rows, workbook_sheets
+from planner.inputs.importers.sheets import (
+    RowPastLastRowError,
+    UnreadableCell,
+    sheet_rows,
+    workbook_sheets,
+)
 from planner.inputs.importers.text import decode_text
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
@@ -57,9 +62,6 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "memory": ("#memory", "memory", "memorymb", "memorymib", "memorysize", "totalmemory"),
 }
 """Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
-_EXCEL_ROWS = 1_048_576
-"""Rows of an Excel sheet: a row numbered past it is no RVTools export's, and reading the
-blank rows up to it would take a few kilobytes of upload minutes to pass over."""
 _BLANK_RUN = 50
 """Blank rows read past the last filled one (below the header; blank rows above it are passed
 over however many): RVTools writes rows without gaps, but a sheet's stated size can be a
@@ -157,8 +159,6 @@ def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
     filled = False
     try:
         for number, values in enumerate(sheet_rows(sheet), start=1):
-            if number > _EXCEL_ROWS:
-                return
             if any(v is not None and str(v).strip() for v in values):
                 blank, filled = 0, True
                 yield number, tuple(values)
@@ -166,6 +166,11 @@ def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
                 blank += 1
                 if blank >= _BLANK_RUN:
                     return
+    except RowPastLastRowError as error:
+        problem = InputProblem(
+            file, error.row, None, str(error), "give the RVTools export as saved"
+        )
+        raise InputError([problem]) from None
     # A damaged sheet raises XML or zip errors part way through.
     except Exception:
         raise InputError(

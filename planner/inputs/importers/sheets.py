@@ -18,7 +18,7 @@ from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser
 
 from planner.inputs.problems import InputError, InputProblem
 
-__all__ = ["UnreadableCell", "sheet_rows", "workbook_sheets"]
+__all__ = ["RowPastLastRowError", "UnreadableCell", "sheet_rows", "workbook_sheets"]
 
 
 def workbook_sheets(data: bytes, file: str, fix: str) -> Any:
@@ -113,12 +113,29 @@ class _TolerantParser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is unt
         return cell
 
 
+_EXCEL_ROWS = 1_048_576
+"""Rows of an Excel sheet [rows]."""
+
+
+class RowPastLastRowError(ValueError):
+    """A sheet holds a row numbered past Excel's last: no spreadsheet writes one, and the blank
+    rows up to it, given one by one, would take a workbook of a few kilobytes minutes to pass
+    over. Its reader names the row as a problem."""
+
+    def __init__(self, row: int) -> None:
+        self.row = row
+        super().__init__(
+            f"row {row:,} is past Excel's last row ({_EXCEL_ROWS:,}): no spreadsheet writes one"
+        )
+
+
 def sheet_rows(sheet: Any) -> Iterator[tuple[Any, ...]]:
     """The values of each row of a sheet, from row 1 (an empty tuple for a row the file leaves
-    out), as ``iter_rows(values_only=True)`` gives them, except that a cell holding an error
-    value or a number that is none is an ``UnreadableCell``: one such cell (a figure another
-    writer saved as ``inf``) made openpyxl fail the whole sheet. A sheet that is not an openpyxl
-    read-only worksheet (a CSV tab) is read by its own ``iter_rows``."""
+    out), as ``iter_rows(values_only=True)`` gives them,
+    except that a cell holding an error value or a number that is none is an
+    ``UnreadableCell``: one such cell (a figure another writer saved as ``inf``) made openpyxl
+    fail the whole sheet. A sheet that is not an openpyxl read-only worksheet (a CSV tab) is
+    read by its own ``iter_rows``. Raises ``RowPastLastRowError`` at a row past Excel's last."""
     if not isinstance(sheet, ReadOnlyWorksheet):
         yield from sheet.iter_rows(values_only=True)
         return
@@ -136,6 +153,8 @@ def sheet_rows(sheet: Any) -> Iterator[tuple[Any, ...]]:
         )
         expected = 1
         for number, cells in parser.parse():
+            if number > _EXCEL_ROWS:
+                raise RowPastLastRowError(number)
             if number < expected:
                 continue  # a row written twice: the first is read, as openpyxl does
             for _ in range(expected, number):

@@ -42,7 +42,12 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, GpuModel, load_catalog
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
-from planner.inputs.importers.sheets import UnreadableCell, sheet_rows, workbook_sheets
+from planner.inputs.importers.sheets import (
+    RowPastLastRowError,
+    UnreadableCell,
+    sheet_rows,
+    workbook_sheets,
+)
 from planner.inputs.inventory import inventory_frame
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -317,6 +322,18 @@ def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None
     return plan_inputs_of(book, file_name=name)
 
 
+def _inputs_rows(sheet: Any, tab: str) -> list[tuple[Any, ...]]:
+    """The rows of a plan workbook's inputs sheet; ``InputError`` naming ``tab`` when it cannot
+    be read to its end."""
+    fix = "give the workbook as the planner wrote it"
+    try:
+        return list(sheet_rows(sheet))
+    except RowPastLastRowError as error:
+        raise InputError([InputProblem(tab, error.row, None, str(error), fix)]) from None
+    except Exception:  # a damaged sheet raises zip or XML errors of many types
+        raise InputError([InputProblem(tab, None, None, "the sheet cannot be read", fix)]) from None
+
+
 def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     """The inputs a plan workbook already opened (openpyxl, as ``detect_file`` opens it) was
     planned from; ``file_name`` names it in problems. Raises as ``read_plan_inputs``."""
@@ -338,20 +355,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     files: dict[str, list[str]] = {}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
     problems: list[InputProblem] = []
-    try:
-        rows = list(sheet_rows(book[titles[PLAN_INPUTS_SHEET.lower()]]))
-    except Exception:  # a damaged sheet raises zip or XML errors of many types
-        raise InputError(
-            [
-                InputProblem(
-                    tab,
-                    None,
-                    None,
-                    "the sheet cannot be read",
-                    "give the workbook as the planner wrote it",
-                )
-            ]
-        ) from None
+    rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
     for number, values in enumerate(rows, start=1):
         raw = (*values, None, None, None)[:3]
         # A formula without its value shows as an empty cell, which an assumption's problem
