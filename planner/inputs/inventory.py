@@ -22,7 +22,6 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
-    long_name,
     parse_bool,
     parse_cells,
     parse_float,
@@ -34,7 +33,7 @@ from planner.inputs.tabular import (
     refuse_repeated_names,
     source_name,
     table_from_frame,
-    visible_name,
+    usable_name,
     yes_no,
 )
 
@@ -383,20 +382,12 @@ def _row_hosts(
     if values is None:
         return None
     for column, what in (("host", "host name"), ("cluster", "cluster name")):
-        values[column] = visible_name(
-            values[column], what, partial(table.problem, row, column), problems
-        )
-        if not values[column]:
-            problems.append(
-                table.problem(
-                    row, column, f"the {what} holds only invisible characters", f"enter {what}"
-                )
-            )
+        empty = (f"the {what} holds only invisible characters", f"enter {what}")
+        where = partial(table.problem, row, column)
+        name = usable_name(values[column], what, where, problems, empty=empty)
+        if name is None:
             return None
-        too_long = long_name(values[column], what)
-        if too_long is not None:
-            problems.append(table.problem(row, column, *too_long))
-            return None
+        values[column] = name
     model: GpuModel = values["gpu_model"]
     checks = _model_checks(table, row, model, values, problems)
     if checks is None:

@@ -56,6 +56,7 @@ __all__ = [
     "shown",
     "source_name",
     "table_from_frame",
+    "usable_name",
     "visible_name",
     "yes_no",
 ]
@@ -1071,6 +1072,30 @@ def quoted(text: str) -> str:
     escaped and named after it (``'gpu\u200b-01' (it holds an invisible character: \u200b,
     U+200B ZERO WIDTH SPACE)``). Every loader's messages quote names and values with it."""
     return f"'{shown(text)}'{invisible_said(text)}"
+
+
+def usable_name(
+    text: str,
+    what: str,
+    problem: Callable[[str, str], InputProblem],
+    problems: list[InputProblem],
+    *,
+    empty: tuple[str, str],
+) -> str | None:
+    """A name a row gives (``what`` names it: ``host name``) as the planner uses it: without its
+    invisible characters (``visible_name``, with its problem); None, with a problem, when it
+    holds only invisible characters (``empty``: that problem's message and fix) or is longer
+    than ``MAX_NAME_CHARS`` (``long_name``). ``problem(message, fix)`` places a problem on the
+    row and column."""
+    name = visible_name(text, what, problem, problems)
+    if not name:
+        problems.append(problem(*empty))
+        return None
+    too_long = long_name(name, what)
+    if too_long is not None:
+        problems.append(problem(*too_long))
+        return None
+    return name
 
 
 def visible_name(

@@ -21,7 +21,6 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
-    long_name,
     parse_bool,
     parse_cells,
     parse_float,
@@ -32,7 +31,7 @@ from planner.inputs.tabular import (
     refuse_repeated_names,
     source_name,
     table_from_frame,
-    visible_name,
+    usable_name,
     yes_no,
 )
 
@@ -553,20 +552,12 @@ def _row_workload(
         # The schedule is checked only when the kind is known, so report it with the rest.
         _check_schedule_alone(table, row, problems)
         return None
-    values["name"] = visible_name(
-        values["name"], "class name", partial(table.problem, row, "name"), problems
-    )
-    if not values["name"]:
-        problems.append(
-            table.problem(
-                row, "name", "the name holds only invisible characters", "give the class a name"
-            )
-        )
+    empty = ("the name holds only invisible characters", "give the class a name")
+    where = partial(table.problem, row, "name")
+    name = usable_name(values["name"], "class name", where, problems, empty=empty)
+    if name is None:
         return None
-    too_long = long_name(values["name"], "class name")
-    if too_long is not None:
-        problems.append(table.problem(row, "name", *too_long))
-        return None
+    values["name"] = name
     try:
         schedule = parse_active_hours(table.number_text(row.get("active_hours")), values["kind"])
     except CellError as error:
