@@ -981,3 +981,65 @@ def test_a_csv_error_in_a_query_csv_asks_for_the_output_as_printed(
     assert (problem.file, problem.row) == ("q.csv", row)
     assert problem.message == "not valid CSV (line contains NUL)"
     assert problem.fix == "give nvidia-smi's output unchanged, as it printed it"
+
+
+# nvidia-smi -q of driver 590 on an H100 in MIG mode, cut to the lines that matter (its MIG
+# devices sit straight under the GPU, memory under "Shared FB Memory Usage"). Source:
+# utkuozdemir/nvidia_gpu_exporter, internal/captures/linux-x86_64__nvidia-h100-mig__590.48.01.txt
+# @ c58c3331 ("idle :: query (-q)" section).
+REPORT_590_MIG = """\
+==============NVSMI LOG==============
+
+Driver Version                                         : 590.48.01
+Attached GPUs                                          : 1
+GPU 00000000:00:09.0
+    Product Name                                       : NVIDIA H100 80GB HBM3
+    MIG Mode
+        Current                                        : Enabled
+        Pending                                        : Enabled
+{devices}    Accounting Mode                                    : Disabled
+    FB Memory Usage
+        Total                                          : 81559 MiB
+        Reserved                                       : 479 MiB
+"""
+MIG_DEVICE_590 = """\
+    MIG Device
+        Index                                          : {index}
+        GPU Instance ID                                : {gi}
+        Compute Instance ID                            : 0
+        Device Attributes
+            Shared
+                Multiprocessor count                   : {sms}
+                Copy Engine count                      : 1
+        ECC Errors
+            Volatile
+                SRAM Uncorrectable                     : 0
+        Shared FB Memory Usage
+            Total                                      : {mib} MiB
+            Reserved                                   : 0 MiB
+        Shared BAR1 Memory
+            Total                                      : 6184 MiB
+"""
+
+
+def test_a_q_report_of_a_newer_driver_reads_mig_devices_under_the_gpu() -> None:
+    """Newer drivers (590 here) print each ``MIG Device`` straight under the GPU (no ``MIG Devices``
+    level) with its memory under ``Shared FB Memory Usage``: every GPU instance is read, its
+    profile from that memory and its SMs; the GPU's own FB Memory Usage stays its total."""
+    devices = "".join(
+        MIG_DEVICE_590.format(index=index, gi=gi, sms=sms, mib=mib)
+        for index, (gi, sms, mib) in enumerate(
+            ((2, 60, 40448), (3, 32, 20096), (9, 16, 9984), (10, 16, 9984))
+        )
+    )
+    data = REPORT_590_MIG.format(devices=devices).encode()
+    host = _one(read_nvidia_smi_report(data, "h100-mig.txt", CATALOG))
+    values = _values(host)
+    assert (values["gpu_model"], values["gpus_per_host"], values["mig_enabled"]) == (
+        "H100-80GB-SXM",
+        1,
+        "yes",
+    )
+    assert [(g.gpu_index, [i.profile for i in g.instances]) for g in host.mig_layout] == [
+        (0, ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]),
+    ]

@@ -865,9 +865,14 @@ def _report_mig(value: str | None) -> bool | None:
 
 
 _MIG_DEVICE = "MIG Device"
-"""The label opening one MIG device of ``nvidia-smi -q``, under ``MIG Devices``."""
+"""The label opening one MIG device of ``nvidia-smi -q``: under ``MIG Devices`` (older
+drivers), or straight under the GPU's section (newer ones, 590 among them, drop that level)."""
+_MIG_DEVICE_PARENTS = (["MIG Devices"], [])
+"""The labels a ``MIG Device`` block sits under, by driver (see ``_MIG_DEVICE``)."""
 _MIG_DEVICE_SMS = "Device Attributes > Shared > Multiprocessor count"
-_MIG_DEVICE_MEMORY = "FB Memory Usage > Total"
+_MIG_DEVICE_MEMORY = ("FB Memory Usage > Total", "Shared FB Memory Usage > Total")
+"""A MIG device's memory [MiB]: newer drivers label it ``Shared FB Memory Usage``, as the
+compute instances of one GPU instance share it (NVIDIA's nvidia-smi release notes)."""
 
 
 def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
@@ -897,7 +902,7 @@ def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
             else:
                 sections[-1][1].setdefault(" > ".join([*labels, label.strip()]), value.strip())
             continue
-        if label.strip() == _MIG_DEVICE and labels[-1:] == ["MIG Devices"]:
+        if label.strip() == _MIG_DEVICE and labels in _MIG_DEVICE_PARENTS:
             sections[-1][2].append({})
         path.append((indent, label.strip()))
     for index, (_, _, mig_devices) in enumerate(sections):
@@ -909,7 +914,7 @@ def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
                     index,
                     device.get("GPU Instance ID"),
                     device.get("Compute Instance ID"),
-                    device.get(_MIG_DEVICE_MEMORY),
+                    next((device[k] for k in _MIG_DEVICE_MEMORY if k in device), None),
                     device.get(_MIG_DEVICE_SMS),
                 )
             )
