@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.nvidia_smi import read_nvidia_smi_list, read_nvidia_smi_table
 from planner.inputs.importers.text import decode_text, host_from_file_name, name_host, tool_text
 from planner.inputs.problems import InputError
 from planner.inputs.tabular import read_csv_table
@@ -166,3 +168,56 @@ def test_a_latin1_byte_after_classic_mac_line_ends_is_on_its_own_line() -> None:
     with pytest.raises(InputError) as caught:
         decode_text("GPU 0: X\rGPU 1: \u00e9\r".encode("latin-1"), "a.txt")
     assert caught.value.problems[0].row == 2
+
+
+# nvidia-smi of driver 450 on a T4 as NVIDIA's cloud-native documentation shows it, every line
+# indented three spaces by its code block (docs.nvidia.com/datacenter/cloud-native,
+# "dcgme2e": GPU telemetry in Kubernetes, the nvidia-smi run in a CUDA container).
+INDENTED_TABLE = b"""\
+   +-----------------------------------------------------------------------------+
+   | NVIDIA-SMI 450.51.06    Driver Version: 450.51.06    CUDA Version: 11.0     |
+   |-------------------------------+----------------------+----------------------+
+   | GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+   | Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+   |                               |                      |               MIG M. |
+   |===============================+======================+======================|
+   |   0  Tesla T4            On   | 00000000:00:1E.0 Off |                    0 |
+   | N/A   34C    P8     9W /  70W |      0MiB / 15109MiB |      0%      Default |
+   |                               |                      |                  N/A |
+   +-------------------------------+----------------------+----------------------+
+"""
+# nvidia-smi -L of driver 590 on an H100 with four MIG devices, as a Markdown list indents it
+# four spaces (utkuozdemir/nvidia_gpu_exporter, internal/captures/
+# linux-x86_64__nvidia-h100-mig__590.48.01.txt @ c58c3331, "list (-L)" section).
+INDENTED_LIST = b"""\
+    GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)
+      MIG 3g.40gb     Device  0: (UUID: MIG-00000000-0000-0000-0000-000000000000)
+      MIG 2g.20gb     Device  1: (UUID: MIG-00000001-0000-0000-0000-000000000001)
+      MIG 1g.10gb     Device  2: (UUID: MIG-00000002-0000-0000-0000-000000000002)
+      MIG 1g.10gb     Device  3: (UUID: MIG-00000003-0000-0000-0000-000000000003)
+"""
+
+
+def test_output_indented_as_a_whole_reads_as_the_output() -> None:
+    """Output copied from a documentation code block, every line indented alike, loses that
+    shared indentation (a line's indentation relative to the others stays): the table and the
+    -L list are detected and read as printed."""
+    catalog = load_catalog()
+    assert detect_format("t4.txt", INDENTED_TABLE) is Format.NVIDIA_SMI_TABLE
+    (t4,) = read_nvidia_smi_table(INDENTED_TABLE, "t4.txt", catalog).hosts
+    assert [(f.field, f.value) for f in t4.facts if f.field in ("gpu_model", "gpus_per_host")] == [
+        ("gpu_model", "T4"),
+        ("gpus_per_host", 1),
+    ]
+    assert detect_format("h100.txt", INDENTED_LIST) is Format.NVIDIA_SMI_LIST
+    (h100,) = read_nvidia_smi_list(INDENTED_LIST, "h100.txt", catalog).hosts
+    assert [i.profile for g in h100.mig_layout for i in g.instances] == [
+        "3g.40gb",
+        "2g.20gb",
+        "1g.10gb",
+        "1g.10gb",
+    ]
+    assert tool_text(INDENTED_LIST, "a").lines[1] == (
+        2,
+        "  MIG 3g.40gb     Device  0: (UUID: MIG-00000000-0000-0000-0000-000000000000)",
+    )

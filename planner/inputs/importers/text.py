@@ -80,7 +80,8 @@ class ToolText:
     file: str
     lines: tuple[tuple[int, str], ...]
     """(line number in the file, 1-based; text without the newline), prompt lines and blank lines
-    at either end left out."""
+    at either end left out, and the indentation every line shares taken off (output copied from
+    a code block of a web page or a document, indented as a whole)."""
     prompt_host: str | None
     """The host a ``user@host`` prompt line names, when the paste has one."""
 
@@ -108,7 +109,20 @@ def tool_text(data: bytes, file: str) -> ToolText:
         kept.pop(0)
     while kept and not kept[-1][1].strip():
         kept.pop()
-    return ToolText(file, tuple(kept), host)
+    return ToolText(file, _without_shared_indent(kept), host)
+
+
+def _without_shared_indent(lines: list[tuple[int, str]]) -> tuple[tuple[int, str], ...]:
+    """``lines`` without the leading spaces and tabs every non-blank line starts with; the
+    indentation of a line relative to the others (``nvidia-smi -q``'s sections, ``-L``'s MIG
+    lines) is kept."""
+    indents = [line[: len(line) - len(line.lstrip(" \t"))] for _, line in lines if line.strip()]
+    shared = min(indents, key=len, default="")
+    while not all(indent.startswith(shared) for indent in indents):
+        shared = shared[:-1]
+    if not shared:
+        return tuple(lines)
+    return tuple((number, line[len(shared) :] if line.strip() else "") for number, line in lines)
 
 
 def host_from_file_name(file: str) -> str | None:
