@@ -867,7 +867,7 @@ def _report_mig(value: str | None) -> bool | None:
 _MIG_DEVICE = "MIG Device"
 """The label opening one MIG device of ``nvidia-smi -q``: under ``MIG Devices`` (older
 drivers), or straight under the GPU's section (newer ones, 590 among them, drop that level)."""
-_MIG_DEVICE_PARENTS = (["MIG Devices"], [])
+_MIG_DEVICE_PARENTS: tuple[list[str], ...] = (["MIG Devices"], [])
 """The labels a ``MIG Device`` block sits under, by driver (see ``_MIG_DEVICE``)."""
 _MIG_DEVICE_SMS = "Device Attributes > Shared > Multiprocessor count"
 _MIG_DEVICE_MEMORY = ("FB Memory Usage > Total", "Shared FB Memory Usage > Total")
