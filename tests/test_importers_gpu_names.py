@@ -46,6 +46,18 @@ def test_reported_memory_picks_the_size_the_name_leaves_open() -> None:
     assert truncated.model == "H100-80GB-SXM"
 
 
+def test_a_name_cut_off_before_its_form_factor_is_the_sxm_part_assumed() -> None:
+    """The 79-column table of drivers to 515 cuts 'NVIDIA A100 80GB PCIe' to 'NVIDIA A100
+    80G...' (with 81920 MiB, in many public pastes of a PCIe card): the form factor may be in the
+    part cut off, so the SXM part is assumed and the reason says why, not derived from 'no PCIe
+    in the name'."""
+    cut = match_gpu_name("NVIDIA A100 80G...", CATALOG, memory_mib=81920)
+    assert (cut.model, cut.source) == ("A100-80GB-SXM", "assumed")
+    assert "cut off" in cut.reason
+    whole = match_gpu_name("NVIDIA A100 80GB", CATALOG, memory_mib=81920)
+    assert (whole.model, whole.source) == ("A100-80GB-SXM", "derived")
+
+
 def test_mig_device_names_map_to_their_physical_gpu() -> None:
     """A MIG device's product label (``-MIG-<profile>``) is its physical model, profile kept."""
     found = match_gpu_name("NVIDIA-H100-PCIe-MIG-1g.10gb", CATALOG)

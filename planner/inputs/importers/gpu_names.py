@@ -233,7 +233,7 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         if by_memory:
             candidates = by_memory
             how.append(f"{memory_mib:g} MiB reported")
-    candidates, assumed = _fitting_form(candidates, parts, vgpu_profile, how)
+    candidates, assumed = _fitting_form(candidates, parts, vgpu_profile, _cut_off(written), how)
     if not candidates:
         return _unknown_gpu(written, parts, catalog, vgpu_profile, mig_profile)
     model = candidates[0]
@@ -384,11 +384,22 @@ def _fitting_profiles(
     return candidates
 
 
+def _cut_off(written: str) -> bool:
+    """Whether a name ends cut off, as the plain nvidia-smi table cuts names longer than its
+    column (``NVIDIA A100 80G...``): what the cut part said, a form factor among it, is unknown."""
+    return written.endswith(("...", "\u2026"))
+
+
 def _fitting_form(
-    candidates: list[str], parts: _Parts, vgpu_profile: str | None, how: list[str]
+    candidates: list[str],
+    parts: _Parts,
+    vgpu_profile: str | None,
+    cut_off: bool,
+    how: list[str],
 ) -> tuple[list[str], bool]:
     """The candidates of the name's form factor (SXM when it names none and the family has one),
-    and whether that form was assumed."""
+    and whether that form was assumed: a vGPU profile and a name ``cut_off`` before any form
+    factor do not tell it."""
     forms = {m: _parts(m).form for m in candidates}
     if parts.form is not None:
         how.append({"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}[parts.form])
@@ -400,11 +411,14 @@ def _fitting_form(
             how.append("the NVL board, a PCIe card")
         return fitting, False
     if len(candidates) > 1 and any(forms[m] == "sxm" for m in candidates):
-        if vgpu_profile is None:
-            how.append("no PCIe or NVL in the name: the SXM part")
-        else:
+        if vgpu_profile is not None:
             how.append("the vGPU profile does not name the form factor: SXM assumed")
-        return [m for m in candidates if forms[m] in ("sxm", None)], vgpu_profile is not None
+        elif cut_off:
+            how.append("the name is cut off before any form factor ('...'): SXM assumed")
+        else:
+            how.append("no PCIe or NVL in the name: the SXM part")
+        sxm = [m for m in candidates if forms[m] in ("sxm", None)]
+        return sxm, vgpu_profile is not None or cut_off
     return candidates, False
 
 
