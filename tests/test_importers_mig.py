@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from importer_samples import CATALOG, MIG_LGI, MIG_LGIP, sample
+from importer_samples import CATALOG, KUBECTL_NODES, MIG_LGI, MIG_LGIP, sample
 
+from planner.cli import main
+from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.mig import (
     gpu_instances,
     offered_profiles,
@@ -32,6 +35,21 @@ $ sudo nvidia-smi mig -lgi
 +----------------------------------------------------+
 
 """
+
+# seansiddens/mps-test, README.md lines 19-27 @ 1b6991a0: an A100 40GB split into two 3g.20gb.
+A100_40GB_LGI = b"""\
+$ sudo nvidia-smi mig -lgi
++----------------------------------------------------+
+| GPU instances:                                     |
+| GPU   Name          Profile  Instance   Placement  |
+|                       ID       ID       Start:Size |
+|====================================================|
+|   0  MIG 3g.20gb       9        1          4:4     |
++----------------------------------------------------+
+|   0  MIG 3g.20gb       9        2          0:4     |
++----------------------------------------------------+
+"""
+A100_40GB_MODELS = "A100-40GB-PCIe, A100-40GB-SXM"
 
 
 def test_a30_lgi_sample_is_four_1g6gb_at_starts_0_to_3() -> None:
@@ -129,3 +147,79 @@ def test_output_without_rows_is_refused(reader: Callable[..., object]) -> None:
     """A file without an instance or profile row is an InputError naming the command."""
     with pytest.raises(InputError, match="nvidia-smi mig"):
         reader(b"No MIG-enabled devices found.\n", "x.txt", CATALOG)
+
+
+def test_lgi_alone_of_profiles_several_models_offer_names_them_and_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An A100 40GB's -lgi alone: 3g.20gb is offered by its PCIe and SXM parts, so the host is
+    left out with a problem naming the file, its line, the host, both models and how to name
+    one; the command line prints it and exits 2. Given the model per cluster, the host is kept."""
+    (host,) = read_mig_instances(A100_40GB_LGI, "ana-01.txt", CATALOG).hosts
+    assert host.get("gpu_model") is None
+    assert host.open_model is not None
+    assert host.open_model.models == ("A100-40GB-PCIe", "A100-40GB-SXM")
+    with pytest.raises(InputError) as refused:
+        import_inventory([("ana-01.txt", A100_40GB_LGI)], CATALOG)
+    problem = refused.value.problems[0]
+    assert (problem.file, problem.row, problem.column) == ("ana-01.txt", 7, "Name")
+    assert problem.message == (
+        "host ana-01: nvidia-smi mig -lgi does not name the GPU model, and MIG profiles 3g.20gb "
+        f"are offered by 2 catalog models ({A100_40GB_MODELS}); none is guessed, so the host is "
+        "left out"
+    )
+    for fix in ("nvidia-smi -L", "plain nvidia-smi", "--query-gpu", "'imported=MODEL:1'"):
+        assert fix in problem.fix
+    assert problem.fix.endswith(f"inventory CSV, MODEL being one of {A100_40GB_MODELS}")
+    assert not any("no file gives the GPUs" in p.message for p in refused.value.problems)
+
+    path = tmp_path / "ana-01.txt"
+    path.write_bytes(A100_40GB_LGI)
+    assert main(["plan", "--inventory", str(path), "--methods", "passthrough"]) == 2
+    err = capsys.readouterr().err
+    assert f"ana-01.txt, row 7, column 'Name': {problem.message}. Fix: {problem.fix}" in err
+
+    given = import_inventory(
+        [("ana-01.txt", A100_40GB_LGI)],
+        CATALOG,
+        gpus_by_cluster={"imported": ("A100-40GB-SXM", 1)},
+    )
+    assert list(given.frame["gpu_model"]) == ["A100-40GB-SXM"]
+    assert given.problems == ()
+
+
+def test_a_host_whose_model_is_open_is_a_problem_beside_the_hosts_imported() -> None:
+    """Among files that give other hosts, the host whose -lgi fits several models is left out
+    with its own problem (the import summary lists it), and the other hosts are imported."""
+    imported = import_inventory([sample(KUBECTL_NODES), ("ana-01.txt", A100_40GB_LGI)], CATALOG)
+    assert list(imported.frame["host"]) == ["nori"]
+    (problem,) = imported.problems
+    assert problem.message.startswith("host ana-01: nvidia-smi mig -lgi does not name")
+    assert A100_40GB_MODELS in problem.message
+
+
+def test_lgip_of_profiles_several_models_offer_leaves_the_model_open() -> None:
+    """``-lgip`` listing the A100 40GB's profiles fits its PCIe and SXM parts: no model, both
+    kept as the open model with the largest profile's memory."""
+    # Two profile rows of an A100-PCIE-40GB's -lgip as a public Go test fixture holds it
+    # (package gpuhelper, `nvidia-smi mig -i 00000000:01:00.0 -lgip`); the rows between are cut.
+    lgip = b"""\
++-----------------------------------------------------------------------------+
+| GPU instance profiles:                                                      |
+| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |
+|                              Free/Total   GiB              CE    JPEG  OFA  |
+|=============================================================================|
+|   0  MIG 1g.5gb        19     7/7        4.75       No     14     0     0   |
+|                                                             1     0     0   |
++-----------------------------------------------------------------------------+
+|   0  MIG 7g.40gb        0     1/1        39.50      No     98     5     0   |
+|                                                             7     1     1   |
++-----------------------------------------------------------------------------+
+"""
+    read = read_mig_profiles(lgip, "ana-01.txt", CATALOG)
+    assert read.problems == ()
+    (host,) = read.hosts
+    assert host.get("gpu_model") is None
+    assert host.open_model is not None
+    assert host.open_model.models == ("A100-40GB-PCIe", "A100-40GB-SXM")
+    assert host.open_model.shows == "MIG profiles 1g.5gb, 7g.40gb (7g.40gb has 39.5 GiB)"

@@ -372,6 +372,36 @@ def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProbl
     return problems
 
 
+_MODELS_LISTED = 8
+"""Candidate GPU models a problem names before counting the rest."""
+
+
+def _open_model_problem(
+    entry: _Host, narrowed: HostFacts, chosen: Mapping[str, Fact], tools: Mapping[str, str]
+) -> InputProblem:
+    """Why a host is left out whose file narrows its GPU model to several catalog models and no
+    other file names it: the models, and how to name one."""
+    assert narrowed.open_model is not None
+    models = narrowed.open_model.models
+    listed = ", ".join(models[:_MODELS_LISTED]) + (
+        f" and {len(models) - _MODELS_LISTED} more" if len(models) > _MODELS_LISTED else ""
+    )
+    gpus = chosen["gpus_per_host"].value if "gpus_per_host" in chosen else "GPUS"
+    cluster = shown(str(chosen["cluster"].value))
+    return InputProblem(
+        narrowed.file,
+        narrowed.open_model.line,
+        narrowed.open_model.locator,
+        f"host {shown(entry.name)}: {tools.get(narrowed.file, narrowed.file)} does not name the "
+        f"GPU model, and {narrowed.open_model.shows} are offered by {len(models)} catalog models "
+        f"({listed}); none is guessed, so the host is left out",
+        "give this host's nvidia-smi -L, plain nvidia-smi or nvidia-smi --query-gpu=name "
+        "--format=csv output too (named as here), or type its model: --cluster-gpus "
+        f"'{cluster}=MODEL:{gpus}' (or the import panel's GPUs per cluster), or the host's row in "
+        f"an inventory CSV, MODEL being one of {listed}",
+    )
+
+
 def _read_every_file(
     files: Sequence[tuple[str, bytes]],
     catalog: Catalog,
@@ -447,7 +477,11 @@ def import_inventory(
             _fill_gpus(entry, chosen, wanted, catalog, problems)
         model_fact = chosen.get("gpu_model")
         if model_fact is None or "gpus_per_host" not in chosen:
-            missing.setdefault(cluster_name, []).append(entry)
+            narrowed = next((p for p in entry.parts if p.open_model is not None), None)
+            if model_fact is None and narrowed is not None:
+                problems.append(_open_model_problem(entry, narrowed, chosen, tools))
+            else:
+                missing.setdefault(cluster_name, []).append(entry)
             continue
         if catalog.resolve(str(model_fact.value)) is None:
             notes.append(

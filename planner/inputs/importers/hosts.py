@@ -14,6 +14,7 @@ __all__ = [
     "HostsRead",
     "MigGpu",
     "MigInstance",
+    "OpenModel",
     "UnusedCell",
     "fact",
 ]
@@ -108,6 +109,22 @@ class UnusedCell:
 
 
 @dataclass(frozen=True)
+class OpenModel:
+    """A host's GPU model that a file narrows to several catalog models without saying which
+    (MIG profiles several models offer): none is guessed, and a host no other file gives the
+    model of is left out naming them."""
+
+    models: tuple[str, ...]
+    """The catalog models that fit, in catalog order (two or more)."""
+    line: int | None
+    """Line of the file that shows what fits them."""
+    locator: str
+    """The column of that line, as the tool heads it."""
+    shows: str
+    """What the file shows that these models fit: ``MIG profiles 3g.20gb``."""
+
+
+@dataclass(frozen=True)
 class HostFacts:
     """What one file says about one host."""
 
@@ -123,6 +140,9 @@ class HostFacts:
     shell prompt, the name given)."""
     unused: tuple[UnusedCell, ...] = ()
     """Cells of the host's values that could not be used, each value assumed instead."""
+    open_model: OpenModel | None = None
+    """The catalog models the file narrows the GPU model to, when it gives no model for fitting
+    several."""
 
     def get(self, name: str) -> Fact | None:
         """The fact for inventory column ``name``, if the file gives one."""

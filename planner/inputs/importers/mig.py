@@ -4,7 +4,9 @@
 layout in place. ``-lgip`` lists the profiles each MIG-enabled GPU offers with ``Free/Total``
 counts and memory [GiB]; profile ids differ between GPU models, so profiles are keyed on their
 names. Neither names the GPU model: it is the catalog model whose MIG profiles include every
-profile listed, when exactly one has them.
+profile listed, when exactly one has them. When several have them (the SXM and PCIe parts of one
+GPU offer the same profiles) none is guessed: the host records them (``OpenModel``) for the
+estate to name when no other file gives the model.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from dataclasses import dataclass
 
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.gpu_names import OWN_GPU_FIX
-from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
+from planner.inputs.importers.hosts import (
+    Fact,
+    HostFacts,
+    HostsRead,
+    MigGpu,
+    MigInstance,
+    OpenModel,
+    fact,
+)
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import ToolText, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
@@ -180,7 +190,9 @@ def _model_fact(
     problems: list[InputProblem],
     file: str,
     memory_note: str,
-) -> None:
+) -> OpenModel | None:
+    """Add the GPU model the profiles fit when one catalog model does; the models when several
+    do (none is guessed); a problem when none does."""
     models = _models_with(profiles, catalog)
     names = ", ".join(dict.fromkeys(profiles))
     if len(models) == 1:
@@ -192,7 +204,9 @@ def _model_fact(
             "derived",
             f"only {models[0]} offers MIG profiles {names}",
         )
-    elif not models:
+    elif models:
+        return OpenModel(tuple(models), line, "Name", f"MIG profiles {names}{memory_note}")
+    else:
         problems.append(
             InputProblem(
                 file,
@@ -203,6 +217,7 @@ def _model_fact(
                 "naming a catalog model of the same memory",
             )
         )
+    return None
 
 
 class _Adder:
@@ -269,7 +284,9 @@ def read_mig_instances(
         "assumed",
         "GPUs up to the highest index with MIG instances (GPUs without any are not listed)",
     )
-    _model_fact([i.profile for i in instances], catalog, add, first, problems, file, "")
+    open_model = _model_fact(
+        [i.profile for i in instances], catalog, add, first, problems, file, ""
+    )
     layout = []
     for gpu in sorted({i.gpu for i in instances}):
         on_gpu = sorted((i for i in instances if i.gpu == gpu), key=lambda i: i.start)
@@ -277,7 +294,11 @@ def read_mig_instances(
             MigGpu(host, gpu, tuple(MigInstance(i.profile, i.start) for i in on_gpu), file)
         )
     name_note = ImportNote(file, first, "", host, "host", host, source, reason)
-    hosts = (HostFacts(host, file, first, tuple(add.facts), tuple(layout), name_note),)
+    hosts = (
+        HostFacts(
+            host, file, first, tuple(add.facts), tuple(layout), name_note, open_model=open_model
+        ),
+    )
     return HostsRead(file, INSTANCES_TOOL, hosts, (), tuple(problems))
 
 
@@ -323,7 +344,7 @@ def read_mig_profiles(
         "the GPUs listed with MIG profiles (GPUs with MIG off are not listed)",
     )
     largest = max(profiles, key=lambda p: p.memory_gib)
-    _model_fact(
+    open_model = _model_fact(
         [p.profile for p in profiles],
         catalog,
         add,
@@ -347,5 +368,5 @@ def read_mig_profiles(
         for p in profiles
     )
     name_note = ImportNote(file, first, "", host, "host", host, source, reason)
-    hosts = (HostFacts(host, file, first, tuple(add.facts), (), name_note),)
+    hosts = (HostFacts(host, file, first, tuple(add.facts), (), name_note, open_model=open_model),)
     return HostsRead(file, PROFILES_TOOL, hosts, notes, tuple(problems))
