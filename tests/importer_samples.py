@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers import sheets
@@ -153,6 +154,19 @@ def kube_list(*items: dict[str, Any]) -> bytes:
     return json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": list(items), "metadata": {}}, indent=4
     ).encode()
+
+
+def as_kubectl_yaml(data: bytes) -> bytes:
+    """kubectl's JSON output as ``-o yaml`` writes the same objects: each document as YAML in
+    block style, keys sorted, text that would read as another type quoted, ``---`` between
+    documents."""
+    text = data.decode()
+    decoder, documents, position = json.JSONDecoder(), [], 0
+    while position < len(text.rstrip()):
+        document, position = decoder.raw_decode(text, position)
+        documents.append(document)
+        position += len(text[position:]) - len(text[position:].lstrip())
+    return yaml.safe_dump_all(documents, sort_keys=True, allow_unicode=True).encode()
 
 
 def european_csv(data: bytes, separator: str = ";") -> bytes:

@@ -17,6 +17,7 @@ from importer_samples import (
     NVIDIA_SMI_TABLE,
     REPO,
     RVTOOLS,
+    as_kubectl_yaml,
     european_csv,
     kube_list,
     node,
@@ -225,7 +226,12 @@ def test_an_rvtools_vm_tab_below_a_sep_line_is_named() -> None:
             "RVTools tab of virtual machines",
             "vHost tab saved as CSV",
         ),
-        (b"apiVersion: v1\nitems:\n- kind: Node\n", "YAML", "-o json"),
+        (
+            b"apiVersion: v1\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n"
+            b"    name: web\n  status:\n    replicas: 1\nkind: List\n",
+            "YAML, but neither Kubernetes nodes nor pods (objects of kind Deployment)",
+            "kubectl get nodes -o json or -o yaml",
+        ),
         (
             b"NAME    STATUS   ROLES    AGE   VERSION\ngpu-1   Ready    <none>   3d    v1.30\n",
             "table",
@@ -395,3 +401,45 @@ def test_a_prometheus_api_answer_is_refused_naming_it_and_the_exporters_metrics_
         problem.message
     )
     assert "/metrics" in problem.fix
+
+
+def test_kubectl_yaml_is_detected_as_its_json() -> None:
+    """kubectl's -o yaml of nodes or pods (a List, one object, several documents after ---, a
+    prompt pasted above) is the format its -o json is."""
+    nodes = kube_list(node("n", {"nvidia.com/gpu.count": "1"}))
+    pods = kube_list(pod("p"))
+    one_node = json.dumps(node("n")).encode()
+    assert detect_format("n.yaml", as_kubectl_yaml(nodes)) is Format.KUBECTL_NODES
+    assert detect_format("p.yaml", as_kubectl_yaml(pods)) is Format.KUBECTL_PODS
+    assert detect_format("one.yaml", as_kubectl_yaml(one_node)) is Format.KUBECTL_NODES
+    several = b"---\n" + as_kubectl_yaml(one_node) + b"---\n" + as_kubectl_yaml(one_node)
+    assert detect_format("two.yaml", several) is Format.KUBECTL_NODES
+    prompted = b"$ kubectl get pods -A -o yaml\n" + as_kubectl_yaml(pods)
+    assert detect_format("p.txt", prompted) is Format.KUBECTL_PODS
+
+
+def test_objects_of_another_kind_are_refused_in_json_as_in_yaml() -> None:
+    """kubectl's list of Deployments has status and metadata as nodes do, but its kind says
+    what it is: refused naming the kind, JSON and YAML alike, not read as nodes."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
+    data = kube_list({**deployment, "status": {"replicas": 1}})
+    for name, given, form in (("d.json", data, "JSON"), ("d.yaml", as_kubectl_yaml(data), "YAML")):
+        with pytest.raises(InputError) as refused:
+            detect_format(name, given, role="inventory")
+        (problem,) = refused.value.problems
+        assert problem.message == (
+            f"{form}, but neither Kubernetes nodes nor pods (objects of kind Deployment)"
+        )
+
+
+def test_yaml_of_no_kubectl_list_gets_the_messages_json_gets() -> None:
+    """An empty list and objects neither nodes nor pods are refused as their JSON is, naming
+    YAML; a label map alone is no node in YAML (jq prints JSON), and lines of dashes are no
+    YAML start."""
+    empty = b'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n'
+    with pytest.raises(InputError, match=r"kubectl's YAML output of an empty list \(kind List"):
+        detect_format("none.yaml", empty, role="inventory")
+    with pytest.raises(InputError, match=r"^x\.yaml: YAML, but neither Kubernetes nodes nor pods"):
+        detect_format("x.yaml", b"---\nfoo: bar\nbaz: qux\n", role="inventory")
+    with pytest.raises(InputError, match="cannot tell which tool wrote this file"):
+        detect_format("x.txt", b"----------\nsome text\n", role="inventory")

@@ -1,10 +1,20 @@
-"""Tests of Kubernetes JSON documents and resource quantities."""
+"""Tests of Kubernetes JSON and YAML documents and resource quantities."""
 
 from __future__ import annotations
 
-import pytest
+import time
 
-from planner.inputs.importers.kube import json_documents, kube_objects, parse_quantity, quantity_gib
+import pytest
+from importer_samples import KUBECTL_NODES, as_kubectl_yaml, sample
+
+from planner.inputs.importers.kube import (
+    json_documents,
+    kube_documents,
+    kube_objects,
+    parse_quantity,
+    quantity_gib,
+    yaml_documents,
+)
 from planner.inputs.problems import InputError
 
 
@@ -60,3 +70,99 @@ def test_broken_json_names_its_line() -> None:
     with pytest.raises(InputError) as caught:
         json_documents(b'{\n  "items": [\n  }\n', "nodes.json")
     assert caught.value.problems[0].row == 3
+
+
+def test_kubectl_yaml_reads_as_the_same_documents_as_its_json() -> None:
+    """The RKE2 node sample written as kubectl -o yaml writes it gives the documents its JSON
+    gives, every value of JSON's type; each form is told apart by its first character."""
+    name, data = sample(KUBECTL_NODES)
+    as_json = kube_documents(data, name)
+    as_yaml = kube_documents(as_kubectl_yaml(data), "nodes.yaml")
+    assert (as_json.form, as_yaml.form) == ("JSON", "YAML")
+    assert as_yaml.documents == as_json.documents
+
+
+def test_unquoted_yaml_scalars_read_as_json_values() -> None:
+    """Unquoted, a number is a number and true, null and ~ what JSON means by them; a date, <<
+    and = stay text (not YAML 1.1's timestamp, merge and value), as does anything quoted or
+    tagged !!str."""
+    data = (
+        b"created: 2023-05-31T04:39:16Z\nday: 2024-01-02\ncount: 8\nquoted: '8'\nratio: 1.5\n"
+        b"flag: true\nnothing: ~\nempty:\n<<: x\nmarker: =\ntagged: !!str 12\n"
+    )
+    assert yaml_documents(data, "v.yaml") == [
+        {
+            "created": "2023-05-31T04:39:16Z",
+            "day": "2024-01-02",
+            "count": 8,
+            "quoted": "8",
+            "ratio": 1.5,
+            "flag": True,
+            "nothing": None,
+            "empty": None,
+            "<<": "x",
+            "marker": "=",
+            "tagged": "12",
+        }
+    ]
+
+
+LAUGHS = b"a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + b"".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n".encode()
+    for i in range(8)
+)
+"""A billion laughs: nine aliases of the line above on each line, 9^9 'lol' when expanded."""
+
+
+@pytest.mark.parametrize(
+    ("data", "row", "said"),
+    [
+        (LAUGHS, 1, "an anchor (&a), for aliases to repeat (column 4)"),
+        (b"kind: Node\nmetadata: *m\n", 2, "an alias (*m), which repeats a part of the file"),
+        (b"a: !!python/object/apply:os.system [ls]\n", 1, "the tag !!python/object/apply"),
+        (b"a:\n  b: !custom 3\n", 2, "the tag !custom (column 6)"),
+        (b"a: !!binary aGk=\n", 1, "the tag !!binary"),
+        (b"a: !!set {x, y}\n", 1, "the tag !!set"),
+        (b"a: !!timestamp 2024-01-02\n", 1, "the tag !!timestamp"),
+        (b"a: !!int many\n", 1, "'many' as !!int"),
+        (b"a: !!bool maybe\n", 1, "'maybe' as !!bool"),
+        (b"labels:\n  1: a\n", 2, "a mapping key that is not text"),
+        (b"? [a, b]\n: c\n", 1, "a mapping key that is not text"),
+        (b"a: " + b"[" * 100_000 + b"]" * 100_000 + b"\n", 1, "nesting over 64 levels deep"),
+        (
+            "".join(f"{'  ' * i}k{i}:\n" for i in range(70)).encode() + b"  " * 70 + b"v: 1\n",
+            65,
+            "nesting over 64 levels deep",
+        ),
+    ],
+)
+def test_yaml_kubectl_never_writes_is_refused_at_its_line_before_it_is_built(
+    data: bytes, row: int, said: str
+) -> None:
+    """Anchors and aliases (a billion laughs), tags of types JSON lacks, keys that are not
+    text and nesting past the limit are refused naming the line, quickly, never expanded."""
+    started = time.perf_counter()
+    with pytest.raises(InputError) as refused:
+        yaml_documents(data, "hostile.yaml")
+    assert time.perf_counter() - started < 5
+    (problem,) = refused.value.problems
+    assert problem.row == row
+    assert problem.message.startswith("YAML with ")
+    assert said in problem.message
+    assert problem.message.endswith("which kubectl never writes")
+    assert "-o json" in problem.fix
+
+
+def test_broken_yaml_names_its_line_and_column() -> None:
+    """A YAML syntax error is an InputError with the line and column it is on."""
+    with pytest.raises(InputError) as caught:
+        yaml_documents(b"items:\n- name: a\n  labels: [x, y\nkind: List\n", "nodes.yaml")
+    (problem,) = caught.value.problems
+    assert problem.row == 4
+    assert problem.message == "not valid YAML (did not find expected ',' or ']', column 5)"
+
+
+def test_yaml_of_no_document_is_empty() -> None:
+    """Document markers alone, or comments, hold nothing: refused as an empty file."""
+    with pytest.raises(InputError, match="the file is empty"):
+        yaml_documents(b"---\n# nothing\n---\n", "none.yaml")

@@ -1,11 +1,12 @@
-"""Tests of Kubernetes GPU nodes read from ``kubectl get nodes -o json`` and node labels."""
+"""Tests of Kubernetes GPU nodes read from ``kubectl get nodes -o json`` or ``-o yaml`` and node
+labels."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from importer_samples import CATALOG, KUBECTL_NODES, kube_list, node, sample
+from importer_samples import CATALOG, KUBECTL_NODES, as_kubectl_yaml, kube_list, node, sample
 
 from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts, HostsRead
@@ -43,6 +44,22 @@ def test_rke2_vgpu_node_sample_is_an_a16_vgpu_vm() -> None:
     cluster = host.get("cluster")
     assert cluster is not None
     assert (cluster.value, cluster.source) == ("kubernetes", "assumed")
+
+
+def test_the_rke2_sample_as_kubectl_yaml_reads_as_its_json() -> None:
+    """``kubectl get nodes -o yaml`` of the RKE2 node gives the same host, facts, notes and
+    problems as its JSON; the file is named as read from -o yaml."""
+    _, data = sample(KUBECTL_NODES)
+    as_json = read_kubectl_nodes(data, "nodes", CATALOG)
+    as_yaml = read_kubectl_nodes(as_kubectl_yaml(data), "nodes", CATALOG)
+    assert as_json.tool == "kubectl get nodes -o json"
+    assert as_yaml.tool == "kubectl get nodes -o yaml"
+    assert (as_yaml.hosts, as_yaml.notes, as_yaml.problems) == (
+        as_json.hosts,
+        as_json.notes,
+        as_json.problems,
+    )
+    assert _values(_one(as_yaml))["gpu_model"] == "A16"
 
 
 def test_plain_gpu_node_reads_count_model_and_cluster_label() -> None:

@@ -1,11 +1,12 @@
-"""Tests of GPU workloads read from ``kubectl get pods -A -o json`` and grouped into classes."""
+"""Tests of GPU workloads read from ``kubectl get pods -A -o json`` or ``-o yaml`` and grouped into
+classes."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from importer_samples import CATALOG, container, kube_list, node, pod
+from importer_samples import CATALOG, as_kubectl_yaml, container, kube_list, node, pod
 
 from planner.inputs.importers.kubectl_pods import (
     PodRequest,
@@ -35,6 +36,26 @@ def _deployment_pod(suffix: str) -> dict[str, object]:
         labels={"pod-template-hash": "7d9f8c6b5d", "app": "chat"},
         containers=[_gpu()],
     )
+
+
+def test_kubectl_yaml_of_pods_reads_as_its_json() -> None:
+    """``kubectl get pods -A -o yaml`` gives the pods, owners, requests and problems its JSON
+    gives (one pod's GPU limit unreadable)."""
+    pods = kube_list(
+        _deployment_pod("a"),
+        pod("bad", containers=[container(limits={"nvidia.com/gpu": "x"})]),
+        pod("job-1", owner=("Job", "nightly"), containers=[_gpu("2", cpu="500m")]),
+    )
+    as_json = read_kubectl_pods(pods, "pods", CATALOG)
+    as_yaml = read_kubectl_pods(as_kubectl_yaml(pods), "pods", CATALOG)
+    assert as_yaml.pods == as_json.pods
+    assert as_yaml.problems == as_json.problems
+    assert [(p.name, p.owner_name) for p in as_yaml.pods] == [
+        ("chat-7d9f8c6b5d-a", "chat"),
+        ("bad", "bad"),
+        ("job-1", "nightly"),
+    ]
+    assert [p.column for p in as_yaml.problems] == ["pod ml/bad: main nvidia.com/gpu"]
 
 
 def test_owners_deployment_cronjob_statefulset_and_bare_pod() -> None:

@@ -21,9 +21,11 @@ from typing import Any
 import pytest
 from importer_samples import (
     CATALOG,
+    KUBECTL_NODES,
     MIG_LGI,
     NVIDIA_SMI_LIST,
     NVIDIA_SMI_TABLE,
+    as_kubectl_yaml,
     container,
     european_csv,
     kube_list,
@@ -480,7 +482,26 @@ WRONG_FILES: list[tuple[str, str, bytes, str]] = [
     ("inventory", "nodes-none.json", _kube_list("NodeList", []), "kind NodeList, no items"),
     ("workloads", "pods-none.json", _kube_list("PodList", []), "kind PodList, no items"),
     ("workloads", "pods.txt", b"No resources found in ml namespace.\n", "found nothing"),
-    ("inventory", "nodes.yaml", b"apiVersion: v1\nitems: []\nkind: List\n", "YAML"),
+    ("inventory", "nodes.yaml", b"apiVersion: v1\nitems: []\nkind: List\n", "YAML output of an"),
+    (
+        "inventory",
+        "laughs.yaml",
+        b"apiVersion: v1\nitems: &a [x, x]\nkind: &b [*a, *a]\nmetadata: [*b, *b]\n",
+        "YAML with an anchor (&a)",
+    ),
+    (
+        "workloads",
+        "pods.yaml",
+        b"apiVersion: v1\nitems:\n- kind: Pod\n  spec: !!python/object/apply:os.system [id]\n",
+        "YAML with the tag !!python/object/apply:os.system",
+    ),
+    (
+        "inventory",
+        "deep.yaml",
+        b"apiVersion: v1\nitems: " + b"[" * 50_000 + b"]" * 50_000 + b"\n",
+        "nesting over 64 levels deep",
+    ),
+    ("workloads", "broken.yaml", b"apiVersion: v1\nitems: [a\n", "not valid YAML"),
     (
         "inventory",
         "nodes-wide.txt",
@@ -509,10 +530,11 @@ def test_a_file_of_the_wrong_kind_is_refused_naming_it_with_a_fix(
     said: str,
 ) -> None:
     """An empty file, an image, an archive, Latin-1 text, the other role's kubectl output, an
-    empty kubectl list or kubectl's 'No resources found', YAML, a table, an unknown workbook, a
-    file over the size limit or of one endless line, or the other trace list: the command line
-    exits 2 naming the file with a fix (no traceback), and the dashboard's import refuses it
-    alike."""
+    empty kubectl list (JSON or YAML) or kubectl's 'No resources found', YAML kubectl never
+    writes (anchors and aliases, a Python tag, deep nesting) or broken YAML, a table, an unknown
+    workbook, a file over the size limit or of one endless line, or the other trace list: the
+    command line exits 2 naming the file with a fix (no traceback), and the dashboard's import
+    refuses it alike."""
     path = _path(tmp_path, name, data)
     assert main(["plan", f"--{role}", str(path), "--methods", "passthrough", "--no-harvest"]) == 2
     err = capsys.readouterr().err
@@ -833,3 +855,28 @@ def test_the_command_line_plans_a_re_saved_scenario_as_the_plain_one(
     assert captured.out == expected
     assert "Passthrough" in captured.out
     assert "input:" not in captured.err
+
+
+def test_kubectl_yaml_plans_as_its_json_from_the_command_line(tmp_path: Path) -> None:
+    """``kubectl get nodes -o yaml`` and ``kubectl get pods -A -o yaml`` given on the command
+    line (and to the import panel) give the hosts and workload classes their JSON gives."""
+    _, nodes = sample(KUBECTL_NODES)
+    pods = kube_list(
+        pod("a", owner=("Job", "train"), containers=[container(limits={"nvidia.com/gpu": "1"})])
+    )
+    read = {}
+    for form, convert in (("json", lambda data: data), ("yaml", as_kubectl_yaml)):
+        args = build_parser().parse_args(
+            [
+                *("plan", "--inventory", str(_path(tmp_path, f"nodes.{form}", convert(nodes)))),
+                *("--workloads", str(_path(tmp_path, f"pods.{form}", convert(pods)))),
+            ]
+        )
+        cli = read_inputs(args, report=io.StringIO())
+        panel = import_inventory([(f"nodes.{form}", convert(nodes))], CATALOG).inventory(CATALOG)
+        read[form] = (cli.scenario.inventory.hosts, cli.scenario.workloads, panel.value.hosts)
+    hosts, workloads, panel_hosts = read["yaml"]
+    assert [(h.name, h.gpu_model, h.gpus) for h in hosts] == [("nori", "A16", 4)]
+    assert [w.name for w in workloads] == ["train"]
+    assert read["yaml"] == read["json"]
+    assert panel_hosts == hosts

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from planner.inputs.importers.kube import json_documents, kube_objects
+from planner.inputs.importers.kube import as_text, kube_documents, kube_objects
 from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
@@ -76,8 +76,8 @@ class Format(StrEnum):
 _LABELS = {
     Format.INVENTORY_CSV: "the planner's inventory CSV",
     Format.WORKLOADS_CSV: "the planner's workload CSV",
-    Format.KUBECTL_NODES: "kubectl get nodes -o json (or the nodes' labels)",
-    Format.KUBECTL_PODS: "kubectl get pods -A -o json",
+    Format.KUBECTL_NODES: "kubectl get nodes -o json or -o yaml (or the nodes' labels)",
+    Format.KUBECTL_PODS: "kubectl get pods -A -o json or -o yaml",
     Format.NVIDIA_SMI_QUERY: "nvidia-smi --query-gpu=... --format=csv",
     Format.NVIDIA_SMI_LIST: "nvidia-smi -L",
     Format.NVIDIA_SMI_TABLE: "nvidia-smi",
@@ -95,7 +95,9 @@ _TOOL_ERROR = re.compile(
     r"Unable to determine the device handle|Insufficient Permissions"
 )
 """nvidia-smi's own error messages, printed instead of its output."""
-_YAML_START = re.compile(r"^(---|apiVersion:|kind:|items:)")
+_YAML_START = re.compile(r"^(---\s*$|apiVersion:|kind:|items:)")
+"""How kubectl's YAML starts: its keys sorted (``apiVersion`` first), ``---`` before each of
+several documents."""
 _QUERY_FIELD = re.compile(r"^[a-z][a-z0-9_.]*(\s*\[[^\]]*\])?$")
 _QUERY_KNOWN = frozenset(
     {
@@ -217,8 +219,8 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     prefixed = _host_prefixed_format(text, role)
     if prefixed is not None:
         return prefixed
-    if lines[0].lstrip().startswith(("{", "[")):
-        return _json_format(data, file, role)
+    if lines[0].lstrip().startswith(("{", "[")) or _YAML_START.match(lines[0]):
+        return _kube_format(data, file, role)
     header = _csv_header(text)
     found = None if header is None else _csv_format(header)
     if found is not None:
@@ -311,11 +313,6 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
     rvtools_tab = None if header is None else _rvtools_vm_tab(header)
     if rvtools_tab is not None:
         return rvtools_tab
-    if _YAML_START.match(first):
-        return (
-            "YAML, which is not read (kubectl -o yaml)",
-            "run the kubectl command with -o json instead of -o yaml",
-        )
     words = first.split()
     if words[:1] in (["NAME"], ["NAMESPACE"]) and {"STATUS", "AGE"} & set(words):
         return (
@@ -449,28 +446,38 @@ def _text_format(lines: list[str]) -> Format | None:
     return None
 
 
-def _json_format(data: bytes, file: str, role: Role | None) -> Format:
-    documents = json_documents(data, file)
-    _refuse_prometheus_answer(documents, file)
-    objects = kube_objects(documents)
+def _kube_format(data: bytes, file: str, role: Role | None) -> Format:
+    """The format of kubectl's JSON or YAML output (``kube.kube_documents``) from its objects'
+    kinds; objects without a kind by their shape: label maps alone are nodes when JSON (what
+    ``jq`` prints), an object with ``spec.containers`` a pod, one with ``status`` and
+    ``metadata`` a node. Objects of other kinds only (``kubectl get deployments``) are refused."""
+    read = kube_documents(data, file)
+    _refuse_prometheus_answer(read.documents, file)
+    objects = kube_objects(read.documents)
     if not objects:
-        _refuse_empty_list(documents, file, role)
-    kinds = {str(o.get("kind", "")) for o in objects}
+        _refuse_empty_list(read.documents, read.form, file, role)
+    kinds = {as_text(o.get("kind")) for o in objects}
     if "Pod" in kinds:
         return Format.KUBECTL_PODS
-    if "Node" in kinds or any(all(isinstance(v, str) for v in o.values()) and o for o in objects):
+    kindless = [o for o in objects if not as_text(o.get("kind"))]
+    labels = read.form == "JSON" and any(
+        o and all(isinstance(v, str) for v in o.values()) for o in kindless
+    )
+    if "Node" in kinds or labels:
         return Format.KUBECTL_NODES
-    if any(isinstance(o.get("spec"), dict) and "containers" in o["spec"] for o in objects):
+    if any(isinstance(o.get("spec"), dict) and "containers" in o["spec"] for o in kindless):
         return Format.KUBECTL_PODS
-    if any("status" in o and "metadata" in o for o in objects):
+    if any("status" in o and "metadata" in o for o in kindless):
         return Format.KUBECTL_NODES
-    raise _refuse(file, "JSON, but neither Kubernetes nodes nor pods", role)
+    others = sorted(kinds - {""})
+    listed = f" (objects of kind {', '.join(others[:3])})" if others else ""
+    raise _refuse(file, f"{read.form}, but neither Kubernetes nodes nor pods{listed}", role)
 
 
-def _refuse_empty_list(documents: list[Any], file: str, role: Role | None) -> None:
-    """Refuse kubectl's JSON of an empty list (``{"kind": "List", "items": []}``, what
+def _refuse_empty_list(documents: list[Any], form: str, file: str, role: Role | None) -> None:
+    """Refuse kubectl's output of an empty list (``{"kind": "List", "items": []}``, what
     ``kubectl get pods -o json`` writes for a namespace without pods): it is kubectl's output,
-    of nothing, which says more than 'neither nodes nor pods'."""
+    of nothing, which says more than 'neither nodes nor pods'. ``form``: JSON or YAML."""
     kinds = [
         str(d.get("kind", ""))
         for d in documents
@@ -487,8 +494,9 @@ def _refuse_empty_list(documents: list[Any], file: str, role: Role | None) -> No
                 file,
                 None,
                 None,
-                f"kubectl's JSON output of an empty list (kind {', '.join(dict.fromkeys(kinds))}, "
-                "no items): the cluster or namespace queried has no such objects",
+                f"kubectl's {form} output of an empty list (kind "
+                f"{', '.join(dict.fromkeys(kinds))}, no items): the cluster or namespace queried "
+                "has no such objects",
                 fix,
             )
         ]

@@ -1,4 +1,11 @@
-"""Kubernetes output as ``kubectl ... -o json`` writes it: JSON documents and quantities."""
+"""Kubernetes output as ``kubectl ... -o json`` or ``-o yaml`` writes it: documents and quantities.
+
+Both forms are read into the values JSON has (objects with text keys, arrays, text, numbers,
+true/false, null), so the importers read one shape whichever form was given. kubectl's YAML is
+its JSON written as YAML: no anchors, aliases or tags, and text that YAML would read as another
+type quoted. Anything else is refused before it is built: an alias can make a few kilobytes expand
+exponentially (a "billion laughs"), and a tag names a type JSON does not have.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +13,25 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from planner.inputs.importers.text import tool_text
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import quoted, refuse_large_file
 
 __all__ = [
+    "KubeDocuments",
     "as_mapping",
     "as_text",
     "json_documents",
+    "kube_documents",
     "kube_objects",
     "parse_quantity",
     "quantity_gib",
+    "yaml_documents",
 ]
 
 _QUANTITY = re.compile(
@@ -119,6 +133,201 @@ def json_documents(data: bytes, file: str) -> list[Any]:
             [InputProblem(file, None, None, "the file is empty", "give kubectl's JSON output")]
         )
     return documents
+
+
+_YAML_MAX_DEPTH = 64
+"""Most mappings and sequences open inside one another [levels]: kubectl's objects nest about 20
+deep (``managedFields``' field sets the deepest)."""
+_YAML_TAG = "tag:yaml.org,2002:"
+_STR, _NULL, _BOOL, _INT, _FLOAT = (
+    f"{_YAML_TAG}{name}" for name in ("str", "null", "bool", "int", "float")
+)
+_JSON_TAGS = frozenset({_STR, _NULL, _BOOL, _INT, _FLOAT, f"{_YAML_TAG}seq", f"{_YAML_TAG}map"})
+"""The YAML tags of JSON's types: the only tags a file may write (``!!str``)."""
+_PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser when PyYAML was built with it (several times faster), else PyYAML's."""
+_PLAIN_TYPES: dict[str | None, list[tuple[str, Any]]] = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag in _JSON_TAGS]
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
+}
+"""YAML's rules for the type of an unquoted scalar, by its first character, for JSON's types
+only: a date stays text (kubectl quotes its timestamps; a hand edit may not), and ``<<`` and
+``=`` are text, not YAML 1.1's merge and value markers."""
+_SCALARS = yaml.constructor.SafeConstructor()
+_BUILD = {
+    _NULL: _SCALARS.construct_yaml_null,
+    _BOOL: _SCALARS.construct_yaml_bool,
+    _INT: _SCALARS.construct_yaml_int,
+    _FLOAT: _SCALARS.construct_yaml_float,
+}
+"""How a scalar of each of JSON's types other than text is built from its YAML text."""
+
+
+class _UnkubectlYamlError(Exception):
+    """What kubectl never writes in its YAML, met while reading it."""
+
+    def __init__(self, mark: Any, message: str) -> None:
+        super().__init__(message)
+        self.mark = mark
+        self.message = message
+
+
+def _scalar(event: Any) -> Any:
+    """A scalar event's value as JSON's type: text when quoted or tagged ``!!str``, else by
+    YAML's rules for JSON's types (``_PLAIN_TYPES``) or its tag."""
+    tag, value = event.tag, event.value
+    if tag is None:
+        if not event.implicit[0]:
+            return value
+        candidates = _PLAIN_TYPES.get(value[:1] if value else "", []) + _PLAIN_TYPES.get(None, [])
+        tag = next((t for t, pattern in candidates if pattern.match(value)), _STR)
+    if tag == _STR:
+        return value
+    if tag not in _BUILD:
+        raise _UnkubectlYamlError(event.start_mark, f"the tag {_shown_tag(tag)}")
+    try:
+        return _BUILD[tag](yaml.ScalarNode(tag, value))
+    except (ValueError, KeyError):
+        # KeyError: a text !!bool does not know (!!bool maybe); ValueError: any other type's.
+        raise _UnkubectlYamlError(
+            event.start_mark, f"{quoted(value[:40])} as {_shown_tag(tag)}"
+        ) from None
+
+
+def _shown_tag(tag: str) -> str:
+    """A tag as a YAML file writes it: ``!!binary``, ``!custom``."""
+    return tag.replace(_YAML_TAG, "!!")[:60]
+
+
+def _refuse_unkubectl(event: Any) -> None:
+    """Refuse an event of what kubectl never writes: an alias or anchor (an alias can make a
+    few kilobytes expand exponentially, a "billion laughs"), a tag other than JSON's types."""
+    mark = event.start_mark
+    if isinstance(event, yaml.AliasEvent):
+        raise _UnkubectlYamlError(
+            mark, f"an alias (*{event.anchor}), which repeats a part of the file without bound"
+        )
+    if getattr(event, "anchor", None) is not None:
+        raise _UnkubectlYamlError(mark, f"an anchor (&{event.anchor}), for aliases to repeat")
+    tag = getattr(event, "tag", None)
+    if tag is not None and tag not in _JSON_TAGS:
+        raise _UnkubectlYamlError(mark, f"the tag {_shown_tag(tag)}")
+
+
+class _OpenNodes:
+    """The documents read so far, and the mappings and sequences open, innermost last."""
+
+    def __init__(self) -> None:
+        self.documents: list[Any] = []
+        self.nodes: list[dict[str, Any] | list[Any]] = []
+        self.keys: list[str | None] = []
+        """Per open node: the key whose value a mapping waits for; None while it waits for a
+        key (and for a sequence)."""
+
+    def wants_key(self) -> bool:
+        return bool(self.nodes) and isinstance(self.nodes[-1], dict) and self.keys[-1] is None
+
+    def open(self, node: dict[str, Any] | list[Any], mark: Any) -> None:
+        if self.wants_key():
+            raise _UnkubectlYamlError(mark, "a mapping key that is not text")
+        if len(self.nodes) >= _YAML_MAX_DEPTH:
+            raise _UnkubectlYamlError(mark, f"nesting over {_YAML_MAX_DEPTH} levels deep")
+        self.nodes.append(node)
+        self.keys.append(None)
+
+    def close(self, mark: Any) -> None:
+        self.keys.pop()
+        self.add(self.nodes.pop(), mark)
+
+    def add(self, value: Any, mark: Any) -> None:
+        """A value read: a key or a value of the innermost mapping, an item of the innermost
+        sequence, or a whole document."""
+        if not self.nodes:
+            self.documents.append(value)
+            return
+        node, key = self.nodes[-1], self.keys[-1]
+        if isinstance(node, list):
+            node.append(value)
+        elif key is not None:
+            node[key] = value
+            self.keys[-1] = None
+        elif isinstance(value, str):
+            self.keys[-1] = value
+        else:
+            raise _UnkubectlYamlError(mark, "a mapping key that is not text")
+
+
+def _yaml_values(text: str) -> list[Any]:
+    """The documents of ``text`` as JSON values, built from the parser's events (nothing of
+    YAML's own types is built), refusing on the way what kubectl never writes
+    (``_UnkubectlYamlError``): ``_refuse_unkubectl``'s, a mapping key that is not text,
+    nesting over ``_YAML_MAX_DEPTH``."""
+    tree = _OpenNodes()
+    for event in yaml.parse(text, Loader=_PARSER):
+        _refuse_unkubectl(event)
+        if isinstance(event, yaml.MappingStartEvent):
+            tree.open({}, event.start_mark)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            tree.open([], event.start_mark)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            tree.close(event.start_mark)
+        elif isinstance(event, yaml.ScalarEvent):
+            tree.add(_scalar(event), event.start_mark)
+    return [d for d in tree.documents if d is not None]
+
+
+_YAML_FIX = "give the output of kubectl ... -o yaml unchanged, or run it with -o json"
+
+
+def yaml_documents(data: bytes, file: str) -> list[Any]:
+    """Every document of kubectl's YAML output (``---`` separates several), as JSON values;
+    shell prompts pasted around it are ignored.
+
+    Raises ``InputError`` naming the line of the first YAML error, or of what kubectl never
+    writes (``_check_yaml_events``, a key that is not text).
+    """
+    refuse_large_file(file, len(data))
+    text = tool_text(data, file).text
+    try:
+        documents = _yaml_values(text)
+    except _UnkubectlYamlError as error:
+        line, column = error.mark.line + 1, error.mark.column + 1
+        message = f"YAML with {error.message} (column {column}), which kubectl never writes"
+        raise InputError([InputProblem(file, line, None, message, _YAML_FIX)]) from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        problem = error.problem or error.context or "cannot be read"
+        where = "" if mark is None else f", column {mark.column + 1}"
+        line = None if mark is None else mark.line + 1
+        message = f"not valid YAML ({problem}{where})"
+        raise InputError([InputProblem(file, line, None, message, _YAML_FIX)]) from None
+    except yaml.YAMLError as error:
+        message = f"not valid YAML ({str(error)[:120]})"
+        raise InputError([InputProblem(file, None, None, message, _YAML_FIX)]) from None
+    if not documents:
+        raise InputError(
+            [InputProblem(file, None, None, "the file is empty", "give kubectl's YAML output")]
+        )
+    return documents
+
+
+@dataclass(frozen=True)
+class KubeDocuments:
+    """The documents of one kubectl output, and the form it was written in."""
+
+    documents: list[Any]
+    """JSON values: objects as dicts with text keys, arrays as lists."""
+    form: Literal["JSON", "YAML"]
+
+
+def kube_documents(data: bytes, file: str) -> KubeDocuments:
+    """The documents of kubectl's output, JSON (``-o json``, or ``jq``'s objects) when it starts
+    with ``{`` or ``[``, else YAML (``-o yaml``). Raises ``InputError`` as ``json_documents``
+    and ``yaml_documents`` do."""
+    start = tool_text(data, file).text.lstrip()[:1]
+    if start in ("{", "["):
+        return KubeDocuments(json_documents(data, file), "JSON")
+    return KubeDocuments(yaml_documents(data, file), "YAML")
 
 
 def kube_objects(documents: list[Any]) -> list[Mapping[str, Any]]:

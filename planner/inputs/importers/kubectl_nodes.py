@@ -1,4 +1,5 @@
-"""Kubernetes GPU nodes from ``kubectl get nodes -o json`` and the GPU Operator's node labels.
+"""Kubernetes GPU nodes from ``kubectl get nodes -o json`` (or ``-o yaml``) and the GPU Operator's
+node labels.
 
 GPU Feature Discovery (GFD, part of NVIDIA's GPU Operator) labels each node with its GPU:
 ``nvidia.com/gpu.product`` (the name, with ``-MIG-<profile>`` under the MIG single strategy and
@@ -39,7 +40,7 @@ from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, M
 from planner.inputs.importers.kube import (
     as_mapping,
     as_text,
-    json_documents,
+    kube_documents,
     kube_objects,
     parse_quantity,
     quantity_gib,
@@ -52,6 +53,8 @@ from planner.inputs.tabular import shown
 __all__ = ["CLUSTER_LABELS", "TOOL", "read_kubectl_nodes"]
 
 TOOL = "kubectl get nodes -o json"
+_TOOLS = {"JSON": TOOL, "YAML": "kubectl get nodes -o yaml"}
+"""The command, by the form its output was given in."""
 CLUSTER_LABELS = (
     "cluster",
     "cluster-name",
@@ -81,12 +84,13 @@ def _is_labels(value: Mapping[str, Any]) -> bool:
 def read_kubectl_nodes(
     data: bytes, file: str, catalog: Catalog, *, cluster: str | None = None
 ) -> HostsRead:
-    """GPU hosts from ``kubectl get nodes -o json`` (a ``List`` or one ``Node``), or from the
-    node labels alone (concatenated JSON objects, or an array of them).
+    """GPU hosts from ``kubectl get nodes -o json`` or ``-o yaml`` (a ``List`` or one ``Node``),
+    or from the node labels alone (concatenated JSON objects, or an array of them).
 
-    Raises ``InputError`` when the file is not JSON, holds no node, or holds pods.
+    Raises ``InputError`` when the file is neither JSON nor YAML, holds no node, or holds pods.
     """
-    objects = kube_objects(json_documents(data, file))
+    read = kube_documents(data, file)
+    objects = kube_objects(read.documents)
     hosts: list[HostFacts] = []
     notes: list[ImportNote] = []
     problems: list[InputProblem] = []
@@ -151,7 +155,7 @@ def read_kubectl_nodes(
                 )
             ]
         )
-    return HostsRead(file, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+    return HostsRead(file, _TOOLS[read.form], tuple(hosts), tuple(notes), tuple(problems))
 
 
 class _Node:

@@ -1,4 +1,5 @@
-"""GPU workloads from ``kubectl get pods -A -o json``: one row per pod, grouped into classes.
+"""GPU workloads from ``kubectl get pods -A -o json`` (or ``-o yaml``): one row per pod, grouped
+into classes.
 
 Per pod the importer reads what the scheduler reserves: GPU, CPU and memory requests. A
 container's request of a resource is its ``requests`` entry, else its ``limits`` entry (the
@@ -47,7 +48,7 @@ from planner.inputs.importers.gpu_names import match_gpu_name
 from planner.inputs.importers.kube import (
     as_mapping,
     as_text,
-    json_documents,
+    kube_documents,
     kube_objects,
     parse_quantity,
 )
@@ -529,10 +530,11 @@ def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ..
 def read_kubectl_pods(
     data: bytes, file: str, catalog: Catalog, *, defaults: WorkloadDefaults | None = None
 ) -> PodsRead:
-    """Every pod of ``kubectl get pods -A -o json`` (a ``List`` or one ``Pod``) with its owner,
-    labels and requests. Raises ``InputError`` when the file is not JSON or holds no pod."""
+    """Every pod of ``kubectl get pods -A -o json`` or ``-o yaml`` (a ``List`` or one ``Pod``)
+    with its owner, labels and requests. Raises ``InputError`` when the file is neither JSON nor
+    YAML, or holds no pod."""
     defaults = defaults or WorkloadDefaults()
-    objects = kube_objects(json_documents(data, file))
+    objects = kube_objects(kube_documents(data, file).documents)
     pods: list[PodRequest] = []
     problems: list[InputProblem] = []
     left_out = 0
