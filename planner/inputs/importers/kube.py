@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml  # type: ignore[import-untyped, unused-ignore]
+import yaml
 
 from planner.inputs.importers.text import tool_text
 from planner.inputs.problems import InputError, InputProblem
