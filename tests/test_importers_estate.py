@@ -364,3 +364,74 @@ def test_a_cluster_typed_twice_in_the_gpus_per_cluster_is_refused_naming_both() 
     assert problem.message.startswith("cluster 'PROD\\u200b' ")
     assert "is given GPUs twice (also as 'prod')" in problem.message
     assert parse_cluster_gpus("prod=L40S:4, dev=L4:1") == {"prod": ("L40S", 4), "dev": ("L4", 1)}
+
+
+_LGI_ONE_GPU = b"""\
++----------------------------------------------------+
+| GPU instances:                                     |
+| GPU   Name          Profile  Instance   Placement  |
+|                       ID       ID       Start:Size |
+|====================================================|
+|   0  MIG 1g.6gb       14        3          0:1     |
++----------------------------------------------------+
+"""
+
+
+def test_a_gpu_count_typed_for_the_cluster_beats_the_count_lgi_assumes() -> None:
+    """-lgi only assumes a host's GPUs (up to the highest index with instances: 1 here); the
+    4 typed for its cluster are used, marked read from the user, and the assumed count is
+    noted as not used."""
+    imported = import_inventory(
+        [("ana-01.txt", _LGI_ONE_GPU)], CATALOG, gpus_by_cluster={"imported": ("A30", 4)}
+    )
+    assert _row(imported.frame, "ana-01")["gpus_per_host"] == 4
+    assert imported.problems == ()
+    counts = [n for n in imported.notes if n.field == "gpus_per_host"]
+    assert [(n.file, n.value, n.source) for n in counts] == [
+        ("ana-01.txt", "1", "assumed"),
+        ("user", "4", "read"),
+    ]
+    assert counts[0].text == "not used: the GPUs given for cluster imported give 4"
+
+
+def test_a_gpu_count_a_file_reads_is_kept_against_the_typed_one_with_a_problem() -> None:
+    """A count read from the host (-L lists 2 GPUs) is kept against the 4 typed for its whole
+    cluster, and the conflict is a problem on the typed entry; the same count typed is
+    none."""
+    gpu_list = b"GPU 0: NVIDIA L4 (UUID: a)\nGPU 1: NVIDIA L4 (UUID: b)\n"
+    imported = import_inventory(
+        [("h.txt", gpu_list)], CATALOG, gpus_by_cluster={"imported": ("L4", 4)}
+    )
+    assert _row(imported.frame, "h")["gpus_per_host"] == 2
+    (problem,) = imported.problems
+    assert (problem.file, problem.column) == ("user", "gpus_by_cluster[imported]")
+    assert problem.message == (
+        "host h: gpus_per_host is 4 as given for cluster 'imported' but 2 in h.txt; 2 is kept"
+    )
+    agreeing = import_inventory(
+        [("h.txt", gpu_list)], CATALOG, gpus_by_cluster={"imported": ("l4", 2)}
+    )
+    assert agreeing.problems == ()
+
+
+def test_a_model_a_file_gives_is_kept_against_the_typed_one_with_a_problem() -> None:
+    """The model read from the host (L4) against another typed for its cluster (L40S): the
+    file's is kept, the conflict a problem on the typed entry."""
+    imported = import_inventory(
+        [("h.txt", b"GPU 0: NVIDIA L4 (UUID: a)\n")],
+        CATALOG,
+        gpus_by_cluster={"imported": ("L40S", 1)},
+    )
+    assert _row(imported.frame, "h")["gpu_model"] == "L4"
+    (problem,) = imported.problems
+    assert problem.message.startswith("host h: gpu_model is L40S as given for cluster 'imported'")
+
+
+def test_an_unknown_model_typed_for_a_cluster_is_one_problem_for_all_its_hosts() -> None:
+    """A model the catalog lacks, typed for a cluster of three hosts, is one problem naming
+    the typed entry, not one per host."""
+    rvtools = _vhost(("esx1", "ai", 8, 8192), ("esx2", "ai", 8, 8192), ("esx3", "ai", 8, 8192))
+    with pytest.raises(InputError) as caught:
+        import_inventory([("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"ai": ("B200", 8)})
+    unknown = [p for p in caught.value.problems if "unknown GPU model 'B200'" in p.message]
+    assert [p.column for p in unknown] == ["gpus_by_cluster[ai]"]

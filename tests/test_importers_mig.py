@@ -223,3 +223,87 @@ def test_lgip_of_profiles_several_models_offer_leaves_the_model_open() -> None:
     assert host.open_model is not None
     assert host.open_model.models == ("A100-40GB-PCIe", "A100-40GB-SXM")
     assert host.open_model.shows == "MIG profiles 1g.5gb, 7g.40gb (7g.40gb has 39.5 GiB)"
+
+
+A100_80GB_LIST = b"GPU 0: NVIDIA A100-SXM4-80GB (UUID: a)\n"
+
+
+def test_a_model_another_file_gives_outside_the_lgi_candidates_is_a_problem() -> None:
+    """-lgi of an A100 40GB (3g.20gb: its PCIe or SXM part) and an -L of the host naming an
+    A100 80GB: a problem on the -lgi's line names the host, the model given and its file, the
+    candidates and the fix; the model read is kept."""
+    imported = import_inventory(
+        [("ana-01.txt", A100_40GB_LGI), ("ana-01.log", A100_80GB_LIST)], CATALOG
+    )
+    assert list(imported.frame["gpu_model"]) == ["A100-80GB-SXM"]
+    (problem,) = imported.problems
+    assert (problem.file, problem.row, problem.column) == ("ana-01.txt", 7, "Name")
+    assert problem.message == (
+        "host ana-01: nvidia-smi mig -lgi shows MIG profiles 3g.20gb, which 2 catalog models "
+        f"offer ({A100_40GB_MODELS}), not A100-80GB-SXM from ana-01.log (nvidia-smi -L); "
+        "A100-80GB-SXM is kept"
+    )
+    assert problem.fix.startswith(
+        f"correct the model where it is given to one of {A100_40GB_MODELS}"
+    )
+
+
+def test_a_model_typed_for_the_cluster_outside_the_lgi_candidates_is_a_problem() -> None:
+    """The model typed for the host's cluster (--cluster-gpus) that the -lgi's profiles rule
+    out is a problem naming the typed GPUs and the candidates; one of the candidates typed is
+    none."""
+    typed = import_inventory(
+        [("ana-01.txt", A100_40GB_LGI)],
+        CATALOG,
+        gpus_by_cluster={"imported": ("H100-80GB-SXM", 1)},
+    )
+    (problem,) = typed.problems
+    assert problem.file == "ana-01.txt"
+    assert "not H100-80GB-SXM from the GPUs given for cluster imported" in problem.message
+    assert A100_40GB_MODELS in problem.message
+    candidate = import_inventory(
+        [("ana-01.txt", A100_40GB_LGI)],
+        CATALOG,
+        gpus_by_cluster={"imported": ("A100-40GB-PCIe", 1)},
+    )
+    assert candidate.problems == ()
+
+
+def test_lgip_candidates_are_checked_against_the_model_given_too() -> None:
+    """-lgip narrowing the model to the A100 40GB parts, with an -L naming an L4 (no MIG at
+    all): the same problem, from the -lgip's line."""
+    lgip = b"""\
++-----------------------------------------------------------------------------+
+| GPU instance profiles:                                                      |
+| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |
+|                              Free/Total   GiB              CE    JPEG  OFA  |
+|=============================================================================|
+|   0  MIG 7g.40gb        0     1/1        39.50      No     98     5     0   |
+|                                                             7     1     1   |
++-----------------------------------------------------------------------------+
+"""
+    imported = import_inventory(
+        [("ana-01.txt", lgip), ("ana-01.log", b"GPU 0: NVIDIA L4 (UUID: a)\n")], CATALOG
+    )
+    (problem,) = (p for p in imported.problems if p.file == "ana-01.txt")
+    assert problem.row == 6
+    assert problem.message.startswith("host ana-01: nvidia-smi mig -lgip shows MIG profiles")
+    assert "not L4 from ana-01.log (nvidia-smi -L)" in problem.message
+
+
+def test_a_model_the_lgi_derives_losing_to_one_read_is_a_problem() -> None:
+    """The A30 the -lgi derives (only the A30 offers 1g.6gb) and an inventory CSV reading
+    another model for the host: the CSV's model is kept, the disagreement a problem on the
+    -lgi's line."""
+    name, lgi = sample(MIG_LGI)
+    csv = (
+        b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,mig_enabled\n"
+        b"ana-01,c,A100-80GB-PCIe,1,32,256,25,no,yes\n"
+    )
+    imported = import_inventory([("hosts.csv", csv), (name, lgi)], CATALOG, host_name="ana-01")
+    assert list(imported.frame["gpu_model"]) == ["A100-80GB-PCIe"]
+    (problem,) = imported.problems
+    assert (problem.file, problem.row) == (name, 6)
+    assert problem.message == (
+        "host ana-01: gpu_model is A30 here but A100-80GB-PCIe in hosts.csv; A100-80GB-PCIe is kept"
+    )

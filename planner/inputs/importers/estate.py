@@ -4,17 +4,20 @@ Every file is detected (``detect_file``) and read by its importer into facts per
 about one host from several files are combined: hosts match by name ignoring case, with or
 without a domain (``gpu-07`` is ``gpu-07.lab.example``; IP addresses match whole). For each
 column the best-sourced fact wins (read, then derived, then assumed), the first file breaking a
-tie; two files disagreeing on the GPU model, GPU count or MIG mode is a problem. Hosts still
-without GPUs take them from ``gpus_by_cluster``; columns no file gives take ``ImportDefaults``,
-each marked assumed. The result is an inventory frame with the CSV's columns, validated by
-``inventory_from_frame`` like any edited inventory, so every rule stays in one place.
+tie; a GPU model, GPU count or MIG mode read or derived that loses to another value is a problem
+(an assumed one loses quietly), and so is a model given that the host's MIG profiles rule out
+(``OpenModel``). The GPUs typed per cluster (``gpus_by_cluster``) fill what no file gives and
+replace what a file only assumes; a value a file reads or derives is kept against them, with a
+problem. Columns no file gives take ``ImportDefaults``, each marked assumed. The result is an
+inventory frame with the CSV's columns, validated by ``inventory_from_frame`` like any edited
+inventory, so every rule stays in one place.
 """
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -376,6 +379,13 @@ _MODELS_LISTED = 8
 """Candidate GPU models a problem names before counting the rest."""
 
 
+def _listed(models: Sequence[str]) -> str:
+    """Candidate models as a problem lists them: the first few, then how many more."""
+    return ", ".join(models[:_MODELS_LISTED]) + (
+        f" and {len(models) - _MODELS_LISTED} more" if len(models) > _MODELS_LISTED else ""
+    )
+
+
 def _open_model_problem(
     entry: _Host, narrowed: HostFacts, chosen: Mapping[str, Fact], tools: Mapping[str, str]
 ) -> InputProblem:
@@ -383,9 +393,7 @@ def _open_model_problem(
     other file names it: the models, and how to name one."""
     assert narrowed.open_model is not None
     models = narrowed.open_model.models
-    listed = ", ".join(models[:_MODELS_LISTED]) + (
-        f" and {len(models) - _MODELS_LISTED} more" if len(models) > _MODELS_LISTED else ""
-    )
+    listed = _listed(models)
     gpus = chosen["gpus_per_host"].value if "gpus_per_host" in chosen else "GPUS"
     cluster = shown(str(chosen["cluster"].value))
     return InputProblem(
@@ -448,7 +456,8 @@ def import_inventory(
         Cluster of Kubernetes nodes (over their labels), and of hosts no file gives one.
     gpus_by_cluster
         GPUs of the hosts of a cluster no file gives GPUs for (RVTools has none): cluster name
-        (case ignored) → (model, GPUs per host).
+        (case ignored) → (model, GPUs per host). They replace a model or count a file only
+        assumes; one a file reads or derives is kept, a problem when it differs.
     defaults
         Values for columns no file gives (``ImportDefaults``), marked assumed.
 
@@ -466,24 +475,30 @@ def import_inventory(
     layouts: list[MigGpu] = []
     missing: dict[str, list[_Host]] = {}
     given = _clusters_given(gpus_by_cluster or {}, problems)
+    typed_models = _typed_models(given, catalog, problems)
     used_clusters: set[str] = set()
     for entry in hosts:
         chosen = _combine(entry, notes, problems)
         _fill_cluster(entry, chosen, cluster, defaults)
         cluster_name = str(chosen["cluster"].value)
-        wanted = given.get(cluster_name.strip().lower())
+        key = cluster_name.strip().lower()
+        wanted = given.get(key)
         if wanted is not None:
-            used_clusters.add(cluster_name.strip().lower())
-            _fill_gpus(entry, chosen, wanted, catalog, problems)
+            used_clusters.add(key)
+            if key in typed_models:
+                _apply_cluster_gpus(
+                    entry, chosen, wanted, typed_models[key], catalog, notes, problems
+                )
         model_fact = chosen.get("gpu_model")
+        narrowed = next((p for p in entry.parts if p.open_model is not None), None)
         if model_fact is None or "gpus_per_host" not in chosen:
-            narrowed = next((p for p in entry.parts if p.open_model is not None), None)
             if model_fact is None and narrowed is not None:
                 problems.append(_open_model_problem(entry, narrowed, chosen, tools))
             else:
                 missing.setdefault(cluster_name, []).append(entry)
             continue
-        if catalog.resolve(str(model_fact.value)) is None:
+        model = catalog.resolve(str(model_fact.value))
+        if model is None:
             notes.append(
                 ImportNote(
                     model_fact.note.file,
@@ -497,6 +512,8 @@ def import_inventory(
                 )
             )
             continue
+        if narrowed is not None:
+            problems.extend(_model_not_offered(entry, narrowed, model_fact, model, tools))
         _fill_defaults(entry, chosen, catalog, defaults, tools)
         for part in entry.parts:
             if part.name_note is not None:
@@ -516,19 +533,9 @@ def import_inventory(
             }
         )
     problems.extend(_missing_gpu_problems(missing))
-    for key, (written, _) in given.items():
-        if key not in used_clusters and key not in {c.strip().lower() for c in missing}:
-            clusters = sorted({str(r["cluster"]) for r in rows} | set(missing))
-            problems.append(
-                InputProblem(
-                    "user",
-                    None,
-                    f"gpus_by_cluster[{shown(written)}]",
-                    f"no imported host is in cluster {quoted(written)} (clusters: "
-                    f"{', '.join(shown(c) for c in clusters) or 'none'})",
-                    "use a cluster name as the files give it",
-                )
-            )
+    problems.extend(
+        _clusters_not_found(given, used_clusters, {str(r["cluster"]) for r in rows} | set(missing))
+    )
     if not rows:
         raise InputError(
             [
@@ -566,7 +573,11 @@ def _combine(
         best = min(candidates, key=lambda f: SOURCES.index(f.source))
         chosen[name] = best
         for other in candidates:
-            if other is best or other.value == best.value or other.source != best.source:
+            if other is best or other.value == best.value:
+                continue
+            # A checked value read or derived from a file is evidence that loses only with a
+            # problem; an assumed one, or an unchecked value of another source, loses quietly.
+            if other.source != best.source and (name not in _CHECKED or other.source == "assumed"):
                 continue
             message = (
                 f"host {shown(entry.name)}: {name} is {shown(str(other.value))} here but "
@@ -629,27 +640,69 @@ def _fill_cluster(
         )
 
 
-def _fill_gpus(
+def _clusters_not_found(
+    given: Mapping[str, tuple[str, tuple[str, int]]], used: set[str], clusters: set[str]
+) -> list[InputProblem]:
+    """A problem per cluster typed GPUs for that no imported host is in (``clusters`` are the
+    imported hosts' clusters)."""
+    listed = ", ".join(shown(c) for c in sorted(clusters)) or "none"
+    return [
+        InputProblem(
+            "user",
+            None,
+            f"gpus_by_cluster[{shown(written)}]",
+            f"no imported host is in cluster {quoted(written)} (clusters: {listed})",
+            "use a cluster name as the files give it",
+        )
+        for key, (written, _) in given.items()
+        if key not in used and key not in {c.strip().lower() for c in clusters}
+    ]
+
+
+def _typed_models(
+    given: Mapping[str, tuple[str, tuple[str, int]]], catalog: Catalog, problems: list[InputProblem]
+) -> dict[str, str]:
+    """The catalog model of the GPUs typed per cluster, by the cluster's key; a model the
+    catalog lacks is a problem once, and its cluster's hosts take no GPUs from it."""
+    models: dict[str, str] = {}
+    for key, (written, (model_text, _)) in given.items():
+        try:
+            models[key] = catalog.gpu(model_text).name
+        except UnknownGpuModel as error:
+            problems.append(
+                InputProblem(
+                    "user", None, f"gpus_by_cluster[{shown(written)}]", error.message, error.fix
+                )
+            )
+    return models
+
+
+def _apply_cluster_gpus(
     entry: _Host,
     chosen: dict[str, Fact],
     wanted: tuple[str, tuple[str, int]],
+    model: str,
     catalog: Catalog,
+    notes: list[ImportNote],
     problems: list[InputProblem],
 ) -> None:
-    written, (model_text, gpus) = wanted
-    if "gpu_model" in chosen and "gpus_per_host" in chosen:
-        return
+    """The GPUs typed for the host's cluster (``model`` its catalog name), field by field: a
+    field no file gives takes them, and so does one a file only assumes (the user's figure
+    beats a guess, the old one noted as not used). A file that reads or derives another value
+    keeps it, with a problem: the typed GPUs are for hosts no file gives GPUs for, and a figure
+    read from the host is more specific than one typed for its whole cluster."""
+    written, (_, gpus) = wanted
     locator = f"gpus_by_cluster[{shown(written)}]"
-    try:
-        model = catalog.gpu(model_text).name
-    except UnknownGpuModel as error:
-        problems.append(InputProblem("user", None, locator, error.message, error.fix))
-        return
     text = f"the GPUs given for cluster {shown(written)}"
-    if "gpu_model" not in chosen:
-        chosen["gpu_model"] = fact(
-            "gpu_model",
-            model,
+    typed_values: tuple[tuple[str, str | int], ...] = (
+        ("gpu_model", model),
+        ("gpus_per_host", gpus),
+    )
+    for name, value in typed_values:
+        present = chosen.get(name)
+        typed = fact(
+            name,
+            value,
             file="user",
             line=None,
             locator=locator,
@@ -657,17 +710,64 @@ def _fill_gpus(
             source="read",
             text=text,
         )
-    if "gpus_per_host" not in chosen:
-        chosen["gpus_per_host"] = fact(
-            "gpus_per_host",
-            int(gpus),
-            file="user",
-            line=None,
-            locator=locator,
-            host=entry.name,
-            source="read",
-            text=text,
+        if present is None:
+            chosen[name] = typed
+            continue
+        same = (
+            catalog.resolve(str(present.value)) == value
+            if name == "gpu_model"
+            else present.value == value
         )
+        if same:
+            continue
+        if present.source == "assumed":
+            chosen[name] = typed
+            notes.append(replace(present.note, text=f"not used: {text} give {value}"))
+            continue
+        kept = shown(str(present.value))
+        problems.append(
+            InputProblem(
+                "user",
+                None,
+                locator,
+                f"host {shown(entry.name)}: {name} is {value} as given for cluster "
+                f"{quoted(written)} but {kept} in {shown(present.note.file)}; {kept} is kept",
+                "the GPUs given per cluster fill the hosts no file gives GPUs for: correct "
+                "them, or the file if it is wrong (or leave this cluster's GPUs to the files)",
+            )
+        )
+
+
+def _model_not_offered(
+    entry: _Host, narrowed: HostFacts, model_fact: Fact, model: str, tools: Mapping[str, str]
+) -> list[InputProblem]:
+    """A problem when the model the host is given (``model``, the catalog name of
+    ``model_fact``) is not among the models its MIG output narrows it to: one of the two is
+    wrong, or of another host. The model given is kept, as a value read beats one narrowed."""
+    assert narrowed.open_model is not None
+    candidates = narrowed.open_model.models
+    if model in candidates:
+        return []
+    listed = _listed(candidates)
+    tool = tools.get(narrowed.file, narrowed.file)
+    note = model_fact.note
+    given_by = (
+        note.text
+        if note.file == "user"
+        else f"{shown(note.file)} ({tools.get(note.file, note.file)})"
+    )
+    return [
+        InputProblem(
+            narrowed.file,
+            narrowed.open_model.line,
+            narrowed.open_model.locator,
+            f"host {shown(entry.name)}: {tool} shows {narrowed.open_model.shows}, which "
+            f"{len(candidates)} catalog models offer ({listed}), not {model} from {given_by}; "
+            f"{model} is kept",
+            f"correct the model where it is given to one of {listed}, or, if this {tool} "
+            "output is of another host, give this host's own (named as here)",
+        )
+    ]
 
 
 def _fill_defaults(
