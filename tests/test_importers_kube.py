@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 import pytest
-from importer_samples import KUBECTL_NODES, as_kubectl_yaml, sample
+from importer_samples import KUBECTL_NODES, as_kubectl_yaml, node, pod, sample
 
 from planner.inputs.importers.kube import (
+    KubeObject,
     json_documents,
     kube_documents,
     kube_objects,
+    list_items,
+    object_kind,
     parse_quantity,
     quantity_gib,
     yaml_documents,
@@ -166,3 +170,55 @@ def test_yaml_of_no_document_is_empty() -> None:
     """Document markers alone, or comments, hold nothing: refused as an empty file."""
     with pytest.raises(InputError, match="the file is empty"):
         yaml_documents(b"---\n# nothing\n---\n", "none.yaml")
+
+
+def test_an_items_array_without_a_kind_is_a_list_when_its_items_are_kubectl_objects() -> None:
+    """``{"items": [...]}`` without a kind (jq's ``{items: [...]}``, a hand edit) is opened as
+    kubectl's List is when every item is a kubectl object (a kind or a metadata object); an
+    items array of anything else stays one object."""
+    nodes = {"items": [node("a"), {"metadata": {"name": "b"}, "status": {}}]}
+    assert list_items(nodes) == nodes["items"]
+    assert kube_objects([nodes]) == nodes["items"]
+    for other in ({"items": [{"a": "1"}]}, {"items": [node("a"), 3]}, {"items": []}):
+        assert list_items(other) is None
+        assert kube_objects([other]) == [other]
+    assert list_items({"kind": "List", "items": []}) == []
+
+
+def test_an_items_array_without_a_kind_reads_alike_in_yaml() -> None:
+    """The same kindless list as YAML gives the same objects."""
+    data = b"items:\n- metadata:\n    name: a\n  status:\n    capacity:\n      cpu: '8'\n"
+    read = kube_documents(data, "n.yaml")
+    assert read.form == "YAML"
+    assert kube_objects(read.documents) == [
+        {"metadata": {"name": "a"}, "status": {"capacity": {"cpu": "8"}}}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("item", "form", "what"),
+    [
+        (node("a"), "JSON", KubeObject.NODE),
+        (pod("p"), "YAML", KubeObject.POD),
+        ({"kind": "Pod"}, "JSON", KubeObject.POD),
+        ({"kind": "Deployment", "metadata": {"name": "d"}, "status": {}}, "JSON", KubeObject.OTHER),
+        ({"metadata": {"name": "a"}, "status": {}}, "YAML", KubeObject.NODE),
+        (
+            {"metadata": {"name": "p"}, "spec": {"containers": []}, "status": {}},
+            "JSON",
+            KubeObject.POD,
+        ),
+        ({"metadata": {"name": "a"}}, "JSON", KubeObject.OTHER),
+        ({"status": {"capacity": {}}}, "JSON", KubeObject.OTHER),
+        ({"kubernetes.io/hostname": "a"}, "JSON", KubeObject.NODE_LABELS),
+        ({"kubernetes.io/hostname": "a"}, "YAML", KubeObject.OTHER),
+        ({"metadata": "x"}, "JSON", KubeObject.OTHER),
+    ],
+)
+def test_what_an_object_is_by_its_kind_else_its_shape(
+    item: dict[str, object], form: Literal["JSON", "YAML"], what: KubeObject
+) -> None:
+    """A kind names what an object is (a Deployment is no node for its metadata and status);
+    without one, spec.containers makes a pod, metadata and status objects a node, and a map of
+    text a node's labels in JSON only."""
+    assert object_kind(item, form) is what

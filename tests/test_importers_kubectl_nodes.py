@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from importer_samples import CATALOG, KUBECTL_NODES, as_kubectl_yaml, kube_list, node, sample
+from importer_samples import (
+    CATALOG,
+    KUBECTL_NODES,
+    as_kubectl_yaml,
+    kube_list,
+    node,
+    pod,
+    sample,
+)
 
 from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts, HostsRead
@@ -436,3 +444,33 @@ def test_a_node_name_with_an_invisible_character_is_shown_escaped_in_its_problem
     read = read_kubectl_nodes(kube_list(node("gpu\u200b-1", labels)), "n.json", CATALOG)
     (problem,) = read.problems
     assert (problem.column or "").startswith("node gpu\\u200b-1: ")
+
+
+def test_a_list_without_a_kind_is_read_as_kubectl_s_list_in_json_and_yaml() -> None:
+    """``{"items": [...]}`` without a kind, as jq or a hand edit leaves kubectl's list, is
+    detected and read as the nodes it holds, JSON and YAML alike."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"}
+    data = json.dumps({"items": [node("a", labels), node("b", labels)]}).encode()
+    for name, given in (("n.json", data), ("n.yaml", as_kubectl_yaml(data))):
+        imported = import_inventory([(name, given)], CATALOG)
+        assert list(imported.frame["host"]) == ["a", "b"]
+        assert list(imported.frame["gpus_per_host"]) == [2, 2]
+
+
+def test_objects_of_another_kind_are_no_nodes_when_read_directly() -> None:
+    """A Deployment beside a Node (it has metadata and status, as nodes do) is no node for the
+    reader either: a problem naming its kind, the Node read."""
+    deployment = {"kind": "Deployment", "metadata": {"name": "web"}, "status": {"replicas": 1}}
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "1"}
+    read = read_kubectl_nodes(kube_list(deployment, node("g", labels)), "n.json", CATALOG)
+    assert [h.name for h in read.hosts] == ["g"]
+    (problem,) = read.problems
+    assert problem.message == "object 1 is neither a Node nor a label map (kind Deployment)"
+
+
+def test_a_kindless_pod_given_as_nodes_is_refused_as_pods_output() -> None:
+    """An object without a kind that has spec.containers is a pod to the node reader as to
+    detection: the file is refused, saying where it belongs."""
+    kindless = {k: v for k, v in pod("p").items() if k != "kind"}
+    with pytest.raises(InputError, match="kubectl get pods output"):
+        read_kubectl_nodes(json.dumps([kindless]).encode(), "p.json", CATALOG)

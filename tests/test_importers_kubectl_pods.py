@@ -445,3 +445,18 @@ def test_a_gpu_count_that_is_not_whole_is_a_problem_and_read_rounded_up(
     (only,) = read.pods
     assert only.gpu is not None
     assert only.gpu.gpus == read_as
+
+
+def test_a_list_without_a_kind_of_pods_is_read() -> None:
+    """``{"items": [...]}`` of pods without the list's kind is read as kubectl's list is."""
+    data = json.dumps({"items": [pod("p1"), pod("p2")]}).encode()
+    read = read_kubectl_pods(data, "p.json", CATALOG)
+    assert [p.name for p in read.pods] == ["p1", "p2"]
+
+
+def test_a_kindless_node_given_as_pods_is_refused_as_nodes_output() -> None:
+    """An object without a kind that has metadata and status objects and no containers is a
+    node to the pod reader as to detection: the file is refused, saying where it belongs."""
+    kindless = {k: v for k, v in node("n").items() if k != "kind"}
+    with pytest.raises(InputError, match="kubectl get nodes output"):
+        read_kubectl_pods(json.dumps([pod("p"), kindless]).encode(), "p.json", CATALOG)

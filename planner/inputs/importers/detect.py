@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from planner.inputs.importers.kube import as_text, kube_documents, kube_objects
+from planner.inputs.importers.kube import (
+    KubeObject,
+    as_text,
+    kube_documents,
+    kube_objects,
+    list_items,
+    object_kind,
+)
 from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS
@@ -447,29 +454,20 @@ def _text_format(lines: list[str]) -> Format | None:
 
 
 def _kube_format(data: bytes, file: str, role: Role | None) -> Format:
-    """The format of kubectl's JSON or YAML output (``kube.kube_documents``) from its objects'
-    kinds; objects without a kind by their shape: label maps alone are nodes when JSON (what
-    ``jq`` prints), an object with ``spec.containers`` a pod, one with ``status`` and
-    ``metadata`` a node. Objects of other kinds only (``kubectl get deployments``) are refused."""
+    """The format of kubectl's JSON or YAML output (``kube.kube_documents``) from what its
+    objects are (``kube.object_kind``): pods when any is a pod, else nodes when any is a node or
+    a node's label map. Objects of other kinds only (``kubectl get deployments``) are refused."""
     read = kube_documents(data, file)
     _refuse_prometheus_answer(read.documents, file)
     objects = kube_objects(read.documents)
     if not objects:
         _refuse_empty_list(read.documents, read.form, file, role)
-    kinds = {as_text(o.get("kind")) for o in objects}
-    if "Pod" in kinds:
+    found = {object_kind(o, read.form) for o in objects}
+    if KubeObject.POD in found:
         return Format.KUBECTL_PODS
-    kindless = [o for o in objects if not as_text(o.get("kind"))]
-    labels = read.form == "JSON" and any(
-        o and all(isinstance(v, str) for v in o.values()) for o in kindless
-    )
-    if "Node" in kinds or labels:
+    if found & {KubeObject.NODE, KubeObject.NODE_LABELS}:
         return Format.KUBECTL_NODES
-    if any(isinstance(o.get("spec"), dict) and "containers" in o["spec"] for o in kindless):
-        return Format.KUBECTL_PODS
-    if any("status" in o and "metadata" in o for o in kindless):
-        return Format.KUBECTL_NODES
-    others = sorted(kinds - {""})
+    others = sorted({as_text(o.get("kind")) for o in objects} - {""})
     listed = f" (objects of kind {', '.join(others[:3])})" if others else ""
     raise _refuse(file, f"{read.form}, but neither Kubernetes nodes nor pods{listed}", role)
 
@@ -479,9 +477,9 @@ def _refuse_empty_list(documents: list[Any], form: str, file: str, role: Role | 
     ``kubectl get pods -o json`` writes for a namespace without pods): it is kubectl's output,
     of nothing, which says more than 'neither nodes nor pods'. ``form``: JSON or YAML."""
     kinds = [
-        str(d.get("kind", ""))
+        as_text(d.get("kind")) or "List"
         for d in documents
-        if isinstance(d, dict) and isinstance(d.get("items"), list) and "kind" in d
+        if isinstance(d, dict) and list_items(d) == []
     ]
     if not kinds:
         return

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Literal
 
 import yaml
@@ -24,11 +25,14 @@ from planner.inputs.tabular import quoted, refuse_large_file
 
 __all__ = [
     "KubeDocuments",
+    "KubeObject",
     "as_mapping",
     "as_text",
     "json_documents",
     "kube_documents",
     "kube_objects",
+    "list_items",
+    "object_kind",
     "parse_quantity",
     "quantity_gib",
     "yaml_documents",
@@ -330,18 +334,82 @@ def kube_documents(data: bytes, file: str) -> KubeDocuments:
     return KubeDocuments(yaml_documents(data, file), "YAML")
 
 
+def _is_kube_object(value: object) -> bool:
+    """An object as kubectl writes one: a ``kind`` or a ``metadata`` object (jq may drop the
+    kind)."""
+    return isinstance(value, dict) and (
+        bool(as_text(value.get("kind"))) or isinstance(value.get("metadata"), dict)
+    )
+
+
+def list_items(document: object) -> list[Any] | None:
+    """The items of a list in kubectl's output: a document with a ``kind`` (``List``,
+    ``NodeList``) and an ``items`` array, or an ``items`` array without a kind whose members
+    are all kubectl objects (``_is_kube_object``: what ``jq '{items: [.items[] | ...]}'`` or a
+    hand edit leaves). None for any other document."""
+    if not isinstance(document, dict):
+        return None
+    items = document.get("items")
+    if not isinstance(items, list):
+        return None
+    if "kind" in document or (items and all(_is_kube_object(i) for i in items)):
+        return items
+    return None
+
+
 def kube_objects(documents: list[Any]) -> list[Mapping[str, Any]]:
-    """The objects in documents: a ``List``'s items, arrays flattened, lone objects as they are."""
+    """The objects in documents: a list's items (``list_items``), arrays flattened, lone
+    objects as they are."""
     objects: list[Mapping[str, Any]] = []
     pending = list(reversed(documents))
     while pending:
         document = pending.pop()
-        if isinstance(document, list):
+        items = list_items(document)
+        if items is not None:
+            pending.extend(reversed(items))
+        elif isinstance(document, list):
             pending.extend(reversed(document))
         elif isinstance(document, dict):
-            items = document.get("items")
-            if isinstance(items, list) and "kind" in document:
-                pending.extend(reversed(items))
-            else:
-                objects.append(document)
+            objects.append(document)
     return objects
+
+
+class KubeObject(Enum):
+    """What one object of kubectl's output is to the importers."""
+
+    NODE = "node"
+    """A Node: its kind says so, or, without a kind, it has ``metadata`` and ``status``
+    objects and no containers."""
+    NODE_LABELS = "node labels"
+    """A node's label map alone, as ``jq '.items[].metadata.labels'`` prints it."""
+    POD = "pod"
+    """A Pod: its kind says so, or, without a kind, its ``spec`` has a ``containers`` list."""
+    OTHER = "other"
+    """Anything else: another kind (a Deployment, which also has metadata and status), or a
+    shape neither a node's nor a pod's."""
+
+
+def _is_labels(value: Mapping[str, Any]) -> bool:
+    """A bare label map: text values, none of an object's keys."""
+    return (
+        bool(value)
+        and all(isinstance(v, str) for v in value.values())
+        and not ({"kind", "metadata", "status", "spec"} & set(value))
+    )
+
+
+def object_kind(item: Mapping[str, Any], form: Literal["JSON", "YAML"]) -> KubeObject:
+    """What ``item``, an object of kubectl's ``form`` output, is: by its ``kind`` when it has
+    one, else by its shape (``KubeObject``). A label map alone is a node's only in JSON (what
+    jq prints): in YAML a map of text is any configuration."""
+    kind = as_text(item.get("kind"))
+    if kind:
+        return {"Node": KubeObject.NODE, "Pod": KubeObject.POD}.get(kind, KubeObject.OTHER)
+    spec = item.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("containers"), list):
+        return KubeObject.POD
+    if isinstance(item.get("metadata"), dict) and isinstance(item.get("status"), dict):
+        return KubeObject.NODE
+    if form == "JSON" and _is_labels(item):
+        return KubeObject.NODE_LABELS
+    return KubeObject.OTHER

@@ -38,10 +38,12 @@ from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.kube import (
+    KubeObject,
     as_mapping,
     as_text,
     kube_documents,
     kube_objects,
+    object_kind,
     parse_quantity,
     quantity_gib,
 )
@@ -72,20 +74,12 @@ _REPLICAS = f"{_LABEL}gpu.replicas"
 _SHARING = f"{_LABEL}gpu.sharing-strategy"
 
 
-def _is_labels(value: Mapping[str, Any]) -> bool:
-    """A bare label map (``jq '.items[].metadata.labels'``): string values, no object keys."""
-    return (
-        bool(value)
-        and all(isinstance(v, str) for v in value.values())
-        and not ({"kind", "metadata", "status", "spec"} & set(value))
-    )
-
-
 def read_kubectl_nodes(
     data: bytes, file: str, catalog: Catalog, *, cluster: str | None = None
 ) -> HostsRead:
-    """GPU hosts from ``kubectl get nodes -o json`` or ``-o yaml`` (a ``List`` or one ``Node``),
-    or from the node labels alone (concatenated JSON objects, or an array of them).
+    """GPU hosts from ``kubectl get nodes -o json`` or ``-o yaml`` (a list, ``kube.list_items``,
+    or one ``Node``), or from the node labels alone (concatenated JSON objects, or an array of
+    them). What is a node, and what a pod, is ``kube.object_kind``'s rule, as for detection.
 
     Raises ``InputError`` when the file is neither JSON nor YAML, holds no node, or holds pods.
     """
@@ -97,7 +91,8 @@ def read_kubectl_nodes(
     labels_only = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
-        if kind == "Pod":
+        what = object_kind(item, read.form)
+        if what is KubeObject.POD:
             raise InputError(
                 [
                     InputProblem(
@@ -109,9 +104,9 @@ def read_kubectl_nodes(
                     )
                 ]
             )
-        if kind == "Node" or "status" in item or "metadata" in item:
+        if what is KubeObject.NODE:
             node = _Node.from_object(item, position)
-        elif _is_labels(item):
+        elif what is KubeObject.NODE_LABELS:
             node = _Node.from_labels(item, position)
             labels_only += 1
         else:

@@ -46,10 +46,12 @@ from planner.inputs.catalog import Catalog
 from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import match_gpu_name
 from planner.inputs.importers.kube import (
+    KubeObject,
     as_mapping,
     as_text,
     kube_documents,
     kube_objects,
+    object_kind,
     parse_quantity,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
@@ -530,18 +532,20 @@ def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ..
 def read_kubectl_pods(
     data: bytes, file: str, catalog: Catalog, *, defaults: WorkloadDefaults | None = None
 ) -> PodsRead:
-    """Every pod of ``kubectl get pods -A -o json`` or ``-o yaml`` (a ``List`` or one ``Pod``)
-    with its owner, labels and requests. Raises ``InputError`` when the file is neither JSON nor
-    YAML, or holds no pod."""
+    """Every pod of ``kubectl get pods -A -o json`` or ``-o yaml`` (a list, ``kube.list_items``,
+    or one ``Pod``; what a pod is, ``kube.object_kind``) with its owner, labels and requests.
+    Raises ``InputError`` when the file is neither JSON nor YAML, or holds no pod."""
     defaults = defaults or WorkloadDefaults()
-    objects = kube_objects(kube_documents(data, file).documents)
+    read = kube_documents(data, file)
+    objects = kube_objects(read.documents)
     pods: list[PodRequest] = []
     problems: list[InputProblem] = []
     left_out = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
         spec = as_mapping(item.get("spec"))
-        if kind == "Node":
+        what = object_kind(item, read.form)
+        if what is KubeObject.NODE:
             raise InputError(
                 [
                     InputProblem(
@@ -553,8 +557,8 @@ def read_kubectl_pods(
                     )
                 ]
             )
-        if kind not in ("Pod", "") or not spec or not isinstance(spec.get("containers"), list):
-            what = (
+        if what is not KubeObject.POD or not isinstance(spec.get("containers"), list):
+            wrong = (
                 "has no spec.containers list"
                 if kind == "Pod"
                 else f"is not a pod (kind {kind or 'missing'})"
@@ -564,7 +568,7 @@ def read_kubectl_pods(
                     file,
                     None,
                     f"object {position}",
-                    f"object {position} {what}: ignored",
+                    f"object {position} {wrong}: ignored",
                     "give the output of kubectl get pods -A -o json",
                 )
             )
