@@ -166,6 +166,37 @@ def test_exact_host_count_matches_brute_force() -> None:
     assert len(set(assignment)) == _brute_force_hosts(requests, 4, 32) == 4
 
 
+def test_the_same_requests_asked_again_are_not_solved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A placement repeated for another round of planning asks for the fewest hosts of the same
+    requests: the MILP is solved once and both answers are the same, each the caller's own."""
+    from planner.solve import hosts
+
+    solves: list[int] = []
+    solve = hosts.min_bins
+
+    def counted(*args: object, **kwargs: object) -> object:
+        solves.append(1)
+        return solve(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hosts, "min_bins", counted)
+    hosts._fewest_bins.cache_clear()
+    requests = [_request("a", 3, cores=8), _request("b", 2, cores=20), _request("c", 2, cores=20)]
+    server = host("s", gpus=4, cpu_cores=32, ram_gib=512)
+    first = min_hosts_exact(requests, server, upper_bound=3, time_limit_s=10)
+    assert first is not None
+    first[0].append(99)  # a caller changing its answer leaves the next caller's alone
+    second = min_hosts_exact(requests, server, upper_bound=3, time_limit_s=10)
+    other = min_hosts_exact(requests[:2], server, upper_bound=3, time_limit_s=10)
+    assert second is not None
+    assert other is not None
+    assert len(solves) == 2  # the first requests once, the other requests once
+    assert first[0][:-1] == second[0]
+    assert len(set(second[0])) == 3  # b and c: 40 cores on 32-core hosts
+    assert len(set(other[0])) == 2
+
+
 def _two_small_two_large() -> list[HostRequest]:
     """Two urgent 24-core H100 GPUs and two less urgent 80-core ones."""
     return [

@@ -17,12 +17,19 @@ one whenever no open host fits.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
 from planner.plan import HostRequest, NotPlaced, Placement, SolveStatus
-from planner.solve.milp import SolverLimits, cover_with_patterns, fill_most_with_patterns, min_bins
+from planner.solve.milp import (
+    BinPacking,
+    SolverLimits,
+    cover_with_patterns,
+    fill_most_with_patterns,
+    min_bins,
+)
 
 __all__ = [
     "HostAssignment",
@@ -482,17 +489,37 @@ def min_hosts_exact(
         return [], True
     if upper_bound <= 0:
         return None
-    packed = min_bins(
-        [(float(len(r.loads)), r.cpu_cores, r.ram_gib) for r in requests],
+    packed = _fewest_bins(
+        tuple((float(len(r.loads)), r.cpu_cores, r.ram_gib) for r in requests),
         (float(server.gpus), server.cpu_cores, server.ram_gib),
-        upper_bound=upper_bound,
-        groups=[r.host_group for r in requests],
-        limits=SolverLimits(time_limit_s=time_limit_s),
-        tolerance=_TOLERANCE,
+        upper_bound,
+        tuple(r.host_group for r in requests),
+        time_limit_s,
     )
     if packed is None:
         return None
     return list(packed.bins), packed.proven
+
+
+@functools.lru_cache(maxsize=64)
+def _fewest_bins(
+    sizes: tuple[tuple[float, float, float], ...],
+    capacity: tuple[float, float, float],
+    upper_bound: int,
+    groups: tuple[str, ...],
+    time_limit_s: float,
+) -> BinPacking | None:
+    """:func:`min_bins` over (GPUs, cores, RAM), kept for the same requests asked again: a
+    placement repeated for another round of planning asks the same MILP, and HiGHS'
+    answer, a function of its inputs, need not be found twice."""
+    return min_bins(
+        sizes,
+        capacity,
+        upper_bound=upper_bound,
+        groups=groups,
+        limits=SolverLimits(time_limit_s=time_limit_s),
+        tolerance=_TOLERANCE,
+    )
 
 
 def min_hosts(
@@ -697,6 +724,22 @@ def _host_configurations(
     ``available`` of each): no other request of a kind left fits beside it. Empty when there
     are more than ``limit``, or the search for them visits more than ``_SEARCH_PER_CONFIGURATION``
     times as many partial fillings."""
+    shape = (server.gpus, server.cpu_cores, server.ram_gib)
+    return list(_configurations(tuple(kinds), tuple(available), shape, limit))
+
+
+@functools.lru_cache(maxsize=128)
+def _configurations(
+    kinds: tuple[_Kind, ...],
+    available: tuple[int, ...],
+    shape: tuple[int, float, float],
+    limit: int,
+) -> tuple[tuple[int, ...], ...]:
+    """:func:`_host_configurations` of a server of ``shape`` (GPUs, cores, RAM [GiB]), kept for
+    the same requests asked again (a placement repeated for another round of planning); a
+    search that gave up costs most, up to ``_SEARCH_PER_CONFIGURATION`` visits per
+    configuration allowed."""
+    gpus_per_host, cores_per_host, ram_per_host = shape
     found: list[tuple[int, ...]] = []
     held = [0] * len(kinds)
     visits = [limit * _SEARCH_PER_CONFIGURATION]
@@ -705,9 +748,9 @@ def _host_configurations(
         kind_gpus, kind_cores, kind_ram, kind_group = kinds[k]
         return (
             held[k] < available[k]
-            and gpus + kind_gpus <= server.gpus
-            and cores + kind_cores <= server.cpu_cores + _TOLERANCE
-            and ram + kind_ram <= server.ram_gib + _TOLERANCE
+            and gpus + kind_gpus <= gpus_per_host
+            and cores + kind_cores <= cores_per_host + _TOLERANCE
+            and ram + kind_ram <= ram_per_host + _TOLERANCE
             and (not kind_group or not group or kind_group == group)
         )
 
@@ -737,5 +780,5 @@ def _host_configurations(
         return True
 
     if not fill(0, 0, 0.0, 0.0, ""):
-        return []
-    return found
+        return ()
+    return tuple(found)
