@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+from typing import Literal
 
 import pytest
 from csv_layouts import HOSTS, LAYOUTS
@@ -12,6 +14,7 @@ from planner.inputs.tabular import (
     CSV_TEXT,
     SPREADSHEET_SEPARATORS,
     csv_header,
+    csv_records,
     decode_file,
     read_csv_table,
     without_invisible,
@@ -334,3 +337,30 @@ def test_invisible_characters_go_and_a_no_break_space_is_a_space_for_names_and_m
     separates words as a space does (the catalog's fix suggested 'H100NVL')."""
     assert without_invisible("H100\u00a0NVL\u200b") == "H100 NVL"
     assert without_invisible("gpu\ufeff-01\u00ad") == "gpu-01"
+
+
+def test_csv_records_number_rows_by_record_or_by_the_line_each_starts_on() -> None:
+    """A quoted cell holding a line end makes one record of two lines: counted by record the
+    next record is one row on (as a spreadsheet shows it), counted by line it is two on."""
+    text = 'name,notes\na,"two\nlines"\nb,x\n'
+
+    def rows(numbered_by: Literal["record", "line"]) -> list[tuple[int, list[str]]]:
+        reader = csv.reader(io.StringIO(text, newline=""))
+        return list(csv_records(reader, "f.csv", 1, numbered_by=numbered_by))
+
+    assert [row for row, _ in rows("record")] == [1, 2, 3]
+    assert [row for row, _ in rows("line")] == [1, 2, 4]
+    assert rows("record")[1][1] == ["a", "two\nlines"]
+
+
+def test_a_header_with_a_quote_left_open_names_the_header_s_row() -> None:
+    """A quote left open in the header (below a blank line, row 2) runs past Python's CSV field
+    limit: ``csv_header`` refuses naming row 2 and the quote, with the caller's file name."""
+    tail = "\n".join("h,L4" for _ in range(40_000))
+    text = f'\n"host,gpu_model\n{tail}\n'
+    with pytest.raises(InputError) as caught:
+        csv_header(text, "query.csv", SPREADSHEET_SEPARATORS, fix="give it as printed")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("query.csv", 2)
+    assert problem.message.startswith("a cell starting on this row is longer than")
+    assert problem.fix.startswith('close the quote (")')

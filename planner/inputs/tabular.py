@@ -14,10 +14,10 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import pandas as pd
 
@@ -31,12 +31,13 @@ __all__ = [
     "SPREADSHEET_SEPARATORS",
     "CellError",
     "CsvHeader",
+    "CsvReader",
     "Row",
     "Table",
     "TextKind",
     "binary_kind",
-    "csv_error_problem",
     "csv_header",
+    "csv_records",
     "decode_file",
     "is_workbook",
     "long_name",
@@ -569,8 +570,8 @@ def csv_header(
     of them that splits it into the most cells (``_sniff_separator``).
 
     Raises ``InputError`` naming ``file`` and the header's row when the header cannot be split
-    into cells (``csv_error_problem``, ``fix`` its fix for a CSV error of no known cause: a
-    tool's reader asks for the output as the tool printed it).
+    into cells (``csv_records``, ``fix`` its fix for a CSV error of no known cause: a tool's
+    reader asks for the output as the tool printed it).
     """
     named: str | None = None
     for row, line in enumerate(_LINE.finditer(text), start=1):
@@ -586,12 +587,7 @@ def csv_header(
         else:
             separator = named
         reader = csv.reader(io.StringIO(text[line.start() :], newline=""), delimiter=separator)
-        try:
-            cells = next(reader, [])
-        except csv.Error as error:
-            one_line = reader.line_num <= 1
-            problem = csv_error_problem(error, file, row, fix, one_line=one_line)
-            raise InputError([problem]) from None
+        _, cells = next(csv_records(reader, file, row, fix), (row, []))
         return CsvHeader(row, line.start(), separator, tuple(cells))
     return None
 
@@ -690,21 +686,53 @@ def _refuse_many_rows(file: str, rows: int) -> None:
         )
 
 
-def csv_error_problem(
-    error: csv.Error,
+class CsvReader(Protocol):
+    """What ``csv.reader`` returns: records, and the lines of its input read so far."""
+
+    line_num: int
+    """Lines read from the input so far (a record with a quoted line end spans several)."""
+
+    def __next__(self) -> list[str]: ...
+
+
+def csv_records(
+    reader: CsvReader,
     file: str,
-    row: int | None,
+    first_row: int,
     fix: str = _SAVE_AS_CSV,
     *,
-    one_line: bool = False,
-) -> InputProblem:
-    """The problem of a ``csv.Error`` met on ``row`` (the record being read, as a spreadsheet
-    numbers it). ``one_line``: the record was still on its first line when the error came.
+    numbered_by: Literal["record", "line"] = "record",
+) -> Iterator[tuple[int, list[str]]]:
+    """Each record ``reader`` gives with its row: by ``record`` the first is on ``first_row``
+    and each next one row on (as a spreadsheet numbers rows); by ``line`` each is on the line
+    of the input where it starts, the first on ``first_row``.
 
-    A cell over Python's field limit (``csv.field_size_limit``) that runs over several lines
-    is almost always a quote left open, which makes the rest of the file one cell; one on a
-    single line is that long as written (no quote runs it on).
+    Raises ``InputError`` naming ``file`` and the row of the record that cannot be read:
+    a cell over Python's field limit (``csv.field_size_limit``) that runs over several lines is
+    almost always a quote left open, which makes the rest of the file one cell; one on a single
+    line is that long as written (no quote runs it on). Any other CSV error takes ``fix``.
     """
+    lines_read = 0  # lines of the input before the record being read
+    for position in itertools.count():
+        row = first_row + (lines_read if numbered_by == "line" else position)
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            one_line = reader.line_num <= lines_read + 1
+            raise InputError(
+                [_csv_error_problem(error, file, row, fix, one_line=one_line)]
+            ) from None
+        yield row, record
+        lines_read = reader.line_num
+
+
+def _csv_error_problem(
+    error: csv.Error, file: str, row: int, fix: str, *, one_line: bool
+) -> InputProblem:
+    """The problem of a ``csv.Error`` met on ``row`` (``csv_records``). ``one_line``: the
+    record was still on its first line when the error came."""
     if "field larger than field limit" in str(error):
         limit = f"longer than {csv.field_size_limit():,} characters, the CSV limit"
         if one_line:
@@ -735,16 +763,8 @@ def _records(text: str, file: str, separator: str, *, header_row: int) -> list[l
     Reading stops at the limit, so a million-row file is refused without being parsed.
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
-    records: list[list[str]] = []
-    lines_read = 0  # lines of ``text`` before the record being read
-    try:
-        for record in itertools.islice(reader, MAX_ROWS + 2):
-            records.append(record)
-            lines_read = reader.line_num
-    except csv.Error as error:
-        row = header_row + len(records)
-        one_line = reader.line_num <= lines_read + 1
-        raise InputError([csv_error_problem(error, file, row, one_line=one_line)]) from None
+    numbered = csv_records(reader, file, header_row)
+    records = [record for _, record in itertools.islice(numbered, MAX_ROWS + 2)]
     # The header and MAX_ROWS data rows fit; a further record is over the limit.
     _refuse_many_rows(file, len(records) - 1)
     return records

@@ -27,8 +27,8 @@ from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
-    csv_error_problem,
     csv_header,
+    csv_records,
     number_text,
     quoted,
     shown,
@@ -254,7 +254,7 @@ def _per_host(
 
 _AS_PRINTED = "give nvidia-smi's output unchanged, as it printed it"
 """The fix for a query CSV that Python's CSV reader cannot split, for a cause of no fix of its
-own (``tabular.csv_error_problem``)."""
+own (``tabular.csv_records``)."""
 
 
 def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int], str]:
@@ -280,17 +280,9 @@ def _query_records(text: ToolText, file: str) -> tuple[list[list[str]], list[int
     )
     records: list[list[str]] = []
     starts: list[int] = []
-    lines_read = 0  # lines from the header to the record being read
-    try:
-        for record in reader:
-            records.append(record)
-            starts.append(found.row + lines_read)
-            lines_read = reader.line_num
-    except csv.Error as error:
-        line = found.row + lines_read
-        one_line = reader.line_num <= lines_read + 1
-        problem = csv_error_problem(error, file, line, _AS_PRINTED, one_line=one_line)
-        raise InputError([problem]) from None
+    for start, record in csv_records(reader, file, found.row, _AS_PRINTED, numbered_by="line"):
+        records.append(record)
+        starts.append(start)
     return records, starts, found.separator
 
 

@@ -36,8 +36,8 @@ from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CellError,
-    csv_error_problem,
     csv_header,
+    csv_records,
     is_workbook,
     number_text,
     quoted,
@@ -133,15 +133,10 @@ def _csv_book(data: bytes, file: str) -> _CsvBook:
     # Rows keep their place, as a spreadsheet numbers them: the lines above the header (blank
     # lines, Excel's sep= line) are empty rows.
     rows: list[tuple[str | None, ...]] = [()] * (found.row - 1)
-    lines_read = 0  # lines from the header to the record being read
-    try:
-        for record in reader:
-            rows.append(tuple(cell if cell.strip() else None for cell in record))
-            lines_read = reader.line_num
-    except csv.Error as error:
-        one_line = reader.line_num <= lines_read + 1
-        problem = csv_error_problem(error, tab, len(rows) + 1, fix, one_line=one_line)
-        raise InputError([problem]) from None
+    rows.extend(
+        tuple(cell if cell.strip() else None for cell in record)
+        for _, record in csv_records(reader, tab, found.row, fix)
+    )
     return _CsvBook(_CsvTab("vHost", tuple(rows), found.separator))
 
 
