@@ -296,6 +296,25 @@ def test_sizing_bound_covers_only_what_fits_one_server() -> None:
     assert "proven minimum" in plan.notes[-1]
 
 
+def test_sizing_keeps_a_job_too_big_for_a_server_left_out_when_hosts_are_assigned_again() -> None:
+    """An 8-GPU job on 4-GPU servers is left out by best fit; the host count is then minimised
+    by assigning the placed jobs again (best fit opened a host more than needed: 3-GPU jobs
+    first strand GPUs the 1-GPU jobs could fill). The job stays left out with its reason, so
+    placed plus left out is every instance."""
+    workloads = [
+        workload("gang", gpus=8, memory_gib=8, vcpus=1, ram_gib=2, priority=1),
+        workload("big", instances=2, gpus=3, memory_gib=8, vcpus=1, ram_gib=2, priority=2),
+        workload("small", instances=2, gpus=1, memory_gib=8, vcpus=1, ram_gib=2, priority=1),
+    ]
+    scenario = _catalog_scenario([], workloads)
+    plan = size_method(Method.PASSTHROUGH, scenario, ServerType("L40S", 4, 64.0, 512.0))
+    assert [n.workload for n in plan.not_placed] == ["gang"]
+    assert "server" in plan.not_placed[0].reason
+    assert len({p.instance for p in plan.placements}) == 4
+    assert len(plan.hosts) == 2
+    assert check_plan(plan, scenario) == []
+
+
 def _server_for(method: Method) -> ServerType:
     """An 8 × H100 server type the method can set up: the first platform it serves (vSphere
     first), MIG mode on if it can use it, else off."""

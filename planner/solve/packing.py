@@ -697,6 +697,8 @@ def _size(
     packing = pack(method, servable, model, scenario, "auto")
     pool = HostPool((), open_host=server.host)
     assigned = assign_hosts(packing.requests, pool)
+    # Instances no server holds stay left out when the hosts are assigned again below.
+    left_out = (*packing.not_placed, *assigned.not_placed)
     dropped = {n.instance for n in assigned.not_placed}
     placed_requests = [
         r
@@ -726,6 +728,7 @@ def _size(
                 pool = HostPool([server.host(i) for i in range(max(assignment) + 1)])
                 pool.opened = len(pool.hosts)
                 assigned = assign_hosts(placed_requests, pool, fixed=assignment)
+                left_out = (*left_out, *assigned.not_placed)
             hosts_proven = proven and packing.status is SolveStatus.OPTIMAL
     if len(assigned.gpu_configs) == gpu_bound:
         status = SolveStatus.OPTIMAL
@@ -738,7 +741,7 @@ def _size(
     )
     return _Sized(
         placements=assigned.placements,
-        not_placed=assigned.not_placed,
+        not_placed=left_out,
         configs=assigned.gpu_configs,
         hosts=tuple(pool.hosts),
         bound=gpu_bound,
