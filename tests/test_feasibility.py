@@ -153,6 +153,21 @@ def test_instance_given_too_little_memory() -> None:
     assert _has(check_plan(plan, scenario), "a#1", "10 GiB", "needs 30 GiB")
 
 
+def test_a_share_of_a_gpu_s_memory_is_that_share_under_fractional_gpus_only() -> None:
+    """A fractional share given as a share of the GPU's memory (``memory_share`` 0.1 of an
+    80 GiB H100: 8 GiB) holds that share, not its ``memory_gib`` (10 GiB); under another method
+    the class still needs its ``memory_gib``, and a share given less than its share is short."""
+    k8s = host("k1", H100, 1, platform=Platform.KUBERNETES)
+    pods = replace(workload("p", instances=2, gpus=0.125, memory_gib=10), memory_share=0.1)
+    scenario = scenario_of([], [k8s], [pods], catalog=CATALOG)
+    shares = [_row(f"p#{i}", "k1", profile="share", memory_gib=8, compute=0.125) for i in (1, 2)]
+    assert not _has(check_plan(_plan(Method.FRACTIONAL, shares), scenario), "GiB")
+    short = [*shares[:1], _row("p#2", "k1", profile="share", memory_gib=6, compute=0.125)]
+    assert _has(check_plan(_plan(Method.FRACTIONAL, short), scenario), "p#2", "needs 8 GiB")
+    whole = [_row(f"p#{i}", "k1", memory_gib=8) for i in (1, 2)]
+    assert _has(check_plan(_plan(Method.K8S_TIME_SLICING, whole), scenario), "needs 10 GiB")
+
+
 def test_unknown_host_gpu_index_and_wrong_model() -> None:
     """Hosts and GPU indices must exist and have the model the placement names."""
     scenario = _scenario([workload("a", instances=3)])

@@ -278,6 +278,11 @@ class SharingMethod(ABC):
     ) -> int:
         """Physical GPUs one eligible instance of ``workload`` must hold on ``model`` [GPUs]."""
 
+    def memory_needed_gib(self, workload: WorkloadClass, model: GpuModel) -> float:
+        """GPU memory one instance of ``workload`` must be given on GPUs of ``model``, over all
+        its GPUs [GiB]: its ``memory_gib``, unless the method gives shares of memory."""
+        return workload.memory_gib
+
     # -- packing -----------------------------------------------------------------------------
 
     @abstractmethod

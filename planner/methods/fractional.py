@@ -348,6 +348,11 @@ class Fractional(SharingMethod):
             problems.append(f"{gpu.name} is a whole GPU of one pod but holds {len(instances)}")
         return problems
 
+    def memory_needed_gib(self, workload: WorkloadClass, model: GpuModel) -> float:
+        """A share takes its share of the GPU's memory (``memory_share``, HAMi's
+        ``gpumem-percentage``) where one is given; a pod of whole GPUs its ``memory_gib``."""
+        return _share_memory(workload, model) if _is_share(workload) else workload.memory_gib
+
     def instance_problems(
         self, instance: str, placements: Sequence[Placement], plan: PlanContext
     ) -> list[str]:

@@ -215,15 +215,17 @@ def _one_instance(
     for key, count in sorted(gpus.items()):
         if count > 1:
             problems.append(f"{instance} holds {count} slots on {gpu_name(key)}")
-    memory = sum(r.memory_gib for r in rows)
-    if memory + _MEMORY_TOLERANCE_GIB < workload.memory_gib:
-        problems.append(
-            f"{instance} is given {memory:g} GiB of GPU memory but needs "
-            f"{workload.memory_gib:g} GiB"
-        )
     instance_roles = {roles[key] for key in gpus if key in roles}
     host = context.hosts.get(rows[0].host)
     model = context.catalog.gpus.get(rows[0].gpu_model)
+    memory_gib = workload.memory_gib
+    if len(instance_roles) == 1 and model is not None:
+        memory_gib = METHODS[next(iter(instance_roles))].memory_needed_gib(workload, model)
+    memory = sum(r.memory_gib for r in rows)
+    if memory + _MEMORY_TOLERANCE_GIB < memory_gib:
+        problems.append(
+            f"{instance} is given {memory:g} GiB of GPU memory but needs {memory_gib:g} GiB"
+        )
     if len(instance_roles) != 1 or host is None or model is None:
         if len(instance_roles) > 1:
             shown = ", ".join(sorted(m.label for m in instance_roles))
