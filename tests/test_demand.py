@@ -313,3 +313,40 @@ def test_a_curve_table_the_reader_cannot_use_is_refused_naming_its_row(
     with pytest.raises(InputError) as refused:
         parse_curve(text, source="curve.csv")
     assert any(said in str(p) for p in refused.value.problems)
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("sep=;\nhour;share\n" + "\n".join(f"{h};0,{h + 10}" for h in range(24)), 0.10),
+        ('"hour","share"\n' + "\n".join(f'"{h}","0.5"' for h in range(24)), 0.5),
+        ('"hour, local",share\n' + "\n".join(f"{h},0.{h + 10}" for h in range(24)), 0.10),
+        ("hour,share\n" + "\n".join(f'{h},"0,5"' for h in range(24)), 0.5),
+        ("sep=;\n" + ";".join(["0,25"] * 24), 0.25),
+        ("hour;share\n" + "\n".join(f"{h};0,5" for h in range(24)) + "\n;;\n;\n", 0.5),
+    ],
+    ids=[
+        "sep line",
+        "quoted header and cells",
+        "separator inside a quoted name",
+        "quoted decimal comma",
+        "sep line above values",
+        "blank spreadsheet rows",
+    ],
+)
+def test_a_curve_table_is_read_as_every_csv_reader_reads_a_table(text: str, first: float) -> None:
+    """A curve table's header is found as every CSV reader finds one: Excel's ``sep=;`` line
+    above it names the separator and is no value, cells may be quoted (a separator or a decimal
+    comma inside a quoted cell is no column), and rows of separators alone are blank."""
+    curve = parse_curve(text, source="curve.csv")
+    assert len(curve.values) == 168
+    assert curve.values[0] == pytest.approx(first)
+
+
+def test_a_curve_table_s_rows_count_the_sep_line_above_its_header() -> None:
+    """A row wider than the header is named by its line in the file, the ``sep=`` line and
+    blank lines above the header counted, as a spreadsheet shows it."""
+    with pytest.raises(InputError) as refused:
+        parse_curve("\nsep=,\nhour,share\n0,0.5\n1,0.5,9\n", source="curve.csv")
+    (problem,) = refused.value.problems
+    assert (problem.row, problem.message) == (5, "3 cells where the table (hour, share) has 2")

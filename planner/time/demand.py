@@ -9,6 +9,8 @@ follows the peak of the *combined* demand, static methods reserve every VM for i
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -21,7 +23,14 @@ import pandas as pd
 
 from planner.inputs.limits import MAX_CURVE_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import CSV_TEXT, DECIMAL_COMMA, decode_file, refuse_large_file
+from planner.inputs.tabular import (
+    CSV_TEXT,
+    DECIMAL_COMMA,
+    csv_header,
+    csv_records,
+    decode_file,
+    refuse_large_file,
+)
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.scenario import Scenario
 
@@ -323,52 +332,60 @@ def parse_curve(text: str, *, source: str) -> WeeklyCurve:
     return WeeklyCurve(values=tuple(shares), steps_per_hour=steps_per_hour, name=source)
 
 
+_CURVE_SEPARATORS = "\t;,"
+"""Separators of a curve saved as a table: the header is read on the one that splits it into
+the most cells, the first of them on a tie (``hour;share,%`` is the columns ``hour`` and
+``share,%``)."""
+
+
 def _value_column(text: str, source: str) -> str:
     """The curve's values as ``parse_curve`` reads them, when the file is a table with a
     header line (as a spreadsheet saves ``hour,share``): one column is the values; of two, the
-    second (the first names the step). Lines keep their numbers, the header left blank.
-    ``InputError`` for a table of more columns, or rows of another width than the first."""
+    second (the first names the step). The header is found as every CSV reader finds it
+    (``tabular.csv_header``: below blank lines and Excel's ``sep=;`` line, its cells unquoted),
+    and a header of several cells reads its rows as CSV on its separator; a header of one cell
+    without one reads them split at blanks. Lines keep their numbers, the header and the lines
+    above it left blank. ``InputError`` for a table of more columns, or rows of another width
+    than the header's."""
+    found = csv_header(text, source, _CURVE_SEPARATORS)
+    if found is None:
+        return text
     lines = text.splitlines()
-    first = next((n for n, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        return text
-    header = lines[first]
-    delimiter = next((d for d in ("\t", ";", ",") if d in header), None)
-    names = [c.strip() for c in header.split(delimiter)] if delimiter else [header.strip()]
-    # A header names its columns in plain words, none of them a number (nan and inf are) and
-    # none a formula or markup, which are values written wrong, not names.
-    words = [w for w in _SEPARATORS.split(header) if w]
-    plain = all(_HEADER_WORD.fullmatch(w) and not _is_number(w) for w in words)
-    if not plain or not _LETTER.search(header) or header.lstrip()[:1] in ("=", "+", "-", "@"):
-        return text
-    rows = [
-        (n, lines[n].split(delimiter) if delimiter else lines[n].split())
-        for n in range(first + 1, len(lines))
-        if lines[n].strip()
-    ]
-    # Without a delimiter in the header, its words may name one column (``Active share``):
-    # the rows' whitespace-separated cells tell the width.
-    width = len(names) if delimiter or not rows else len(rows[0][1])
+    above = [""] * (found.row - 1)
+    names = [c.strip() for c in found.cells]
+    if not _is_header(names):
+        # A first line of values: the values start there, below any sep= line.
+        return "\n".join(above + lines[found.row - 1 :])
+    if len(names) > 1:
+        reader = csv.reader(io.StringIO(text[found.start :], newline=""), delimiter=found.separator)
+        records = csv_records(reader, source, found.row, numbered_by="line")
+        rows = [(n, cells) for n, cells in records if any(c.strip() for c in cells)][1:]
+    else:
+        rows = [(n, line.split()) for n, line in enumerate(lines, start=1) if n > found.row]
+        rows = [(n, cells) for n, cells in rows if cells]
+    # A header of one cell may name one column in several words (``Active share``) or two
+    # separated by a blank (``hour share``): the rows' cells tell the width.
+    width = len(names) if len(names) > 1 or not rows else len(rows[0][1])
     if width > 2:
         raise InputError(
             [
                 InputProblem(
                     source,
-                    first + 1,
+                    found.row,
                     None,
                     f"a table of {width} columns ({', '.join(names)})",
                     "give one column of values, or two: the step (hour) and its share",
                 )
             ]
         )
-    kept = [""] * len(lines)
+    kept: dict[int, str] = {}
     for n, cells in rows:
         if len(cells) != width:
             raise InputError(
                 [
                     InputProblem(
                         source,
-                        n + 1,
+                        n,
                         None,
                         f"{len(cells)} cells where the table ({', '.join(names)}) has {width}",
                         "give every row the table's columns: the step and its share",
@@ -376,7 +393,17 @@ def _value_column(text: str, source: str) -> str:
                 ]
             )
         kept[n] = cells[-1].strip()
-    return "\n".join(kept)
+    return "\n".join(kept.get(n, "") for n in range(1, max(kept, default=0) + 1))
+
+
+def _is_header(names: Sequence[str]) -> bool:
+    """Whether a table's first line names its columns: in plain words, none of them a number
+    (nan and inf are) and none a formula or markup, which are values written wrong, not
+    names."""
+    words = [w for name in names for w in _SEPARATORS.split(name) if w]
+    plain = all(_HEADER_WORD.fullmatch(w) and not _is_number(w) for w in words)
+    first = names[0].lstrip()[:1] if names else ""
+    return plain and any(_LETTER.search(n) for n in names) and first not in ("=", "+", "-", "@")
 
 
 def _is_number(token: str) -> bool:
