@@ -11,7 +11,9 @@ import pytest
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host
 from planner.inputs.workloads import WorkloadClass
+from planner.measure.costs import amortised_usd_per_year
 from planner.methods.registry import Method
+from planner.output.recommendations import RecommendedPlan
 from planner.output.report import add_to_inventory, plan_scenario, size_cluster
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
@@ -104,6 +106,31 @@ def test_a_gpu_restarts_only_on_a_host_its_model_matches() -> None:
     plan = plan_scenario(scenario, methods=(Method.PASSTHROUGH,)).results[0].plan
     (c1,) = check_headroom(plan, scenario, 1)
     assert not c1.holds
+
+
+def test_headroom_on_two_server_types_buys_one_type_when_its_spare_costs_less() -> None:
+    """Each new cluster keeps its own spare: 6 whole GPUs on 4- and 2-GPU servers with headroom
+    1 are bought as one type and one spare, not both types with a spare each (one 4-GPU and
+    one 2-GPU server hold them for the same annual cost, but need two spares), and cost no
+    more a year, the spare's write-off counted, than either type bought alone."""
+    scenario = _scenario([], [_whole_gpus(6)])
+    servers = (L40S_4, L40S_2)
+    years = scenario.assumptions.amortisation_years
+
+    def with_spares(plan: RecommendedPlan) -> float:
+        spares = sum(p.standby * p.unit_price_usd for p in plan.purchase)
+        return plan.result.cost.total_usd_per_year + amortised_usd_per_year(spares, years)
+
+    sized = size_cluster(scenario, servers, methods=(Method.PASSTHROUGH,), headroom=1)
+    best = sized.recommended
+    assert best is not None
+    assert [p.standby for p in best.purchase] == [1]
+    for server in servers:
+        alone = size_cluster(scenario, server, methods=(Method.PASSTHROUGH,), headroom=1)
+        assert alone.recommended is not None
+        assert with_spares(best) <= with_spares(alone.recommended) + 1e-6
+    assert best.result.feasibility_violations == ()
+    assert all(c.holds for c in best.headroom)
 
 
 def test_a_sized_cluster_with_headroom_buys_k_more_servers() -> None:

@@ -497,6 +497,39 @@ def recommend_additions(
     owned = scenario.inventory.hosts
     standby = set(standby_hosts(owned, headroom))
     active = tuple(h for h in owned if h not in standby)
+    choices = [tuple(servers)]
+    if headroom and len(servers) > 1:
+        # Each new cluster gets its own spare servers: one type bought may cost less than a mix
+        # of types that each need theirs.
+        choices.extend((server,) for server in servers)
+    drafts = [_additions(scenario, chosen, sized, active, headroom, methods) for chosen in choices]
+    best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
+    return prove_bounds(scenario, best)
+
+
+def _rank_with_spares(plan: RecommendedPlan, scenario: Scenario) -> tuple[object, ...]:
+    """``rank`` with the spare servers' write-off counted in the cost: idle, they cost no
+    power, but they are bought."""
+    spares_usd = sum(p.standby * p.unit_price_usd for p in plan.purchase)
+    years = scenario.assumptions.amortisation_years
+    result = plan.result
+    return (
+        tuple(-n for n in _service(result, scenario)),
+        round(result.cost.total_usd_per_year + amortised_usd_per_year(spares_usd, years), 6),
+        result.metrics.gpus_used,
+    )
+
+
+def _additions(
+    scenario: Scenario,
+    servers: Sequence[ServerType],
+    sized: Sequence[MethodPlan],
+    active: Sequence[Host],
+    headroom: int,
+    methods: Sequence[Method],
+) -> RecommendedDraft:
+    """``recommend_additions`` buying servers of ``servers``, on the ``active`` owned hosts."""
+    owned = scenario.inventory.hosts
     candidates = servers_to_buy(scenario, servers, sized, cluster=ADDED_CLUSTER)
     owned_names = {h.name for h in owned}
     mixed = recommend(
@@ -547,7 +580,7 @@ def recommend_additions(
         purchase_usd_per_year=amortised_usd_per_year(price, a.amortisation_years),
         headroom=check_headroom(plan, scenario, headroom) if headroom else (),
     )
-    return prove_bounds(scenario, RecommendedDraft(drafted, mixed, from_mix=True))
+    return RecommendedDraft(drafted, mixed, from_mix=True)
 
 
 def _spares(bought: Sequence[Host], candidates: Sequence[Host], headroom: int) -> tuple[Host, ...]:
