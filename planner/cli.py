@@ -353,7 +353,10 @@ def add_input_file_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         type=_cluster_gpus,
-        help="GPUs of each host of a cluster no file gives GPUs for (RVTools has none); repeatable",
+        help=(
+            "GPUs of each host of a cluster no file gives GPUs for (RVTools has none), or only "
+            "assumes (nvidia-smi mig -lgi); repeatable"
+        ),
     )
     files.add_argument("--group-by", metavar="LABEL", help="group pods by this label, not owner")
 

@@ -615,7 +615,8 @@ def _inventory_options(key: str) -> ImportOptions:
         host = st.text_input("Host of nvidia-smi and MIG outputs", key=f"{key}_host_name")
         cluster = st.text_input("Cluster of hosts no file names one for", key=f"{key}_cluster")
         gpus = st.text_input(
-            "GPUs of hosts no file gives GPUs for (RVTools): CLUSTER=MODEL:GPUS, …",
+            "GPUs of hosts no file gives GPUs for (RVTools) or only assumes (MIG -lgi): "
+            "CLUSTER=MODEL:GPUS, …",
             key=f"{key}_cluster_gpus",
             placeholder="prod=L40S:4, vdi=A16:8",
         )
