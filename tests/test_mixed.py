@@ -1510,19 +1510,20 @@ def test_a_large_estate_s_plan_by_configuration_starts_from_the_single_method_pl
     assert all(set(c.setup.gpus) == {Method.VGPU} for c in from_single)
 
 
-def test_a_plan_by_configuration_over_a_limit_from_the_starts_is_planned_again_without_them(
+def test_a_plan_by_configuration_over_a_limit_from_the_starts_keeps_that_class_apart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Hosts set up as a single-method plan's may leave a class beyond its slowdown limit:
-    the plan by configuration is then chosen again from the mix's own hosts alone."""
+    """Hosts set up as a single-method plan's may leave a class beyond its slowdown limit: the
+    plan by configuration from them is placed again with that class kept apart; still over,
+    it is not kept, and the mix's own hosts' plan by configuration is."""
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
     monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
     single = plan_method(Method.VGPU, scenario)
-    calls: list[int] = []
+    calls: list[tuple[int, frozenset[str]]] = []
     by_configurations = mixed._by_configurations
 
     def counted(*arguments: Any) -> Any:
-        calls.append(len(arguments[-1]))
+        calls.append((len(arguments[-1]), frozenset(arguments[-2])))
         return by_configurations(*arguments)
 
     over_limit = mixed._over_limit
@@ -1531,11 +1532,11 @@ def test_a_plan_by_configuration_over_a_limit_from_the_starts_is_planned_again_w
     monkeypatch.setattr(
         mixed,
         "_over_limit",
-        lambda *arguments: {"d"} if calls and calls[-1] == 2 else over_limit(*arguments),
+        lambda *arguments: {"d"} if calls and calls[-1][0] == 2 else over_limit(*arguments),
     )
     plan = recommend(scenario, AnnualRates(scenario), starts=[single]).plan
     assert check_plan(plan, scenario) == []
-    assert calls[:2] == [2, 1]
+    assert calls[:3] == [(2, frozenset()), (2, frozenset({"d"})), (1, frozenset())]
 
 
 def test_a_start_configuration_holds_only_what_its_class_may_still_use() -> None:

@@ -2032,20 +2032,45 @@ def _best_plan(
             counts, placing = by_gpu
     if by_configuration:
         # Also chosen host by host, by configuration: a mix the hosts hold one by one.
-        configured = _by_configurations(
-            scenario, types, found, refusals, rates, isolated, (placing, *starts)
-        )
-        if starts and configured is not None and _over_limit(scenario, types, *configured):
-            # Hosts set up as the single-method plans' may leave a class packed with others
-            # beyond its limit: then chosen from the mix's own hosts, as without them.
-            configured = _by_configurations(
-                scenario, types, found, refusals, rates, isolated, (placing,)
-            )
-        if configured is not None and _ranks_first(
-            scenario, types, rates, configured, (counts, placing)
+        for challenger in _configured_plans(
+            scenario, types, choices, rates, isolated, (placing, starts)
         ):
-            counts, placing = configured
+            if _ranks_first(scenario, types, rates, challenger, (counts, placing)):
+                counts, placing = challenger
     return counts, placing
+
+
+def _configured_plans(
+    scenario: Scenario,
+    types: Sequence[HostType],
+    choices: tuple[Sequence[Option], Sequence[Refusal]],
+    rates: Rates,
+    isolated: Set[str],
+    starts: tuple[_Placing, Sequence[_Placing]],
+) -> list[tuple[Counts, _Placing]]:
+    """The mix chosen host by host by configuration (``_by_configurations``) from the hosts of
+    the plan by type and, when given, of the single-method plans; those may pack a class with
+    others past its slowdown limit, and are then placed again with the classes over it kept
+    apart, until none is (a plan still over is not kept). With the single-method plans also
+    the mix from the plan by type's hosts alone: their hosts are a start, not always a better
+    one."""
+    found, refusals = choices
+    by_type, singles = starts
+    if not singles:
+        alone = _by_configurations(scenario, types, found, refusals, rates, isolated, (by_type,))
+        return [] if alone is None else [alone]
+    kept_apart = set(isolated)
+    for _ in range(_LIMIT_ROUNDS):
+        configured = _by_configurations(
+            scenario, types, found, refusals, rates, kept_apart, (by_type, *singles)
+        )
+        over = set() if configured is None else _over_limit(scenario, types, *configured)
+        if not over or over <= kept_apart:
+            break
+        kept_apart |= over
+    plans = [] if configured is None or over else [configured]
+    alone = _by_configurations(scenario, types, found, refusals, rates, isolated, (by_type,))
+    return plans if alone is None else [*plans, alone]
 
 
 _LIMIT_ROUNDS = 5
