@@ -13,6 +13,7 @@ Run from the repository root: ``.venv/bin/python bench/recommended.py [sizes...]
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 import time
@@ -67,11 +68,23 @@ def main(sizes: list[int], seeds: tuple[int, ...] = ()) -> None:
         )
 
 
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bench/recommended.py", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "sizes",
+        nargs="*",
+        type=int,
+        help=f"fleet sizes [GPUs] (default: {' '.join(map(str, RUNS))})",
+    )
+    parser.add_argument(
+        "--seeds", nargs="+", type=int, default=[], help="generated fleets other than the defaults"
+    )
+    return parser.parse_args(argv)
+
+
 if __name__ == "__main__":
-    arguments = sys.argv[1:]
-    at = arguments.index("--seeds") if "--seeds" in arguments else len(arguments)
+    given = _arguments(sys.argv[1:])
     with native_prints_hidden():
-        main(
-            [int(a) for a in arguments[:at]] or list(RUNS),
-            tuple(int(a) for a in arguments[at + 1 :]),
-        )
+        main(given.sizes or list(RUNS), tuple(given.seeds))
