@@ -1564,3 +1564,21 @@ def test_a_start_configuration_holds_only_what_its_class_may_still_use() -> None
         sum(sum(c.holds.values()) for c in kept)
         == _served(single) - scenario.workloads[0].instances
     )
+
+
+def test_a_cost_bound_never_stands_above_a_plan_serving_the_same() -> None:
+    """Ten pool shares of 2.4 GiB rounded up to whole KiB are a few KiB over one 24 GiB A30:
+    within HiGHS' feasibility tolerance of fitting, and the bound's MILP, misled, claimed an
+    optimum of $7,500 a year over the plan it bounds (a second host). A bound above a plan
+    serving the same cannot hold: the LP relaxation's is given instead, and the plan is not
+    called optimal."""
+    server = ServerType("A30", 8, 16.0, 512.0, mig_enabled=True, platform=Platform.BARE_METAL)
+    jobs = workload(
+        "jobs", instances=10, gpus=0.1, memory_gib=2.4, vcpus=4, ram_gib=2, latency_tolerant=True
+    )
+    scenario = scenario_of([], [], [jobs], catalog=CATALOG)
+    plan = size_cluster(scenario, server).recommended
+    assert plan is not None
+    assert plan.result.metrics.instances_not_placed == 0
+    assert 0 < plan.cost_lower_bound_usd <= plan.bounded_usd_per_year + 1e-6
+    assert plan.result.plan.status is not SolveStatus.OPTIMAL

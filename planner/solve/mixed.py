@@ -1354,12 +1354,19 @@ def cost_lower_bound(
     found: Sequence[Option],
     rates: Rates,
     served: Mapping[str, int],
+    *,
+    relax: bool = False,
 ) -> float:
     """No plan that serves ``served`` instances per class, each class's mean slowdown within its
     limit, costs less per year than this [USD/year] (GPU, host and network rates; busy power
     left out), when ``found`` are the ``bound_options``: the better of the bound by host type
     (the MILP with the served instances fixed) and the bound host by host by configuration
-    (``_by_host_lower_bound``)."""
+    (``_by_host_lower_bound``); with ``relax``, the by-type MILP's LP relaxation alone."""
+    if relax:
+        counts = solve_counts(
+            scenario, types, found, rates, served=served, relax=True, limits=_bound_limits(scenario)
+        )
+        return 0.0 if counts is None else max(0.0, counts.dual_bound_usd)
     return max(
         _by_type_lower_bound(scenario, types, found, rates, served),
         _by_host_lower_bound(scenario, types, found, rates, served),
