@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
+from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
-from planner.inputs.workloads import WorkloadClass
+from planner.inputs.platform import Platform
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
 from planner.output.report import add_to_inventory, plan_scenario
@@ -109,3 +112,37 @@ def test_buying_nothing_costs_no_more_than_fitting_the_inventory() -> None:
     assert added.result.metrics.instances_placed == 4
     assert added.result.cost.total_usd_per_year <= fitted.result.cost.total_usd_per_year + 1e-6
     assert added.result.metrics.gpus_used == fitted.result.metrics.gpus_used == 1
+
+
+def test_buying_nothing_serves_as_much_as_fitting_for_no_more_on_a_large_estate() -> None:
+    """A 25-host Kubernetes estate that holds every job: the plan that buys nothing is planned
+    as fitting is (each method alone weighed, the mix started from their hosts), so it costs no
+    more than the fit's recommended plan; the addition's own mix cost 4 % more."""
+    hosts = [
+        *(host(f"l40s-{i}", "L40S", 8, cpu_cores=128, ram_gib=512) for i in range(13)),
+        *(host(f"l4-{i}", "L4", 8, cpu_cores=64, ram_gib=2048) for i in range(7)),
+        *(host(f"h200-{i}", "H200-141GB-SXM", 1, cpu_cores=32, mig_enabled=True) for i in range(5)),
+    ]
+    hosts = [dataclasses.replace(h, platform=Platform.KUBERNETES) for h in hosts]
+    daytime = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
+    early = tuple({2: 1.0, 7: 0.5, 8: 0.1, 9: 0.3}.get(h, 0.0) for h in range(24))
+    training = workload(
+        "train", kind=WorkloadKind.TRAINING, instances=60, gpus=1.0, memory_gib=40, vcpus=16,
+        ram_gib=2, busy_fraction=0.8, schedule=daytime, latency_tolerant=False, priority=4,
+    )  # fmt: skip
+    notebooks = workload(
+        "notebooks", kind=WorkloadKind.NOTEBOOK, instances=7, gpus=0.25, memory_gib=16, vcpus=1,
+        ram_gib=16, busy_fraction=0.0, schedule=early, latency_tolerant=False, priority=2,
+    )  # fmt: skip
+    limit = Assumptions(max_slowdown=3.0)
+    scenario = scenario_of([], hosts, [training, notebooks], limit, catalog=CATALOG)
+    a100 = ServerType("A100-40GB-PCIe", 8, 128.0, 128.0, platform=Platform.KUBERNETES)
+    added = add_to_inventory(scenario, a100).recommended
+    fitted = plan_scenario(scenario).recommended
+    assert added is not None
+    assert fitted is not None
+    assert added.purchase == ()
+    assert added.result.feasibility_violations == ()
+    served = added.result.metrics.instances_placed
+    assert served == fitted.result.metrics.instances_placed == 67
+    assert added.result.cost.total_usd_per_year <= fitted.result.cost.total_usd_per_year + 1e-6

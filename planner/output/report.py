@@ -223,14 +223,22 @@ def add_to_inventory(
     any method can serve is served (``recommend_additions``), with ``headroom`` host failures
     tolerated per cluster. The other plans are each method alone on the inventory as it is."""
     servers = _server_list(server)
-    fits = tuple(plan_method(method, scenario) for method in methods)
+    fits = tuple(measure_plan(plan_method(method, scenario), scenario) for method in methods)
     sized = tuple(size_method(m, scenario, s) for m in methods for s in servers)
     best = recommend_additions(scenario, servers, sized, headroom=headroom, methods=methods)
+    if not headroom:
+        # Buying nothing, the plan fitted to the inventory as it is (which also weighs each
+        # method alone and starts the mix from their hosts) may serve as much for less.
+        fitted = recommend_plan(scenario, fits)
+        if fitted is not None and rank(fitted.result, scenario) < rank(best.result, scenario):
+            best = dataclasses.replace(
+                fitted, today=None, best_single=None, owned_hosts=len(scenario.inventory.hosts)
+            )
     return ScenarioPlan(
         scenario=scenario,
         question="add",
         server=servers[0],
-        results=(best.result, *(measure_plan(p, scenario) for p in fits)),
+        results=(best.result, *fits),
         recommended=best,
         servers=servers,
         headroom=headroom,
