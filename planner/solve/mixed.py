@@ -2063,19 +2063,18 @@ def _configured_plans(
     one."""
     found, refusals = choices
     by_type, singles = starts
-    if not singles:
-        alone = _by_configurations(scenario, types, found, refusals, rates, isolated, (by_type,))
-        return [] if alone is None else [alone]
+    plans: list[tuple[Counts, _Placing]] = []
     kept_apart = set(isolated)
-    for _ in range(_LIMIT_ROUNDS):
+    for _ in range(_LIMIT_ROUNDS if singles else 0):
         configured = _by_configurations(
             scenario, types, found, refusals, rates, kept_apart, (by_type, *singles)
         )
         over = set() if configured is None else _over_limit(scenario, types, *configured)
+        if configured is not None and not over:
+            plans.append(configured)
         if not over or over <= kept_apart:
             break
         kept_apart |= over
-    plans = [] if configured is None or over else [configured]
     alone = _by_configurations(scenario, types, found, refusals, rates, isolated, (by_type,))
     return plans if alone is None else [*plans, alone]
 
