@@ -2058,9 +2058,8 @@ def _configured_plans(
     """The mix chosen host by host by configuration (``_by_configurations``) from the hosts of
     the plan by type and, when given, of the single-method plans; those may pack a class with
     others past its slowdown limit, and are then placed again with the classes over it kept
-    apart, until none is (a plan still over is not kept). With the single-method plans also
-    the mix from the plan by type's hosts alone: their hosts are a start, not always a better
-    one."""
+    apart, until none is (a plan still over is not kept). Where they did, also the mix from the
+    plan by type's hosts alone: kept apart, their plan may cost more than that one."""
     found, refusals = choices
     by_type, singles = starts
     plans: list[tuple[Counts, _Placing]] = []
@@ -2075,6 +2074,8 @@ def _configured_plans(
         if not over or over <= kept_apart:
             break
         kept_apart |= over
+    if plans and kept_apart == isolated:
+        return plans
     alone = _by_configurations(scenario, types, found, refusals, rates, isolated, (by_type,))
     return plans if alone is None else [*plans, alone]
 
