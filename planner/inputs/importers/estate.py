@@ -646,6 +646,7 @@ def _clusters_not_found(
     """A problem per cluster typed GPUs for that no imported host is in (``clusters`` are the
     imported hosts' clusters)."""
     listed = ", ".join(shown(c) for c in sorted(clusters)) or "none"
+    keys = {c.strip().lower() for c in clusters}
     return [
         InputProblem(
             "user",
@@ -655,7 +656,7 @@ def _clusters_not_found(
             "use a cluster name as the files give it",
         )
         for key, (written, _) in given.items()
-        if key not in used and key not in {c.strip().lower() for c in clusters}
+        if key not in used and key not in keys
     ]
 
 

@@ -288,7 +288,8 @@ def yaml_documents(data: bytes, file: str) -> list[Any]:
     shell prompts pasted around it are ignored.
 
     Raises ``InputError`` naming the line of the first YAML error, or of what kubectl never
-    writes (``_check_yaml_events``, a key that is not text).
+    writes (``_yaml_values``: an alias, a tag not of JSON's types, a key that is not text,
+    nesting too deep).
     """
     refuse_large_file(file, len(data))
     text = tool_text(data, file).text
