@@ -222,3 +222,21 @@ def test_what_an_object_is_by_its_kind_else_its_shape(
     without one, spec.containers makes a pod, metadata and status objects a node, and a map of
     text a node's labels in JSON only."""
     assert object_kind(item, form) is what
+
+
+def test_an_integer_longer_than_python_reads_is_refused_at_its_line_and_column() -> None:
+    """An integer of more digits than Python reads (4,300), in any field, even one the planner
+    never reads (kubectl writes none that long), is refused naming its line, column and length,
+    in JSON as in YAML; a document is never left half read."""
+    line = '  "metadata": {"name": "n1", "resourceVersion": ' + "9" * 5000 + "},"
+    data = ('{\n  "kind": "Node",\n' + line + '\n  "status": {}\n}\n').encode()
+    with pytest.raises(InputError) as refused:
+        kube_documents(data, "nodes.json")
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.row) == ("nodes.json", 3)
+    assert problem.message == (
+        f"an integer of 5,000 digits (column {line.index('9') + 1}), which kubectl never writes"
+    )
+    assert "kubectl ... -o json unchanged" in problem.fix
+    with pytest.raises(InputError, match=r"5,000 digits|'9{20}"):
+        kube_documents(b"kind: Node\nn: " + b"9" * 5000 + b"\n", "n.yaml")

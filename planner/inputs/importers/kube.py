@@ -97,15 +97,41 @@ def as_text(value: object) -> str:
     return ""
 
 
+_JSON_FIX = "give the output of kubectl ... -o json unchanged"
+
+
+class _LongIntegerError(Exception):
+    """An integer in JSON longer than Python reads (``sys.get_int_max_str_digits``, 4,300
+    digits): ``int`` raises a ValueError naming neither line nor column."""
+
+    def __init__(self, literal: str) -> None:
+        super().__init__(literal[:40])
+        self.literal = literal
+
+
+def _integer(literal: str) -> int:
+    """A JSON integer as Python's ``int``; ``_LongIntegerError`` when it is too long to read."""
+    try:
+        return int(literal)
+    except ValueError:
+        raise _LongIntegerError(literal) from None
+
+
+def _line_and_column(text: str, at: int) -> tuple[int, int]:
+    """The line and column (both from 1) of the character at index ``at`` of ``text``."""
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+
+
 def json_documents(data: bytes, file: str) -> list[Any]:
     """Every JSON value in a file: one document, or several written one after another (what
     ``kubectl get node -o json | jq '.items[].metadata.labels'`` prints). Shell prompts pasted
     around the output are ignored.
 
-    Raises ``InputError`` naming the line of the first JSON error.
+    Raises ``InputError`` naming the line of the first JSON error, or of an integer too long
+    for Python to read (kubectl writes none).
     """
     text = tool_text(data, file).text
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=_integer)
     documents = []
     position = 0
     try:
@@ -124,10 +150,16 @@ def json_documents(data: bytes, file: str) -> list[Any]:
                     error.lineno,
                     None,
                     f"not valid JSON ({error.msg}, column {error.colno})",
-                    "give the output of kubectl ... -o json unchanged",
+                    _JSON_FIX,
                 )
             ]
         ) from None
+    except _LongIntegerError as error:
+        # The reader does not say where the integer is: its first copy in the document is it.
+        line, column = _line_and_column(text, text.find(error.literal, position))
+        digits = len(error.literal.lstrip("-"))
+        message = f"an integer of {digits:,} digits (column {column}), which kubectl never writes"
+        raise InputError([InputProblem(file, line, None, message, _JSON_FIX)]) from None
     except RecursionError:
         raise InputError(
             [InputProblem(file, None, None, "JSON nested too deeply", "give kubectl's output")]
