@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from typing import Literal
@@ -147,6 +148,31 @@ def test_a_latin1_csv_is_refused_naming_the_line_the_byte_and_how_to_save_utf8(
     (problem,) = caught.value.problems
     assert (problem.file, problem.row) == ("inventory.csv", 3)
     assert problem.message == LATIN1_MESSAGE
+    assert problem.fix == "save it as UTF-8: in Excel use File > Save As > CSV UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("line_3", "bad"),
+    [
+        ("b\u00fcab".encode() + b"\xe9,L4\n", "E9"),
+        (b"\xe9b,L4\n", "E9"),
+        ("b\u00fc".encode()[:-1] + b",L4\n", "C3"),
+    ],
+    ids=["after-accents", "first-byte", "half-a-character"],
+)
+def test_a_latin1_byte_in_a_utf8_csv_with_a_byte_order_mark_names_its_line_and_byte(
+    line_3: bytes, bad: str
+) -> None:
+    """Excel's CSV UTF-8 (a byte-order mark, then UTF-8 accents) later saved with one Latin-1
+    byte on line 3 is refused on line 3 naming that byte, as the same file without its mark
+    is: the mark is three bytes before the text, not part of it. It raised a traceback, or
+    named a byte three on and the line it was in."""
+    data = codecs.BOM_UTF8 + "host,gpu_model\nZ\u00fcrich,L4\n".encode() + line_3
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data, "inventory.csv")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("inventory.csv", 3)
+    assert problem.message.startswith(f"not UTF-8 text: byte {bad} cannot be decoded")
     assert problem.fix == "save it as UTF-8: in Excel use File > Save As > CSV UTF-8"
 
 

@@ -7,6 +7,7 @@ as a spreadsheet shows them, with the header as row 1.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import difflib
 import io
@@ -169,15 +170,19 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
         raise InputError(
             [InputProblem(file, None, None, f"binary data, not {kind.name}", kind.give)]
         )
-    encoding = encoding or "utf-8-sig"
+    if encoding is None:
+        # UTF-8's byte-order mark is taken off before decoding, so a bad byte's position is
+        # counted in the bytes sliced here (``utf-8-sig`` counts it from after the mark).
+        data, encoding = data.removeprefix(codecs.BOM_UTF8), "utf-8"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
         # The bytes before the first bad one decode; split at line ends, their last part is
         # the start of the bad byte's line.
-        line = len(_LINE_END.split(data[: error.start].decode(encoding)))
+        before = data[: error.start].decode(encoding, errors="replace")
+        line = len(_LINE_END.split(before))
         bad = data[error.start : error.end]
-        if encoding != "utf-8-sig" and len(data) % 2 and error.end == len(data):
+        if encoding != "utf-8" and len(data) % 2 and error.end == len(data):
             # UTF-16 is two bytes a character: a lone byte at the end is half of the last one.
             raise InputError(
                 [
@@ -197,7 +202,7 @@ def decode_file(data: bytes, file: str, kind: TextKind) -> str:
                     file,
                     line,
                     None,
-                    f"not {'UTF-8' if encoding == 'utf-8-sig' else 'UTF-16'} text: "
+                    f"not {'UTF-8' if encoding == 'utf-8' else 'UTF-16'} text: "
                     f"{'byte' if len(bad) == 1 else 'bytes'} {bad.hex(' ').upper()} cannot be "
                     "decoded (a character saved in another encoding, such as Latin-1 or "
                     "Windows-1252)",
