@@ -240,3 +240,11 @@ def test_an_integer_longer_than_python_reads_is_refused_at_its_line_and_column()
     assert "kubectl ... -o json unchanged" in problem.fix
     with pytest.raises(InputError, match=r"5,000 digits|'9{20}"):
         kube_documents(b"kind: Node\nn: " + b"9" * 5000 + b"\n", "n.yaml")
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "9" * 5000 + "Qi", "-1." + "5" * 5000 + "Qi"])
+def test_a_long_quantity_is_cut_where_its_error_quotes_it(text: str) -> None:
+    """A quantity too long to quote (5,000 characters) is cut in the error, its length said."""
+    with pytest.raises(ValueError, match=rf"… \({len(text):,} characters\)") as refused:
+        parse_quantity(text)
+    assert len(str(refused.value)) < 160

@@ -474,3 +474,26 @@ def test_a_kindless_pod_given_as_nodes_is_refused_as_pods_output() -> None:
     kindless = {k: v for k, v in pod("p").items() if k != "kind"}
     with pytest.raises(InputError, match="kubectl get pods output"):
         read_kubectl_nodes(json.dumps([kindless]).encode(), "p.json", CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("labels", "resources"),
+    [
+        ({"nvidia.com/gpu.count": "x" * 5000}, {}),
+        ({"nvidia.com/gpu.replicas": "1" * 4000 + "x"}, {}),
+        ({}, {"nvidia.com/gpu": "4" * 4000 + "x"}),
+        ({}, {"nvidia.com/mig-1g.10gb": "x" * 5000}),
+        ({}, {"cpu": "x" * 5000}),
+    ],
+)
+def test_a_value_too_long_to_quote_is_cut_in_its_problem(
+    labels: dict[str, str], resources: dict[str, str]
+) -> None:
+    """A label or resource of thousands of characters is named in its problem cut, its length
+    said: a problem stays a line, whatever the file holds."""
+    given = node("gpu-1", {"nvidia.com/gpu.product": "NVIDIA-L40S", **labels}, extra=resources)
+    read = read_kubectl_nodes(kube_list(given), "n.json", CATALOG)
+    assert read.problems
+    for problem in read.problems:
+        assert len(problem.message) < 300
+        assert "characters)" in problem.message

@@ -460,3 +460,22 @@ def test_a_kindless_node_given_as_pods_is_refused_as_nodes_output() -> None:
     kindless = {k: v for k, v in node("n").items() if k != "kind"}
     with pytest.raises(InputError, match="kubectl get nodes output"):
         read_kubectl_pods(json.dumps([pod("p"), kindless]).encode(), "p.json", CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("resource", "asked"),
+    [
+        ("nvidia.com/gpu", "1." + "5" * 5000),
+        ("nvidia.com/gpu", "9" * 5000),
+        ("cpu", "-" + "2" * 5000),
+        ("memory", "1" * 5000 + "Qi"),
+    ],
+)
+def test_a_request_too_long_to_quote_is_cut_in_its_problem(resource: str, asked: str) -> None:
+    """A request of 5,000 characters is named in its problem cut, its length said: a problem
+    stays a line, whatever the file holds."""
+    odd = container(requests={resource: asked}, limits={resource: asked})
+    read = read_kubectl_pods(kube_list(pod("p-1", containers=[odd])), "pods.json", CATALOG)
+    assert read.problems
+    for problem in read.problems:
+        assert len(problem.message) + len(problem.fix) < 600

@@ -70,11 +70,13 @@ def parse_quantity(text: object) -> float:
         raise ValueError(f"{text!r} is not a quantity")
     match = _QUANTITY.match(str(text).strip())
     if match is None:
-        raise ValueError(f"'{text}' is not a Kubernetes quantity (such as 2, 500m, 16Gi)")
+        raise ValueError(
+            f"{quoted(str(text))} is not a Kubernetes quantity (such as 2, 500m, 16Gi)"
+        )
     number = float(match.group("number") + (match.group("exponent") or ""))
     value = number * _SUFFIXES[match.group("suffix") or ""]
     if not math.isfinite(value):
-        raise ValueError(f"'{text}' is out of range")
+        raise ValueError(f"{quoted(str(text))} is out of range")
     return value
 
 

@@ -50,7 +50,7 @@ from planner.inputs.importers.kube import (
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
-from planner.inputs.tabular import shown
+from planner.inputs.tabular import quoted, shown
 
 __all__ = ["CLUSTER_LABELS", "TOOL", "read_kubectl_nodes"]
 
@@ -268,7 +268,7 @@ def _host(
         if text and _whole(text) is None:
             bad(
                 f"metadata.labels.{label}",
-                f"'{text}' is not a whole number: the label is not used",
+                f"{quoted(text)} is not a whole number: the label is not used",
                 "give kubectl's output unchanged (GPU Feature Discovery writes whole numbers)",
             )
     layout: list[MigGpu] = []
@@ -317,7 +317,11 @@ def _mig_counts(node: _Node, bad: Any) -> dict[str, int]:
             try:
                 mig_counts[key.removeprefix(f"{_LABEL}mig-")] = int(parse_quantity(value))
             except ValueError:
-                bad(f"status.capacity.{key}", f"'{value}' is not a count", "give kubectl's output")
+                bad(
+                    f"status.capacity.{key}",
+                    f"{quoted(str(value))} is not a count",
+                    "give kubectl's output",
+                )
     for key, value in labels.items():
         if key.startswith(f"{_LABEL}mig-") and key.endswith(".count"):
             profile = key.removeprefix(f"{_LABEL}mig-").removesuffix(".count")
@@ -339,7 +343,7 @@ def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
         try:
             advertised.append((parse_quantity(found[0]), found[1]))
         except ValueError:
-            bad(found[1], f"'{found[0]}' is not a count", "give kubectl's output")
+            bad(found[1], f"{quoted(str(found[0]))} is not a count", "give kubectl's output")
             return None
     return next((a for a in advertised if a[0] > 0), advertised[0] if advertised else None)
 

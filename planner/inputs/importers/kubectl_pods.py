@@ -56,7 +56,7 @@ from planner.inputs.importers.kube import (
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
-from planner.inputs.tabular import shown
+from planner.inputs.tabular import quoted, shown
 from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
 
 __all__ = [
@@ -273,7 +273,7 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
     if value < 0:
         bad(
             f"{as_text(container.get('name'))} {resource}",
-            f"'{raw}' is negative: taken as 0",
+            f"{quoted(str(raw))} is negative: taken as 0",
             "give kubectl's output unchanged (Kubernetes refuses negative requests)",
         )
         return 0.0
@@ -289,8 +289,8 @@ def _devices(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> 
         return count
     bad(
         f"{as_text(container.get('name'))} {resource}",
-        f"'{_requested(container, resource)}' is not a whole number, as Kubernetes takes "
-        f"{resource}: read as {math.ceil(count)}",
+        f"{quoted(str(_requested(container, resource)))} is not a whole number, as Kubernetes "
+        f"takes {resource}: read as {math.ceil(count)}",
         "give kubectl's output unchanged, or write the whole devices the pod asks for",
     )
     return float(math.ceil(count))
@@ -325,19 +325,21 @@ def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
         if not _is_gpu_resource(resource):
             continue
         limit, request = limits[resource], requests[resource]
+        request_shown = shown(str(request))
         where = f"{name} limits {resource}"
-        read = f"the request {request} is read"
+        read = f"the request {request_shown} is read"
         try:
             value = parse_quantity(limit)
         except ValueError as error:
-            bad(where, f"{error}: {read}", f"write the limit as the request, {request}")
+            bad(where, f"{error}: {read}", f"write the limit as the request, {request_shown}")
             continue
         if value < 0 or not value.is_integer():
             bad(
                 where,
-                f"'{limit}' is not a whole number of at least 0, as Kubernetes takes "
+                f"{quoted(str(limit))} is not a whole number of at least 0, as Kubernetes takes "
                 f"{resource}: {read}",
-                f"write the limit as the request, {request}, or give kubectl's output unchanged",
+                f"write the limit as the request, {request_shown}, or give kubectl's output "
+                "unchanged",
             )
             continue
         try:
@@ -347,7 +349,8 @@ def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
         if requested != value:
             bad(
                 where,
-                f"the limit {limit} is not the request {request}: Kubernetes requires them equal "
+                f"the limit {shown(str(limit))} is not the request {request_shown}: Kubernetes "
+                "requires them equal "
                 f"for an extended resource such as {resource}; {read}",
                 "write one number for both, or give kubectl's output unchanged",
             )
