@@ -248,3 +248,26 @@ def test_a_long_quantity_is_cut_where_its_error_quotes_it(text: str) -> None:
     with pytest.raises(ValueError, match=rf"… \({len(text):,} characters\)") as refused:
         parse_quantity(text)
     assert len(str(refused.value)) < 160
+
+
+def test_a_key_twice_in_one_object_is_refused_naming_it_and_its_line() -> None:
+    """kubectl never writes a key twice in one object; which value was meant is unknown, so a
+    file with one (a hand edit, two outputs pasted together) is refused, naming the key and
+    the line of the object holding it (JSON) or of the key (YAML), never the last value taken
+    silently."""
+    data = b'{"kind": "Node",\n "status": {\n  "capacity": {"cpu": "8",\n   "cpu": "64"}}}\n'
+    with pytest.raises(InputError) as refused:
+        kube_documents(data, "nodes.json")
+    (problem,) = refused.value.problems
+    assert problem.row == 3
+    assert problem.message == (
+        "the key 'cpu' twice in one object (opened at column 15), which kubectl never writes"
+    )
+    assert "keep one" in problem.fix
+    with pytest.raises(InputError) as refused:
+        kube_documents(b"kind: Node\nstatus:\n  capacity:\n    cpu: '8'\n    cpu: '64'\n", "n.yaml")
+    (problem,) = refused.value.problems
+    assert problem.row == 5
+    assert problem.message == (
+        "YAML with the key 'cpu' twice in one mapping (column 5), which kubectl never writes"
+    )

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from json.decoder import JSONObject  # type: ignore[attr-defined]  # Python's own, not in stubs
+from json.scanner import py_make_scanner  # type: ignore[attr-defined]  # as JSONObject
 from typing import Any, Literal
 
 import yaml
@@ -119,6 +121,65 @@ def _integer(literal: str) -> int:
         raise _LongIntegerError(literal) from None
 
 
+class _DuplicateKeyError(Exception):
+    """A key twice in one JSON object: kubectl never writes one, and which value was meant is
+    not known. ``opened``: the index where the object opens, once known."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key[:40])
+        self.key = key
+        self.opened: int | None = None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; ``_DuplicateKeyError`` when it holds a key twice."""
+    built = dict(pairs)
+    if len(built) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return built
+
+
+def _decoder() -> json.JSONDecoder:
+    """The JSON reader of kubectl's output: ``_integer``'s integers, ``_object``'s objects."""
+    return json.JSONDecoder(parse_int=_integer, object_pairs_hook=_object)
+
+
+class _ObjectLocator(json.JSONDecoder):
+    """``_decoder``'s reader over Python's own JSON scanner, which says where each object opens
+    (the C one, which reads fast, does not): the innermost object holding a key twice sets its
+    opening on the ``_DuplicateKeyError``."""
+
+    def __init__(self) -> None:
+        super().__init__(parse_int=_integer, object_pairs_hook=_object)
+        self.parse_object = self._located_object
+        self.scan_once = py_make_scanner(self)
+
+    @staticmethod
+    def _located_object(text_and_end: tuple[str, int], *rest: Any) -> Any:
+        try:
+            return JSONObject(text_and_end, *rest)
+        except _DuplicateKeyError as error:
+            if error.opened is None:
+                error.opened = text_and_end[1] - 1  # the index after the object's "{"
+            raise
+
+
+def _object_opening(text: str, start: int) -> int | None:
+    """Where the first object holding a key twice opens, in the document at index ``start``
+    of ``text`` (read again by ``_ObjectLocator``); None when it cannot be told."""
+    try:
+        _ObjectLocator().raw_decode(text, start)
+    except _DuplicateKeyError as error:
+        return error.opened
+    except (ValueError, RecursionError, _LongIntegerError):
+        return None
+    return None
+
+
 def _line_and_column(text: str, at: int) -> tuple[int, int]:
     """The line and column (both from 1) of the character at index ``at`` of ``text``."""
     return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
@@ -129,11 +190,11 @@ def json_documents(data: bytes, file: str) -> list[Any]:
     ``kubectl get node -o json | jq '.items[].metadata.labels'`` prints). Shell prompts pasted
     around the output are ignored.
 
-    Raises ``InputError`` naming the line of the first JSON error, or of an integer too long
-    for Python to read (kubectl writes none).
+    Raises ``InputError`` naming the line of the first JSON error, of an integer too long for
+    Python to read, or of an object holding a key twice (kubectl writes neither).
     """
     text = tool_text(data, file).text
-    decoder = json.JSONDecoder(parse_int=_integer)
+    decoder = _decoder()
     documents = []
     position = 0
     try:
@@ -162,6 +223,18 @@ def json_documents(data: bytes, file: str) -> list[Any]:
         digits = len(error.literal.lstrip("-"))
         message = f"an integer of {digits:,} digits (column {column}), which kubectl never writes"
         raise InputError([InputProblem(file, line, None, message, _JSON_FIX)]) from None
+    except _DuplicateKeyError as error:
+        opened = _object_opening(text, position)
+        opened_on: int | None = None
+        where = ""
+        if opened is not None:
+            opened_on, column = _line_and_column(text, opened)
+            where = f" (opened at column {column})"
+        message = (
+            f"the key {quoted(error.key)} twice in one object{where}, which kubectl never writes"
+        )
+        fix = f"keep one of the two values, or {_JSON_FIX}"
+        raise InputError([InputProblem(file, opened_on, None, message, fix)]) from None
     except RecursionError:
         raise InputError(
             [InputProblem(file, None, None, "JSON nested too deeply", "give kubectl's output")]
@@ -290,6 +363,8 @@ class _OpenNodes:
             node[key] = value
             self.keys[-1] = None
         elif isinstance(value, str):
+            if value in node:
+                raise _UnkubectlYamlError(mark, f"the key {quoted(value)} twice in one mapping")
             self.keys[-1] = value
         else:
             raise _UnkubectlYamlError(mark, "a mapping key that is not text")
