@@ -197,9 +197,9 @@ def test_an_unknown_today_method_is_refused_with_the_known_ones() -> None:
         plan_scenario(scenario)
 
 
-def test_the_headline_counts_one_gpu_one_host_and_as_many_gpus_as_today() -> None:
-    """One training job on one L40S: the answer reads 'on 1 GPU in 1 host, as many GPUs as
-    today', not '1 GPUs in 1 hosts, 0 fewer GPUs'."""
+def test_the_headline_counts_one_gpu_one_host_and_says_it_is_today_s_plan() -> None:
+    """One training job on one L40S, as today: the answer reads 'on 1 GPU in 1 host, the
+    same … as today', not '1 GPUs in 1 hosts, 0 fewer GPUs, $0 less per year'."""
     scenario = scenario_of(
         [],
         [host("l40s", "L40S", 1)],
@@ -211,4 +211,25 @@ def test_the_headline_counts_one_gpu_one_host_and_as_many_gpus_as_today() -> Non
 
     headline = recommended.headline()
 
-    assert headline.startswith("Serves all 1 instance on 1 GPU in 1 host, as many GPUs as today")
+    assert headline == (
+        "Serves all 1 instance on 1 GPU in 1 host, the same GPUs, cost and service as today "
+        "(Passthrough)."
+    )
+
+
+def test_a_plan_serving_nothing_says_so_without_figures_or_savings() -> None:
+    """A job no host can hold: the answer says none is served and why, with no '0 GPUs in 0
+    hosts' and no '$0 less per year', and its $0 cost needs no bound."""
+    scenario = scenario_of(
+        [],
+        [host("l40s", "L40S", 1)],
+        [workload("huge", kind=WorkloadKind.TRAINING, instances=2, memory_gib=400, vcpus=8)],
+        catalog=CATALOG,
+    )
+    recommended = plan_scenario(scenario).recommended
+    assert recommended is not None
+
+    assert recommended.headline() == (
+        "Serves none of the 2 instances: no method can place one within its limits here."
+    )
+    assert recommended.bound_said() == "it costs nothing, so no plan costs less"

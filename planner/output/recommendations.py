@@ -140,6 +140,8 @@ class RecommendedPlan:
     def bound_said(self) -> str:
         """The cost bound in words, as the CLI and the Compare page say it: what no plan
         serving the same instances undercuts, or that no bound above $0 was proven."""
+        if self.bounded_usd_per_year <= 0:
+            return "it costs nothing, so no plan costs less"
         if self.ratio_to_bound is None:
             return "no lower bound on its cost could be proven"
         return (
@@ -151,12 +153,18 @@ class RecommendedPlan:
         """The answer in one sentence: what it serves, on what, against today."""
         m = self.result.metrics
         total = m.instances_placed + m.instances_not_placed
-        served = (
-            f"Serves all {_counted(m.instances_placed, 'instance')}"
-            if m.instances_not_placed == 0
-            else f"Serves {m.instances_placed} of {_counted(total, 'instance')}"
-        )
-        text = f"{served} on {_counted(m.gpus_used, 'GPU')} in {_counted(m.hosts_used, 'host')}"
+        if m.instances_placed == 0 and total:
+            # Every method was weighed: not one instance fits (each class says why).
+            text = (
+                f"Serves none of the {_counted(total, 'instance')}: "
+                "no method can place one within its limits here"
+            )
+        elif m.instances_not_placed == 0:
+            text = f"Serves all {_counted(m.instances_placed, 'instance')}"
+        else:
+            text = f"Serves {m.instances_placed} of {_counted(total, 'instance')}"
+        if m.instances_placed:
+            text += f" on {_counted(m.gpus_used, 'GPU')} in {_counted(m.hosts_used, 'host')}"
         if self.owned_hosts is not None:
             return self._added(text)
         if self.purchase:
@@ -165,7 +173,7 @@ class RecommendedPlan:
                 f"Buy {servers} for ${self.purchase_usd:,.0f}: {text[0].lower()}{text[1:]}, "
                 f"${self.result.cost.total_usd_per_year:,.0f} per year"
             )
-        if self.today is not None:
+        if self.today is not None and m.instances_placed:
             text += ", " + _against(self.result, self.today, f"today ({self.today.label})")
         return text + "."
 
@@ -244,6 +252,8 @@ def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
     gpus = reference.metrics.gpus_used - plan.metrics.gpus_used
     usd = reference.cost.total_usd_per_year - plan.cost.total_usd_per_year
     more = plan.metrics.instances_placed - reference.metrics.instances_placed
+    if gpus == 0 and round(usd) == 0 and more == 0:
+        return f"the same GPUs, cost and service as {name}"
     parts = [
         f"as many GPUs as {name}"
         if gpus == 0
