@@ -10,7 +10,7 @@ from typing import Literal
 import pytest
 from csv_layouts import HOSTS, LAYOUTS
 
-from planner.inputs.problems import InputError
+from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     CSV_TEXT,
     SPREADSHEET_SEPARATORS,
@@ -390,3 +390,96 @@ def test_a_header_with_a_quote_left_open_names_the_header_s_row() -> None:
     assert (problem.file, problem.row) == ("query.csv", 2)
     assert problem.message.startswith("a cell starting on this row is longer than")
     assert problem.fix.startswith('close the quote (")')
+
+
+_HOSTS_WITH_NOTES = "host,gpu_model,gpus_per_host,notes\n"
+_OPEN_QUOTE_FIX = (
+    "close the quote (\") where the cell's text ends, or remove it (a quote inside a cell's "
+    'text is written twice: "")'
+)
+
+
+def _open_quote(data: str) -> InputProblem:
+    """The one problem ``read_csv_table`` refuses ``data`` with."""
+    with pytest.raises(InputError) as caught:
+        read_csv_table(data.encode(), "inventory.csv")
+    (problem,) = caught.value.problems
+    return problem
+
+
+def test_a_quote_never_closed_names_its_row_column_and_the_lines_read_into_it() -> None:
+    """A notes cell whose quote is never closed takes every line below it into its text, so
+    the rows on those lines were lost without a word (the notes column is not read): the file
+    is refused on the row and column where the quote opened, naming the lines taken."""
+    problem = _open_quote(
+        _HOSTS_WITH_NOTES + 'a,L4,1,"moved from rack 12 (TBD\nb,L4,1,\nc,L4,1,\nd,L4,1,\n'
+    )
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 2, "notes")
+    assert problem.message == (
+        'the quote (") opening this cell is never closed: lines 3-5, to the end of the file, '
+        "were read into the cell as its text, so their rows were not read"
+    )
+    assert problem.fix == _OPEN_QUOTE_FIX
+
+
+def test_a_quote_never_closed_on_the_last_line_is_refused_though_no_row_follows() -> None:
+    """A quote opened on the file's last line and never closed takes only that line's end: the
+    file is still refused on its row and column, the quote being wrong."""
+    problem = _open_quote(_HOSTS_WITH_NOTES + 'a,L4,1,x\nb,L4,1,"TBD\n')
+    assert (problem.row, problem.column) == (3, "notes")
+    assert problem.message == 'the quote (") opening this cell is never closed'
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        'a,L4,1,"moved (TBD\nb,L4,1,\nc,L4,1,"ok"\nd,L4,1,\n',
+        'a,L4,1,"moved (TBD\nb,L4,1,\nc,L4,1,',
+    ],
+    ids=["closed-by-a-later-quote", "at-the-end-without-a-line-end"],
+)
+def test_a_quoted_cell_running_over_lines_that_are_rows_of_the_table_is_refused(
+    rows: str,
+) -> None:
+    """A cell whose quote is closed only by a later cell's quote, or by the end of a file
+    without a last line end, holds lines of the header's width: rows of the table read as the
+    cell's text. The file is refused on the row and column where the quote opened."""
+    problem = _open_quote(_HOSTS_WITH_NOTES + rows)
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 2, "notes")
+    assert problem.message == (
+        "the quoted text of this cell runs over lines 3-4, which look like rows of the table "
+        "(4 cells, as the header has): its closing quote is missing, so those rows were read "
+        "into the cell as its text"
+    )
+    assert problem.fix == _OPEN_QUOTE_FIX
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", ""], ids=["unix", "windows", "no-last-line-end"])
+def test_a_quoted_cell_holding_line_breaks_is_read_as_one_cell(end: str) -> None:
+    """A notes cell holding line breaks, quoted and closed (RVTools' notes, an Excel cell with
+    Alt+Enter), on the last row too, is one cell of the row: no row is lost and the file is
+    not refused, whatever line ends the file uses and whether the last line has one."""
+    text = (
+        _HOSTS_WITH_NOTES
+        + 'a,L4,1,"rack 12\nmoved, see ticket 7"\n'
+        + 'b,L4,1,"owner: ml-team\nlast line\n"\n'
+        + 'c,L4,1,"two\n\nparagraphs"\n'
+    ).replace("\n", end or "\n")
+    table = read_csv_table((text.removesuffix("\n") if not end else text).encode(), "inv.csv")
+    assert [(r.number, r.get("host")) for r in table.rows] == [(2, "a"), (3, "b"), (4, "c")]
+    assert table.rows[0].get("notes") == f"rack 12{end or chr(10)}moved, see ticket 7"
+    assert table.skipped == ()
+
+
+def test_a_header_whose_quote_is_never_closed_names_the_header_cell() -> None:
+    """A quote opened in the header and never closed takes the whole table into one header
+    cell: ``csv_header`` refuses naming the header's row and the cell by its place."""
+    text = 'host,"gpu_model,gpus_per_host\na,L4,1\n'
+    with pytest.raises(InputError) as caught:
+        csv_header(text, "inventory.csv", SPREADSHEET_SEPARATORS)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 1, None)
+    assert problem.message == (
+        'the quote (") opening cell 2 of the header is never closed: line 2, to the end of '
+        "the file, was read into the cell as its text, so its row was not read"
+    )

@@ -31,6 +31,7 @@ __all__ = [
     "LARGE_FILE_FIX",
     "SPREADSHEET_SEPARATORS",
     "CellError",
+    "CsvDialect",
     "CsvHeader",
     "CsvReader",
     "Row",
@@ -691,11 +692,27 @@ def _refuse_many_rows(file: str, rows: int) -> None:
         )
 
 
+class CsvDialect(Protocol):
+    """How a ``csv.reader`` splits its input, as far as a line is split again to tell a row."""
+
+    @property
+    def delimiter(self) -> str: ...
+
+    @property
+    def quotechar(self) -> str | None: ...
+
+    @property
+    def skipinitialspace(self) -> bool: ...
+
+
 class CsvReader(Protocol):
     """What ``csv.reader`` returns: records, and the lines of its input read so far."""
 
     line_num: int
     """Lines read from the input so far (a record with a quoted line end spans several)."""
+
+    @property
+    def dialect(self) -> CsvDialect: ...
 
     def __next__(self) -> list[str]: ...
 
@@ -710,13 +727,20 @@ def csv_records(
 ) -> Iterator[tuple[int, list[str]]]:
     """Each record ``reader`` gives with its row: by ``record`` the first is on ``first_row``
     and each next one row on (as a spreadsheet numbers rows); by ``line`` each is on the line
-    of the input where it starts, the first on ``first_row``.
+    of the input where it starts, the first on ``first_row``. The input starts with the
+    header, on line ``first_row`` of the file.
 
     Raises ``InputError`` naming ``file`` and the row of the record that cannot be read:
     a cell over Python's field limit (``csv.field_size_limit``) that runs over several lines is
     almost always a quote left open, which makes the rest of the file one cell; one on a single
     line is that long as written (no quote runs it on). Any other CSV error takes ``fix``.
+
+    A quote left open below the limit is refused too, on the row and column where it opened
+    (``_open_quote``): one never closed, which took the rest of the file into its cell, and a
+    quoted cell running over lines that look like rows of the table (a closing quote missing,
+    the cell ended by a later quote). A closed quoted cell holding line breaks is read as it is.
     """
+    header: list[str] | None = None
     lines_read = 0  # lines of the input before the record being read
     for position in itertools.count():
         row = first_row + (lines_read if numbered_by == "line" else position)
@@ -729,8 +753,104 @@ def csv_records(
             raise InputError(
                 [_csv_error_problem(error, file, row, fix, one_line=one_line)]
             ) from None
+        lines = reader.line_num - lines_read
+        # Only a cell holding a line end can hold an open quote's run (an open quote on the
+        # last line took that line's end).
+        if lines > 1 or (record and record[-1].endswith(("\n", "\r"))):
+            found = _open_quote(record, header, first_row + lines_read, lines, reader.dialect)
+            if found is not None:
+                cell, message = found
+                column = None if header is None or cell >= len(header) else header[cell]
+                raise InputError(
+                    [
+                        InputProblem(
+                            file,
+                            row,
+                            None if column is None else shown(column.strip()),
+                            message,
+                            _OPEN_QUOTE_FIX,
+                        )
+                    ]
+                )
+        header = record if header is None else header
         yield row, record
         lines_read = reader.line_num
+
+
+_OPEN_QUOTE_FIX = (
+    "close the quote (\") where the cell's text ends, or remove it (a quote inside a cell's "
+    'text is written twice: "")'
+)
+
+
+def _lines_text(first: int, last: int) -> str:
+    """Lines of a file as a message names them: ``line 3``, ``lines 3-5``."""
+    return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
+def _open_quote(
+    record: Sequence[str],
+    header: Sequence[str] | None,
+    start_line: int,
+    lines: int,
+    dialect: CsvDialect,
+) -> tuple[int, str] | None:
+    """The cell of ``record`` a quote left open ran on in, and what it took; None when its
+    quoted line breaks are the cells' own. ``record`` starts on line ``start_line`` of the
+    file and spans ``lines``; ``header`` is None for the header itself.
+
+    A quote never closed runs to the end of the input, taking every line end, the last line's
+    too, into its cell: the record's cells hold as many line ends as it spans lines (a record
+    ending as written holds one fewer, its last line end ending it), and its last cell ends
+    with one. A quote closed by a later cell's quote, or by the end of a file without a last
+    line end, shows as a cell whose lines below its first split into the header's cells:
+    rows of the table read as text. A table of one column is not told so (every line is one
+    cell).
+    """
+    breaks = [len(_LINE_END.findall(cell)) for cell in record]
+    place = "this cell" if header is not None else f"cell {len(record)} of the header"
+    if sum(breaks) >= lines and record[-1].endswith(("\n", "\r")):
+        opened = start_line + sum(breaks[:-1])
+        last = start_line + lines - 1
+        message = f'the quote (") opening {place} is never closed'
+        if last > opened:
+            one = last == opened + 1
+            message += (
+                f": {_lines_text(opened + 1, last)}, to the end of the file, "
+                f"{'was' if one else 'were'} read into the cell as its text, so "
+                f"{'its row was' if one else 'their rows were'} not read"
+            )
+        return len(record) - 1, message
+    width = len(header) if header is not None else 0
+    if width < 2:
+        return None
+    for cell, (text, count) in enumerate(zip(record, breaks, strict=True)):
+        below = _LINE_END.split(text)[1:]
+        if not any(line.strip() and _cells_on_line(line, dialect) == width for line in below):
+            continue
+        opened = start_line + sum(breaks[:cell])
+        one = count == 1
+        return cell, (
+            f"the quoted text of this cell runs over {_lines_text(opened + 1, opened + count)}, "
+            f"which {'looks like a row' if one else 'look like rows'} of the table ({width} "
+            "cells, as the header has): its closing quote is missing, so "
+            f"{'that row was' if one else 'those rows were'} read into the cell as its text"
+        )
+    return None
+
+
+def _cells_on_line(line: str, dialect: CsvDialect) -> int:
+    """The cells one line splits into on ``dialect``; 0 when it does not split."""
+    reader = csv.reader(
+        [line],
+        delimiter=dialect.delimiter,
+        quotechar=dialect.quotechar or '"',
+        skipinitialspace=dialect.skipinitialspace,
+    )
+    try:
+        return len(next(reader, []))
+    except csv.Error:
+        return 0
 
 
 def _csv_error_problem(
