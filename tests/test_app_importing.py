@@ -366,3 +366,20 @@ def test_the_fix_of_a_file_of_no_known_kind_is_shown_whole() -> None:
     width = json.loads(table.proto.columns)["fix"]["width"]
     lines = table.proto.row_height // 21
     assert len(fix) <= lines * (width // 7)
+
+
+@pytest.mark.parametrize("gpus", ["\u00b2", "9" * 5000])
+def test_gpus_per_cluster_no_int_reads_are_an_error_on_the_panel(gpus: str) -> None:
+    """GPUs typed as ``²`` or 5,000 digits (true of ``str.isdigit``, refused by ``int``) are an
+    error naming the field on the panel, not an exception; the export waits for them."""
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value(
+        ("export.xlsx", _rvtools(), "application/octet-stream")
+    )
+    at.run()
+    at.text_input(key="inventory_upload_cluster_gpus").set_value(f"prod=L40S:{gpus}").run()
+    assert not at.exception
+    assert any(
+        e.value.startswith("GPUs per cluster: 'prod=L40S:") and "digits 0-9" in e.value
+        for e in at.error
+    )

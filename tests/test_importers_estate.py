@@ -435,3 +435,17 @@ def test_an_unknown_model_typed_for_a_cluster_is_one_problem_for_all_its_hosts()
         import_inventory([("x.xlsx", rvtools)], CATALOG, gpus_by_cluster={"ai": ("B200", 8)})
     unknown = [p for p in caught.value.problems if "unknown GPU model 'B200'" in p.message]
     assert [p.column for p in unknown] == ["gpus_by_cluster[ai]"]
+
+
+@pytest.mark.parametrize("gpus", ["\u00b2", "9" * 5000, "\u0663", "-1", "4.5"])
+def test_gpus_per_cluster_not_in_digits_0_to_9_are_refused_naming_the_entry(gpus: str) -> None:
+    """GPUs per cluster must be a whole number in digits 0-9: ``²`` and 5,000 digits (which
+    ``int`` refuses), another script's digit, a sign or a point are refused naming the entry,
+    cut when long, never a ValueError."""
+    with pytest.raises(InputError) as caught:
+        parse_cluster_gpus(f"prod=L40S:{gpus}")
+    (problem,) = caught.value.problems
+    assert problem.file == "GPUs per cluster"
+    assert problem.message.startswith("'prod=L40S:")
+    assert "digits 0-9" in problem.message
+    assert len(problem.message) < 300

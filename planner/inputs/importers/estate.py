@@ -34,6 +34,7 @@ from planner.inputs.importers.hosts import (
     fact,
 )
 from planner.inputs.importers.provenance import SOURCES, ImportNote, validated_import
+from planner.inputs.importers.text import COUNT_SAID, whole_count
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
@@ -120,7 +121,7 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
             continue
         cluster, equals, rest = entry.partition("=")
         model, colon, count = rest.rpartition(":")
-        if not (equals and colon and cluster.strip() and model.strip() and count.strip().isdigit()):
+        if not (equals and colon and cluster.strip() and model.strip() and count.strip()):
             raise InputError(
                 [
                     InputProblem(
@@ -129,6 +130,19 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
                         None,
                         f"{quoted(entry)} is not CLUSTER=MODEL:GPUS",
                         "write for example prod=L40S:4 (a catalog model, whole GPUs per host)",
+                    )
+                ]
+            )
+        gpus = whole_count(count)
+        if gpus is None:
+            raise InputError(
+                [
+                    InputProblem(
+                        field,
+                        None,
+                        None,
+                        f"{quoted(entry)}: the GPUs, {quoted(count.strip())}, are not {COUNT_SAID}",
+                        "write the whole GPUs per host, for example prod=L40S:4",
                     )
                 ]
             )
@@ -146,7 +160,7 @@ def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[st
                     )
                 ]
             )
-        found[name] = (model.strip(), int(count))
+        found[name] = (model.strip(), gpus)
     return found
 
 

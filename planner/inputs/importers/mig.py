@@ -27,8 +27,9 @@ from planner.inputs.importers.hosts import (
     fact,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
-from planner.inputs.importers.text import ToolText, name_host, tool_text
+from planner.inputs.importers.text import COUNT, ToolText, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
+from planner.inputs.tabular import quoted
 
 __all__ = [
     "INSTANCES_TOOL",
@@ -45,13 +46,15 @@ INSTANCES_TOOL = "nvidia-smi mig -lgi"
 PROFILES_TOOL = "nvidia-smi mig -lgip"
 
 _INSTANCE_ROW = re.compile(
-    r"^(?P<gpu>\d+)\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>\d+)\s+"
-    r"(?P<instance_id>\d+)\s+(?P<start>\d+):(?P<size>\d+)$"
+    rf"^(?P<gpu>{COUNT})\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>{COUNT})\s+"
+    rf"(?P<instance_id>{COUNT})\s+(?P<start>{COUNT}):(?P<size>{COUNT})$"
 )
 _PROFILE_ROW = re.compile(
-    r"^(?P<gpu>\d+)\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>\d+)\s+"
-    r"(?P<free>\d+)/(?P<total>\d+)\s+(?P<memory>\d+(?:\.\d+)?)\s+\S+\s+(?P<sms>\d+)\b"
+    rf"^(?P<gpu>{COUNT})\s+(?:MIG\s+)?(?P<profile>\d+g\.\d+gb\S*)\s+(?P<profile_id>{COUNT})\s+"
+    rf"(?P<free>{COUNT})/(?P<total>{COUNT})\s+(?P<memory>\d+(?:\.\d+)?)\s+\S+\s+(?P<sms>{COUNT})\b"
 )
+"""A row of ``-lgi`` and of ``-lgip``: its counts and ids are ``COUNT``'s (digits 0-9), or the
+row is not read and is a problem."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,7 @@ def gpu_instances(text: ToolText) -> tuple[list[GpuInstance], list[InputProblem]
                         text.file,
                         number,
                         None,
-                        f"'{cell[:60]}' is not a GPU instance row: ignored",
+                        f"{quoted(cell)} is not a GPU instance row: ignored",
                         "give the output of nvidia-smi mig -lgi unchanged",
                     )
                 )
@@ -153,7 +156,7 @@ def offered_profiles(text: ToolText) -> tuple[list[OfferedProfile], list[InputPr
                         text.file,
                         number,
                         None,
-                        f"'{cell[:60]}' is not a GPU instance profile row: ignored",
+                        f"{quoted(cell)} is not a GPU instance profile row: ignored",
                         "give the output of nvidia-smi mig -lgip unchanged",
                     )
                 )

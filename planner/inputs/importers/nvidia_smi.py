@@ -22,7 +22,15 @@ from planner.inputs.catalog import Catalog, MigProfile
 from planner.inputs.importers.gpu_names import GpuName, gpu_family, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.provenance import ImportNote, NoteSource
-from planner.inputs.importers.text import ToolText, host_prefixed, name_host, tool_text
+from planner.inputs.importers.text import (
+    COUNT,
+    COUNT_SAID,
+    ToolText,
+    host_prefixed,
+    name_host,
+    tool_text,
+    whole_count,
+)
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
@@ -86,7 +94,7 @@ _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
 _MEMORY = re.compile(r"^(?P<number>\d[\d.,]*)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
 _TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
 _GPU_LINE = re.compile(
-    r"^GPU\s+(?P<index>\d+):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)]*?)\s*\))?\s*$"
+    rf"^GPU\s+(?P<index>{COUNT}):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)]*?)\s*\))?\s*$"
 )
 _MIG_LINE = re.compile(
     r"^\s+MIG\s+(?P<profile>\S+)\s+Device\s+(?P<device>\d+):\s*(?:\(UUID:\s*[^)]*\))?\s*$"
@@ -335,6 +343,22 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
     return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
 
 
+def _query_index(
+    written: str | None, problem: Callable[[str, str], InputProblem], problems: list[InputProblem]
+) -> int | None:
+    """A query row's GPU index, None when it has none; one that cannot be read is a problem
+    (``problem(message, fix)``) and None: the GPU is counted all the same."""
+    index = whole_count(written)
+    if written and index is None:
+        problems.append(
+            problem(
+                f"the index {quoted(written)} is not {COUNT_SAID}: the GPU is counted without it",
+                "give nvidia-smi's output unchanged",
+            )
+        )
+    return index
+
+
 def _query_gpus(
     starts: list[int],
     records: list[list[str]],
@@ -409,7 +433,11 @@ def _query_gpus(
         if "mig.mode.current" in columns and mig_text is None:
             written = record[columns["mig.mode.current"][0]].strip() or "an empty cell"
         index_text = cell("index")
-        index = int(index_text) if index_text and index_text.isdigit() else None
+        index = _query_index(
+            index_text,
+            partial(InputProblem, file, number, columns.get("index", (0, "index"))[1]),
+            problems,
+        )
         identity = cell("uuid") or cell("pci.bus_id")
         host = cell("hostname")
         if host is not None:
@@ -817,10 +845,11 @@ def read_nvidia_smi_report(
     text = tool_text(data, file)
     first = next((line for _, line in text.lines if line.strip()), "")
     devices: list[_MigDevice] = []
+    problems: list[InputProblem] = []
     gpus = (
-        _xml_report_gpus(text, file, devices)
+        _xml_report_gpus(text, file, devices, problems)
         if first.lstrip().startswith("<")
-        else _text_report_gpus(text, devices)
+        else _text_report_gpus(text, devices, problems)
     )
     if not gpus:
         raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
@@ -844,7 +873,7 @@ def read_nvidia_smi_report(
     locators = _Locators(
         "Product Name", "FB Memory Usage > Total", "MIG Mode > Current", "one GPU section per GPU"
     )
-    read = _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, [])
+    read = _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, problems)
     return HostsRead(read.file, read.tool, read.hosts, (*read.notes, *notes), read.problems)
 
 
@@ -867,10 +896,13 @@ _MIG_DEVICE_MEMORY = ("FB Memory Usage > Total", "Shared FB Memory Usage > Total
 compute instances of one GPU instance share it (NVIDIA's nvidia-smi release notes)."""
 
 
-def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
+def _text_report_gpus(
+    text: ToolText, devices: list[_MigDevice], problems: list[InputProblem]
+) -> list[_Gpu]:
     """The GPUs of the text report: each section's labels by their indented path; each ``MIG
-    Device`` block's labels by their path inside it, added to ``devices``."""
-    sections: list[tuple[int, dict[str, str], list[dict[str, str]]]] = []
+    Device`` block's labels by their path inside it (with the block's line), added to
+    ``devices``, or a problem when it cannot be read (``_mig_device``)."""
+    sections: list[tuple[int, dict[str, str], list[tuple[int, dict[str, str]]]]] = []
     path: list[tuple[int, str]] = []
     for number, line in text.lines:
         if _REPORT_GPU.match(line):
@@ -890,28 +922,25 @@ def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
             if _MIG_DEVICE in labels and sections[-1][2]:
                 inner = labels[labels.index(_MIG_DEVICE) + 1 :]
                 key = " > ".join([*inner, label.strip()])
-                sections[-1][2][-1].setdefault(key, value.strip())
+                sections[-1][2][-1][1].setdefault(key, value.strip())
             else:
                 sections[-1][1].setdefault(" > ".join([*labels, label.strip()]), value.strip())
             continue
         if label.strip() == _MIG_DEVICE and labels in _MIG_DEVICE_PARENTS:
-            sections[-1][2].append({})
+            sections[-1][2].append((number, {}))
         path.append((indent, label.strip()))
     for index, (_, _, mig_devices) in enumerate(sections):
-        devices.extend(
-            found
-            for device in mig_devices
-            if (
-                found := _mig_device(
-                    index,
-                    device.get("GPU Instance ID"),
-                    device.get("Compute Instance ID"),
-                    next((device[k] for k in _MIG_DEVICE_MEMORY if k in device), None),
-                    device.get(_MIG_DEVICE_SMS),
-                )
+        for order, (opened, device) in enumerate(mig_devices, start=1):
+            found = _mig_device(
+                (index, order, text.file, opened),
+                device.get("GPU Instance ID"),
+                device.get("Compute Instance ID"),
+                next((device[k] for k in _MIG_DEVICE_MEMORY if k in device), None),
+                device.get(_MIG_DEVICE_SMS),
+                problems,
             )
-            is not None
-        )
+            if found is not None:
+                devices.append(found)
     return [
         _Gpu(
             index,
@@ -925,20 +954,58 @@ def _text_report_gpus(text: ToolText, devices: list[_MigDevice]) -> list[_Gpu]:
 
 
 def _mig_device(
-    index: int, gi: str | None, ci: str | None, memory: str | None, sms: str | None
+    where: tuple[int, int, str, int | None],
+    gi: str | None,
+    ci: str | None,
+    memory: str | None,
+    sms: str | None,
+    problems: list[InputProblem],
 ) -> _MigDevice | None:
-    """One MIG device of the report from its values as written; None when its ids or memory
-    cannot be read (a ``MIG Devices : None`` GPU has no device)."""
-    mib = _report_memory(memory)
-    gi, ci, sms = (gi or "").strip(), (ci or "").strip(), (sms or "").strip()
-    if not (gi.isdigit() and ci.isdigit()) or mib is None:
+    """One MIG device of the report from its values as written (``_report_device``); None,
+    with a problem, when it cannot be read. ``where``: the GPU's index, the device's order on
+    it, the file and the device's line (None when the report does not tell)."""
+    index, order, file, line = where
+    device = _report_device(index, gi, ci, memory, sms)
+    if isinstance(device, str):
+        problems.append(
+            InputProblem(
+                file,
+                line,
+                None,
+                f"GPU {index}, MIG device {order}: {device}: the device is left out",
+                _REPORT_FIX,
+            )
+        )
         return None
-    return index, int(gi), int(ci), mib, int(sms) if sms.isdigit() else None
+    return device
 
 
-def _xml_report_gpus(text: ToolText, file: str, devices: list[_MigDevice]) -> list[_Gpu]:
-    """The GPUs of the XML report, their ``<mig_device>`` elements added to ``devices``; entity
-    declarations (which nvidia-smi never writes) are refused rather than expanded."""
+def _report_device(
+    index: int, gi: str | None, ci: str | None, memory: str | None, sms: str | None
+) -> _MigDevice | str:
+    """A MIG device of GPU ``index`` from the report's values, or what cannot be read in it.
+    SMs not given are None: the profile is then told by memory alone."""
+    gi_id, ci_id, mib = whole_count(gi), whole_count(ci), _report_memory(memory)
+    if gi_id is None:
+        return f"the GPU instance id {quoted((gi or '').strip())} is not {COUNT_SAID}"
+    if ci_id is None:
+        return f"the compute instance id {quoted((ci or '').strip())} is not {COUNT_SAID}"
+    if mib is None:
+        return f"the memory {quoted((memory or '').strip())} is not a size in MiB"
+    if sms is None or is_not_available(sms.strip()):
+        return index, gi_id, ci_id, mib, None
+    sm_count = whole_count(sms)
+    if sm_count is None:
+        return f"the multiprocessor count {quoted(sms.strip())} is not {COUNT_SAID}"
+    return index, gi_id, ci_id, mib, sm_count
+
+
+def _xml_report_gpus(
+    text: ToolText, file: str, devices: list[_MigDevice], problems: list[InputProblem]
+) -> list[_Gpu]:
+    """The GPUs of the XML report, their ``<mig_device>`` elements added to ``devices`` (or a
+    problem when one cannot be read, ``_mig_device``); entity declarations (which nvidia-smi
+    never writes) are refused rather than expanded."""
     body = "\n".join(line for _, line in text.lines)
     if "<!ENTITY" in body:
         raise InputError(
@@ -965,20 +1032,17 @@ def _xml_report_gpus(text: ToolText, file: str, devices: list[_MigDevice]) -> li
     lines = [number for number, line in text.lines if "<gpu " in line or "<gpu>" in line]
     gpus = []
     for index, element in enumerate(root.findall("gpu")):
-        devices.extend(
-            found
-            for device in element.findall("mig_devices/mig_device")
-            if (
-                found := _mig_device(
-                    index,
-                    device.findtext("gpu_instance_id"),
-                    device.findtext("compute_instance_id"),
-                    device.findtext("fb_memory_usage/total"),
-                    device.findtext("device_attributes/shared/multiprocessor_count"),
-                )
+        for order, device in enumerate(element.findall("mig_devices/mig_device"), start=1):
+            found = _mig_device(
+                (index, order, file, None),
+                device.findtext("gpu_instance_id"),
+                device.findtext("compute_instance_id"),
+                device.findtext("fb_memory_usage/total"),
+                device.findtext("device_attributes/shared/multiprocessor_count"),
+                problems,
             )
-            is not None
-        )
+            if found is not None:
+                devices.append(found)
         gpus.append(
             _Gpu(
                 index,
@@ -1089,7 +1153,7 @@ def read_nvidia_smi_table(
             continue
         if cells and cells[0].startswith("MIG devices"):
             header, blocks, position = _table(lines, position + 1)
-            devices.extend(_mig_devices(header, blocks))
+            devices.extend(_mig_devices(header, blocks, file, problems))
             continue
         position += 1
     if not gpus:
@@ -1130,13 +1194,16 @@ def _table_gpus(
     gpus = []
     for block in blocks:
         words = _value(block, name_at).split()
-        if not words or not words[0].isdigit():
+        index = whole_count(words[0]) if words else None
+        if index is None:
             problems.append(
                 InputProblem(
                     file,
                     block.line,
                     "GPU Name",
-                    "not a GPU row of the table: ignored",
+                    f"the GPU index {quoted(words[0])} is not {COUNT_SAID}: the row is ignored"
+                    if words
+                    else "not a GPU row of the table: ignored",
                     "give the output of nvidia-smi unchanged",
                 )
             )
@@ -1147,7 +1214,7 @@ def _table_gpus(
         mig_text = _value(block, mig_at).lower()
         gpus.append(
             _Gpu(
-                int(words[0]),
+                index,
                 " ".join(words[1:]),
                 float(usage.group(2)) if usage else None,
                 {"enabled": True, "disabled": False}.get(mig_text),
@@ -1157,28 +1224,52 @@ def _table_gpus(
     return gpus
 
 
-def _mig_devices(header: list[list[str]], blocks: list[_Block]) -> list[_MigDevice]:
-    """(GPU, GI, CI, GI memory [MiB], SMs) per MIG device row."""
+def _mig_devices(
+    header: list[list[str]], blocks: list[_Block], file: str, problems: list[InputProblem]
+) -> list[_MigDevice]:
+    """(GPU, GI, CI, GI memory [MiB], SMs) per MIG device row; a row whose ids, memory or SMs
+    cannot be read is a problem (``_table_device``)."""
     ids_at = _find(header, "GI")
     memory_at = _find(header, "Memory-Usage")
     sm_at = _find(header, "SM")
     found = []
     for block in blocks:
-        ids = _value(block, ids_at, 0).split()
-        usage = _USAGE.search(_value(block, memory_at, 0))
-        if len(ids) < 3 or not all(i.isdigit() for i in ids[:3]) or usage is None:
-            continue
-        sms = _value(block, sm_at, 0).split()
-        found.append(
-            (
-                int(ids[0]),
-                int(ids[1]),
-                int(ids[2]),
-                float(usage.group(2)),
-                int(sms[0]) if sms and sms[0].isdigit() else None,
-            )
+        written = _value(block, ids_at, 0).split()
+        if not written or written[0] == "No":
+            continue  # "No MIG devices found"
+        device = _table_device(
+            written, _value(block, memory_at, 0), _value(block, sm_at, 0).split()
         )
+        if isinstance(device, str):
+            problems.append(
+                InputProblem(
+                    file,
+                    block.line,
+                    "GPU GI CI",
+                    f"{device}: the MIG device is left out",
+                    "give the output of nvidia-smi unchanged",
+                )
+            )
+        else:
+            found.append(device)
     return found
+
+
+def _table_device(ids: list[str], memory: str, sms: list[str]) -> _MigDevice | str:
+    """A MIG device row of the table from its ``GPU GI CI`` words, its memory usage cell and
+    its SM cell's words, or what cannot be read in it. SMs ``N/A`` are None: the profile is
+    then told by memory alone."""
+    gpu, gi, ci = (whole_count(i) for i in [*ids, "", "", ""][:3])
+    if len(ids) < 3 or gpu is None or gi is None or ci is None:
+        return f"the ids {quoted(' '.join(ids))} are not 3 ids, each {COUNT_SAID}"
+    usage = _USAGE.search(memory)
+    if usage is None:
+        return f"the memory usage {quoted(memory.strip())} is not used MiB / total MiB"
+    first = sms[0] if sms else ""
+    sm_count = whole_count(first)
+    if sm_count is None and not is_not_available(first):
+        return f"the SMs {quoted(first)} are not {COUNT_SAID}"
+    return gpu, gi, ci, float(usage.group(2)), sm_count
 
 
 def gpu_instance_profile(

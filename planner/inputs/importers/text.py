@@ -10,12 +10,16 @@ from planner.inputs.importers.provenance import NoteSource
 from planner.inputs.tabular import TextKind, decode_file
 
 __all__ = [
+    "COUNT",
+    "COUNT_SAID",
+    "MAX_COUNT_DIGITS",
     "ToolText",
     "decode_text",
     "host_from_file_name",
     "host_prefixed",
     "name_host",
     "tool_text",
+    "whole_count",
 ]
 
 _COMMANDS = frozenset(
@@ -58,6 +62,26 @@ def decode_text(data: bytes, file: str) -> str:
     """
     text = decode_file(data, file, _TOOL_TEXT)
     return text.replace("\r\n", "\n").replace("\r", "\n").translate(_NO_BREAK_SPACES)
+
+
+MAX_COUNT_DIGITS = 9
+"""Most digits of a count or an id a tool prints (a GPU index, a MIG instance id, SMs) or the
+user types (GPUs per host) [digits]: a billion is past any machine, and Python's ``int`` reads
+at most 4,300."""
+COUNT = f"[0-9]{{1,{MAX_COUNT_DIGITS}}}"
+r"""A count or an id in a regular expression: digits 0-9 only, at most ``MAX_COUNT_DIGITS``.
+``\d`` also takes other scripts' digits, and ``str.isdigit`` is true of ``²``, which ``int``
+refuses."""
+COUNT_SAID = f"a whole number in digits 0-9 (at most {MAX_COUNT_DIGITS})"
+"""What a count or an id must be, as a problem says it."""
+_COUNT = re.compile(COUNT)
+
+
+def whole_count(text: str | None) -> int | None:
+    """``text``, spaces around it aside, as a whole number when it is one (``COUNT``); else
+    None, for the caller to say so (``COUNT_SAID``)."""
+    stripped = (text or "").strip()
+    return int(stripped) if _COUNT.fullmatch(stripped) else None
 
 
 def _prompt(line: str) -> tuple[bool, str | None]:
