@@ -570,3 +570,79 @@ def test_a_mix_started_from_single_method_hosts_keeps_classes_over_their_limit_a
     served = best.result.metrics.instances_placed
     assert served >= own.metrics.instances_placed
     assert best.result.cost.total_usd_per_year <= own.cost.total_usd_per_year * 1.005
+
+
+def test_node_names_and_models_are_read_as_every_loader_reads_them(catalog: Catalog) -> None:
+    """A node name is read as the planner's inventory reads a host name: invisible characters
+    (a zero-width space, an escape) removed with a problem, a name over 253 characters left out
+    with one, and a name showing as an earlier node's, case aside, left out as listed twice,
+    naming the first. A model the catalog lacks written in another case (p100 after P100) is
+    the first spelling's model, named in its note, not a second model."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "n1,64000,262144,2,P100\n"
+        "n1\u200b,64000,262144,2,P100\n"
+        "n\x1b2,64000,262144,2,P100\n" + "n" * 300 + ",64000,262144,2,P100\n"
+        "n4,64000,262144,2,p100\n"
+        "N1,64000,262144,2,P100\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    hosts = loaded.value.inventory.hosts
+    assert [(h.name, h.gpu_model) for h in hosts] == [
+        ("n1", "P100"),
+        ("n2", "P100"),
+        ("n4", "P100"),
+    ]
+    said = {(p.row, p.column, p.message.split(":")[0]) for p in loaded.problems}
+    assert said == {
+        (3, "sn", "the node name 'n1\\u200b' (it holds an invisible character"),
+        (3, "sn", "node n1\\u200b is listed twice (first on row 2)"),
+        (4, "sn", "the node name 'n\\u001b2' (it holds an invisible character"),
+        (5, "sn", "the node name is 300 characters, over the limit of 253 characters"),
+        (
+            7,
+            "sn",
+            "node N1 is listed twice (first on row 2 as 'n1'; names differing only in case "
+            "are one node)",
+        ),
+    }
+    assert "P100" in loaded.value.catalog.gpus and "p100" not in loaded.value.catalog.gpus
+    (model,) = (n for n in loaded.value.notes if n.locator == "model")
+    assert "also written 'p100' (row 6)" in model.text
+
+
+def test_pod_names_and_allowed_models_are_read_as_every_loader_reads_them(
+    catalog: Catalog,
+) -> None:
+    """A pod listed twice (two lists joined) is counted once: the repeat is left out with a
+    problem naming the first row, its demand not doubled. A pod name is read as a class name is
+    (invisible characters removed, said); gpu_spec's models are matched case aside, invisible
+    characters removed and said, so a pod allowed 'p100' runs on the P100 nodes."""
+    cluster = load_node_list(
+        b"sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,2,P100\n", catalog
+    ).value
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        "pod-0,1000,1024,1,1000,p100\n"
+        "pod-1,1000,1024,1,1000,P100\u200b\n"
+        "pod-0,1000,1024,1,1000,p100\n"
+        "POD-1\u200b,1000,1024,1,1000,P100\n"
+    )
+    loaded = load_pod_list(
+        pods.encode(), cluster.catalog, file_name="pods.csv", gpu_models=["P100"]
+    )
+    (only,) = loaded.value.workloads
+    assert (only.instances, only.gpu_models) == (2, ("P100",))
+    said = {(p.row, p.column, p.message.split(": ")[-1]) for p in loaded.problems}
+    assert said == {
+        (3, "gpu_spec", "the invisible characters are removed, read as 'P100'"),
+        (4, "name", "left out, its demand counted once"),
+        (5, "name", "the invisible characters are removed, read as 'POD-1'"),
+        (5, "name", "left out, its demand counted once"),
+    }
+    repeats = [p.message for p in loaded.problems if p.message.endswith("counted once")]
+    assert repeats == [
+        "pod pod-0 is listed twice (first on row 2): left out, its demand counted once",
+        "pod POD-1\\u200b is listed twice (first on row 3 as 'pod-1'; names differing only in "
+        "case are one pod): left out, its demand counted once",
+    ]

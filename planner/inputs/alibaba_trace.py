@@ -36,8 +36,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.inputs.catalog import Catalog, GpuModel
-from planner.inputs.inventory import Host, Inventory
+from planner.inputs.catalog import Catalog, GpuModel, normalise_model_name
+from planner.inputs.inventory import Host, Inventory, host_key
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -50,8 +50,11 @@ from planner.inputs.tabular import (
     normalise_column,
     parse_cells,
     parse_int,
+    quoted,
     read_csv_table,
+    shown,
     source_name,
+    usable_name,
     yes_no,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
@@ -240,13 +243,12 @@ def load_node_list(
     problems = table.require_columns(NODE_COLUMNS, ())
     gpus = dict(catalog.gpus)
     hosts: list[Host] = []
-    seen: set[str] = set()
+    seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first node's row and name
     added: dict[str, list[Row]] = {}  # a trace model the catalog lacked -> its nodes' rows
+    spellings: dict[str, dict[str, int]] = {}  # such a model -> its other spellings' first rows
     for row in table.rows:
-        node = row.get("sn")
-        if not node or node in seen:
-            message = "the node name is empty" if not node else f"node {node} is listed twice"
-            problems.append(table.problem(row, "sn", message, "give every node a unique name"))
+        node = _node_name(table, row, seen, problems)
+        if node is None:
             continue
         values = _parse_row(table, row, _NODE_RANGES, problems)
         model_text = row.get("model")
@@ -255,14 +257,23 @@ def load_node_list(
                 table.problem(row, "model", "a node with GPUs names no GPU model", "fill in model")
             )
             continue
+        if model_text:
+            where = partial(table.problem, row, "model")
+            empty = ("the GPU model holds only invisible characters", "fill in model")
+            usable = usable_name(model_text, "GPU model", where, problems, empty=empty)
+            if usable is None:
+                continue
+            model_text = usable
         if values is None:
             continue
-        seen.add(node)
-        model = catalog.resolve(model_text) or model_text
+        seen[host_key(node)] = (row, node)
+        model = _node_model(model_text, catalog, added)
         if model and model not in gpus:
             gpus[model] = trace_gpu_model(model)
         if model in added:
             added[model].append(row)
+            if model_text != model:
+                spellings.setdefault(model, {}).setdefault(model_text, row.number)
         elif model and model not in catalog.gpus:
             added[model] = [row]
         hosts.append(
@@ -283,10 +294,57 @@ def load_node_list(
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
     inventory = Inventory(tuple(hosts))
     models = tuple(
-        _added_model_note(gpus[model], rows, own_gpus_at) for model, rows in added.items()
+        _added_model_note(gpus[model], rows, spellings.get(model, {}), own_gpus_at)
+        for model, rows in added.items()
     )
     notes = _node_list_notes(name, inventory, models)
     return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+def _node_name(
+    table: Table, row: Row, seen: Mapping[str, tuple[Row, str]], problems: list[InputProblem]
+) -> str | None:
+    """The row's node name as the planner's inventory reads a host name (``usable_name``:
+    invisible characters removed and said), or None with a problem: empty, too long, or the
+    name of a node already read (``seen``: by ``host_key``, to its row and name), which is
+    left out."""
+    written = row.get("sn")
+    where = partial(table.problem, row, "sn")
+    fix = "give every node a unique name"
+    if not written:
+        problems.append(where("the node name is empty", fix))
+        return None
+    empty = ("the node name holds only invisible characters", fix)
+    name = usable_name(written, "node name", where, problems, empty=empty)
+    if name is None:
+        return None
+    if host_key(name) not in seen:
+        return name
+    first, first_name = seen[host_key(name)]
+    case = (
+        ""
+        if first_name == name
+        else f" as {quoted(first_name)}; names differing only in case are one node"
+    )
+    problems.append(
+        where(
+            f"node {shown(written.strip())} is listed twice (first on row {first.number}{case}): "
+            "left out",
+            f"{fix} (a node list joined with another repeats its nodes)",
+        )
+    )
+    return None
+
+
+def _node_model(written: str, catalog: Catalog, added: Iterable[str]) -> str:
+    """The model a node's ``written`` model is: the catalog's model it names (case, spaces and
+    dashes aside), else a trace model already ``added`` it names so, else ``written``."""
+    wanted = normalise_model_name(written)
+    return (
+        catalog.resolve(written)
+        or next((m for m in added if normalise_model_name(m) == wanted), None)
+        or written
+    )
 
 
 _NO_COLUMN = "the trace has no column for it"
@@ -338,15 +396,20 @@ def _one(values: Sequence[object]) -> str:
     return " | ".join(str(v) for v in dict.fromkeys(values))
 
 
-def _added_model_note(model: GpuModel, rows: Sequence[Row], own_gpus_at: str) -> str:
+def _added_model_note(
+    model: GpuModel, rows: Sequence[Row], spellings: Mapping[str, int], own_gpus_at: str
+) -> str:
     """What a trace model the catalog lacked was taken as, on which nodes, and where the user
-    gives its figures (``own_gpus_at``)."""
+    gives its figures (``own_gpus_at``); ``spellings``: the other ways its nodes write it
+    (case, spaces and dashes aside), each with its first row."""
     guessed = "guesses" if model.name not in _TRACE_MODELS else "from its datasheet"
+    also = ", ".join(f"{quoted(s)} (row {number})" for s, number in spellings.items())
     return (
-        f"GPU model '{model.name}' ({len(rows)} node(s), first on row {rows[0].number}) is not "
-        f"in the catalog: taken as a GPU of {model.memory_gib:g} GiB, {model.tdp_w:g} W and "
+        f"GPU model {quoted(model.name)} ({len(rows)} node(s), first on row {rows[0].number}) is "
+        f"not in the catalog: taken as a GPU of {model.memory_gib:g} GiB, {model.tdp_w:g} W and "
         f"{model.fp16_tflops:g} TFLOPS FP16 ({guessed}), price unknown; give it as your own "
         f"GPU model ({own_gpus_at}) to set its figures"
+        + (f"; also written {also}: one model, case, spaces and dashes aside" if also else "")
     )
 
 
@@ -388,9 +451,49 @@ def _pod_shape(
             )
         )
         return None
-    named = {catalog.resolve(p.strip()) or p.strip() for p in row.get("gpu_spec").split("|")}
-    spec = tuple(sorted(named - {""}))
-    return gpus, milli, values["cpu_milli"], values["memory_mib"], spec
+    named: set[str] = set()
+    where = partial(table.problem, row, "gpu_spec")
+    empty = ("a model in gpu_spec holds only invisible characters", "delete it, or write the model")
+    for written in row.get("gpu_spec").split("|"):
+        if not written.strip():
+            continue
+        model = usable_name(written, "GPU model", where, problems, empty=empty)
+        if model is None:
+            return None
+        named.add(catalog.resolve(model) or model)
+    return gpus, milli, values["cpu_milli"], values["memory_mib"], tuple(sorted(named))
+
+
+def _pod_name(
+    table: Table, row: Row, seen: Mapping[str, tuple[Row, str]], problems: list[InputProblem]
+) -> str | None:
+    """The row's pod name as the planner reads a class name (``usable_name``: invisible
+    characters removed and said), empty when the row has none; None with a problem when it is
+    too long or a pod already counted has it (``seen``: by ``host_key``, as Kubernetes names are
+    matched, to its row and name): a pod listed twice, as two lists joined repeat theirs, is
+    counted once."""
+    written = row.get("name")
+    if not written:
+        return ""
+    where = partial(table.problem, row, "name")
+    empty = ("the pod name holds only invisible characters", "write the pod's name")
+    name = usable_name(written, "pod name", where, problems, empty=empty)
+    if name is None or host_key(name) not in seen:
+        return name
+    first, first_name = seen[host_key(name)]
+    case = (
+        ""
+        if first_name == name
+        else f" as {quoted(first_name)}; names differing only in case are one pod"
+    )
+    problems.append(
+        where(
+            f"pod {shown(written.strip())} is listed twice (first on row {first.number}{case}): "
+            "left out, its demand counted once",
+            "give each pod once (a pod list joined with another repeats its pods)",
+        )
+    )
+    return None
 
 
 def _pod_class(
@@ -445,7 +548,11 @@ def load_pod_list(
     inventory_models = list(dict.fromkeys(gpu_models))
     held = frozenset(inventory_models)
     counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
+    seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first pod's row and name
     for row in table.rows:
+        pod = _pod_name(table, row, seen, problems)
+        if pod is None:
+            continue
         shape = _pod_shape(table, row, catalog, problems)
         if shape is None:
             continue
@@ -456,8 +563,8 @@ def load_pod_list(
                 table.problem(
                     row,
                     "gpu_spec",
-                    f"pod {row.get('name') or '(unnamed)'} may only use {' or '.join(spec)}, "
-                    "which no node has (the nodes have "
+                    f"pod {shown(pod) or '(unnamed)'} may only use "
+                    f"{' or '.join(shown(m) for m in spec)}, which no node has (the nodes have "
                     f"{', '.join(inventory_models)}): pod left out",
                     "give the node list that holds these models, or name one of the nodes' "
                     "models in gpu_spec",
@@ -465,6 +572,8 @@ def load_pod_list(
             )
             continue
         counts[shape] = counts.get(shape, 0) + 1
+        if pod:
+            seen[host_key(pod)] = (row, pod)
     if not counts:
         raise InputError([*problems, table.problem(None, None, "no usable pod row", "add pods")])
     planned = inventory_models or list(catalog.gpus)

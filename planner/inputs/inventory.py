@@ -34,6 +34,7 @@ from planner.inputs.tabular import (
     source_name,
     table_from_frame,
     usable_name,
+    without_invisible,
     yes_no,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "inventory_frame",
     "inventory_from_frame",
     "load_inventory",
+    "host_key",
     "server_type",
     "with_mig_clusters",
 ]
@@ -188,6 +190,13 @@ _UNITS = {
 """Number columns whose cells may carry the column's unit (``512 GiB``)."""
 _MAX_COUNT = 1000
 """More identical hosts than this in one row is almost surely a typo."""
+
+
+def host_key(name: str) -> str:
+    """What a host name is matched by, in a file and across files: what it shows (invisible
+    characters and the spaces around it aside), case ignored, as DNS and Kubernetes names are:
+    ``GPU-01`` and ``gpu-01`` are one host."""
+    return without_invisible(name).strip().lower()
 
 
 def load_inventory(
