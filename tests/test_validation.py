@@ -3,6 +3,7 @@ column and option, a server type held to the inventory's row rules."""
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,74 @@ def test_the_columns_found_are_listed_once_however_many_are_missing(catalog: Cat
         "required column 'network_gbps' is missing",
         "required column 'rdma' is missing",
     ]
+
+
+_INVENTORY_HEADER = "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma"
+_INVENTORY_LINE = "h1,c,L40S,4,64,512,100,yes"
+
+
+@pytest.mark.parametrize(
+    ("header", "shown", "column"),
+    [
+        ("\ufeff" + _INVENTORY_HEADER, "\\ufeffhost", "host"),
+        (
+            _INVENTORY_HEADER.replace("gpu_model", "gpu\u200b_model"),
+            "gpu\\u200b_model",
+            "gpu_model",
+        ),
+    ],
+    ids=["second-byte-order-mark", "zero-width-space"],
+)
+def test_a_header_cell_holding_a_zero_width_character_is_read_as_it_shows(
+    catalog: Catalog, header: str, shown: str, column: str
+) -> None:
+    """A header cell holding a byte-order mark (a second one, from files joined or an editor)
+    or a zero-width space (pasted from a web page) is the column it shows: the file is read,
+    and a problem for the whole file names the cell escaped and the column it is read as. The
+    column was said to be missing while the columns found listed it, the character unseen."""
+    data = codecs.BOM_UTF8 + f"{header}\n{_INVENTORY_LINE}\n".encode()
+    loaded = load_inventory(data, catalog)
+    assert [h.name for h in loaded.value.hosts] == ["h1"]
+    (problem,) = loaded.problems
+    assert (problem.row, problem.column) == (None, shown)
+    assert problem.message.startswith(f"the column name '{shown}' (it holds an invisible")
+    assert problem.message.endswith(f"is read as '{column}': its invisible characters are removed")
+    assert problem.fix == "delete the invisible characters from the header cell"
+
+
+def test_a_required_column_missing_for_a_control_character_is_named_escaped(
+    catalog: Catalog,
+) -> None:
+    """A header cell holding a control character (DEL, which no reading removes) leaves its
+    column missing: the columns found show it escaped, and the fix names that header cell, so
+    the message no longer lists the very column it says is missing."""
+    header = _INVENTORY_HEADER.replace("host,", "host\x7f,", 1)
+    data = f"{header}\n{_INVENTORY_LINE}\n".encode()
+    with pytest.raises(InputError) as error:
+        load_inventory(data, catalog)
+    (problem,) = error.value.problems
+    assert problem.message == (
+        "required column 'host' is missing (found: host\\u007f, cluster, gpu_model, "
+        "gpus_per_host, cpu_cores, ram_gib, network_gbps, rdma)"
+    )
+    assert problem.fix == (
+        "delete the invisible characters from the header cell 'host\\u007f' (it holds an "
+        "invisible character: \\u007f, U+007F)"
+    )
+
+
+def test_an_unknown_column_holding_an_invisible_character_is_named_escaped(
+    catalog: Catalog,
+) -> None:
+    """An unknown column whose name holds a control character is named escaped, in the
+    problem's column and its message, with the character named."""
+    data = f"{_INVENTORY_HEADER},rack\x7f\n{_INVENTORY_LINE},12\n".encode()
+    (problem,) = load_inventory(data, catalog).problems
+    assert (problem.row, problem.column) == (None, "rack\\u007f")
+    assert problem.message.startswith(
+        "unknown column 'rack\\u007f' (it holds an invisible character: \\u007f, U+007F) is "
+        "ignored (known: "
+    )
 
 
 def test_a_comma_separated_file_keeps_its_points_as_decimals(catalog: Catalog) -> None:

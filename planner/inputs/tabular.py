@@ -241,8 +241,17 @@ class CellError(ValueError):
 
 
 def normalise_column(name: str) -> str:
-    """Column name as matched: case, spaces and dashes ignored (``GPU Model`` -> ``gpu_model``)."""
-    return re.sub(r"[\s\-]+", "_", name.strip().lower()).strip("_")
+    """Column name as matched: case, spaces and dashes ignored (``GPU Model`` -> ``gpu_model``),
+    and the zero-width characters a header cell holds unseen removed (``_without_zero_width``).
+    """
+    return re.sub(r"[\s\-]+", "_", _without_zero_width(name).strip().lower()).strip("_")
+
+
+def _without_zero_width(text: str) -> str:
+    """``text`` without the characters that take no width and mark only how text is handled
+    (Unicode's format characters: a byte-order mark of files joined one after the other, a
+    zero-width space pasted from a web page, a soft hyphen, a bidi mark)."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 @dataclass(frozen=True)
@@ -280,11 +289,11 @@ class Table:
 
     def problem(self, row: Row | None, column: str | None, message: str, fix: str) -> InputProblem:
         """An ``InputProblem`` naming this file, the row and the column as the user wrote it."""
-        shown = None if column is None else self.columns.get(column, column)
+        written = None if column is None else shown(self.columns.get(column, column))
         return InputProblem(
             file=self.file,
             row=None if row is None else row.number,
-            column=shown,
+            column=written,
             message=message,
             fix=fix,
         )
@@ -294,22 +303,25 @@ class Table:
     ) -> list[InputProblem]:
         """Raise ``InputError`` when required columns are missing; else the table-level problems.
 
-        Those are the ``skipped`` rows and unknown columns. Unknown columns are not fatal (they
-        are ignored) but are reported, because a misspelt optional column would otherwise
-        silently fall back to its default. ``all_or_nothing``: the caller refuses the file on
-        any problem (the catalog), so an unknown column is not said to be ignored.
+        Those are the ``skipped`` rows, known columns whose header cell held zero-width
+        characters (``normalise_column`` removes them; the cell is named escaped) and unknown
+        columns. Unknown columns are not fatal (they are ignored) but are reported, because a
+        misspelt optional column would otherwise silently fall back to its default.
+        ``all_or_nothing``: the caller refuses the file on any problem (the catalog), so an
+        unknown column is not said to be ignored. Header cells are named escaped (``shown``),
+        so a name holding an invisible character is not shown as the name it looks like.
         """
         missing = [c for c in required if c not in self.columns]
         if missing:
             # The columns found are listed once, with the first missing column.
-            found = f" (found: {', '.join(self.columns.values())})"
+            found = f" (found: {', '.join(shown(w) for w in self.columns.values())})"
             raise InputError(
                 [
                     self.problem(
                         None,
                         None,
                         f"required column '{c}' is missing" + (found if position == 0 else ""),
-                        f"add a column named '{c}' to the header row",
+                        self._missing_fix(c),
                     )
                     for position, c in enumerate(missing)
                 ]
@@ -318,6 +330,16 @@ class Table:
         problems = list(self.skipped)
         for column, written in self.columns.items():
             if column in known:
+                if _without_zero_width(written) != written:
+                    problems.append(
+                        self.problem(
+                            None,
+                            column,
+                            f"the column name {quoted(written)} is read as '{column}': its "
+                            "invisible characters are removed",
+                            "delete the invisible characters from the header cell",
+                        )
+                    )
                 continue
             close = _close(column, known)
             hint = f"rename it to '{close[0]}'" if close else "delete it"
@@ -325,12 +347,21 @@ class Table:
                 self.problem(
                     None,
                     column,
-                    f"unknown column '{written}'{'' if all_or_nothing else ' is ignored'} "
+                    f"unknown column {quoted(written)}{'' if all_or_nothing else ' is ignored'} "
                     f"(known: {', '.join(known)})",
                     f"{hint}, or name it 'notes' to keep it as a comment",
                 )
             )
         return problems
+
+    def _missing_fix(self, column: str) -> str:
+        """How to give the required ``column``: a header cell that is that column once its
+        invisible characters (which no reading removes: a control character) are deleted is
+        named; else the column is to be added."""
+        for written in self.columns.values():
+            if normalise_column(without_invisible(written)) == column:
+                return f"delete the invisible characters from the header cell {quoted(written)}"
+        return f"add a column named '{column}' to the header row"
 
 
 def number_text(text: str, separator: str) -> str:
@@ -915,8 +946,8 @@ def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
                 InputProblem(
                     file,
                     header_row,
-                    written.strip(),
-                    f"column '{written.strip()}' appears twice",
+                    shown(written.strip()),
+                    f"column '{shown(written.strip())}' appears twice",
                     "keep one column of that name",
                 )
             )
