@@ -449,3 +449,51 @@ def test_gpus_per_cluster_not_in_digits_0_to_9_are_refused_naming_the_entry(gpus
     assert problem.message.startswith("'prod=L40S:")
     assert "digits 0-9" in problem.message
     assert len(problem.message) < 300
+
+
+def test_a_node_named_as_another_but_for_case_or_an_invisible_character_is_left_out() -> None:
+    """Host names are matched by what they show, case aside, in one file as across files: a node
+    'n1' + zero-width space, or 'N1', after 'n1' in one file is the same name twice, so it is
+    left out with a problem naming the nodes file and the first spelling, as an exact repeat
+    is; the import is not refused, and no problem names the 'imported inventory'."""
+    nodes = [node(name, _L4_NODE) for name in ("n1", "n1\u200b", "N1", "n2")]
+    imported = import_inventory([("nodes.json", kube_list(*nodes))], CATALOG)
+    assert list(imported.frame["host"]) == ["n1", "n2"]
+    assert [(p.file, p.message) for p in imported.problems] == [
+        (
+            "nodes.json",
+            f"host 'n1\\u200b' {_ZWSP} is named a second time in this file (first as 'n1'): "
+            "left out",
+        ),
+        ("nodes.json", "host 'N1' is named a second time in this file (first as 'n1'): left out"),
+    ]
+    loaded = imported.inventory(CATALOG)
+    assert [h.name for h in loaded.value.hosts] == ["n1", "n2"]
+    assert loaded.problems == imported.problems
+
+
+def test_one_host_named_otherwise_in_another_file_is_noted_with_each_spelling() -> None:
+    """One host named 'gpu-1' in the nodes file and 'GPU-1' in an nvidia-smi query is one host
+    (names match case aside); the other spelling is named in a note on the file that uses it,
+    not merged in silence."""
+    query = b"hostname, name, memory.total [MiB]\nGPU-1, NVIDIA L4, 23034 MiB\n"
+    files = [
+        ("nodes.json", kube_list(node("gpu-1", {**_L4_NODE, "nvidia.com/gpu.count": "1"}))),
+        ("gpus.csv", query),
+    ]
+    imported = import_inventory(files, CATALOG)
+    assert list(imported.frame["host"]) == ["gpu-1"]
+    named = [
+        (n.file, n.line, n.subject, n.value, n.text) for n in imported.notes if n.field == "host"
+    ]
+    assert named == [
+        (
+            "gpus.csv",
+            2,
+            "gpu-1",
+            "GPU-1",
+            "the host named otherwise in another file (names match by "
+            "what they show, case and a domain aside)",
+        ),
+        ("gpus.csv", 2, "gpu-1", "GPU-1", "the hostname column"),
+    ]

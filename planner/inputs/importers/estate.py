@@ -39,6 +39,7 @@ from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
     Inventory,
+    host_key,
     inventory_from_frame,
     load_inventory,
 )
@@ -310,8 +311,9 @@ def _is_ip(name: str) -> bool:
 
 
 def _short(name: str) -> str:
-    lowered = name.strip().lower()
-    return lowered if _is_ip(lowered) else lowered.split(".")[0]
+    """The host part of a name as matched (``host_key``): ``GPU-01.lab`` → ``gpu-01``."""
+    key = host_key(name)
+    return key if _is_ip(key) else key.split(".")[0]
 
 
 def _has_domain(name: str) -> bool:
@@ -326,14 +328,26 @@ class _Host:
     parts: list[HostFacts] = field(default_factory=list)
 
     def matches(self, other: str) -> bool:
-        mine, theirs = self.name.strip().lower(), other.strip().lower()
+        """Whether ``other`` names this host: the same name as matched (``host_key``: what it
+        shows, case aside), or the same host part where at most one of them has a domain."""
+        mine, theirs = host_key(self.name), host_key(other)
         if mine == theirs:
             return True
         return _short(mine) == _short(theirs) and not (_has_domain(mine) and _has_domain(theirs))
 
 
-def _hosts_by_name(reads: Sequence[HostsRead], problems: list[InputProblem]) -> list[_Host]:
-    """The hosts of all reads, parts of one host (by name) grouped, in order of first mention.
+_NAMED_OTHERWISE = (
+    "the host named otherwise in another file (names match by what they show, case and a "
+    "domain aside)"
+)
+
+
+def _hosts_by_name(
+    reads: Sequence[HostsRead], notes: list[ImportNote], problems: list[InputProblem]
+) -> list[_Host]:
+    """The hosts of all reads, parts of one host (``_Host.matches``) grouped, in order of first
+    mention; a part naming its host otherwise than the first (``GPU-01`` for ``gpu-01``) is a
+    note, so no two names are merged in silence.
 
     A host named twice in one file is two hosts sharing a name, not two views of one: the
     second is left out with a problem, since merging them would silently drop a host.
@@ -364,6 +378,19 @@ def _hosts_by_name(reads: Sequence[HostsRead], problems: list[InputProblem]) -> 
                 continue
             first_here[id(entry)] = part
             entry.parts.append(part)
+            if part.name != entry.name:
+                notes.append(
+                    ImportNote(
+                        part.file,
+                        part.line,
+                        "",
+                        entry.name,
+                        "host",
+                        part.name,
+                        "read",
+                        _NAMED_OTHERWISE,
+                    )
+                )
     return hosts
 
 
@@ -483,7 +510,7 @@ def import_inventory(
     reads = [read for _, read in found]
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
-    hosts = _hosts_by_name(reads, problems)
+    hosts = _hosts_by_name(reads, notes, problems)
     tools = {r.file: r.tool for r in reads}
     rows = []
     layouts: list[MigGpu] = []
@@ -531,7 +558,8 @@ def import_inventory(
         _fill_defaults(entry, chosen, catalog, defaults, tools)
         for part in entry.parts:
             if part.name_note is not None:
-                notes.append(part.name_note)
+                # A part naming the host otherwise notes the name it gave, of this host.
+                notes.append(replace(part.name_note, subject=entry.name))
         notes.extend(chosen[name].note for name in HOST_FIELDS if name in chosen)
         layouts.extend(
             MigGpu(entry.name, m.gpu_index, m.instances, m.file)
