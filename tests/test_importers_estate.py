@@ -497,3 +497,20 @@ def test_one_host_named_otherwise_in_another_file_is_noted_with_each_spelling() 
         ),
         ("gpus.csv", 2, "gpu-1", "GPU-1", "the hostname column"),
     ]
+
+
+def test_a_host_name_the_inventory_refuses_is_traced_to_the_hosts_file() -> None:
+    """A host name the inventory validation finds fault with (an invisible character, over 253
+    characters), with no note of its own, is reported at the file that named the host, not at
+    a row of the 'imported inventory' the user never saw, and worded once ('host x: the host
+    name ...')."""
+    data = kube_list(node("n2\u200b", _L4_NODE), node("n" * 300, _L4_NODE), node("n3", _L4_NODE))
+    loaded = import_inventory([("nodes.json", data)], CATALOG).inventory(CATALOG)
+    assert [h.name for h in loaded.value.hosts] == ["n2", "n3"]
+    assert [(p.file, p.row, p.column) for p in loaded.problems] == [
+        ("nodes.json", None, "host")
+    ] * 2
+    first, second = (p.message for p in loaded.problems)
+    assert first.startswith(f"host n2\\u200b: the host name 'n2\\u200b' {_ZWSP}: the invisible")
+    assert second.startswith("host nnnnn")
+    assert ": the host name is 300 characters, over the limit of 253" in second

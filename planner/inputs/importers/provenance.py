@@ -151,10 +151,15 @@ def traced_problems(
     A cell's problem (row numbered as the frame saved to CSV would be: position + 2) names the
     file, line and locator of the note that gave that subject's value of that column, and the
     subject (``subject`` is the frame's column naming it and the word for it, ``("host",
-    "host")``); a whole-file problem names ``files``.
+    "host")``); with no such note (a host's name), the file and line of the subject's first
+    note, the file the subject came from; with no note of the subject at all (a cell the user
+    edited), the frame's row. A whole-file problem names ``files``.
     """
     column, word = subject
     given = {(n.subject, n.field): n for n in notes if n.field}
+    first: dict[str, ImportNote] = {}
+    for n in notes:
+        first.setdefault(n.subject, n)
     traced = []
     for problem in problems:
         if problem.file != validated_as:
@@ -174,12 +179,10 @@ def traced_problems(
             continue
         name = str(frame.iloc[position][column])
         note = given.get((name, problem.column))
-        message = f"{word} {shown(name)}: {problem.column} {problem.message}"
-        if note is None:
-            traced.append(
-                InputProblem(validated_as, problem.row, problem.column, message, problem.fix)
-            )
-        else:
+        # A problem with the subject's own name says what it is ("the host name ...").
+        said = "" if problem.column == column else f"{problem.column} "
+        message = f"{word} {shown(name)}: {said}{problem.message}"
+        if note is not None:
             traced.append(
                 InputProblem(
                     note.file,
@@ -188,5 +191,14 @@ def traced_problems(
                     f"{message} ({note.source}: {note.text})",
                     problem.fix,
                 )
+            )
+        elif name in first:
+            named = first[name]
+            traced.append(
+                InputProblem(named.file, named.line, problem.column, message, problem.fix)
+            )
+        else:
+            traced.append(
+                InputProblem(validated_as, problem.row, problem.column, message, problem.fix)
             )
     return tuple(traced)
