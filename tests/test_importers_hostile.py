@@ -7,6 +7,7 @@ import pytest
 from importer_samples import CATALOG
 
 from planner.inputs.importers import import_inventory
+from planner.inputs.inventory import load_inventory
 from planner.inputs.problems import InputError, InputProblem
 
 NOT_COUNTS = {
@@ -155,3 +156,22 @@ def test_a_count_or_id_not_in_digits_0_to_9_is_a_problem_at_its_line(
     (problem,) = (p for p in problems if p.file == file and p.row == line)
     assert len(problem.message) < 400
     assert problem.message.endswith(("ignored", "left out", "counted without it"))
+
+
+def test_planner_inventory_hosts_differing_only_in_case_are_one_name_used_twice() -> None:
+    """The planner's inventory matches host names as the importers do (what a name shows, case
+    aside): 'GPU-01' after 'gpu-01' is a host defined twice, refused naming both rows and the
+    first spelling, not planned as a second host."""
+    csv = (
+        "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma\n"
+        "gpu-01,prod,L4,2,32,256,25,no\n"
+        "GPU-01,prod,L4,2,32,256,25,no\n"
+    )
+    with pytest.raises(InputError) as refused:
+        load_inventory(csv.encode(), CATALOG, file_name="inventory.csv")
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.row, problem.column) == ("inventory.csv", 3, "host")
+    assert problem.message == (
+        "host 'GPU-01' is already defined on row 2 as 'gpu-01' (names differing only in case "
+        "are one host)"
+    )

@@ -43,10 +43,10 @@ __all__ = [
     "Host",
     "Inventory",
     "ServerType",
+    "host_key",
     "inventory_frame",
     "inventory_from_frame",
     "load_inventory",
-    "host_key",
     "server_type",
     "with_mig_clusters",
 ]
@@ -317,14 +317,29 @@ def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
         no_rows="no usable host row",
         fix="add at least one valid host row (see data/templates/inventory_template.csv)",
     )
-    # Two hosts with one name make placements ambiguous: the file is refused.
+    # Two hosts with one name (as matched: host_key) make placements ambiguous: the file is
+    # refused.
+    written = {
+        (row.number, host_key(host.name)): host.name for row, group in groups for host in group
+    }
+
+    def repeated(key: str, earlier: Row, row: Row) -> str:
+        name, first = written[(row.number, key)], written[(earlier.number, key)]
+        case = (
+            ""
+            if name == first
+            else f" as {quoted(first)} (names differing only in case are one host)"
+        )
+        return (
+            f"host {quoted(name)} is already defined on row {earlier.number}{case}"
+            + _group_hint(row)
+        )
+
     refuse_repeated_names(
         table,
-        ((row, [host.name for host in group]) for row, group in groups),
+        ((row, [host_key(host.name) for host in group]) for row, group in groups),
         "host",
-        lambda name, earlier, row: (
-            f"host {quoted(name)} is already defined on row {earlier.number}" + _group_hint(row)
-        ),
+        repeated,
         "give every host a unique name",
     )
     hosts = tuple(host for _, group in groups for host in group)
