@@ -606,7 +606,8 @@ def test_node_names_and_models_are_read_as_every_loader_reads_them(catalog: Cata
             "are one node)",
         ),
     }
-    assert "P100" in loaded.value.catalog.gpus and "p100" not in loaded.value.catalog.gpus
+    assert "P100" in loaded.value.catalog.gpus
+    assert "p100" not in loaded.value.catalog.gpus
     (model,) = (n for n in loaded.value.notes if n.locator == "model")
     assert "also written 'p100' (row 6)" in model.text
 
