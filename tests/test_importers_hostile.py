@@ -3,8 +3,11 @@ naming the file and line, never a traceback, never dropped in silence."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from importer_samples import CATALOG
+from openpyxl import Workbook
 
 from planner.inputs.importers import import_inventory
 from planner.inputs.inventory import load_inventory
@@ -175,3 +178,23 @@ def test_planner_inventory_hosts_differing_only_in_case_are_one_name_used_twice(
         "host 'GPU-01' is already defined on row 2 as 'gpu-01' (names differing only in case "
         "are one host)"
     )
+
+
+@pytest.mark.parametrize("cell", ["1" + ".000" * 1500, "x" * 5000, "-" + "9" * 5000])
+def test_an_rvtools_cell_too_long_to_quote_is_cut_in_its_problem(cell: str) -> None:
+    """A vHost cores or memory cell of thousands of characters is named in its problem cut, its
+    length said: a problem stays a line, whatever the export holds."""
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "vHost"
+    sheet.append(["Host", "Cluster", "# Cores", "# Memory"])
+    sheet.append(["esx-01", "prod", cell, cell])
+    saved = io.BytesIO()
+    book.save(saved)
+    imported = import_inventory(
+        [("rv.xlsx", saved.getvalue())], CATALOG, gpus_by_cluster={"prod": ("L40S", 4)}
+    )
+    assert [p.column for p in imported.problems] == ["# Cores", "# Memory"]
+    for problem in imported.problems:
+        assert len(problem.message) < 400
+        assert f"({len(cell):,} characters)" in problem.message

@@ -523,7 +523,7 @@ def _positive(
     if isinstance(raw, UnreadableCell):
         wrong = f"the {said} cell holds {raw.said}"
     elif written:
-        wrong = f"'{written}' is not a {said} above 0{unit}"
+        wrong = f"{quoted(written)} is not a {said} above 0{unit}"
     else:
         wrong = f"the {said} cell is empty"
     fix = f"give the vHost tab as RVTools exports it, or set {field} for this host"
