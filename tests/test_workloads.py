@@ -417,3 +417,21 @@ def test_memory_in_gb_is_refused_with_both_readings(catalog: Catalog) -> None:
     assert (problem.file, problem.row, problem.column) == ("mix.csv", 3, "memory_gib")
     assert "reads two ways" in problem.message
     assert "or 74.5 if it is gigabytes" in problem.fix
+
+
+def test_hourly_shares_with_decimal_commas_in_a_semicolon_file_are_read(
+    catalog: Catalog,
+) -> None:
+    """A spreadsheet in a decimal-comma locale writes 24 hourly shares as ``0,5 0,25 …`` in a
+    semicolon-separated file, as it writes every other number there: read as 0.5, 0.25, …"""
+    shares = [0.0] * 8 + [0.5, 1.0, 1.0, 0.25] + [0.0] * 12
+    written = " ".join(f"{s:g}".replace(".", ",") for s in shares)
+    row = GOOD.replace(",", ";").split(";")
+    row[6] = written
+    row[5] = "0,1"
+    data = (HEADER.replace(",", ";") + "\n" + ";".join(row) + "\n").encode()
+
+    loaded = load_workloads(data, catalog)
+
+    assert loaded.problems == ()
+    assert loaded.value[0].daily_schedule == tuple(shares)

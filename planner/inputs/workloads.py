@@ -180,7 +180,7 @@ _NUMBERS = (
     "memory_share",
 )
 """Columns holding numbers (a decimal comma is read in a semicolon-separated file);
-``active_hours`` is read through ``Table.number_text`` when it is one number."""
+``active_hours`` is read through ``Table.number_text``: its hours, or each of its 24 shares."""
 _UNITS = {
     "gpus": GPUS.number_text,
     "memory_gib": GIB.number_text,
@@ -559,7 +559,9 @@ def _row_workload(
         return None
     values["name"] = name
     try:
-        schedule = parse_active_hours(table.number_text(row.get("active_hours")), values["kind"])
+        schedule = parse_active_hours(
+            _schedule_text(table, row.get("active_hours")), values["kind"]
+        )
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))
         return None
@@ -584,6 +586,15 @@ def _row_workload(
     )
 
 
+def _schedule_text(table: Table, text: str) -> str:
+    """An ``active_hours`` cell as ``parse_active_hours`` reads it: its hours, or each of its 24
+    shares, with this file's decimal mark (``0,5 1 …`` in a semicolon-separated file)."""
+    parts = text.split()
+    if len(parts) == HOURS_PER_DAY:
+        return " ".join(table.number_text(part) for part in parts)
+    return table.number_text(text)
+
+
 def _check_schedule_alone(table: Table, row: Row, problems: list[InputProblem]) -> None:
     """Report a bad ``active_hours`` even when another cell of the row is bad too."""
     try:
@@ -591,6 +602,6 @@ def _check_schedule_alone(table: Table, row: Row, problems: list[InputProblem]) 
     except CellError:
         kind = WorkloadKind.TRAINING  # the kind only sets the start hour, not validity
     try:
-        parse_active_hours(table.number_text(row.get("active_hours")), kind)
+        parse_active_hours(_schedule_text(table, row.get("active_hours")), kind)
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))
