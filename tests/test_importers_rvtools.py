@@ -530,9 +530,8 @@ def test_the_figure_assumed_for_an_unusable_cell_names_the_cell_in_its_note() ->
 
 @pytest.mark.parametrize("kind", ["csv", "xlsx"])
 def test_blank_rows_above_the_vhost_header_do_not_end_the_tab(kind: str) -> None:
-    """A vHost tab whose header stands below 60 blank rows, more than the 50 blank rows read
-    past the last filled one, is read, its host on its row: the blank rows above the header
-    were counted as that run, so the tab was read as empty."""
+    """A vHost tab whose header stands below 60 blank rows is read, its host on its row: blank
+    rows above the header do not end the tab."""
     blank = 60
     rows = [
         ("Host", "Cluster", "# CPU", "Cores per CPU", "# Cores", "# Memory"),
@@ -568,3 +567,47 @@ def test_a_vhost_tab_with_a_row_past_excel_s_last_is_refused_naming_it() -> None
     assert problem.message == (
         "row 50,000,000 is past Excel's last row (1,048,576): no spreadsheet writes one"
     )
+
+
+_HOST_ROWS = [
+    ("Host", "Cluster", "# CPU", "Cores per CPU", "# Cores", "# Memory"),
+    ("esx1.lab", "prod", 2, 24, 48, 524288),
+    ("esx2.lab", "prod", 2, 24, 48, 524288),
+]
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_a_host_below_a_run_of_blank_rows_is_read_on_its_row(kind: str) -> None:
+    """Blank rows between hosts are passed over however many: esx3 below 60 blank rows is
+    read on its row (64); it was dropped without a word after 50 blank rows."""
+    rows = [*_HOST_ROWS, *[()] * 60, ("esx3.lab", "prod", 2, 24, 48, 524288)]
+    data = _csv(rows, ",") if kind == "csv" else xlsx({"vHost": rows})
+    read = read_rvtools(data, f"RVTools_tabvHost.{kind}")
+    assert [(h.name, h.line) for h in read.hosts] == [
+        ("esx1.lab", 2),
+        ("esx2.lab", 3),
+        ("esx3.lab", 64),
+    ]
+    assert read.problems == ()
+
+
+def test_a_host_on_excel_s_last_row_is_read() -> None:
+    """A host on row 1,048,576, Excel's last, is read on its row, the blank rows above it
+    passed over."""
+    rows = [*_HOST_ROWS, ("esx3.lab", "prod", 2, 24, 48, 524288)]
+    data = with_row_moved(xlsx({"vHost": rows}), 4, 1_048_576)
+    read = read_rvtools(data, "rv.xlsx")
+    assert [(h.name, h.line) for h in read.hosts][-1] == ("esx3.lab", 1_048_576)
+
+
+def test_a_vm_below_a_run_of_blank_rows_in_vinfo_gives_its_host_s_cluster() -> None:
+    """vInfo is read to its end as vHost is: a VM below 60 blank rows gives its host's
+    cluster."""
+    data = xlsx(
+        {
+            "vInfo": [("VM", "Host", "Cluster"), *[()] * 60, ("vm1", "esx1.lab", "prod")],
+            "vHost": [("Host", "# Cores", "# Memory"), ("esx1.lab", 48, 524288)],
+        }
+    )
+    (host,) = read_rvtools(data, "rv.xlsx").hosts
+    assert _values(host)["cluster"] == "prod"

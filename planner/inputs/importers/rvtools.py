@@ -62,10 +62,6 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "memory": ("#memory", "memory", "memorymb", "memorymib", "memorysize", "totalmemory"),
 }
 """Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
-_BLANK_RUN = 50
-"""Blank rows read past the last filled one (below the header; blank rows above it are passed
-over however many): RVTools writes rows without gaps, but a sheet's stated size can be a
-million rows."""
 _VINFO_ALIASES: Mapping[str, tuple[str, ...]] = {
     "host": ("host", "esxihost"),
     "cluster": ("cluster", "clustername"),
@@ -148,19 +144,14 @@ def _sheet(book: Any, name: str) -> Any | None:
 
 
 def _rows(sheet: Any, file: str) -> Iterator[tuple[int, tuple[Any, ...]]]:
-    """(spreadsheet row, values) of each filled row, the first (the header) found below any
-    number of blank rows, until ``_BLANK_RUN`` blank rows in a row below it."""
-    blank = 0
-    filled = False
+    """(spreadsheet row, values) of each filled row to the sheet's end, the first being the
+    header. Blank rows are passed over however many, so no row below them is lost: rows the
+    file leaves out cost next to nothing (a host on Excel's last row is found in under a
+    second), and rows written blank cost what any row of the file does."""
     try:
         for number, values in enumerate(sheet_rows(sheet), start=1):
             if any(v is not None and str(v).strip() for v in values):
-                blank, filled = 0, True
                 yield number, tuple(values)
-            elif filled:
-                blank += 1
-                if blank >= _BLANK_RUN:
-                    return
     except RowPastLastRowError as error:
         problem = InputProblem(
             file, error.row, None, str(error), "give the RVTools export as saved"
