@@ -611,3 +611,64 @@ def test_a_vm_below_a_run_of_blank_rows_in_vinfo_gives_its_host_s_cluster() -> N
     )
     (host,) = read_rvtools(data, "rv.xlsx").hosts
     assert _values(host)["cluster"] == "prod"
+
+
+@pytest.mark.parametrize("kind", ["csv", "xlsx"])
+def test_a_column_read_that_appears_twice_is_refused_naming_both(kind: str) -> None:
+    """Two ``# Cores`` columns in vHost are refused, as the planner's CSVs refuse a repeated
+    column, naming the header row and both columns: which one holds the host's cores is not
+    known (the first was read and the second ignored without a word)."""
+    rows = [
+        ("Host", "Cluster", "# Cores", "# Memory", "# Cores"),
+        ("esx1.lab", "prod", 48, 524288, 96),
+    ]
+    data = _csv(rows, ",") if kind == "csv" else xlsx({"vHost": rows})
+    with pytest.raises(InputError) as caught:
+        read_rvtools(data, f"RVTools_tabvHost.{kind}")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == (
+        f"RVTools_tabvHost.{kind} [vHost]",
+        1,
+        "# Cores",
+    )
+    assert problem.message == "column '# Cores' appears twice (columns C and E)"
+    assert problem.fix == "keep one column of that name"
+
+
+def test_a_column_not_read_may_appear_twice() -> None:
+    """A column the planner does not read may appear twice (a custom attribute named as
+    another): the hosts are read."""
+    rows = [("Host", "# Cores", "# Memory", "Owner", "Owner"), ("esx1.lab", 48, 524288, "a", "b")]
+    (host,) = read_rvtools(xlsx({"vHost": rows}), "rv.xlsx").hosts
+    assert _values(host)["cpu_cores"] == 48.0
+
+
+def test_a_vinfo_cluster_column_that_appears_twice_is_refused() -> None:
+    """vInfo's Cluster column twice, read for a vHost tab without clusters, is refused naming
+    vInfo's header row and both columns."""
+    data = xlsx(
+        {
+            "vInfo": [("VM", "Host", "Cluster", "Cluster"), ("vm1", "esx1.lab", "a", "b")],
+            "vHost": [("Host", "# Cores", "# Memory"), ("esx1.lab", 48, 524288)],
+        }
+    )
+    with pytest.raises(InputError) as caught:
+        read_rvtools(data, "rv.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == ("rv.xlsx [vInfo]", 1, "Cluster")
+    assert problem.message == "column 'Cluster' appears twice (columns C and D)"
+
+
+def test_a_later_header_repeating_a_column_is_refused_on_its_row() -> None:
+    """A second header (exports joined) whose columns are read anew is refused on its own row
+    when it repeats a column read."""
+    rows = [
+        ("Host", "# Cores", "# Memory"),
+        ("esx1.lab", 48, 524288),
+        ("Host", "Cluster", "# Memory", "# Memory"),
+        ("esx2.lab", "b", 524288, 1048576),
+    ]
+    with pytest.raises(InputError) as caught:
+        read_rvtools(xlsx({"vHost": rows}), "rv.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.column) == (3, "# Memory")

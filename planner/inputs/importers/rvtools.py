@@ -8,8 +8,9 @@ CPU``), memory (``# Memory``, ``Memory``, ``Memory MB``, ``Memory MiB``). RVTool
 figures are MiB whatever the label says (RVTools 4 relabelled its ``MB`` columns ``MiB``); one
 under 1 GiB is no host's (``261.797``: a point between thousands) and is a problem, not a figure.
 When ``vHost`` has no cluster column, the ``vInfo`` tab (one row per VM, with its ``Host`` and
-``Cluster``) gives each host's cluster. RVTools has no GPU columns: GPUs come from another file
-(matched by host name) or are given per cluster.
+``Cluster``) gives each host's cluster. A column read that appears twice is refused, as in the
+planner's own CSVs; blank rows are passed over, however many. RVTools has no GPU columns: GPUs
+come from another file (matched by host name) or are given per cluster.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+
+from openpyxl.utils import get_column_letter
 
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, UnusedCell, fact
 from planner.inputs.importers.provenance import ImportNote
@@ -41,6 +44,7 @@ from planner.inputs.tabular import (
     is_workbook,
     number_text,
     quoted,
+    shown,
     visible_name,
     without_invisible,
 )
@@ -187,6 +191,32 @@ def _columns(
     return found
 
 
+def _refuse_repeated(
+    header: Sequence[Any], columns: Mapping[str, tuple[int, str]], tab: str, row: int
+) -> None:
+    """Raise ``InputError`` when a column read appears twice in the header on ``row``, as the
+    planner's CSVs refuse a repeated column: which one holds the values meant is not known. A
+    column not read may repeat (a custom attribute named as another): nothing of it is used."""
+    names = [_normalised(h) for h in header]
+    problems = []
+    for position, written in sorted(columns.values()):
+        repeats = [i for i, name in enumerate(names) if name == names[position]]
+        if len(repeats) > 1:
+            letters = [get_column_letter(i + 1) for i in repeats]
+            listed = f"{', '.join(letters[:-1])} and {letters[-1]}"
+            problems.append(
+                InputProblem(
+                    tab,
+                    row,
+                    shown(written),
+                    f"column {quoted(written)} appears twice (columns {listed})",
+                    "keep one column of that name",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+
+
 _GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 """A number with commas between groups of thousands (``261,797``); any other comma, as in a
 decimal comma (``1,5``), makes a cell no number rather than a wrong one. The rule of a workbook
@@ -215,8 +245,8 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
     """Hosts from an RVTools export's ``vHost`` tab (see the module docstring for the columns).
 
     Each bad cell is a problem naming the tab, row and column; its host keeps its other values.
-    Raises ``InputError`` when the file is not a workbook, has no ``vHost`` tab, or lacks the
-    host column.
+    Raises ``InputError`` when the file is not a workbook, has no ``vHost`` tab, lacks the host
+    column, or repeats a column it reads (in vHost, or in vInfo when that gives the clusters).
     """
     book = (
         workbook_sheets(data, file, "give the RVTools export as saved (File > Export all to Excel)")
@@ -249,6 +279,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             ]
         )
     columns = _columns(header_row[1], ALIASES)
+    _refuse_repeated(header_row[1], columns, tab, header_row[0])
     if "host" not in columns:
         raise InputError(
             [
@@ -298,6 +329,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                     )
                 )
             else:
+                _refuse_repeated(values, again, tab, number)
                 columns, header = again, _header_names(values)
                 problems.append(
                     InputProblem(
@@ -664,13 +696,15 @@ def _vinfo_clusters(book: Any, file: str) -> dict[str, tuple[str, int]]:
     sheet = _sheet(book, "vInfo")
     if sheet is None:
         return {}
-    rows = _rows(sheet, f"{file} [{sheet.title}]")
+    tab = f"{file} [{sheet.title}]"
+    rows = _rows(sheet, tab)
     header = next(rows, None)
     if header is None:
         return {}
     columns = _columns(header[1], _VINFO_ALIASES)
     if "host" not in columns or "cluster" not in columns:
         return {}
+    _refuse_repeated(header[1], columns, tab, header[0])
     found: dict[str, tuple[str, int]] = {}
     for number, values in rows:
         # Matched to vHost's names as those are read: without invisible characters.
