@@ -20,7 +20,7 @@ from importer_samples import (
     pod,
     sample,
 )
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 from streamlit.testing.v1 import AppTest
 
 from planner.assumptions import Assumptions
@@ -383,3 +383,36 @@ def test_gpus_per_cluster_no_int_reads_are_an_error_on_the_panel(gpus: str) -> N
         e.value.startswith("GPUs per cluster: 'prod=L40S:") and "digits 0-9" in e.value
         for e in at.error
     )
+
+
+def test_a_plan_workbook_giving_an_assumption_twice_is_not_restored_and_says_why() -> None:
+    """A plan workbook whose Planner inputs sheet gives pue twice is refused, as kubectl's key
+    twice is: no restore is offered, the page says the file cannot be used and lists the problem
+    naming the sheet, both rows and both values; the last value was restored without a word."""
+    book = load_workbook(io.BytesIO(_plan_workbook(Assumptions())))
+    sheet = book["Planner inputs"]
+    first = next(r[1].row for r in sheet.iter_rows(min_row=3) if r[1].value == "pue")
+    sheet.append(["assumption", "pue", "3.0"])
+    out = io.BytesIO()
+    book.save(out)
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(
+        ("plan.xlsx", out.getvalue(), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    assert "workloads_upload_restore" not in [b.key for b in at.button]
+    assert any("plan.xlsx cannot be used" in e.value for e in at.error)
+    listed = [
+        (row["row"], row["column"], row["problem"])
+        for df in at.dataframe
+        if "problem" in df.value.columns
+        for _, row in df.value.iterrows()
+    ]
+    assert (
+        sheet.max_row,
+        "name",
+        f"the assumption pue is given twice, on row {first} ('1.5') and on this row ('3.0'): "
+        "which value is meant is not known",
+    ) in listed
+    assert at.session_state["_session_scenario_inputs"].assumptions.pue == Assumptions().pue

@@ -654,3 +654,29 @@ def test_an_option_given_at_its_default_beside_a_saved_scenario_is_refused(
     capsys.readouterr()
     assert main(["plan", "--scenario", "base", "--pue", "1.5", *db]) == 2
     assert "--pue would be ignored" in capsys.readouterr().err
+
+
+def test_a_restored_workbook_giving_an_assumption_twice_stops_naming_both_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --from-workbook` of a workbook whose Planner inputs sheet gives pue twice (1.5 on
+    its own row, 3.0 added below) stops with the bad-input code, naming the sheet, both rows,
+    both values and the fix, and plans nothing; the last value was planned without a word."""
+    book = tmp_path / "plan.xlsx"
+    assert main(["plan", "--methods", "passthrough", "--no-harvest", "--out", str(book)]) == 0
+    edited = load_workbook(book)
+    sheet = edited[PLAN_INPUTS_SHEET]
+    first = next(r[1].row for r in sheet.iter_rows(min_row=3) if r[1].value == "pue")
+    sheet.append(["assumption", "pue", "3.0"])
+    edited.save(book)
+    capsys.readouterr()
+    code = main(["plan", "--from-workbook", str(book), "--methods", "passthrough"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}], row {sheet.max_row}, column 'name': the assumption "
+        f"pue is given twice, on row {first} ('1.5') and on this row ('3.0')"
+    ) in err
+    assert "Fix: delete one of the two rows of pue, keeping the value meant" in err
+    assert "nothing was planned" in err
+    assert "Traceback" not in err

@@ -546,3 +546,79 @@ def test_an_inputs_sheet_with_a_row_past_excel_s_last_is_refused_naming_it() -> 
     (problem,) = caught.value.problems
     assert (problem.file, problem.row) == (f"plan.xlsx [{PLAN_INPUTS_SHEET}]", 50_000_000)
     assert "past Excel's last row (1,048,576)" in problem.message
+
+
+def _with_rows_added(scenario: Scenario, rows: list[tuple[str, str, str]]) -> bytes:
+    """A workbook of ``scenario``'s inputs sheet with ``rows`` (kind, name, value) added below
+    its last, as a hand edit adds them."""
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    for row in rows:
+        book[PLAN_INPUTS_SHEET].append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "again"),
+    [("pue", "1.5", "3.0"), ("gpu_price_usd[L4]", "2000.0", "2500"), ("mps_replicas", "4", "8")],
+)
+def test_an_assumption_given_twice_is_refused_naming_both_rows(
+    name: str, first: str, again: str
+) -> None:
+    """An assumption (a field, a price entry, a method's setting) written twice in the Planner
+    inputs sheet is refused, as kubectl's key twice and a CSV's name twice are, naming the sheet,
+    the later row, its name column, the first row and both values: which one is meant is not
+    known (the last was used without a word)."""
+    scenario = dataclasses.replace(
+        _sample_scenario(),
+        assumptions=Assumptions(gpu_price_usd={"L4": 2000.0}, method_settings={"mps_replicas": 4}),
+    )
+    data = _with_rows_added(scenario, [("assumption", name, again)])
+    first_row = _row_named(data, name)
+    last_row = load_workbook(io.BytesIO(data))[PLAN_INPUTS_SHEET].max_row
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(data, file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}]",
+        last_row,
+        "name",
+    )
+    assert problem.message == (
+        f"the assumption {name} is given twice, on row {first_row} ('{first}') and on this row "
+        f"('{again}'): which value is meant is not known"
+    )
+    assert problem.fix == f"delete one of the two rows of {name}, keeping the value meant"
+
+
+def test_each_repeat_of_an_assumption_is_its_own_problem() -> None:
+    """An assumption written three times is two problems, each naming the first row; another
+    written twice is a third; every row of the sheet is read before the refusal, so all are
+    named at once."""
+    data = _with_rows_added(
+        _sample_scenario(),
+        [
+            ("assumption", "pue", "2"),
+            ("assumption", "max_slowdown", "1.1"),
+            ("assumption", "pue", "3"),
+        ],
+    )
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(data, file_name="plan.xlsx")
+    first, slowdown = _row_named(data, "pue"), _row_named(data, "max_slowdown")
+    said = [(p.row, p.message.split(":")[0]) for p in caught.value.problems]
+    last = load_workbook(io.BytesIO(data))[PLAN_INPUTS_SHEET].max_row
+    assert said == [
+        (
+            last - 2,
+            f"the assumption pue is given twice, on row {first} ('1.5') and on this row ('2')",
+        ),
+        (
+            last - 1,
+            f"the assumption max_slowdown is given twice, on row {slowdown} ('1.5') and on this "
+            "row ('1.1')",
+        ),
+        (last, f"the assumption pue is given twice, on row {first} ('1.5') and on this row ('3')"),
+    ]

@@ -10,7 +10,8 @@ sharing method's setting by its own name (``mps_replicas``). Fields added to ``A
 settings added to methods later are written and read with no change here. Reading back, an
 unknown name is a problem (not a crash) and a missing field keeps its default with a note; a
 value that cannot be read, or that its assumption's rules refuse, is a problem naming its row,
-and only that field keeps its default.
+and only that field keeps its default. A name given twice refuses the sheet, naming both rows:
+which value is meant is not known.
 
 Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
 item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
@@ -298,7 +299,7 @@ def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None
     """The inputs a plan workbook (a path, or its bytes) was planned from.
 
     Raises ``InputError`` when it is not a workbook, has no ``Planner inputs`` sheet, or the
-    sheet lacks the inventory or workload CSV.
+    sheet lacks the inventory or workload CSV or gives an assumption twice.
     """
     if isinstance(source, bytes):
         data, name = source, file_name or "plan.xlsx"
@@ -429,6 +430,9 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
                     ),
                 ]
             )
+    repeated = _repeated_assumptions(assumptions, tab)
+    if repeated:
+        raise InputError([*problems, *repeated])
     restored, notes, assumption_problems = assumptions_from_rows(assumptions, tab)
     own = files.get("my_gpus.csv")
     return PlanInputs(
@@ -634,6 +638,33 @@ def _kept_default(file: str, name: str, default: object) -> ImportNote:
     )
 
 
+def _repeated_assumptions(
+    rows: Sequence[tuple[int, str, str | UnreadableCell]], file: str
+) -> list[InputProblem]:
+    """A problem for each (row, name, value) row whose name an earlier row gives: the planner
+    writes each assumption once, and which of two values is meant is not known (as a key twice
+    in kubectl's output, or a name twice in the planner's CSVs)."""
+    first: dict[str, tuple[int, str | UnreadableCell]] = {}
+    problems = []
+    for number, name, value in rows:
+        if name not in first:
+            first[name] = (number, value)
+            continue
+        earlier, earlier_value = first[name]
+        problems.append(
+            InputProblem(
+                file,
+                number,
+                "name",
+                f"the assumption {shown(name)} is given twice, on row {earlier} "
+                f"({_shown(str(earlier_value))}) and on this row ({_shown(str(value))}): which "
+                "value is meant is not known",
+                f"delete one of the two rows of {shown(name)}, keeping the value meant",
+            )
+        )
+    return problems
+
+
 def assumptions_from_rows(
     rows: Sequence[tuple[int, str, str | UnreadableCell]], file: str
 ) -> tuple[Assumptions, list[ImportNote], list[InputProblem]]:
@@ -642,8 +673,12 @@ def assumptions_from_rows(
 
     A field the rows lack keeps its default, with a note; a name no field has is a problem; a
     value that cannot be read or that its assumption's rules refuse is a problem naming its row,
-    and only that field keeps its default (a mapping's entry is left out).
+    and only that field keeps its default (a mapping's entry is left out). Raises
+    ``InputError`` when a name is given twice, naming both rows.
     """
+    repeated = _repeated_assumptions(rows, file)
+    if repeated:
+        raise InputError(repeated)
     defaults = Assumptions()
     about = {name: about for name, about, _ in facts(defaults)}
     # A slowdown-model constant's override is read as a number of its unit and range.
