@@ -497,3 +497,14 @@ def test_a_value_too_long_to_quote_is_cut_in_its_problem(
     for problem in read.problems:
         assert len(problem.message) < 300
         assert "characters)" in problem.message
+
+
+def test_a_resource_key_too_long_to_quote_is_cut_where_its_problem_names_it() -> None:
+    """A MIG resource of 5,000 characters whose count cannot be read is named cut in the
+    problem's column, its length said (the column held the whole key)."""
+    key = "nvidia.com/mig-" + "x" * 5000
+    given = node("gpu-1", {"nvidia.com/gpu.product": "NVIDIA-L40S"}, extra={key: "many"})
+    read = read_kubectl_nodes(kube_list(given), "n.json", CATALOG)
+    (problem,) = read.problems
+    assert len(problem.column or "") < 200
+    assert "(5,015 characters)" in (problem.column or "")

@@ -479,3 +479,36 @@ def test_a_request_too_long_to_quote_is_cut_in_its_problem(resource: str, asked:
     assert read.problems
     for problem in read.problems:
         assert len(problem.message) + len(problem.fix) < 600
+
+
+_LONG = "x" * 5000
+
+
+@pytest.mark.parametrize(
+    ("name", "resources"),
+    [
+        (_LONG, {"nvidia.com/gpu": "1.5"}),
+        (_LONG, {"cpu": "lots"}),
+        ("main", {f"nvidia.com/mig-{_LONG}": "1"}),
+        ("main", {f"nvidia.com/mig-{_LONG}": "1.5"}),
+        ("main", {f"nvidia.com/mig-1g.{_LONG}": "1", "nvidia.com/gpu": "1"}),
+    ],
+    ids=["container name", "container name, cpu", "MIG resource", "MIG count", "two resources"],
+)
+def test_a_container_or_resource_name_too_long_to_quote_is_cut_where_its_problem_names_it(
+    name: str, resources: dict[str, str]
+) -> None:
+    """A container name or a resource key of 5,000 characters is cut in the problem's column
+    and message, its length said, as values are: a problem stays a line (the column held the
+    whole name)."""
+    odd = container(name, requests=resources, limits=resources)
+    read = read_kubectl_pods(
+        kube_list(pod("p-1", containers=[odd]), pod("p-2", containers=[_gpu()])),
+        "pods.json",
+        CATALOG,
+    )
+    assert read.problems
+    for problem in read.problems:
+        assert len(problem.column or "") < 200, problem.column
+        assert len(problem.message) + len(problem.fix) < 600, problem.message
+        assert "(5,0" in f"{problem.column} {problem.message}"

@@ -318,7 +318,7 @@ def _mig_counts(node: _Node, bad: Any) -> dict[str, int]:
                 mig_counts[key.removeprefix(f"{_LABEL}mig-")] = int(parse_quantity(value))
             except ValueError:
                 bad(
-                    f"status.capacity.{key}",
+                    f"status.capacity.{shown(key)}",
                     f"{quoted(str(value))} is not a count",
                     "give kubectl's output",
                 )
@@ -468,9 +468,10 @@ def _whole_gpus(
     unknown = [] if model is None else sorted(set(in_place) - {p.name for p in catalog.mig(model)})
     if unknown:
         bad(
-            f"status.capacity.{_LABEL}mig-{unknown[0]}",
-            f"MIG profile {', '.join(unknown)} is advertised but is not a MIG profile of the "
-            f"{model} in the catalog; its devices are left out of the node's MIG layout",
+            f"status.capacity.{_LABEL}mig-{shown(unknown[0])}",
+            f"MIG profile {', '.join(map(shown, unknown))} is advertised but is not a MIG "
+            f"profile of the {model} in the catalog; its devices are left out of the node's MIG "
+            "layout",
             "check the node's GPU model (nvidia.com/gpu.product), or add the profile to the "
             "catalog",
         )
@@ -558,11 +559,12 @@ def _mixed_gpus(
         bad(
             capacity_gpus[1],
             f"{capacity_gpus[0]:g} GPUs without MIG are advertised beside MIG devices "
-            f"({', '.join(f'{c} × {p}' for p, c in sorted(in_place.items()))}), and "
+            f"({', '.join(f'{c} × {shown(p)}' for p, c in sorted(in_place.items()))}), and "
             + (
                 "the node's GPU model is unknown"
                 if model is None
-                else f"MIG profile {', '.join(missing)} is not in the catalog for {model}"
+                else f"MIG profile {', '.join(map(shown, missing))} is not in the catalog for "
+                f"{model}"
             )
             + ", so the GPUs in MIG mode cannot be counted",
             "set gpus_per_host to the node's physical GPUs, or give the nvidia.com/gpu.count "
@@ -663,7 +665,7 @@ def _mig_single(
         "yes",
         f"metadata.labels.{_LABEL}gpu.product",
         "derived",
-        f"the product label names a MIG {profile} device",
+        f"the product label names a MIG {shown(profile)} device",
     )
     if count_label is not None:
         devices, locator = count_label, f"metadata.labels.{_LABEL}gpu.count"
@@ -681,7 +683,7 @@ def _mig_single(
     if known is None:
         bad(
             locator,
-            f"MIG profile {profile} is not in the catalog for this GPU, so the "
+            f"MIG profile {shown(profile)} is not in the catalog for this GPU, so the "
             f"{devices} MIG devices cannot be turned into GPUs",
             "set gpus_per_host to the node's physical GPUs",
         )
@@ -723,7 +725,7 @@ def _vgpu_vm(
         "no",
         f"metadata.labels.{_LABEL}vgpu.present",
         "derived",
-        f"a vGPU VM ({profile}): MIG is not visible inside it",
+        f"a vGPU VM ({shown(profile)}): MIG is not visible inside it",
     )
     if count_label is not None:
         vgpus, locator = count_label, f"metadata.labels.{_LABEL}gpu.count"
@@ -734,8 +736,8 @@ def _vgpu_vm(
     board = 1 if model is None else catalog.gpus[model].gpus_per_board
     gpus = max(board, math.ceil(vgpus / board) * board)
     text = (
-        f"the node is a VM with {vgpus} vGPU(s) of profile {profile}, not a physical host; its "
-        "CPU and memory are the VM's"
+        f"the node is a VM with {vgpus} vGPU(s) of profile {shown(profile)}, not a physical "
+        "host; its CPU and memory are the VM's"
     )
     if gpus != vgpus:
         add(

@@ -257,6 +257,12 @@ class _PodProblems:
         )
 
 
+def _at(container: Mapping[str, Any], resource: str) -> str:
+    """A container's resource as a problem's column names it (``main nvidia.com/gpu``), each
+    name cut as messages cut a value (``shown``): kubectl limits neither's length."""
+    return f"{shown(as_text(container.get('name')))} {shown(resource)}"
+
+
 def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:
     raw = _requested(container, resource)
     if raw is None:
@@ -265,14 +271,14 @@ def _quantity(container: Mapping[str, Any], resource: str, bad: _PodProblems) ->
         value = parse_quantity(raw)
     except ValueError as error:
         bad(
-            f"{as_text(container.get('name'))} {resource}",
+            _at(container, resource),
             str(error),
             "give kubectl's output unchanged",
         )
         return 0.0
     if value < 0:
         bad(
-            f"{as_text(container.get('name'))} {resource}",
+            _at(container, resource),
             f"{quoted(str(raw))} is negative: taken as 0",
             "give kubectl's output unchanged (Kubernetes refuses negative requests)",
         )
@@ -288,9 +294,9 @@ def _devices(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> 
     if count.is_integer():
         return count
     bad(
-        f"{as_text(container.get('name'))} {resource}",
+        _at(container, resource),
         f"{quoted(str(_requested(container, resource)))} is not a whole number, as Kubernetes "
-        f"takes {resource}: read as {math.ceil(count)}",
+        f"takes {shown(resource)}: read as {math.ceil(count)}",
         "give kubectl's output unchanged, or write the whole devices the pod asks for",
     )
     return float(math.ceil(count))
@@ -320,13 +326,12 @@ def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
     resources = as_mapping(container.get("resources"))
     requests = as_mapping(resources.get("requests"))
     limits = as_mapping(resources.get("limits"))
-    name = as_text(container.get("name"))
     for resource in sorted(set(requests) & set(limits)):
         if not _is_gpu_resource(resource):
             continue
         limit, request = limits[resource], requests[resource]
         request_shown = shown(str(request))
-        where = f"{name} limits {resource}"
+        where = f"{shown(as_text(container.get('name')))} limits {shown(resource)}"
         read = f"the request {request_shown} is read"
         try:
             value = parse_quantity(limit)
@@ -337,7 +342,7 @@ def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
             bad(
                 where,
                 f"{quoted(str(limit))} is not a whole number of at least 0, as Kubernetes takes "
-                f"{resource}: {read}",
+                f"{shown(resource)}: {read}",
                 f"write the limit as the request, {request_shown}, or give kubectl's output "
                 "unchanged",
             )
@@ -351,7 +356,7 @@ def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
                 where,
                 f"the limit {shown(str(limit))} is not the request {request_shown}: Kubernetes "
                 "requires them equal "
-                f"for an extended resource such as {resource}; {read}",
+                f"for an extended resource such as {shown(resource)}; {read}",
                 "write one number for both, or give kubectl's output unchanged",
             )
 
@@ -401,9 +406,9 @@ def _container_gpu(
     )
     if len(gpu_resources) > 1:
         bad(
-            f"{as_text(container.get('name'))} resources",
-            f"the container requests {' and '.join(gpu_resources)}: one GPU resource per "
-            "container is read, so the pod is left out rather than counted short",
+            _at(container, "resources"),
+            f"the container requests {' and '.join(map(shown, gpu_resources))}: one GPU "
+            "resource per container is read, so the pod is left out rather than counted short",
             "describe this class in a workload CSV with its GPUs per instance",
         )
         raise _PodLeftOutError(", ".join(gpu_resources))
@@ -432,8 +437,8 @@ def _container_gpu(
             {p.name for model in catalog.gpus for p in catalog.mig(model)}, key=_profile_order
         )
         bad(
-            f"{as_text(container.get('name'))} {resource}",
-            f"MIG profile {profile} is no profile of any GPU in the catalog: pod left out",
+            _at(container, resource),
+            f"MIG profile {shown(profile)} is no profile of any GPU in the catalog: pod left out",
             f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
         )
         raise _PodLeftOutError(resource)
