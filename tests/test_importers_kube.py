@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Literal
 
 import pytest
@@ -19,6 +20,7 @@ from planner.inputs.importers.kube import (
     quantity_gib,
     yaml_documents,
 )
+from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB
 from planner.inputs.problems import InputError
 
 
@@ -271,3 +273,32 @@ def test_a_key_twice_in_one_object_is_refused_naming_it_and_its_line() -> None:
     assert problem.message == (
         "YAML with the key 'cpu' twice in one mapping (column 5), which kubectl never writes"
     )
+
+
+_OVER_LIMIT = MAX_FILE_BYTES + 1
+
+
+@pytest.mark.parametrize(
+    ("read", "data"),
+    [
+        (json_documents, b"[" + b" " * _OVER_LIMIT + b"]"),
+        (yaml_documents, b"items: []\n" + b"#" * _OVER_LIMIT),
+        (kube_documents, b"[" + b" " * _OVER_LIMIT + b"]"),
+        (kube_documents, b"items: []\n" + b"#" * _OVER_LIMIT),
+    ],
+    ids=["json_documents", "yaml_documents", "kube_documents JSON", "kube_documents YAML"],
+)
+def test_kubectl_output_over_the_size_limit_is_refused_before_it_is_read(
+    read: Callable[[bytes, str], object], data: bytes
+) -> None:
+    """JSON and YAML over the 20 MB limit are refused alike, naming the file, its size and the
+    limit, before a byte is parsed, with the fix to split kubectl's output (JSON of any size was
+    read whole when its reader was called without the format's detection)."""
+    started = time.perf_counter()
+    with pytest.raises(InputError) as caught:
+        read(data, "pods.out")
+    assert time.perf_counter() - started < 1.0
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == ("pods.out", None)
+    assert problem.message == f"the file is 20.0 MB, over the limit of {MAX_FILE_MB} MB"
+    assert "-n NAMESPACE" in problem.fix

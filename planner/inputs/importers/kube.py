@@ -102,6 +102,16 @@ def as_text(value: object) -> str:
 
 
 _JSON_FIX = "give the output of kubectl ... -o json unchanged"
+_SIZE_FIX = (
+    "give fewer objects in each file: one namespace at a time (kubectl get pods -n NAMESPACE), "
+    "or those a label selects (-l), each file under the limit"
+)
+"""How to give kubectl output over ``MAX_FILE_MB``, the size limit of every input file."""
+
+
+def _refuse_large_output(data: bytes, file: str) -> None:
+    """Refuse kubectl output over ``MAX_FILE_MB`` before it is decoded, JSON and YAML alike."""
+    refuse_large_file(file, len(data), fix=_SIZE_FIX)
 
 
 class _LongIntegerError(Exception):
@@ -191,8 +201,10 @@ def json_documents(data: bytes, file: str) -> list[Any]:
     around the output are ignored.
 
     Raises ``InputError`` naming the line of the first JSON error, of an integer too long for
-    Python to read, or of an object holding a key twice (kubectl writes neither).
+    Python to read, or of an object holding a key twice (kubectl writes neither); a file over
+    ``MAX_FILE_MB`` is refused before it is read, as YAML is.
     """
+    _refuse_large_output(data, file)
     text = tool_text(data, file).text
     decoder = _decoder()
     documents = []
@@ -398,9 +410,9 @@ def yaml_documents(data: bytes, file: str) -> list[Any]:
 
     Raises ``InputError`` naming the line of the first YAML error, or of what kubectl never
     writes (``_yaml_values``: an alias, a tag not of JSON's types, a key that is not text,
-    nesting too deep).
+    nesting too deep); a file over ``MAX_FILE_MB`` is refused before it is read, as JSON is.
     """
-    refuse_large_file(file, len(data))
+    _refuse_large_output(data, file)
     text = tool_text(data, file).text
     try:
         documents = _yaml_values(text)
@@ -437,7 +449,8 @@ class KubeDocuments:
 def kube_documents(data: bytes, file: str) -> KubeDocuments:
     """The documents of kubectl's output, JSON (``-o json``, or ``jq``'s objects) when it starts
     with ``{`` or ``[``, else YAML (``-o yaml``). Raises ``InputError`` as ``json_documents``
-    and ``yaml_documents`` do."""
+    and ``yaml_documents`` do (a file over ``MAX_FILE_MB`` before it is decoded)."""
+    _refuse_large_output(data, file)
     start = tool_text(data, file).text.lstrip()[:1]
     if start in ("{", "["):
         return KubeDocuments(json_documents(data, file), "JSON")
