@@ -17,6 +17,7 @@ from planner.cli import SAMPLE_DIR, SAMPLE_INVENTORY
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
+from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import AnnualRates
 from planner.measure.result import measure_plan
@@ -1582,3 +1583,41 @@ def test_a_cost_bound_never_stands_above_a_plan_serving_the_same() -> None:
     assert plan.result.metrics.instances_not_placed == 0
     assert 0 < plan.cost_lower_bound_usd <= plan.bounded_usd_per_year + 1e-6
     assert plan.result.plan.status is not SolveStatus.OPTIMAL
+
+
+def test_a_sizing_on_two_server_types_costs_no_more_than_on_one_it_bought_alone() -> None:
+    """Free to buy HGX H100 8-GPU and H100 PCIe 4-GPU servers, the mix bought 3 + 1 (or 3 + 3)
+    for more a year than 4 HGX alone serve the same with: a type the mix bought, bought alone,
+    is weighed too (the fuzzer's seed 20004, shrunk)."""
+    servers = {s.name: s for s in load_server_types(CATALOG).value}
+    both = (servers["hgx-h100-8"], servers["h100-pcie-4"])
+    classes = [
+        workload("w0", kind=WorkloadKind.TRAINING, gpus=0.25, memory_gib=7.6, busy_fraction=0.51,
+                 schedule=OFFICE, days_per_week=5, vcpus=4, ram_gib=256,
+                 needs_live_migration=True, latency_tolerant=False, priority=1),
+        dataclasses.replace(
+            workload("w2", kind=WorkloadKind.VDI, instances=15, gpus=0.25, memory_gib=5.8,
+                     busy_fraction=0.9, schedule=OFFICE, vcpus=1, ram_gib=64,
+                     latency_tolerant=False, priority=2),
+            max_slowdown=2.0,
+        ),
+        dataclasses.replace(
+            workload("w5", kind=WorkloadKind.BATCH, instances=10, gpus=0.25, memory_gib=13.4,
+                     busy_fraction=0.29, schedule=OFFICE, vcpus=32, ram_gib=4,
+                     needs_isolation=True, latency_tolerant=False, priority=3),
+            max_slowdown=1.0,
+        ),
+    ]  # fmt: skip
+    scenario = scenario_of([], [], classes, catalog=CATALOG)
+
+    sized = size_cluster(scenario, both).recommended
+    alone = size_cluster(scenario, both[0]).recommended
+
+    assert sized is not None
+    assert alone is not None
+    assert sized.result.metrics.instances_not_placed == 0
+    assert alone.result.metrics.instances_not_placed == 0
+    assert sized.result.cost.total_usd_per_year <= alone.result.cost.total_usd_per_year + 1e-6
+    assert check_plan(sized.result.plan, scenario) == []
+    # The bound still ranges over both types: no higher than over one of them.
+    assert 0 < sized.cost_lower_bound_usd <= alone.cost_lower_bound_usd + 1e-6

@@ -421,6 +421,8 @@ def draft_recommendation(
     # On the inventory, the mix may start from the hosts of the single-method plans.
     starts = [r.plan for r in within] if hosts is None else []
     mixed = recommend(scenario, rates, hosts=hosts, methods=methods, starts=starts)
+    if len(servers) > 1:
+        mixed = _cheaper_on_one_type(scenario, rates, servers, singles, mixed)
     # Single-method plans are ranked on their own results: relabelling changes no figure.
     candidates: list[tuple[MethodResult, MethodPlan, str]] = [
         (r, _as_recommended(r.plan), f"{r.label} alone: no mix did better") for r in within
@@ -437,6 +439,37 @@ def draft_recommendation(
     bought = purchases(scenario, result.plan.hosts, servers) if servers else ()
     recommended = RecommendedPlan(result, decisions, 0.0, source, today, best_single, bought)
     return RecommendedDraft(recommended, mixed, from_mix=chosen is mixed.plan)
+
+
+def _cheaper_on_one_type(
+    scenario: Scenario,
+    rates: AnnualRates,
+    servers: Sequence[ServerType],
+    singles: Sequence[MethodResult],
+    mixed: MixedPlan,
+) -> MixedPlan:
+    """The mix sized on several server types, or on one type it bought alone where that ranks
+    first: the mix's MILP counts a type's hosts together, and placing its counts may open a
+    server of another type that one more of the first would spare. The types and options stay
+    every type's, so that the bound and the decisions range over every server that may be
+    bought; the counts are then the one type's (read for the solve's status only)."""
+    bought = {ServerType.of(h) for h in mixed.plan.hosts}
+    best, best_rank = mixed, rank(measure_plan(mixed.plan, scenario), scenario)
+    sizings = [r.plan for r in singles]
+    for server in servers:
+        if len(bought) < 2 or dataclasses.replace(server, name="") not in bought:
+            continue
+        alone = recommend(
+            scenario,
+            rates,
+            hosts=servers_to_buy(scenario, (server,), sizings),
+            methods=mixed.methods,
+        )
+        alone_rank = rank(measure_plan(alone.plan, scenario), scenario)
+        if alone_rank < best_rank:
+            best = dataclasses.replace(mixed, plan=alone.plan, counts=alone.counts)
+            best_rank = alone_rank
+    return best
 
 
 def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan:
