@@ -680,3 +680,25 @@ def test_a_restored_workbook_giving_an_assumption_twice_stops_naming_both_rows(
     assert "Fix: delete one of the two rows of pue, keeping the value meant" in err
     assert "nothing was planned" in err
     assert "Traceback" not in err
+
+
+def test_a_problem_on_a_gpu_still_counted_is_not_a_skipped_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nvidia-smi query output whose second GPU's index is '²' plans both GPUs, and the summary
+    line counts the index as another problem, not a row skipped; it said '1 row skipped' of a
+    row whose GPU was planned."""
+    smi = tmp_path / "gpu-1.csv"
+    smi.write_text(
+        "index, name, memory.total [MiB], hostname\n"
+        "0, NVIDIA L40S, 46068 MiB, gpu-1\n"
+        "², NVIDIA L40S, 46068 MiB, gpu-1\n"
+    )
+    args = ["--inventory", str(smi), "--cluster-gpus", "imported=L40S:2"]
+    scenario, _ = scenario_from_args(build_parser().parse_args(["plan", *args]))
+    assert scenario.inventory.gpu_count == 2
+    assert main(["plan", *args, "--methods", "passthrough", "--no-harvest"]) == 0
+    err = capsys.readouterr().err
+    assert "row 3, column 'index': the index '²' is not" in err
+    assert "plan: 1 other problem: see the list above." in err
+    assert "skipped" not in err

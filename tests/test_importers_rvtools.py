@@ -14,7 +14,7 @@ from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.hosts import HostFacts
 from planner.inputs.importers.rvtools import read_rvtools
-from planner.inputs.problems import InputError
+from planner.inputs.problems import InputError, skipped_summary
 from tests.builders import with_row_moved, xlsx
 
 
@@ -672,3 +672,19 @@ def test_a_later_header_repeating_a_column_is_refused_on_its_row() -> None:
         read_rvtools(xlsx({"vHost": rows}), "rv.xlsx")
     (problem,) = caught.value.problems
     assert (problem.row, problem.column) == (3, "# Memory")
+
+
+def test_problems_say_whether_their_row_is_kept() -> None:
+    """A host read with an assumed core count, or with its name's invisible character removed,
+    is a problem on a row kept; a host row without a name is a problem on a row left out, the
+    only row a summary counts skipped."""
+    rows = [
+        ("Host", "Cluster", "# Cores", "# Memory"),
+        ("esx1.lab", "prod", "many", 524288),
+        ("esx2\u200b.lab", "prod", 48, 524288),
+        ("", "prod", 48, 524288),
+    ]
+    read = read_rvtools(xlsx({"vHost": rows}), "rv.xlsx")
+    assert [h.name for h in read.hosts] == ["esx1.lab", "esx2.lab"]
+    assert [(p.row, p.row_kept) for p in read.problems] == [(2, True), (3, True), (4, False)]
+    assert skipped_summary(read.problems) == "1 row skipped in rv.xlsx [vHost], 2 other problems"

@@ -172,3 +172,17 @@ def test_the_compare_page_says_how_many_rows_the_plan_leaves_out() -> None:
     book = load_workbook(io.BytesIO(planning.workbook(inputs, session.Question())))
     listed = [r[:3] for r in book["Input problems"].iter_rows(min_row=2, values_only=True)]
     assert [column for *_, column in listed] == ["gpu_model", "rdma"]
+
+
+def test_a_problem_on_a_row_kept_is_not_a_skipped_row() -> None:
+    """A problem whose row is still used (a value corrected or assumed) counts as another
+    problem, not a row skipped; a row both kept by one problem and left out by another is one
+    row skipped."""
+    problems = [
+        InputProblem("a.csv", 3, "index", "bad index: kept", "fix", row_kept=True),
+        InputProblem("a.csv", 4, "name", "invisible characters removed", "fix", row_kept=True),
+        InputProblem("a.csv", 4, "gpus", "not a count: row left out", "fix"),
+        InputProblem("b.csv", None, None, "unknown column", "fix"),
+    ]
+    assert skipped_summary(problems) == "1 row skipped in a.csv, 2 other problems"
+    assert skipped_summary(problems[:1]) == "1 other problem"

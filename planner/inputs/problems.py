@@ -35,6 +35,10 @@ class InputProblem:
     """What is wrong, in plain words."""
     fix: str
     """What the user should change."""
+    row_kept: bool = False
+    """The row is still used, the problem one of its values (corrected, assumed or passed
+    over, as ``message`` says); False when the row is left out, or no row is named. Only rows
+    left out are counted skipped (``skipped_summary``)."""
 
     def __str__(self) -> str:
         where = self.file
@@ -101,17 +105,18 @@ def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
 
 def skipped_summary(problems: Sequence[InputProblem]) -> str | None:
     """One line counting the rows skipped and the other problems (``"2 rows skipped in
-    inventory.csv, 1 other problem"``); None when there is no problem."""
+    inventory.csv, 1 other problem"``); None when there is no problem. A row is skipped when a
+    problem leaves it out (``InputProblem.row_kept`` false); the other problems name no row or
+    a row still used."""
     if not problems:
         return None
-    rows = {(p.file, p.row) for p in problems if p.row is not None}
+    rows = {(p.file, p.row) for p in problems if p.row is not None and not p.row_kept}
     files = sorted({file for file, _ in rows})
-    others = sum(1 for p in problems if p.row is None)
+    others = sum(1 for p in problems if (p.file, p.row) not in rows)
     parts = []
     if rows:
         parts.append(f"{_count(len(rows), 'row')} skipped in {', '.join(files)}")
     if others:
-        # Problems without a row: unknown columns, which are ignored.
         parts.append(_count(others, "other problem"))
     return ", ".join(parts)
 

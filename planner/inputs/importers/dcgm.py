@@ -189,7 +189,7 @@ def _visible_hosts(
         if not written:
             continue
         if written not in hosts:
-            where = partial(InputProblem, file, line, label)
+            where = partial(InputProblem, file, line, label, row_kept=True)
             hosts[written] = visible_name(written, "host name", where, problems)
             if not hosts[written]:
                 emptied.append((label, written))
@@ -208,6 +208,7 @@ def _visible_hosts(
                 label,
                 f"the host name {quoted(written)} holds only invisible characters: {instead}",
                 f"give the {label} label the host's name (or drop the label)",
+                row_kept=True,
             )
         )
     return labels

@@ -634,6 +634,7 @@ def _combine(
                         other.note.locator or name,
                         message,
                         "correct the file that is wrong (or give this host's GPUs in one file)",
+                        row_kept=True,
                     )
                 )
             else:
@@ -809,6 +810,7 @@ def _model_not_offered(
             f"{model} is kept",
             f"correct the model where it is given to one of {listed}, or, if this {tool} "
             "output is of another host, give this host's own (named as here)",
+            row_kept=True,
         )
     ]
 

@@ -172,7 +172,7 @@ def _memory_mib(
     try:
         mib = _mib(memory_text, _header_unit(columns, "memory.total"), separator)
     except CellError as error:
-        problems.append(InputProblem(file, number, column, error.message, error.fix))
+        problems.append(InputProblem(file, number, column, error.message, error.fix, row_kept=True))
         return None
     if mib is None:
         problems.append(
@@ -182,6 +182,7 @@ def _memory_mib(
                 column,
                 f"{quoted(memory_text)} is not a memory size in MiB",
                 "give nvidia-smi's output unchanged",
+                row_kept=True,
             )
         )
     return mib
@@ -435,14 +436,16 @@ def _query_gpus(
         index_text = cell("index")
         index = _query_index(
             index_text,
-            partial(InputProblem, file, number, columns.get("index", (0, "index"))[1]),
+            partial(
+                InputProblem, file, number, columns.get("index", (0, "index"))[1], row_kept=True
+            ),
             problems,
         )
         identity = cell("uuid") or cell("pci.bus_id")
         host = cell("hostname")
         if host is not None:
             # Matched to other files' hosts by what the name shows, as RVTools' names are.
-            where = partial(InputProblem, file, number, columns["hostname"][1])
+            where = partial(InputProblem, file, number, columns["hostname"][1], row_kept=True)
             typed, host = host, visible_name(host, "host name", where, problems) or None
             if host is None:
                 # Kept rather than refused: the GPU still counts, on the host a blank cell
@@ -510,6 +513,7 @@ def _first_sample(
             "if they are samples of nvidia-smi -l, each GPU is counted once per sample",
             "add index or uuid to the fields (--query-gpu=index,uuid,name,memory.total,"
             "mig.mode.current --format=csv), or give one sample",
+            row_kept=True,
         )
     )
     return gpus, ""

@@ -174,6 +174,7 @@ def traced_problems(
                     problem.column,
                     problem.message,
                     problem.fix,
+                    row_kept=problem.row_kept,
                 )
             )
             continue
@@ -190,15 +191,30 @@ def traced_problems(
                     note.locator or problem.column,
                     f"{message} ({note.source}: {note.text})",
                     problem.fix,
+                    row_kept=problem.row_kept,
                 )
             )
         elif name in first:
             named = first[name]
             traced.append(
-                InputProblem(named.file, named.line, problem.column, message, problem.fix)
+                InputProblem(
+                    named.file,
+                    named.line,
+                    problem.column,
+                    message,
+                    problem.fix,
+                    row_kept=problem.row_kept,
+                )
             )
         else:
             traced.append(
-                InputProblem(validated_as, problem.row, problem.column, message, problem.fix)
+                InputProblem(
+                    validated_as,
+                    problem.row,
+                    problem.column,
+                    message,
+                    problem.fix,
+                    row_kept=problem.row_kept,
+                )
             )
     return tuple(traced)

@@ -340,6 +340,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                         f"{header_row[0]}: exports joined one after the other; the rows below "
                         "are read by this header",
                         "give each vCenter's export as a file of its own",
+                        row_kept=True,
                     )
                 )
                 problems.extend(_missing_columns(columns, tab, number))
@@ -400,7 +401,7 @@ def _host_name(
             where("the host name is empty: row left out", "give every host row its name")
         )
         return None
-    host = visible_name(host, "host name", where, problems)
+    host = visible_name(host, "host name", partial(where, row_kept=True), problems)
     if not host:
         problems.append(
             where(
@@ -429,6 +430,7 @@ def _missing_columns(
             None,
             f"no {what} column in the header ({written}): no host's {what} is read",
             f"give the vHost tab as RVTools exports it, or set {field} per host",
+            row_kept=True,
         )
         for what, written, field in missing
     ]
@@ -481,12 +483,13 @@ def _cluster(
                 f"the cluster cell holds {broken.said}: host {quoted(host)} is read without a "
                 "cluster",
                 "write the host's cluster in the cell (its value, not a formula)",
+                row_kept=True,
             )
         )
         return
     cluster = _text(values, columns.get("cluster"))
     if cluster:
-        where = partial(InputProblem, tab, number, columns["cluster"][1])
+        where = partial(InputProblem, tab, number, columns["cluster"][1], row_kept=True)
         cluster = visible_name(cluster, "cluster name", where, problems)
     if cluster:
         facts.append(
@@ -569,7 +572,7 @@ def _not_used(
     figure's note names it rather than saying RVTools lacks the figure."""
     _, _, field, assumed = what
     kept = f"the host is kept, planned with the {assumed} the import assumes instead"
-    problems.append(InputProblem(*where, column, f"{wrong}: {kept}", fix))
+    problems.append(InputProblem(*where, column, f"{wrong}: {kept}", fix, row_kept=True))
     unused.append(UnusedCell(field, *where, column, f"row {where[1]}, {column}: {wrong}"))
 
 
