@@ -610,7 +610,8 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
         m = r.metrics
         ratio = "—" if m.ratio_to_bound is None else f"{m.ratio_to_bound:.2f}"
         line = (
-            f"{r.label:<{width}}  {m.gpus_used:>4} GPUs  {m.hosts_used:>3} hosts  "
+            f"{r.label:<{width}}  {m.gpus_used:>4} {'GPU ' if m.gpus_used == 1 else 'GPUs'}  "
+            f"{m.hosts_used:>3} {'host ' if m.hosts_used == 1 else 'hosts'}  "
             f"placed {m.instances_placed}/{m.instances_placed + m.instances_not_placed}  "
             f"{_money(r.cost.total_usd_per_year)}/year  "
             f"{_money(r.cost.usd_per_instance_year)}/instance  "
@@ -707,7 +708,8 @@ def _run_plan(args: argparse.Namespace) -> int:
     if scenario.cpu_only:
         count = sum(w.instances for w in scenario.cpu_only)
         print(
-            f"{count} pods without a GPU: planned on node cores and RAM by methods that "
+            f"{count} {'pod' if count == 1 else 'pods'} without a GPU: planned on node cores "
+            "and RAM by methods that "
             "place pods on nodes"
         )
     for line in summary_lines(result):

@@ -322,7 +322,7 @@ def test_a_pod_list_carries_notes_on_what_it_read_and_each_value_it_assumed(
     assert {n.file for n in pods.notes} == {"pods.csv"}
     assert (read.field, read.value, read.source) == (
         "classes",
-        "5 GPU pods in 4 classes; 1 pods without GPU",
+        "5 GPU pods in 4 classes; 1 pod without GPU",
         "read",
     )
     assert [(n.field, n.value, n.source, n.text) for n in assumed] == [
@@ -441,7 +441,7 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("Fractional GPU"))
     assert "placed 5/5" in line
-    assert "1 pods without a GPU" in out
+    assert "1 pod without a GPU: planned on node cores and RAM" in out
     assert "BROKEN" not in out
     # The models the catalog lacks are said, with what they were taken as.
     assert (
@@ -476,7 +476,7 @@ def test_cli_workbook_and_saved_scenario_of_a_trace_plan_again(
     capsys.readouterr()
     assert main(["plan", "--scenario", "trace", "--db", str(db), *methods]) == 0
     assert capsys.readouterr().out.splitlines() == first
-    assert "1 pods without a GPU" in "\n".join(first)
+    assert "1 pod without a GPU" in "\n".join(first)
 
 
 def _sheets(path: Path, titles: tuple[str, ...]) -> dict[str, list[tuple[object, ...]]]:

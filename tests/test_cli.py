@@ -19,6 +19,7 @@ from planner.cli import (
     parse_server,
     recommended_lines,
     scenario_from_args,
+    summary_lines,
 )
 from planner.inputs.catalog import load_catalog
 from planner.inputs.importers import write_inputs_sheet
@@ -702,3 +703,18 @@ def test_a_problem_on_a_gpu_still_counted_is_not_a_skipped_row(
     assert "row 3, column 'index': the index '²' is not" in err
     assert "plan: 1 other problem: see the list above." in err
     assert "skipped" not in err
+
+
+def test_a_plan_line_counts_one_gpu_and_one_host_in_the_singular() -> None:
+    """One job on one L40S: the passthrough line reads '1 GPU   1 host', not '1 GPUs 1 hosts'."""
+    scenario = scenario_of(
+        [],
+        [builders.host("l40s", "L40S", 1)],
+        [builders.workload("job", kind=WorkloadKind.TRAINING, memory_gib=40, vcpus=8)],
+        catalog=load_catalog(),
+    )
+
+    lines = summary_lines(plan_scenario(scenario, methods=(Method.PASSTHROUGH,)))
+
+    line = next(x for x in lines if x.startswith("Passthrough"))
+    assert "   1 GPU     1 host   placed 1/1" in line

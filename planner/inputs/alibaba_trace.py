@@ -660,7 +660,12 @@ def plan_inputs_note(pods: TracePods) -> str:
     """One line on what the pod list holds, for a summary."""
     gpu_pods = sum(w.instances for w in pods.workloads)
     cpu_pods = sum(w.instances for w in pods.cpu_only)
-    return f"{gpu_pods} GPU pods in {len(pods.workloads)} classes; {cpu_pods} pods without GPU"
+    classes = len(pods.workloads)
+    return (
+        f"{gpu_pods} GPU {'pod' if gpu_pods == 1 else 'pods'} in {classes} "
+        f"{'class' if classes == 1 else 'classes'}; {cpu_pods} "
+        f"{'pod' if cpu_pods == 1 else 'pods'} without GPU"
+    )
 
 
 def model_names(hosts: Sequence[Host]) -> tuple[str, ...]:
