@@ -416,3 +416,16 @@ def test_a_plan_workbook_giving_an_assumption_twice_is_not_restored_and_says_why
         "which value is meant is not known",
     ) in listed
     assert at.session_state["_session_scenario_inputs"].assumptions.pue == Assumptions().pue
+
+
+def test_a_problem_on_a_gpu_still_counted_is_no_row_skipped_on_the_panel() -> None:
+    """nvidia-smi query output whose second GPU's index is '²': both GPUs are counted, the
+    problem is listed, and 'Rows skipped' says 0 (it counted every problem as a row)."""
+    data = _gpu_query_csv({"gpu-1": 2}).replace(b"1, NVIDIA", "², NVIDIA".encode())
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value(("gpus.csv", data, "text/csv")).run()
+    assert not at.exception
+    (problem,) = _problems(at).to_dict("records")
+    assert (problem["row"], problem["column"]) == (3, "index")
+    assert _metric(at, "Rows skipped") == "0"
+    assert _metric(at, "GPUs after") == "2"

@@ -34,7 +34,7 @@ from planner.inputs.importers.provenance import traced_problems
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import inventory_from_frame
 from planner.inputs.limits import MAX_FILE_MB
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
 from ui import components, planning, session, trace
@@ -462,7 +462,13 @@ def _change_figures(change: InputChange, role: Role, apart: str | None = None) -
         border=True,
         help=in_use if apart is None else f"{in_use} {apart}",
     )
-    figures[1].metric("Rows skipped", fmt.count(len(change.skipped)), border=True)
+    figures[1].metric(
+        "Rows skipped",
+        fmt.count(len(rows_skipped(change.skipped))),
+        border=True,
+        help="Rows a problem leaves out; every problem is listed below, those of rows still "
+        "used too.",
+    )
     difference = change.gpus_after - change.gpus_before
     figures[2].metric(
         gpus,

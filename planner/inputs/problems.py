@@ -15,6 +15,7 @@ __all__ = [
     "Loaded",
     "first_problems",
     "problems_frame",
+    "rows_skipped",
     "skipped_summary",
 ]
 
@@ -103,6 +104,11 @@ def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
     )
 
 
+def rows_skipped(problems: Sequence[InputProblem]) -> set[tuple[str, int]]:
+    """The (file, row) of each row a problem leaves out (``InputProblem.row_kept`` false)."""
+    return {(p.file, p.row) for p in problems if p.row is not None and not p.row_kept}
+
+
 def skipped_summary(problems: Sequence[InputProblem]) -> str | None:
     """One line counting the rows skipped and the other problems (``"2 rows skipped in
     inventory.csv, 1 other problem"``); None when there is no problem. A row is skipped when a
@@ -110,7 +116,7 @@ def skipped_summary(problems: Sequence[InputProblem]) -> str | None:
     a row still used."""
     if not problems:
         return None
-    rows = {(p.file, p.row) for p in problems if p.row is not None and not p.row_kept}
+    rows = rows_skipped(problems)
     files = sorted({file for file, _ in rows})
     others = sum(1 for p in problems if (p.file, p.row) not in rows)
     parts = []
