@@ -788,7 +788,7 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
         "--methods",
         nargs="+",
         choices=[m.value for m in Method],
-        help="methods to plan (default: all four)",
+        help=f"methods to plan (default: all {len(Method)})",
     )
     parser.add_argument("--out", type=Path, help="workbook to write (.xlsx)")
     parser.add_argument(

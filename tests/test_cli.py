@@ -718,3 +718,13 @@ def test_a_plan_line_counts_one_gpu_and_one_host_in_the_singular() -> None:
 
     line = next(x for x in lines if x.startswith("Passthrough"))
     assert "   1 GPU     1 host   placed 1/1" in line
+
+
+def test_the_help_names_how_many_methods_are_planned_by_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``plan --help`` says the default plans every method of the registry, not 'all four'."""
+    with pytest.raises(SystemExit):
+        main(["plan", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"(default: all {len(Method)})" in out

@@ -264,3 +264,27 @@ def test_the_recommended_plan_without_a_proven_cost_bound_says_so() -> None:
     figures = _recommended_facts(unproven).set_index("figure")["value"]
     assert figures["Lower bound on that cost"] == "none above $0 could be proven"
     assert figures["Cost over its bound"] == "—"
+
+
+def test_the_recommended_plan_s_references_count_one_gpu_in_the_singular() -> None:
+    """One job on one L40S: the row against today reads '1 served on 1 GPU for', not '1 GPUs'."""
+    from planner.inputs.catalog import load_catalog
+    from planner.inputs.workloads import WorkloadKind
+    from planner.output.export import _recommended_facts
+    from planner.output.report import plan_scenario
+    from tests import builders
+
+    plans = plan_scenario(
+        builders.scenario_of(
+            [],
+            [builders.host("l40s", "L40S", 1)],
+            [builders.workload("job", kind=WorkloadKind.TRAINING, memory_gib=40, vcpus=8)],
+            catalog=load_catalog(),
+        )
+    )
+    assert plans.recommended is not None
+    facts = _recommended_facts(plans.recommended)
+    # Today's sharing and the best single method: passthrough both.
+    against = list(facts.loc[facts["figure"] == "Against Passthrough", "value"])
+    assert len(against) == 2
+    assert all(text.startswith("1 served on 1 GPU for $") for text in against)

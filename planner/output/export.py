@@ -195,7 +195,8 @@ def _recommended_facts(recommended: RecommendedPlan) -> pd.DataFrame:
                 (
                     f"Against {reference.label}",
                     f"{reference.metrics.instances_placed} served on "
-                    f"{reference.metrics.gpus_used} GPUs for "
+                    f"{reference.metrics.gpus_used} "
+                    f"{'GPU' if reference.metrics.gpus_used == 1 else 'GPUs'} for "
                     f"${reference.cost.total_usd_per_year:,.0f}/year",
                     "",
                 )
