@@ -320,16 +320,9 @@ def _node_name(
         return None
     if host_key(name) not in seen:
         return name
-    first, first_name = seen[host_key(name)]
-    case = (
-        ""
-        if first_name == name
-        else f" as {quoted(first_name)}; names differing only in case are one node"
-    )
     problems.append(
         where(
-            f"node {shown(written.strip())} is listed twice (first on row {first.number}{case}): "
-            "left out",
+            _listed_twice("node", written, name, seen[host_key(name)]) + ": left out",
             f"{fix} (a node list joined with another repeats its nodes)",
         )
     )
@@ -480,20 +473,26 @@ def _pod_name(
     name = usable_name(written, "pod name", where, problems, empty=empty)
     if name is None or host_key(name) not in seen:
         return name
-    first, first_name = seen[host_key(name)]
-    case = (
-        ""
-        if first_name == name
-        else f" as {quoted(first_name)}; names differing only in case are one pod"
-    )
     problems.append(
         where(
-            f"pod {shown(written.strip())} is listed twice (first on row {first.number}{case}): "
-            "left out, its demand counted once",
+            _listed_twice("pod", written, name, seen[host_key(name)])
+            + ": left out, its demand counted once",
             "give each pod once (a pod list joined with another repeats its pods)",
         )
     )
     return None
+
+
+def _listed_twice(noun: str, written: str, name: str, first: tuple[Row, str]) -> str:
+    """``node x is listed twice (first on row 3 as 'X'; names differing only in case are one
+    node)``: ``name`` (as ``written``) repeats the ``first`` one's (its row and name)."""
+    row, first_name = first
+    case = (
+        ""
+        if first_name == name
+        else f" as {quoted(first_name)}; names differing only in case are one {noun}"
+    )
+    return f"{noun} {shown(written.strip())} is listed twice (first on row {row.number}{case})"
 
 
 def _pod_class(
