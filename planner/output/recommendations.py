@@ -454,10 +454,12 @@ def _cheaper_on_one_type(
     every type's, so that the bound and the decisions range over every server that may be
     bought; the counts are then the one type's (read for the solve's status only)."""
     bought = {ServerType.of(h) for h in mixed.plan.hosts}
+    if len(bought) < 2:
+        return mixed
     best, best_rank = mixed, rank(measure_plan(mixed.plan, scenario), scenario)
     sizings = [r.plan for r in singles]
     for server in servers:
-        if len(bought) < 2 or dataclasses.replace(server, name="") not in bought:
+        if dataclasses.replace(server, name="") not in bought:
             continue
         alone = recommend(
             scenario,
