@@ -16,6 +16,7 @@ import ctypes
 import enum
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
+from planner.plan import NotPlaced
 from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
 from planner.solve.headroom import MAX_HEADROOM
 from planner.time.demand import (
@@ -619,8 +621,18 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
         )
         if r.feasibility_violations:
             line += f"  BROKEN: {len(r.feasibility_violations)} rule(s) violated"
+        if not m.instances_placed and r.plan.not_placed:
+            line += f"  none placed: {_main_reason(r.plan.not_placed)}"
         lines.append(line)
     return lines
+
+
+def _main_reason(not_placed: Sequence[NotPlaced]) -> str:
+    """The reason most instances left out share, with how many other reasons there are."""
+    reasons = Counter(n.reason for n in not_placed)
+    reason, _ = reasons.most_common(1)[0]
+    others = len(reasons) - 1
+    return reason + (f" (and {others} other reason{'s' if others > 1 else ''})" if others else "")
 
 
 def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:

@@ -474,6 +474,20 @@ def test_size_from_the_server_catalog_says_what_to_buy(
     assert "Sizing servers of hgx-h100-8 (8× H100-80GB-SXM)" in printed
 
 
+def test_a_plan_placing_nothing_says_why_on_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Sized on a vSphere server type, a Kubernetes method places none of the sample's
+    instances: its line says why, not only 'placed 0/308'."""
+    code = main(["plan", "--size", "l40s-4", "--methods", "vgpu", "k8s-time-slicing"])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    (k8s,) = [line for line in lines if line.startswith("Time-slicing (Kubernetes)")]
+    assert "placed 0/" in k8s
+    assert "none placed: " in k8s
+    assert "runs on Kubernetes hosts, and the host runs vSphere" in k8s
+    (vgpu,) = [line for line in lines if line.startswith("vGPU")]
+    assert "none placed" not in vgpu
+
+
 def test_size_with_an_unknown_server_type_name_exits_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
