@@ -4,6 +4,7 @@ classes."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from importer_samples import CATALOG, as_kubectl_yaml, container, kube_list, node, pod
@@ -512,3 +513,69 @@ def test_a_container_or_resource_name_too_long_to_quote_is_cut_where_its_problem
         assert len(problem.column or "") < 200, problem.column
         assert len(problem.message) + len(problem.fix) < 600, problem.message
         assert "(5,0" in f"{problem.column} {problem.message}"
+
+
+def _annotated(name: str, annotations: dict[str, str]) -> dict[str, Any]:
+    """A pod asking for GPUs by annotation, as KAI Scheduler and Run:ai take it."""
+    item = pod(name, containers=[container(requests={"cpu": "2", "memory": "8Gi"})])
+    item["metadata"]["annotations"] = annotations
+    return item
+
+
+def test_a_kai_gpu_fraction_or_gpu_memory_annotation_is_a_fractional_gpu_request() -> None:
+    """If a pod asks for a GPU share by KAI Scheduler's (Run:ai's) annotation, with no GPU
+    resource, it is a fractional GPU request, not a pod without a GPU."""
+    read = read_kubectl_pods(
+        kube_list(
+            _annotated("half", {"gpu-fraction": "0.5"}),
+            _annotated("mem", {"gpu-memory": "8192"}),
+            _annotated("two", {"gpu-fraction": "0.25", "gpu-fraction-num-devices": "2"}),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    gpus = {p.name: p.gpu for p in read.pods}
+    half, mem, two = gpus["half"], gpus["mem"], gpus["two"]
+    assert half is not None
+    assert mem is not None
+    assert two is not None
+    assert (half.gpus, half.memory_gib) == (0.5, None)
+    assert (mem.memory_gib, mem.gpus_source) == (8.0, "assumed")
+    assert mem.gpus == pytest.approx(8 / 40)
+    assert two.gpus == 2.0
+    assert read.problems == ()
+    grouped = group_pods(read.pods, CATALOG)
+    assert sorted(grouped.frame["gpus"]) == [pytest.approx(0.2), 0.5, 2.0]
+
+
+def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> None:
+    """If a pod asks for GPUs by another vendor's resource or an annotation that is not KAI's,
+    it is left out with a problem naming what it asked, never counted as asking no GPU."""
+    read = read_kubectl_pods(
+        kube_list(
+            _annotated("runai", {"runai-gpu-fraction": "0.25"}),
+            pod("cgpu", containers=[container(limits={"aliyun.com/gpu-mem": "8"})]),
+            pod(
+                "volcano",
+                containers=[
+                    container(
+                        limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "4096"}
+                    )
+                ],
+            ),
+            _annotated("bad", {"gpu-fraction": "1.5"}),
+            pod("whole", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["whole"]
+    text = " ".join(f"{p.column} {p.message}" for p in read.problems)
+    for asked in (
+        "runai-gpu-fraction",
+        "aliyun.com/gpu-mem",
+        "volcano.sh/vgpu-memory, volcano.sh/vgpu-number are GPU resources",
+        "'1.5' is not a share of a GPU",
+    ):
+        assert asked in text
+    assert text.count("pod left out") == 4

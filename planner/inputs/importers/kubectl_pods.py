@@ -24,6 +24,13 @@ GPU requests and what one pod gets [GPUs]:
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
   share), memory ``n`` × gpumem.
+- KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
+  (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
+  ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
+  memory with the GPU share that memory is of an assumed GPU.
+- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``, ``aliyun.com/gpu-mem``,
+  ``volcano.sh/vgpu-number``) leaves its pod out, with a problem naming the resource: what one
+  unit of it is worth in GPUs is not read here.
 
 Pods are grouped into classes by owner: a ReplicaSet's pods by their Deployment (the
 ReplicaSet name without its pod-template hash), a Job's by its CronJob (the Job name without its
@@ -85,6 +92,13 @@ _HAMI_MEMORY = "nvidia.com/gpumem"
 _HAMI_MEMORY_SHARE = "nvidia.com/gpumem-percentage"
 _HAMI_CORES = "nvidia.com/gpucores"
 _PRODUCT = "nvidia.com/gpu.product"
+# KAI Scheduler's pod annotations (NVIDIA/KAI-Scheduler docs/gpu-sharing/README.md), the ones
+# Run:ai reads: gpu-fraction is the share of one GPU's memory, gpu-memory is in MiB.
+_KAI_FRACTION = "gpu-fraction"
+_KAI_MEMORY = "gpu-memory"
+_KAI_DEVICES = "gpu-fraction-num-devices"
+_KAI_ANNOTATIONS = (_KAI_FRACTION, _KAI_MEMORY)
+_NOT_GPU_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 _TEMPLATE_HASH = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$")
 """The suffix Kubernetes adds to a ReplicaSet's name (its safe-encoding alphabet)."""
 _CRON_SUFFIX = re.compile(r"^(?P<cronjob>.+)-\d{8,10}$")
@@ -644,6 +658,10 @@ def _pod(
             first.memory_text,
             first.mig_profile,
         )
+    annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
+    _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
+    if gpu is None:
+        gpu = _annotated_gpu(annotations, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
     return PodRequest(
         file=file,
@@ -659,6 +677,136 @@ def _pod(
         ram_gib=memory_bytes / 2.0**30,
         gpu=gpu,
         gpu_models=_selected_models(spec, catalog),
+    )
+
+
+def _refuse_unread_gpu(
+    annotations: Mapping[str, str],
+    containers: Sequence[Mapping[str, Any]],
+    resource_read: bool,
+    bad: _PodProblems,
+) -> None:
+    """Leave a pod out, with a problem, when it asks for GPUs in a way not read: another
+    vendor's or scheme's GPU resource (``amd.com/gpu``, ``aliyun.com/gpu-mem``,
+    ``volcano.sh/vgpu-number``), an annotation named like KAI's but not one of them
+    (``runai-gpu-fraction``), or KAI's annotations beside a GPU resource (two requests)."""
+    for each in containers:
+        resources = as_mapping(each.get("resources"))
+        names = set(as_mapping(resources.get("requests"))) | set(
+            as_mapping(resources.get("limits"))
+        )
+        unread = sorted(
+            n
+            for n in names
+            if "gpu" in n.lower() and not _is_gpu_resource(n) and _requests_some(each, n)
+        )
+        if unread:
+            bad(
+                _at(each, unread[0]),
+                f"{', '.join(map(shown, unread))} "
+                + ("is a GPU resource" if len(unread) == 1 else "are GPU resources")
+                + " the importer does not read (what one unit is worth in GPUs is not known "
+                "here): pod left out",
+                "describe this class in a workload CSV with its GPUs per instance and GPU memory",
+            )
+            raise _PodLeftOutError(unread[0])
+    kai = [a for a in _KAI_ANNOTATIONS if a in annotations]
+    alike = sorted(
+        k
+        for k in annotations
+        if k.rsplit("/", 1)[-1].endswith(_KAI_ANNOTATIONS) and k not in _KAI_ANNOTATIONS
+    )
+    if alike and not kai:
+        bad(
+            f"metadata.annotations.{shown(alike[0])}",
+            f"the annotation {shown(alike[0])} is not one KAI Scheduler or Run:ai reads "
+            f"({_KAI_FRACTION}, {_KAI_MEMORY}), so what the pod asks of GPUs is not known: "
+            "pod left out",
+            f"give the pods as kubectl lists them (KAI's annotation is {_KAI_FRACTION}), or "
+            "describe the class in a workload CSV",
+        )
+        raise _PodLeftOutError(alike[0])
+    if kai and resource_read:
+        bad(
+            f"metadata.annotations.{kai[0]}",
+            f"the pod asks for GPUs both by the annotation {kai[0]} and by a GPU resource: "
+            "which one it holds is not known, so the pod is left out rather than counted twice",
+            "describe this class in a workload CSV with its GPUs per instance",
+        )
+        raise _PodLeftOutError(kai[0])
+
+
+def _annotated_gpu(
+    annotations: Mapping[str, str], defaults: WorkloadDefaults, bad: _PodProblems
+) -> GpuRequest | None:
+    """A KAI Scheduler or Run:ai GPU share from the pod's annotations (module docstring); None
+    without them. An unreadable value leaves the pod out, with a problem."""
+    fraction_text = annotations.get(_KAI_FRACTION)
+    memory_text = annotations.get(_KAI_MEMORY)
+    if fraction_text is None and memory_text is None:
+        return None
+
+    def number(key: str, text: str, rule: str, valid: Callable[[float], bool]) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not valid(value):
+            bad(
+                f"metadata.annotations.{key}",
+                f"{quoted(text)} is not {rule}: the pod's GPU share is not known, pod left out",
+                f"write {key} as KAI Scheduler takes it ({rule}), or give kubectl's output "
+                "unchanged",
+            )
+            raise _PodLeftOutError(key)
+        return value
+
+    devices = number(
+        _KAI_DEVICES,
+        annotations.get(_KAI_DEVICES, "1"),
+        "a whole number of GPUs of at least 1",
+        lambda v: math.isfinite(v) and v.is_integer() and v >= 1,
+    )
+    fraction = (
+        None
+        if fraction_text is None
+        else number(
+            _KAI_FRACTION,
+            fraction_text,
+            "a share of a GPU over 0 and at most 1",
+            lambda v: 0 < v <= 1,
+        )
+    )
+    mib = (
+        None
+        if memory_text is None
+        else number(_KAI_MEMORY, memory_text, "MiB over 0", lambda v: math.isfinite(v) and v > 0)
+    )
+    on = "" if devices == 1 else f" on each of {devices:g} GPUs ({_KAI_DEVICES})"
+    memory_gib = None if mib is None else devices * mib / 1024
+    shown_memory = "" if mib is None else f"{mib:g} MiB of GPU memory ({_KAI_MEMORY}){on}"
+    source: NoteSource
+    if fraction is not None:
+        share, source = fraction, "read"
+        text = f"{fraction:g} of a GPU's memory ({_KAI_FRACTION}){on}, compute taken alike"
+    else:
+        assumed = defaults.gpu_memory_gib
+        share, source = min(1.0, (mib or 0.0) / 1024 / assumed), "assumed"
+        text = f"{shown_memory} of an assumed {assumed:g} GiB GPU, compute taken alike"
+    if devices > 1:
+        # A share of each of several GPUs cannot be placed as one fraction: whole GPUs are held.
+        gpus, source = devices, "assumed"
+        text += f": counted as {devices:g} GPUs"
+    else:
+        gpus = share
+    return GpuRequest(
+        f"{_KAI_FRACTION} (annotation)" if fraction is not None else f"{_KAI_MEMORY} (annotation)",
+        _rounded(gpus),
+        source,
+        text,
+        memory_gib,
+        "read" if mib is not None else "assumed",
+        shown_memory,
     )
 
 
@@ -835,7 +983,7 @@ def group_pods(
                 f"request none, {len(finished)} have finished)",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
                 "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile> or "
-                "nvidia.com/gpu.shared",
+                "nvidia.com/gpu.shared, or KAI Scheduler's gpu-fraction or gpu-memory annotation",
             )
         )
     names = _unique_names(list(classes.values()))
