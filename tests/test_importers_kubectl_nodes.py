@@ -508,3 +508,36 @@ def test_a_resource_key_too_long_to_quote_is_cut_where_its_problem_names_it() ->
     (problem,) = read.problems
     assert len(problem.column or "") < 200
     assert "(5,015 characters)" in (problem.column or "")
+
+
+def test_alibaba_gpu_count_nodes_are_read_with_their_card_model_label() -> None:
+    """If a node advertises Alibaba's alibabacloud.com/gpu-count (alibaba/clusterdata's node
+    files), its GPUs are that count and its model the gpu-card-model label, not 'no GPU'."""
+    ali = {"alibabacloud.com/gpu-count": "2", "alibabacloud.com/gpu-milli": "2000"}
+    read = read_kubectl_nodes(
+        kube_list(
+            node("ali-t4", {"alibabacloud.com/gpu-card-model": "T4"}, extra=ali),
+            node("ali-unknown", {"alibabacloud.com/gpu-card-model": "G9"}, extra=ali),
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    values = {h.name: _values(h) for h in read.hosts}
+    assert values["ali-t4"]["gpus_per_host"] == 2
+    assert values["ali-t4"]["gpu_model"] == "T4"
+    assert values["ali-unknown"]["gpus_per_host"] == 2
+    assert [p.column for p in read.problems] == [
+        "node ali-unknown: metadata.labels.alibabacloud.com/gpu-card-model"
+    ]
+
+
+def test_a_node_advertising_a_gpu_resource_not_read_is_a_problem_not_a_note() -> None:
+    """If a node advertises GPUs by a resource the importer does not read (amd.com/gpu), it is
+    left out with a problem naming the resource, not noted as having no GPU."""
+    read = read_kubectl_nodes(
+        kube_list(node("mi300", extra={"amd.com/gpu": "8"})), "nodes.json", CATALOG
+    )
+    assert read.hosts == ()
+    assert len(read.problems) == 1
+    assert "amd.com/gpu" in read.problems[0].message
+    assert "left out" in read.problems[0].message

@@ -24,7 +24,10 @@ Readings and their rules:
   profile's physical model, and its CPU and memory are the VM's.
 - Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
   ``topology.kubernetes.io/zone``, else ``kubernetes``.
-- Nodes without a GPU are left out, each with a note saying so.
+- Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
+  ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``.
+- Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
+  resource not read here (``amd.com/gpu``) is left out with a problem naming it.
 """
 
 from __future__ import annotations
@@ -72,6 +75,11 @@ _LABEL = "nvidia.com/"
 _SHARED = f"{_GPU}.shared"
 _REPLICAS = f"{_LABEL}gpu.replicas"
 _SHARING = f"{_LABEL}gpu.sharing-strategy"
+_ALIBABA_COUNT = "alibabacloud.com/gpu-count"
+_ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
+_ADVERTISED = (_GPU, _SHARED, _ALIBABA_COUNT)
+"""Resources counting a node's GPUs, in the order they are taken."""
+_READ_RESOURCES = frozenset({*_ADVERTISED, "alibabacloud.com/gpu-milli"})
 
 
 def read_kubectl_nodes(
@@ -233,12 +241,29 @@ def _host(
     def bad(locator: str, message: str, fix: str) -> None:
         problems.append(InputProblem(file, None, f"node {shown(name)}: {locator}", message, fix))
 
-    product = labels.get(f"{_LABEL}gpu.product", "")
+    product_label = next(
+        (k for k in (f"{_LABEL}gpu.product", _ALIBABA_MODEL) if labels.get(k)),
+        f"{_LABEL}gpu.product",
+    )
+    product = labels.get(product_label, "")
     count_text = labels.get(f"{_LABEL}gpu.count", "")
     mig_counts = _mig_counts(node, bad)
     capacity_gpus = _capacity_gpus(node, bad)
     has_gpu = bool(product or count_text or any(mig_counts.values()))
     has_gpu = has_gpu or (capacity_gpus is not None and capacity_gpus[0] > 0)
+    unread = sorted(
+        k
+        for k in {*node.capacity, *node.allocatable}
+        if "gpu" in k.lower() and not k.startswith(f"{_LABEL}mig-") and k not in _READ_RESOURCES
+    )
+    if not has_gpu and unread:
+        bad(
+            f"status.capacity.{shown(unread[0])}",
+            f"the node advertises {', '.join(map(shown, unread))}, GPUs the importer does not "
+            "read: left out",
+            "give this host's GPUs in an inventory CSV (gpus_per_host, gpu_model)",
+        )
+        return None
     if not has_gpu:
         notes.append(
             ImportNote(
@@ -261,7 +286,7 @@ def _host(
     memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", ""))
     gpu_name = match_gpu_name(product, catalog, memory_mib=memory_mib) if product else None
     model = None if gpu_name is None else gpu_name.model
-    _gpu_model(gpu_name, product, name, file, notes, add, bad)
+    _gpu_model(gpu_name, product, product_label, name, file, notes, add, bad)
 
     count_label = _whole(count_text)
     for label, text in ((f"{_LABEL}gpu.count", count_text), (_REPLICAS, labels.get(_REPLICAS, ""))):
@@ -336,7 +361,7 @@ def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
     ``renameByDefault`` advertises ``nvidia.com/gpu.shared`` and leaves ``nvidia.com/gpu`` at 0,
     so the first resource advertising more than none is taken."""
     advertised: list[tuple[float, str]] = []
-    for resource in (_GPU, _SHARED):
+    for resource in _ADVERTISED:
         found = node.resource(resource)
         if found is None:
             continue
@@ -364,16 +389,17 @@ def _rdma(node: _Node, add: Any) -> None:
 def _gpu_model(
     gpu_name: GpuName | None,
     product: str,
+    product_label: str,
     name: str,
     file: str,
     notes: list[ImportNote],
     add: Any,
     bad: Any,
 ) -> None:
-    """The node's GPU model from its product label: a note when there is none, a problem when
-    the catalog has no such model."""
+    """The node's GPU model from its product label (``product_label``): a note when there is
+    none, a problem when the catalog has no such model."""
     model = None if gpu_name is None else gpu_name.model
-    product_locator = f"metadata.labels.{_LABEL}gpu.product"
+    product_locator = f"metadata.labels.{product_label}"
     if gpu_name is None:
         notes.append(
             ImportNote(
