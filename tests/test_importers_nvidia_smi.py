@@ -1043,3 +1043,89 @@ def test_a_q_report_of_a_newer_driver_reads_mig_devices_under_the_gpu() -> None:
     assert [(g.gpu_index, [i.profile for i in g.instances]) for g in host.mig_layout] == [
         (0, ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]),
     ]
+
+
+def test_every_gpu_of_a_host_of_several_models_not_counted_is_listed() -> None:
+    """A host of four GPU models counts its first model's GPUs and lists each other GPU on its
+    row, left out, naming every model; none is passed over unsaid."""
+    data = (
+        b"index, name, memory.total [MiB]\n"
+        b"0, NVIDIA A100-SXM4-80GB, 81920 MiB\n"
+        b"1, NVIDIA A100-SXM4-80GB, 81920 MiB\n"
+        b"2, NVIDIA L4, 23034 MiB\n"
+        b"3, Tesla T4, 15360 MiB\n"
+        b"4, NVIDIA H100 80GB HBM3, 81559 MiB\n"
+    )
+    read = read_nvidia_smi_query(data, "gpu-01.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    assert [(p.row, p.row_kept) for p in read.problems] == [(4, False), (5, False), (6, False)]
+    assert read.problems[1].message == (
+        "host 'gpu-01' has GPUs of 4 models ('NVIDIA A100-SXM4-80GB', 'NVIDIA L4', 'Tesla T4', "
+        "'NVIDIA H100 80GB HBM3'); the inventory holds one model per host, so this 'Tesla T4' "
+        "GPU is left out and the 2 GPUs of A100-80GB-SXM are counted"
+    )
+
+
+def test_a_list_of_three_models_lists_both_gpus_left_out() -> None:
+    """nvidia-smi -L with three models: the A100 is counted (1 GPU, in the singular) and the L4
+    and T4 lines are each listed."""
+    data = (
+        b"GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n"
+        b"GPU 1: NVIDIA L4 (UUID: GPU-2)\n"
+        b"GPU 2: Tesla T4 (UUID: GPU-3)\n"
+    )
+    read = read_nvidia_smi_list(data, "gpu-02.txt", CATALOG)
+    assert [p.row for p in read.problems] == [2, 3]
+    assert "the 1 GPU of A100-80GB-SXM is counted" in read.problems[1].message
+
+
+def test_a_gpu_the_catalog_lacks_does_not_hide_the_hosts_known_gpus() -> None:
+    """An unknown RTX 4090 listed before three A100s: the three A100s are counted and the RTX
+    4090 is listed as left out, saying the catalog lacks it and how to add it."""
+    data = (
+        b"index, name, memory.total [MiB]\n"
+        b"0, NVIDIA GeForce RTX 4090, 24564 MiB\n"
+        b"1, NVIDIA A100-SXM4-80GB, 81920 MiB\n"
+        b"2, NVIDIA A100-SXM4-80GB, 81920 MiB\n"
+        b"3, NVIDIA A100-SXM4-80GB, 81920 MiB\n"
+    )
+    read = read_nvidia_smi_query(data, "gpu-03.csv", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-80GB-SXM", 3)
+    (problem,) = read.problems
+    assert problem.row == 2
+    assert "this 'NVIDIA GeForce RTX 4090' GPU is left out" in problem.message
+    assert "the 3 GPUs of A100-80GB-SXM are counted" in problem.message
+    assert "the catalog has no model for GPU 'NVIDIA GeForce RTX 4090'" in problem.message
+    assert "--catalog-extra" in problem.fix
+
+
+def test_cut_off_names_of_two_memory_sizes_are_two_models() -> None:
+    """An old table cuts both V100 names to 'Tesla V100-SXM2...': each is resolved with its own
+    memory (16130 MiB a V100 16 GB, 32480 MiB a V100 32 GB), so the host holds two models, as
+    the same GPUs in a query CSV do; the second is listed, told apart by its memory."""
+    data = b"""\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|===============================+======================+======================|
+|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |
+| N/A   34C    P0    37W / 300W |      0MiB / 16130MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+|   1  Tesla V100-SXM2...  On   | 00000000:00:1F.0 Off |                    0 |
+| N/A   34C    P0    37W / 300W |      0MiB / 32480MiB |      0%      Default |
++-------------------------------+----------------------+----------------------+
+"""
+    read = read_nvidia_smi_table(data, "v100.txt", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("V100-16GB-SXM", 1)
+    (problem,) = read.problems
+    assert problem.row == 10
+    assert "('Tesla V100-SXM2...' of 16130 MiB, 'Tesla V100-SXM2...' of 32480 MiB)" in (
+        problem.message
+    )
+    query = b"index, name, memory.total [MiB]\n0, Tesla V100-SXM2-16GB, 16130 MiB\n"
+    query += b"1, Tesla V100-SXM2-32GB, 32480 MiB\n"
+    assert [p.row for p in read_nvidia_smi_query(query, "v100.csv", CATALOG).problems] == [3]

@@ -39,7 +39,6 @@ from planner.inputs.tabular import (
     csv_records,
     number_text,
     quoted,
-    shown,
     visible_name,
 )
 
@@ -1476,11 +1475,15 @@ def _host(
             )
         )
 
-    names: dict[str, GpuName] = {}
-    for gpu in gpus:
-        names.setdefault(gpu.name, matches[gpu.name, gpu.memory_mib])
-    first_name = names[gpus[0].name]
-    same = [g for g in gpus if names[g.name].model == first_name.model]
+    def name(gpu: _Gpu) -> GpuName:
+        return matches[gpu.name, gpu.memory_mib]
+
+    # The GPUs counted are those of the first catalog model (else of the first name): a model
+    # the catalog lacks is no reason to leave out the host's known GPUs.
+    counted = next((g for g in gpus if name(g).model is not None), gpus[0])
+    first_name = name(counted)
+    same = [g for g in gpus if _model_key(name(g)) == _model_key(first_name)]
+    first = counted.line
     if first_name.model is None:
         problems.append(InputProblem(file, first, locators.name, first_name.reason, first_name.fix))
         add("gpu_model", first_name.written, first, locators.name, "read", first_name.reason)
@@ -1493,19 +1496,7 @@ def _host(
             first_name.source,
             first_name.reason,
         )
-    if len(same) < len(gpus):
-        other = next(g for g in gpus if names[g.name].model != first_name.model)
-        problems.append(
-            InputProblem(
-                file,
-                other.line,
-                locators.name,
-                f"host {quoted(host)} has GPUs of two models ({quoted(gpus[0].name)}, "
-                f"{quoted(other.name)}); the inventory holds one model per host, so only the "
-                f"{len(same)} {first_name.model or shown(gpus[0].name)} GPUs are counted",
-                "give each model's GPUs as a host of their own (a CSV row per model)",
-            )
-        )
+    problems.extend(_other_models(host, gpus, same, name, file, locators.name))
     add("gpus_per_host", len(same), first, locators.name, "read", locators.per_gpu)
     states = [g.mig for g in same if g.mig is not None]
     model = first_name.model
@@ -1558,5 +1549,66 @@ def _host(
     elif model is not None and not capable:
         add("mig_enabled", "no", first, locators.mig, "derived", f"{model} has no MIG")
     layout = tuple(MigGpu(host, g.index, g.instances, file) for g in same if g.instances)
-    naming_note = ImportNote(file, first, "", host, "host", host, naming[0], naming[1])
-    return HostFacts(host, file, first, tuple(facts), layout, naming_note)
+    start = gpus[0].line
+    naming_note = ImportNote(file, start, "", host, "host", host, naming[0], naming[1])
+    return HostFacts(host, file, start, tuple(facts), layout, naming_note)
+
+
+def _model_key(name: GpuName) -> str:
+    """What tells one GPU model of a host from another: the catalog model, else the name."""
+    return name.model if name.model is not None else f"unknown {name.written}"
+
+
+def _gpu_count(count: int) -> str:
+    return f"{count} GPU{'' if count == 1 else 's'}"
+
+
+def _other_models(
+    host: str,
+    gpus: list[_Gpu],
+    counted: list[_Gpu],
+    name: Callable[[_Gpu], GpuName],
+    file: str,
+    locator: str,
+) -> list[InputProblem]:
+    """A problem on each GPU of ``host`` that is not of the model ``counted`` (the inventory
+    holds one model per host), naming every model the host has and what is counted."""
+    groups: dict[str, list[_Gpu]] = {}
+    for gpu in gpus:
+        groups.setdefault(_model_key(name(gpu)), []).append(gpu)
+    if len(groups) < 2:
+        return []
+    written = [members[0].name for members in groups.values()]
+
+    def label(members: list[_Gpu]) -> str:
+        # A cut-off name ('Tesla V100-SXM2...') may be two models, told apart by memory.
+        gpu = members[0]
+        memory = gpu.memory_mib
+        alike = written.count(gpu.name) > 1 and memory is not None
+        return quoted(gpu.name) + (f" of {memory:g} MiB" if alike else "")
+
+    labels = ", ".join(label(members) for members in groups.values())
+    count = "two" if len(groups) == 2 else str(len(groups))
+    kept = name(counted[0])
+    kept_label = kept.model or label(counted)
+    verb = "is" if len(counted) == 1 else "are"
+    problems = []
+    for members in groups.values():
+        if members is groups[_model_key(kept)]:
+            continue
+        other = name(members[0])
+        unknown = "" if other.model is not None else f"; {other.reason}"
+        fix = "give each model's GPUs as a host of their own (a CSV row per model)"
+        for gpu in members:
+            problems.append(
+                InputProblem(
+                    file,
+                    gpu.line,
+                    locator,
+                    f"host {quoted(host)} has GPUs of {count} models ({labels}); the inventory "
+                    f"holds one model per host, so this {label(members)} GPU is left out and "
+                    f"the {_gpu_count(len(counted))} of {kept_label} {verb} counted{unknown}",
+                    fix if other.model is not None else f"{fix}; {other.fix}",
+                )
+            )
+    return problems
