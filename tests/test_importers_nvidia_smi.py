@@ -1129,3 +1129,29 @@ def test_cut_off_names_of_two_memory_sizes_are_two_models() -> None:
     query = b"index, name, memory.total [MiB]\n0, Tesla V100-SXM2-16GB, 16130 MiB\n"
     query += b"1, Tesla V100-SXM2-32GB, 32480 MiB\n"
     assert [p.row for p in read_nvidia_smi_query(query, "v100.csv", CATALOG).problems] == [3]
+
+
+def test_a_windows_table_reads_the_name_without_its_driver_model() -> None:
+    """Windows drivers print the Driver-Model (TCC, WDDM) where Linux prints Persistence-M,
+    after the name: the L40S in TCC mode is the catalog's L40S, with no problem."""
+    data = b"""\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 560.94                 Driver Version: 560.94         CUDA Version: 12.6     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                  Driver-Model | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA L40S                   TCC  |   00000000:01:00.0 Off |                    0 |
+| N/A   30C    P8             22W /  350W |       0MiB /  46068MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA L40S                  WDDM  |   00000000:02:00.0  On |                    0 |
+| N/A   30C    P8             22W /  350W |       0MiB /  46068MiB |      0%      Default |
+|                                         |                        |                  N/A |
++-----------------------------------------+------------------------+----------------------+
+"""
+    read = read_nvidia_smi_table(data, "ws-01.txt", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("L40S", 2)
+    assert read.problems == ()

@@ -1133,7 +1133,8 @@ def read_nvidia_smi_table(
 ) -> HostsRead:
     """GPU hosts from the plain ``nvidia-smi`` table (driver 4xx 79-column or newer layouts).
 
-    Per GPU: index and name from the ``GPU Name`` cell, total memory from ``Memory-Usage``
+    Per GPU: index and name from the ``GPU Name`` cell (without the Persistence-M value, or
+    the Driver-Model value Windows prints there), total memory from ``Memory-Usage``
     [MiB], MIG mode from ``MIG M.``. The ``MIG devices`` sub-table gives each GPU instance's
     memory and SMs; its profile is the catalog profile of that memory, SMs telling profiles of
     equal memory apart (``SMS_PER_COMPUTE_SLICE``). A truncated name (``Tesla V100-SXM2...``)
@@ -1188,12 +1189,26 @@ def read_nvidia_smi_table(
     return HostsRead(read.file, read.tool, read.hosts, (*read.notes, *notes), read.problems)
 
 
+_NAME_CELL_TAILS = {
+    "Persistence-M": frozenset({"On", "Off"}),
+    "Driver-Model": frozenset({"WDDM", "TCC", "MCDM"}),
+}
+"""Labels the table's GPU-name header cell may end with, and the values they put after the
+name: Linux drivers print persistence mode there, Windows drivers the driver model."""
+
+
 def _table_gpus(
     header: list[list[str]], blocks: list[_Block], file: str, problems: list[InputProblem]
 ) -> list[_Gpu]:
     name_at = _find(header, "Name")
     memory_at = _find(header, "Memory-Usage")
     mig_at = _find(header, "MIG M.")
+    tail_values = {
+        value
+        for label, values in _NAME_CELL_TAILS.items()
+        if _find(header, label) == name_at
+        for value in values
+    } or _NAME_CELL_TAILS["Persistence-M"]
     gpus = []
     for block in blocks:
         words = _value(block, name_at).split()
@@ -1211,8 +1226,8 @@ def _table_gpus(
                 )
             )
             continue
-        if words[-1] in {"On", "Off"} and len(words) > 2:
-            words = words[:-1]  # the Persistence-M value shares the cell
+        if words[-1] in tail_values and len(words) > 2:
+            words = words[:-1]  # the Persistence-M or Driver-Model value shares the cell
         usage = _USAGE.search(_value(block, memory_at))
         mig_text = _value(block, mig_at).lower()
         gpus.append(
