@@ -541,3 +541,73 @@ def test_a_node_advertising_a_gpu_resource_not_read_is_a_problem_not_a_note() ->
     assert len(read.problems) == 1
     assert "amd.com/gpu" in read.problems[0].message
     assert "left out" in read.problems[0].message
+
+
+def test_gke_and_eks_nodes_take_the_model_from_the_cloud_accelerator_labels() -> None:
+    """If GFD does not label the node, GKE's cloud.google.com/gke-accelerator, EKS's
+    k8s.amazonaws.com/accelerator and Karpenter's instance-gpu-name give the model; an instance
+    type alone is named in the note as not turned into a model."""
+    gpus = {"nvidia.com/gpu": "8"}
+    read = read_kubectl_nodes(
+        kube_list(
+            node("gke-h100", {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}, extra=gpus),
+            node("gke-a100", {"cloud.google.com/gke-accelerator": "nvidia-tesla-a100"}, extra=gpus),
+            node("eks-t4", {"k8s.amazonaws.com/accelerator": "nvidia-tesla-t4"}, extra=gpus),
+            node(
+                "karpenter",
+                {
+                    "karpenter.k8s.aws/instance-gpu-name": "a100",
+                    "karpenter.k8s.aws/instance-gpu-memory": "81920",
+                },
+                extra=gpus,
+            ),
+            node("g5", {"node.kubernetes.io/instance-type": "g5.12xlarge"}, extra=gpus),
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    models = {h.name: _values(h).get("gpu_model") for h in read.hosts}
+    assert models == {
+        "gke-h100": "H100-80GB-SXM",
+        "gke-a100": "A100-40GB-SXM",
+        "eks-t4": "T4",
+        "karpenter": "A100-80GB-SXM",
+        "g5": None,
+    }
+    assert read.problems == ()
+    assert any("instance type g5.12xlarge" in n.text for n in read.notes)
+
+
+def test_gke_time_sharing_and_mig_partitions_count_physical_gpus() -> None:
+    """If GKE shares a node's GPUs (time-sharing, 4 clients per GPU), 8 advertised GPUs are 2;
+    if GKE splits them into MIG 1g.5gb partitions, 7 advertised devices are 1 A100."""
+    read = read_kubectl_nodes(
+        kube_list(
+            node(
+                "gke-ts-t4",
+                {
+                    "cloud.google.com/gke-accelerator": "nvidia-tesla-t4",
+                    "cloud.google.com/gke-gpu-sharing-strategy": "time-sharing",
+                    "cloud.google.com/gke-max-shared-clients-per-gpu": "4",
+                },
+                extra={"nvidia.com/gpu": "8"},
+            ),
+            node(
+                "gke-mig",
+                {
+                    "cloud.google.com/gke-accelerator": "nvidia-tesla-a100",
+                    "cloud.google.com/gke-gpu-partition-size": "1g.5gb",
+                },
+                extra={"nvidia.com/gpu": "7"},
+            ),
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    values = {h.name: _values(h) for h in read.hosts}
+    assert values["gke-ts-t4"]["gpus_per_host"] == 2
+    assert values["gke-mig"]["gpus_per_host"] == 1
+    assert values["gke-mig"]["mig_enabled"] == "yes"
+    mig = next(h for h in read.hosts if h.name == "gke-mig")
+    assert [len(g.instances) for g in mig.mig_layout] == [7]
+    assert read.problems == ()

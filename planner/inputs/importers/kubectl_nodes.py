@@ -24,6 +24,16 @@ Readings and their rules:
   profile's physical model, and its CPU and memory are the VM's.
 - Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
   ``topology.kubernetes.io/zone``, else ``kubernetes``.
+- Managed clusters label the model where GFD does not run: GKE
+  ``cloud.google.com/gke-accelerator`` (``nvidia-tesla-t4``, ``nvidia-h100-80gb``), EKS
+  ``k8s.amazonaws.com/accelerator``, Karpenter ``karpenter.k8s.aws/instance-gpu-name`` with
+  ``instance-gpu-memory`` [MiB]. An instance type alone (``node.kubernetes.io/instance-type``) is
+  not turned into a model: the note says which label is missing.
+- GKE's own GPU sharing: time-sharing or MPS (``cloud.google.com/gke-gpu-sharing-strategy``)
+  advertises each GPU ``cloud.google.com/gke-max-shared-clients-per-gpu`` times, as
+  ``nvidia.com/gpu.replicas`` says for GFD; a MIG partition size
+  (``cloud.google.com/gke-gpu-partition-size``) splits every GPU of the node alike and advertises
+  its MIG devices as ``nvidia.com/gpu``, as the MIG single strategy does.
 - Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
   ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
@@ -75,6 +85,19 @@ _LABEL = "nvidia.com/"
 _SHARED = f"{_GPU}.shared"
 _REPLICAS = f"{_LABEL}gpu.replicas"
 _SHARING = f"{_LABEL}gpu.sharing-strategy"
+# GKE's labels: "About GPU sharing strategies in GKE" and "Run multi-instance GPUs" in the
+# GKE documentation (cloud.google.com/kubernetes-engine/docs).
+_GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
+_GKE_SHARING = "cloud.google.com/gke-gpu-sharing-strategy"
+_GKE_CLIENTS = "cloud.google.com/gke-max-shared-clients-per-gpu"
+_GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
+_EKS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
+_KARPENTER_GPU = "karpenter.k8s.aws/instance-gpu-name"
+_KARPENTER_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
+_INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+_CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
+"""GPU memory [MiB] of a cloud accelerator name that does not say it: GKE's
+``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
 _ALIBABA_COUNT = "alibabacloud.com/gpu-count"
 _ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
 _ADVERTISED = (_GPU, _SHARED, _ALIBABA_COUNT)
@@ -242,10 +265,23 @@ def _host(
         problems.append(InputProblem(file, None, f"node {shown(name)}: {locator}", message, fix))
 
     product_label = next(
-        (k for k in (f"{_LABEL}gpu.product", _ALIBABA_MODEL) if labels.get(k)),
+        (
+            k
+            for k in (
+                f"{_LABEL}gpu.product",
+                _GKE_ACCELERATOR,
+                _EKS_ACCELERATOR,
+                _KARPENTER_GPU,
+                _ALIBABA_MODEL,
+            )
+            if labels.get(k)
+        ),
         f"{_LABEL}gpu.product",
     )
     product = labels.get(product_label, "")
+    if product_label == _GKE_ACCELERATOR and labels.get(_GKE_PARTITION):
+        # GKE names the MIG device as GFD's single strategy would: <model>-MIG-<profile>.
+        product = f"{product}-MIG-{labels[_GKE_PARTITION]}"
     count_text = labels.get(f"{_LABEL}gpu.count", "")
     mig_counts = _mig_counts(node, bad)
     capacity_gpus = _capacity_gpus(node, bad)
@@ -283,13 +319,29 @@ def _host(
     _cpu_and_memory(node, add, bad)
     _rdma(node, add)
 
-    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", ""))
-    gpu_name = match_gpu_name(product, catalog, memory_mib=memory_mib) if product else None
+    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", "")) or _whole(
+        labels.get(_KARPENTER_MEMORY, "")
+    )
+    if memory_mib is None and product_label in (_GKE_ACCELERATOR, _EKS_ACCELERATOR):
+        memory_mib = _CLOUD_SIZES_MIB.get(labels.get(product_label, "").lower())
+    matched = _cloud_gpu_name(product) if product_label != f"{_LABEL}gpu.product" else product
+    gpu_name = match_gpu_name(matched, catalog, memory_mib=memory_mib) if product else None
     model = None if gpu_name is None else gpu_name.model
-    _gpu_model(gpu_name, product, product_label, name, file, notes, add, bad)
+    _gpu_model(
+        gpu_name,
+        product,
+        product_label,
+        labels.get(_INSTANCE_TYPE, ""),
+        name,
+        file,
+        notes,
+        add,
+        bad,
+    )
 
     count_label = _whole(count_text)
-    for label, text in ((f"{_LABEL}gpu.count", count_text), (_REPLICAS, labels.get(_REPLICAS, ""))):
+    for label in (f"{_LABEL}gpu.count", _REPLICAS, _GKE_CLIENTS):
+        text = labels.get(label, "")
         if text and _whole(text) is None:
             bad(
                 f"metadata.labels.{label}",
@@ -331,6 +383,15 @@ def _host(
             layout,
         )
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
+
+
+def _cloud_gpu_name(label: str) -> str:
+    """A cloud's accelerator label as a GPU name: ``nvidia-tesla-t4`` → ``t4``,
+    ``nvidia-h100-mega-80gb`` → ``h100-80gb`` (the H100 80GB of A3 Mega machines)."""
+    name = label.strip()
+    for prefix in ("nvidia-", "tesla-"):
+        name = name.removeprefix(prefix) if name.lower().startswith(prefix) else name
+    return name.replace("-mega-", "-")
 
 
 def _mig_counts(node: _Node, bad: Any) -> dict[str, int]:
@@ -390,6 +451,7 @@ def _gpu_model(
     gpu_name: GpuName | None,
     product: str,
     product_label: str,
+    instance_type: str,
     name: str,
     file: str,
     notes: list[ImportNote],
@@ -410,8 +472,15 @@ def _gpu_model(
                 "gpu_model",
                 "",
                 "read",
-                "no nvidia.com/gpu.product label (GPU Feature Discovery labels it): the model "
-                "must come from another file or the user",
+                f"no GPU model label ({_LABEL}gpu.product from GPU Feature Discovery, "
+                f"{_GKE_ACCELERATOR} on GKE, {_EKS_ACCELERATOR} or {_KARPENTER_GPU} on EKS)"
+                + (
+                    f"; the instance type {shown(instance_type)} ({_INSTANCE_TYPE}) is not turned "
+                    "into a model"
+                    if instance_type
+                    else ""
+                )
+                + ": the model must come from another file or the user (gpu_model)",
             )
         )
     elif model is None:
@@ -437,8 +506,11 @@ def _whole_gpus(
     """GPUs of a node with whole GPUs (time-sliced or not) and its MIG devices in place."""
     labels = node.labels
     name = node.name
-    replicas = _whole(labels.get(_REPLICAS, "")) or 1
-    strategy = labels.get(_SHARING, "") or "time-slicing"
+    replicas_label, strategy_label = _REPLICAS, _SHARING
+    if labels.get(_GKE_SHARING) and not labels.get(_REPLICAS):
+        replicas_label, strategy_label = _GKE_CLIENTS, _GKE_SHARING
+    replicas = _whole(labels.get(replicas_label, "")) or 1
+    strategy = labels.get(strategy_label, "") or "time-slicing"
     in_place = {p: c for p, c in mig_counts.items() if c > 0}
     if count_label is not None:
         add(
@@ -477,7 +549,7 @@ def _whole_gpus(
             ImportNote(
                 file,
                 None,
-                f"metadata.labels.{_REPLICAS}",
+                f"metadata.labels.{replicas_label}",
                 name,
                 "",
                 str(replicas),
@@ -563,6 +635,7 @@ def _is_shared(node: _Node, capacity_gpus: tuple[float, str]) -> bool:
         capacity_gpus[1].endswith(_SHARED)
         or product.endswith("-SHARED")
         or sharing not in ("", "none")
+        or bool(node.labels.get(_GKE_SHARING))
     )
 
 
@@ -716,9 +789,16 @@ def _mig_single(
         return
     gpus = max(1, math.ceil(devices / known.max_per_gpu))
     config = node.labels.get(f"{_LABEL}mig.config", "")
-    uniform = config == f"all-{profile}"
+    partition = node.labels.get(_GKE_PARTITION, "")
+    uniform = config == f"all-{profile}" or partition == profile
     source: NoteSource = "derived" if uniform else "assumed"
-    how = f"mig.config {config}" if uniform else "every GPU assumed split alike"
+    how = (
+        f"mig.config {config}"
+        if config == f"all-{profile}"
+        else f"GKE splits every GPU of the node into {partition}"
+        if partition == profile
+        else "every GPU assumed split alike"
+    )
     add(
         "gpus_per_host",
         gpus,
