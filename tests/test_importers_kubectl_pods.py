@@ -579,3 +579,20 @@ def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> 
     ):
         assert asked in text
     assert text.count("pod left out") == 4
+
+
+def test_a_gpu_pod_in_phase_unknown_is_not_called_finished() -> None:
+    """If a GPU pod's phase is Unknown (its node stopped reporting), the note says so and does
+    not count it among the finished (Succeeded or Failed) pods."""
+    grouped = group_pods(
+        _pods(
+            pod("lost", containers=[_gpu()], phase="Unknown"),
+            pod("done", containers=[_gpu()], phase="Succeeded"),
+            pod("live", containers=[_gpu()]),
+        ),
+        CATALOG,
+    )
+    texts = [n.text for n in grouped.notes if n.locator == "status.phase"]
+    assert any(t.startswith("1 GPU pod(s) have finished") for t in texts)
+    assert any(t.startswith("1 GPU pod(s) in phase Unknown") for t in texts)
+    assert list(grouped.frame["instances"]) == [1]

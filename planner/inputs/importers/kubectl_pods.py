@@ -85,6 +85,7 @@ __all__ = [
 TOOL = "kubectl get pods -A -o json"
 COUNTED_PHASES = frozenset({"Running", "Pending", ""})
 """Pod phases that hold (or wait for) a GPU; ``Succeeded`` and ``Failed`` pods hold none."""
+_FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
@@ -915,7 +916,9 @@ def group_pods(
     files = list(dict.fromkeys(p.file for p in pods))
     file = ", ".join(files) if files else "pods"
     without_gpu = [p for p in pods if p.gpu is None]
-    finished = [p for p in pods if p.gpu is not None and not p.counted]
+    stopped = [p for p in pods if p.gpu is not None and not p.counted]
+    finished = [p for p in stopped if p.phase in _FINISHED_PHASES]
+    unknown = [p for p in stopped if p.phase not in _FINISHED_PHASES]
     if without_gpu:
         notes.append(
             ImportNote(
@@ -942,6 +945,26 @@ def group_pods(
                 "read",
                 f"{len(finished)} GPU pod(s) have finished (Succeeded or Failed) and hold "
                 "no GPU: not counted",
+            )
+        )
+    for phase in sorted({p.phase for p in unknown}):
+        count = sum(p.phase == phase for p in unknown)
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "status.phase",
+                "",
+                "",
+                str(count),
+                "read",
+                f"{count} GPU pod(s) in phase {shown(phase)}"
+                + (
+                    " (their node stopped reporting them, so whether they hold a GPU is not known)"
+                    if phase == "Unknown"
+                    else ""
+                )
+                + ": not counted; list the pods again once their node reports them",
             )
         )
     classes: dict[tuple[str, ...], _Class] = {}
@@ -980,7 +1003,9 @@ def group_pods(
                 None,
                 None,
                 f"none of the {len(pods)} pod(s) holds or waits for a GPU ({len(without_gpu)} "
-                f"request none, {len(finished)} have finished)",
+                f"request none, {len(finished)} have finished"
+                + (f", {len(unknown)} in another phase" if unknown else "")
+                + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
                 "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile> or "
                 "nvidia.com/gpu.shared, or KAI Scheduler's gpu-fraction or gpu-memory annotation",
