@@ -434,3 +434,31 @@ def test_the_lowest_cost_mark_goes_to_the_cheapest_plan_that_serves_the_most() -
     assert components._lowest_cost_for_most_work(plan) == {"recommended"}
     marks = [m.value for m in at.markdown if components.LOWEST_COST in m.value]
     assert len(marks) == 1
+
+
+# A Kubernetes node of 2 cores (as `kubectl get nodes -o json` of an A16 vGPU node reads): every
+# sample class needs more cores than it has, so no plan serves anything.
+_TWO_CORE_NODE = (
+    b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,mig_enabled,"
+    b"platform,notes\n"
+    b"nori,kubernetes,A16,4,2.0,15.609,25.0,no,no,kubernetes,from kubectl get nodes -o json\n"
+)
+
+
+def _serving_nothing() -> AppTest:
+    at = _app()
+    at.session_state[session._INPUTS_KEY] = session.ScenarioInputs(
+        inventory=session.InputFile(name="nodes.csv", content=_TWO_CORE_NODE),
+        workloads=session.sample_inputs().workloads,
+    )
+    return at.run()
+
+
+def test_a_plan_serving_nothing_reaches_its_final_cards() -> None:
+    """When the recommended plan serves nothing its final card has no lowest-cost mark, one line
+    fewer than the drafted card: the drafted card's 'Proving how close…' line must not stay
+    under it, as if the bounds were still being proven."""
+    at = _serving_nothing()
+    assert not at.exception
+    assert at.get_by_key("headline_recommended") is not None
+    assert not [c.value for c in at.caption if "Proving how close" in c.value]

@@ -314,7 +314,13 @@ def plan_with_headline(
     # The answer's sentence needs no bound: it shows while the bounds are proven.
     answer = mixing_slot.empty()
     if draft is not None:
-        with recommended_card.container(border=True, key="drafted_headline_recommended"):
+        # Its lines in one inner block: a card drawn later in the same place keeps the lines
+        # of the card before past its own last one, so the final card, with no badge when it
+        # serves nothing, would keep 'Proving…' under its figures.
+        with (
+            recommended_card.container(border=True, key="drafted_headline_recommended"),
+            st.container(),
+        ):
             previous = None if draft_before is None else draft_before.recommended.result
             _plan_card(draft.recommended.result, previous, lowest_cost=False)
             st.caption(":material/hourglass_top: Proving how close it is to the best possible.")
