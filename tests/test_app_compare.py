@@ -462,3 +462,15 @@ def test_a_plan_serving_nothing_reaches_its_final_cards() -> None:
     assert not at.exception
     assert at.get_by_key("headline_recommended") is not None
     assert not [c.value for c in at.caption if "Proving how close" in c.value]
+
+
+def test_a_plan_serving_nothing_is_a_warning_and_claims_no_saving() -> None:
+    """A recommended plan that serves none of the instances is no success: its answer is a
+    warning, and 'Against one method' claims no '$0 less' and no '+0 instances served'."""
+    at = _serving_nothing()
+    assert not at.exception
+    assert not [s.value for s in at.success if "Serves none" in s.value]
+    assert [w.value for w in at.warning if w.value.startswith("Serves none of the 308")]
+    against = next(m for m in at.metric if m.label == "Against one method")
+    assert against.value == "–"
+    assert not against.proto.delta

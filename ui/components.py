@@ -324,7 +324,8 @@ def plan_with_headline(
             previous = None if draft_before is None else draft_before.recommended.result
             _plan_card(draft.recommended.result, previous, lowest_cost=False)
             st.caption(":material/hourglass_top: Proving how close it is to the best possible.")
-        answer.success(draft.recommended.headline(), icon=":material/recommend:")
+        with answer.container():
+            _answer(draft.recommended)
     with mixing_slot, st.spinner("Proving how close the recommended plan is to the best possible…"):
         plan = planning.guarded(
             lambda: planning.scenario_plan(inputs, asked), doing="plan the scenario"
@@ -479,12 +480,21 @@ def feasibility_notice(plan: ScenarioPlan) -> None:
             )
 
 
+def _answer(recommended: RecommendedPlan) -> None:
+    """The recommended plan's one-sentence answer: a success when it serves work, a warning when
+    it serves none (every class says why in the table below)."""
+    if recommended.result.metrics.instances_placed:
+        st.success(recommended.headline(), icon=":material/recommend:")
+    else:
+        st.warning(recommended.headline(), icon=":material/warning:")
+
+
 def recommended_section(recommended: RecommendedPlan) -> None:
     """The answer first: what the recommended plan serves on what, against today and the best
     single method, how close it is to the best possible, and each class's method and why."""
     result = recommended.result
     m = result.metrics
-    st.success(recommended.headline(), icon=":material/recommend:")
+    _answer(recommended)
     cols = st.columns(4)
     cols[0].metric(
         "GPUs used",
@@ -508,7 +518,15 @@ def recommended_section(recommended: RecommendedPlan) -> None:
         + fmt.markdown_literal(f"{said[:1].upper()}{said[1:]}."),
     )
     best = recommended.best_single
-    if best is not None:
+    if best is not None and not m.instances_placed:
+        # Nothing served costs nothing: no saving or gain to claim against a method.
+        cols[3].metric(
+            "Against one method",
+            "–",
+            help=f"{definitions.define('Against one method')} Here: {best.label}, which "
+            "serves none either.",
+        )
+    elif best is not None:
         saved = best.cost.total_usd_per_year - result.cost.total_usd_per_year
         more = m.instances_placed - best.metrics.instances_placed
         # The method's name goes in the caption: in the label it would be cut at 1,280 px.
