@@ -1155,3 +1155,37 @@ def test_a_windows_table_reads_the_name_without_its_driver_model() -> None:
     values = _values(_one(read))
     assert (values["gpu_model"], values["gpus_per_host"]) == ("L40S", 2)
     assert read.problems == ()
+
+
+def test_a_gpu_in_error_is_listed_as_reporting_an_error() -> None:
+    """A GPU whose name the table shows as ERR!, or the query CSV as [Unknown Error], is left
+    out on its row with the error named and how to check the GPU, not read as a model named
+    'ERR!' nor as a name missing from an altered output."""
+    table = b"""\
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |
+|-------------------------------+----------------------+----------------------+
+| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                               |                      |               MIG M. |
+|===============================+======================+======================|
+|   0  A100-SXM4-40GB      On   | 00000000:07:00.0 Off |                    0 |
+| N/A   29C    P0    54W / 400W |      0MiB / 40537MiB |      0%      Default |
+|                               |                      |             Disabled |
++-------------------------------+----------------------+----------------------+
+|   1  ERR!                Off  | 00000000:0F:00.0 Off |                 ERR! |
+|ERR!  ERR! ERR!    ERR! / ERR! |      0MiB / 40537MiB |    ERR!      Default |
+|                               |                      |             Disabled |
++-------------------------------+----------------------+----------------------+
+"""
+    read = read_nvidia_smi_table(table, "gpu-04.txt", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-40GB-SXM", 1)
+    (problem,) = read.problems
+    assert (problem.row, problem.row_kept) == (12, False)
+    assert problem.message.startswith("GPU 1 reports an error: nvidia-smi printed 'ERR!'")
+    assert "nvidia-smi -q -i 1" in problem.fix
+    query = b"index, name\n0, NVIDIA L4\n1, [Unknown Error]\n"
+    (problem,) = read_nvidia_smi_query(query, "gpu-05.csv", CATALOG).problems
+    assert problem.row == 3
+    assert "printed '[Unknown Error]' for its name" in problem.message

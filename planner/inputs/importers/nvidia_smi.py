@@ -414,7 +414,7 @@ def _query_gpus(
             value = record[columns[key][0]].strip()
             return None if is_not_available(value) else value
 
-        name = cell("name")
+        name = _query_name(record[columns["name"][0]])
         if name is None:
             problems.append(
                 InputProblem(
@@ -470,6 +470,13 @@ def _query_gpus(
             )
         )
     return gpus
+
+
+def _query_name(written: str) -> str | None:
+    """A query row's GPU name; an error written for it is kept, for the GPU to be left out
+    naming it (``_failed``); None when nvidia-smi says the name is missing."""
+    cleaned = written.strip()
+    return None if is_not_available(cleaned) and not _gpu_error(cleaned) else cleaned
 
 
 def _first_sample(
@@ -1398,6 +1405,9 @@ def _hosts_read(
     """
     # Each distinct name and memory is matched once: the match is the costly step and a large
     # fleet repeats a handful of models.
+    gpus = [g for g in gpus if not _failed(g, file, locators, problems)]
+    if not gpus:
+        raise InputError(problems)
     matches: dict[tuple[str, float | None], GpuName] = {}
     for gpu in gpus:
         key = (gpu.name, gpu.memory_mib)
@@ -1427,6 +1437,42 @@ def _hosts_read(
             )
         )
     return HostsRead(file, tool, tuple(hosts), (), tuple(problems))
+
+
+_MISSING = frozenset({"N/A", "NOT SUPPORTED", "REQUESTED FUNCTIONALITY HAS BEEN DEPRECATED"})
+"""nvidia-smi's bracketed values that say a value is missing, not that the GPU failed."""
+
+
+def _gpu_error(written: str) -> bool:
+    """Whether nvidia-smi wrote an error where a GPU's name belongs: ``ERR!`` (the table) or a
+    bracketed error (``[Unknown Error]``, ``[GPU is lost]``, ``[GPU requires reset]``), not
+    ``[N/A]`` or ``[Not Supported]``."""
+    cleaned = written.strip()
+    if cleaned == "ERR!":
+        return True
+    inner = cleaned[1:-1].strip().upper()
+    return cleaned.startswith("[") and cleaned.endswith("]") and inner not in _MISSING
+
+
+def _failed(gpu: _Gpu, file: str, locators: _Locators, problems: list[InputProblem]) -> bool:
+    """Whether ``gpu`` reports an error for its name: nvidia-smi could not read it, so its
+    model is unknown and it is left out, with a problem naming the error."""
+    if not _gpu_error(gpu.name):
+        return False
+    which = "a GPU" if gpu.index is None else f"GPU {gpu.index}"
+    check = "nvidia-smi -q" if gpu.index is None else f"nvidia-smi -q -i {gpu.index}"
+    problems.append(
+        InputProblem(
+            file,
+            gpu.line,
+            locators.name,
+            f"{which} reports an error: nvidia-smi printed {quoted(gpu.name)} for its name, so "
+            "its model is unknown; left out",
+            f"check the GPU ({check} shows its state; a GPU lost or needing a reset comes "
+            "back after nvidia-smi -r or a reboot), then run nvidia-smi again",
+        )
+    )
+    return True
 
 
 def _vgpu_guest(
