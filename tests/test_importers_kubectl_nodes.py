@@ -611,3 +611,47 @@ def test_gke_time_sharing_and_mig_partitions_count_physical_gpus() -> None:
     mig = next(h for h in read.hosts if h.name == "gke-mig")
     assert [len(g.instances) for g in mig.mig_layout] == [7]
     assert read.problems == ()
+
+
+def test_a_gpu_count_label_contradicting_the_advertised_gpus_is_a_problem() -> None:
+    """If GFD's nvidia.com/gpu.count (8) disagrees with the nvidia.com/gpu the node advertises
+    (4), the label is taken and a problem names both figures; an agreeing node has none."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "8"}
+    read = read_kubectl_nodes(
+        kube_list(
+            node("contradict", labels, extra={"nvidia.com/gpu": "4"}),
+            node("agrees", labels, extra={"nvidia.com/gpu": "8"}),
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    assert [_values(h)["gpus_per_host"] for h in read.hosts] == [8, 8]
+    assert len(read.problems) == 1
+    assert read.problems[0].column == "node contradict: metadata.labels.nvidia.com/gpu.count"
+    assert "says 8 GPUs but status.allocatable.nvidia.com/gpu advertises 4" in (
+        read.problems[0].message
+    )
+
+
+def test_a_time_sliced_mig_product_label_is_its_model_and_profile() -> None:
+    """If GFD renames a time-sliced MIG device (NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED), the
+    model and profile are read through the -SHARED suffix: 14 devices are 2 A100s."""
+    read = read_kubectl_nodes(
+        kube_list(
+            node(
+                "mig-ts",
+                {
+                    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED",
+                    "nvidia.com/gpu.count": "14",
+                    "nvidia.com/gpu.replicas": "2",
+                    "nvidia.com/mig.strategy": "single",
+                },
+                extra={"nvidia.com/gpu": "28"},
+            )
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    values = _values(_one(read))
+    assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-40GB-SXM", 2)
+    assert read.problems == ()

@@ -324,7 +324,12 @@ def _host(
     )
     if memory_mib is None and product_label in (_GKE_ACCELERATOR, _EKS_ACCELERATOR):
         memory_mib = _CLOUD_SIZES_MIB.get(labels.get(product_label, "").lower())
-    matched = _cloud_gpu_name(product) if product_label != f"{_LABEL}gpu.product" else product
+    # Time-slicing's renaming marks the product "-SHARED" after any "-MIG-<profile>".
+    matched = (
+        _cloud_gpu_name(product)
+        if product_label != f"{_LABEL}gpu.product"
+        else product.removesuffix("-SHARED")
+    )
     gpu_name = match_gpu_name(matched, catalog, memory_mib=memory_mib) if product else None
     model = None if gpu_name is None else gpu_name.model
     _gpu_model(
@@ -520,6 +525,22 @@ def _whole_gpus(
             "read",
             _count_note(node, count_label, capacity_gpus),
         )
+        if (
+            capacity_gpus is not None
+            and capacity_gpus[0] > 0
+            and not in_place
+            and capacity_gpus[0] != count_label * replicas
+        ):
+            advertised = capacity_gpus[0]
+            per_gpu = f" at {replicas} replicas per GPU" if replicas > 1 else ""
+            bad(
+                f"metadata.labels.{_LABEL}gpu.count",
+                f"{_LABEL}gpu.count says {count_label} GPUs but {capacity_gpus[1]} advertises "
+                f"{advertised:g}{per_gpu}: the label's {count_label} is taken",
+                "check the node's GPUs (the device plugin withdraws a GPU it finds unhealthy; "
+                "nvidia-smi on the node) and list the nodes again, or set gpus_per_host to the "
+                "GPUs the node can use",
+            )
     elif capacity_gpus is not None and in_place:
         _mixed_gpus(node, model, capacity_gpus, in_place, catalog, add, bad)
     elif capacity_gpus is not None and replicas == 1 and _is_shared(node, capacity_gpus):
