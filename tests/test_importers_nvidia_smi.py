@@ -1189,3 +1189,26 @@ def test_a_gpu_in_error_is_listed_as_reporting_an_error() -> None:
     (problem,) = read_nvidia_smi_query(query, "gpu-05.csv", CATALOG).problems
     assert problem.row == 3
     assert "printed '[Unknown Error]' for its name" in problem.message
+
+
+def test_mig_devices_given_by_their_ids_only_say_where_their_profiles_are_found() -> None:
+    """An XML report whose MIG devices hold only their ids (no memory, no SMs, as a container
+    may print it) lists each device as left out with a fix that applies to such a report
+    (nvidia-smi -L names the profiles), not one to drop a -d filter never used."""
+    data = b"""<?xml version="1.0" ?>
+<nvidia_smi_log><driver_version>535.129.03</driver_version>
+<gpu id="00000000:10:00.0"><product_name>NVIDIA A100-SXM4-80GB</product_name>
+<mig_mode><current_mig>Enabled</current_mig></mig_mode>
+<fb_memory_usage><total>81920 MiB</total></fb_memory_usage>
+<mig_devices><mig_device><index>0</index><gpu_instance_id>1</gpu_instance_id>
+<compute_instance_id>0</compute_instance_id></mig_device></mig_devices></gpu>
+</nvidia_smi_log>
+"""
+    read = read_nvidia_smi_report(data, "gpu-06.xml", CATALOG)
+    assert _values(_one(read))["mig_enabled"] == "yes"
+    (problem,) = read.problems
+    assert problem.message.startswith(
+        "GPU 0, MIG device 1 (GPU instance 1) has no memory or multiprocessor count"
+    )
+    assert "nvidia-smi -L" in problem.fix
+    assert "without -d" not in problem.fix

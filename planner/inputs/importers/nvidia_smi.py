@@ -963,6 +963,13 @@ def _text_report_gpus(
     ]
 
 
+_NO_MIG_ATTRIBUTES_FIX = (
+    "give nvidia-smi -L from the same host or container (it names each MIG device's profile: "
+    "MIG 3g.40gb Device 0), or run nvidia-smi -q -x on the host itself, outside the container"
+)
+"""How to get MIG devices' profiles when the report shows their ids only."""
+
+
 def _mig_device(
     where: tuple[int, int, str, int | None],
     gi: str | None,
@@ -975,6 +982,19 @@ def _mig_device(
     with a problem, when it cannot be read. ``where``: the GPU's index, the device's order on
     it, the file and the device's line (None when the report does not tell)."""
     index, order, file, line = where
+    if memory is None and sms is None:
+        problems.append(
+            InputProblem(
+                file,
+                line,
+                None,
+                f"GPU {index}, MIG device {order} (GPU instance {(gi or '?').strip()}) has no "
+                "memory or multiprocessor count, only its ids (as nvidia-smi run inside a "
+                "container may report it), so its profile is unknown: the device is left out",
+                _NO_MIG_ATTRIBUTES_FIX,
+            )
+        )
+        return None
     device = _report_device(index, gi, ci, memory, sms)
     if isinstance(device, str):
         problems.append(
