@@ -61,6 +61,7 @@ from planner.inputs.tabular import (
     yes_no,
 )
 from planner.inputs.workloads import workloads_frame
+from planner.methods.registry import Method
 from planner.scenario import Scenario, load_scenario
 
 __all__ = [
@@ -102,6 +103,11 @@ _OWN_COLUMNS = (
     "notes",
     "profiles_like",
 )
+
+
+_CHOICES: Mapping[str, tuple[str, ...]] = {"today_method": tuple(m.value for m in Method)}
+"""The text assumptions whose value is one of a fixed set, by sheet name: the sheet's text is
+read as written (case and spaces too), as the planner matches it later."""
 
 
 def _text(value: object) -> str:
@@ -450,6 +456,10 @@ def _convert(kind: Any, text: str) -> Any:
     table's cells (``tabular.parse_float``: finite numbers only); ``ValueError`` when it is not
     one. Whether the value is within its assumption's range is checked apart (``_Reading``)."""
     origin = typing.get_origin(kind)
+    if origin is typing.Literal:
+        if text not in typing.get_args(kind):
+            raise ValueError(text)
+        return text
     if origin in (typing.Union, types.UnionType):
         options = [k for k in typing.get_args(kind) if k is not type(None)]
         if not text.strip() and len(options) < len(typing.get_args(kind)):
@@ -482,6 +492,8 @@ def _allowed(kind: Any, about: Fact | None) -> str:
         return " or ".join([*options, *empty])
     if isinstance(kind, type) and issubclass(kind, enum.Enum):
         return f"one of {', '.join(str(choice.value) for choice in kind)}"
+    if typing.get_origin(kind) is typing.Literal:
+        return f"one of {', '.join(typing.get_args(kind))}"
     if kind is bool:
         return "yes or no"
     if kind not in (int, float):
@@ -697,6 +709,8 @@ def assumptions_from_rows(
         for item in dataclasses.fields(cls):
             name = f"{prefix}{item.name}"
             kind = hints[item.name]
+            if name in _CHOICES:
+                kind = typing.Literal[_CHOICES[name]]
             if dataclasses.is_dataclass(kind) and isinstance(kind, type):
                 arguments[item.name] = build(kind, f"{name}.")
                 continue
