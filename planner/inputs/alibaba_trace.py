@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from planner.inputs.catalog import Catalog, GpuModel, normalise_model_name
 from planner.inputs.inventory import Host, Inventory, host_key
+from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, MAX_TRACE_PODS, limit_text
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -239,7 +240,13 @@ def load_node_list(
     when a column is missing or no row is usable.
     """
     name = source_name(source, file_name, "openb_node_list_gpu_node.csv")
-    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS)
+    table = read_csv_table(
+        source,
+        name,
+        separators=SPREADSHEET_SEPARATORS,
+        max_rows=MAX_HOSTS,
+        many_rows_fix=_ONE_ESTATE_FIX,
+    )
     problems = table.require_columns(NODE_COLUMNS, ())
     gpus = dict(catalog.gpus)
     hosts: list[Host] = []
@@ -292,6 +299,7 @@ def load_node_list(
         )
     if not hosts:
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
+    _refuse_large_estate(table, hosts)
     inventory = Inventory(tuple(hosts))
     models = tuple(
         _added_model_note(gpus[model], rows, spellings.get(model, {}), own_gpus_at)
@@ -299,6 +307,18 @@ def load_node_list(
     )
     notes = _node_list_notes(name, inventory, models)
     return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+_ONE_ESTATE_FIX = "plan one cluster or site at a time (one node list each)"
+"""How to bring a node list within the inventory's limits (``MAX_HOSTS``, ``MAX_GPUS``)."""
+
+
+def _refuse_large_estate(table: Table, hosts: Sequence[Host]) -> None:
+    """Refuse a node list of more than ``MAX_GPUS`` GPUs, as an inventory CSV is refused."""
+    gpus = sum(h.gpus for h in hosts)
+    if gpus > MAX_GPUS:
+        message = f"the node list has {limit_text(gpus, MAX_GPUS, 'GPUs')}"
+        raise InputError([table.problem(None, None, message, _ONE_ESTATE_FIX)])
 
 
 def _node_name(
@@ -542,7 +562,13 @@ def load_pod_list(
     usable.
     """
     name = source_name(source, file_name, "openb_pod_list.csv")
-    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS)
+    fix = (
+        f"split the pod list into lists of at most {MAX_TRACE_PODS:,} pods and plan each on "
+        "the node list"
+    )
+    table = read_csv_table(
+        source, name, separators=SPREADSHEET_SEPARATORS, max_rows=MAX_TRACE_PODS, many_rows_fix=fix
+    )
     problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
     inventory_models = list(dict.fromkeys(gpu_models))
     held = frozenset(inventory_models)

@@ -19,6 +19,7 @@ __all__ = [
     "MAX_INSTANCES",
     "MAX_NAME_CHARS",
     "MAX_ROWS",
+    "MAX_TRACE_PODS",
     "limit_text",
 ]
 
@@ -36,6 +37,10 @@ MAX_GPUS = 80_000
 """Most GPUs in an inventory [GPUs]."""
 MAX_INSTANCES = 100_000
 """Most workload instances over all classes [instances]."""
+MAX_TRACE_PODS = MAX_INSTANCES
+"""Most pods in one Alibaba trace pod list [pods]: a pod is a row and an instance. The published
+lists (alibaba/clusterdata ``cluster-trace-gpu-v2023``) hold at most 10,094 pods
+(``openb_pod_list_cpu300.csv``); a list of this many is about 7 MB."""
 MAX_HARVEST_JOBS_PER_DAY = 50_000
 """Most jobs one submit day's backlog makes (backlog / GPU-hours per job) [jobs]: the harvest
 simulation holds every job, so memory and time grow with them."""

@@ -29,6 +29,7 @@ __all__ = [
     "CSV_TEXT",
     "DECIMAL_COMMA",
     "LARGE_FILE_FIX",
+    "MANY_ROWS_FIX",
     "SPREADSHEET_SEPARATORS",
     "CellError",
     "CsvDialect",
@@ -461,8 +462,24 @@ def _read_bytes(source: Path | str | bytes, file: str) -> bytes:
         ) from None
 
 
-def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = ",") -> Table:
+MANY_ROWS_FIX = (
+    "split it, or describe identical hosts or instances in one row (the 'count' or 'instances' "
+    "column)"
+)
+"""How to shrink a planner table over its row limit."""
+
+
+def read_csv_table(
+    source: Path | str | bytes,
+    file: str,
+    *,
+    separators: str = ",",
+    max_rows: int = MAX_ROWS,
+    many_rows_fix: str = MANY_ROWS_FIX,
+) -> Table:
     """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
+
+    A file of more than ``max_rows`` data rows is refused with ``many_rows_fix``.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. The header and the separator
@@ -500,7 +517,14 @@ def read_csv_table(source: Path | str | bytes, file: str, *, separators: str = "
             ]
         )
     separator = found.separator
-    records = _records(text[found.start :], file, separator, header_row=found.row)
+    records = _records(
+        text[found.start :],
+        file,
+        separator,
+        header_row=found.row,
+        max_rows=max_rows,
+        fix=many_rows_fix,
+    )
     written = list(found.cells)
     _refuse_other_separator(file, written, separator, header_row=found.row)
     # Spreadsheets often save blank trailing columns (a trailing comma): drop them, and let the
@@ -707,17 +731,18 @@ def refuse_large_file(
         )
 
 
-def _refuse_many_rows(file: str, rows: int) -> None:
-    if rows > MAX_ROWS:
+def _refuse_many_rows(
+    file: str, rows: int, *, max_rows: int = MAX_ROWS, fix: str = MANY_ROWS_FIX
+) -> None:
+    if rows > max_rows:
         raise InputError(
             [
                 InputProblem(
                     file,
                     None,
                     None,
-                    f"the table has more than {MAX_ROWS:,} rows below the header, the limit",
-                    "split it, or describe identical hosts or instances in one row "
-                    "(the 'count' or 'instances' column)",
+                    f"the table has more than {max_rows:,} rows below the header, the limit",
+                    fix,
                 )
             ]
         )
@@ -912,17 +937,19 @@ def _csv_error_problem(
     return InputProblem(file, row, None, f"not valid CSV ({error})", fix)
 
 
-def _records(text: str, file: str, separator: str, *, header_row: int) -> list[list[str]]:
-    """The records of a table's ``text``, from its header (on row ``header_row``) up to the
-    row limit; one more record than the limit is refused.
+def _records(
+    text: str, file: str, separator: str, *, header_row: int, max_rows: int, fix: str
+) -> list[list[str]]:
+    """The records of a table's ``text``, from its header (on row ``header_row``) up to
+    ``max_rows`` data rows; one more record is refused with ``fix``.
 
     Reading stops at the limit, so a million-row file is refused without being parsed.
     """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
     numbered = csv_records(reader, file, header_row)
-    records = [record for _, record in itertools.islice(numbered, MAX_ROWS + 2)]
-    # The header and MAX_ROWS data rows fit; a further record is over the limit.
-    _refuse_many_rows(file, len(records) - 1)
+    records = [record for _, record in itertools.islice(numbered, max_rows + 2)]
+    # The header and max_rows data rows fit; a further record is over the limit.
+    _refuse_many_rows(file, len(records) - 1, max_rows=max_rows, fix=fix)
     return records
 
 
