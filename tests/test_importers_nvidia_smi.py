@@ -1212,3 +1212,20 @@ def test_mig_devices_given_by_their_ids_only_say_where_their_profiles_are_found(
     )
     assert "nvidia-smi -L" in problem.fix
     assert "without -d" not in problem.fix
+
+
+def test_a_blank_hostname_cell_among_named_hosts_is_a_problem_on_its_row() -> None:
+    """A GPU whose hostname cell is empty while another row names its host is still counted,
+    on the host the output is named after, and its row says so; when no row names a host the
+    output is one host and no cell is blamed."""
+    data = b"name, hostname\nNVIDIA L4, node-a\nNVIDIA L4, \n"
+    read = read_nvidia_smi_query(data, "gpus.csv", CATALOG)
+    assert [h.name for h in read.hosts] == ["node-a", "gpus"]
+    (problem,) = read.problems
+    assert (problem.row, problem.column, problem.row_kept) == (3, "hostname", True)
+    assert problem.message == (
+        "the hostname cell is empty, while other rows name their hosts: the GPU is given to "
+        "host 'gpus', the output's host"
+    )
+    alone = b"name, hostname\nNVIDIA L4, [N/A]\nNVIDIA L4, [N/A]\n"
+    assert read_nvidia_smi_query(alone, "gpus.csv", CATALOG).problems == ()

@@ -319,6 +319,9 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
     problems: list[InputProblem] = []
     output_host = name_host(text, host_name)[0]
     gpus = _query_gpus(starts, records, columns, separator, file, output_host, problems)
+    _blank_hosts(
+        gpus, dict(zip(starts, records, strict=True)), columns, file, output_host, problems
+    )
     if not gpus:
         if problems:
             raise InputError(problems)
@@ -470,6 +473,37 @@ def _query_gpus(
             )
         )
     return gpus
+
+
+def _blank_hosts(
+    gpus: list[_Gpu],
+    records: dict[int, list[str]],
+    columns: dict[str, tuple[int, str]],
+    file: str,
+    output_host: str,
+    problems: list[InputProblem],
+) -> None:
+    """A problem on each GPU whose hostname cell is empty (or ``[N/A]``) when other rows name
+    their hosts: the GPU is given to ``output_host``, the host the output is named after, which
+    the user did not write. When no row names a host, the output is one host, named so."""
+    if "hostname" not in columns or all(g.host is None for g in gpus):
+        return
+    position, column = columns["hostname"]
+    for gpu in gpus:
+        written = records[gpu.line][position].strip()
+        if gpu.host is None and is_not_available(written):
+            said = "empty" if not written else f"{quoted(written)}, no host name"
+            problems.append(
+                InputProblem(
+                    file,
+                    gpu.line,
+                    column,
+                    f"the hostname cell is {said}, while other rows name their hosts: the GPU "
+                    f"is given to host {quoted(output_host)}, the output's host",
+                    "write the GPU's host name in the hostname cell",
+                    row_kept=True,
+                )
+            )
 
 
 def _query_name(written: str) -> str | None:
