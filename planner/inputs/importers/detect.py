@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
@@ -462,7 +463,23 @@ def _kube_format(data: bytes, file: str, role: Role | None) -> Format:
     objects = kube_objects(read.documents)
     if not objects:
         _refuse_empty_list(read.documents, read.form, file, role)
+    _refuse_kubectl_error(objects, file)
     found = {object_kind(o, read.form) for o in objects}
+    if KubeObject.POD in found and found & {KubeObject.NODE, KubeObject.NODE_LABELS}:
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    f"kubectl's {read.form} output holding both nodes and pods (kubectl get "
+                    "nodes,pods): the nodes are the inventory and the pods the workloads, each "
+                    "given as its own file",
+                    "list them with two commands: kubectl get nodes -o json > nodes.json (the "
+                    "inventory) and kubectl get pods -A -o json > pods.json (the workloads)",
+                )
+            ]
+        )
     if KubeObject.POD in found:
         return Format.KUBECTL_PODS
     if found & {KubeObject.NODE, KubeObject.NODE_LABELS}:
@@ -470,6 +487,31 @@ def _kube_format(data: bytes, file: str, role: Role | None) -> Format:
     others = sorted({as_text(o.get("kind")) for o in objects} - {""})
     listed = f" (objects of kind {', '.join(others[:3])})" if others else ""
     raise _refuse(file, f"{read.form}, but neither Kubernetes nodes nor pods{listed}", role)
+
+
+def _refuse_kubectl_error(objects: list[Mapping[str, Any]], file: str) -> None:
+    """Refuse kubectl's answer when it is an error (objects of kind ``Status``, such as the 403
+    of a user not allowed to list nodes) with kubectl's own message, reason and code."""
+    if not objects or any(as_text(o.get("kind")) != "Status" for o in objects):
+        return
+    status = objects[0]
+    said = as_text(status.get("message")) or "no message"
+    reason = as_text(status.get("reason"))
+    code = as_text(status.get("code"))
+    why = ", ".join(p for p in (reason, f"code {code}" if code else "") if p)
+    raise InputError(
+        [
+            InputProblem(
+                file,
+                None,
+                None,
+                f"kubectl's answer is an error, not a list: {quoted(said[:200])}"
+                + (f" ({why})" if why else ""),
+                "run kubectl as a user allowed to list the objects (kubectl auth can-i list "
+                "nodes; kubectl auth can-i list pods -A) and give its output",
+            )
+        ]
+    )
 
 
 def _refuse_empty_list(documents: list[Any], form: str, file: str, role: Role | None) -> None:
