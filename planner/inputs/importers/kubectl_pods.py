@@ -99,7 +99,6 @@ _KAI_FRACTION = "gpu-fraction"
 _KAI_MEMORY = "gpu-memory"
 _KAI_DEVICES = "gpu-fraction-num-devices"
 _KAI_ANNOTATIONS = (_KAI_FRACTION, _KAI_MEMORY)
-_NOT_GPU_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 _TEMPLATE_HASH = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$")
 """The suffix Kubernetes adds to a ReplicaSet's name (its safe-encoding alphabet)."""
 _CRON_SUFFIX = re.compile(r"^(?P<cronjob>.+)-\d{8,10}$")
