@@ -1229,3 +1229,15 @@ def test_a_blank_hostname_cell_among_named_hosts_is_a_problem_on_its_row() -> No
     )
     alone = b"name, hostname\nNVIDIA L4, [N/A]\nNVIDIA L4, [N/A]\n"
     assert read_nvidia_smi_query(alone, "gpus.csv", CATALOG).problems == ()
+
+
+def test_a_host_of_models_all_unknown_says_it_is_read_as_its_first() -> None:
+    """When no GPU of a host is a catalog model, the other model's row says the host is read as
+    the first model's one GPU, which the catalog lacks, not that any GPU is counted."""
+    data = b"name\nNVIDIA GeForce RTX 4090\nNVIDIA GeForce RTX 3090\n"
+    read = read_nvidia_smi_query(data, "ws-02.csv", CATALOG)
+    assert [p.row for p in read.problems] == [2, 3]
+    assert (
+        "so this 'NVIDIA GeForce RTX 3090' GPU is left out and the host is read as its 1 GPU of "
+        "'NVIDIA GeForce RTX 4090', which the catalog has no model for (row 2)"
+    ) in read.problems[1].message

@@ -1705,8 +1705,13 @@ def _other_models(
     labels = ", ".join(label(members) for members in groups.values())
     count = "two" if len(groups) == 2 else str(len(groups))
     kept = name(counted[0])
-    kept_label = kept.model or label(counted)
     verb = "is" if len(counted) == 1 else "are"
+    kept_said = (
+        f"the {_gpu_count(len(counted))} of {kept.model} {verb} counted"
+        if kept.model is not None
+        else f"the host is read as its {_gpu_count(len(counted))} of {label(counted)}, which "
+        f"the catalog has no model for (row {counted[0].line})"
+    )
     problems = []
     for members in groups.values():
         if members is groups[_model_key(kept)]:
@@ -1722,7 +1727,7 @@ def _other_models(
                     locator,
                     f"host {quoted(host)} has GPUs of {count} models ({labels}); the inventory "
                     f"holds one model per host, so this {label(members)} GPU is left out and "
-                    f"the {_gpu_count(len(counted))} of {kept_label} {verb} counted{unknown}",
+                    f"{kept_said}{unknown}",
                     fix if other.model is not None else f"{fix}; {other.fix}",
                 )
             )
