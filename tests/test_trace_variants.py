@@ -69,3 +69,82 @@ def test_a_node_list_over_the_gpu_limit_is_refused_as_an_inventory_is(catalog: C
     within = "".join(f"n{i},96000,393216,16,G2\n" for i in range(nodes - 1))
     loaded = load_node_list((NODE_HEADER + within).encode(), catalog)
     assert loaded.value.inventory.gpu_count == (nodes - 1) * 16
+
+
+def test_a_node_model_written_as_pandas_writes_an_empty_cell_is_no_model(
+    catalog: Catalog,
+) -> None:
+    """'nan', 'NaN', 'None', 'N/A' in model are an empty cell as pandas or Python wrote it (the
+    published README shows a CPU-only node's model as nan): a node with GPUs and such a model
+    is left out with a problem naming row and column, not planned with a guessed GPU; a node
+    without GPUs is a CPU-only host, said in a note."""
+    nodes = (
+        NODE_HEADER + "g0,32000,262144,8,nan\n"
+        "g1,32000,262144,8,NaN\n"
+        "g2,32000,262144,8,None\n"
+        "g3,32000,262144,8,N/A\n"
+        "c0,32000,262144,0,nan\n"
+        "c1,32000,262144,0,\n"
+        "t0,64000,262144,2,T4\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    hosts = loaded.value.inventory.hosts
+    assert [(h.name, h.gpus, h.gpu_model) for h in hosts] == [
+        ("c0", 0, ""),
+        ("c1", 0, ""),
+        ("t0", 2, "T4"),
+    ]
+    assert set(loaded.value.catalog.gpus) == set(catalog.gpus)
+    assert [(p.row, p.column, p.message) for p in loaded.problems] == [
+        (
+            row,
+            "model",
+            f"a node with GPUs names no GPU model ('{text}' stands for an empty cell): node "
+            "left out",
+        )
+        for row, text in ((2, "nan"), (3, "NaN"), (4, "None"), (5, "N/A"))
+    ]
+    assert "2 nodes have no GPU (gpu 0): CPU-only hosts, for pods without GPU" in [
+        n.text for n in loaded.value.notes
+    ]
+
+
+def test_vendor_and_trace_model_names_are_read_as_the_models_they_name(
+    catalog: Catalog,
+) -> None:
+    """A model written as nvidia-smi names it ('NVIDIA A100-SXM4-80GB', 'Tesla-T4') is the
+    catalog's model (A100-80GB-SXM, T4), said in a note, not a new model with guessed figures;
+    the trace's V100M32 written 'v100m32' first is V100M32 on both rows, with its datasheet's
+    32 GiB, 250 W and 112 TFLOPS, and the note on it names the other spelling."""
+    nodes = (
+        NODE_HEADER + "a,64000,262144,8,NVIDIA A100-SXM4-80GB\n"
+        "b,64000,262144,2,Tesla-T4\n"
+        "c,64000,262144,8,v100m32\n"
+        "d,64000,262144,8,V100M32\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    assert loaded.problems == ()
+    cluster = loaded.value
+    assert [h.gpu_model for h in cluster.inventory.hosts] == [
+        "A100-80GB-SXM",
+        "T4",
+        "V100M32",
+        "V100M32",
+    ]
+    assert set(cluster.catalog.gpus) - set(catalog.gpus) == {"V100M32"}
+    v100 = cluster.catalog.gpus["V100M32"]
+    assert (v100.memory_gib, v100.tdp_w, v100.fp16_tflops) == (32.0, 250.0, 112.0)
+    texts = [n.text for n in cluster.notes if n.locator == "model"]
+    assert texts[0].startswith(
+        "GPU model 'V100M32' (2 node(s), first on row 4) is not in the catalog: taken as a GPU "
+        "of 32 GiB, 250 W and 112 TFLOPS FP16 (from its datasheet)"
+    )
+    assert texts[0].endswith(
+        "also written 'v100m32' (row 4): one model, case, spaces and dashes aside"
+    )
+    assert texts[1:] == [
+        "GPU model 'NVIDIA A100-SXM4-80GB' (1 node(s), first on row 2) is read as the catalog "
+        "model A100-80GB-SXM: 'NVIDIA A100-SXM4-80GB' is A100-80GB-SXM: 80 GB; SXM",
+        "GPU model 'Tesla-T4' (1 node(s), first on row 3) is read as the catalog model T4: "
+        "'Tesla-T4' is the catalog model T4",
+    ]

@@ -61,6 +61,7 @@ from planner.inputs.tabular import (
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
 
 if TYPE_CHECKING:
+    from planner.inputs.importers.gpu_names import GpuName
     from planner.inputs.importers.provenance import ImportNote
 
 __all__ = [
@@ -96,6 +97,9 @@ _TRACE_MODELS: dict[str, tuple[float, float, float, str]] = {
 }
 """Trace model -> (memory [GiB], TDP [W], FP16 [TFLOPS], source) for public models the catalog
 may lack."""
+_TRACE_NAMES = (*_TRACE_MODELS, "G1", "G2", "G3")
+"""The trace's model names (G1-G3 undisclosed), in its spelling: a list writing one in another
+case is read as this one."""
 _UNKNOWN_MODEL = (32.0, 300.0, 100.0)
 """Memory [GiB], TDP [W], FP16 [TFLOPS] of an undisclosed trace model (G2, G3): a guess."""
 
@@ -253,36 +257,23 @@ def load_node_list(
     seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first node's row and name
     added: dict[str, list[Row]] = {}  # a trace model the catalog lacked -> its nodes' rows
     spellings: dict[str, dict[str, int]] = {}  # such a model -> its other spellings' first rows
+    names = _ModelNames(catalog)
     for row in table.rows:
         node = _node_name(table, row, seen, problems)
         if node is None:
             continue
         values = _parse_row(table, row, _NODE_RANGES, problems)
-        model_text = row.get("model")
-        if not model_text and values is not None and values["gpu"] > 0:
-            problems.append(
-                table.problem(row, "model", "a node with GPUs names no GPU model", "fill in model")
-            )
-            continue
-        if model_text:
-            where = partial(table.problem, row, "model")
-            empty = ("the GPU model holds only invisible characters", "fill in model")
-            usable = usable_name(model_text, "GPU model", where, problems, empty=empty)
-            if usable is None:
-                continue
-            model_text = usable
-        if values is None:
+        model_text = _written_model(table, row, values, problems)
+        if model_text is None or values is None:
             continue
         seen[host_key(node)] = (row, node)
-        model = _node_model(model_text, catalog, added)
+        model = names.model(model_text, row, added)
         if model and model not in gpus:
             gpus[model] = trace_gpu_model(model)
-        if model in added:
-            added[model].append(row)
+        if model and model not in catalog.gpus:
+            added.setdefault(model, []).append(row)
             if model_text != model:
                 spellings.setdefault(model, {}).setdefault(model_text, row.number)
-        elif model and model not in catalog.gpus:
-            added[model] = [row]
         hosts.append(
             Host(
                 name=node,
@@ -305,8 +296,44 @@ def load_node_list(
         _added_model_note(gpus[model], rows, spellings.get(model, {}), own_gpus_at)
         for model, rows in added.items()
     )
-    notes = _node_list_notes(name, inventory, models)
+    notes = _node_list_notes(name, inventory, models, names.notes(name, "node"))
     return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+_NO_VALUE = frozenset({"nan", "none", "null", "n/a", "na"})
+"""Cell texts (case aside) that stand for an empty cell: how pandas and Python write a missing
+value in a list they save. The published README shows a CPU-only node's model and an
+unconstrained pod's ``gpu_spec`` as ``nan``."""
+
+
+def _is_empty(text: str) -> bool:
+    """Whether a cell is empty or holds a spelling of an empty cell (``_NO_VALUE``)."""
+    return not text.strip() or text.strip().casefold() in _NO_VALUE
+
+
+def _written_model(
+    table: Table, row: Row, values: Mapping[str, int] | None, problems: list[InputProblem]
+) -> str | None:
+    """The node's GPU model as written (invisible characters removed and said), empty for a
+    node without GPUs whose model is empty or ``nan``; None with a problem for a node with
+    GPUs that names no model (the row is left out)."""
+    written = row.get("model")
+    if _is_empty(written):
+        if values is not None and values["gpu"] > 0:
+            empty = f" ({quoted(written)} stands for an empty cell)" if written else ""
+            problems.append(
+                table.problem(
+                    row,
+                    "model",
+                    f"a node with GPUs names no GPU model{empty}: node left out",
+                    "fill in model: the GPU model of the node's GPUs",
+                )
+            )
+            return None
+        return ""
+    where = partial(table.problem, row, "model")
+    empty_name = ("the GPU model holds only invisible characters", "fill in model")
+    return usable_name(written, "GPU model", where, problems, empty=empty_name)
 
 
 _ONE_ESTATE_FIX = "plan one cluster or site at a time (one node list each)"
@@ -349,25 +376,76 @@ def _node_name(
     return None
 
 
-def _node_model(written: str, catalog: Catalog, added: Iterable[str]) -> str:
-    """The model a node's ``written`` model is: the catalog's model it names (case, spaces and
-    dashes aside), else a trace model already ``added`` it names so, else ``written``."""
-    wanted = normalise_model_name(written)
-    return (
-        catalog.resolve(written)
-        or next((m for m in added if normalise_model_name(m) == wanted), None)
-        or written
-    )
+class _ModelNames:
+    """GPU models as a list writes them, read as the models they are, with the rows of each
+    name read as a catalog model by its vendor's name (``gpu_names.match_gpu_name``)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+        self._vendor: dict[str, tuple[GpuName, list[Row]]] = {}
+
+    def model(self, written: str, row: Row, added: Iterable[str] = ()) -> str:
+        """The model ``written`` (on ``row``) is: the catalog's model it names (case, spaces and
+        dashes aside), else the trace's model or one already ``added`` it names so, else the
+        catalog model its vendor's name is (``NVIDIA A100-SXM4-80GB``), else ``written``."""
+        if not written:
+            return ""
+        wanted = normalise_model_name(written)
+        known = self._catalog.resolve(written) or next(
+            (m for m in (*_TRACE_NAMES, *added) if normalise_model_name(m) == wanted), None
+        )
+        if known:
+            return known
+        if written not in self._vendor:
+            # Imported here: the importers package imports this module.
+            from planner.inputs.importers.gpu_names import match_gpu_name
+
+            self._vendor[written] = (match_gpu_name(written, self._catalog), [])
+        match, rows = self._vendor[written]
+        if match.model is None:
+            return written
+        rows.append(row)
+        return match.model
+
+    def notes(self, file: str, noun: str) -> list[ImportNote]:
+        """One note per name of ``file`` read as a catalog model by its vendor's name: how, on
+        which rows (of a ``noun`` each)."""
+        from planner.inputs.importers.provenance import ImportNote
+
+        return [
+            ImportNote(
+                file,
+                None,
+                "model" if noun == "node" else "gpu_spec",
+                "",
+                "",
+                "",
+                "assumed" if match.source == "assumed" else "derived",
+                f"GPU model {quoted(written)} ({len(rows)} {noun}(s), first on row "
+                f"{rows[0].number}) is read as the catalog model {match.model}: {match.reason}"
+                + (
+                    "; if it is another, write that model's catalog name"
+                    if match.source == "assumed"
+                    else ""
+                ),
+            )
+            for written, (match, rows) in self._vendor.items()
+            if rows
+        ]
 
 
 _NO_COLUMN = "the trace has no column for it"
 
 
 def _node_list_notes(
-    file: str, inventory: Inventory, added_models: Sequence[str]
+    file: str,
+    inventory: Inventory,
+    added_models: Sequence[str],
+    read_as: Sequence[ImportNote] = (),
 ) -> tuple[ImportNote, ...]:
     """The notes of the node list ``file`` read as ``inventory``: the hosts read, one per line
-    of ``added_models`` (the models the catalog lacked), and each host field the trace has no
+    of ``added_models`` (the models the catalog lacked), the models ``read_as`` catalog models
+    by their vendor's names, the nodes without GPU, and each host field the trace has no
     column for with its value taken from the hosts built, so a note cannot disagree with the
     plan."""
     # Imported in the functions that build notes: the importers package imports this module.
@@ -394,7 +472,25 @@ def _node_list_notes(
         "mig_enabled": _one([yes_no(h.mig_enabled) for h in hosts]),
     }
     fields = [_no_column(file, field, value) for field, value in assumed.items()]
-    return (read, *models, *fields)
+    cpu_only = sum(1 for h in hosts if not h.gpus)
+    without_gpu = (
+        [
+            ImportNote(
+                file,
+                None,
+                "gpu",
+                "",
+                "",
+                "",
+                "derived",
+                f"{cpu_only:,} {'node has' if cpu_only == 1 else 'nodes have'} no GPU (gpu 0): "
+                "CPU-only hosts, for pods without GPU",
+            )
+        ]
+        if cpu_only
+        else []
+    )
+    return (read, *models, *read_as, *without_gpu, *fields)
 
 
 def _no_column(file: str, field: str, value: str) -> ImportNote:
