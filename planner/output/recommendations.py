@@ -522,6 +522,11 @@ def _with_bounds(
     return dataclasses.replace(best, plan=plan, metrics=metrics, cost=cost)
 
 
+_EACH_TYPE_ALONE_MAX_INSTANCES = 200
+"""Instances up to which an addition without headroom on several server types also weighs
+each type alone: a work limit (each type is a planning as long as the mix's; the gaps found
+beyond it were under 1 %)."""
+
 ADDED_CLUSTER = "new"
 """Cluster of the servers bought on top of the inventory (one per type: ``new-2-l40s``)."""
 
@@ -548,14 +553,25 @@ def recommend_additions(
     owned = scenario.inventory.hosts
     standby = set(standby_hosts(owned, headroom))
     active = tuple(h for h in owned if h not in standby)
-    choices = [tuple(servers)]
-    if headroom and len(servers) > 1:
-        # Each new cluster gets its own spare servers: one type bought may cost less than a mix
-        # of types that each need theirs.
-        choices.extend((server,) for server in servers)
-    drafts = [_additions(scenario, chosen, sized, active, headroom, methods) for chosen in choices]
+    drafts = [_additions(scenario, tuple(servers), sized, active, headroom, methods)]
+    if len(servers) > 1:
+        # One type bought alone (as asked alone: its own sizings) may cost less a year than the
+        # mix of types: each new cluster gets its own spare servers, and placing the MILP's
+        # counts may open servers of one type where another's would cost less.
+        instances = sum(w.instances for w in scenario.workloads)
+        if headroom or (
+            drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
+        ):
+            for server in servers:
+                alone = [p for p in sized if all(_is_a(h, server) for h in p.hosts)]
+                drafts.append(_additions(scenario, (server,), alone, active, headroom, methods))
     best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
     return prove_bounds(scenario, best)
+
+
+def _is_a(host: Host, server: ServerType) -> bool:
+    """Whether ``host`` is a server of type ``server`` (matched by shape)."""
+    return ServerType.of(host) == dataclasses.replace(server, name="")
 
 
 def _rank_with_spares(plan: RecommendedPlan, scenario: Scenario) -> tuple[object, ...]:
