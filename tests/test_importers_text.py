@@ -119,6 +119,8 @@ def test_hosts_are_named_after_files() -> None:
     assert host_from_file_name("gpu-node-07.txt") == "gpu-node-07"
     assert host_from_file_name("/tmp/gpu-node-07.example.com.csv") == "gpu-node-07.example.com"
     assert host_from_file_name("...") is None
+    # nvidia-smi -q -x > gpu-07.xml, as the README shows it.
+    assert host_from_file_name("gpu-07.xml") == "gpu-07"
 
 
 def test_given_host_name_wins_over_prompt_and_file() -> None:

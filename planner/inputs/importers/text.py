@@ -35,7 +35,9 @@ _PROMPT = re.compile(
     r"|[$#%>]"  # a bare prompt
     r")(?:\s+(?P<command>.*))?$"
 )
-_FILE_SUFFIXES = frozenset({".txt", ".csv", ".log", ".out", ".json", ".prom", ".metrics", ".xlsx"})
+_FILE_SUFFIXES = frozenset(
+    {".txt", ".csv", ".log", ".out", ".json", ".prom", ".metrics", ".xlsx", ".xml", ".yaml", ".yml"}
+)
 
 
 _TOOL_TEXT = TextKind(
