@@ -148,3 +148,36 @@ def test_vendor_and_trace_model_names_are_read_as_the_models_they_name(
         "GPU model 'Tesla-T4' (1 node(s), first on row 3) is read as the catalog model T4: "
         "'Tesla-T4' is the catalog model T4",
     ]
+
+
+def test_gpu_spec_nan_is_no_constraint_and_commas_or_semicolons_separate_models(
+    catalog: Catalog,
+) -> None:
+    """The trace's README documents gpu_spec 'nan' as no constraint: such pods (and 'None',
+    empty) may use any model, none left out. Models separated by ',' or ';' are read as the
+    trace's '|' separates them, said in a note naming the pods; a vendor name ('Tesla-T4') is
+    the catalog model the nodes have."""
+    cluster = load_node_list(
+        (NODE_HEADER + "t,64000,262144,4,T4\nv,64000,262144,8,V100M16\n").encode(), catalog
+    ).value
+    pods = (
+        POD_HEADER + "p0,1000,1024,1,500,nan\n"
+        "p1,1000,1024,1,500,None\n"
+        "p2,1000,1024,1,500,\n"
+        'p3,1000,1024,1,1000,"V100M16,T4"\n'
+        "p4,1000,1024,1,1000,V100M16;T4\n"
+        "p5,1000,1024,1,1000,Tesla-T4\n"
+    )
+    loaded = load_pod_list(
+        pods.encode(), cluster.catalog, file_name="pods.csv", gpu_models=("T4", "V100M16")
+    )
+    assert loaded.problems == ()
+    classes = {w.gpu_models: w.instances for w in loaded.value.workloads}
+    assert classes == {(): 3, ("T4", "V100M16"): 2, ("T4",): 1}
+    texts = [n.text for n in loaded.value.notes if n.locator == "gpu_spec"]
+    assert texts == [
+        "GPU model 'Tesla-T4' (1 pod(s), first on row 7) is read as the catalog model T4: "
+        "'Tesla-T4' is the catalog model T4",
+        "2 pod(s), first on row 5, separate models by ',' or ';': read as separated by '|', as "
+        "the trace writes them",
+    ]

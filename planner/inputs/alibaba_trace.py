@@ -30,6 +30,7 @@ notes as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -383,6 +384,8 @@ class _ModelNames:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self._vendor: dict[str, tuple[GpuName, list[Row]]] = {}
+        self.separated: list[Row] = []
+        """Rows whose models are separated by ``,`` or ``;``, not the trace's ``|``."""
 
     def model(self, written: str, row: Row, added: Iterable[str] = ()) -> str:
         """The model ``written`` (on ``row``) is: the catalog's model it names (case, spaces and
@@ -409,14 +412,16 @@ class _ModelNames:
 
     def notes(self, file: str, noun: str) -> list[ImportNote]:
         """One note per name of ``file`` read as a catalog model by its vendor's name: how, on
-        which rows (of a ``noun`` each)."""
+        which rows (of a ``noun`` each); and one on the rows separating models by ``,`` or
+        ``;``."""
         from planner.inputs.importers.provenance import ImportNote
 
-        return [
+        locator = "model" if noun == "node" else "gpu_spec"
+        notes = [
             ImportNote(
                 file,
                 None,
-                "model" if noun == "node" else "gpu_spec",
+                locator,
                 "",
                 "",
                 "",
@@ -432,6 +437,22 @@ class _ModelNames:
             for written, (match, rows) in self._vendor.items()
             if rows
         ]
+        if self.separated:
+            notes.append(
+                ImportNote(
+                    file,
+                    None,
+                    locator,
+                    "",
+                    "",
+                    "",
+                    "derived",
+                    f"{len(self.separated)} {noun}(s), first on row {self.separated[0].number}, "
+                    "separate models by ',' or ';': read as separated by '|', as the trace "
+                    "writes them",
+                )
+            )
+        return notes
 
 
 _NO_COLUMN = "the trace has no column for it"
@@ -523,9 +544,10 @@ def _added_model_note(
 
 
 def _pod_shape(
-    table: Table, row: Row, catalog: Catalog, problems: list[InputProblem]
+    table: Table, row: Row, names: _ModelNames, problems: list[InputProblem]
 ) -> tuple[int, int, int, int, tuple[str, ...]] | None:
-    """(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod, or None."""
+    """(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod, or None; the
+    allowed models are read by ``_allowed_models``."""
     values = _parse_row(table, row, _POD_RANGES, problems)
     if values is None:
         return None
@@ -560,17 +582,37 @@ def _pod_shape(
             )
         )
         return None
+    allowed = _allowed_models(table, row, names, problems)
+    if allowed is None:
+        return None
+    return gpus, milli, values["cpu_milli"], values["memory_mib"], allowed
+
+
+_SPEC_SEPARATORS = re.compile(r"[|,;]")
+"""What separates the models of a ``gpu_spec``: the trace's ``|``, and ``,`` or ``;`` as a list
+written by hand separates them."""
+
+
+def _allowed_models(
+    table: Table, row: Row, names: _ModelNames, problems: list[InputProblem]
+) -> tuple[str, ...] | None:
+    """The models a pod's ``gpu_spec`` allows, each as ``names`` reads it; empty for any model
+    (an empty cell, or ``nan`` as the trace's README writes no constraint); None with a problem
+    when a model holds only invisible characters."""
+    spec = row.get("gpu_spec")
     named: set[str] = set()
     where = partial(table.problem, row, "gpu_spec")
     empty = ("a model in gpu_spec holds only invisible characters", "delete it, or write the model")
-    for written in row.get("gpu_spec").split("|"):
-        if not written.strip():
+    for written in _SPEC_SEPARATORS.split(spec):
+        if _is_empty(written):
             continue
         model = usable_name(written, "GPU model", where, problems, empty=empty)
         if model is None:
             return None
-        named.add(catalog.resolve(model) or model)
-    return gpus, milli, values["cpu_milli"], values["memory_mib"], tuple(sorted(named))
+        named.add(names.model(model, row))
+    if named and {",", ";"} & set(spec):
+        names.separated.append(row)
+    return tuple(sorted(named))
 
 
 def _pod_name(
@@ -670,11 +712,12 @@ def load_pod_list(
     held = frozenset(inventory_models)
     counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
     seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first pod's row and name
+    names = _ModelNames(catalog)
     for row in table.rows:
         pod = _pod_name(table, row, seen, problems)
         if pod is None:
             continue
-        shape = _pod_shape(table, row, catalog, problems)
+        shape = _pod_shape(table, row, names, problems)
         if shape is None:
             continue
         spec = shape[4]
@@ -707,16 +750,20 @@ def load_pod_list(
         )
         (gpu if shape[0] else cpu_only).append(_pod_class(shape, count, smallest))
     pods = TracePods(tuple(gpu), tuple(cpu_only))
-    notes = _pod_list_notes(name, pods, inventory_models)
+    notes = _pod_list_notes(name, pods, inventory_models, names.notes(name, "pod"))
     return Loaded(replace(pods, notes=notes), tuple(problems))
 
 
 def _pod_list_notes(
-    file: str, pods: TracePods, inventory_models: Sequence[str]
+    file: str,
+    pods: TracePods,
+    inventory_models: Sequence[str],
+    read_as: Sequence[ImportNote] = (),
 ) -> tuple[ImportNote, ...]:
     """The notes of the pod list ``file`` read as ``pods``, planned on ``inventory_models``:
     the pods read and grouped, each class field the trace has no column for with its value
-    taken from the classes built, GPU memory of a share, and the pods without GPU."""
+    taken from the classes built, GPU memory of a share, the pods without GPU, and how
+    ``gpu_spec`` was ``read_as`` the models named."""
     from planner.inputs.importers.provenance import ImportNote
 
     classes = (*pods.workloads, *pods.cpu_only)
@@ -774,7 +821,7 @@ def _pod_list_notes(
                 "cores and RAM, planned only by methods that place pods on Kubernetes nodes",
             )
         )
-    return tuple(notes)
+    return (*notes, *read_as)
 
 
 def plan_inputs_note(pods: TracePods) -> str:
