@@ -5,12 +5,19 @@ their header; a list re-saved by a spreadsheet (semicolons, tabs, UTF-16, Excel'
 line, blank lines above the header) reads as the comma-separated original:
 
 - a node list (``openb_node_list_gpu_node.csv``): ``sn`` (node name), ``cpu_milli``
-  (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model). Each node is a
-  Kubernetes host with ``cpu_milli``/1000 cores and ``memory_mib``/1024 GiB RAM, both at least 1.
-- a pod list (``openb_pod_list_*.csv``): ``name``, ``cpu_milli``, ``memory_mib``, ``num_gpu``,
-  ``gpu_milli`` (share of one GPU in thousandths, below 1000 only when ``num_gpu`` is 1), and
-  optionally ``gpu_spec`` (allowed GPU models separated by ``|``). Other columns (``qos``,
-  ``pod_phase``, times) are not used.
+  (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model; empty or
+  ``nan`` on a CPU-only node). Each node is a Kubernetes host with ``cpu_milli``/1000 cores and
+  ``memory_mib``/1024 GiB RAM, both at least 1; the list holds at most ``MAX_HOSTS`` nodes and
+  ``MAX_GPUS`` GPUs, as an inventory does.
+- a pod list (``openb_pod_list_*.csv``, at most ``MAX_TRACE_PODS`` pods): ``name``,
+  ``cpu_milli``, ``memory_mib``, ``num_gpu``, ``gpu_milli`` (share of one GPU in thousandths,
+  below 1000 only when ``num_gpu`` is 1), and optionally ``gpu_spec`` (allowed GPU models
+  separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for any model). Other columns
+  (``qos``, ``pod_phase``, times) are not used.
+
+A model is the catalog's model it names (case, spaces and dashes aside), else the trace's model
+it names so (its spelling kept), else the catalog model its vendor's name is
+(``NVIDIA A100-SXM4-80GB``, read by ``gpu_names.match_gpu_name`` and said in a note).
 
 Pods of one shape (GPUs, share, cores, memory, allowed models) form one workload class. A pod
 with a share takes that share of one GPU's compute and memory alike (``memory_share``), since
