@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from typing import Any
 
 import pytest
 from importer_samples import CATALOG, REPO
@@ -12,10 +13,12 @@ from openpyxl import Workbook
 
 from planner.assumptions import Assumptions
 from planner.inputs.importers import PLAN_INPUTS_SHEET, read_plan_inputs, write_inputs_sheet
-from planner.inputs.inventory import load_inventory
+from planner.inputs.inventory import Inventory, load_inventory
+from planner.inputs.problems import InputError
 from planner.inputs.workloads import load_workloads
 from planner.methods.registry import Method
 from planner.scenario import Scenario
+from tests.builders import host
 
 _SHEET = f"plan.xlsx [{PLAN_INPUTS_SHEET}]"
 
@@ -73,3 +76,119 @@ def test_a_today_method_that_is_a_method_id_is_read() -> None:
         inputs = read_plan_inputs(data, file_name="plan.xlsx")
         assert inputs.problems == ()
         assert inputs.assumptions.today_method == method.value
+
+
+def _many_hosts_scenario() -> Scenario:
+    """The sample workloads on 1,200 hosts: an inventory CSV stored over several rows."""
+    sample = _sample_scenario()
+    hosts = tuple(host(f"gpu-host-{i:04d}", "L40S", 4) for i in range(1200))
+    return dataclasses.replace(sample, inventory=Inventory(hosts))
+
+
+def _inputs_book(scenario: Scenario) -> Any:
+    book = Workbook()
+    write_inputs_sheet(book, scenario)
+    return book
+
+
+def _saved(book: Any) -> bytes:
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _file_rows(book: Any, name: str) -> list[int]:
+    sheet = book[PLAN_INPUTS_SHEET]
+    return [
+        r
+        for r in range(3, sheet.max_row + 1)
+        if sheet[f"A{r}"].value == "file" and sheet[f"B{r}"].value == name
+    ]
+
+
+def test_a_deleted_part_of_a_stored_file_refuses_the_workbook_naming_the_part() -> None:
+    """A row holding part of the stored inventory deleted (hundreds of hosts) refuses the
+    workbook: the problem names the sheet, the missing part, the rows that hold the others, and
+    how to fix it; no inventory comes back short."""
+    book = _inputs_book(_many_hosts_scenario())
+    rows = _file_rows(book, "inventory.csv")
+    assert len(rows) >= 3
+    book[PLAN_INPUTS_SHEET].delete_rows(rows[1])
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert problem.file == _SHEET
+    assert problem.message.startswith(f"part 2 of {len(rows)} of inventory.csv is missing (")
+    assert f"row {rows[0]} part 1, row {rows[1]} part 3" in problem.message
+    assert "export the plan again" in problem.fix
+
+
+def test_a_stored_file_cut_short_at_a_line_end_refuses_the_workbook_naming_its_row() -> None:
+    """The workloads cell cut after a line (classes lost, the CSV still well formed) refuses
+    the workbook, naming the sheet, that row and its value column."""
+    book = _inputs_book(_sample_scenario())
+    (row,) = _file_rows(book, "workloads.csv")
+    cell = book[PLAN_INPUTS_SHEET][f"C{row}"]
+    cell.value = "".join(str(cell.value).splitlines(keepends=True)[:3])
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row, problem.column) == (_SHEET, row, "value")
+    assert problem.message == (
+        "the text of workloads.csv on this row is not a part the planner wrote: the cell was "
+        "edited or cut short, so the file is not restored"
+    )
+
+
+def test_a_workbook_without_checks_is_read_with_a_note_that_it_could_not_be_checked() -> None:
+    """A workbook written before the stored files were checked (format 1, no check rows) is read as
+    before, each stored file with a note that whether it is complete could not be checked; the
+    planner's own workbook has no such note."""
+    scenario = _many_hosts_scenario()
+    book = _inputs_book(scenario)
+    assert read_plan_inputs(_saved(book), file_name="plan.xlsx").notes == ()
+    sheet = book[PLAN_INPUTS_SHEET]
+    sheet["C3"].value = "1"
+    for row in reversed(range(3, sheet.max_row + 1)):
+        if sheet[f"A{row}"].value == "check":
+            sheet.delete_rows(row)
+    inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    assert inputs.problems == ()
+    assert [(n.field, n.value, n.source) for n in inputs.notes] == [
+        ("inventory.csv", "complete", "assumed"),
+        ("workloads.csv", "complete", "assumed"),
+    ]
+    assert all("could not be checked" in n.text for n in inputs.notes)
+    assert inputs.scenario().value.inventory == scenario.inventory
+
+
+def test_a_deleted_check_row_refuses_the_workbook() -> None:
+    """A workbook of the format that writes checks, whose check row of a stored file was
+    deleted, is refused naming the file: whether it is whole cannot be told."""
+    book = _inputs_book(_sample_scenario())
+    sheet = book[PLAN_INPUTS_SHEET]
+    (row,) = [
+        r
+        for r in range(3, sheet.max_row + 1)
+        if sheet[f"A{r}"].value == "check" and sheet[f"B{r}"].value == "workloads.csv"
+    ]
+    sheet.delete_rows(row)
+    with pytest.raises(InputError) as caught:
+        read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.row) == (_SHEET, None)
+    assert problem.message.startswith("the sheet holds no check row of workloads.csv")
+
+
+def test_parts_of_a_stored_file_in_another_order_are_restored_in_the_order_written() -> None:
+    """Rows of a stored file sorted into another order restore the file as written, since the
+    check row gives each part's place."""
+    scenario = _many_hosts_scenario()
+    book = _inputs_book(scenario)
+    sheet = book[PLAN_INPUTS_SHEET]
+    first, second, *_ = _file_rows(book, "inventory.csv")
+    a, b = sheet[f"C{first}"].value, sheet[f"C{second}"].value
+    sheet[f"C{first}"].value, sheet[f"C{second}"].value = b, a
+    inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    assert inputs.problems == ()
+    assert inputs.scenario().value.inventory == scenario.inventory

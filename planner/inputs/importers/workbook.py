@@ -15,6 +15,10 @@ which value is meant is not known.
 
 Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
 item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
+A ``check`` row after each file's rows holds a digest of each of its parts, in order (``3 parts,
+sha256: 0123456789abcdef ...``), so a part deleted, repeated or edited is found and the file
+refused, naming the rows, instead of a file restored short. A workbook written before the
+checks (format ``1``) keeps being read, with a note that its files could not be checked.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import enum
+import hashlib
 import io
 import re
 import types
@@ -82,9 +87,12 @@ NOTE = (
     "Read back by the planner (python -m planner plan --from-workbook, or the dashboard) to "
     "restore this plan's inputs and assumptions: do not edit by hand."
 )
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+"""``2``: each stored file has a ``check`` row; ``1`` (before the checks) is read too."""
 _COLUMNS = ("kind", "name", "value")
 """The sheet's columns, as problems name them."""
+_CHECK = re.compile(r"(\d+) parts?, sha256:((?: [0-9a-f]{16})+)")
+"""A stored file's check (``_file_check``)."""
 _CELL_LIMIT = 30_000
 """Characters per cell written (Excel holds 32,767)."""
 _OWN_COLUMNS = (
@@ -196,12 +204,24 @@ def _chunks(text: str) -> list[str]:
     return [text[i : i + _CELL_LIMIT] for i in range(0, len(text), _CELL_LIMIT)] or [""]
 
 
+def _digest(text: str) -> str:
+    """The first 16 hex digits of the SHA-256 of ``text`` (line ends as ``\\n``: a program that
+    saves them as CRLF changes no value)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()[:16]
+
+
+def _file_check(parts: Sequence[str]) -> str:
+    """The check row's value of a file stored in ``parts``: their count and digests, in order."""
+    digests = " ".join(_digest(part) for part in parts)
+    return f"{len(parts)} {'part' if len(parts) == 1 else 'parts'}, sha256: {digests}"
+
+
 def inputs_sheet_rows(
     scenario: Scenario, given: Mapping[str, bytes] | None = None
 ) -> list[tuple[str, str, str]]:
     """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
-    workload and own-GPU CSV text (``file`` rows, split over rows when long), and every
-    assumption (``assumption`` rows).
+    workload and own-GPU CSV text (``file`` rows, split over rows when long, then the file's
+    ``check`` row), and every assumption (``assumption`` rows).
 
     ``given``: the input files as the user gave them, by the sheet's name for them
     (``inventory.csv``, ``workloads.csv``). One that is a list of Alibaba's GPU-sharing trace is
@@ -241,7 +261,9 @@ def inputs_sheet_rows(
     if own is not None:
         files["my_gpus.csv"] = own
     for name, text in files.items():
-        rows.extend(("file", name, chunk) for chunk in _chunks(text))
+        parts = _chunks(text)
+        rows.extend(("file", name, part) for part in parts)
+        rows.append(("check", name, _file_check(parts)))
     rows.extend(
         ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
     )
@@ -268,6 +290,7 @@ def write_inputs_sheet(
     sheet.column_dimensions["A"].width = 12
     sheet.column_dimensions["B"].width = 40
     sheet.column_dimensions["C"].width = 60
+    sheet.column_dimensions["D"].width = 34
 
 
 @dataclass(frozen=True)
@@ -359,7 +382,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             ]
         )
     tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
-    files: dict[str, list[str]] = {}
+    stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
     problems: list[InputProblem] = []
     rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
@@ -405,8 +428,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
                 )
             )
             continue
-        if kind == "file":
-            files.setdefault(item, []).append(value)
+        if kind in stored:
+            stored[kind].setdefault(item, []).append((number, value))
         elif kind == "assumption":
             # An error value is named as such; inf and NaN read as the text they are.
             saved = raw[2]
@@ -422,6 +445,34 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
                     "do not edit this sheet by hand",
                 )
             )
+    version = next((v for k, _, v in (r[:3] for r in rows[2:] if len(r) >= 3) if k == "format"), "")
+    texts, file_notes = _stored_files(stored, str(version) != "1", tab, problems)
+    repeated = _repeated_assumptions(assumptions, tab)
+    if repeated:
+        raise InputError([*problems, *repeated])
+    restored, notes, assumption_problems = assumptions_from_rows(assumptions, tab)
+    own = texts.get("my_gpus.csv")
+    return PlanInputs(
+        inventory_csv=texts["inventory.csv"].encode("utf-8"),
+        workloads_csv=texts["workloads.csv"].encode("utf-8"),
+        own_gpus_csv=None if own is None else own.encode("utf-8"),
+        assumptions=restored,
+        notes=(*file_notes, *notes),
+        problems=(*problems, *assumption_problems),
+    )
+
+
+def _stored_files(
+    stored: Mapping[str, Mapping[str, Sequence[tuple[int, str]]]],
+    checked: bool,
+    tab: str,
+    problems: list[InputProblem],
+) -> tuple[dict[str, str], list[ImportNote]]:
+    """The text of each stored file from the ``file`` and ``check`` rows in ``stored`` (kind ->
+    file -> (row, value)), with notes on files that could not be checked; ``checked``: the
+    sheet's format writes checks. Raises ``InputError`` (``problems`` first) when the inventory
+    or workloads is missing, or a file cannot be restored whole (``_stored_file``)."""
+    files = stored["file"]
     for needed in ("inventory.csv", "workloads.csv"):
         if needed not in files:
             raise InputError(
@@ -436,19 +487,126 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
                     ),
                 ]
             )
-    repeated = _repeated_assumptions(assumptions, tab)
-    if repeated:
-        raise InputError([*problems, *repeated])
-    restored, notes, assumption_problems = assumptions_from_rows(assumptions, tab)
-    own = files.get("my_gpus.csv")
-    return PlanInputs(
-        inventory_csv="".join(files["inventory.csv"]).encode("utf-8"),
-        workloads_csv="".join(files["workloads.csv"]).encode("utf-8"),
-        own_gpus_csv=None if own is None else "".join(own).encode("utf-8"),
-        assumptions=restored,
-        notes=tuple(notes),
-        problems=(*problems, *assumption_problems),
+    restored = {
+        name: _stored_file(name, parts, stored["check"].get(name, ()), checked, tab)
+        for name, parts in files.items()
+    }
+    broken = [problem for _, refused in restored.values() for problem in refused]
+    if broken:
+        raise InputError([*problems, *broken])
+    notes = [_unchecked(tab, name) for name in files if name not in stored["check"]]
+    return {name: text for name, (text, _) in restored.items()}, notes
+
+
+def _unchecked(tab: str, name: str) -> ImportNote:
+    """The note on a stored file of a workbook written before the checks."""
+    return ImportNote(
+        tab,
+        None,
+        "",
+        "",
+        name,
+        "complete",
+        "assumed",
+        "the workbook was written before the planner checked each stored file, so whether a "
+        "row of it was deleted or edited could not be checked",
     )
+
+
+def _stored_file(
+    name: str,
+    parts: Sequence[tuple[int, str]],
+    checks: Sequence[tuple[int, str]],
+    checked: bool,
+    tab: str,
+) -> tuple[str, list[InputProblem]]:
+    """The text of stored file ``name`` from its (row, text) ``parts``, in the order its check
+    row lists their digests, and the problems that keep it from being restored whole: its
+    check missing (when the sheet's format writes one) or unreadable, a part missing, given
+    twice, or not as the planner wrote it, each naming the rows. A file without a check in a
+    sheet written before the checks is read in sheet order."""
+    fix = (
+        f"give the workbook as the planner wrote it (export the plan again), or give {name} as "
+        "a file of its own"
+    )
+    in_order = "".join(text for _, text in parts)
+    if not checks:
+        if not checked:
+            return in_order, []
+        return in_order, [
+            InputProblem(
+                tab,
+                None,
+                None,
+                f"the sheet holds no check row of {name}: whether it is whole cannot be told, "
+                "so it is not restored",
+                fix,
+            )
+        ]
+    problems = [
+        InputProblem(
+            tab,
+            row,
+            "kind",
+            f"the check of {name} is given again (first on row {checks[0][0]}): the file is "
+            "not restored",
+            fix,
+        )
+        for row, _ in checks[1:]
+    ]
+    row, value = checks[0]
+    match = _CHECK.fullmatch(value.strip())
+    digests = [] if match is None else match[2].split()
+    if match is None or int(match[1]) != len(digests):
+        problems.append(
+            InputProblem(
+                tab,
+                row,
+                "value",
+                f"the check of {name} reads {_shown(value)}, not as the planner writes it: "
+                "whether the file is whole cannot be told, so it is not restored",
+                fix,
+            )
+        )
+        return in_order, problems
+    found: dict[int, tuple[int, str]] = {}
+    altered = 0
+    for row, text in parts:
+        digest = _digest(text)
+        places = [p for p, d in enumerate(digests, start=1) if d == digest]
+        free = [p for p in places if p not in found]
+        if free:
+            found[free[0]] = (row, text)
+            continue
+        if places:
+            message = (
+                f"part {places[0]} of {name} is given again (first on row "
+                f"{found[places[0]][0]}): the file is not restored"
+            )
+        else:
+            altered += 1
+            message = (
+                f"the text of {name} on this row is not a part the planner wrote: the cell was "
+                "edited or cut short, so the file is not restored"
+            )
+        problems.append(InputProblem(tab, row, "value", message, fix))
+    missing = [p for p in range(1, len(digests) + 1) if p not in found]
+    held = ", ".join(f"row {row} part {part}" for part, (row, _) in sorted(found.items()))
+    if len(missing) > altered:
+        # More parts are gone than rows edited: a row of the sheet was deleted.
+        problems.extend(
+            InputProblem(
+                tab,
+                None,
+                None,
+                f"part {part} of {len(digests)} of {name} is missing "
+                f"({held or 'no row holds a part'}): a row of the sheet was deleted, so the "
+                "file is not restored",
+                fix,
+            )
+            for part in missing
+        )
+    return "".join(text for _, (_, text) in sorted(found.items())), problems
 
 
 def _convert(kind: Any, text: str) -> Any:
