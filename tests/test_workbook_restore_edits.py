@@ -192,3 +192,39 @@ def test_parts_of_a_stored_file_in_another_order_are_restored_in_the_order_writt
     inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
     assert inputs.problems == ()
     assert inputs.scenario().value.inventory == scenario.inventory
+
+
+def test_a_price_for_no_model_is_named_with_the_models_and_not_used() -> None:
+    """A gpu_price_usd key naming no GPU model is a problem on its row and name column that
+    lists the models; the price is kept as written but no plan uses it."""
+    scenario = dataclasses.replace(
+        _sample_scenario(), assumptions=Assumptions(gpu_price_usd={"L4": 2000.0})
+    )
+    book = _inputs_book(scenario)
+    sheet = book[PLAN_INPUTS_SHEET]
+    sheet.append(("assumption", "gpu_price_usd[Foo-GPU]", "999"))
+    inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.file, problem.row, problem.column) == (_SHEET, sheet.max_row, "name")
+    assert problem.message.startswith(
+        "gpu_price_usd[Foo-GPU]: no GPU model is named 'Foo-GPU', so no plan uses this price; "
+        "the models are "
+    )
+    assert "H100-80GB-SXM, " in problem.message
+    assert not problem.row_kept
+    assert dict(inputs.assumptions.gpu_price_usd) == {"L4": 2000.0, "Foo-GPU": 999.0}
+
+
+def test_a_price_for_a_model_in_another_case_is_taken_for_that_model_and_said() -> None:
+    """A gpu_price_usd key naming a model in another case (h100-80gb-sxm) prices that model,
+    with a problem on its row saying which model it was taken for and the name to write."""
+    book = _inputs_book(_sample_scenario())
+    sheet = book[PLAN_INPUTS_SHEET]
+    sheet.append(("assumption", "gpu_price_usd[h100-80gb-sxm]", "12345"))
+    inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = inputs.problems
+    assert (problem.file, problem.row, problem.column) == (_SHEET, sheet.max_row, "name")
+    assert "the price is taken as H100-80GB-SXM's" in problem.message
+    assert problem.fix == "write gpu_price_usd[H100-80GB-SXM] as its name"
+    assert problem.row_kept
+    assert dict(inputs.assumptions.gpu_price_usd) == {"H100-80GB-SXM": 12345.0}

@@ -451,15 +451,72 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     if repeated:
         raise InputError([*problems, *repeated])
     restored, notes, assumption_problems = assumptions_from_rows(assumptions, tab)
-    own = texts.get("my_gpus.csv")
+    own = None if "my_gpus.csv" not in texts else texts["my_gpus.csv"].encode("utf-8")
+    inventory_csv = texts["inventory.csv"].encode("utf-8")
+    restored, price_problems = _priced_models(restored, assumptions, own, inventory_csv, tab)
     return PlanInputs(
-        inventory_csv=texts["inventory.csv"].encode("utf-8"),
+        inventory_csv=inventory_csv,
         workloads_csv=texts["workloads.csv"].encode("utf-8"),
-        own_gpus_csv=None if own is None else own.encode("utf-8"),
+        own_gpus_csv=own,
         assumptions=restored,
         notes=(*file_notes, *notes),
-        problems=(*problems, *assumption_problems),
+        problems=(*problems, *assumption_problems, *price_problems),
     )
+
+
+def _priced_models(
+    assumptions: Assumptions,
+    rows: Sequence[tuple[int, str, str | UnreadableCell]],
+    own_gpus_csv: bytes | None,
+    inventory_csv: bytes,
+    tab: str,
+) -> tuple[Assumptions, list[InputProblem]]:
+    """``assumptions`` with each ``gpu_price_usd`` key that names a model of the catalog (the
+    shipped one and the user's own GPUs) only in another case renamed to it, and a problem for
+    each such key, and for each key that names no model (kept, but no plan uses it). A trace
+    node list adds its models when loaded, so its keys are not checked here."""
+    if not assumptions.gpu_price_usd or alibaba_trace.is_node_list(inventory_csv):
+        return assumptions, []
+    try:
+        models = list(load_catalog(extra_gpus=own_gpus_csv).gpus)
+    except InputError:
+        return assumptions, []  # the scenario's loading names what is wrong with the models
+    by_folded = {model.casefold(): model for model in models}
+    row_of = {name: number for number, name, _ in rows}
+    prices: dict[str, float] = {}
+    problems = []
+    for model, price in assumptions.gpu_price_usd.items():
+        key = f"gpu_price_usd[{model}]"
+        match = by_folded.get(model.strip().casefold())
+        if model in models:
+            prices[model] = price
+        elif match is not None and match not in assumptions.gpu_price_usd:
+            prices[match] = price
+            problems.append(
+                InputProblem(
+                    tab,
+                    row_of.get(key),
+                    "name",
+                    f"{key}: no GPU model is named '{shown(model)}'; the price is taken as "
+                    f"{match}'s, the model of that name in another case",
+                    f"write gpu_price_usd[{match}] as its name",
+                    row_kept=True,
+                )
+            )
+        else:
+            prices[model] = price
+            problems.append(
+                InputProblem(
+                    tab,
+                    row_of.get(key),
+                    "name",
+                    f"{key}: no GPU model is named '{shown(model)}', so no plan uses this "
+                    f"price; the models are {', '.join(models)}",
+                    "write the model's name as the catalog spells it between the brackets, or "
+                    "delete the row",
+                )
+            )
+    return dataclasses.replace(assumptions, gpu_price_usd=prices), problems
 
 
 def _stored_files(
