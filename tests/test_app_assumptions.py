@@ -285,3 +285,30 @@ def test_before_any_apply_the_cards_show_no_change() -> None:
         card = at.get_by_key(f"headline_{result.plan.name}")
         assert [m.label for m in card.metric] == ["GPUs used", "Annual cost"]
         assert [m.delta for m in card.metric] == ["", ""]
+
+
+def test_the_form_says_edits_need_apply_before_leaving_the_page() -> None:
+    """The form sends what was typed only on Apply: the page says so beside the button, since
+    a PUE typed and left unapplied is gone, unseen, after a visit to another page."""
+    at = _assumptions_page()
+    notes = [c.value for c in at.caption if "leaving this page before that drops them" in c.value]
+    assert len(notes) == 1
+
+
+def test_no_widget_gets_both_a_default_and_a_session_state_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each widget takes the value in force through its key only: Streamlit logs a warning
+    (on the server, as the vSphere version's selectbox did) for a widget given both."""
+    from streamlit.elements.lib import policies
+
+    doubled: list[str] = []
+    # AppTest runs without a runtime, where Streamlit skips this check.
+    monkeypatch.setattr(policies.runtime, "exists", lambda: True)
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda _m, key, **_: doubled.append(key))
+    at = _assumptions_page()
+    assert not at.exception
+    assert doubled == []
+    assert at.selectbox(key="assumptions_vsphere").value == Assumptions().vsphere_version
+    assert at.number_input(key="assumptions_pue").value == Assumptions().pue

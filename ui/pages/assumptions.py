@@ -84,13 +84,12 @@ def table_key(name: str) -> str:
 
 def number_fact(where: DeltaGenerator, name: str) -> float:
     """A number input made from the assumption's Fact, showing the value in force."""
-    about, value = FACTS[name]
+    about, _ = FACTS[name]
     return float(
         where.number_input(
             fact_label(about),
             min_value=about.minimum,
             max_value=about.maximum,
-            value=float(value),
             step=_STEPS.get(name),
             format="%.3f" if name == "power_usd_per_kwh" else None,
             key=fact_key(name),
@@ -122,13 +121,12 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
     )
     helped = f"{meaning} Used by {_used_by(name)}."
     if isinstance(value, bool):
-        return where.checkbox(label, value=value, key=fact_key(name), help=helped)
+        return where.checkbox(label, key=fact_key(name), help=helped)
     if isinstance(value, Enum):
         options = list(type(value))
         chosen = where.selectbox(
             label,
             options=options,
-            index=options.index(value),
             format_func=_choice_label,
             key=fact_key(name),
             help=helped,
@@ -140,7 +138,6 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
                 fact_label(about),
                 min_value=None if about.minimum is None else int(about.minimum),
                 max_value=None if about.maximum is None else int(about.maximum),
-                value=int(value),
                 step=1,
                 key=fact_key(name),
                 help=helped,
@@ -186,13 +183,15 @@ def _widget_value(about: Fact, value: bool | Enum | float) -> bool | Enum | floa
 if st.session_state.get(FORM_MADE_FROM) != inputs:
     for widget in [k for k in st.session_state if str(k).startswith(WIDGET_PREFIX)]:
         del st.session_state[widget]
-    for name, (about, value) in FACTS.items():
-        if isinstance(value, (bool, Enum, int, float)):
-            st.session_state[fact_key(name)] = _widget_value(about, value)
-    st.session_state[fact_key("vsphere")] = current.vsphere_version
-    st.session_state[fact_key("mig_clusters")] = mig_on_clusters
     st.session_state[FORM_MADE_FROM] = inputs
     st.session_state[FORM_GENERATION] = st.session_state.get(FORM_GENERATION, 0) + 1
+# Each widget gets the value in force through its key only (given as its default as well,
+# Streamlit warns), whenever it holds none: made anew, or back on the page after leaving it.
+for name, (about, value) in FACTS.items():
+    if isinstance(value, (bool, Enum, int, float)):
+        st.session_state.setdefault(fact_key(name), _widget_value(about, value))
+st.session_state.setdefault(fact_key("vsphere"), current.vsphere_version)
+st.session_state.setdefault(fact_key("mig_clusters"), mig_on_clusters)
 models_in_use = list(inventory.gpus_by_model())
 prices = pd.DataFrame(
     [
@@ -227,21 +226,18 @@ with st.form("assumptions_form"):
         vgpu_mode = st.selectbox(
             "Profile sizes",
             options=list(VgpuMode),
-            index=list(VgpuMode).index(current.vgpu_mode),
             format_func=_MODE_LABELS.__getitem__,
             key="assumptions_vgpu_mode",
         )
         vsphere = st.selectbox(
             "vSphere version",
             options=list(VsphereVersion),
-            index=list(VsphereVersion).index(current.vsphere_version),
             format_func=_VSPHERE_LABELS.__getitem__,
             key="assumptions_vsphere",
         )
         scheduler = st.selectbox(
             "vGPU scheduler",
             options=list(VgpuScheduler),
-            index=list(VgpuScheduler).index(current.vgpu_scheduler),
             format_func=_SCHEDULER_LABELS.__getitem__,
             key="assumptions_vgpu_scheduler",
         )
@@ -251,7 +247,6 @@ with st.form("assumptions_form"):
         mig_clusters = st.multiselect(
             "Clusters with MIG enabled",
             options=mig_capable_clusters,
-            default=mig_on_clusters,
             key="assumptions_mig_clusters",
             help="Only clusters of MIG-capable GPUs are listed. Changing MIG mode on Ampere under "
             "ESXi needs a host reboot.",
@@ -259,7 +254,6 @@ with st.form("assumptions_form"):
         )
         mig_backed = st.checkbox(
             "MIG-backed vGPU",
-            value=current.mig_backed_vgpu,
             key="assumptions_mig_backed_vgpu",
             help="Under vSphere, MIG instances are handed to VMs as MIG-backed vGPUs, which need "
             "an AI Enterprise licence per GPU.",
@@ -273,7 +267,6 @@ with st.form("assumptions_form"):
             numbers[name] = number_fact(pool_col, name)
         rdma = st.checkbox(
             fact_label(FACTS["network.rdma"][0]).removesuffix(" [yes/no]"),
-            value=current.network.rdma,
             key=fact_key("network.rdma"),
             help=FACTS["network.rdma"][0].meaning,
         )
@@ -343,6 +336,12 @@ with st.form("assumptions_form"):
             # Every constant in view without scrolling (header row included).
             height=(len(performance) + 1) * components.ROW_PX + 3,
         )
+    # A form sends what was typed only on a press: leaving the page first loses it, unseen.
+    st.caption(
+        ":material/info: Edits take effect only when you press **Apply assumptions**; "
+        "leaving this page before that drops them.",
+        help="The values in force are the ones in the plan below and in the workbook.",
+    )
     buttons = st.container(horizontal=True)
     applied = buttons.form_submit_button(
         "Apply assumptions", key="assumptions_apply", type="primary", icon=":material/check:"
