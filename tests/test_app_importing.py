@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -429,3 +430,21 @@ def test_a_problem_on_a_gpu_still_counted_is_no_row_skipped_on_the_panel() -> No
     assert (problem["row"], problem["column"]) == (3, "index")
     assert _metric(at, "Rows skipped") == "0"
     assert _metric(at, "GPUs after") == "2"
+
+
+def test_the_uploaders_take_every_extension_the_readme_commands_write() -> None:
+    """Each file the README's import table tells people to write (`> gpu-07.xml`, `-o yaml`) can
+    be picked on the Inventory and Workloads pages; a browser greys out any other extension."""
+    readme = (Path(APP).parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Importing from the tools") :]
+    table = table[: table.index("\n## ")]
+    written = set(re.findall(r"> [\w<>-]+\.(\w+)", table))
+    if "-o yaml" in table:
+        written |= {"yaml", "yml"}
+    assert {"xml", "yaml", "json", "csv", "prom"} <= written
+    for page, key in (
+        ("ui/pages/inventory.py", "inventory_upload"),
+        ("ui/pages/workloads.py", "workloads_upload"),
+    ):
+        accepted = {t.removeprefix(".") for t in _page(page).file_uploader(key=key).proto.type}
+        assert written <= accepted, f"{page} refuses {sorted(written - accepted)}"

@@ -44,7 +44,9 @@ from ui.workload_editor import editor_row, rows_renumbered
 __all__ = ["Role", "import_panel"]
 
 Role = Literal["inventory", "workloads"]
-_TYPES = ["csv", "json", "txt", "log", "out", "prom", "xlsx"]
+# Every extension the README's commands write (`nvidia-smi -q -x > gpu-07.xml`, `kubectl ... -o
+# yaml`); the content, not the name, says which tool wrote a file.
+_TYPES = ["csv", "json", "yaml", "yml", "xml", "txt", "log", "out", "prom", "xlsx"]
 _PLANNER_CSV = {"inventory": Format.INVENTORY_CSV, "workloads": Format.WORKLOADS_CSV}
 _SUBJECT: dict[Role, tuple[str, str]] = {
     "inventory": ("host", "host"),
