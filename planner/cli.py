@@ -720,9 +720,8 @@ def _run_plan(args: argparse.Namespace) -> int:
     if scenario.cpu_only:
         count = sum(w.instances for w in scenario.cpu_only)
         print(
-            f"{count} {'pod' if count == 1 else 'pods'} without a GPU: planned on node cores "
-            "and RAM by methods that "
-            "place pods on nodes"
+            f"{count} {'pod' if count == 1 else 'pods'} without a GPU: the methods that place "
+            "pods on nodes give them node cores and RAM; those plans' notes say how many fit"
         )
     for line in summary_lines(result):
         print(line)

@@ -441,7 +441,7 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("Fractional GPU"))
     assert "placed 5/5" in line
-    assert "1 pod without a GPU: planned on node cores and RAM" in out
+    assert "1 pod without a GPU: the methods that place pods on nodes give them node cores" in out
     assert "BROKEN" not in out
     # The models the catalog lacks are said, with what they were taken as.
     assert (
