@@ -177,3 +177,13 @@ def test_an_addition_on_two_server_types_costs_no_more_than_on_one_of_them_alone
     assert added.purchase
     assert added.result.cost.total_usd_per_year <= alone.result.cost.total_usd_per_year + 1e-6
     assert added.result.feasibility_violations == ()
+
+
+def test_servers_of_a_type_without_a_name_are_counted_in_words() -> None:
+    """A type given by its shape (``--size L40S:4:64:512``) has no name: the answer reads
+    'Buy 1 server of 4× L40S', not 'Buy 1 × 4× L40S'."""
+    shape = ServerType("L40S", 4, 64.0, 512.0)
+    scenario = _scenario([host("h1", gpus=2)], [_whole_gpus(3)])
+    best, _ = _added(scenario, shape)
+    assert best.headline().startswith("Buy 1 server of 4× L40S (for $")
+    assert "× 4×" not in best.headline()

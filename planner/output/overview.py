@@ -149,9 +149,7 @@ def recommendation_lines(plan: ScenarioPlan) -> list[str]:
     if recommended.best_single is not None:
         lines.append(_against(recommended.best_single, chosen, "the best single method"))
     if recommended.purchase:
-        bought = " + ".join(
-            f"{p.count} × {p.server.label} (${p.price_usd:,.0f})" for p in recommended.purchase
-        )
+        bought = " + ".join(f"{p.said} (${p.price_usd:,.0f})" for p in recommended.purchase)
         lines.append(f"Purchase: {bought}; ${recommended.purchase_usd:,.0f} in all.")
     return lines
 

@@ -168,7 +168,7 @@ class RecommendedPlan:
         if self.owned_hosts is not None:
             return self._added(text)
         if self.purchase:
-            servers = " + ".join(f"{p.count} × {p.server.label}" for p in self.purchase)
+            servers = " + ".join(p.said for p in self.purchase)
             text = (
                 f"Buy {servers} for ${self.purchase_usd:,.0f}: {text[0].lower()}{text[1:]}, "
                 f"${self.result.cost.total_usd_per_year:,.0f} per year"
@@ -181,7 +181,7 @@ class RecommendedPlan:
         """``Buy N × T (for $X, $Y per year) on top of your M hosts: serves …; still not
         served: …``."""
         if self.purchase:
-            servers = " + ".join(f"{p.count} × {p.server.label}" for p in self.purchase)
+            servers = " + ".join(p.said for p in self.purchase)
             buy = (
                 f"Buy {servers} (for ${self.purchase_usd:,.0f}, "
                 f"${self.purchase_usd_per_year:,.0f} per year amortised)"
@@ -344,6 +344,13 @@ class Purchase:
     @property
     def price_usd(self) -> float:
         return self.count * self.unit_price_usd
+
+    @property
+    def said(self) -> str:
+        """``3 × l40s-4 (4× L40S)``, or ``3 servers of 4× L40S`` for a type without a name."""
+        if self.server.name:
+            return f"{self.count} × {self.server.label}"
+        return f"{self.count} server{'' if self.count == 1 else 's'} of {self.server.label}"
 
 
 def purchases(
