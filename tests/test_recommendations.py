@@ -10,7 +10,7 @@ from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
-from planner.output.recommendations import DECISION_COLUMNS, decisions_frame
+from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
 from planner.output.report import plan_scenario, recommended_draft, with_recommended
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
@@ -233,3 +233,24 @@ def test_a_plan_serving_nothing_says_so_without_figures_or_savings() -> None:
         "Serves none of the 2 instances: no method can place one within its limits here."
     )
     assert recommended.bound_said() == "it costs nothing, so no plan costs less"
+
+
+def test_the_plan_is_weighed_against_the_best_single_method_within_the_limits() -> None:
+    """On one L40S, two always-busy services of half a GPU each: vGPU time-slices both onto the
+    GPU, over their 1.1× limit; passthrough serves one within it. The recommended plan is held
+    against passthrough, the best single method a user could take, not against vGPU's plan
+    serving more by breaking the limit."""
+    busy = workload("svc", instances=2, gpus=0.5, memory_gib=20, busy_fraction=1.0)
+    scenario = scenario_of(
+        [], [host("l40s", "L40S", 1)], [dataclasses.replace(busy, max_slowdown=1.1)],
+        catalog=CATALOG,
+    )  # fmt: skip
+    plan = plan_scenario(scenario, methods=(Method.PASSTHROUGH, Method.VGPU))
+    singles = {r.plan.method: r for r in plan.results if r.plan.method is not None}
+    assert singles[Method.VGPU].metrics.instances_placed == 2
+    assert not within_limits(singles[Method.VGPU], scenario)
+    assert plan.recommended is not None
+    best = plan.recommended.best_single
+    assert best is not None
+    assert best.plan.method is Method.PASSTHROUGH
+    assert within_limits(best, scenario)

@@ -440,7 +440,9 @@ def draft_recommendation(
     # The trivial bounds (0 GPUs, $0) until prove_bounds replaces them.
     result = _with_bounds(best, chosen, gpu_bound=0, status=SolveStatus.HEURISTIC)
     today = None if servers else _single(singles, today_method(scenario))
-    ranked = [r for r in singles if r.plan.method is not None]
+    # Against the best single method that keeps every class within its limit where one does:
+    # a plan over a class's limit is no alternative the user would take.
+    ranked = within or [r for r in singles if r.plan.method is not None]
     best_single = min(ranked, key=lambda r: rank(r, scenario)) if ranked else None
     decisions = _decisions(scenario, result, mixed, rates) if mixed is not None else ()
     bought = purchases(scenario, result.plan.hosts, servers) if servers else ()
