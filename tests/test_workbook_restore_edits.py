@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from importer_samples import CATALOG, REPO
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 
 from planner.assumptions import Assumptions
 from planner.inputs.importers import PLAN_INPUTS_SHEET, read_plan_inputs, write_inputs_sheet
@@ -17,6 +18,8 @@ from planner.inputs.inventory import Inventory, load_inventory
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import load_workloads
 from planner.methods.registry import Method
+from planner.output.export import workbook_bytes
+from planner.output.report import plan_scenario
 from planner.scenario import Scenario
 from tests.builders import host
 
@@ -228,3 +231,56 @@ def test_a_price_for_a_model_in_another_case_is_taken_for_that_model_and_said() 
     assert problem.fix == "write gpu_price_usd[H100-80GB-SXM] as its name"
     assert problem.row_kept
     assert dict(inputs.assumptions.gpu_price_usd) == {"H100-80GB-SXM": 12345.0}
+
+
+@pytest.fixture(scope="module")
+def plan_workbook() -> bytes:
+    """The planner's workbook of a small scenario, planned by passthrough."""
+    sample = _sample_scenario()
+    scenario = dataclasses.replace(sample, workloads=sample.workloads[:2])
+    return workbook_bytes(plan_scenario(scenario, methods=(Method.PASSTHROUGH,)))
+
+
+def _resaved(data: bytes, edit: Callable[[Any], None]) -> bytes:
+    """The workbook ``data`` opened, changed by ``edit`` and saved, as a spreadsheet does."""
+    book = load_workbook(io.BytesIO(data))
+    edit(book)
+    return _saved(book)
+
+
+def test_a_plan_workbook_opened_and_saved_unedited_restores_without_a_word(
+    plan_workbook: bytes,
+) -> None:
+    """The planner's workbook, opened and saved again with no edit, restores with no problem:
+    its Inventory and Workloads sheets read as written."""
+    again = _resaved(plan_workbook, lambda book: None)
+    assert read_plan_inputs(again, file_name="plan.xlsx").problems == ()
+
+
+@pytest.mark.parametrize("title", ["Inventory", "Workloads"])
+def test_an_edited_inputs_sheet_is_named_as_not_used_with_how_to_use_the_edits(
+    title: str, plan_workbook: bytes
+) -> None:
+    """A cell of the Inventory or Workloads sheet edited (or a row deleted) is named: the
+    restore reads the Planner inputs sheet, the edits are not used, and how to plan with them;
+    the stored inputs are restored as written."""
+
+    def edit(book: Any) -> None:
+        book[title]["B2"].value = 99
+
+    def delete(book: Any) -> None:
+        book[title].delete_rows(2)
+
+    written = read_plan_inputs(plan_workbook, file_name="plan.xlsx")
+    for change in (edit, delete):
+        inputs = read_plan_inputs(_resaved(plan_workbook, change), file_name="plan.xlsx")
+        (problem,) = inputs.problems
+        assert (problem.file, problem.row, problem.column) == (f"plan.xlsx [{title}]", None, None)
+        assert problem.message.startswith("the sheet is not as the planner wrote it (")
+        assert f"the restore reads the inputs stored in the '{PLAN_INPUTS_SHEET}' sheet" in (
+            problem.message
+        )
+        assert problem.message.endswith(f"so the edits made in {title} are not used")
+        assert f"make the same edits in the {title.lower()} file" in problem.fix
+        assert inputs.inventory_csv == written.inventory_csv
+        assert inputs.workloads_csv == written.workloads_csv

@@ -61,6 +61,9 @@ WITHOUT_GPU_NOTE = (
 
 _FORBIDDEN_IN_SHEET_NAMES = str.maketrans(dict.fromkeys("[]:*?/\\", " "))
 
+_SHOWN_INPUTS = ("Inventory", "Workloads")
+"""The sheets that show the inputs to the reader; the restore names an edit made in one."""
+
 _INVENTORY_HEADERS = {"name": "Host", "gpus": "GPUs per host", "cpu_cores": "CPU cores per host"}
 _WORKLOAD_HEADERS = {
     "name": "Workload",
@@ -376,7 +379,7 @@ def write_workbook(
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
-    write_inputs_sheet(book, plan.scenario, given)
+    write_inputs_sheet(book, plan.scenario, given, shown_sheets=_SHOWN_INPUTS)
     book.save(target)
 
 

@@ -18,7 +18,10 @@ item; a CSV longer than a cell holds (32,767 characters) continues over rows of 
 A ``check`` row after each file's rows holds a digest of each of its parts, in order (``3 parts,
 sha256: 0123456789abcdef ...``), so a part deleted, repeated or edited is found and the file
 refused, naming the rows, instead of a file restored short. A workbook written before the
-checks (format ``1``) keeps being read, with a note that its files could not be checked.
+checks (format ``1``) keeps being read, with a note that its files could not be checked. A
+``sheet`` row holds the size and a digest of each sheet that shows the inputs to the reader
+(``Inventory``, ``Workloads``): the restore reads the stored files, never those sheets, and says
+so when one of them was edited.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import io
 import re
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -93,6 +96,8 @@ _COLUMNS = ("kind", "name", "value")
 """The sheet's columns, as problems name them."""
 _CHECK = re.compile(r"(\d+) parts?, sha256:((?: [0-9a-f]{16})+)")
 """A stored file's check (``_file_check``)."""
+_SHEET_CHECK = re.compile(r"(\d+) rows?, sha256: ([0-9a-f]{16})")
+"""A shown sheet's check (``_sheet_check``)."""
 _CELL_LIMIT = 30_000
 """Characters per cell written (Excel holds 32,767)."""
 _OWN_COLUMNS = (
@@ -270,16 +275,61 @@ def inputs_sheet_rows(
     return rows
 
 
+def _cell_text(value: object) -> str:
+    """A cell's value as a shown sheet's digest takes it: a number by its value (``64`` and
+    ``64.0`` alike, as spreadsheets save either), anything else as its text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return yes_no(value)
+    if isinstance(value, (int, float)):
+        return format(float(value), ".12g")
+    return str(value)
+
+
+def _sheet_lines(rows: Iterable[Sequence[object]]) -> list[str]:
+    """A sheet's rows as lines of tab-separated cell texts, empty cells and rows at the ends
+    left out (a spreadsheet saves them or not)."""
+    lines = []
+    for row in rows:
+        cells = [_cell_text(v) for v in row]
+        while cells and not cells[-1]:
+            cells.pop()
+        lines.append("\t".join(cells))
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _sheet_check(rows: Iterable[Sequence[object]]) -> str:
+    """The ``sheet`` row's value of a shown sheet: its rows below the header, and a digest."""
+    lines = _sheet_lines(rows)
+    count = max(len(lines) - 1, 0)
+    return f"{count} {'row' if count == 1 else 'rows'}, sha256: {_digest(chr(10).join(lines))}"
+
+
 def write_inputs_sheet(
-    book: Any, scenario: Scenario, given: Mapping[str, bytes] | None = None
+    book: Any,
+    scenario: Scenario,
+    given: Mapping[str, bytes] | None = None,
+    *,
+    shown_sheets: Sequence[str] = (),
 ) -> None:
     """Add the ``Planner inputs`` sheet, last, to an openpyxl workbook: the note, a header, and
-    ``inputs_sheet_rows`` (``given`` as there). Every cell is a plain string (never a formula)."""
+    ``inputs_sheet_rows`` (``given`` as there), then a ``sheet`` row checking each of
+    ``shown_sheets`` (titles of the book's sheets that show the inputs to the reader), so an
+    edit made there is named on restore. Every cell is a plain string (never a formula)."""
+    checks = [
+        ("sheet", title, _sheet_check(book[title].iter_rows(values_only=True)))
+        for title in shown_sheets
+        if title in book.sheetnames
+    ]
     sheet = book.create_sheet(PLAN_INPUTS_SHEET)
     rows: list[tuple[str, ...]] = [
         (NOTE,),
         _COLUMNS,
         *inputs_sheet_rows(scenario, given),
+        *checks,
     ]
     for number, values in enumerate(rows, start=1):
         for column, value in enumerate(values, start=1):
@@ -290,7 +340,6 @@ def write_inputs_sheet(
     sheet.column_dimensions["A"].width = 12
     sheet.column_dimensions["B"].width = 40
     sheet.column_dimensions["C"].width = 60
-    sheet.column_dimensions["D"].width = 34
 
 
 @dataclass(frozen=True)
@@ -382,7 +431,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             ]
         )
     tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
-    stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}}
+    stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}, "sheet": {}}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
     problems: list[InputProblem] = []
     rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
@@ -454,14 +503,50 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     own = None if "my_gpus.csv" not in texts else texts["my_gpus.csv"].encode("utf-8")
     inventory_csv = texts["inventory.csv"].encode("utf-8")
     restored, price_problems = _priced_models(restored, assumptions, own, inventory_csv, tab)
+    edited = _edited_sheets(book, stored["sheet"], file_name, tab)
     return PlanInputs(
         inventory_csv=inventory_csv,
         workloads_csv=texts["workloads.csv"].encode("utf-8"),
         own_gpus_csv=own,
         assumptions=restored,
         notes=(*file_notes, *notes),
-        problems=(*problems, *assumption_problems, *price_problems),
+        problems=(*problems, *assumption_problems, *price_problems, *edited),
     )
+
+
+def _edited_sheets(
+    book: Any, checks: Mapping[str, Sequence[tuple[int, str]]], file_name: str, tab: str
+) -> list[InputProblem]:
+    """A problem for each sheet showing the inputs that is not as its ``sheet`` row says the
+    planner wrote it: the restore reads the stored files, so the edits there are not used. A
+    sheet deleted, or a check that cannot be read, says nothing: no edit of it can be lost."""
+    problems = []
+    for title, ((row, value), *_) in checks.items():
+        written = _SHEET_CHECK.fullmatch(value.strip())
+        if written is None or title not in book.sheetnames:
+            continue
+        try:
+            now = _sheet_check(sheet_rows(book[title]))
+        except Exception:  # a damaged sheet raises zip or XML errors of many types
+            now = ""
+        if now == written[0]:
+            continue
+        problems.append(
+            InputProblem(
+                f"{file_name} [{title}]",
+                None,
+                None,
+                f"the sheet is not as the planner wrote it ({now.split(',')[0] or 'unreadable'} "
+                f"now, {written[1]} written): the restore reads the inputs stored in the "
+                f"'{PLAN_INPUTS_SHEET}' sheet (its row {row} checks this one), so the edits "
+                f"made in {title} are not used",
+                f"to plan with them, make the same edits in the {title.lower()} file the plan "
+                "was made from and plan from that file (python -m planner plan --inventory or "
+                "--workloads, or the dashboard's upload)",
+                row_kept=True,
+            )
+        )
+    return problems
 
 
 def _priced_models(
