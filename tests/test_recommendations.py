@@ -11,6 +11,7 @@ from planner.inputs.catalog import load_catalog
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
 from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
+from planner.output import recommendations
 from planner.output.report import plan_scenario, recommended_draft, with_recommended
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
@@ -254,3 +255,10 @@ def test_the_plan_is_weighed_against_the_best_single_method_within_the_limits() 
     assert best is not None
     assert best.plan.method is Method.PASSTHROUGH
     assert within_limits(best, scenario)
+
+
+def test_counts_in_the_answer_carry_thousands_separators() -> None:
+    """The trace's answer reads 'Serves all 7,064 instances on 4,567 GPUs', as its cards do."""
+    assert recommendations._counted(7064, "instance") == "7,064 instances"
+    assert recommendations._counted(1632, "GPU", "fewer") == "1,632 fewer GPUs"
+    assert recommendations._counted(1, "host") == "1 host"

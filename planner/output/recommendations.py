@@ -162,7 +162,7 @@ class RecommendedPlan:
         elif m.instances_not_placed == 0:
             text = f"Serves all {_counted(m.instances_placed, 'instance')}"
         else:
-            text = f"Serves {m.instances_placed} of {_counted(total, 'instance')}"
+            text = f"Serves {m.instances_placed:,} of {_counted(total, 'instance')}"
         if m.instances_placed:
             text += f" on {_counted(m.gpus_used, 'GPU')} in {_counted(m.hosts_used, 'host')}"
         if self.owned_hosts is not None:
@@ -268,7 +268,7 @@ def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
 
 def _counted(n: int, noun: str, between: str = "") -> str:
     """``1 GPU``, ``2 GPUs``, ``3 fewer GPUs``: a count with its noun in the right number."""
-    words = [str(n), between, noun if n == 1 else f"{noun}s"]
+    words = [f"{n:,}", between, noun if n == 1 else f"{noun}s"]
     return " ".join(w for w in words if w)
 
 
