@@ -10,8 +10,8 @@ from planner.assumptions import Assumptions
 from planner.inputs.catalog import load_catalog
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.methods.registry import Method
-from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
 from planner.output import recommendations
+from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
 from planner.output.report import plan_scenario, recommended_draft, with_recommended
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
