@@ -448,3 +448,28 @@ def test_the_uploaders_take_every_extension_the_readme_commands_write() -> None:
     ):
         accepted = {t.removeprefix(".") for t in _page(page).file_uploader(key=key).proto.type}
         assert written <= accepted, f"{page} refuses {sorted(written - accepted)}"
+
+
+# One GPU measured by DCGM exporter outside Kubernetes: no pod label, so it matches no class.
+_DCGM_WITHOUT_PODS = (
+    b"# HELP DCGM_FI_DEV_GPU_UTIL GPU utilization (in %).\n"
+    b"# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+    b'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-1",device="nvidia0",modelName="NVIDIA L4",'
+    b'Hostname="edge-1"} 35\n'
+)
+
+
+def test_dcgm_metrics_that_match_no_workload_say_so_before_use() -> None:
+    """A workload CSV with DCGM metrics whose series name no pod waits for review, and the
+    review says the metrics matched to no workload (as the CLI prints): applied at once, the
+    import said nothing and the measurements were silently not used."""
+    at = _page("ui/pages/workloads.py")
+    csv = (Path(APP).parent / "data" / "sample" / "workloads.csv").read_bytes()
+    at.file_uploader(key="workloads_upload").set_value(
+        [("workloads.csv", csv, "text/csv"), ("dcgm.prom", _DCGM_WITHOUT_PODS, "text/plain")]
+    ).run()
+    assert not at.exception
+    assert at.button(key="workloads_upload_apply") is not None
+    warned = [w.value for w in at.warning if "matched to no workload" in w.value]
+    assert len(warned) == 1
+    assert warned[0].startswith("dcgm.prom")

@@ -515,6 +515,14 @@ def _review(
         )
         notes = shown.notes[shown.notes["source"] == "assumed"] if only_assumed else shown.notes
         st.dataframe(notes, hide_index=True, width="stretch", key=f"{key}_notes", placeholder="–")
+    for file in _unmatched_measurements(shown):
+        st.warning(
+            f"{fmt.markdown_literal(file)} matched to no workload: none of its measurements "
+            "fills a class's busy fraction or memory, so the mix is used without them. "
+            "Measure the pods of these classes (the exporter names pods only on Kubernetes), "
+            "or apply the mix as it is.",
+            icon=":material/warning:",
+        )
     if shown.context is not None:
         st.warning(shown.context, icon=":material/link:")
     if shown.as_given is None:
@@ -571,6 +579,24 @@ def _review(
     return edited
 
 
+def _measurements(shown: ImportPreview) -> tuple[str, ...]:
+    """The uploaded DCGM exporter files, which measure the workloads the other files name."""
+    return tuple(file for file, tool in shown.files if tool == Format.DCGM.label)
+
+
+def _unmatched_measurements(shown: ImportPreview) -> tuple[str, ...]:
+    """The DCGM files of which no figure fills a workload class's value."""
+    notes = shown.notes
+    if not len(notes):
+        return _measurements(shown)
+    filling = notes[notes["field"] != ""]
+    return tuple(
+        file
+        for file in _measurements(shown)
+        if not filling["file"].map(lambda files, f=file: f in str(files).split(", ")).any()
+    )
+
+
 def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     """Nothing to lose: the sample is in use and every row and value of the upload is used (a
     plan workbook waits: the user chooses this page's part or the whole plan)."""
@@ -579,6 +605,9 @@ def _applies_at_once(role: Role, shown: ImportPreview, cat: Catalog) -> bool:
     if shown.as_given is not None:
         return False
     if not in_use.is_sample or shown.problems or shown.assumed or shown.workbooks:
+        return False
+    if _measurements(shown):
+        # What the measurements matched, or did not, is read in the review before use.
         return False
     try:
         change = _change(role, shown.frame, cat, shown)
