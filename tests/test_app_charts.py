@@ -135,3 +135,15 @@ def test_cost_chart_stacks_components_per_method() -> None:
     assert spec["encoding"]["x"]["aggregate"] == "sum"
     assert spec["encoding"]["color"]["field"] == "component"
     assert spec["encoding"]["y"]["sort"] == charts.METHOD_ORDER
+
+
+def test_the_bound_chart_names_its_grey_tick() -> None:
+    """The grey tick of 'GPUs used against the lower bound' has no legend entry: the chart's
+    subtitle says what it is."""
+    frame = pd.DataFrame(
+        {"method": ["Passthrough", "MIG"], "gpus_used": [8, 5], "lower_bound_gpus": [4, 4]}
+    )
+    # Each layer carries the chart's title.
+    title = charts.gpus_vs_bound_chart(frame).to_dict()["layer"][0]["title"]
+    assert title["text"] == "GPUs used against the lower bound"
+    assert "Grey tick: the lower bound" in title["subtitle"]

@@ -211,7 +211,12 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
 
     ``comparison`` has ``method`` (label), ``gpus_used`` and ``lower_bound_gpus``.
     """
-    base = alt.Chart(comparison, title="GPUs used against the lower bound").encode(y=_plans_axis())
+    # The bound's tick has no legend entry (the bars' colour has none either): the subtitle is it.
+    title = alt.TitleParams(
+        "GPUs used against the lower bound",
+        subtitle="Grey tick: the lower bound, fewest GPUs any packing could use",
+    )
+    base = alt.Chart(comparison, title=title).encode(y=_plans_axis())
     bars = base.mark_bar().encode(
         x=alt.X("gpus_used:Q", title="GPUs"),
         # The axis names each plan: the colour only matches the other charts, so no legend.
