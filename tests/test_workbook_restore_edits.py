@@ -126,21 +126,22 @@ def test_a_deleted_part_of_a_stored_file_refuses_the_workbook_naming_the_part() 
     assert "export the plan again" in problem.fix
 
 
-def test_a_stored_file_cut_short_at_a_line_end_refuses_the_workbook_naming_its_row() -> None:
-    """The workloads cell cut after a line (classes lost, the CSV still well formed) refuses
-    the workbook, naming the sheet, that row and its value column."""
+def test_a_stored_file_cut_short_at_a_line_end_is_named_on_its_row() -> None:
+    """The workloads cell cut after a line (classes lost, the CSV still well formed) is a
+    problem naming the sheet, that row and its value column: the text is not as the planner
+    wrote it (it was used without a word)."""
     book = _inputs_book(_sample_scenario())
     (row,) = _file_rows(book, "workloads.csv")
     cell = book[PLAN_INPUTS_SHEET][f"C{row}"]
     cell.value = "".join(str(cell.value).splitlines(keepends=True)[:3])
-    with pytest.raises(InputError) as caught:
-        read_plan_inputs(_saved(book), file_name="plan.xlsx")
-    (problem,) = caught.value.problems
+    inputs = read_plan_inputs(_saved(book), file_name="plan.xlsx")
+    (problem,) = inputs.problems
     assert (problem.file, problem.row, problem.column) == (_SHEET, row, "value")
-    assert problem.message == (
-        "the text of workloads.csv on this row is not a part the planner wrote: the cell was "
-        "edited or cut short, so the file is not restored"
+    assert problem.message.startswith(
+        "the text of workloads.csv on this row (part 1 of 1) is not as the planner wrote it: "
+        "the cell was edited or cut short"
     )
+    assert inputs.workloads_csv == str(cell.value).encode()
 
 
 def test_a_workbook_without_checks_is_read_with_a_note_that_it_could_not_be_checked() -> None:
@@ -173,7 +174,7 @@ def test_a_deleted_check_row_refuses_the_workbook() -> None:
     (row,) = [
         r
         for r in range(3, sheet.max_row + 1)
-        if sheet[f"A{r}"].value == "check" and sheet[f"B{r}"].value == "workloads.csv"
+        if sheet[f"A{r}"].value == "check" and sheet[f"B{r}"].value == "parts of workloads.csv"
     ]
     sheet.delete_rows(row)
     with pytest.raises(InputError) as caught:

@@ -15,9 +15,10 @@ which value is meant is not known.
 
 Rows: a one-line note (row 1), a header (row 2: ``kind``, ``name``, ``value``), then one row per
 item; a CSV longer than a cell holds (32,767 characters) continues over rows of the same name.
-A ``check`` row after each file's rows holds a digest of each of its parts, in order (``3 parts,
-sha256: 0123456789abcdef ...``), so a part deleted, repeated or edited is found and the file
-refused, naming the rows, instead of a file restored short. A workbook written before the
+A ``check`` row after each file's rows (``parts of inventory.csv``) holds a digest of each of
+its parts, in order (``3 parts, sha256: 0123456789abcdef ...``), so a part deleted or repeated
+refuses the file, naming the rows, instead of a file restored short, and a part edited in place
+is named as such. A workbook written before the
 checks (format ``1``) keeps being read, with a note that its files could not be checked. A
 ``sheet`` row holds the size and a digest of each sheet that shows the inputs to the reader
 (``Inventory``, ``Workloads``): the restore reads the stored files, never those sheets, and says
@@ -96,6 +97,8 @@ _COLUMNS = ("kind", "name", "value")
 """The sheet's columns, as problems name them."""
 _CHECK = re.compile(r"(\d+) parts?, sha256:((?: [0-9a-f]{16})+)")
 """A stored file's check (``_file_check``)."""
+_CHECKED = "parts of "
+"""What a check row's name puts before the file's name (a row named as the file is its text)."""
 _SHEET_CHECK = re.compile(r"(\d+) rows?, sha256: ([0-9a-f]{16})")
 """A shown sheet's check (``_sheet_check``)."""
 _CELL_LIMIT = 30_000
@@ -268,7 +271,7 @@ def inputs_sheet_rows(
     for name, text in files.items():
         parts = _chunks(text)
         rows.extend(("file", name, part) for part in parts)
-        rows.append(("check", name, _file_check(parts)))
+        rows.append(("check", f"{_CHECKED}{name}", _file_check(parts)))
     rows.extend(
         ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
     )
@@ -478,7 +481,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             )
             continue
         if kind in stored:
-            stored[kind].setdefault(item, []).append((number, value))
+            named = item.removeprefix(_CHECKED) if kind == "check" else item
+            stored[kind].setdefault(named, []).append((number, value))
         elif kind == "assumption":
             # An error value is named as such; inf and NaN read as the text they are.
             saved = raw[2]
@@ -612,8 +616,9 @@ def _stored_files(
 ) -> tuple[dict[str, str], list[ImportNote]]:
     """The text of each stored file from the ``file`` and ``check`` rows in ``stored`` (kind ->
     file -> (row, value)), with notes on files that could not be checked; ``checked``: the
-    sheet's format writes checks. Raises ``InputError`` (``problems`` first) when the inventory
-    or workloads is missing, or a file cannot be restored whole (``_stored_file``)."""
+    sheet's format writes checks; a part edited in place is added to ``problems``. Raises
+    ``InputError`` (``problems`` first) when the inventory or workloads is missing, or a file
+    cannot be restored whole (``_stored_file``)."""
     files = stored["file"]
     for needed in ("inventory.csv", "workloads.csv"):
         if needed not in files:
@@ -630,7 +635,7 @@ def _stored_files(
                 ]
             )
     restored = {
-        name: _stored_file(name, parts, stored["check"].get(name, ()), checked, tab)
+        name: _stored_file(name, parts, stored["check"].get(name, ()), checked, tab, problems)
         for name, parts in files.items()
     }
     broken = [problem for _, refused in restored.values() for problem in refused]
@@ -661,11 +666,14 @@ def _stored_file(
     checks: Sequence[tuple[int, str]],
     checked: bool,
     tab: str,
+    listed: list[InputProblem],
 ) -> tuple[str, list[InputProblem]]:
     """The text of stored file ``name`` from its (row, text) ``parts``, in the order its check
     row lists their digests, and the problems that keep it from being restored whole: its
     check missing (when the sheet's format writes one) or unreadable, a part missing, given
-    twice, or not as the planner wrote it, each naming the rows. A file without a check in a
+    twice, or not as the planner wrote it, each naming the rows; a part edited in place (as
+    many parts edited as are missing) is used as edited, with a problem in ``listed``. A file
+    without a check in a
     sheet written before the checks is read in sheet order."""
     fix = (
         f"give the workbook as the planner wrote it (export the plan again), or give {name} as "
@@ -712,7 +720,7 @@ def _stored_file(
         )
         return in_order, problems
     found: dict[int, tuple[int, str]] = {}
-    altered = 0
+    altered: list[tuple[int, str]] = []
     for row, text in parts:
         digest = _digest(text)
         places = [p for p, d in enumerate(digests, start=1) if d == digest]
@@ -725,16 +733,41 @@ def _stored_file(
                 f"part {places[0]} of {name} is given again (first on row "
                 f"{found[places[0]][0]}): the file is not restored"
             )
+            problems.append(InputProblem(tab, row, "value", message, fix))
         else:
-            altered += 1
-            message = (
-                f"the text of {name} on this row is not a part the planner wrote: the cell was "
-                "edited or cut short, so the file is not restored"
-            )
-        problems.append(InputProblem(tab, row, "value", message, fix))
+            altered.append((row, text))
     missing = [p for p in range(1, len(digests) + 1) if p not in found]
     held = ", ".join(f"row {row} part {part}" for part, (row, _) in sorted(found.items()))
-    if len(missing) > altered:
+    if len(missing) == len(altered):
+        # Each edited cell stands in the place of a part it no longer matches: its text is
+        # used as edited, and said.
+        for part, (row, text) in zip(missing, altered, strict=True):
+            found[part] = (row, text)
+            listed.append(
+                InputProblem(
+                    tab,
+                    row,
+                    "value",
+                    f"the text of {name} on this row (part {part} of {len(digests)}) is not as "
+                    "the planner wrote it: the cell was edited or cut short; the edited text is "
+                    "used, and rows cut from it are not named",
+                    fix,
+                    row_kept=True,
+                )
+            )
+    else:
+        problems.extend(
+            InputProblem(
+                tab,
+                row,
+                "value",
+                f"the text of {name} on this row is not a part the planner wrote: the cell "
+                "was edited or cut short, so the file is not restored",
+                fix,
+            )
+            for row, _ in altered
+        )
+    if len(missing) > len(altered):
         # More parts are gone than rows edited: a row of the sheet was deleted.
         problems.extend(
             InputProblem(
