@@ -192,11 +192,14 @@ def _recommended_facts(recommended: RecommendedPlan) -> pd.DataFrame:
             for figure, words in recommended.purchase_facts()
         ),
     ]
-    for reference in (recommended.today, recommended.best_single):
+    for name, reference in (
+        ("today's sharing", recommended.today),
+        ("the best single method", recommended.best_single),
+    ):
         if reference is not None:
             facts.append(
                 (
-                    f"Against {reference.label}",
+                    f"Against {name} ({reference.label})",
                     f"{reference.metrics.instances_placed} served on "
                     f"{reference.metrics.gpus_used} "
                     f"{'GPU' if reference.metrics.gpus_used == 1 else 'GPUs'} for "
