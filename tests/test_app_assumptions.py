@@ -312,3 +312,15 @@ def test_no_widget_gets_both_a_default_and_a_session_state_value(
     assert doubled == []
     assert at.selectbox(key="assumptions_vsphere").value == Assumptions().vsphere_version
     assert at.number_input(key="assumptions_pue").value == Assumptions().pue
+
+
+def test_guesses_are_marked_with_one_wording_everywhere() -> None:
+    """A default with no public source reads 'a guess, edit it' in the page's caption, in the
+    widgets' labels and in both tables (it read '*default*', '(a guess, edit it)' and 'a
+    default, edit it')."""
+    at = _assumptions_page()
+    assert "*a guess, edit it*" in at.caption[0].value
+    assert "(a guess, edit it)" in at.number_input(key="assumptions_pue").label
+    prices = next(d.value for d in at.dataframe if "catalog price is" in d.value.columns)
+    assert set(prices["catalog price is"]) <= {"a guess, edit it", "sourced"}
+    assert "a guess, edit it" in set(prices["catalog price is"])

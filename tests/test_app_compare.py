@@ -474,3 +474,22 @@ def test_a_plan_serving_nothing_is_a_warning_and_claims_no_saving() -> None:
     against = next(m for m in at.metric if m.label == "Against one method")
     assert against.value == "–"
     assert not against.proto.delta
+
+
+def test_an_unserved_class_shows_a_dash_for_its_slowdown() -> None:
+    """A class the recommended plan does not serve has no slowdown: its cell reads '–', not the
+    grid's literal 'None'."""
+    at = _serving_nothing()
+    decisions = at.get_by_key("compare_decisions").dataframe[0]
+    assert decisions.value["Slowdown [× bare metal]"].isna().all()
+    assert decisions.proto.placeholder == "–"
+
+
+def test_every_cost_key_figure_says_it_is_a_year() -> None:
+    """'Annual cost' and 'Cost per placed instance' both read '… /yr' in the key figures (the
+    cost per instance read '$1,874', a year left unsaid); a plan serving none shows a dash."""
+    figures = _key_figures(_app().run())
+    for figure in ("Annual cost", "Cost per placed instance"):
+        assert all(str(v).endswith(" /yr") for v in figures.loc[figure]), figure
+    nothing = _key_figures(_serving_nothing())
+    assert set(nothing.loc["Cost per placed instance"]) == {"–"}

@@ -49,3 +49,11 @@ def test_seconds_use_milliseconds_below_one_second() -> None:
     """Solve times under a second read in ms (42 ms), longer ones in s (3.2 s)."""
     assert fmt.seconds(0.042) == "42 ms"
     assert fmt.seconds(3.2) == "3.2 s"
+
+
+def test_a_known_count_takes_its_noun_in_the_singular_or_the_plural() -> None:
+    """A count the page knows is written with its noun agreeing, never 'value(s)'."""
+    assert fmt.counted(1, "value") == "1 value"
+    assert fmt.counted(0, "value") == "0 values"
+    assert fmt.counted(1204, "row") == "1,204 rows"
+    assert fmt.counted(2, "class", "classes") == "2 classes"

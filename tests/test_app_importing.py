@@ -473,3 +473,17 @@ def test_dcgm_metrics_that_match_no_workload_say_so_before_use() -> None:
     warned = [w.value for w in at.warning if "matched to no workload" in w.value]
     assert len(warned) == 1
     assert warned[0].startswith("dcgm.prom")
+
+
+def test_the_undo_of_an_inventory_import_is_offered_on_the_inventory_page_only() -> None:
+    """An inventory import's undo is on the Inventory page; the Workloads page, whose mix it did
+    not change, offers no 'Undo the import of nodes.csv'."""
+    at = _page("ui/pages/inventory.py")
+    hosts = (Path(APP).parent / "data" / "sample" / "inventory.csv").read_bytes()
+    at.file_uploader(key="inventory_upload").set_value(("nodes.csv", hosts, "text/csv")).run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: nodes.csv"
+    assert at.button(key="inventory_upload_undo").label == "Undo the import of nodes.csv"
+    at = at.switch_page("ui/pages/workloads.py").run()
+    assert not at.exception
+    assert not [b for b in at.button if b.key == "workloads_upload_undo"]

@@ -216,8 +216,8 @@ def reading_notes(notes: Sequence[ImportNote], *, what: str, key: str) -> None:
     assumed = sum(1 for n in notes if n.source == "assumed")
     lines = "\n".join(f"- {fmt.markdown_literal(line)}" for line in summarise_notes(notes))
     st.info(
-        f"What {fmt.markdown_literal(what)} gave, and {fmt.count(assumed)} value(s) it does not "
-        f"give that the planner assumed:\n\n{lines}",
+        f"What {fmt.markdown_literal(what)} gave, and {fmt.counted(assumed, 'value')} it does "
+        f"not give that the planner assumed:\n\n{lines}",
         icon=":material/info:",
     )
     frame = pd.DataFrame(
@@ -473,9 +473,9 @@ def feasibility_notice(plan: ScenarioPlan) -> None:
     for result in plan.results:
         if result.feasibility_violations:
             st.error(
-                f"The {result.plan.label} plan breaks {len(result.feasibility_violations)} "
-                "rule(s); treat its figures with care and report this: "
-                + "; ".join(result.feasibility_violations[:3]),
+                f"The {result.plan.label} plan breaks "
+                f"{fmt.counted(len(result.feasibility_violations), 'rule')}; treat its figures "
+                "with care and report this: " + "; ".join(result.feasibility_violations[:3]),
                 icon=":material/report:",
             )
 
@@ -570,6 +570,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
                 shown,
                 hide_index=True,
                 width="stretch",
+                placeholder="–",
                 row_height=row_px,
                 height=len(shown) * row_px + ROW_PX + 3,
                 column_config={

@@ -76,6 +76,12 @@ def count(value: float | None) -> str:
     return f"{value:,.0f}"
 
 
+def counted(value: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun, singular for 1: ``1 problem``, ``2 problems``, ``1,204 rows``;
+    ``plural`` for a noun not made plural by an ``s`` (``class``: ``classes``)."""
+    return f"{count(value)} {noun if value == 1 else plural or noun + 's'}"
+
+
 def change(value: float | None, *, unit: str) -> str | None:
     """A signed change for a metric's delta: ``-4`` -> ``-4 GPUs``; None when there is none
     (no earlier figure, or no change). A leading ``-`` is what Streamlit reads as a fall."""

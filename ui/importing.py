@@ -405,8 +405,9 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
         return
     if restoring.problems:
         st.warning(
-            f"Restoring the whole plan of {name} would not use {len(restoring.problems)} "
-            "value(s) of it, listed below: each such assumption keeps its default.",
+            f"Restoring the whole plan of {name} would not use "
+            f"{fmt.counted(len(restoring.problems), 'value')} of it, listed below: each such "
+            "assumption keeps its default.",
             icon=":material/warning:",
         )
         planning.show_problems(restoring.problems, key=f"{key}_restore_problems")
@@ -420,9 +421,12 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
         session.commit_replacing(restoring.inputs, f"the plan restored from {workbook.name}")
 
 
-def _undo_offer(key: str) -> None:
+def _undo_offer(role: Role, key: str) -> None:
+    """Undo of the last import, on the page of the inputs it replaced only."""
     last = session.replaced()
-    if last is not None and st.button(
+    if last is None or _in_use(last[1], role) == _in_use(session.scenario_inputs(), role):
+        return
+    if st.button(
         f"Undo {last[0]}",
         key=f"{key}_undo",
         icon=":material/undo:",
@@ -509,7 +513,7 @@ def _review(
     )
     if len(shown.notes):
         only_assumed = st.toggle(
-            f"Only the {fmt.count(shown.assumed)} assumed value(s)",
+            f"Only the {fmt.counted(shown.assumed, 'assumed value')}",
             key=f"{key}_only_assumed",
             value=shown.assumed > 0,
         )
@@ -556,7 +560,8 @@ def _review(
     _change_figures(change, role, _without_gpu(role, shown))
     if change.skipped:
         st.warning(
-            f"{len(change.skipped)} problem(s): these rows or values would not be used.",
+            f"{fmt.counted(len(change.skipped), 'problem')}: these rows or values would not "
+            "be used.",
             icon=":material/warning:",
         )
         planning.show_problems(change.skipped, key=f"{key}_skipped")
@@ -635,6 +640,10 @@ class _Pending:
 
 def _pending_key(key: str) -> str:
     return f"_{key}_pending"
+
+
+def _in_use(inputs: session.ScenarioInputs, role: Role) -> session.InputFile:
+    return inputs.inventory if role == "inventory" else inputs.workloads
 
 
 def _forget_pending(key: str) -> None:
@@ -747,7 +756,7 @@ def import_panel(role: Role, *, key: str) -> None:
         on_change=_forget_pending,
         args=(key,),
     )
-    _undo_offer(key)
+    _undo_offer(role, key)
     pending = st.session_state.get(_pending_key(key))
     # The review's editor has no state when the page was left since it was last drawn.
     fresh_visit = f"{key}_editor" not in st.session_state

@@ -44,6 +44,11 @@ def _mean_slowdowns(comparison: pd.DataFrame | None) -> dict[str, float]:
     }
 
 
+def _per_year(usd: str) -> str:
+    """A cost a year as a key figure: ``$1.22M /yr``; a dash stays a dash."""
+    return usd if usd == fmt.usd(None) else f"{usd} /yr"
+
+
 def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> pd.DataFrame:
     """Key figures as text: a ``figure`` column, one column per method (label), and the
     figure's ``definition`` (``ui.definitions``)."""
@@ -77,8 +82,8 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
             fmt.pct(m.compute_utilisation),
             fmt.gib(m.stranded_memory_gib),
             fmt.count(m.stranded_gpus),
-            fmt.usd(cost.total_usd_per_year) + " /yr",
-            fmt.usd(cost.usd_per_instance_year),
+            _per_year(fmt.usd(cost.total_usd_per_year)),
+            _per_year(fmt.usd(cost.usd_per_instance_year)),
             fmt.slowdown(slowdown),
             fmt.count(m.lower_bound_gpus),
             fmt.ratio(m.ratio_to_bound),

@@ -43,6 +43,8 @@ WIDGET_PREFIX = "assumptions_"
 # Session key of how many times the form was made anew: its table editors' keys end with it.
 FORM_GENERATION = "_assumptions_form_generation"
 
+GUESS = "a guess, edit it"
+"""How the page marks a default with no public source behind it, wherever it shows one."""
 # Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact).
 _STEPS = {
     "licence_usd_per_gpu_year": 100.0,
@@ -61,7 +63,7 @@ _STEPS = {
 
 def fact_label(about: Fact) -> str:
     """Widget label of an assumption: its label and unit, flagged when the default is a guess."""
-    guess = " (a guess, edit it)" if about.is_guess else ""
+    guess = f" ({GUESS})" if about.is_guess else ""
     return f"{about.label} [{about.unit}]{guess}"
 
 
@@ -148,9 +150,9 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
 
 st.title("Assumptions")
 st.caption(
-    "Everything a plan rests on that is not in your files. Each has a default; figures marked "
-    "*default* are guesses you should replace with your own. Changes apply when you press "
-    "**Apply assumptions**."
+    "Everything a plan rests on that is not in your files. Each has a default; those marked "
+    f"*{GUESS}* have no public source behind them: replace them with your own. Changes apply "
+    "when you press **Apply assumptions**."
 )
 
 inputs = session.scenario_inputs()
@@ -200,7 +202,7 @@ prices = pd.DataFrame(
             "in inventory": model.name in models_in_use,
             "catalog price [USD]": model.price_usd,
             "your price [USD]": float(current.gpu_price_usd.get(model.name, model.price_usd)),
-            "catalog price is": "a default, edit it" if model.price_is_default else "sourced",
+            "catalog price is": GUESS if model.price_is_default else "sourced",
         }
         for model in sorted(cat.gpus.values(), key=lambda m: (m.name not in models_in_use, m.name))
     ]
@@ -210,7 +212,7 @@ in_use = constants_frame(current)
 performance = pd.DataFrame(
     {
         "constant": in_use["constant"],
-        "figure is": ["a guess, edit it" if g else "sourced" for g in in_use["is_guess"]],
+        "figure is": [GUESS if g else "sourced" for g in in_use["is_guess"]],
         "default": in_use["default"],
         "your value": in_use["value"],
         "unit": in_use["unit"],
@@ -310,9 +312,9 @@ with st.form("assumptions_form"):
         disabled=["GPU model", "in inventory", "catalog price [USD]", "catalog price is"],
         column_config={
             "your price [USD]": st.column_config.NumberColumn(
-                min_value=0, max_value=1_000_000, step=100, format="$%d"
+                min_value=0, max_value=1_000_000, step=100, format="dollar"
             ),
-            "catalog price [USD]": st.column_config.NumberColumn(format="$%d"),
+            "catalog price [USD]": st.column_config.NumberColumn(format="dollar"),
         },
     )
     with st.expander("Performance model", expanded=bool(current.performance_constants)):
