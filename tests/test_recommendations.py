@@ -7,12 +7,19 @@ import dataclasses
 import pytest
 
 from planner.assumptions import Assumptions
+from planner.cli import SAMPLE_DIR
 from planner.inputs.catalog import load_catalog
-from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from planner.inputs.servers import load_server_types
+from planner.inputs.workloads import WorkloadClass, WorkloadKind, load_workloads
 from planner.methods.registry import Method
 from planner.output import recommendations
 from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
-from planner.output.report import plan_scenario, recommended_draft, with_recommended
+from planner.output.report import (
+    plan_scenario,
+    recommended_draft,
+    size_cluster,
+    with_recommended,
+)
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
 from tests.builders import OFFICE, host, scenario_of, workload
@@ -262,3 +269,19 @@ def test_counts_in_the_answer_carry_thousands_separators() -> None:
     assert recommendations._counted(7064, "instance") == "7,064 instances"
     assert recommendations._counted(1632, "GPU", "fewer") == "1,632 fewer GPUs"
     assert recommendations._counted(1, "host") == "1 host"
+
+
+def test_a_sizing_never_says_a_cheaper_method_had_no_room() -> None:
+    """Sized on L4 and L40S servers, nightly ETL jobs share the remote-pool servers bought for
+    the notebooks though passthrough costs less per instance: servers can be bought, so the
+    reason is the servers shared, not 'no room left'."""
+    sample = load_workloads((SAMPLE_DIR / "workloads.csv").read_bytes(), CATALOG).value
+    chosen = tuple(w for w in sample if w.name in {"ds-notebooks", "nightly-etl"})
+    servers = {s.name: s for s in load_server_types(CATALOG).value}
+    scenario = scenario_of([], [], chosen, catalog=CATALOG)
+    sized = size_cluster(scenario, (servers["l4-8"], servers["l40s-4"])).recommended
+    assert sized is not None
+    etl = next(d for d in sized.decisions if d.workload == "nightly-etl")
+    assert etl.method is Method.REMOTE_POOL
+    assert "no room left" not in etl.reason
+    assert "Passthrough would cost less per instance on servers of its own" in etl.reason

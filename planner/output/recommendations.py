@@ -789,6 +789,12 @@ def _why(
         return "slowdown limit", f"{label}: the methods that share more are too slow: {shown}."
     if cheaper:
         shown = ", ".join(m.label for m in cheaper)
+        if not scenario.inventory.hosts:
+            # Sizing: room can be bought, so what decided is the servers the classes share.
+            return "cost", (
+                f"{label}: {shown} would cost less per instance on servers of its own; on the "
+                "servers bought for the other classes too, this plan costs less in all."
+            )
         return "capacity", f"{label}: {shown} would cost less but had no room left for it."
     limit = slowdown_limit(workload, scenario)
     return "cost", f"{label} is the cheapest method within its {limit:.2f}× limit."
