@@ -43,8 +43,8 @@ WIDGET_PREFIX = "assumptions_"
 # Session key of how many times the form was made anew: its table editors' keys end with it.
 FORM_GENERATION = "_assumptions_form_generation"
 
+# How the page marks a default with no public source behind it, wherever it shows one.
 GUESS = "a guess, edit it"
-"""How the page marks a default with no public source behind it, wherever it shows one."""
 # Widget step per numeric assumption, in its unit (presentation only; the rest is its Fact).
 _STEPS = {
     "licence_usd_per_gpu_year": 100.0,
