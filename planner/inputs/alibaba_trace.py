@@ -70,7 +70,7 @@ from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
 
 if TYPE_CHECKING:
     from planner.inputs.importers.gpu_names import GpuName
-    from planner.inputs.importers.provenance import ImportNote
+    from planner.inputs.importers.provenance import ImportNote, NoteSource
 
 __all__ = [
     "NODE_COLUMNS",
@@ -424,14 +424,12 @@ class _ModelNames:
         from planner.inputs.importers.provenance import ImportNote
 
         locator = "model" if noun == "node" else "gpu_spec"
+
+        def note(source: NoteSource, text: str) -> ImportNote:
+            return ImportNote(file, None, locator, "", "", "", source, text)
+
         notes = [
-            ImportNote(
-                file,
-                None,
-                locator,
-                "",
-                "",
-                "",
+            note(
                 "assumed" if match.source == "assumed" else "derived",
                 f"GPU model {quoted(written)} ({len(rows)} {noun}(s), first on row "
                 f"{rows[0].number}) is read as the catalog model {match.model}: {match.reason}"
@@ -446,13 +444,7 @@ class _ModelNames:
         ]
         if self.separated:
             notes.append(
-                ImportNote(
-                    file,
-                    None,
-                    locator,
-                    "",
-                    "",
-                    "",
+                note(
                     "derived",
                     f"{len(self.separated)} {noun}(s), first on row {self.separated[0].number}, "
                     "separate models by ',' or ';': read as separated by '|', as the trace "

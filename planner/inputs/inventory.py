@@ -107,6 +107,11 @@ class ServerType:
         )
 
     @property
+    def shape(self) -> ServerType:
+        """The type without its name, as ``of`` gives a host's: what tells types apart."""
+        return dataclasses.replace(self, name="")
+
+    @property
     def label(self) -> str:
         """``hgx-h100-8 (8× H100-80GB-SXM)``, or the shape alone when unnamed."""
         shape = f"{self.gpus}× {self.gpu_model}"

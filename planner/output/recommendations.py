@@ -362,11 +362,11 @@ def purchases(
     return tuple(
         Purchase(
             server,
-            counts[dataclasses.replace(server, name="")],
+            counts[server.shape],
             server_price_usd(scenario, server.gpu_model, server.gpus),
         )
         for server in dict.fromkeys(servers)
-        if counts[dataclasses.replace(server, name="")]
+        if counts[server.shape]
     )
 
 
@@ -468,7 +468,7 @@ def _cheaper_on_one_type(
     best, best_rank = mixed, rank(measure_plan(mixed.plan, scenario), scenario)
     sizings = [r.plan for r in singles]
     for server in servers:
-        if dataclasses.replace(server, name="") not in bought:
+        if server.shape not in bought:
             continue
         alone = recommend(
             scenario,
@@ -572,15 +572,10 @@ def recommend_additions(
             drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
         ):
             for server in servers:
-                alone = [p for p in sized if all(_is_a(h, server) for h in p.hosts)]
+                alone = [p for p in sized if all(ServerType.of(h) == server.shape for h in p.hosts)]
                 drafts.append(_additions(scenario, (server,), alone, active, headroom, methods))
     best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
     return prove_bounds(scenario, best)
-
-
-def _is_a(host: Host, server: ServerType) -> bool:
-    """Whether ``host`` is a server of type ``server`` (matched by shape)."""
-    return ServerType.of(host) == dataclasses.replace(server, name="")
 
 
 def _rank_with_spares(plan: RecommendedPlan, scenario: Scenario) -> tuple[object, ...]:
@@ -639,10 +634,7 @@ def _additions(
     a = scenario.assumptions
     bought_all = purchases(scenario, (*bought, *spare), servers)
     kept = Counter(ServerType.of(h) for h in spare)
-    bought_all = tuple(
-        dataclasses.replace(p, standby=kept[dataclasses.replace(p.server, name="")])
-        for p in bought_all
-    )
+    bought_all = tuple(dataclasses.replace(p, standby=kept[p.server.shape]) for p in bought_all)
     price = sum(p.price_usd for p in bought_all)
     drafted = RecommendedPlan(
         result=result,
