@@ -554,7 +554,7 @@ def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> 
     read = read_kubectl_pods(
         kube_list(
             _annotated("runai", {"runai-gpu-fraction": "0.25"}),
-            pod("cgpu", containers=[container(limits={"aliyun.com/gpu-mem": "8"})]),
+            pod("amd", containers=[container(limits={"amd.com/gpu": "1"})]),
             pod(
                 "volcano",
                 containers=[
@@ -573,7 +573,7 @@ def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> 
     text = " ".join(f"{p.column} {p.message}" for p in read.problems)
     for asked in (
         "runai-gpu-fraction",
-        "aliyun.com/gpu-mem",
+        "amd.com/gpu is a GPU resource",
         "volcano.sh/vgpu-memory, volcano.sh/vgpu-number are GPU resources",
         "'1.5' is not a share of a GPU",
     ):
@@ -596,3 +596,75 @@ def test_a_gpu_pod_in_phase_unknown_is_not_called_finished() -> None:
     assert any(t.startswith("1 GPU pod(s) have finished") for t in texts)
     assert any(t.startswith("1 GPU pod(s) in phase Unknown") for t in texts)
     assert list(grouped.frame["instances"]) == [1]
+
+
+def _alibaba(name: str, limits: dict[str, str], labels: dict[str, str] | None = None) -> Any:
+    return pod(name, labels=labels, containers=[container(limits=limits)])
+
+
+def test_alibaba_gpu_sharing_requests_are_memory_and_core_shares() -> None:
+    """If a pod asks Alibaba Cloud's GPU sharing for aliyun.com/gpu-mem (GiB), it holds that GPU
+    memory and, without aliyun.com/gpu-core.percentage, the share of an assumed 40 GiB GPU it is
+    (8 GiB = 0.2 GPU); gpu-core.percentage 30 makes it 0.3 GPU; the pod label aliyun.com/gpu-count
+    2 spreads 8 GiB as 4 GiB on each of 2 GPUs. The YAML of the same pods reads alike."""
+    pods = kube_list(
+        _alibaba("mem", {"aliyun.com/gpu-mem": "8"}),
+        _alibaba("core", {"aliyun.com/gpu-mem": "6", "aliyun.com/gpu-core.percentage": "30"}),
+        _alibaba("two", {"aliyun.com/gpu-mem": "8"}, {"aliyun.com/gpu-count": "2"}),
+    )
+    read = read_kubectl_pods(pods, "pods", CATALOG)
+    assert read.problems == ()
+    mem, core, two = (p.gpu for p in read.pods)
+    assert mem is not None
+    assert core is not None
+    assert two is not None
+    assert (mem.gpus, mem.gpus_source, mem.memory_gib, mem.memory_source) == (
+        pytest.approx(0.2),
+        "assumed",
+        8.0,
+        "read",
+    )
+    assert "aliyun.com/gpu-mem" in mem.gpus_text
+    assert (core.gpus, core.gpus_source, core.memory_gib) == (pytest.approx(0.3), "read", 6.0)
+    assert (two.gpus, two.memory_gib) == (pytest.approx(2 * 4 / 40), 8.0)
+    assert "2 GPUs" in two.gpus_text
+    as_yaml = read_kubectl_pods(as_kubectl_yaml(pods), "pods", CATALOG)
+    assert as_yaml.pods == read.pods
+    grouped = group_pods(read.pods, CATALOG)
+    assert sorted(grouped.frame["memory_gib"]) == [6.0, 8.0, 8.0]
+
+
+def test_an_alibaba_gpu_count_label_that_is_no_count_leaves_the_pod_out() -> None:
+    """If a pod's aliyun.com/gpu-count label is not a whole number of GPUs of at least 1, how its
+    GPU memory is spread is not known: the pod is left out with a problem naming the label."""
+    read = read_kubectl_pods(
+        kube_list(
+            _alibaba("bad", {"aliyun.com/gpu-mem": "8"}, {"aliyun.com/gpu-count": "two"}),
+            pod("whole", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["whole"]
+    assert len(read.problems) == 1
+    problem = read.problems[0]
+    assert problem.column == "pod ml/bad: metadata.labels.aliyun.com/gpu-count"
+    assert "'two' is not a whole number of GPUs of at least 1" in problem.message
+    assert "pod left out" in problem.message
+
+
+def test_a_container_asking_alibaba_sharing_and_whole_gpus_is_left_out_naming_both() -> None:
+    """If one container asks for whole GPUs and Alibaba Cloud's shared GPU memory, which it holds
+    is not known: the pod is left out with a problem naming both resources."""
+    read = read_kubectl_pods(
+        kube_list(
+            _alibaba("both", {"nvidia.com/gpu": "1", "aliyun.com/gpu-mem": "8"}),
+            pod("whole", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["whole"]
+    assert [p.message.split(":")[0] for p in read.problems] == [
+        "the container requests nvidia.com/gpu and aliyun.com/gpu-mem"
+    ]

@@ -23,12 +23,15 @@ GPU requests and what one pod gets [GPUs]:
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
-  share), memory ``n`` × gpumem.
+  share, else gpumem over an assumed GPU's memory), memory ``n`` × gpumem.
+- Alibaba Cloud's GPU sharing (``aliyun.com/gpu-mem`` [GiB], ``aliyun.com/gpu-core.percentage``
+  [%], on the ``n`` GPUs of the pod label ``aliyun.com/gpu-count``, 1 when absent): gpu-mem is
+  the pod's memory, split evenly over the ``n`` GPUs; GPUs as for HAMi.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
   memory with the GPU share that memory is of an assumed GPU.
-- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``, ``aliyun.com/gpu-mem``,
+- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``,
   ``volcano.sh/vgpu-number``) leaves its pod out, with a problem naming the resource: what one
   unit of it is worth in GPUs is not read here.
 
@@ -89,9 +92,6 @@ _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
-_HAMI_MEMORY = "nvidia.com/gpumem"
-_HAMI_MEMORY_SHARE = "nvidia.com/gpumem-percentage"
-_HAMI_CORES = "nvidia.com/gpucores"
 _PRODUCT = "nvidia.com/gpu.product"
 # KAI Scheduler's pod annotations (NVIDIA/KAI-Scheduler docs/gpu-sharing/README.md), the ones
 # Run:ai reads: gpu-fraction is the share of one GPU's memory, gpu-memory is in MiB.
@@ -108,6 +108,61 @@ _TRAINING_OWNERS = frozenset(
 )
 _BATCH_OWNERS = frozenset({"Job", "CronJob"})
 _PROFILE_NAME = re.compile(r"^(?P<compute>\d+)g\.(?P<memory>\d+)gb")
+
+
+@dataclass(frozen=True)
+class _ShareResources:
+    """The resources by which one GPU-sharing scheme asks for part of a GPU's memory and cores."""
+
+    scheme: str
+    """The scheme's name in notes and the pod table."""
+    devices: str
+    """What counts the GPUs a container shares: a resource, or a pod label."""
+    devices_by_label: bool
+    memory: str
+    memory_unit: str
+    """``MiB`` or ``GiB``: the unit of one ``memory``."""
+    memory_per_device: bool
+    """``memory`` is held on each of the GPUs, not split across them."""
+    memory_share: str | None
+    """Percent of each GPU's memory [%]."""
+    cores: str
+    """Percent of each GPU's compute [%]."""
+
+    @property
+    def own(self) -> tuple[str, ...]:
+        """The resources that say a container asks this scheme (``nvidia.com/gpu`` says none)."""
+        named = (self.cores, self.memory_share, self.memory)
+        extra = () if self.devices_by_label or self.devices == _GPU else (self.devices,)
+        return tuple(n for n in named if n is not None) + extra
+
+
+_HAMI = _ShareResources(
+    "HAMi",
+    _GPU,
+    False,
+    "nvidia.com/gpumem",
+    "MiB",
+    True,
+    "nvidia.com/gpumem-percentage",
+    "nvidia.com/gpucores",
+)
+# AliyunContainerService/gpushare-scheduler-extender docs/userguide.md: aliyun.com/gpu-mem is in
+# GiB. ACK "Enable multi-GPU sharing": the pod label aliyun.com/gpu-count asks M GPUs and N GiB
+# is N/M GiB on each. ACK's core_mem sharing: aliyun.com/gpu-core.percentage, % of one GPU.
+_ALIBABA = _ShareResources(
+    "Alibaba Cloud GPU sharing",
+    "aliyun.com/gpu-count",
+    True,
+    "aliyun.com/gpu-mem",
+    "GiB",
+    False,
+    None,
+    "aliyun.com/gpu-core.percentage",
+)
+_SHARE_SCHEMES = (_HAMI, _ALIBABA)
+"""Schemes asking for part of a GPU by resource, in the order a container's are looked for."""
+_MIB_PER = {"MiB": 1.0, "GiB": 1024.0}
 
 
 @dataclass(frozen=True)
@@ -322,14 +377,13 @@ class _PodLeftOutError(ValueError):
 
 
 def _is_gpu_resource(name: str) -> bool:
-    """A GPU resource the importer reads: whole and shared GPUs, MIG instances, HAMi's."""
-    return name in (
-        _GPU,
-        _SHARED,
-        _HAMI_MEMORY,
-        _HAMI_MEMORY_SHARE,
-        _HAMI_CORES,
-    ) or name.startswith(_MIG)
+    """A GPU resource the importer reads: whole and shared GPUs, MIG instances, the sharing
+    schemes' (``_SHARE_SCHEMES``)."""
+    return (
+        name in (_GPU, _SHARED)
+        or name.startswith(_MIG)
+        or any(name in s.own for s in _SHARE_SCHEMES)
+    )
 
 
 def _check_gpu_limits(container: Mapping[str, Any], bad: _PodProblems) -> None:
@@ -407,6 +461,7 @@ class _ContainerGpu:
 
 def _container_gpu(
     container: Mapping[str, Any],
+    labels: Mapping[str, str],
     catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
@@ -418,6 +473,12 @@ def _container_gpu(
         for n in names
         if (n in (_GPU, _SHARED) or n.startswith(_MIG)) and _requests_some(container, n)
     )
+    # HAMi's resources go beside nvidia.com/gpu; another scheme's are a GPU request of their own.
+    gpu_resources += [
+        next(n for n in scheme.own if _requests_some(container, n))
+        for scheme in _SHARE_SCHEMES
+        if scheme.devices != _GPU and any(_requests_some(container, n) for n in scheme.own)
+    ]
     if len(gpu_resources) > 1:
         bad(
             _at(container, "resources"),
@@ -457,50 +518,12 @@ def _container_gpu(
         )
         raise _PodLeftOutError(resource)
     count = _devices(container, _GPU, bad) + _quantity(container, _SHARED, bad)
-    hami = [n for n in (_HAMI_CORES, _HAMI_MEMORY_SHARE, _HAMI_MEMORY) if n in names]
-    if hami:
-        devices = count or 1.0
-        cores = _quantity(container, _HAMI_CORES, bad) if _HAMI_CORES in names else None
-        share = (
-            _quantity(container, _HAMI_MEMORY_SHARE, bad) if _HAMI_MEMORY_SHARE in names else None
-        )
-        mib = _quantity(container, _HAMI_MEMORY, bad) if _HAMI_MEMORY in names else None
-        memory = None if mib is None else devices * mib / 1024
-        memory_text = f"{devices:g} × {mib:g} MiB (nvidia.com/gpumem)" if mib is not None else ""
-        assumed_gib = defaults.gpu_memory_gib
-        source: NoteSource
-        if cores:
-            gpus, source = devices * cores / 100, "read"
-            text = f"{devices:g} × {cores:g} % of a GPU's cores (nvidia.com/gpucores)"
-        elif share:
-            gpus, source = devices * share / 100, "derived"
-            text = (
-                f"{devices:g} × {share:g} % of a GPU's memory (nvidia.com/gpumem-percentage), "
-                "compute taken alike"
-            )
-        elif mib:
-            gpus, source = devices * min(1.0, mib / 1024 / assumed_gib), "assumed"
-            text = (
-                f"{devices:g} × {mib:g} MiB of an assumed {assumed_gib:g} GiB GPU, compute "
-                "taken alike"
-            )
-        else:
-            gpus, source = devices, "read"
-            text = f"{devices:g} HAMi virtual GPU(s) without limits"
-        if share and memory is None:
-            memory = devices * share / 100 * assumed_gib
-            memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
-        gpus = _rounded(gpus)
-        return _ContainerGpu(
-            gpus,
-            memory,
-            "HAMi " + ", ".join(hami),
-            source,
-            text,
-            "read" if mib is not None else "assumed",
-            memory_text,
-            None,
-        )
+    scheme = next((s for s in _SHARE_SCHEMES if any(n in names for n in s.own)), None)
+    if scheme is _HAMI:
+        return _shared_gpu(container, _HAMI, count or 1.0, defaults, bad)
+    if scheme is _ALIBABA:
+        devices = _labelled_devices(labels, _ALIBABA.devices, bad)
+        return _shared_gpu(container, _ALIBABA, devices, defaults, bad)
     if count <= 0:
         return None
     if _quantity(container, _SHARED, bad) > 0:
@@ -520,6 +543,97 @@ def _container_gpu(
     return _ContainerGpu(
         count, None, _GPU, "read", f"{count:g} whole GPU(s) (nvidia.com/gpu)", "assumed", "", None
     )
+
+
+def _shared_gpu(
+    container: Mapping[str, Any],
+    scheme: _ShareResources,
+    devices: float,
+    defaults: WorkloadDefaults,
+    bad: _PodProblems,
+) -> _ContainerGpu:
+    """A container's part of ``devices`` GPUs under a sharing scheme: ``devices`` × the cores
+    share, else × the memory share, else × the memory over an assumed GPU's
+    (``defaults.gpu_memory_gib``), else ``devices`` whole virtual GPUs; memory as asked."""
+    resources = as_mapping(container.get("resources"))
+    names = set(as_mapping(resources.get("requests"))) | set(as_mapping(resources.get("limits")))
+    asked = [n for n in (scheme.cores, scheme.memory_share, scheme.memory) if n in names]
+    cores = _quantity(container, scheme.cores, bad) if scheme.cores in names else None
+    share = (
+        _quantity(container, scheme.memory_share, bad)
+        if scheme.memory_share is not None and scheme.memory_share in names
+        else None
+    )
+    amount = _quantity(container, scheme.memory, bad) if scheme.memory in names else None
+    unit = scheme.memory_unit
+    # Memory asked on each GPU [unit].
+    each = None if amount is None else (amount if scheme.memory_per_device else amount / devices)
+    memory = None if each is None else devices * each * _MIB_PER[unit] / 1024
+    memory_text = ""
+    spread = ""
+    if amount is not None and scheme.memory_per_device:
+        memory_text = f"{devices:g} × {amount:g} {unit} ({scheme.memory})"
+    elif amount is not None:
+        memory_text = f"{amount:g} {unit} ({scheme.memory})"
+        if devices > 1:
+            spread = f" ({amount:g} {unit} spread over {devices:g} GPUs, {scheme.devices})"
+            memory_text += spread
+    assumed_gib = defaults.gpu_memory_gib
+    source: NoteSource
+    if cores:
+        gpus, source = devices * cores / 100, "read"
+        text = f"{devices:g} × {cores:g} % of a GPU's cores ({scheme.cores})"
+    elif share:
+        gpus, source = devices * share / 100, "derived"
+        text = (
+            f"{devices:g} × {share:g} % of a GPU's memory ({scheme.memory_share}), "
+            "compute taken alike"
+        )
+    elif each:
+        each_gib = each * _MIB_PER[unit] / 1024
+        gpus, source = devices * min(1.0, each_gib / assumed_gib), "assumed"
+        text = (
+            f"{devices:g} × {each:g} {unit} ({scheme.memory}) of an assumed {assumed_gib:g} GiB "
+            f"GPU, compute taken alike{spread}"
+        )
+    else:
+        gpus, source = devices, "read"
+        text = f"{devices:g} {scheme.scheme} virtual GPU(s) without limits"
+    if share and memory is None:
+        memory = devices * share / 100 * assumed_gib
+        memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
+    return _ContainerGpu(
+        _rounded(gpus),
+        memory,
+        f"{scheme.scheme} " + ", ".join(asked),
+        source,
+        text,
+        "read" if amount is not None else "assumed",
+        memory_text,
+        None,
+    )
+
+
+def _labelled_devices(labels: Mapping[str, str], label: str, bad: _PodProblems) -> float:
+    """The GPUs a pod spreads its share over by its ``label`` (``aliyun.com/gpu-count``), 1
+    without it. A label that is no whole number of at least 1 leaves the pod out, with a
+    problem."""
+    text = labels.get(label)
+    if text is None:
+        return 1.0
+    try:
+        devices = float(text)
+    except ValueError:
+        devices = math.nan
+    if not (math.isfinite(devices) and devices.is_integer() and devices >= 1):
+        bad(
+            f"metadata.labels.{label}",
+            f"{quoted(text)} is not a whole number of GPUs of at least 1: how the pod's GPU "
+            "memory is spread is not known, pod left out",
+            f"write {label} as the GPUs the pod shares (2), or give kubectl's output unchanged",
+        )
+        raise _PodLeftOutError(label)
+    return devices
 
 
 def _rounded(gpus: float) -> float:
@@ -637,7 +751,9 @@ def _pod(
     memory_bytes = _pod_total(containers, inits, lambda c: _quantity(c, "memory", bad))
     for each in [*containers, *inits]:
         _check_gpu_limits(each, bad)
-    gpu_parts = {id(c): _container_gpu(c, catalog, defaults, bad) for c in [*containers, *inits]}
+    gpu_parts = {
+        id(c): _container_gpu(c, labels, catalog, defaults, bad) for c in [*containers, *inits]
+    }
     gpu = None
     if any(p is not None for p in gpu_parts.values()):
         gpus = _pod_total(containers, inits, lambda c: _gpus_of(gpu_parts[id(c)]))
@@ -687,9 +803,9 @@ def _refuse_unread_gpu(
     bad: _PodProblems,
 ) -> None:
     """Leave a pod out, with a problem, when it asks for GPUs in a way not read: another
-    vendor's or scheme's GPU resource (``amd.com/gpu``, ``aliyun.com/gpu-mem``,
-    ``volcano.sh/vgpu-number``), an annotation named like KAI's but not one of them
-    (``runai-gpu-fraction``), or KAI's annotations beside a GPU resource (two requests)."""
+    vendor's or scheme's GPU resource (``amd.com/gpu``, ``volcano.sh/vgpu-number``), an
+    annotation named like KAI's but not one of them (``runai-gpu-fraction``), or KAI's
+    annotations beside a GPU resource (two requests)."""
     for each in containers:
         resources = as_mapping(each.get("resources"))
         names = set(as_mapping(resources.get("requests"))) | set(
@@ -1006,8 +1122,9 @@ def group_pods(
                 + (f", {len(unknown)} in another phase" if unknown else "")
                 + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
-                "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile> or "
-                "nvidia.com/gpu.shared, or KAI Scheduler's gpu-fraction or gpu-memory annotation",
+                "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile>, "
+                "nvidia.com/gpu.shared or aliyun.com/gpu-mem, or KAI Scheduler's gpu-fraction or "
+                "gpu-memory annotation",
             )
         )
     names = _unique_names(list(classes.values()))
