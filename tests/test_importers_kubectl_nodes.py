@@ -655,3 +655,32 @@ def test_a_time_sliced_mig_product_label_is_its_model_and_profile() -> None:
     values = _values(_one(read))
     assert (values["gpu_model"], values["gpus_per_host"]) == ("A100-40GB-SXM", 2)
     assert read.problems == ()
+
+
+def test_volcano_vgpu_nodes_count_physical_gpus() -> None:
+    """If a node advertises Volcano's vGPUs (volcano.sh/vgpu-number) and no GPU Feature Discovery
+    count, its 20 vGPUs are 2 GPUs at the device plugin's default 10 per GPU (assumed, with how to
+    set them); with GFD's nvidia.com/gpu.count its 2 GPUs are read. The YAML reads alike."""
+    vgpus = {"volcano.sh/vgpu-number": "20", "volcano.sh/vgpu-memory": "163840"}
+    nodes = kube_list(
+        node("volcano", extra=vgpus),
+        node(
+            "volcano-gfd",
+            {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB", "nvidia.com/gpu.count": "2"},
+            extra=vgpus,
+        ),
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    assert read.problems == ()
+    values = {h.name: _values(h) for h in read.hosts}
+    assert values["volcano"]["gpus_per_host"] == 2
+    assert (values["volcano-gfd"]["gpus_per_host"], values["volcano-gfd"]["gpu_model"]) == (
+        2,
+        "A100-80GB-SXM",
+    )
+    counted = next(f for f in read.hosts[0].facts if f.field == "gpus_per_host")
+    assert counted.source == "assumed"
+    assert "volcano.sh/vgpu-number" in counted.note.text
+    assert "gpus_per_host" in counted.note.text
+    as_yaml = read_kubectl_nodes(as_kubectl_yaml(nodes), "nodes", CATALOG)
+    assert (as_yaml.hosts, as_yaml.problems) == (read.hosts, read.problems)

@@ -556,11 +556,9 @@ def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> 
             _annotated("runai", {"runai-gpu-fraction": "0.25"}),
             pod("amd", containers=[container(limits={"amd.com/gpu": "1"})]),
             pod(
-                "volcano",
+                "intel",
                 containers=[
-                    container(
-                        limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "4096"}
-                    )
+                    container(limits={"gpu.intel.com/i915": "1", "gpu.intel.com/memory.max": "4G"})
                 ],
             ),
             _annotated("bad", {"gpu-fraction": "1.5"}),
@@ -574,7 +572,7 @@ def test_an_unread_gpu_resource_or_annotation_leaves_the_pod_out_naming_it() -> 
     for asked in (
         "runai-gpu-fraction",
         "amd.com/gpu is a GPU resource",
-        "volcano.sh/vgpu-memory, volcano.sh/vgpu-number are GPU resources",
+        "gpu.intel.com/i915, gpu.intel.com/memory.max are GPU resources",
         "'1.5' is not a share of a GPU",
     ):
         assert asked in text
@@ -667,4 +665,68 @@ def test_a_container_asking_alibaba_sharing_and_whole_gpus_is_left_out_naming_bo
     assert [p.name for p in read.pods] == ["whole"]
     assert [p.message.split(":")[0] for p in read.problems] == [
         "the container requests nvidia.com/gpu and aliyun.com/gpu-mem"
+    ]
+
+
+def test_volcano_vgpu_requests_are_read_as_hami_shares() -> None:
+    """If a pod asks Volcano's vGPU (volcano.sh/vgpu-number GPUs, vgpu-memory MiB and vgpu-cores %
+    of each), 2 vGPUs at 50 % and 3000 MiB are 1 GPU and 2 × 3000 MiB; 1 vGPU of 4096 MiB alone is
+    the share of an assumed 40 GiB GPU (0.1); a vGPU without limits is a whole GPU. The YAML of
+    the same pods reads alike."""
+    pods = kube_list(
+        pod(
+            "cores",
+            containers=[
+                container(
+                    limits={
+                        "volcano.sh/vgpu-number": "2",
+                        "volcano.sh/vgpu-memory": "3000",
+                        "volcano.sh/vgpu-cores": "50",
+                    }
+                )
+            ],
+        ),
+        pod(
+            "memory",
+            containers=[
+                container(
+                    limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "4096"}
+                )
+            ],
+        ),
+        pod("whole", containers=[container(limits={"volcano.sh/vgpu-number": "1"})]),
+    )
+    read = read_kubectl_pods(pods, "pods", CATALOG)
+    assert read.problems == ()
+    cores, memory, whole = (p.gpu for p in read.pods)
+    assert cores is not None
+    assert memory is not None
+    assert whole is not None
+    assert (cores.gpus, cores.gpus_source) == (1.0, "read")
+    assert cores.memory_gib == pytest.approx(2 * 3000 / 1024)
+    assert "volcano.sh/vgpu-cores" in cores.gpus_text
+    assert (memory.gpus, memory.gpus_source, memory.memory_gib) == (0.1, "assumed", 4.0)
+    assert (whole.gpus, whole.memory_gib) == (1.0, None)
+    assert read_kubectl_pods(as_kubectl_yaml(pods), "pods", CATALOG).pods == read.pods
+
+
+def test_a_container_asking_volcano_vgpus_and_whole_gpus_is_left_out_naming_both() -> None:
+    """If one container asks for whole GPUs and Volcano vGPUs, which it holds is not known: the
+    pod is left out with a problem naming both resources."""
+    read = read_kubectl_pods(
+        kube_list(
+            pod(
+                "both",
+                containers=[
+                    container(limits={"nvidia.com/gpu": "1", "volcano.sh/vgpu-number": "1"})
+                ],
+            ),
+            pod("whole", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["whole"]
+    assert [p.message.split(":")[0] for p in read.problems] == [
+        "the container requests nvidia.com/gpu and volcano.sh/vgpu-number"
     ]

@@ -36,6 +36,9 @@ Readings and their rules:
   its MIG devices as ``nvidia.com/gpu``, as the MIG single strategy does.
 - Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
   ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``.
+- Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
+  its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
+  vGPUs over 10, rounded up, assumed.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
   resource not read here (``amd.com/gpu``) is left out with a problem naming it.
 """
@@ -102,6 +105,13 @@ _ALIBABA_COUNT = "alibabacloud.com/gpu-count"
 _ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
 _ADVERTISED = (_GPU, _SHARED, _ALIBABA_COUNT)
 """Resources counting a node's GPUs, in the order they are taken."""
+# Project-HAMi/volcano-vgpu-device-plugin README and doc/config.md: a node advertises
+# volcano.sh/vgpu-number, deviceSplitCount (10 by default) vGPUs per GPU, and
+# volcano.sh/vgpu-memory.
+_VOLCANO_VGPUS = "volcano.sh/vgpu-number"
+_VOLCANO_SPLIT = 10
+"""vGPUs the Volcano device plugin advertises per GPU unless configured (deviceSplitCount)."""
+_VOLCANO_PREFIX = "volcano.sh/vgpu-"
 _READ_RESOURCES = frozenset({*_ADVERTISED, "alibabacloud.com/gpu-milli"})
 
 
@@ -285,12 +295,17 @@ def _host(
     count_text = labels.get(f"{_LABEL}gpu.count", "")
     mig_counts = _mig_counts(node, bad)
     capacity_gpus = _capacity_gpus(node, bad)
+    volcano = _volcano_vgpus(node, bad)
     has_gpu = bool(product or count_text or any(mig_counts.values()))
-    has_gpu = has_gpu or (capacity_gpus is not None and capacity_gpus[0] > 0)
+    has_gpu = has_gpu or any(
+        found is not None and found[0] > 0 for found in (capacity_gpus, volcano)
+    )
     unread = sorted(
         k
         for k in {*node.capacity, *node.allocatable}
-        if "gpu" in k.lower() and not k.startswith(f"{_LABEL}mig-") and k not in _READ_RESOURCES
+        if "gpu" in k.lower()
+        and not k.startswith((f"{_LABEL}mig-", _VOLCANO_PREFIX))
+        and k not in _READ_RESOURCES
     )
     if not has_gpu and unread:
         bad(
@@ -387,6 +402,8 @@ def _host(
             bad,
             layout,
         )
+        if count_label is None and capacity_gpus is None and volcano and volcano[0] > 0:
+            _volcano_gpus(volcano, add)
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
 
@@ -437,6 +454,35 @@ def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
             bad(found[1], f"{quoted(str(found[0]))} is not a count", "give kubectl's output")
             return None
     return next((a for a in advertised if a[0] > 0), advertised[0] if advertised else None)
+
+
+def _volcano_gpus(volcano: tuple[float, str], add: Any) -> None:
+    """Physical GPUs of a node counted by its Volcano vGPUs alone (no GFD count, no
+    ``nvidia.com/gpu``): the vGPUs over the device plugin's default per GPU, rounded up."""
+    vgpus, locator = volcano
+    gpus = math.ceil(vgpus / _VOLCANO_SPLIT)
+    add(
+        "gpus_per_host",
+        gpus,
+        locator,
+        "assumed",
+        f"{vgpus:g} Volcano vGPUs ({_VOLCANO_VGPUS}) at the device plugin's default "
+        f"{_VOLCANO_SPLIT} per GPU (deviceSplitCount)"
+        + (", rounded up" if gpus * _VOLCANO_SPLIT != vgpus else "")
+        + ": set gpus_per_host to the node's physical GPUs if its deviceSplitCount differs",
+    )
+
+
+def _volcano_vgpus(node: _Node, bad: Any) -> tuple[float, str] | None:
+    """The Volcano vGPUs the node advertises with where found, or None."""
+    found = node.resource(_VOLCANO_VGPUS)
+    if found is None:
+        return None
+    try:
+        return parse_quantity(found[0]), found[1]
+    except ValueError:
+        bad(found[1], f"{quoted(str(found[0]))} is not a count", "give kubectl's output")
+        return None
 
 
 def _rdma(node: _Node, add: Any) -> None:

@@ -24,6 +24,8 @@ GPU requests and what one pod gets [GPUs]:
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
   share, else gpumem over an assumed GPU's memory), memory ``n`` × gpumem.
+- Volcano's vGPU (``volcano.sh/vgpu-number: n``, ``volcano.sh/vgpu-memory`` [MiB],
+  ``volcano.sh/vgpu-memory-percentage``, ``volcano.sh/vgpu-cores`` [%]): HAMi's rules.
 - Alibaba Cloud's GPU sharing (``aliyun.com/gpu-mem`` [GiB], ``aliyun.com/gpu-core.percentage``
   [%], on the ``n`` GPUs of the pod label ``aliyun.com/gpu-count``, 1 when absent): gpu-mem is
   the pod's memory, split evenly over the ``n`` GPUs; GPUs as for HAMi.
@@ -31,9 +33,8 @@ GPU requests and what one pod gets [GPUs]:
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
   memory with the GPU share that memory is of an assumed GPU.
-- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``,
-  ``volcano.sh/vgpu-number``) leaves its pod out, with a problem naming the resource: what one
-  unit of it is worth in GPUs is not read here.
+- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``) leaves its pod out, with
+  a problem naming the resource: what one unit of it is worth in GPUs is not read here.
 
 Pods are grouped into classes by owner: a ReplicaSet's pods by their Deployment (the
 ReplicaSet name without its pod-template hash), a Job's by its CronJob (the Job name without its
@@ -160,7 +161,20 @@ _ALIBABA = _ShareResources(
     None,
     "aliyun.com/gpu-core.percentage",
 )
-_SHARE_SCHEMES = (_HAMI, _ALIBABA)
+# Project-HAMi/volcano-vgpu-device-plugin README ("Running VGPU Jobs") and doc/config.md: HAMi's
+# sharing under Volcano's names: vgpu-number GPUs (1 when absent, defaultGPUNum), vgpu-memory MiB
+# and vgpu-cores % on each, vgpu-memory-percentage.
+_VOLCANO = _ShareResources(
+    "Volcano vGPU",
+    "volcano.sh/vgpu-number",
+    False,
+    "volcano.sh/vgpu-memory",
+    "MiB",
+    True,
+    "volcano.sh/vgpu-memory-percentage",
+    "volcano.sh/vgpu-cores",
+)
+_SHARE_SCHEMES = (_HAMI, _VOLCANO, _ALIBABA)
 """Schemes asking for part of a GPU by resource, in the order a container's are looked for."""
 _MIB_PER = {"MiB": 1.0, "GiB": 1024.0}
 
@@ -521,6 +535,9 @@ def _container_gpu(
     scheme = next((s for s in _SHARE_SCHEMES if any(n in names for n in s.own)), None)
     if scheme is _HAMI:
         return _shared_gpu(container, _HAMI, count or 1.0, defaults, bad)
+    if scheme is _VOLCANO:
+        devices = _devices(container, _VOLCANO.devices, bad) or 1.0
+        return _shared_gpu(container, _VOLCANO, devices, defaults, bad)
     if scheme is _ALIBABA:
         devices = _labelled_devices(labels, _ALIBABA.devices, bad)
         return _shared_gpu(container, _ALIBABA, devices, defaults, bad)
@@ -803,9 +820,9 @@ def _refuse_unread_gpu(
     bad: _PodProblems,
 ) -> None:
     """Leave a pod out, with a problem, when it asks for GPUs in a way not read: another
-    vendor's or scheme's GPU resource (``amd.com/gpu``, ``volcano.sh/vgpu-number``), an
-    annotation named like KAI's but not one of them (``runai-gpu-fraction``), or KAI's
-    annotations beside a GPU resource (two requests)."""
+    vendor's or scheme's GPU resource (``amd.com/gpu``), an annotation named like KAI's but not
+    one of them (``runai-gpu-fraction``), or KAI's annotations beside a GPU resource (two
+    requests)."""
     for each in containers:
         resources = as_mapping(each.get("resources"))
         names = set(as_mapping(resources.get("requests"))) | set(
@@ -1123,7 +1140,8 @@ def group_pods(
                 + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
                 "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile>, "
-                "nvidia.com/gpu.shared or aliyun.com/gpu-mem, or KAI Scheduler's gpu-fraction or "
+                "nvidia.com/gpu.shared, volcano.sh/vgpu-number or aliyun.com/gpu-mem, or KAI "
+                "Scheduler's gpu-fraction or "
                 "gpu-memory annotation",
             )
         )
