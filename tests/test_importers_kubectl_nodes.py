@@ -545,8 +545,8 @@ def test_a_node_advertising_a_gpu_resource_not_read_is_a_problem_not_a_note() ->
 
 def test_gke_and_eks_nodes_take_the_model_from_the_cloud_accelerator_labels() -> None:
     """If GFD does not label the node, GKE's cloud.google.com/gke-accelerator, EKS's
-    k8s.amazonaws.com/accelerator and Karpenter's instance-gpu-name give the model; an instance
-    type alone is named in the note as not turned into a model."""
+    k8s.amazonaws.com/accelerator and Karpenter's instance-gpu-name give the model, and an EC2
+    instance type alone gives its GPU's (g5: A10G)."""
     gpus = {"nvidia.com/gpu": "8"}
     read = read_kubectl_nodes(
         kube_list(
@@ -561,7 +561,11 @@ def test_gke_and_eks_nodes_take_the_model_from_the_cloud_accelerator_labels() ->
                 },
                 extra=gpus,
             ),
-            node("g5", {"node.kubernetes.io/instance-type": "g5.12xlarge"}, extra=gpus),
+            node(
+                "g5",
+                {"node.kubernetes.io/instance-type": "g5.12xlarge"},
+                extra={"nvidia.com/gpu": "4"},
+            ),
         ),
         "nodes.json",
         CATALOG,
@@ -572,10 +576,9 @@ def test_gke_and_eks_nodes_take_the_model_from_the_cloud_accelerator_labels() ->
         "gke-a100": "A100-40GB-SXM",
         "eks-t4": "T4",
         "karpenter": "A100-80GB-SXM",
-        "g5": None,
+        "g5": "A10G",
     }
     assert read.problems == ()
-    assert any("instance type g5.12xlarge" in n.text for n in read.notes)
 
 
 def test_gke_time_sharing_and_mig_partitions_count_physical_gpus() -> None:
@@ -684,3 +687,76 @@ def test_volcano_vgpu_nodes_count_physical_gpus() -> None:
     assert "gpus_per_host" in counted.note.text
     as_yaml = read_kubectl_nodes(as_kubectl_yaml(nodes), "nodes", CATALOG)
     assert (as_yaml.hosts, as_yaml.problems) == (read.hosts, read.problems)
+
+
+def test_eks_instance_types_give_the_gpu_model_without_a_gpu_label() -> None:
+    """If an EKS node has no GPU model label, its EC2 instance type gives the model (p4d.24xlarge
+    an A100 40GB SXM, p4de an A100 80GB, p5.48xlarge an H100 80GB SXM, g5 an A10G, g6 an L4, g6e
+    an L40S, g4dn a T4, p3 a V100 16GB SXM; the beta label too) and, when nothing else counts
+    them, its GPUs (g5.12xlarge: 4); a type whose GPU the catalog lacks (g5g: T4G) is a problem
+    naming it, and a type not known here is named in the note. The YAML reads alike."""
+    gpus = {"nvidia.com/gpu": "8"}
+    instance = "node.kubernetes.io/instance-type"
+    nodes = kube_list(
+        node("p4d", {instance: "p4d.24xlarge"}, extra=gpus),
+        node("p4de", {instance: "p4de.24xlarge"}, extra=gpus),
+        node("p5", {instance: "p5.48xlarge"}, extra=gpus),
+        node(
+            "g5", {"beta.kubernetes.io/instance-type": "g5.xlarge"}, extra={"nvidia.com/gpu": "1"}
+        ),
+        node("g6", {instance: "g6.xlarge"}, extra={"nvidia.com/gpu": "1"}),
+        node("g6e", {instance: "g6e.12xlarge"}, extra={"nvidia.com/gpu": "4"}),
+        node("g4dn", {instance: "g4dn.xlarge"}, extra={"nvidia.com/gpu": "1"}),
+        node("p3", {instance: "p3.16xlarge"}, extra=gpus),
+        node("g5g", {instance: "g5g.xlarge"}, extra={"nvidia.com/gpu": "1"}),
+        node("g6f", {instance: "g6f.large"}, extra={"nvidia.com/gpu": "1"}),
+    )
+    labels_only = json.dumps({"kubernetes.io/hostname": "g5-12", instance: "g5.12xlarge"})
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    models = {h.name: _values(h).get("gpu_model") for h in read.hosts}
+    assert models == {
+        "p4d": "A100-40GB-SXM",
+        "p4de": "A100-80GB-SXM",
+        "p5": "H100-80GB-SXM",
+        "g5": "A10G",
+        "g6": "L4",
+        "g6e": "L40S",
+        "g4dn": "T4",
+        "p3": "V100-16GB-SXM",
+        "g5g": "T4G",
+        "g6f": None,
+    }
+    p4de = next(h for h in read.hosts if h.name == "p4de")
+    model = next(f for f in p4de.facts if f.field == "gpu_model")
+    assert (model.source, model.note.locator) == ("derived", f"metadata.labels.{instance}")
+    assert "p4de.24xlarge" in model.note.text
+    assert [p.column for p in read.problems] == [f"node g5g: metadata.labels.{instance}"]
+    assert "T4G" in read.problems[0].message
+    assert "your own GPU" in read.problems[0].fix
+    assert any("instance type g6f.large" in n.text for n in read.notes)
+    as_yaml = read_kubectl_nodes(as_kubectl_yaml(nodes), "nodes", CATALOG)
+    assert (as_yaml.hosts, as_yaml.problems) == (read.hosts, read.problems)
+    counted = _values(_one(read_kubectl_nodes(labels_only.encode(), "labels.json", CATALOG)))
+    assert (counted["gpu_model"], counted["gpus_per_host"]) == ("A10G", 4)
+
+
+def test_gpus_read_unlike_the_ec2_instance_types_are_a_problem_naming_both() -> None:
+    """If a g5.12xlarge (4 A10G) advertises 8 nvidia.com/gpu without GFD's sharing labels, the 8
+    are kept and a problem names both counts and how to set the node's GPUs."""
+    read = read_kubectl_nodes(
+        kube_list(
+            node(
+                "g5",
+                {"node.kubernetes.io/instance-type": "g5.12xlarge"},
+                extra={"nvidia.com/gpu": "8"},
+            )
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    assert _values(_one(read))["gpus_per_host"] == 8
+    assert len(read.problems) == 1
+    problem = read.problems[0]
+    assert problem.column == "node g5: status.allocatable.nvidia.com/gpu"
+    assert "the EC2 instance type g5.12xlarge has 4" in problem.message
+    assert "set gpus_per_host to 4" in problem.fix

@@ -27,8 +27,11 @@ Readings and their rules:
 - Managed clusters label the model where GFD does not run: GKE
   ``cloud.google.com/gke-accelerator`` (``nvidia-tesla-t4``, ``nvidia-h100-80gb``), EKS
   ``k8s.amazonaws.com/accelerator``, Karpenter ``karpenter.k8s.aws/instance-gpu-name`` with
-  ``instance-gpu-memory`` [MiB]. An instance type alone (``node.kubernetes.io/instance-type``) is
-  not turned into a model: the note says which label is missing.
+  ``instance-gpu-memory`` [MiB]. An EC2 instance type (``node.kubernetes.io/instance-type``, or
+  the beta label) of a GPU family AWS lists (``_EC2_GPUS``: p4d.24xlarge 8 × A100 40GB SXM, g5
+  A10G, g6e L40S...) gives the model after GFD's and GKE's labels (EKS's accelerator label names
+  only the family), and the GPUs when nothing else counts them; GPUs read that are not the
+  instance type's are a problem. Another instance type is named in the note as not known.
 - GKE's own GPU sharing: time-sharing or MPS (``cloud.google.com/gke-gpu-sharing-strategy``)
   advertises each GPU ``cloud.google.com/gke-max-shared-clients-per-gpu`` times, as
   ``nvidia.com/gpu.replicas`` says for GFD; a MIG partition size
@@ -98,6 +101,30 @@ _EKS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
 _KARPENTER_GPU = "karpenter.k8s.aws/instance-gpu-name"
 _KARPENTER_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
 _INSTANCE_TYPE = "node.kubernetes.io/instance-type"
+_INSTANCE_TYPES = (_INSTANCE_TYPE, "beta.kubernetes.io/instance-type")
+"""Labels naming a node's cloud instance type, the deprecated beta one last."""
+_ONE = dict.fromkeys(("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge"), 1)
+# Amazon EC2 "Accelerated computing instance specifications" and AWS Batch "GPU jobs" tables: the
+# NVIDIA GPU of each EC2 instance family (named as NVIDIA names it) and the GPUs of each size.
+_EC2_GPUS: dict[str, tuple[str, dict[str, int]]] = {
+    "p3": ("V100-SXM2-16GB", {"2xlarge": 1, "8xlarge": 4, "16xlarge": 8}),
+    "p3dn": ("V100-SXM2-32GB", {"24xlarge": 8}),
+    "p4d": ("A100-SXM4-40GB", {"24xlarge": 8}),
+    "p4de": ("A100-SXM4-80GB", {"24xlarge": 8}),
+    "p5": ("H100-80GB-HBM3", {"4xlarge": 1, "48xlarge": 8}),
+    "p5e": ("H200-141GB-HBM3e", {"48xlarge": 8}),
+    "p5en": ("H200-141GB-HBM3e", {"48xlarge": 8}),
+    "p6-b200": ("B200-180GB-SXM", {"48xlarge": 8}),
+    "g4dn": ("T4", {**_ONE, "12xlarge": 4, "metal": 8}),
+    "g5": ("A10G", {**_ONE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
+    "g5g": ("T4G", {"xlarge": 1, "2xlarge": 1, "4xlarge": 1, "8xlarge": 1, "16xlarge": 2}),
+    "g6": ("L4", {**_ONE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
+    "gr6": ("L4", {"4xlarge": 1, "8xlarge": 1}),
+    "g6e": ("L40S", {**_ONE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
+    "p2": ("K80", {"xlarge": 1, "8xlarge": 8, "16xlarge": 16}),
+    "g3": ("M60", {"4xlarge": 1, "8xlarge": 2, "16xlarge": 4}),
+    "g3s": ("M60", {"xlarge": 1}),
+}
 _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 """GPU memory [MiB] of a cloud accelerator name that does not say it: GKE's
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
@@ -274,21 +301,8 @@ def _host(
     def bad(locator: str, message: str, fix: str) -> None:
         problems.append(InputProblem(file, None, f"node {shown(name)}: {locator}", message, fix))
 
-    product_label = next(
-        (
-            k
-            for k in (
-                f"{_LABEL}gpu.product",
-                _GKE_ACCELERATOR,
-                _EKS_ACCELERATOR,
-                _KARPENTER_GPU,
-                _ALIBABA_MODEL,
-            )
-            if labels.get(k)
-        ),
-        f"{_LABEL}gpu.product",
-    )
-    product = labels.get(product_label, "")
+    instance = _instance_type(labels)
+    product_label, product, by_instance = _product(labels, instance)
     if product_label == _GKE_ACCELERATOR and labels.get(_GKE_PARTITION):
         # GKE names the MIG device as GFD's single strategy would: <model>-MIG-<profile>.
         product = f"{product}-MIG-{labels[_GKE_PARTITION]}"
@@ -341,7 +355,9 @@ def _host(
         memory_mib = _CLOUD_SIZES_MIB.get(labels.get(product_label, "").lower())
     # Time-slicing's renaming marks the product "-SHARED" after any "-MIG-<profile>".
     matched = (
-        _cloud_gpu_name(product)
+        product
+        if by_instance
+        else _cloud_gpu_name(product)
         if product_label != f"{_LABEL}gpu.product"
         else product.removesuffix("-SHARED")
     )
@@ -351,7 +367,7 @@ def _host(
         gpu_name,
         product,
         product_label,
-        labels.get(_INSTANCE_TYPE, ""),
+        instance,
         name,
         file,
         notes,
@@ -402,8 +418,9 @@ def _host(
             bad,
             layout,
         )
-        if count_label is None and capacity_gpus is None and volcano and volcano[0] > 0:
-            _volcano_gpus(volcano, add)
+        if count_label is None and capacity_gpus is None:
+            _uncounted_gpus(volcano, instance, add)
+    _check_instance_gpus(facts, instance, bad)
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
 
@@ -456,6 +473,80 @@ def _capacity_gpus(node: _Node, bad: Any) -> tuple[float, str] | None:
     return next((a for a in advertised if a[0] > 0), advertised[0] if advertised else None)
 
 
+def _instance_type(labels: Mapping[str, str]) -> tuple[str, str]:
+    """The label naming the node's cloud instance type and its value (``""`` when none)."""
+    label = next((k for k in _INSTANCE_TYPES if labels.get(k)), _INSTANCE_TYPE)
+    return label, labels.get(label, "")
+
+
+def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str, str, bool]:
+    """The label naming the node's GPU, the name, and whether it is the EC2 instance type's
+    GPU: GFD's product, GKE's accelerator, a known EC2 instance type (it names the GPU's size and
+    form; EKS's accelerator label, the family), EKS's accelerator, Karpenter's, Alibaba's."""
+    ec2 = _ec2_gpus(instance[1])
+    label = next(
+        (
+            k
+            for k in (
+                f"{_LABEL}gpu.product",
+                _GKE_ACCELERATOR,
+                instance[0] if ec2 is not None else "",
+                _EKS_ACCELERATOR,
+                _KARPENTER_GPU,
+                _ALIBABA_MODEL,
+            )
+            if k and labels.get(k)
+        ),
+        f"{_LABEL}gpu.product",
+    )
+    if ec2 is not None and label == instance[0]:
+        return label, ec2[0], True
+    return label, labels.get(label, ""), False
+
+
+def _ec2_gpus(instance_type: str) -> tuple[str, int | None] | None:
+    """The NVIDIA GPU of an EC2 instance type (``_EC2_GPUS``) and how many it has (None for a
+    size not listed); None for a type whose family is not listed."""
+    family, _, size = instance_type.strip().lower().partition(".")
+    found = _EC2_GPUS.get(family)
+    return None if found is None else (found[0], found[1].get(size))
+
+
+def _uncounted_gpus(volcano: tuple[float, str] | None, instance: tuple[str, str], add: Any) -> None:
+    """Physical GPUs of a node that neither GFD's count nor ``nvidia.com/gpu`` gives: from its
+    Volcano vGPUs (``_volcano_gpus``), else from its EC2 instance type."""
+    ec2 = _ec2_gpus(instance[1])
+    if volcano is not None and volcano[0] > 0:
+        _volcano_gpus(volcano, add)
+    elif ec2 is not None and ec2[1] is not None:
+        add(
+            "gpus_per_host",
+            ec2[1],
+            f"metadata.labels.{instance[0]}",
+            "derived",
+            f"the GPUs of the EC2 instance type {shown(instance[1])} (Amazon EC2 accelerated "
+            "computing instance specifications)",
+        )
+
+
+def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any) -> None:
+    """A problem when the GPUs read for a node are not those of its EC2 instance type (GPUs
+    shared without the labels that say how, or one the device plugin withdrew): the count read is
+    kept."""
+    ec2 = _ec2_gpus(instance[1])
+    counted = next((f for f in facts if f.field == "gpus_per_host"), None)
+    if ec2 is None or ec2[1] is None or counted is None or counted.value == ec2[1]:
+        return
+    bad(
+        counted.note.locator,
+        f"{counted.value} GPUs are read ({counted.note.locator}) but the EC2 instance type "
+        f"{shown(instance[1])} has {ec2[1]}: the {counted.value} is taken",
+        "if the GPUs are time-sliced, give the nodes with GPU Feature Discovery's labels "
+        f"(nvidia.com/gpu.replicas); else set gpus_per_host to {ec2[1]}, the GPUs of a "
+        f"{shown(instance[1])}",
+    )
+
+
 def _volcano_gpus(volcano: tuple[float, str], add: Any) -> None:
     """Physical GPUs of a node counted by its Volcano vGPUs alone (no GFD count, no
     ``nvidia.com/gpu``): the vGPUs over the device plugin's default per GPU, rounded up."""
@@ -502,17 +593,27 @@ def _gpu_model(
     gpu_name: GpuName | None,
     product: str,
     product_label: str,
-    instance_type: str,
+    instance: tuple[str, str],
     name: str,
     file: str,
     notes: list[ImportNote],
     add: Any,
     bad: Any,
 ) -> None:
-    """The node's GPU model from its product label (``product_label``): a note when there is
-    none, a problem when the catalog has no such model."""
+    """The node's GPU model from its product label (``product_label``), or from its EC2
+    instance type (``instance``: label and value): a note when there is none, a problem when the
+    catalog has no such model."""
     model = None if gpu_name is None else gpu_name.model
     product_locator = f"metadata.labels.{product_label}"
+    instance_label, instance_type = instance
+    source: NoteSource = "read" if gpu_name is None else gpu_name.source
+    reason = "" if gpu_name is None else gpu_name.reason
+    if product_label == instance_label:
+        source = "derived"
+        reason = (
+            f"the EC2 instance type {shown(instance_type)} has NVIDIA {product} GPUs (Amazon EC2 "
+            f"accelerated computing instance specifications): {reason}"
+        )
     if gpu_name is None:
         notes.append(
             ImportNote(
@@ -526,8 +627,8 @@ def _gpu_model(
                 f"no GPU model label ({_LABEL}gpu.product from GPU Feature Discovery, "
                 f"{_GKE_ACCELERATOR} on GKE, {_EKS_ACCELERATOR} or {_KARPENTER_GPU} on EKS)"
                 + (
-                    f"; the instance type {shown(instance_type)} ({_INSTANCE_TYPE}) is not turned "
-                    "into a model"
+                    f"; the instance type {shown(instance_type)} ({instance_label}) is no EC2 "
+                    "GPU instance type known here"
                     if instance_type
                     else ""
                 )
@@ -535,10 +636,10 @@ def _gpu_model(
             )
         )
     elif model is None:
-        add("gpu_model", product, product_locator, "read", gpu_name.reason)
-        bad(product_locator, gpu_name.reason, gpu_name.fix)
+        add("gpu_model", product, product_locator, "read", reason)
+        bad(product_locator, reason, gpu_name.fix)
     else:
-        add("gpu_model", model, product_locator, gpu_name.source, gpu_name.reason)
+        add("gpu_model", model, product_locator, source, reason)
 
 
 def _whole_gpus(
