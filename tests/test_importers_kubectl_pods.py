@@ -689,9 +689,7 @@ def test_volcano_vgpu_requests_are_read_as_hami_shares() -> None:
         pod(
             "memory",
             containers=[
-                container(
-                    limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "4096"}
-                )
+                container(limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "4096"})
             ],
         ),
         pod("whole", containers=[container(limits={"volcano.sh/vgpu-number": "1"})]),
@@ -730,3 +728,39 @@ def test_a_container_asking_volcano_vgpus_and_whole_gpus_is_left_out_naming_both
     assert [p.message.split(":")[0] for p in read.problems] == [
         "the container requests nvidia.com/gpu and volcano.sh/vgpu-number"
     ]
+
+
+def test_a_sharing_percentage_over_100_leaves_the_pod_out_naming_it() -> None:
+    """If a pod asks a sharing scheme for more than 100 % of a GPU's cores or memory (HAMi's
+    gpumem-percentage 150, Volcano's vgpu-cores 120, Alibaba's gpu-core.percentage 101), no GPU
+    can hold it and what it meant is not known: it is left out with a problem naming the
+    resource, not read as several GPUs."""
+    read = read_kubectl_pods(
+        kube_list(
+            pod(
+                "hami",
+                containers=[
+                    container(limits={"nvidia.com/gpu": "2", "nvidia.com/gpumem-percentage": "150"})
+                ],
+            ),
+            pod(
+                "volcano",
+                containers=[
+                    container(
+                        limits={"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-cores": "120"}
+                    )
+                ],
+            ),
+            _alibaba("ack", {"aliyun.com/gpu-mem": "8", "aliyun.com/gpu-core.percentage": "101"}),
+            pod("whole", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["whole"]
+    assert [p.column for p in read.problems] == [
+        "pod ml/hami: main nvidia.com/gpumem-percentage",
+        "pod ml/volcano: main volcano.sh/vgpu-cores",
+        "pod ml/ack: main aliyun.com/gpu-core.percentage",
+    ]
+    assert all("over 100 %" in p.message and "pod left out" in p.message for p in read.problems)

@@ -29,6 +29,7 @@ GPU requests and what one pod gets [GPUs]:
 - Alibaba Cloud's GPU sharing (``aliyun.com/gpu-mem`` [GiB], ``aliyun.com/gpu-core.percentage``
   [%], on the ``n`` GPUs of the pod label ``aliyun.com/gpu-count``, 1 when absent): gpu-mem is
   the pod's memory, split evenly over the ``n`` GPUs; GPUs as for HAMi.
+- A share over 100 % of a GPU under any of these three leaves its pod out, with a problem.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
@@ -575,9 +576,9 @@ def _shared_gpu(
     resources = as_mapping(container.get("resources"))
     names = set(as_mapping(resources.get("requests"))) | set(as_mapping(resources.get("limits")))
     asked = [n for n in (scheme.cores, scheme.memory_share, scheme.memory) if n in names]
-    cores = _quantity(container, scheme.cores, bad) if scheme.cores in names else None
+    cores = _percent(container, scheme.cores, bad) if scheme.cores in names else None
     share = (
-        _quantity(container, scheme.memory_share, bad)
+        _percent(container, scheme.memory_share, bad)
         if scheme.memory_share is not None and scheme.memory_share in names
         else None
     )
@@ -629,6 +630,22 @@ def _shared_gpu(
         memory_text,
         None,
     )
+
+
+def _percent(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:
+    """A share of each GPU [%]. Over 100 no GPU holds it, and what was meant is not known: the
+    pod is left out, with a problem."""
+    value = _quantity(container, resource, bad)
+    if value > 100:
+        bad(
+            _at(container, resource),
+            f"{quoted(str(_requested(container, resource)))} is over 100 % of a GPU, which no GPU "
+            "holds: the pod's GPU share is not known, pod left out",
+            f"write {shown(resource)} as a percentage of one GPU (1 to 100), or give kubectl's "
+            "output unchanged",
+        )
+        raise _PodLeftOutError(resource)
+    return value
 
 
 def _labelled_devices(labels: Mapping[str, str], label: str, bad: _PodProblems) -> float:
