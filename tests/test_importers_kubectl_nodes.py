@@ -760,3 +760,33 @@ def test_gpus_read_unlike_the_ec2_instance_types_are_a_problem_naming_both() -> 
     assert problem.column == "node g5: status.allocatable.nvidia.com/gpu"
     assert "the EC2 instance type g5.12xlarge has 4" in problem.message
     assert "set gpus_per_host to 4" in problem.fix
+
+
+def test_ack_gpu_sharing_nodes_are_read_with_their_gpus_and_model() -> None:
+    """If an ACK node shares its GPUs with Alibaba Cloud's GPU sharing, it advertises
+    aliyun.com/gpu-count (GPUs) and aliyun.com/gpu-mem (GiB) and ACK labels its GPU
+    aliyun.accelerator/nvidia_name with nvidia_mem: 2 Tesla-V100-SXM2-16GB are read, not left out
+    as GPUs not read. The YAML reads alike."""
+    nodes = kube_list(
+        node(
+            "ack",
+            {
+                "aliyun.accelerator/nvidia_name": "Tesla-V100-SXM2-16GB",
+                "aliyun.accelerator/nvidia_count": "2",
+                "aliyun.accelerator/nvidia_mem": "16276MiB",
+            },
+            extra={"aliyun.com/gpu-count": "2", "aliyun.com/gpu-mem": "30"},
+        ),
+        node(
+            "ack-t4",
+            {"aliyun.accelerator/nvidia_name": "Tesla-T4", "aliyun.accelerator/nvidia_mem": "x"},
+            extra={"aliyun.com/gpu-count": "1", "aliyun.com/gpu-mem": "14"},
+        ),
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert (values["ack"]["gpu_model"], values["ack"]["gpus_per_host"]) == ("V100-16GB-SXM", 2)
+    assert (values["ack-t4"]["gpu_model"], values["ack-t4"]["gpus_per_host"]) == ("T4", 1)
+    assert read.problems == ()
+    as_yaml = read_kubectl_nodes(as_kubectl_yaml(nodes), "nodes", CATALOG)
+    assert (as_yaml.hosts, as_yaml.problems) == (read.hosts, read.problems)

@@ -38,7 +38,9 @@ Readings and their rules:
   (``cloud.google.com/gke-gpu-partition-size``) splits every GPU of the node alike and advertises
   its MIG devices as ``nvidia.com/gpu``, as the MIG single strategy does.
 - Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
-  ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``.
+  ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``;
+  on ACK it advertises ``aliyun.com/gpu-count`` GPUs, and ACK labels the model
+  ``aliyun.accelerator/nvidia_name`` with ``aliyun.accelerator/nvidia_mem`` [MiB].
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
@@ -130,7 +132,13 @@ _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
 _ALIBABA_COUNT = "alibabacloud.com/gpu-count"
 _ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
-_ADVERTISED = (_GPU, _SHARED, _ALIBABA_COUNT)
+# AliyunContainerService/gpushare-scheduler-extender docs/designs/designs.md: ACK's GPU sharing
+# advertises aliyun.com/gpu-count (GPUs) and aliyun.com/gpu-mem (GiB, all GPUs together); ACK
+# labels the node's GPU aliyun.accelerator/nvidia_name and its memory nvidia_mem (16276MiB).
+_ACK_COUNT = "aliyun.com/gpu-count"
+_ACK_MODEL = "aliyun.accelerator/nvidia_name"
+_ACK_MEMORY = "aliyun.accelerator/nvidia_mem"
+_ADVERTISED = (_GPU, _SHARED, _ALIBABA_COUNT, _ACK_COUNT)
 """Resources counting a node's GPUs, in the order they are taken."""
 # Project-HAMi/volcano-vgpu-device-plugin README and doc/config.md: a node advertises
 # volcano.sh/vgpu-number, deviceSplitCount (10 by default) vGPUs per GPU, and
@@ -139,7 +147,14 @@ _VOLCANO_VGPUS = "volcano.sh/vgpu-number"
 _VOLCANO_SPLIT = 10
 """vGPUs the Volcano device plugin advertises per GPU unless configured (deviceSplitCount)."""
 _VOLCANO_PREFIX = "volcano.sh/vgpu-"
-_READ_RESOURCES = frozenset({*_ADVERTISED, "alibabacloud.com/gpu-milli"})
+_READ_RESOURCES = frozenset(
+    {
+        *_ADVERTISED,
+        "alibabacloud.com/gpu-milli",
+        "aliyun.com/gpu-mem",
+        "aliyun.com/gpu-core.percentage",
+    }
+)
 
 
 def read_kubectl_nodes(
@@ -348,8 +363,10 @@ def _host(
     _cpu_and_memory(node, add, bad)
     _rdma(node, add)
 
-    memory_mib = _whole(labels.get(f"{_LABEL}gpu.memory", "")) or _whole(
-        labels.get(_KARPENTER_MEMORY, "")
+    memory_mib = (
+        _whole(labels.get(f"{_LABEL}gpu.memory", ""))
+        or _whole(labels.get(_KARPENTER_MEMORY, ""))
+        or _whole(labels.get(_ACK_MEMORY, "").removesuffix("MiB"))
     )
     if memory_mib is None and product_label in (_GKE_ACCELERATOR, _EKS_ACCELERATOR):
         memory_mib = _CLOUD_SIZES_MIB.get(labels.get(product_label, "").lower())
@@ -494,6 +511,7 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
                 _EKS_ACCELERATOR,
                 _KARPENTER_GPU,
                 _ALIBABA_MODEL,
+                _ACK_MODEL,
             )
             if k and labels.get(k)
         ),
