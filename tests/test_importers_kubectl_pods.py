@@ -764,3 +764,21 @@ def test_a_sharing_percentage_over_100_leaves_the_pod_out_naming_it() -> None:
         "pod ml/ack: main aliyun.com/gpu-core.percentage",
     ]
     assert all("over 100 %" in p.message and "pod left out" in p.message for p in read.problems)
+
+
+def test_a_zero_sharing_resource_beside_whole_gpus_leaves_them_whole() -> None:
+    """If a container asks 2 whole GPUs and 0 of Alibaba's or Volcano's sharing resources, it
+    holds the 2 GPUs: a zero request of another scheme is no request."""
+    read = read_kubectl_pods(
+        kube_list(
+            _alibaba("ack-zero", {"nvidia.com/gpu": "2", "aliyun.com/gpu-mem": "0"}),
+            _alibaba("volcano-zero", {"nvidia.com/gpu": "2", "volcano.sh/vgpu-memory": "0"}),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert read.problems == ()
+    assert [(p.gpu.resource, p.gpu.gpus) for p in read.pods if p.gpu is not None] == [
+        ("nvidia.com/gpu", 2.0),
+        ("nvidia.com/gpu", 2.0),
+    ]

@@ -489,10 +489,10 @@ def _container_gpu(
         if (n in (_GPU, _SHARED) or n.startswith(_MIG)) and _requests_some(container, n)
     )
     # HAMi's resources go beside nvidia.com/gpu; another scheme's are a GPU request of their own.
+    others = [s for s in _SHARE_SCHEMES if s.devices != _GPU]
+    asked = [n for s in others for n in s.own if _requests_some(container, n)]
     gpu_resources += [
-        next(n for n in scheme.own if _requests_some(container, n))
-        for scheme in _SHARE_SCHEMES
-        if scheme.devices != _GPU and any(_requests_some(container, n) for n in scheme.own)
+        next(n for n in s.own if n in asked) for s in others if set(s.own) & set(asked)
     ]
     if len(gpu_resources) > 1:
         bad(
@@ -533,7 +533,11 @@ def _container_gpu(
         )
         raise _PodLeftOutError(resource)
     count = _devices(container, _GPU, bad) + _quantity(container, _SHARED, bad)
-    scheme = next((s for s in _SHARE_SCHEMES if any(n in names for n in s.own)), None)
+    scheme = (
+        _HAMI
+        if set(_HAMI.own) & names
+        else next((s for s in others if set(s.own) & set(asked)), None)
+    )
     if scheme is _HAMI:
         return _shared_gpu(container, _HAMI, count or 1.0, defaults, bad)
     if scheme is _VOLCANO:
