@@ -705,6 +705,7 @@ def test_volcano_vgpu_requests_are_read_as_hami_shares() -> None:
     assert "volcano.sh/vgpu-cores" in cores.gpus_text
     assert (memory.gpus, memory.gpus_source, memory.memory_gib) == (0.1, "assumed", 4.0)
     assert (whole.gpus, whole.memory_gib) == (1.0, None)
+    assert whole.resource == "Volcano vGPU volcano.sh/vgpu-number"
     assert read_kubectl_pods(as_kubectl_yaml(pods), "pods", CATALOG).pods == read.pods
 
 

@@ -627,7 +627,7 @@ def _shared_gpu(
     return _ContainerGpu(
         _rounded(gpus),
         memory,
-        f"{scheme.scheme} " + ", ".join(asked),
+        f"{scheme.scheme} " + ", ".join(asked or [scheme.devices]),
         source,
         text,
         "read" if amount is not None else "assumed",
