@@ -22,6 +22,7 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
+    TableColumns,
     parse_bool,
     parse_cells,
     parse_float,
@@ -40,6 +41,8 @@ from planner.inputs.tabular import (
 
 __all__ = [
     "INVENTORY_COLUMNS",
+    "INVENTORY_SHEET_HEADERS",
+    "INVENTORY_TABLE",
     "Host",
     "Inventory",
     "ServerType",
@@ -184,6 +187,26 @@ INVENTORY_COLUMNS = (
 )
 """Required columns of the inventory CSV, in the template's order."""
 _OPTIONAL = ("count", "mig_enabled", "platform", "notes")
+INVENTORY_SHEET_HEADERS = {
+    "Host": "host",
+    "GPUs per host": "gpus_per_host",
+    "CPU cores per host": "cpu_cores",
+    "RAM [GiB]": "ram_gib",
+    "Network [Gbit/s]": "network_gbps",
+    "MIG enabled": "mig_enabled",
+}
+"""Headers of the plan workbook's Inventory sheet (one row per host, as planned) that name an
+inventory column in words, by the column each is read as: that sheet saved as CSV loads back
+as the inventory it shows. Its other headers (``Cluster``, ``GPU model``) are the columns'
+names already."""
+INVENTORY_TABLE = TableColumns(
+    required=INVENTORY_COLUMNS,
+    aliases=INVENTORY_SHEET_HEADERS,
+    table="inventory",
+    sheet="Inventory",
+    template="data/templates/inventory_template.csv",
+)
+"""The inventory's columns as the CSV reader and format detection look for them."""
 _NUMBERS = ("gpus_per_host", "cpu_cores", "ram_gib", "network_gbps", "count")
 """Columns holding numbers (a decimal comma is read in a semicolon-separated file)."""
 _UNITS = {
@@ -213,14 +236,17 @@ def load_inventory(
     ``gpus_per_host``, ``cpu_cores``, ``ram_gib`` [GiB], ``network_gbps`` [Gbit/s], ``rdma``
     (yes/no), and optionally ``count`` (identical hosts, named ``host-01`` .. ``host-NN``;
     default 1), ``mig_enabled`` (default yes on MIG-capable models), ``platform`` (``vsphere``,
-    ``kubernetes`` or ``bare-metal``; default vsphere) and ``notes`` (ignored).
+    ``kubernetes`` or ``bare-metal``; default vsphere) and ``notes`` (ignored). The plan
+    workbook's Inventory sheet saved as CSV is read too: its headers in words
+    (``INVENTORY_SHEET_HEADERS``), a title above the header passed over and listed.
 
     Each bad cell is one problem in ``Loaded.problems`` and its row is skipped; good rows load.
     Raises ``InputError`` when the file cannot be used at all: not CSV, empty, a required column
     missing, no usable row, or two hosts with one name. A ``str`` is a path.
     """
     name = source_name(source, file_name, "inventory.csv")
-    return _inventory(read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS), catalog)
+    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS, columns=INVENTORY_TABLE)
+    return _inventory(table, catalog)
 
 
 def inventory_from_frame(
@@ -313,7 +339,7 @@ def inventory_frame(inventory: Inventory) -> pd.DataFrame:
 
 
 def _inventory(table: Table, catalog: Catalog) -> Loaded[Inventory]:
-    problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL)
+    problems = table.require_columns(INVENTORY_COLUMNS, _OPTIONAL, sheet=INVENTORY_TABLE)
     _refuse_large_inventory(table)
     groups = read_rows(
         table,

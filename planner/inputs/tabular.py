@@ -31,17 +31,21 @@ __all__ = [
     "LARGE_FILE_FIX",
     "MANY_ROWS_FIX",
     "SPREADSHEET_SEPARATORS",
+    "TITLE_ROWS",
     "CellError",
     "CsvDialect",
     "CsvHeader",
     "CsvReader",
     "Row",
     "Table",
+    "TableColumns",
     "TextKind",
     "binary_kind",
+    "column_names",
     "csv_header",
     "csv_records",
     "decode_file",
+    "header_below_titles",
     "is_workbook",
     "long_name",
     "normalise_column",
@@ -269,6 +273,29 @@ class Row:
 
 
 @dataclass(frozen=True)
+class TableColumns:
+    """The columns a loader reads a table by, as the header finder and the column check use
+    them."""
+
+    required: tuple[str, ...]
+    """Columns every file must have (normalised names)."""
+    aliases: Mapping[str, str]
+    """Header cell as the plan workbook's sheet writes it (``RAM [GiB]``) -> the column it is
+    read as (``ram_gib``)."""
+    table: str
+    """What the table is, as a message names it (``inventory``)."""
+    sheet: str
+    """The plan workbook's sheet that holds this table (``Inventory``)."""
+    template: str
+    """The file that shows the table's columns (``data/templates/inventory_template.csv``)."""
+
+    @property
+    def by_header(self) -> dict[str, str]:
+        """``aliases`` by normalised header (``ram_[gib]`` -> ``ram_gib``)."""
+        return {normalise_column(written): column for written, column in self.aliases.items()}
+
+
+@dataclass(frozen=True)
 class Table:
     """A user table as text: normalised column names, each with the name the user wrote."""
 
@@ -300,7 +327,12 @@ class Table:
         )
 
     def require_columns(
-        self, required: Sequence[str], optional: Iterable[str], *, all_or_nothing: bool = False
+        self,
+        required: Sequence[str],
+        optional: Iterable[str],
+        *,
+        all_or_nothing: bool = False,
+        sheet: TableColumns | None = None,
     ) -> list[InputProblem]:
         """Raise ``InputError`` when required columns are missing; else the table-level problems.
 
@@ -311,20 +343,31 @@ class Table:
         ``all_or_nothing``: the caller refuses the file on any problem (the catalog), so an
         unknown column is not said to be ignored. Header cells are named escaped (``shown``),
         so a name holding an invisible character is not shown as the name it looks like.
+        ``sheet``: the table's columns with the plan workbook's sheet that holds them; a file
+        with most required columns missing is said first to be no such table, the fix naming
+        that sheet (another sheet of the workbook saved as CSV, a table of another kind).
         """
         missing = [c for c in required if c not in self.columns]
         if missing:
             # The columns found are listed once, with the first missing column.
             found = f" (found: {', '.join(shown(w) for w in self.columns.values())})"
+            other = (
+                [self._other_table(sheet, missing)]
+                if sheet is not None and len(missing) * 2 > len(required)
+                else []
+            )
             raise InputError(
                 [
-                    self.problem(
-                        None,
-                        None,
-                        f"required column '{c}' is missing" + (found if position == 0 else ""),
-                        self._missing_fix(c),
-                    )
-                    for position, c in enumerate(missing)
+                    *other,
+                    *(
+                        self.problem(
+                            None,
+                            None,
+                            f"required column '{c}' is missing" + (found if position == 0 else ""),
+                            self._missing_fix(c, None if other else sheet),
+                        )
+                        for position, c in enumerate(missing)
+                    ),
                 ]
             )
         known = [*required, *optional]
@@ -355,14 +398,35 @@ class Table:
             )
         return problems
 
-    def _missing_fix(self, column: str) -> str:
+    def _other_table(self, sheet: TableColumns, missing: Sequence[str]) -> InputProblem:
+        """The problem of a file that is not the table ``sheet`` describes: its header has
+        fewer than half of the required columns."""
+        has = len(sheet.required) - len(missing)
+        return self.problem(
+            None,
+            None,
+            f"this is no {sheet.table} table: its header has {has} of the "
+            f"{len(sheet.required)} required {sheet.table} columns",
+            f"give the {sheet.table} CSV (its columns as in {sheet.template}); from a plan "
+            f"workbook, open its {sheet.sheet} sheet and save that "
+            "sheet as CSV (File > Save As > CSV), not another sheet such as Recommended plan "
+            "or a Placement sheet",
+        )
+
+    def _missing_fix(self, column: str, sheet: TableColumns | None) -> str:
         """How to give the required ``column``: a header cell that is that column once its
         invisible characters (which no reading removes: a control character) are deleted is
-        named; else the column is to be added."""
+        named; else the column is to be added, or (``sheet``) the plan workbook's sheet that
+        has it saved whole."""
         for written in self.columns.values():
             if normalise_column(without_invisible(written)) == column:
                 return f"delete the invisible characters from the header cell {quoted(written)}"
-        return f"add a column named '{column}' to the header row"
+        whole = (
+            ""
+            if sheet is None
+            else f" (a plan workbook's {sheet.sheet} sheet saved as CSV has every column)"
+        )
+        return f"add a column named '{column}' to the header row{whole}"
 
 
 def number_text(text: str, separator: str) -> str:
@@ -476,10 +540,16 @@ def read_csv_table(
     separators: str = ",",
     max_rows: int = MAX_ROWS,
     many_rows_fix: str = MANY_ROWS_FIX,
+    columns: TableColumns | None = None,
 ) -> Table:
     """Read a CSV file (a path, or its bytes) into a ``Table``; an unusable file raises.
 
     A file of more than ``max_rows`` data rows is refused with ``many_rows_fix``.
+
+    ``columns``: the table's own columns, each header cell that is one of its ``aliases`` read
+    as the column it names; when the first line does not hold every required column and a
+    line among the next ``TITLE_ROWS`` does, that line is the header (a sheet saved with a
+    title above its table), and the lines above it are a problem of the table's ``skipped``.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. The header and the separator
@@ -516,6 +586,12 @@ def read_csv_table(
                 )
             ]
         )
+    titles: list[InputProblem] = []
+    if columns is not None:
+        below = header_below_titles(text, found, separators, columns)
+        if below is not None:
+            titles.append(_titles_problem(file, found.row, below))
+            found = below
     separator = found.separator
     records = _records(
         text[found.start :],
@@ -533,13 +609,14 @@ def read_csv_table(
     while width and not written[width - 1].strip():
         width -= 1
     header = written[:width]
-    names = _header(file, header, header_row=found.row)
+    aliases = {} if columns is None else columns.by_header
+    names = _header(file, header, header_row=found.row, aliases=aliases)
     rows = []
-    row_problems: list[InputProblem] = []
+    row_problems: list[InputProblem] = [*titles]
     for number, record in enumerate(records[1:], start=found.row + 1):
         if not any(cell.strip() for cell in record):
             continue
-        if [normalise_column(cell) for cell in record[:width]] == names:
+        if column_names(record[:width], aliases) == names:
             # Files joined one after the other repeat their header; it is no data row.
             row_problems.append(
                 InputProblem(
@@ -568,8 +645,53 @@ def read_csv_table(
             name: (record[i].strip() if i < len(record) else "") for i, name in enumerate(names)
         }
         rows.append(Row(number, cells))
-    columns = dict(zip(names, (h.strip() for h in header), strict=True))
-    return Table(file, columns, tuple(rows), tuple(row_problems), separator)
+    written_as = dict(zip(names, (h.strip() for h in header), strict=True))
+    return Table(file, written_as, tuple(rows), tuple(row_problems), separator)
+
+
+TITLE_ROWS = 10
+"""Rows above a table's header that are looked through for it (a title, notes, a blank row)."""
+
+
+def column_names(cells: Sequence[str], aliases: Mapping[str, str]) -> list[str]:
+    """The columns header ``cells`` name: each normalised (``normalise_column``), then read
+    through ``aliases`` (normalised header -> column: ``TableColumns.by_header``)."""
+    names = [normalise_column(cell) for cell in cells]
+    return [aliases.get(name, name) for name in names]
+
+
+def header_below_titles(
+    text: str, found: CsvHeader, separators: str, columns: TableColumns
+) -> CsvHeader | None:
+    """The header of a table with rows above it (a title, notes): the first of the
+    ``TITLE_ROWS`` lines below ``found`` (the first line holding a cell) that holds every
+    required column of ``columns``, split on whichever of ``separators`` gives them; None when
+    ``found`` holds them itself, or no such line is there."""
+    wanted = set(columns.required)
+    if wanted <= set(column_names(found.cells, columns.by_header)):
+        return None
+    lines = _LINE.finditer(text, found.start)
+    next(lines, None)
+    for row, line in enumerate(itertools.islice(lines, TITLE_ROWS), start=found.row + 1):
+        for separator in separators:
+            cells = next(csv.reader([line.group(1)], delimiter=separator), [])
+            if wanted <= set(column_names(cells, columns.by_header)):
+                return CsvHeader(row, line.start(), separator, tuple(cells))
+    return None
+
+
+def _titles_problem(file: str, first: int, header: CsvHeader) -> InputProblem:
+    """The rows above a table's header (from ``first``) listed as not read."""
+    one = first == header.row - 1
+    rows = f"row {first} stands" if one else f"rows {first}-{header.row - 1} stand"
+    return InputProblem(
+        file,
+        first,
+        None,
+        f"{rows} above the table's header (row {header.row}) and {'is' if one else 'are'} "
+        "not read: a title or notes",
+        "nothing to do if they are a title; if they hold data, put them below the header row",
+    )
 
 
 def _quote_fix(separator: str) -> str:
@@ -953,10 +1075,12 @@ def _records(
     return records
 
 
-def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
-    names = [normalise_column(h) for h in header]
+def _header(
+    file: str, header: Sequence[str], *, header_row: int, aliases: Mapping[str, str] | None = None
+) -> list[str]:
+    names = column_names(header, aliases or {})
     problems = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for position, (name, written) in enumerate(zip(names, header, strict=True), start=1):
         if not name:
             problems.append(
@@ -966,6 +1090,17 @@ def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
                     None,
                     f"column {position} of the header has no name",
                     "give every column a name, or delete the empty column",
+                )
+            )
+        elif name in seen and normalise_column(seen[name]) != normalise_column(written):
+            problems.append(
+                InputProblem(
+                    file,
+                    header_row,
+                    shown(written.strip()),
+                    f"columns '{shown(seen[name].strip())}' and '{shown(written.strip())}' are "
+                    f"both read as '{name}'",
+                    "keep one of the two columns",
                 )
             )
         elif name in seen:
@@ -978,7 +1113,7 @@ def _header(file: str, header: Sequence[str], *, header_row: int) -> list[str]:
                     "keep one column of that name",
                 )
             )
-        seen.add(name)
+        seen.setdefault(name, written)
     if problems:
         raise InputError(problems)
     return names

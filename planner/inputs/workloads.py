@@ -21,6 +21,7 @@ from planner.inputs.tabular import (
     CellError,
     Row,
     Table,
+    TableColumns,
     parse_bool,
     parse_cells,
     parse_float,
@@ -40,6 +41,8 @@ __all__ = [
     "HOURS_PER_DAY",
     "REQUIRED_WORKLOAD_COLUMNS",
     "WORKLOAD_COLUMNS",
+    "WORKLOAD_SHEET_HEADERS",
+    "WORKLOAD_TABLE",
     "Instance",
     "WorkloadClass",
     "WorkloadKind",
@@ -167,6 +170,35 @@ WORKLOAD_COLUMNS = (
 REQUIRED_WORKLOAD_COLUMNS = WORKLOAD_COLUMNS[:-4]
 """The columns every workload CSV must have."""
 _OPTIONAL = ("priority", "gpu_models", "max_slowdown", "memory_share", "notes")
+WORKLOAD_SHEET_HEADERS = {
+    "Workload": "name",
+    "GPUs per instance": "gpus",
+    "GPU memory per instance [GiB]": "memory_gib",
+    "Busy [%]": "busy_fraction",
+    "Share active by hour [0-1, 00:00 first]": "active_hours",
+    "Days active per week": "days_per_week",
+    "vCPUs per instance": "vcpus",
+    "RAM per instance [GiB]": "ram_gib",
+    "Needs live migration": "live_migration",
+    "Needs isolation": "isolation",
+    "Tolerates network latency": "latency_tolerant",
+    "Priority [1 = first]": "priority",
+    "GPU models allowed": "gpu_models",
+    "Slowdown limit [x bare metal]": "max_slowdown",
+    "GPU memory share [%]": "memory_share",
+    "Note": "notes",
+}
+"""Headers of the plan workbook's Workloads sheet that name a workload column in words, by the
+column each is read as: that sheet saved as CSV loads back as the classes it shows (its
+shares as percentages, its hours as 24 shares separated by commas, its GPU models by commas)."""
+WORKLOAD_TABLE = TableColumns(
+    required=REQUIRED_WORKLOAD_COLUMNS,
+    aliases=WORKLOAD_SHEET_HEADERS,
+    table="workload",
+    sheet="Workloads",
+    template="data/templates/workloads_template.csv",
+)
+"""The workload columns as the CSV reader and format detection look for them."""
 _NUMBERS = (
     "instances",
     "gpus",
@@ -189,6 +221,8 @@ _UNITS = {
 }
 """Number columns whose cells may carry the column's unit (``80 GiB``)."""
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
+_NUMBER = re.compile(r"\d+(\.\d*)?|\.\d+")
+"""An hourly share as written: ``0``, ``0.5``, ``.25``."""
 _RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
 _SCHEDULE_FIX = (
     "enter hours per day (8 or 2.5), hour ranges (9-17, 9-12,13-18 or 22-6), 24x7, "
@@ -212,7 +246,8 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
     - Hour ranges, end exclusive: ``9-17``, ``9-12,13-18``, ``22-6`` (wraps past midnight),
       ``9:30-17`` (half of hour 9). ``24x7`` is every hour.
     - 24 shares from 0 to 1 separated by spaces, hour 0 first (what ``schedule_text`` writes
-      for a schedule the other forms cannot express).
+      for a schedule the other forms cannot express), or by commas (as the plan workbook's
+      Workloads sheet shows a schedule: ``0.0, 0.0, …, 1.0``).
 
     Raises ``CellError`` with the accepted forms when the text is none of these.
     """
@@ -223,7 +258,10 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
         return (1.0,) * HOURS_PER_DAY
     parts = cleaned.split()
     if len(parts) == HOURS_PER_DAY:
-        return _shares(parts, text)
+        return _shares([part.removesuffix(",") for part in parts], text)
+    listed = [part.strip() for part in cleaned.split(",")]
+    if len(listed) == HOURS_PER_DAY and all(_NUMBER.fullmatch(part) for part in listed):
+        return _shares(listed, text)
     try:
         hours = float(cleaned)
     except ValueError:
@@ -383,12 +421,22 @@ def _max_slowdown(text: str) -> float | None:
 
 
 def _memory_share(text: str) -> float | None:
-    """A share of one GPU's memory, above 0 and at most 1; empty means ``memory_gib`` holds."""
-    if not text.strip():
+    """A share of one GPU's memory, above 0 and at most 1, or a percentage such as ``25%`` (as
+    the plan workbook's Workloads sheet shows it); empty means ``memory_gib`` holds."""
+    cleaned = text.strip()
+    if not cleaned:
         return None
-    fix = "enter a share of one GPU's memory above 0 and at most 1 (0.25), or leave it empty"
+    fix = (
+        "enter a share of one GPU's memory above 0 and at most 1 (0.25) or a percentage "
+        "(25%), or leave it empty"
+    )
     try:
-        return parse_float(text, minimum=0, minimum_inclusive=False, maximum=1)
+        if cleaned.endswith("%"):
+            percent = parse_float(
+                cleaned[:-1].strip(), unit="%", minimum=0, minimum_inclusive=False, maximum=100
+            )
+            return percent / 100
+        return parse_float(cleaned, minimum=0, minimum_inclusive=False, maximum=1)
     except CellError as error:
         raise CellError(error.message, fix) from None
 
@@ -412,8 +460,11 @@ def _name(text: str) -> str:
 
 
 def _gpu_models(text: str, catalog: Catalog) -> tuple[str, ...]:
+    """Models separated by ``|``, or by commas as the plan workbook's Workloads sheet lists
+    them (a cell that is one model's name, a comma in it, is that model)."""
     models: list[str] = []
-    for part in text.split("|"):
+    listed = "|" not in text and "," in text and catalog.resolve(text.strip()) is None
+    for part in text.split("," if listed else "|"):
         name = part.strip()
         if not name:
             continue
@@ -435,12 +486,15 @@ def load_workloads(
 
     Columns are ``WORKLOAD_COLUMNS`` (matched ignoring case and spaces), see
     ``docs/input-formats.md``; ``priority`` (default 2), ``gpu_models`` (default any) and
-    ``notes`` (ignored) are optional. Each bad cell is one problem in ``Loaded.problems`` and its
-    row is skipped; good rows load. Raises ``InputError`` when the file cannot be used: not CSV,
+    ``notes`` (ignored) are optional. The plan workbook's Workloads sheet saved as CSV is read
+    too: its headers in words (``WORKLOAD_SHEET_HEADERS``), a title above the header passed
+    over and listed. Each bad cell is one problem in ``Loaded.problems`` and its row is
+    skipped; good rows load. Raises ``InputError`` when the file cannot be used: not CSV,
     empty, a required column missing, no usable row, or two classes with one name.
     """
     name = source_name(source, file_name, "workloads.csv")
-    return _workloads(read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS), catalog)
+    table = read_csv_table(source, name, separators=SPREADSHEET_SEPARATORS, columns=WORKLOAD_TABLE)
+    return _workloads(table, catalog)
 
 
 def workloads_from_frame(
@@ -494,7 +548,7 @@ def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
 
 
 def _workloads(table: Table, catalog: Catalog) -> Loaded[tuple[WorkloadClass, ...]]:
-    problems = table.require_columns(REQUIRED_WORKLOAD_COLUMNS, _OPTIONAL)
+    problems = table.require_columns(REQUIRED_WORKLOAD_COLUMNS, _OPTIONAL, sheet=WORKLOAD_TABLE)
     loaded = read_rows(
         table,
         lambda row: _row_workload(table, row, catalog, problems),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,18 +19,20 @@ from planner.inputs.importers.kube import (
 )
 from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
-from planner.inputs.inventory import INVENTORY_COLUMNS
+from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS, INVENTORY_TABLE
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
     CsvHeader,
+    column_names,
     csv_header,
+    header_below_titles,
     is_workbook,
     normalise_column,
     quoted,
     refuse_large_file,
 )
-from planner.inputs.workloads import WORKLOAD_COLUMNS
+from planner.inputs.workloads import WORKLOAD_COLUMNS, WORKLOAD_SHEET_HEADERS, WORKLOAD_TABLE
 
 __all__ = [
     "PLAN_INPUTS_SHEET",
@@ -132,6 +135,12 @@ _PLANNER_MATCH = 3
 """Columns a header shares with one planner CSV (and not the other) to be read as it: a planner
 CSV with a required column missing or misspelt is still the planner's, and its loader names the
 column, rather than being taken for another tool's output."""
+_SHEET_HEADERS = {
+    normalise_column(written): column
+    for written, column in (*INVENTORY_SHEET_HEADERS.items(), *WORKLOAD_SHEET_HEADERS.items())
+}
+"""The plan workbook's Inventory and Workloads headers in words, by the column each names: a
+sheet saved as CSV is the planner's CSV."""
 _DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
 
@@ -230,9 +239,10 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     if lines[0].lstrip().startswith(("{", "[")) or _YAML_START.match(lines[0]):
         return _kube_format(data, file, role)
     header = _csv_header(text)
-    found = None if header is None else _csv_format(header)
+    found = None if header is None else _csv_format(_titled(text, header))
     if found is not None:
         return found
+    _refuse_plan_results(file, header, role)
     _refuse_trace(file, data, role)
     found = _text_format(lines)
     if found is not None:
@@ -247,7 +257,45 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     unread = _unread_output(lines, header)
     if unread is not None:
         raise InputError([InputProblem(file, None, None, *unread)])
-    raise UnknownFormatError(_refuse(file, "cannot tell which tool wrote this file", role).problems)
+    (unknown,) = _refuse(file, "cannot tell which tool wrote this file", role).problems
+    fix = f"{unknown.fix}; of a plan workbook, {_PLAN_SHEETS}"
+    raise UnknownFormatError([dataclasses.replace(unknown, fix=fix)])
+
+
+_PLAN_SHEETS = (
+    "the whole .xlsx, or its Inventory or Workloads sheet saved as CSV (open the sheet, then "
+    "File > Save As > CSV)"
+)
+"""What of a plan workbook is read, for a file that may be another of its sheets."""
+_RESULT_COLUMNS = frozenset({"instance", "gpu_index"})
+"""Columns of a plan's results, one row per instance or GPU (the plan workbook's Placement,
+Utilisation and Not placed sheets), that no input table has."""
+
+
+def _refuse_plan_results(file: str, header: CsvHeader | None, role: Role | None) -> None:
+    """Refuse a sheet of a plan's results saved as CSV: its ``Host`` and ``GPU model`` columns
+    would make it look like an inventory."""
+    if header is None or not {normalise_column(c) for c in header.cells} & _RESULT_COLUMNS:
+        return
+    sheet = {"inventory": "Inventory", "workloads": "Workloads"}.get(str(role))
+    raise InputError(
+        [
+            InputProblem(
+                file,
+                header.row,
+                None,
+                "a plan's results saved as CSV (a plan workbook's Placement, Utilisation or "
+                "Not placed sheet: one row per instance or GPU), not "
+                + (f"{role}" if sheet else "an inventory or workloads"),
+                (
+                    f"open the plan workbook's {sheet} sheet and save that sheet as CSV (File > "
+                    "Save As > CSV), or give the plan workbook (.xlsx) itself"
+                    if sheet
+                    else f"give, of a plan workbook, {_PLAN_SHEETS}"
+                ),
+            )
+        ]
+    )
 
 
 _PER_HOST_READ = (Format.NVIDIA_SMI_QUERY, Format.NVIDIA_SMI_LIST)
@@ -600,6 +648,17 @@ def _csv_header(text: ToolText) -> CsvHeader | None:
         return None
 
 
+def _titled(text: ToolText, header: CsvHeader) -> CsvHeader:
+    """The header of a planner CSV below a title (a plan workbook's sheet saved as CSV with
+    rows above its table, ``tabular.header_below_titles``); ``header`` itself when no line
+    below holds an inventory's or a workload file's required columns."""
+    for columns in (INVENTORY_TABLE, WORKLOAD_TABLE):
+        below = header_below_titles(text.text, header, SPREADSHEET_SEPARATORS, columns)
+        if below is not None:
+            return below
+    return header
+
+
 def _table_lines(text: ToolText, header: CsvHeader | None) -> list[str]:
     """The lines of ``text`` from its header on, as the query CSV's reader reads them: what
     stands above the header (Excel's ``sep=`` line, blank rows of separators) is no row. All
@@ -615,7 +674,9 @@ def _csv_format(header: CsvHeader) -> Format | None:
     cells = header.cells
     if is_vhost_csv(cells):
         return Format.RVTOOLS
-    columns = {normalise_column(c) for c in cells}
+    columns = set(column_names(cells, _SHEET_HEADERS))
+    if columns & _RESULT_COLUMNS:
+        return None
     if {"host", "gpu_model"} <= columns:
         return Format.INVENTORY_CSV
     if {"name", "kind", "instances"} <= columns:
