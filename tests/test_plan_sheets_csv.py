@@ -4,6 +4,7 @@ LibreOffice save one sheet, load back as the inventory and workloads the plan wa
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from pathlib import Path
 
@@ -297,3 +298,24 @@ def test_a_column_given_both_by_name_and_as_the_sheet_writes_it_is_refused(
     (problem,) = refused.value.problems
     assert (problem.file, problem.row, problem.column) == ("both.csv", 1, "RAM [GiB]")
     assert problem.message == "columns 'ram_gib' and 'RAM [GiB]' are both read as 'ram_gib'"
+
+
+def test_a_class_without_gpu_on_the_workloads_sheet_is_listed_with_why(catalog: Catalog) -> None:
+    """A trace's pods without GPU, which the Workloads sheet lists with 0 GPUs, are no class a
+    workload file plans: their row is listed, saying so and where they are planned from; the
+    classes with a GPU load as planned."""
+    workloads = load_workloads(OVERRIDES, catalog).value
+    inventory = load_inventory(SAMPLE / "inventory.csv", catalog).value
+    cpu_only = dataclasses.replace(workloads[0], name="web-frontend", gpus=0.0, memory_gib=0.0)
+    scenario = Scenario(
+        catalog=catalog, inventory=inventory, workloads=workloads, cpu_only=(cpu_only,)
+    )
+    plan = assemble(scenario, [hand_plan(Method.PASSTHROUGH, [], lower_bound_gpus=0)])
+    data = _saved_as_csv(workbook_bytes(plan), "Workloads")
+    loaded = load_workloads(data, catalog, file_name="Workloads.csv")
+    assert loaded.value == workloads
+    gpus = next(p for p in loaded.problems if p.column == "GPUs per instance")
+    assert (gpus.file, gpus.row) == ("Workloads.csv", 5)
+    assert gpus.message == "0.0 GPUs: a class without GPU is not planned from a workload file"
+    assert "planned only from the trace's pod list itself" in gpus.fix
+    assert {p.row for p in loaded.problems} == {5}

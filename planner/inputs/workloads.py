@@ -397,9 +397,16 @@ def _gpus(text: str) -> float:
     """A fraction of one GPU (0 < g <= 1) or a whole number of GPUs."""
     fix = "enter a fraction of one GPU above 0 and at most 1 (0.25), or whole GPUs (1, 2, 8)"
     try:
-        value = parse_float(text, unit="GPUs", minimum=0, minimum_inclusive=False, maximum=64)
+        value = parse_float(text, unit="GPUs", minimum=0, maximum=64)
     except CellError as error:
         raise CellError(error.message, fix) from None
+    if value == 0:
+        # The plan workbook's Workloads sheet lists a trace's pods without GPU with 0 GPUs.
+        raise CellError(
+            f"{text} GPUs: a class without GPU is not planned from a workload file",
+            f"delete the row, or {fix}; pods without GPU are planned only from the trace's pod "
+            "list itself (give it with --workloads, or on the Workloads page)",
+        )
     if value > 1 and not value.is_integer():
         raise CellError(f"{text} GPUs is more than one GPU but not a whole number", fix)
     return value
