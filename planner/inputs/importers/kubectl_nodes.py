@@ -73,7 +73,7 @@ from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import quoted, shown
 
-__all__ = ["CLUSTER_LABELS", "TOOL", "read_kubectl_nodes"]
+__all__ = ["CLUSTER_LABELS", "GPU_SELECTOR_LABELS", "TOOL", "read_kubectl_nodes", "selected_gpu"]
 
 TOOL = "kubectl get nodes -o json"
 _TOOLS = {"JSON": TOOL, "YAML": "kubectl get nodes -o yaml"}
@@ -520,6 +520,24 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
     if ec2 is not None and label == instance[0]:
         return label, ec2[0], True
     return label, labels.get(label, ""), False
+
+
+GPU_SELECTOR_LABELS = (f"{_LABEL}gpu.product", _GKE_ACCELERATOR, _EKS_ACCELERATOR, *_INSTANCE_TYPES)
+"""Node labels naming a node's GPU that a pod's node selector or affinity can pin it by."""
+
+
+def selected_gpu(label: str, value: str) -> tuple[str, int | None] | None:
+    """The GPU name a node label's value gives (as a node of that label is read) and its memory
+    [MiB] where the name does not say it, for a pod pinned by that label; None for a label not in
+    ``GPU_SELECTOR_LABELS``, an empty value or an instance type of no EC2 GPU family."""
+    if label not in GPU_SELECTOR_LABELS or not value.strip():
+        return None
+    if label in _INSTANCE_TYPES:
+        ec2 = _ec2_gpus(value)
+        return None if ec2 is None else (ec2[0], None)
+    if label == f"{_LABEL}gpu.product":
+        return value.removesuffix("-SHARED"), None
+    return _cloud_gpu_name(value), _CLOUD_SIZES_MIB.get(value.strip().lower())
 
 
 def _ec2_gpus(instance_type: str) -> tuple[str, int | None] | None:

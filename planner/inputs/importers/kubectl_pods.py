@@ -40,8 +40,13 @@ GPU requests and what one pod gets [GPUs]:
 Pods are grouped into classes by owner: a ReplicaSet's pods by their Deployment (the
 ReplicaSet name without its pod-template hash), a Job's by its CronJob (the Job name without its
 scheduled minute), StatefulSets, DaemonSets and custom owners as they are, a bare pod alone; or
-by a label the user picks. Only ``Running`` and ``Pending`` pods count as instances; finished
-pods and pods without a GPU are kept in the pod table and left out of the classes, with a note.
+by a label the user picks. A pod pinned by its node selector or required node affinity to a
+node label of the GPU (GFD's ``nvidia.com/gpu.product``, GKE's
+``cloud.google.com/gke-accelerator``, EKS's ``k8s.amazonaws.com/accelerator``, an EC2 GPU
+instance type ``node.kubernetes.io/instance-type``) runs on that model, read as the nodes'
+importer reads the label: its class may only use it, and its memory is that model's. Only
+``Running`` and ``Pending`` pods count as instances; finished pods and pods without a GPU are
+kept in the pod table and left out of the classes, with a note.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ from planner.inputs.importers.kube import (
     object_kind,
     parse_quantity,
 )
+from planner.inputs.importers.kubectl_nodes import GPU_SELECTOR_LABELS, selected_gpu
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import quoted, shown
@@ -94,7 +100,6 @@ _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
-_PRODUCT = "nvidia.com/gpu.product"
 # KAI Scheduler's pod annotations (NVIDIA/KAI-Scheduler docs/gpu-sharing/README.md), the ones
 # Run:ai reads: gpu-fraction is the share of one GPU's memory, gpu-memory is in MiB.
 _KAI_FRACTION = "gpu-fraction"
@@ -243,7 +248,8 @@ class PodRequest:
     gpu: GpuRequest | None
     """None when the pod requests no GPU."""
     gpu_models: tuple[str, ...]
-    """Catalog models the pod's node selector or affinity asks for (``nvidia.com/gpu.product``)."""
+    """Catalog models the pod's node selector or affinity asks for by a node label of its GPU
+    (``nvidia.com/gpu.product``, ``cloud.google.com/gke-accelerator``, the instance type)."""
 
     @property
     def counted(self) -> bool:
@@ -680,11 +686,14 @@ def _rounded(gpus: float) -> float:
 
 
 def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ...]:
-    """Catalog models the pod's node selector or required node affinity names."""
-    products = []
-    selector = as_mapping(spec.get("nodeSelector"))
-    if as_text(selector.get(_PRODUCT)):
-        products.append(as_text(selector.get(_PRODUCT)))
+    """Catalog models the pod's node selector or required node affinity (``In``) names by a node
+    label of its GPU (``GPU_SELECTOR_LABELS``: GFD's product, GKE's or EKS's accelerator, an EC2
+    instance type), read as the nodes' importer reads the label."""
+    chosen: list[tuple[str, str]] = [
+        (str(key), as_text(value))
+        for key, value in as_mapping(spec.get("nodeSelector")).items()
+        if key in GPU_SELECTOR_LABELS
+    ]
     affinity = as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity"))
     required = as_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
     terms = required.get("nodeSelectorTerms")
@@ -692,14 +701,18 @@ def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ..
         expressions = as_mapping(term).get("matchExpressions")
         for expression in expressions if isinstance(expressions, list) else []:
             expression = as_mapping(expression)
-            values = expression.get("values")
+            key, values = as_text(expression.get("key")), expression.get("values")
             if (
-                as_text(expression.get("key")) == _PRODUCT
+                key in GPU_SELECTOR_LABELS
                 and as_text(expression.get("operator")) == "In"
                 and isinstance(values, list)
             ):
-                products.extend(as_text(v) for v in values)
-    models = [match_gpu_name(p, catalog).model for p in products if p]
+                chosen.extend((key, as_text(v)) for v in values)
+    models = []
+    for label, value in chosen:
+        gpu = selected_gpu(label, value)
+        if gpu is not None:
+            models.append(match_gpu_name(gpu[0], catalog, memory_mib=gpu[1]).model)
     return tuple(dict.fromkeys(m for m in models if m is not None))
 
 
@@ -1281,7 +1294,8 @@ def _class_row(
             "gpu_models",
             "|".join(models),
             "derived",
-            "the pods' node selector asks for nvidia.com/gpu.product",
+            "the pods' node selector or affinity names the GPU (nvidia.com/gpu.product, a "
+            "cloud's accelerator label or a GPU instance type)",
             "spec.nodeSelector / affinity",
         )
     where = (
