@@ -1,14 +1,15 @@
-"""AppTest of the Assumptions page: applied on submit, effect shown, defaults restorable."""
+"""AppTest of the Assumptions page: applied on Apply, typed values kept across pages."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from planner.assumptions import Assumptions, VgpuMode, facts
+from planner.assumptions import Assumptions, VgpuMode, VgpuScheduler, facts
 from planner.measure.performance import CONSTANTS
 from planner.methods import k8s_mps, k8s_time_slicing
 from planner.methods.k8s_mig import STRATEGY, MigStrategy
@@ -52,8 +53,6 @@ def test_nothing_changes_until_apply() -> None:
     at = _assumptions_page()
     at.selectbox(key="assumptions_vgpu_mode").set_value(VgpuMode.MIXED_SIZE).run()
     assert _committed(at).assumptions.vgpu_mode is VgpuMode.EQUAL_SIZE
-    # AppTest drops unsubmitted form values on a plain rerun, so choose again, then Apply.
-    at.selectbox(key="assumptions_vgpu_mode").set_value(VgpuMode.MIXED_SIZE)
     at.button(key="assumptions_apply").click().run()
     assert not at.exception
     assert _committed(at).assumptions.vgpu_mode is VgpuMode.MIXED_SIZE
@@ -165,6 +164,26 @@ def _edit_constant(at: AppTest, name: str, value: float) -> None:
     row = list(_performance_table(at).index).index(name)
     at.session_state[_performance_key(at)] = {
         "edited_rows": {str(row): {"your value": value}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+
+
+def _prices_key(at: AppTest) -> str:
+    """Key of the GPU prices table editor (it ends with the form's generation)."""
+    return next(str(f.key) for f in at.dataframe if str(f.key).startswith("assumptions_prices_"))
+
+
+def _prices_table(at: AppTest) -> pd.DataFrame:
+    frame = next(f.value for f in at.dataframe if f.key == _prices_key(at))
+    assert isinstance(frame, pd.DataFrame)
+    return frame
+
+
+def _edit_price(at: AppTest, row: int, price: float) -> None:
+    """Type ``price`` into the *your price* cell of row ``row`` of the GPU prices table."""
+    at.session_state[_prices_key(at)] = {
+        "edited_rows": {str(row): {"your price [USD]": price}},
         "added_rows": [],
         "deleted_rows": [],
     }
@@ -287,12 +306,45 @@ def test_before_any_apply_the_cards_show_no_change() -> None:
         assert [m.delta for m in card.metric] == ["", ""]
 
 
-def test_the_form_says_edits_need_apply_before_leaving_the_page() -> None:
-    """The form sends what was typed only on Apply: the page says so beside the button, since
-    a PUE typed and left unapplied is gone, unseen, after a visit to another page."""
+def test_a_typed_value_stays_after_a_visit_to_another_page_and_is_not_applied() -> None:
+    """A PUE, a vGPU scheduler and a GPU price typed but not applied are still in the form after the
+    user opens another page and comes back (they were dropped, with a caption warning of it);
+    the plan keeps the values in force and the page says the typed ones are not used yet."""
     at = _assumptions_page()
-    notes = [c.value for c in at.caption if "leaving this page before that drops them" in c.value]
-    assert len(notes) == 1
+    assert not [i for i in at.info if "does not use yet" in i.value]
+    at.number_input(key="assumptions_pue").set_value(2.0).run()
+    at.selectbox(key="assumptions_vgpu_scheduler").set_value(VgpuScheduler.EQUAL_SHARE).run()
+    _edit_price(at, 0, 1234.0)
+    at.run()
+    compare = at.switch_page("ui/pages/compare.py").run()
+    assert not compare.exception
+    at = compare.switch_page("ui/pages/assumptions.py").run()
+    assert not at.exception
+    assert at.number_input(key="assumptions_pue").value == 2.0
+    assert at.selectbox(key="assumptions_vgpu_scheduler").value == VgpuScheduler.EQUAL_SHARE
+    assert _prices_table(at)["your price [USD]"].iloc[0] == 1234.0
+    assert _committed(at).assumptions == Assumptions()
+    assert [i for i in at.info if "does not use yet" in i.value]
+    assert not [c for c in at.caption if "leaving this page" in c.value]
+    at.button(key="assumptions_apply").click().run()
+    applied = _committed(at).assumptions
+    assert (applied.pue, applied.vgpu_scheduler) == (2.0, VgpuScheduler.EQUAL_SHARE)
+    assert list(applied.gpu_price_usd.values()) == [1234.0]
+    assert not [i for i in at.info if "does not use yet" in i.value]
+
+
+def test_a_typed_performance_constant_stays_after_a_visit_to_another_page() -> None:
+    """A performance constant typed but not applied is still in its table back on the page,
+    and is applied only on Apply."""
+    at = _assumptions_page()
+    _edit_constant(at, "no_rdma_factor", 3.0)
+    at.run()
+    at = at.switch_page("ui/pages/inventory.py").run()
+    at = at.switch_page("ui/pages/assumptions.py").run()
+    assert _performance_table(at).loc["no_rdma_factor", "your value"] == 3.0
+    assert _committed(at).assumptions.performance_constants == {}
+    at.button(key="assumptions_apply").click().run()
+    assert _committed(at).assumptions.performance_constants == {"no_rdma_factor": 3.0}
 
 
 def test_no_widget_gets_both_a_default_and_a_session_state_value(
@@ -324,3 +376,42 @@ def test_guesses_are_marked_with_one_wording_everywhere() -> None:
     prices = next(d.value for d in at.dataframe if "catalog price is" in d.value.columns)
     assert set(prices["catalog price is"]) <= {"a guess, edit it", "sourced"}
     assert "a guess, edit it" in set(prices["catalog price is"])
+
+
+_LAB = session.ScenarioInputs(
+    inventory=session.InputFile(
+        "lab.csv",
+        b"host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma,count\n"
+        b"lab,lab,L40S,2,64,512,100,yes,1\n",
+    ),
+    workloads=session.InputFile(
+        "mix.csv",
+        b"name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,vcpus,"
+        b"ram_gib,live_migration,isolation,latency_tolerant\n"
+        b"api,inference,1,1,20,50%,24x7,7,8,64,no,no,yes\n",
+    ),
+)
+
+
+def test_a_typed_value_stays_through_a_new_mix_and_goes_with_a_new_inventory() -> None:
+    """A PUE typed but not applied stays when another workload mix is put in use (the form
+    shows no figure of the mix), and the form shows the values in force again when another
+    inventory is (its clusters and GPU models are what the form lists)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.session_state[session._INPUTS_KEY] = _LAB
+    at.switch_page("ui/pages/assumptions.py").run()
+    at.number_input(key="assumptions_pue").set_value(2.0).run()
+    more = _LAB.workloads.content.replace(b"api,inference,1,", b"api,inference,2,")
+    at.session_state[session._INPUTS_KEY] = dataclasses.replace(
+        _LAB, workloads=session.InputFile("more.csv", more)
+    )
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="assumptions_pue").value == 2.0
+    bigger = _LAB.inventory.content.replace(b"yes,1\n", b"yes,2\n")
+    at.session_state[session._INPUTS_KEY] = dataclasses.replace(
+        _LAB, inventory=session.InputFile("bigger.csv", bigger)
+    )
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="assumptions_pue").value == Assumptions().pue

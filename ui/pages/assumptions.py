@@ -1,4 +1,6 @@
-"""Assumptions page: method options, network, prices and solver limits, applied on submit."""
+"""Assumptions page: method options, network, prices and solver limits, applied on Apply.
+
+What the user types is kept across page changes until it is applied or restored."""
 
 from __future__ import annotations
 
@@ -42,6 +44,9 @@ FORM_MADE_FROM = "_assumptions_form_made_from"
 WIDGET_PREFIX = "assumptions_"
 # Session key of how many times the form was made anew: its table editors' keys end with it.
 FORM_GENERATION = "_assumptions_form_generation"
+# Session key prefix of a table's values as typed (``prices``: GPU model to price [USD]). A table
+# editor's own state goes when the user leaves the page; these stay until Apply or Restore.
+TABLE_DRAFT_PREFIX = "_assumptions_draft_"
 
 # How the page marks a default with no public source behind it, wherever it shows one.
 GUESS = "a guess, edit it"
@@ -84,6 +89,18 @@ def table_key(name: str) -> str:
     return f"{WIDGET_PREFIX}{name}_{st.session_state[FORM_GENERATION]}"
 
 
+def table_draft(name: str) -> dict[str, float]:
+    """The values typed into the form's table ``name`` (row name to value); empty until one is
+    typed."""
+    draft = st.session_state.get(TABLE_DRAFT_PREFIX + name)
+    return draft if isinstance(draft, dict) else {}
+
+
+def keep_table_draft(name: str, values: dict[str, float]) -> None:
+    """Keep the values the form's table ``name`` shows, as typed, for a return to the page."""
+    st.session_state[TABLE_DRAFT_PREFIX + name] = values
+
+
 def number_fact(where: DeltaGenerator, name: str) -> float:
     """A number input made from the assumption's Fact, showing the value in force."""
     about, _ = FACTS[name]
@@ -96,6 +113,7 @@ def number_fact(where: DeltaGenerator, name: str) -> float:
             format="%.3f" if name == "power_usd_per_kwh" else None,
             key=fact_key(name),
             help=fact_help(about),
+            persist_state="session",
         )
     )
 
@@ -123,7 +141,7 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
     )
     helped = f"{meaning} Used by {_used_by(name)}."
     if isinstance(value, bool):
-        return where.checkbox(label, key=fact_key(name), help=helped)
+        return where.checkbox(label, key=fact_key(name), help=helped, persist_state="session")
     if isinstance(value, Enum):
         options = list(type(value))
         chosen = where.selectbox(
@@ -132,6 +150,7 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
             format_func=_choice_label,
             key=fact_key(name),
             help=helped,
+            persist_state="session",
         )
         return value if chosen is None else chosen
     if about.whole:
@@ -143,6 +162,7 @@ def setting_widget(where: DeltaGenerator, name: str) -> object:
                 step=1,
                 key=fact_key(name),
                 help=helped,
+                persist_state="session",
             )
         )
     return number_fact(where, name)
@@ -178,17 +198,21 @@ def _widget_value(about: Fact, value: bool | Enum | float) -> bool | Enum | floa
     return int(value) if about.whole else float(value)
 
 
-# A keyed widget keeps what was typed while the page stays open, whatever value it is given,
-# and the browser keeps showing it: when the inputs change under the form (Restore defaults, the
-# sidebar's reset, a scenario opened), each widget is set to the value in force, so the form
-# never shows figures the plan does not use and an Apply never brings back ones restored away.
-if st.session_state.get(FORM_MADE_FROM) != inputs:
-    for widget in [k for k in st.session_state if str(k).startswith(WIDGET_PREFIX)]:
+# A keyed widget keeps what was typed, on this page and after a visit to another, whatever value
+# it is given, and the browser keeps showing it: when the inputs the form shows change under it
+# (an Apply, Restore defaults, the sidebar's reset, a scenario opened, another inventory), each
+# widget is set to the value in force, so the form never shows figures the plan does not use and
+# an Apply never brings back ones restored away. A new workload mix leaves what was typed.
+made_from = (inputs.assumptions, inputs.mig_clusters, inputs.inventory, inputs.own_gpus)
+if st.session_state.get(FORM_MADE_FROM) != made_from:
+    for widget in [
+        k for k in st.session_state if str(k).startswith((WIDGET_PREFIX, TABLE_DRAFT_PREFIX))
+    ]:
         del st.session_state[widget]
-    st.session_state[FORM_MADE_FROM] = inputs
+    st.session_state[FORM_MADE_FROM] = made_from
     st.session_state[FORM_GENERATION] = st.session_state.get(FORM_GENERATION, 0) + 1
 # Each widget gets the value in force through its key only (given as its default as well,
-# Streamlit warns), whenever it holds none: made anew, or back on the page after leaving it.
+# Streamlit warns), whenever it holds none: when the form is made anew.
 for name, (about, value) in FACTS.items():
     if isinstance(value, (bool, Enum, int, float)):
         st.session_state.setdefault(fact_key(name), _widget_value(about, value))
@@ -201,7 +225,9 @@ prices = pd.DataFrame(
             "GPU model": model.name,
             "in inventory": model.name in models_in_use,
             "catalog price [USD]": model.price_usd,
-            "your price [USD]": float(current.gpu_price_usd.get(model.name, model.price_usd)),
+            "your price [USD]": table_draft("prices").get(
+                model.name, float(current.gpu_price_usd.get(model.name, model.price_usd))
+            ),
             "catalog price is": GUESS if model.price_is_default else "sourced",
         }
         for model in sorted(cat.gpus.values(), key=lambda m: (m.name not in models_in_use, m.name))
@@ -214,14 +240,19 @@ performance = pd.DataFrame(
         "constant": in_use["constant"],
         "figure is": [GUESS if g else "sourced" for g in in_use["is_guess"]],
         "default": in_use["default"],
-        "your value": in_use["value"],
+        "your value": [
+            table_draft("performance_constants").get(str(name), float(value))
+            for name, value in zip(in_use["constant"], in_use["value"], strict=True)
+        ],
         "unit": in_use["unit"],
         "meaning": in_use["meaning"],
         "source": in_use["source"],
     }
 )
 
-with st.form("assumptions_form"):
+# Not a form: a form sends what was typed only on a press, and leaving the page first lost it.
+# An edit reruns this page (cached plans); the plan changes only on Apply.
+with st.container(border=True, key="assumptions_form"):
     vgpu_col, mig_col, pool_col = st.columns(3)
     with vgpu_col:
         st.markdown("**vGPU (time-sliced)**")
@@ -230,18 +261,21 @@ with st.form("assumptions_form"):
             options=list(VgpuMode),
             format_func=_MODE_LABELS.__getitem__,
             key="assumptions_vgpu_mode",
+            persist_state="session",
         )
         vsphere = st.selectbox(
             "vSphere version",
             options=list(VsphereVersion),
             format_func=_VSPHERE_LABELS.__getitem__,
             key="assumptions_vsphere",
+            persist_state="session",
         )
         scheduler = st.selectbox(
             "vGPU scheduler",
             options=list(VgpuScheduler),
             format_func=_SCHEDULER_LABELS.__getitem__,
             key="assumptions_vgpu_scheduler",
+            persist_state="session",
         )
         numbers = {"licence_usd_per_gpu_year": number_fact(vgpu_col, "licence_usd_per_gpu_year")}
     with mig_col:
@@ -253,12 +287,14 @@ with st.form("assumptions_form"):
             help="Only clusters of MIG-capable GPUs are listed. Changing MIG mode on Ampere under "
             "ESXi needs a host reboot.",
             placeholder="No cluster has MIG enabled",
+            persist_state="session",
         )
         mig_backed = st.checkbox(
             "MIG-backed vGPU",
             key="assumptions_mig_backed_vgpu",
             help="Under vSphere, MIG instances are handed to VMs as MIG-backed vGPUs, which need "
             "an AI Enterprise licence per GPU.",
+            persist_state="session",
         )
         st.markdown("**Solver and limits**")
         for name in ("max_slowdown", "time_limit_s"):
@@ -271,6 +307,7 @@ with st.form("assumptions_form"):
             fact_label(FACTS["network.rdma"][0]).removesuffix(" [yes/no]"),
             key=fact_key("network.rdma"),
             help=FACTS["network.rdma"][0].meaning,
+            persist_state="session",
         )
         numbers["network.usd_per_server_year"] = number_fact(
             pool_col, "network.usd_per_server_year"
@@ -338,19 +375,14 @@ with st.form("assumptions_form"):
             # Every constant in view without scrolling (header row included).
             height=(len(performance) + 1) * components.ROW_PX + 3,
         )
-    # A form sends what was typed only on a press: leaving the page first loses it, unseen.
-    st.caption(
-        ":material/info: Edits take effect only when you press **Apply assumptions**; "
-        "leaving this page before that drops them.",
-        help="The values in force are the ones in the plan below and in the workbook.",
-    )
     buttons = st.container(horizontal=True)
-    applied = buttons.form_submit_button(
+    applied = buttons.button(
         "Apply assumptions", key="assumptions_apply", type="primary", icon=":material/check:"
     )
-    restored = buttons.form_submit_button(
+    restored = buttons.button(
         "Restore defaults", key="assumptions_restore", icon=":material/restart_alt:"
     )
+    unapplied_note = st.empty()
 
 
 def _performance_overrides(edited: pd.DataFrame) -> dict[str, float]:
@@ -363,6 +395,24 @@ def _performance_overrides(edited: pd.DataFrame) -> dict[str, float]:
     }
 
 
+# Only the cells holding a value are kept for a return to the page.
+edited_price_rows = pd.DataFrame(edited_prices).to_dict("records")
+keep_table_draft(
+    "prices",
+    {
+        str(row["GPU model"]): float(row["your price [USD]"])
+        for row in edited_price_rows
+        if pd.notna(row["your price [USD]"])
+    },
+)
+keep_table_draft(
+    "performance_constants",
+    {
+        str(row["constant"]): float(row["your value"])
+        for row in pd.DataFrame(edited_performance).to_dict("records")
+        if pd.notna(row["your value"])
+    },
+)
 performance_overrides = _performance_overrides(pd.DataFrame(edited_performance))
 try:
     check_performance_constants(performance_overrides)
@@ -371,6 +421,30 @@ except ValueError as error:
 else:
     performance_problem = None
 
+price_overrides = {
+    str(row["GPU model"]): float(row["your price [USD]"])
+    for row in edited_price_rows
+    if pd.notna(row["your price [USD]"])
+    and float(row["your price [USD]"]) != float(row["catalog price [USD]"])
+}
+typed = current.with_facts(
+    {
+        **numbers,
+        "vgpu_mode": VgpuMode(vgpu_mode or current.vgpu_mode),
+        "vgpu_scheduler": VgpuScheduler(scheduler or current.vgpu_scheduler),
+        "vsphere_version": VsphereVersion(vsphere or current.vsphere_version),
+        "mig_backed_vgpu": bool(mig_backed),
+        "network.rdma": bool(rdma),
+        **method_settings,
+        "gpu_price_usd": dict(sorted(price_overrides.items())),
+        # Checked on Apply, where a constant out of range is refused with its rule.
+        "performance_constants": current.performance_constants
+        if performance_problem
+        else dict(sorted(performance_overrides.items())),
+    }
+)
+mig_unchanged = sorted(mig_clusters) == mig_on_clusters
+
 if applied and performance_problem is not None:
     st.error(
         f"Nothing was applied: {performance_problem}. Fix the value in the Performance model "
@@ -378,28 +452,13 @@ if applied and performance_problem is not None:
         icon=":material/error:",
     )
 elif applied:
-    overrides = {
-        str(row["GPU model"]): float(row["your price [USD]"])
-        for row in pd.DataFrame(edited_prices).to_dict("records")
-        if pd.notna(row["your price [USD]"])
-        and float(row["your price [USD]"]) != float(row["catalog price [USD]"])
-    }
-    session.commit_assumptions(
-        current.with_facts(
-            {
-                **numbers,
-                "vgpu_mode": VgpuMode(vgpu_mode or current.vgpu_mode),
-                "vgpu_scheduler": VgpuScheduler(scheduler or current.vgpu_scheduler),
-                "vsphere_version": VsphereVersion(vsphere or current.vsphere_version),
-                "mig_backed_vgpu": bool(mig_backed),
-                "network.rdma": bool(rdma),
-                **method_settings,
-                "gpu_price_usd": dict(sorted(overrides.items())),
-                "performance_constants": dict(sorted(performance_overrides.items())),
-            }
-        ),
-        # An unchanged selection keeps following the inventory file.
-        session.KEEP if sorted(mig_clusters) == mig_on_clusters else mig_clusters,
+    # An unchanged selection keeps following the inventory file.
+    session.commit_assumptions(typed, session.KEEP if mig_unchanged else mig_clusters)
+elif typed != current or not mig_unchanged or performance_problem is not None:
+    unapplied_note.info(
+        "The form has values the plan does not use yet: press **Apply assumptions** to plan "
+        "with them. They stay here while you visit other pages.",
+        icon=":material/edit_note:",
     )
 if restored:
     # The form is made anew even when the defaults are in force already: edits not applied go.
