@@ -262,12 +262,12 @@ def test_a_class_the_workload_mix_refuses_is_traced_to_the_pods_file() -> None:
     request it came from, naming the class; the file-level refusal names the files given."""
     from planner.inputs.importers.mix import import_workloads
 
-    huge = pod("p-1", containers=[container(limits={"nvidia.com/gpu": "1000"})])
+    huge = pod("p-1", containers=[_gpu(cpu="10000")])
     with pytest.raises(InputError) as caught:
         import_workloads([("pods.json", kube_list(huge))], CATALOG).workloads(CATALOG)
     first, *_, last = caught.value.problems
-    assert (first.file, first.column) == ("pods.json", "spec.containers[].resources")
-    assert first.message.startswith("class p-1: gpus 1000 is out of range")
+    assert (first.file, first.column) == ("pods.json", "spec.containers[].resources.requests.cpu")
+    assert first.message.startswith("class p-1: vcpus 10000 is out of range")
     assert last.file == "pods.json"
     assert last.message == "no usable workload row"
 

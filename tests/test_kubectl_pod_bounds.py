@@ -65,3 +65,125 @@ def test_a_pod_pinned_by_instance_type_affinity_gets_that_gpu_model() -> None:
     }
     (only,) = read_kubectl_pods(kube_list(pinned), "pods.json", CATALOG).pods
     assert only.gpu_models == ("A10G",)
+
+
+def _read(*items: Any) -> Any:
+    """The pods read, beside one ordinary pod so that the file is never left without a pod."""
+    whole = pod("whole", containers=[container(limits={"nvidia.com/gpu": "1"})])
+    return read_kubectl_pods(kube_list(*items, whole), "pods.json", CATALOG)
+
+
+@pytest.mark.parametrize(
+    ("resource", "asked", "shown"),
+    [
+        ("nvidia.com/gpu", "1k", "'1k' (1000)"),
+        ("nvidia.com/gpu", "2Ki", "'2Ki' (2048)"),
+        ("nvidia.com/gpu", "100000", "'100000'"),
+        ("nvidia.com/gpu", "17", "'17'"),
+        ("volcano.sh/vgpu-number", "32", "'32'"),
+    ],
+)
+def test_a_pod_asking_more_gpus_than_a_node_holds_is_left_out(
+    resource: str, asked: str, shown: str
+) -> None:
+    """If a container asks more GPUs than the largest GPU node holds (16), the pod can never be
+    scheduled (a pod runs on one node): it is left out with a problem naming pod, container,
+    resource and value, the value of a suffixed quantity spelled out (1k is 1000), not read as
+    1000 GPUs."""
+    read = _read(pod("p-1", containers=[container(limits={resource: asked})]))
+    assert [p.name for p in read.pods] == ["whole"]
+    (problem,) = read.problems
+    assert problem.column == f"pod ml/p-1: main {resource}"
+    assert problem.message.startswith(f"{shown} GPUs in one container is more than any node")
+    assert "16 GPUs" in problem.message
+    assert "pod left out" in problem.message
+    assert "workload CSV" in problem.fix
+
+
+def test_sixteen_gpus_or_2000m_are_read_without_a_problem() -> None:
+    """16 GPUs (a 16-GPU node's worth) and 2000m (2, a whole quantity Kubernetes accepts for an
+    extended resource) are read as asked."""
+    read = _read(
+        pod("big", containers=[container(limits={"nvidia.com/gpu": "16"})]),
+        pod("milli", containers=[container(limits={"nvidia.com/gpu": "2000m"})]),
+    )
+    assert read.problems == ()
+    assert [p.gpu.gpus for p in read.pods if p.gpu is not None] == [16.0, 2.0, 1.0]
+
+
+def test_a_pod_whose_containers_together_ask_more_gpus_than_a_node_holds_is_left_out() -> None:
+    """Two containers of 10 GPUs each ask 20 GPUs of one node: the pod is left out naming both."""
+    ten = {"nvidia.com/gpu": "10"}
+    read = _read(pod("p-1", containers=[container("a", limits=ten), container("b", limits=ten)]))
+    assert [p.name for p in read.pods] == ["whole"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/p-1: spec.containers[].resources"
+    assert "the pod asks 20 GPUs in all (containers a, b)" in problem.message
+    assert "at most 16 GPUs" in problem.message
+
+
+def test_gpus_counted_by_a_label_or_annotation_beyond_a_node_leave_the_pod_out() -> None:
+    """Alibaba's aliyun.com/gpu-count label of 64 and KAI's gpu-fraction-num-devices of 32 ask
+    more GPUs than a node holds: each pod is left out naming the label or annotation."""
+    alibaba = pod(
+        "ack",
+        labels={"aliyun.com/gpu-count": "64"},
+        containers=[container(limits={"aliyun.com/gpu-mem": "8"})],
+    )
+    kai = pod("kai")
+    kai["metadata"]["annotations"] = {"gpu-fraction": "0.5", "gpu-fraction-num-devices": "32"}
+    read = _read(alibaba, kai)
+    assert [p.name for p in read.pods] == ["whole"]
+    assert [p.column for p in read.problems] == [
+        "pod ml/ack: metadata.labels.aliyun.com/gpu-count",
+        "pod ml/kai: metadata.annotations.gpu-fraction-num-devices",
+    ]
+    assert all("16" in p.message for p in read.problems)
+
+
+@pytest.mark.parametrize(
+    ("limits", "resource", "fix"),
+    [
+        ({"nvidia.com/gpu": "1", "nvidia.com/gpumem": "999999"}, "nvidia.com/gpumem", "MiB"),
+        ({"volcano.sh/vgpu-memory": "999999"}, "volcano.sh/vgpu-memory", "MiB"),
+        ({"aliyun.com/gpu-mem": "16000"}, "aliyun.com/gpu-mem", "--memory-unit=MiB"),
+    ],
+)
+def test_gpu_memory_above_the_largest_gpus_leaves_the_pod_out(
+    limits: dict[str, str], resource: str, fix: str
+) -> None:
+    """If a pod asks more memory of one GPU than the largest GPU in the catalog has (HAMi's
+    gpumem 999999 MiB is 976.6 GiB; Alibaba's gpu-mem 16000 GiB, MiB written where the device
+    plugin counts GiB), no GPU holds it: the pod is left out with a problem naming the resource,
+    the GiB asked and the largest GPU, not planned at 976 GiB."""
+    read = _read(pod("p-1", containers=[container(limits=limits)]))
+    assert [p.name for p in read.pods] == ["whole"]
+    (problem,) = read.problems
+    assert problem.column == f"pod ml/p-1: main {resource}"
+    assert "of one GPU's memory is more than the largest GPU in the catalog" in problem.message
+    assert "B200-180GB-SXM, 180 GiB" in problem.message
+    assert "pod left out" in problem.message
+    assert fix in problem.fix
+
+
+def test_gpu_memory_of_a_kai_annotation_above_the_largest_gpus_leaves_the_pod_out() -> None:
+    """KAI's gpu-memory annotation of 999999 MiB fits no GPU: the pod is left out naming it;
+    81920 MiB (an 80 GiB GPU's) is read."""
+    huge, fits = pod("huge"), pod("fits")
+    huge["metadata"]["annotations"] = {"gpu-memory": "999999"}
+    fits["metadata"]["annotations"] = {"gpu-memory": "81920"}
+    read = _read(huge, fits)
+    assert [p.name for p in read.pods] == ["fits", "whole"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/huge: metadata.annotations.gpu-memory"
+    assert "more than the largest GPU in the catalog" in problem.message
+
+
+def test_part_of_a_gpu_as_a_quantity_says_kubernetes_takes_extended_resources_whole() -> None:
+    """nvidia.com/gpu: 500m is 0.5, which Kubernetes refuses for an extended resource (they are
+    whole): the problem says so and gives the value, the pod read with the 1 GPU it would need."""
+    read = _read(pod("p-1", containers=[container(limits={"nvidia.com/gpu": "500m"})]))
+    (problem,) = read.problems
+    assert "'500m' is not a whole number (0.5)" in problem.message
+    assert "extended resources such as nvidia.com/gpu only whole" in problem.message
+    assert [p.gpu.gpus for p in read.pods if p.gpu is not None] == [1.0, 1.0]

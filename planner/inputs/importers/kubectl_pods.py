@@ -30,6 +30,15 @@ GPU requests and what one pod gets [GPUs]:
   [%], on the ``n`` GPUs of the pod label ``aliyun.com/gpu-count``, 1 when absent): gpu-mem is
   the pod's memory, split evenly over the ``n`` GPUs; GPUs as for HAMi.
 - A share over 100 % of a GPU under any of these three leaves its pod out, with a problem.
+- Memory asked of one GPU (HAMi's, Volcano's, Alibaba's, KAI's) above the memory of the
+  catalog's largest GPU leaves its pod out, with a problem: no GPU holds it.
+- A pod runs on one node: GPUs asked by one container (``nvidia.com/gpu``, HAMi's vGPUs,
+  ``volcano.sh/vgpu-number``, the ``aliyun.com/gpu-count`` label, KAI's
+  ``gpu-fraction-num-devices``) or by the pod in all above ``MAX_GPUS_PER_NODE`` (16, the
+  largest GPU servers') leave it out, with a problem: it is never scheduled.
+- Counts are Kubernetes quantities: a suffix multiplies (``1k`` = 1000, ``2Ki`` = 2048,
+  ``2000m`` = 2). GPU resources are extended resources, which Kubernetes takes only whole: a
+  part of one (``500m``) is a problem, read rounded up.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
@@ -79,6 +88,7 @@ from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
 
 __all__ = [
     "COUNTED_PHASES",
+    "MAX_GPUS_PER_NODE",
     "TOOL",
     "GpuRequest",
     "GroupedPods",
@@ -97,6 +107,9 @@ TOOL = "kubectl get pods -A -o json"
 COUNTED_PHASES = frozenset({"Running", "Pending", ""})
 """Pod phases that hold (or wait for) a GPU; ``Succeeded`` and ``Failed`` pods hold none."""
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
+MAX_GPUS_PER_NODE = 16
+"""Most GPUs one Kubernetes node holds [GPUs]: the largest GPU servers (NVIDIA DGX-2 and HGX-2,
+EC2 p2.16xlarge) have 16. A pod runs on one node, so a pod asking more is never scheduled."""
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
@@ -183,6 +196,13 @@ _VOLCANO = _ShareResources(
 _SHARE_SCHEMES = (_HAMI, _VOLCANO, _ALIBABA)
 """Schemes asking for part of a GPU by resource, in the order a container's are looked for."""
 _MIB_PER = {"MiB": 1.0, "GiB": 1024.0}
+_MEMORY_FIX = {
+    _HAMI.memory: f"write {_HAMI.memory} in MiB of one GPU (81920 for 80 GiB)",
+    _VOLCANO.memory: f"write {_VOLCANO.memory} in MiB of one GPU (81920 for 80 GiB)",
+    _ALIBABA.memory: f"{_ALIBABA.memory} counts GiB (16 = 16 GiB), as Alibaba's device plugin "
+    "does by default; one run with --memory-unit=MiB counts MiB: divide the figure by 1024",
+}
+"""How to write each scheme's memory resource, for a request no GPU holds."""
 
 
 @dataclass(frozen=True)
@@ -385,11 +405,69 @@ def _devices(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> 
         return count
     bad(
         _at(container, resource),
-        f"{quoted(str(_requested(container, resource)))} is not a whole number, as Kubernetes "
-        f"takes {shown(resource)}: read as {math.ceil(count)}",
+        f"{quoted(str(_requested(container, resource)))} is not a whole number ({count:g}): "
+        f"Kubernetes takes extended resources such as {shown(resource)} only whole (2, 2000m, "
+        f"2Ki) and refuses a pod asking part of one: read as {math.ceil(count)}",
         "give kubectl's output unchanged, or write the whole devices the pod asks for",
     )
     return float(math.ceil(count))
+
+
+def _quantity_text(raw: object, value: float) -> str:
+    """A quantity as written, with its value when a suffix or form hides it (``'1k' (1000)``)."""
+    written = str(raw).strip()
+    number = f"{value:.0f}" if value.is_integer() else f"{value:g}"
+    return quoted(written) + ("" if written == number else f" ({number})")
+
+
+_NODE_SIZE = (
+    f"at most {MAX_GPUS_PER_NODE} GPUs: the largest GPU servers, such as a DGX-2 or an EC2 "
+    f"p2.16xlarge, have {MAX_GPUS_PER_NODE}"
+)
+_NODE_SIZE_FIX = (
+    f"if a node of yours holds more than {MAX_GPUS_PER_NODE} GPUs, describe this class in a "
+    "workload CSV with its GPUs per instance"
+)
+
+
+def _gpus_on_a_node(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:
+    """The GPUs one container asks by ``resource`` (``_devices``). More than a node holds
+    (``MAX_GPUS_PER_NODE``) leaves the pod out, with a problem: it is never scheduled."""
+    count = _devices(container, resource, bad)
+    if count <= MAX_GPUS_PER_NODE:
+        return count
+    raw = _requested(container, resource)
+    bad(
+        _at(container, resource),
+        f"{_quantity_text(raw, count)} GPUs in one container is more than any node holds "
+        f"({_NODE_SIZE}): a pod runs on one node, so it is never scheduled; pod left out",
+        f"write {shown(resource)} as the GPUs the pod asks (a suffix multiplies: 1k = 1000, "
+        f"2Ki = 2048); {_NODE_SIZE_FIX}",
+    )
+    raise _PodLeftOutError(resource)
+
+
+def _largest_gpu(catalog: Catalog) -> tuple[str, float]:
+    """The catalog model with the most memory, and its memory [GiB]."""
+    model = max(catalog.gpus, key=lambda m: catalog.gpus[m].memory_gib)
+    return model, catalog.gpus[model].memory_gib
+
+
+def _refuse_memory_beyond_gpus(
+    locator: str, asked: str, each_gib: float, fix: str, catalog: Catalog, bad: _PodProblems
+) -> None:
+    """Leave the pod out, with a problem, when it asks more memory of one GPU [GiB] than the
+    largest GPU in the catalog has: no GPU holds it."""
+    model, largest = _largest_gpu(catalog)
+    if each_gib <= largest:
+        return
+    bad(
+        locator,
+        f"{asked}: {each_gib:,.1f} GiB of one GPU's memory is more than the largest GPU in the "
+        f"catalog has ({model}, {largest:g} GiB), so no GPU holds it: pod left out",
+        f"{fix}; if the GPU has more memory, add it to the catalog",
+    )
+    raise _PodLeftOutError(locator)
 
 
 class _PodLeftOutError(ValueError):
@@ -538,20 +616,20 @@ def _container_gpu(
             f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
         )
         raise _PodLeftOutError(resource)
-    count = _devices(container, _GPU, bad) + _quantity(container, _SHARED, bad)
+    count = _gpus_on_a_node(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     scheme = (
         _HAMI
         if set(_HAMI.own) & names
         else next((s for s in others if set(s.own) & set(asked)), None)
     )
     if scheme is _HAMI:
-        return _shared_gpu(container, _HAMI, count or 1.0, defaults, bad)
+        return _shared_gpu(container, _HAMI, count or 1.0, catalog, defaults, bad)
     if scheme is _VOLCANO:
-        devices = _devices(container, _VOLCANO.devices, bad) or 1.0
-        return _shared_gpu(container, _VOLCANO, devices, defaults, bad)
+        devices = _gpus_on_a_node(container, _VOLCANO.devices, bad) or 1.0
+        return _shared_gpu(container, _VOLCANO, devices, catalog, defaults, bad)
     if scheme is _ALIBABA:
         devices = _labelled_devices(labels, _ALIBABA.devices, bad)
-        return _shared_gpu(container, _ALIBABA, devices, defaults, bad)
+        return _shared_gpu(container, _ALIBABA, devices, catalog, defaults, bad)
     if count <= 0:
         return None
     if _quantity(container, _SHARED, bad) > 0:
@@ -577,6 +655,7 @@ def _shared_gpu(
     container: Mapping[str, Any],
     scheme: _ShareResources,
     devices: float,
+    catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
 ) -> _ContainerGpu:
@@ -597,6 +676,16 @@ def _shared_gpu(
     # Memory asked on each GPU [unit].
     each = None if amount is None else (amount if scheme.memory_per_device else amount / devices)
     memory = None if each is None else devices * each * _MIB_PER[unit] / 1024
+    if amount is not None and each is not None:
+        over = "" if scheme.memory_per_device or devices == 1 else f" over {devices:g} GPUs"
+        _refuse_memory_beyond_gpus(
+            _at(container, scheme.memory),
+            f"{_quantity_text(_requested(container, scheme.memory), amount)} {unit}{over}",
+            each * _MIB_PER[unit] / 1024,
+            _MEMORY_FIX[scheme.memory],
+            catalog,
+            bad,
+        )
     memory_text = ""
     spread = ""
     if amount is not None and scheme.memory_per_device:
@@ -660,8 +749,8 @@ def _percent(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> 
 
 def _labelled_devices(labels: Mapping[str, str], label: str, bad: _PodProblems) -> float:
     """The GPUs a pod spreads its share over by its ``label`` (``aliyun.com/gpu-count``), 1
-    without it. A label that is no whole number of at least 1 leaves the pod out, with a
-    problem."""
+    without it. A label that is no whole number from 1 to ``MAX_GPUS_PER_NODE`` leaves the pod
+    out, with a problem."""
     text = labels.get(label)
     if text is None:
         return 1.0
@@ -669,11 +758,12 @@ def _labelled_devices(labels: Mapping[str, str], label: str, bad: _PodProblems) 
         devices = float(text)
     except ValueError:
         devices = math.nan
-    if not (math.isfinite(devices) and devices.is_integer() and devices >= 1):
+    if not (math.isfinite(devices) and devices.is_integer() and 1 <= devices <= MAX_GPUS_PER_NODE):
         bad(
             f"metadata.labels.{label}",
-            f"{quoted(text)} is not a whole number of GPUs of at least 1: how the pod's GPU "
-            "memory is spread is not known, pod left out",
+            f"{quoted(text)} is not a whole number of GPUs of at least 1 and at most "
+            f"{MAX_GPUS_PER_NODE} (the most one node holds): how the pod's GPU memory is spread "
+            "is not known, pod left out",
             f"write {label} as the GPUs the pod shares (2), or give kubectl's output unchanged",
         )
         raise _PodLeftOutError(label)
@@ -808,6 +898,17 @@ def _pod(
     gpu = None
     if any(p is not None for p in gpu_parts.values()):
         gpus = _pod_total(containers, inits, lambda c: _gpus_of(gpu_parts[id(c)]))
+        if _rounded(gpus) > MAX_GPUS_PER_NODE:
+            asking = [c for c in [*containers, *inits] if _gpus_of(gpu_parts[id(c)]) > 0]
+            bad(
+                "spec.containers[].resources",
+                f"the pod asks {_rounded(gpus):g} GPUs in all (containers "
+                f"{', '.join(shown(as_text(c.get('name'))) for c in asking)}), more than any "
+                f"node holds ({_NODE_SIZE}): a pod runs on one node, so it is never scheduled; "
+                "pod left out",
+                f"give kubectl's output unchanged; {_NODE_SIZE_FIX}",
+            )
+            raise _PodLeftOutError("spec.containers[].resources")
         memories = [p.memory_gib for p in gpu_parts.values() if p is not None]
         known_memory = (
             None
@@ -828,7 +929,7 @@ def _pod(
     annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
     if gpu is None:
-        gpu = _annotated_gpu(annotations, defaults, bad)
+        gpu = _annotated_gpu(annotations, catalog, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
     return PodRequest(
         file=file,
@@ -904,7 +1005,10 @@ def _refuse_unread_gpu(
 
 
 def _annotated_gpu(
-    annotations: Mapping[str, str], defaults: WorkloadDefaults, bad: _PodProblems
+    annotations: Mapping[str, str],
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    bad: _PodProblems,
 ) -> GpuRequest | None:
     """A KAI Scheduler or Run:ai GPU share from the pod's annotations (module docstring); None
     without them. An unreadable value leaves the pod out, with a problem."""
@@ -931,8 +1035,9 @@ def _annotated_gpu(
     devices = number(
         _KAI_DEVICES,
         annotations.get(_KAI_DEVICES, "1"),
-        "a whole number of GPUs of at least 1",
-        lambda v: math.isfinite(v) and v.is_integer() and v >= 1,
+        f"a whole number of GPUs of at least 1 and at most {MAX_GPUS_PER_NODE}, the most one "
+        "node holds",
+        lambda v: math.isfinite(v) and v.is_integer() and 1 <= v <= MAX_GPUS_PER_NODE,
     )
     fraction = (
         None
@@ -949,6 +1054,15 @@ def _annotated_gpu(
         if memory_text is None
         else number(_KAI_MEMORY, memory_text, "MiB over 0", lambda v: math.isfinite(v) and v > 0)
     )
+    if mib is not None and memory_text is not None:
+        _refuse_memory_beyond_gpus(
+            f"metadata.annotations.{_KAI_MEMORY}",
+            f"{quoted(memory_text)} MiB",
+            mib / 1024,
+            f"write {_KAI_MEMORY} in MiB of one GPU (81920 for 80 GiB)",
+            catalog,
+            bad,
+        )
     on = "" if devices == 1 else f" on each of {devices:g} GPUs ({_KAI_DEVICES})"
     memory_gib = None if mib is None else devices * mib / 1024
     shown_memory = "" if mib is None else f"{mib:g} MiB of GPU memory ({_KAI_MEMORY}){on}"
