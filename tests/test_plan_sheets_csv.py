@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers.detect import Format, detect_format
+from planner.inputs.importers.workbook import read_plan_inputs
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
     INVENTORY_SHEET_HEADERS,
@@ -272,15 +273,15 @@ def test_a_placement_sheet_saved_as_csv_is_told_as_a_plan_s_results(
 
 def test_a_file_no_format_matches_says_which_sheets_of_a_plan_workbook_are_read() -> None:
     """A file of no known format (the Summary sheet saved as CSV) is refused naming what of a
-    plan workbook is read: the whole .xlsx, or its Inventory or Workloads sheet as CSV."""
+    plan workbook is read: the whole .xlsx, and its Inventory or Workloads sheet as CSV."""
     data = b'Recommended plan,,\n,,\nPlan,GPUs used,Annual cost\nPassthrough,232,"$1,585,314"\n'
     with pytest.raises(InputError) as refused:
         detect_format("Summary.csv", data, role="workloads")
     (problem,) = refused.value.problems
     assert problem.message == "cannot tell which tool wrote this file"
     assert problem.fix.endswith(
-        "; of a plan workbook, the whole .xlsx, or its Inventory or Workloads sheet saved as "
-        "CSV (open the sheet, then File > Save As > CSV)"
+        "; a plan workbook written by the planner (.xlsx); or, from a plan workbook, its "
+        "Inventory or Workloads sheet saved as CSV (open that sheet, then File > Save As > CSV)"
     )
 
 
@@ -319,3 +320,24 @@ def test_a_class_without_gpu_on_the_workloads_sheet_is_listed_with_why(catalog: 
     assert gpus.message == "0.0 GPUs: a class without GPU is not planned from a workload file"
     assert "planned only from the trace's pod list itself" in gpus.fix
     assert {p.row for p in loaded.problems} == {5}
+
+
+def test_an_edited_inventory_sheet_says_to_save_it_as_csv_and_that_csv_plans_the_edit(
+    catalog: Catalog,
+) -> None:
+    """A restore of a workbook whose Inventory sheet was edited says to save that sheet as CSV
+    to plan with the edit, and the sheet so saved loads with the edit in it."""
+    book, inventory = _book(catalog, load_workloads(OVERRIDES, catalog).value)
+    sheets = load_workbook(io.BytesIO(book))
+    sheets["Inventory"]["F2"].value = 1024  # RAM of the first host [GiB]
+    edited = io.BytesIO()
+    sheets.save(edited)
+    (problem,) = read_plan_inputs(edited.getvalue(), file_name="plan.xlsx").problems
+    assert problem.file == "plan.xlsx [Inventory]"
+    assert problem.fix.startswith(
+        "to plan with them, open the Inventory sheet and save it as CSV (File > Save As > CSV)"
+    )
+    loaded = load_inventory(_saved_as_csv(edited.getvalue(), "Inventory"), catalog)
+    first, *others = loaded.value.hosts
+    assert first == dataclasses.replace(inventory.hosts[0], ram_gib=1024)
+    assert tuple(others) == inventory.hosts[1:]

@@ -258,15 +258,14 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     if unread is not None:
         raise InputError([InputProblem(file, None, None, *unread)])
     (unknown,) = _refuse(file, "cannot tell which tool wrote this file", role).problems
-    fix = f"{unknown.fix}; of a plan workbook, {_PLAN_SHEETS}"
+    fix = f"{unknown.fix}; or, from a plan workbook, {_PLAN_SHEETS}"
     raise UnknownFormatError([dataclasses.replace(unknown, fix=fix)])
 
 
 _PLAN_SHEETS = (
-    "the whole .xlsx, or its Inventory or Workloads sheet saved as CSV (open the sheet, then "
-    "File > Save As > CSV)"
+    "its Inventory or Workloads sheet saved as CSV (open that sheet, then File > Save As > CSV)"
 )
-"""What of a plan workbook is read, for a file that may be another of its sheets."""
+"""The sheets of a plan workbook read as CSV, for a file that may be another of its sheets."""
 _RESULT_COLUMNS = frozenset({"instance", "gpu_index"})
 """Columns of a plan's results, one row per instance or GPU (the plan workbook's Placement,
 Utilisation and Not placed sheets), that no input table has."""
@@ -291,7 +290,7 @@ def _refuse_plan_results(file: str, header: CsvHeader | None, role: Role | None)
                     f"open the plan workbook's {sheet} sheet and save that sheet as CSV (File > "
                     "Save As > CSV), or give the plan workbook (.xlsx) itself"
                     if sheet
-                    else f"give, of a plan workbook, {_PLAN_SHEETS}"
+                    else f"give the plan workbook (.xlsx) itself, or {_PLAN_SHEETS}"
                 ),
             )
         ]

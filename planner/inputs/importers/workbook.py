@@ -544,8 +544,9 @@ def _edited_sheets(
                 f"now, {written[1]} written): the restore reads the inputs stored in the "
                 f"'{PLAN_INPUTS_SHEET}' sheet (its row {row} checks this one), so the edits "
                 f"made in {title} are not used",
-                f"to plan with them, make the same edits in the {title.lower()} file the plan "
-                "was made from and plan from that file (python -m planner plan --inventory or "
+                f"to plan with them, open the {title} sheet and save it as CSV (File > Save As "
+                f"> CSV), or make the same edits in the {title.lower()} file the plan was made "
+                "from, and plan from that file (python -m planner plan --inventory or "
                 "--workloads, or the dashboard's upload)",
                 row_kept=True,
             )
