@@ -187,3 +187,20 @@ def test_part_of_a_gpu_as_a_quantity_says_kubernetes_takes_extended_resources_wh
     assert "'500m' is not a whole number (0.5)" in problem.message
     assert "extended resources such as nvidia.com/gpu only whole" in problem.message
     assert [p.gpu.gpus for p in read.pods if p.gpu is not None] == [1.0, 1.0]
+
+
+def test_mig_instances_beyond_one_gpu_count_the_gpus_they_fill() -> None:
+    """If a container asks more MIG instances than one GPU has slices for (14 × 1g.10gb, 7 per
+    A100), they fill 2 GPUs, not 1 holding 140 GiB; instances filling more GPUs than a node
+    holds (200 × 1g.10gb, 29 GPUs) leave the pod out."""
+    read = _read(
+        pod("fourteen", containers=[container(limits={"nvidia.com/mig-1g.10gb": "14"})]),
+        pod("many", containers=[container(limits={"nvidia.com/mig-1g.10gb": "200"})]),
+    )
+    assert [p.name for p in read.pods] == ["fourteen", "whole"]
+    fourteen = read.pods[0].gpu
+    assert fourteen is not None
+    assert (fourteen.gpus, fourteen.memory_gib) == (2.0, 140.0)
+    (problem,) = read.problems
+    assert problem.column == "pod ml/many: spec.containers[].resources"
+    assert "the pod asks 29 GPUs in all" in problem.message

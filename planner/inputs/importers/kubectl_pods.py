@@ -18,7 +18,8 @@ GPU requests and what one pod gets [GPUs]:
   assumed a fixed share of a GPU (``WorkloadDefaults.shared_gpu_share``; the node's
   ``nvidia.com/gpu.replicas`` sets the real one).
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
-  the profile's. A profile no catalog GPU has leaves its pod out, with a problem.
+  the profile's; more than one GPU holds fill whole GPUs (``n`` over the most of the profile
+  one GPU holds, rounded up). A profile no catalog GPU has leaves its pod out, with a problem.
 - A container requesting more than one of these (two MIG profiles, a whole GPU and a MIG
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
@@ -597,12 +598,28 @@ def _container_gpu(
         if models:
             known = next(p for p in catalog.mig(models[0]) if p.name == profile)
             slices = catalog.gpus[models[0]].mig_compute_slices
+            gpus = min(1.0, count * known.compute_slices / slices)
+            gpus_text = (
+                f"{count:g} × MIG {profile}: {known.compute_slices} of {slices} compute slices"
+            )
+            # Instances beyond what one GPU holds fill whole GPUs, as many as the GPU that holds
+            # the most of the profile needs.
+            widest = max(
+                (p for m in models for p in catalog.mig(m) if p.name == profile),
+                key=lambda p: p.max_per_gpu,
+            )
+            if count > widest.max_per_gpu:
+                gpus = float(math.ceil(count / widest.max_per_gpu))
+                gpus_text = (
+                    f"{count:g} × MIG {profile}: at most {widest.max_per_gpu} on one GPU "
+                    f"({widest.gpu_model}), so {gpus:g} whole GPUs"
+                )
             return _ContainerGpu(
-                min(1.0, count * known.compute_slices / slices),
+                gpus,
                 count * known.memory_gib,
                 resource,
                 "derived",
-                f"{count:g} × MIG {profile}: {known.compute_slices} of {slices} compute slices",
+                gpus_text,
                 "derived",
                 f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
                 profile,
