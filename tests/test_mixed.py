@@ -293,6 +293,54 @@ def test_a_job_no_host_can_hold_is_refused_by_every_method_not_left_for_room() -
     assert decision.decided_by == "nothing fits"
 
 
+def test_an_instance_bigger_than_every_host_is_refused_for_its_cores_not_left_for_room() -> None:
+    """A pod of 32 vCPUs on Kubernetes nodes of 8 cores: no node ever holds one, so every
+    method that runs it on its GPU's node refuses it for its cores ("nothing fits"), where the
+    plan said "no room left" on an empty estate; a pod of 2 vCPUs is still served."""
+    nodes = [host(f"n{i}", "L40S", 4, cpu_cores=8, platform=Platform.KUBERNETES) for i in (1, 2)]
+    scenario = _scenario(nodes, [workload("wide", vcpus=32, gpus=0.5), workload("narrow")])
+    found, refusals = options(scenario, host_types(scenario.inventory.hosts, scenario))
+    assert not [o for o in found if o.workload == "wide"]
+    assert [o for o in found if o.workload == "narrow"]
+    cores = [r for r in refusals if r.workload == "wide" and "32 cores" in r.reason]
+    assert {r.method for r in cores} >= {Method.PASSTHROUGH, Method.K8S_TIME_SLICING}
+    assert all(
+        r.reason == "an instance needs 32 cores and the L40S hosts here have 8" for r in cores
+    )
+    plan = plan_scenario(scenario).recommended
+    assert plan is not None
+    decisions = {d.workload: d for d in plan.decisions}
+    assert decisions["wide"].decided_by == "nothing fits"
+    assert decisions["narrow"].served
+    assert decisions["narrow"].not_served == 0
+
+
+def test_a_refusal_names_the_rule_that_holds_on_the_models_the_class_may_use() -> None:
+    """Desktops that need live migration, restricted to A16: on the H100 host passthrough is
+    ruled out by the model list, on the A16 host by live migration. The refusal names live
+    migration, which rules passthrough out wherever the class may go; with only an H100 host
+    the model list is what rules it out."""
+    desktops = workload(
+        "vdi",
+        kind=WorkloadKind.VDI,
+        gpus=0.25,
+        memory_gib=4,
+        busy_fraction=0.1,
+        needs_live_migration=True,
+        gpu_models=("A16",),
+    )
+    both = _scenario([host("h100", "H100-80GB-PCIe", 4), host("a16", "A16", 4)], [desktops])
+    _, refusals = options(both, host_types(both.inventory.hosts, both))
+    (passthrough,) = [r for r in refusals if r.method is Method.PASSTHROUGH]
+    assert "migrat" in passthrough.reason
+    assert "restricted" not in passthrough.reason
+    assert passthrough.kind == "requirement"
+    only = _scenario([host("h100", "H100-80GB-PCIe", 4)], [desktops])
+    _, refusals = options(only, host_types(only.inventory.hosts, only))
+    (passthrough,) = [r for r in refusals if r.method is Method.PASSTHROUGH]
+    assert passthrough.reason == "restricted to A16, not H100-80GB-PCIe"
+
+
 def test_big_training_takes_a_whole_host_and_small_work_another() -> None:
     """An eight-GPU training run fills one HGX host in passthrough; eight small isolated
     notebooks go to the other host: seven as 1g.10gb MIG slices of one GPU and the eighth on a

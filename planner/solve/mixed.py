@@ -121,6 +121,7 @@ from planner.solve.milp import (
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
 from planner.solve.room import GpuMove, MovableGpu, moves_emptying, room_for
 from planner.solve.views import PlanView, instance_slowdowns
+from planner.words import counted
 
 __all__ = [
     "HostType",
@@ -425,7 +426,7 @@ def options(
             for t, host_type in enumerate(types):
                 reason = _option_reason(method, workload, host_type, scenario)
                 if reason is not None:
-                    reasons.append(("requirement", reason))
+                    reasons.append(reason)
                     continue
                 option = _option(solos, method, workload, t, host_type, limit)
                 if isinstance(option, str):
@@ -497,42 +498,53 @@ def _option(
 
 def _option_reason(
     method: Method, workload: WorkloadClass, host_type: HostType, scenario: Scenario
-) -> str | None:
-    unusable = host_reason(method, host_type.shape, scenario.catalog)
+) -> tuple[str, str] | None:
+    """Why the class has no option under the method on the type, with its kind: ``requirement``
+    (a rule of the method or platform), ``model`` (the class's GPU-model list) or ``no host``
+    (no host of the type can be set up, or hold one instance); None when it may have one."""
+    shape = host_type.shape
+    unusable = host_reason(method, shape, scenario.catalog)
     if unusable is not None:
-        return f"no host: {unusable}"
+        return "no host", unusable
+    model = host_type.model
+    if workload.gpu_models and model.name not in workload.gpu_models:
+        return "model", f"restricted to {', '.join(workload.gpu_models)}, not {model.name}"
     reason = workload_reason(
-        method,
-        workload,
-        host_type.model,
-        host_type.shape.platform,
-        scenario.catalog,
-        scenario.assumptions,
+        method, workload, model, shape.platform, scenario.catalog, scenario.assumptions
     )
     if reason is not None:
-        return reason
+        return "requirement", reason
+    rules = METHODS[method]
     # An instance's GPUs lie on one host: no host of the type ever holds more.
-    needed = METHODS[method].gpus_needed(
-        workload, host_type.model, scenario.catalog, scenario.assumptions
-    )
-    if needed > host_type.shape.gpus:
-        return (
-            f"no host: it needs {needed} GPUs on one host and the {host_type.model.name} "
-            f"hosts here have {host_type.shape.gpus}"
+    needed = rules.gpus_needed(workload, model, scenario.catalog, scenario.assumptions)
+    if needed > shape.gpus:
+        return "no host", (
+            f"it needs {needed} GPUs on one host and the {model.name} hosts here have {shape.gpus}"
+        )
+    # Nor more cores or RAM than one host has, where the instance runs on its GPU's host.
+    if rules.instances_on_gpu_host and workload.vcpus > shape.cpu_cores:
+        return "no host", (
+            f"an instance needs {workload.vcpus:g} cores and the {model.name} hosts here have "
+            f"{shape.cpu_cores:g}"
+        )
+    if rules.instances_on_gpu_host and workload.ram_gib > shape.ram_gib:
+        return "no host", (
+            f"an instance needs {workload.ram_gib:g} GiB RAM and the {model.name} hosts here "
+            f"have {shape.ram_gib:g} GiB"
         )
     return None
 
 
 def _refusal(workload: str, method: Method, reasons: Sequence[tuple[str, str]]) -> Refusal:
-    """The most telling reason a class has no option under a method."""
-    slow = [r for kind, r in reasons if kind == "slowdown"]
-    if slow:
-        return Refusal(workload, method, slow[0], "slowdown")
-    rules = [r for kind, r in reasons if not r.startswith("no host: ")]
-    if rules:
-        return Refusal(workload, method, rules[0], "requirement")
-    shown = reasons[0][1].removeprefix("no host: ") if reasons else "the estate has no hosts"
-    return Refusal(workload, method, shown, "no host")
+    """The most telling reason a class has no option under a method: its slowdown on a type
+    it may use, else a rule that holds on a model it may use, else its GPU-model list, else
+    the hosts."""
+    for kind in ("slowdown", "requirement", "model", "no host"):
+        found = [reason for k, reason in reasons if k == kind]
+        if found:
+            shown = "requirement" if kind == "model" else kind
+            return Refusal(workload, method, found[0], shown)
+    return Refusal(workload, method, "the estate has no hosts", "no host")
 
 
 @dataclass(frozen=True)
@@ -2800,8 +2812,8 @@ def _say_why(name: str, others: int, first: Mapping[str, str], placing: _Placing
             placing.missed[instance_id] = NotPlaced(
                 instance_id,
                 name,
-                f"{reason}, its cheapest option; its {others} other option"
-                f"{'s' if others > 1 else ''} had no room either",
+                f"{reason}, its cheapest option; its {counted(others, 'other option')} had no "
+                "room either",
             )
 
 
