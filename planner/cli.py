@@ -62,6 +62,7 @@ from planner.time.harvesting import (
     harvest_tables,
     plan_harvest_tables,
 )
+from planner.words import counted
 
 __all__ = [
     "PURCHASE_NEEDS_SIZE",
@@ -620,7 +621,7 @@ def summary_lines(plan: ScenarioPlan) -> list[str]:
             f"GPUs over bound {ratio} ({r.plan.status.value})"
         )
         if r.feasibility_violations:
-            line += f"  BROKEN: {len(r.feasibility_violations)} rule(s) violated"
+            line += f"  BROKEN: {counted(len(r.feasibility_violations), 'rule')} violated"
         if not m.instances_placed and r.plan.not_placed:
             line += f"  none placed: {_main_reason(r.plan.not_placed)}"
         lines.append(line)
@@ -632,7 +633,7 @@ def _main_reason(not_placed: Sequence[NotPlaced]) -> str:
     reasons = Counter(n.reason for n in not_placed)
     reason, _ = reasons.most_common(1)[0]
     others = len(reasons) - 1
-    return reason + (f" (and {others} other reason{'s' if others > 1 else ''})" if others else "")
+    return reason + (f" (and {counted(others, 'other reason')})" if others else "")
 
 
 def _print_problems(problems: Sequence[InputProblem], stream: TextIO) -> None:

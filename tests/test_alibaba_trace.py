@@ -255,10 +255,10 @@ def test_each_model_the_catalog_lacks_is_a_note_saying_what_it_was_taken_as(
     nodes = NODES + "node-3,64000,262144,8,G2\n"
     notes = _model_notes(load_node_list(nodes.encode(), catalog, file_name="nodes.csv").value)
     assert notes == (
-        "GPU model 'G2' (2 node(s), first on row 3) is not in the catalog: taken as a GPU of "
+        "GPU model 'G2' (2 nodes, first on row 3) is not in the catalog: taken as a GPU of "
         "32 GiB, 300 W and 100 TFLOPS FP16 (guesses), price unknown; give it as your own GPU "
         "model (--catalog-extra) to set its figures",
-        "GPU model 'P100' (1 node(s), first on row 4) is not in the catalog: taken as a GPU of "
+        "GPU model 'P100' (1 node, first on row 4) is not in the catalog: taken as a GPU of "
         "16 GiB, 250 W and 18.7 TFLOPS FP16 (from its datasheet), price unknown; give it as "
         "your own GPU model (--catalog-extra) to set its figures",
     )
@@ -445,7 +445,7 @@ def test_cli_plans_a_generated_trace(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "BROKEN" not in out
     # The models the catalog lacks are said, with what they were taken as.
     assert (
-        "import: openb_node_list_gpu_node.csv: GPU model 'G2' (1 node(s), first on row 3) is "
+        "import: openb_node_list_gpu_node.csv: GPU model 'G2' (1 node, first on row 3) is "
         "not in the catalog" in captured.err
     )
     # So are the values the pod list does not give.

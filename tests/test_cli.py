@@ -375,7 +375,7 @@ def test_a_trace_node_list_prints_what_it_read_and_assumed_on_stderr(
     imported = [line for line in captured.err.splitlines() if line.startswith("import: ")]
     assert imported == [
         "import: nodes.csv: read: hosts = 2 (10 GPUs)",
-        "import: nodes.csv: GPU model 'G2' (1 node(s), first on row 3) is not in the catalog: "
+        "import: nodes.csv: GPU model 'G2' (1 node, first on row 3) is not in the catalog: "
         "taken as a GPU of 32 GiB, 300 W and 100 TFLOPS FP16 (guesses), price unknown; give it "
         "as your own GPU model (--catalog-extra) to set its figures",
         "import: nodes.csv: cluster assumed = openb: the trace has no column for it",

@@ -94,8 +94,8 @@ def test_a_full_cluster_without_headroom_is_found_out() -> None:
     assert len(plan.gpu_configs) == 4
     (c1,) = check_headroom(plan, scenario, 1)
     assert not c1.holds
-    assert "find no idle L40S GPU" in c1.reason
-    assert "does not tolerate 1 host failures" in c1.sentence
+    assert "1 L40S GPU of h1 (Passthrough, 4 cores, 16 GiB RAM) finds no idle L40S GPU" in c1.reason
+    assert "does not tolerate 1 host failure:" in c1.sentence
     (zero,) = check_headroom(plan, scenario, 0)
     assert zero.holds
 

@@ -54,7 +54,7 @@ def test_measured_pods_matching_no_class_are_listed_with_invisible_characters_es
     imported = import_workloads([("workloads.csv", good), ("l4.prom", scrape)], CATALOG)
     (note,) = [n for n in imported.notes if "match no workload class" in n.text]
     assert note.text == (
-        "2 measured pod(s) match no workload class (ml/zz\\u200b-0, ml/yy-0): not used"
+        "2 measured pods match no workload class (ml/zz\\u200b-0, ml/yy-0): not used"
     )
 
 
@@ -76,7 +76,7 @@ def test_a_pod_measured_on_several_gpus_that_matches_no_class_is_counted_once() 
     (note,) = [n for n in imported.notes if "match no workload class" in n.text]
     assert note.value == "7"
     assert note.text == (
-        "7 measured pod(s) match no workload class (ml/zz-0, ml/p-0, ml/p-1, ml/p-2, ml/p-3 "
+        "7 measured pods match no workload class (ml/zz-0, ml/p-0, ml/p-1, ml/p-2, ml/p-3 "
         "and 2 more): not used"
     )
 

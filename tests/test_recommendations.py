@@ -12,7 +12,6 @@ from planner.inputs.catalog import load_catalog
 from planner.inputs.servers import load_server_types
 from planner.inputs.workloads import WorkloadClass, WorkloadKind, load_workloads
 from planner.methods.registry import Method
-from planner.output import recommendations
 from planner.output.recommendations import DECISION_COLUMNS, decisions_frame, within_limits
 from planner.output.report import (
     plan_scenario,
@@ -22,6 +21,7 @@ from planner.output.report import (
 )
 from planner.plan import SolveStatus
 from planner.scenario import Scenario
+from planner.words import counted
 from tests.builders import OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -266,9 +266,9 @@ def test_the_plan_is_weighed_against_the_best_single_method_within_the_limits() 
 
 def test_counts_in_the_answer_carry_thousands_separators() -> None:
     """The trace's answer reads 'Serves all 7,064 instances on 4,567 GPUs', as its cards do."""
-    assert recommendations._counted(7064, "instance") == "7,064 instances"
-    assert recommendations._counted(1632, "GPU", "fewer") == "1,632 fewer GPUs"
-    assert recommendations._counted(1, "host") == "1 host"
+    assert counted(7064, "instance") == "7,064 instances"
+    assert counted(1632, "GPU", between="fewer") == "1,632 fewer GPUs"
+    assert counted(1, "host") == "1 host"
 
 
 def test_a_sizing_never_says_a_cheaper_method_had_no_room() -> None:

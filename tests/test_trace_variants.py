@@ -136,16 +136,16 @@ def test_vendor_and_trace_model_names_are_read_as_the_models_they_name(
     assert (v100.memory_gib, v100.tdp_w, v100.fp16_tflops) == (32.0, 250.0, 112.0)
     texts = [n.text for n in cluster.notes if n.locator == "model"]
     assert texts[0].startswith(
-        "GPU model 'V100M32' (2 node(s), first on row 4) is not in the catalog: taken as a GPU "
+        "GPU model 'V100M32' (2 nodes, first on row 4) is not in the catalog: taken as a GPU "
         "of 32 GiB, 250 W and 112 TFLOPS FP16 (from its datasheet)"
     )
     assert texts[0].endswith(
         "also written 'v100m32' (row 4): one model, case, spaces and dashes aside"
     )
     assert texts[1:] == [
-        "GPU model 'NVIDIA A100-SXM4-80GB' (1 node(s), first on row 2) is read as the catalog "
+        "GPU model 'NVIDIA A100-SXM4-80GB' (1 node, first on row 2) is read as the catalog "
         "model A100-80GB-SXM: 'NVIDIA A100-SXM4-80GB' is A100-80GB-SXM: 80 GB; SXM",
-        "GPU model 'Tesla-T4' (1 node(s), first on row 3) is read as the catalog model T4: "
+        "GPU model 'Tesla-T4' (1 node, first on row 3) is read as the catalog model T4: "
         "'Tesla-T4' is the catalog model T4",
     ]
 
@@ -176,8 +176,8 @@ def test_gpu_spec_nan_is_no_constraint_and_commas_or_semicolons_separate_models(
     assert classes == {(): 3, ("T4", "V100M16"): 2, ("T4",): 1}
     texts = [n.text for n in loaded.value.notes if n.locator == "gpu_spec"]
     assert texts == [
-        "GPU model 'Tesla-T4' (1 pod(s), first on row 7) is read as the catalog model T4: "
+        "GPU model 'Tesla-T4' (1 pod, first on row 7) is read as the catalog model T4: "
         "'Tesla-T4' is the catalog model T4",
-        "2 pod(s), first on row 5, separate models by ',' or ';': read as separated by '|', as "
+        "2 pods, first on row 5, separate models by ',' or ';': read as separated by '|', as "
         "the trace writes them",
     ]

@@ -67,6 +67,7 @@ from planner.inputs.tabular import (
     yes_no,
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass, WorkloadKind
+from planner.words import counted
 
 if TYPE_CHECKING:
     from planner.inputs.importers.gpu_names import GpuName
@@ -431,7 +432,7 @@ class _ModelNames:
         notes = [
             note(
                 "assumed" if match.source == "assumed" else "derived",
-                f"GPU model {quoted(written)} ({len(rows)} {noun}(s), first on row "
+                f"GPU model {quoted(written)} ({counted(len(rows), noun)}, first on row "
                 f"{rows[0].number}) is read as the catalog model {match.model}: {match.reason}"
                 + (
                     "; if it is another, write that model's catalog name"
@@ -446,8 +447,10 @@ class _ModelNames:
             notes.append(
                 note(
                     "derived",
-                    f"{len(self.separated)} {noun}(s), first on row {self.separated[0].number}, "
-                    "separate models by ',' or ';': read as separated by '|', as the trace "
+                    f"{counted(len(self.separated), noun)}, first on row "
+                    f"{self.separated[0].number}, "
+                    f"{'separates' if len(self.separated) == 1 else 'separate'} models by ',' "
+                    "or ';': read as separated by '|', as the trace "
                     "writes them",
                 )
             )
@@ -534,7 +537,8 @@ def _added_model_note(
     guessed = "guesses" if model.name not in _TRACE_MODELS else "from its datasheet"
     also = ", ".join(f"{quoted(s)} (row {number})" for s, number in spellings.items())
     return (
-        f"GPU model {quoted(model.name)} ({len(rows)} node(s), first on row {rows[0].number}) is "
+        f"GPU model {quoted(model.name)} ({counted(len(rows), 'node')}, first on row "
+        f"{rows[0].number}) is "
         f"not in the catalog: taken as a GPU of {model.memory_gib:g} GiB, {model.tdp_w:g} W and "
         f"{model.fp16_tflops:g} TFLOPS FP16 ({guessed}), price unknown; give it as your own "
         f"GPU model ({own_gpus_at}) to set its figures"

@@ -8,6 +8,8 @@ from typing import Generic, TypeVar
 
 import pandas as pd
 
+from planner.words import counted
+
 __all__ = [
     "PROBLEM_COLUMNS",
     "InputError",
@@ -80,7 +82,7 @@ def first_problems(problems: Sequence[InputProblem], shown: int) -> list[InputPr
             rest[0].file,
             None,
             None,
-            f"{len(rest)} more problem{'s' if len(rest) != 1 else ''} like these{where}",
+            f"{counted(len(rest), 'more problem')} like these{where}",
             rest[0].fix,
         ),
     ]
@@ -121,11 +123,7 @@ def skipped_summary(problems: Sequence[InputProblem]) -> str | None:
     others = sum(1 for p in problems if (p.file, p.row) not in rows)
     parts = []
     if rows:
-        parts.append(f"{_count(len(rows), 'row')} skipped in {', '.join(files)}")
+        parts.append(f"{counted(len(rows), 'row')} skipped in {', '.join(files)}")
     if others:
-        parts.append(_count(others, "other problem"))
+        parts.append(counted(others, "other problem"))
     return ", ".join(parts)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"

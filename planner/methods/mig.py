@@ -60,6 +60,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.solve.milp import Contents, pack_counts
+from planner.words import counted
 
 __all__ = [
     "MIG",
@@ -437,7 +438,7 @@ def pack_profiles(
         return tuple((p, n) for p, n in zip(patterns, uses, strict=True) if n)
 
     packing = pack_counts(patterns, counts, greedy, exact=exact, time_limit_s=time_limit_s)
-    notes = [f"{len(patterns)} distinct maximal MIG layouts considered", *packing.notes]
+    notes = [f"{counted(len(patterns), 'distinct maximal MIG layout')} considered", *packing.notes]
     lower, status = packing.lower_bound, packing.status
     requests = _hand_out(
         [(layout_of[vector], n) for vector, n in packing.contents],

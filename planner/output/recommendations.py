@@ -44,6 +44,7 @@ from planner.solve.mixed import (
     recommend,
     slowdown_limit,
 )
+from planner.words import counted
 
 __all__ = [
     "ADDED_CLUSTER",
@@ -156,15 +157,15 @@ class RecommendedPlan:
         if m.instances_placed == 0 and total:
             # Every method was weighed: not one instance fits (each class says why).
             text = (
-                f"Serves none of the {_counted(total, 'instance')}: "
+                f"Serves none of the {counted(total, 'instance')}: "
                 "no method can place one within its limits here"
             )
         elif m.instances_not_placed == 0:
-            text = f"Serves all {_counted(m.instances_placed, 'instance')}"
+            text = f"Serves all {counted(m.instances_placed, 'instance')}"
         else:
-            text = f"Serves {m.instances_placed:,} of {_counted(total, 'instance')}"
+            text = f"Serves {m.instances_placed:,} of {counted(total, 'instance')}"
         if m.instances_placed:
-            text += f" on {_counted(m.gpus_used, 'GPU')} in {_counted(m.hosts_used, 'host')}"
+            text += f" on {counted(m.gpus_used, 'GPU')} in {counted(m.hosts_used, 'host')}"
         if self.owned_hosts is not None:
             return self._added(text)
         if self.purchase:
@@ -199,9 +200,10 @@ class RecommendedPlan:
             k = self.headroom[0].headroom
             broken = [h.cluster for h in self.headroom if not h.holds]
             text += (
-                f", any {k} host{'' if k == 1 else 's'} per cluster can fail"
+                f", any {counted(k, 'host')} per cluster can fail"
                 if not broken
-                else f", but clusters {', '.join(broken)} do not tolerate {k} host failures"
+                else f", but clusters {', '.join(broken)} do not tolerate "
+                f"{counted(k, 'host failure')}"
             )
         left = self.still_not_served()
         if left:
@@ -257,19 +259,13 @@ def _against(plan: MethodResult, reference: MethodResult, name: str) -> str:
     parts = [
         f"as many GPUs as {name}"
         if gpus == 0
-        else f"{_counted(abs(gpus), 'GPU', 'fewer' if gpus > 0 else 'more')} than {name}",
+        else f"{counted(abs(gpus), 'GPU', between='fewer' if gpus > 0 else 'more')} than {name}",
         f"${abs(usd):,.0f} {'less' if usd >= 0 else 'more'} per year",
     ]
     if more:
-        served = _counted(abs(more), "instance", "more" if more > 0 else "fewer")
+        served = counted(abs(more), "instance", between="more" if more > 0 else "fewer")
         parts.append(f"{served} served")
     return ", ".join(parts)
-
-
-def _counted(n: int, noun: str, between: str = "") -> str:
-    """``1 GPU``, ``2 GPUs``, ``3 fewer GPUs``: a count with its noun in the right number."""
-    words = [f"{n:,}", between, noun if n == 1 else f"{noun}s"]
-    return " ".join(w for w in words if w)
 
 
 def today_method(scenario: Scenario) -> Method:
@@ -350,7 +346,7 @@ class Purchase:
         """``3 × l40s-4 (4× L40S)``, or ``3 servers of 4× L40S`` for a type without a name."""
         if self.server.name:
             return f"{self.count} × {self.server.label}"
-        return f"{self.count} server{'' if self.count == 1 else 's'} of {self.server.label}"
+        return f"{counted(self.count, 'server')} of {self.server.label}"
 
 
 def purchases(

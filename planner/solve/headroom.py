@@ -35,6 +35,7 @@ from planner.methods.registry import METHODS, Method, host_reason
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
 from planner.solve.feasibility import check_plan
+from planner.words import counted
 
 __all__ = [
     "EXHAUSTIVE_FAILURE_SETS",
@@ -72,17 +73,13 @@ class ClusterHeadroom:
     @property
     def sentence(self) -> str:
         """``cluster prod (6 hosts): any 1 host can fail`` or why not."""
-        head = f"cluster {self.cluster} ({_hosts(self.hosts)})"
+        head = f"cluster {self.cluster} ({counted(self.hosts, 'host')})"
         if self.holds and self.failure_sets == 0:
-            return f"{head}: nothing runs on it, so any {_hosts(self.headroom)} can fail"
+            return f"{head}: nothing runs on it, so any {counted(self.headroom, 'host')} can fail"
         if self.holds:
             checked = "every set checked" if self.every_set else "busiest and largest checked"
-            return f"{head}: any {_hosts(self.headroom)} can fail ({checked})"
-        return f"{head}: does not tolerate {self.headroom} host failures: {self.reason}"
-
-
-def _hosts(count: int) -> str:
-    return f"{count} host" if count == 1 else f"{count} hosts"
+            return f"{head}: any {counted(self.headroom, 'host')} can fail ({checked})"
+        return f"{head}: does not tolerate {counted(self.headroom, 'host failure')}: {self.reason}"
 
 
 def _failover_group(host: Host) -> tuple[str, str, str, bool]:
@@ -222,9 +219,11 @@ def fail_hosts(plan: MethodPlan, scenario: Scenario, failed: Sequence[Host]) -> 
             if room is None:
                 roles = ", ".join(sorted(m.label for m in unit.roles))
                 return (
-                    f"with {', '.join(sorted(gone))} down, {len(unit.keys)} {unit.model} GPU(s) "
+                    f"with {', '.join(sorted(gone))} down, "
+                    f"{counted(len(unit.keys), f'{unit.model} GPU')} "
                     f"of {host.name} ({roles}, {unit.cores:g} cores, {unit.ram_gib:g} GiB RAM) "
-                    f"find no idle {unit.model} GPU with room on the other hosts of the cluster"
+                    f"{'finds' if len(unit.keys) == 1 else 'find'} no idle {unit.model} GPU with "
+                    "room on the other hosts of the cluster"
                 )
             for key in unit.keys:
                 moved[key] = (room.host.name, room.idle.pop(0))

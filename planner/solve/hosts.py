@@ -30,6 +30,7 @@ from planner.solve.milp import (
     fill_most_with_patterns,
     min_bins,
 )
+from planner.words import counted
 
 __all__ = [
     "HostAssignment",
@@ -267,7 +268,7 @@ class HostPool:
         """Why ``request`` fits on no host of the pool, naming the resource that ran out."""
         model = request.gpu_model
         needed = len(request.loads)
-        what = f"{needed} free GPU{'s' if needed != 1 else ''}"
+        what = counted(needed, "free GPU")
         if self._open_host is not None:
             server = self._open_host(self.opened)
             if server.gpu_model != model:

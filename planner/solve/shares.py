@@ -47,6 +47,7 @@ import numpy as np
 
 from planner.assumptions import Shortfall
 from planner.inputs.inventory import Host
+from planner.words import counted
 
 __all__ = [
     "FULL_MILLI",
@@ -334,7 +335,7 @@ class _Cluster:
             return f"{where} in the inventory"
         if r.gpus > 0:
             room = self.full[mask] >= r.gpus
-            need = f"{r.gpus} free GPU{'s' if r.gpus > 1 else ''}"
+            need = counted(r.gpus, "free GPU")
         elif r.uses_gpu:
             room = (
                 (self.compute[mask] >= r.compute_milli) & (self.memory[mask] >= r.memory_milli)

@@ -33,6 +33,7 @@ from planner.inputs.tabular import (
 )
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadClass
 from planner.scenario import Scenario
+from planner.words import counted
 
 __all__ = [
     "CURVE_PRESETS",
@@ -84,8 +85,8 @@ class WeeklyCurve:
         expected = HOURS_PER_WEEK * self.steps_per_hour
         if len(self.values) != expected:
             raise ValueError(
-                f"a weekly curve at {self.steps_per_hour} step(s) per hour needs {expected} "
-                f"values, got {len(self.values)}"
+                f"a weekly curve at {counted(self.steps_per_hour, 'step')} per hour needs "
+                f"{expected} values, got {len(self.values)}"
             )
         bad = [v for v in self.values if not (0.0 <= v <= 1.0) or math.isnan(v)]
         if bad:

@@ -50,6 +50,7 @@ from planner.time.demand import (
     step_labels,
     weekly_demand,
 )
+from planner.words import counted
 
 __all__ = [
     "HarvestResult",
@@ -837,7 +838,7 @@ def harvest_summary(result: HarvestResult) -> pd.DataFrame:
             f"{_clock(s.submit_hour)} on " + ", ".join(DAYS[d] for d in sorted(set(s.submit_days))),
             "",
         ),
-        ("Job size", f"{s.gpus_per_job} GPU(s) × {s.job_hours:g} h", ""),
+        ("Job size", f"{counted(s.gpus_per_job, 'GPU')} × {s.job_hours:g} h", ""),
         ("Jobs checkpoint", "yes" if s.checkpointing else "no, they restart", ""),
         ("Resolution", s.resolution_minutes, "minutes"),
         ("Harvested", result.harvested_gpu_hours_per_week, "GPU-hours/week"),

@@ -46,6 +46,7 @@ from planner.inputs.inventory import (
 from planner.inputs.platform import DEFAULT_PLATFORM
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import quoted, shown, without_invisible, yes_no
+from planner.words import counted
 
 __all__ = [
     "FRAME_COLUMNS",
@@ -406,8 +407,8 @@ def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProbl
                 first.file,
                 first.line,
                 "gpu_model",
-                f"cluster {shown(cluster_name)}: no file gives the GPUs of {len(names)} host(s) "
-                f"({listed}); left out",
+                f"cluster {shown(cluster_name)}: no file gives the GPUs of "
+                f"{counted(len(names), 'host')} ({listed}); left out",
                 "add nvidia-smi or kubectl output of these hosts (named as here), or give the "
                 f"cluster's GPUs (--cluster-gpus '{shown(cluster_name)}=MODEL:GPUS', or the import "
                 "panel)",

@@ -38,6 +38,7 @@ from planner.inputs.workloads import (
     workloads_frame,
     workloads_from_frame,
 )
+from planner.words import counted
 
 __all__ = [
     "FRAME_COLUMNS",
@@ -227,7 +228,7 @@ def _planner_workloads(
         "",
         str(len(loaded.value)),
         "read",
-        f"{len(loaded.value)} class(es) read as {found.label}",
+        f"{counted(len(loaded.value), 'class', 'classes')} read as {found.label}",
     )
     return frame, note, loaded.problems
 
@@ -337,7 +338,8 @@ def _fill_peak_memory(
                     "memory_gib",
                     f"{gib:g}",
                     "read",
-                    f"measured: peak frame buffer used over {count} sample(s), largest pod",
+                    f"measured: peak frame buffer used over {counted(count, 'sample')}, "
+                    "largest pod",
                 )
             )
         else:
@@ -406,7 +408,8 @@ def fill_measured(
                     "busy_fraction",
                     f"{value:g}",
                     "read",
-                    f"measured: {metrics}, mean of {count} sample(s) over {len(busy)} GPU series",
+                    f"measured: {metrics}, mean of {counted(count, 'sample')} over "
+                    f"{len(busy)} GPU series",
                 )
             )
         _fill_peak_memory(result, rows, name, members, files, notes)
@@ -439,7 +442,9 @@ def fill_measured(
                 "",
                 str(len(pods)),
                 "read",
-                f"{len(pods)} measured pod(s) match no workload class ({listed}): not used",
+                f"{counted(len(pods), 'measured pod')} "
+                f"{'matches' if len(pods) == 1 else 'match'} no workload class ({listed}): "
+                "not used",
             )
         )
     return result, notes, problems

@@ -41,6 +41,7 @@ from planner.inputs.tabular import (
     quoted,
     visible_name,
 )
+from planner.words import counted
 
 __all__ = [
     "LIST_TOOL",
@@ -1675,7 +1676,7 @@ def _model_key(name: GpuName) -> str:
 
 
 def _gpu_count(count: int) -> str:
-    return f"{count} GPU{'' if count == 1 else 's'}"
+    return counted(count, "GPU")
 
 
 def _other_models(
