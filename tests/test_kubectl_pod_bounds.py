@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from importer_samples import CATALOG, container, kube_list, pod
+from importer_samples import CATALOG, container, kube_list, node, pod
 
+from planner.inputs.importers.kubectl_nodes import read_kubectl_nodes
 from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
 
 
@@ -204,3 +205,35 @@ def test_mig_instances_beyond_one_gpu_count_the_gpus_they_fill() -> None:
     (problem,) = read.problems
     assert problem.column == "pod ml/many: spec.containers[].resources"
     assert "the pod asks 29 GPUs in all" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("labels", "advertised", "locator", "shown", "count"),
+    [
+        ({}, {"nvidia.com/gpu": "1k"}, "status.allocatable.nvidia.com/gpu", "'1k' (1000)", 1000),
+        ({"nvidia.com/gpu.count": "32"}, {}, "metadata.labels.nvidia.com/gpu.count", "'32'", 32),
+        ({}, {"nvidia.com/gpu": "2Ki"}, "status.allocatable.nvidia.com/gpu", "'2Ki' (2048)", 2048),
+    ],
+)
+def test_a_node_counting_more_gpus_than_a_server_holds_is_a_problem(
+    labels: dict[str, str], advertised: dict[str, str], locator: str, shown: str, count: int
+) -> None:
+    """If a node advertises or labels more GPUs than the largest GPU servers hold (16), the count
+    is a problem naming node, field and value, a suffixed quantity spelled out (1k is 1000); the
+    count read is kept, as the user gave it (a plain count over the inventory's 64 is left to the
+    inventory's own problem). 16 GPUs are no problem."""
+    model = {"nvidia.com/gpu.product": "NVIDIA-L4"}
+    read = read_kubectl_nodes(
+        kube_list(
+            node("n1", {**model, **labels}, extra=advertised),
+            node("n2", model, extra={"nvidia.com/gpu": "16"}),
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    (problem,) = read.problems
+    assert problem.column == f"node n1: {locator}"
+    assert problem.message.startswith(f"{shown} GPUs on one node are more than")
+    assert "at most 16 GPUs" in problem.message
+    counts = [f.value for h in read.hosts for f in h.facts if f.field == "gpus_per_host"]
+    assert counts == [count, 16]

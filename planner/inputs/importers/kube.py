@@ -37,6 +37,7 @@ __all__ = [
     "object_kind",
     "parse_quantity",
     "quantity_gib",
+    "quantity_text",
     "yaml_documents",
 ]
 
@@ -80,6 +81,14 @@ def parse_quantity(text: object) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{quoted(str(text))} is out of range")
     return value
+
+
+def quantity_text(raw: object, value: float) -> str:
+    """A quantity as written, with its value when a suffix or form hides it: ``'1k' (1000)``,
+    ``'8'``."""
+    written = str(raw).strip()
+    number = f"{value:.0f}" if value.is_integer() else f"{value:g}"
+    return quoted(written) + ("" if written == number else f" ({number})")
 
 
 def quantity_gib(text: object) -> float:

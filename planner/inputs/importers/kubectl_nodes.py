@@ -44,6 +44,9 @@ Readings and their rules:
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
+- More GPUs on one node than the largest GPU servers hold (``MAX_GPUS_PER_NODE``, 16) are a
+  problem naming the value (``1k`` is 1000), the count read kept; a plain count the inventory
+  refuses is left to its problem.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
   resource not read here (``amd.com/gpu``) is left out with a problem naming it.
 """
@@ -67,13 +70,22 @@ from planner.inputs.importers.kube import (
     object_kind,
     parse_quantity,
     quantity_gib,
+    quantity_text,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import quoted, shown
 
-__all__ = ["CLUSTER_LABELS", "GPU_SELECTOR_LABELS", "TOOL", "read_kubectl_nodes", "selected_gpu"]
+__all__ = [
+    "CLUSTER_LABELS",
+    "GPU_SELECTOR_LABELS",
+    "MAX_GPUS_PER_NODE",
+    "NODE_SIZE",
+    "TOOL",
+    "read_kubectl_nodes",
+    "selected_gpu",
+]
 
 TOOL = "kubectl get nodes -o json"
 _TOOLS = {"JSON": TOOL, "YAML": "kubectl get nodes -o yaml"}
@@ -87,6 +99,16 @@ CLUSTER_LABELS = (
     "kubernetes.azure.com/cluster",
 )
 """Node labels that name the cluster, tried in order."""
+MAX_GPUS_PER_NODE = 16
+"""Most GPUs one Kubernetes node holds [GPUs]: the largest GPU servers (NVIDIA DGX-2 and HGX-2,
+EC2 p2.16xlarge) have 16. A pod runs on one node, so a pod asking more is never scheduled."""
+NODE_SIZE = (
+    f"at most {MAX_GPUS_PER_NODE} GPUs: the largest GPU servers, such as a DGX-2 or an EC2 "
+    f"p2.16xlarge, have {MAX_GPUS_PER_NODE}"
+)
+"""``MAX_GPUS_PER_NODE`` and why, for a message."""
+_INVENTORY_MAX_GPUS = 64
+"""The most ``gpus_per_host`` the inventory takes (``planner/inputs/inventory.py``)."""
 _ZONE = "topology.kubernetes.io/zone"
 _GPU = "nvidia.com/gpu"
 _LABEL = "nvidia.com/"
@@ -438,6 +460,7 @@ def _host(
         if count_label is None and capacity_gpus is None:
             _uncounted_gpus(volcano, instance, add)
     _check_instance_gpus(facts, instance, bad)
+    _check_node_size(facts, node, bad)
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
 
@@ -580,6 +603,41 @@ def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any)
         "if the GPUs are time-sliced, give the nodes with GPU Feature Discovery's labels "
         f"(nvidia.com/gpu.replicas); else set gpus_per_host to {ec2[1]}, the GPUs of a "
         f"{shown(instance[1])}",
+    )
+
+
+def _check_node_size(facts: list[Fact], node: _Node, bad: Any) -> None:
+    """A problem when a node's GPUs read are more than any GPU server holds
+    (``MAX_GPUS_PER_NODE``): a quantity's suffix (``1k`` = 1000) or an edit; the count read is
+    kept, as given. A plain count the inventory refuses (over ``_INVENTORY_MAX_GPUS``) is left
+    to its problem."""
+    counted = next((f for f in facts if f.field == "gpus_per_host"), None)
+    if counted is None or not isinstance(counted.value, (int, float)):
+        return
+    if counted.value <= MAX_GPUS_PER_NODE:
+        return
+    locator = counted.note.locator
+    found = next(
+        (r for r in (node.resource(n) for n in _ADVERTISED) if r is not None and r[1] == locator),
+        None,
+    )
+    raw = (
+        found[0] if found is not None else node.labels.get(locator.removeprefix("metadata.labels."))
+    )
+    try:
+        # The value as written where it is the count itself (not MIG devices or replicas).
+        as_written = raw is not None and parse_quantity(raw) == counted.value
+    except ValueError:
+        as_written = False
+    written = quantity_text(raw, float(counted.value)) if as_written else f"{counted.value:g}"
+    if counted.value > _INVENTORY_MAX_GPUS and not (as_written and written != quoted(str(raw))):
+        return  # the inventory refuses it, naming this value; a suffix it would not name
+    bad(
+        locator,
+        f"{written} GPUs on one node are more than any GPU server holds ({NODE_SIZE}): "
+        f"the {counted.value:g} is taken",
+        "give kubectl's output unchanged (a quantity's suffix multiplies: 1k = 1000, 2Ki = "
+        "2048); if the node does hold these GPUs, keep it",
     )
 
 

@@ -80,8 +80,14 @@ from planner.inputs.importers.kube import (
     kube_objects,
     object_kind,
     parse_quantity,
+    quantity_text,
 )
-from planner.inputs.importers.kubectl_nodes import GPU_SELECTOR_LABELS, selected_gpu
+from planner.inputs.importers.kubectl_nodes import (
+    GPU_SELECTOR_LABELS,
+    MAX_GPUS_PER_NODE,
+    NODE_SIZE,
+    selected_gpu,
+)
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import quoted, shown
@@ -108,9 +114,6 @@ TOOL = "kubectl get pods -A -o json"
 COUNTED_PHASES = frozenset({"Running", "Pending", ""})
 """Pod phases that hold (or wait for) a GPU; ``Succeeded`` and ``Failed`` pods hold none."""
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
-MAX_GPUS_PER_NODE = 16
-"""Most GPUs one Kubernetes node holds [GPUs]: the largest GPU servers (NVIDIA DGX-2 and HGX-2,
-EC2 p2.16xlarge) have 16. A pod runs on one node, so a pod asking more is never scheduled."""
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
@@ -414,17 +417,6 @@ def _devices(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> 
     return float(math.ceil(count))
 
 
-def _quantity_text(raw: object, value: float) -> str:
-    """A quantity as written, with its value when a suffix or form hides it (``'1k' (1000)``)."""
-    written = str(raw).strip()
-    number = f"{value:.0f}" if value.is_integer() else f"{value:g}"
-    return quoted(written) + ("" if written == number else f" ({number})")
-
-
-_NODE_SIZE = (
-    f"at most {MAX_GPUS_PER_NODE} GPUs: the largest GPU servers, such as a DGX-2 or an EC2 "
-    f"p2.16xlarge, have {MAX_GPUS_PER_NODE}"
-)
 _NODE_SIZE_FIX = (
     f"if a node of yours holds more than {MAX_GPUS_PER_NODE} GPUs, describe this class in a "
     "workload CSV with its GPUs per instance"
@@ -440,8 +432,8 @@ def _gpus_on_a_node(container: Mapping[str, Any], resource: str, bad: _PodProble
     raw = _requested(container, resource)
     bad(
         _at(container, resource),
-        f"{_quantity_text(raw, count)} GPUs in one container is more than any node holds "
-        f"({_NODE_SIZE}): a pod runs on one node, so it is never scheduled; pod left out",
+        f"{quantity_text(raw, count)} GPUs in one container is more than any node holds "
+        f"({NODE_SIZE}): a pod runs on one node, so it is never scheduled; pod left out",
         f"write {shown(resource)} as the GPUs the pod asks (a suffix multiplies: 1k = 1000, "
         f"2Ki = 2048); {_NODE_SIZE_FIX}",
     )
@@ -697,7 +689,7 @@ def _shared_gpu(
         over = "" if scheme.memory_per_device or devices == 1 else f" over {devices:g} GPUs"
         _refuse_memory_beyond_gpus(
             _at(container, scheme.memory),
-            f"{_quantity_text(_requested(container, scheme.memory), amount)} {unit}{over}",
+            f"{quantity_text(_requested(container, scheme.memory), amount)} {unit}{over}",
             each * _MIB_PER[unit] / 1024,
             _MEMORY_FIX[scheme.memory],
             catalog,
@@ -921,7 +913,7 @@ def _pod(
                 "spec.containers[].resources",
                 f"the pod asks {_rounded(gpus):g} GPUs in all (containers "
                 f"{', '.join(shown(as_text(c.get('name'))) for c in asking)}), more than any "
-                f"node holds ({_NODE_SIZE}): a pod runs on one node, so it is never scheduled; "
+                f"node holds ({NODE_SIZE}): a pod runs on one node, so it is never scheduled; "
                 "pod left out",
                 f"give kubectl's output unchanged; {_NODE_SIZE_FIX}",
             )
