@@ -514,3 +514,29 @@ def test_a_host_name_the_inventory_refuses_is_traced_to_the_hosts_file() -> None
     assert first.startswith(f"host n2\\u200b: the host name 'n2\\u200b' {_ZWSP}: the invisible")
     assert second.startswith("host nnnnn")
     assert ": the host name is 300 characters, over the limit of 253" in second
+
+
+def _l40s_list(gpus: int, uuid: str) -> bytes:
+    return "".join(f"GPU {i}: NVIDIA L40S (UUID: GPU-{uuid}{i})\n" for i in range(gpus)).encode()
+
+
+def test_two_outputs_sharing_a_file_name_and_naming_no_host_are_two_hosts_with_a_problem() -> None:
+    """Two nvidia-smi outputs saved under one file name (hostA/nvidia-smi.txt and
+    hostB/nvidia-smi.txt reach the planner as nvidia-smi.txt twice) cannot be told apart: each
+    is a host of its own, the second numbered, with a problem saying how to name them; no GPU
+    is lost by merging them. The same file given twice is still one host."""
+    first, second = _l40s_list(8, "a"), _l40s_list(8, "b")
+    imported = import_inventory([("nvidia-smi.txt", first), ("nvidia-smi.txt", second)], CATALOG)
+    assert list(imported.frame["host"]) == ["nvidia-smi", "nvidia-smi-2"]
+    assert list(imported.frame["gpus_per_host"]) == [8, 8]
+    (problem,) = imported.problems
+    assert problem.file == "nvidia-smi.txt"
+    assert problem.row_kept
+    assert "cannot be told apart" in problem.message
+    assert "'nvidia-smi-2'" in problem.message
+    assert "name each file after its host" in problem.fix
+    loaded = imported.inventory(CATALOG)
+    assert sum(h.gpus for h in loaded.value.hosts) == 16
+    again = import_inventory([("nvidia-smi.txt", first), ("nvidia-smi.txt", first)], CATALOG)
+    assert list(again.frame["host"]) == ["nvidia-smi"]
+    assert not again.problems

@@ -34,7 +34,7 @@ from planner.inputs.importers.hosts import (
     fact,
 )
 from planner.inputs.importers.provenance import SOURCES, ImportNote, validated_import
-from planner.inputs.importers.text import COUNT_SAID, whole_count
+from planner.inputs.importers.text import COUNT_SAID, host_from_file_name, whole_count
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import (
     INVENTORY_COLUMNS,
@@ -343,20 +343,83 @@ _NAMED_OTHERWISE = (
 )
 
 
+def _named_after_file(part: HostFacts) -> bool:
+    """Whether the part's host is only named after its file (nothing in the output names it)."""
+    note = part.name_note
+    return (
+        note is not None
+        and note.source == "assumed"
+        and part.name == host_from_file_name(part.file)
+    )
+
+
+def _renamed(part: HostFacts, name: str, text: str) -> HostFacts:
+    """``part`` as the host ``name``, every note about it naming it so; ``text`` says why."""
+    facts = tuple(replace(f, note=replace(f.note, subject=name)) for f in part.facts)
+    naming = ImportNote(part.file, part.line, "", name, "host", name, "assumed", text)
+    layout = tuple(replace(m, host=name) for m in part.mig_layout)
+    return replace(part, name=name, facts=facts, mig_layout=layout, name_note=naming)
+
+
+def _told_apart(
+    read: HostsRead,
+    given: int,
+    part: HostFacts,
+    hosts: Sequence[_Host],
+    problems: list[InputProblem],
+) -> HostFacts:
+    """``part`` of the ``given``-th file of its name (1 for the first), when another file of that
+    name with other content came before: a host of its own, numbered (``nvidia-smi-2``), with a
+    problem, since two outputs that name no host and share a file name (``hostA/nvidia-smi.txt``,
+    ``hostB/nvidia-smi.txt``) cannot be told apart and merging them would lose one host's GPUs."""
+    number = given
+    name = f"{part.name}-{number}"
+    while any(h.matches(name) for h in hosts):
+        number += 1
+        name = f"{part.name}-{number}"
+    problems.append(
+        InputProblem(
+            read.file,
+            part.line,
+            None,
+            f"files named {quoted(read.file)} are given with different content and this "
+            "output names no host: the files cannot be told apart, so each is read as a host "
+            f"of its own, this one (number {given} of that name) as host {quoted(name)}, the "
+            f"first as {quoted(part.name)}",
+            "name each file after its host (gpu-07.txt, or the host's folder in the name) and "
+            "give them again; if they are outputs of one host, give that host's name (--host-name)",
+            row_kept=True,
+        )
+    )
+    return _renamed(
+        part, name, f"named after the file, numbered: file {given} named {quoted(read.file)}"
+    )
+
+
 def _hosts_by_name(
-    reads: Sequence[HostsRead], notes: list[ImportNote], problems: list[InputProblem]
+    reads: Sequence[HostsRead],
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+    repeated: frozenset[str] = frozenset(),
 ) -> list[_Host]:
     """The hosts of all reads, parts of one host (``_Host.matches``) grouped, in order of first
     mention; a part naming its host otherwise than the first (``GPU-01`` for ``gpu-01``) is a
     note, so no two names are merged in silence.
 
     A host named twice in one file is two hosts sharing a name, not two views of one: the
-    second is left out with a problem, since merging them would silently drop a host.
+    second is left out with a problem, since merging them would silently drop a host. So are
+    hosts named only after files of one name given with other content (``repeated``): each
+    file after the first is a host of its own (``_told_apart``).
     """
     hosts: list[_Host] = []
+    given: dict[str, int] = {}
     for read in reads:
+        given[read.file] = given.get(read.file, 0) + 1
         first_here: dict[int, HostFacts] = {}
-        for part in read.hosts:
+        for original in read.hosts:
+            part = original
+            if read.file in repeated and given[read.file] > 1 and _named_after_file(part):
+                part = _told_apart(read, given[read.file], part, hosts, problems)
             entry = next((h for h in hosts if h.matches(part.name)), None)
             if entry is None:
                 entry = _Host(part.name)
@@ -452,6 +515,14 @@ def _open_model_problem(
     )
 
 
+def _repeated_names(files: Sequence[tuple[str, bytes]]) -> frozenset[str]:
+    """File names given more than once with different content (the same name in two folders)."""
+    contents: dict[str, set[bytes]] = {}
+    for name, data in files:
+        contents.setdefault(name, set()).add(data)
+    return frozenset(name for name, given in contents.items() if len(given) > 1)
+
+
 def _read_every_file(
     files: Sequence[tuple[str, bytes]],
     catalog: Catalog,
@@ -511,7 +582,7 @@ def import_inventory(
     reads = [read for _, read in found]
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
-    hosts = _hosts_by_name(reads, notes, problems)
+    hosts = _hosts_by_name(reads, notes, problems, _repeated_names(files))
     tools = {r.file: r.tool for r in reads}
     rows = []
     layouts: list[MigGpu] = []
