@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
+from planner.cli import build_parser, scenario_from_args
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.workbook import read_plan_inputs
@@ -341,3 +342,23 @@ def test_an_edited_inventory_sheet_says_to_save_it_as_csv_and_that_csv_plans_the
     first, *others = loaded.value.hosts
     assert first == dataclasses.replace(inventory.hosts[0], ram_gib=1024)
     assert tuple(others) == inventory.hosts[1:]
+
+
+def test_the_command_line_plans_from_the_two_sheets_saved_as_csv(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """python -m planner plan --inventory Inventory.csv --workloads Workloads.csv, the two
+    sheets saved with semicolons and a BOM, reads the hosts and classes the plan was made
+    from, with no problem."""
+    workloads = load_workloads(OVERRIDES, catalog).value
+    book, inventory = _book(catalog, workloads)
+    hosts, classes = tmp_path / "Inventory.csv", tmp_path / "Workloads.csv"
+    hosts.write_bytes(_saved_as_csv(book, "Inventory", european=True))
+    classes.write_bytes(_saved_as_csv(book, "Workloads", european=True))
+    args = build_parser().parse_args(
+        ["plan", "--inventory", str(hosts), "--workloads", str(classes)]
+    )
+    scenario, problems = scenario_from_args(args, report=io.StringIO())
+    assert problems == ()
+    assert scenario.inventory == inventory
+    assert scenario.workloads == workloads
