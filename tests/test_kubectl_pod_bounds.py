@@ -237,3 +237,17 @@ def test_a_node_counting_more_gpus_than_a_server_holds_is_a_problem(
     assert "at most 16 GPUs" in problem.message
     counts = [f.value for h in read.hosts for f in h.facts if f.field == "gpus_per_host"]
     assert counts == [count, 16]
+
+
+def test_gpu_memory_is_read_against_a_catalog_without_gpus() -> None:
+    """With a catalog of no GPU there is no largest GPU to hold memory against: HAMi's gpumem is
+    read as asked, with no problem and no traceback."""
+    from planner.inputs.catalog import Catalog
+
+    empty = Catalog(gpus={}, vgpu_profiles={}, mig_profiles={})
+    asked = container(limits={"nvidia.com/gpu": "1", "nvidia.com/gpumem": "8192"})
+    read = read_kubectl_pods(kube_list(pod("p-1", containers=[asked])), "pods.json", empty)
+    assert read.problems == ()
+    (only,) = read.pods
+    assert only.gpu is not None
+    assert only.gpu.memory_gib == 8.0

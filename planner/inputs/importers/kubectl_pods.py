@@ -440,8 +440,10 @@ def _gpus_on_a_node(container: Mapping[str, Any], resource: str, bad: _PodProble
     raise _PodLeftOutError(resource)
 
 
-def _largest_gpu(catalog: Catalog) -> tuple[str, float]:
-    """The catalog model with the most memory, and its memory [GiB]."""
+def _largest_gpu(catalog: Catalog) -> tuple[str, float] | None:
+    """The catalog model with the most memory, and its memory [GiB]; None without models."""
+    if not catalog.gpus:
+        return None
     model = max(catalog.gpus, key=lambda m: catalog.gpus[m].memory_gib)
     return model, catalog.gpus[model].memory_gib
 
@@ -451,9 +453,10 @@ def _refuse_memory_beyond_gpus(
 ) -> None:
     """Leave the pod out, with a problem, when it asks more memory of one GPU [GiB] than the
     largest GPU in the catalog has: no GPU holds it."""
-    model, largest = _largest_gpu(catalog)
-    if each_gib <= largest:
+    largest_gpu = _largest_gpu(catalog)
+    if largest_gpu is None or each_gib <= largest_gpu[1]:
         return
+    model, largest = largest_gpu
     bad(
         locator,
         f"{asked}: {each_gib:,.1f} GiB of one GPU's memory is more than the largest GPU in the "
