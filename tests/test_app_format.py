@@ -57,3 +57,16 @@ def test_a_known_count_takes_its_noun_in_the_singular_or_the_plural() -> None:
     assert fmt.counted(0, "value") == "0 values"
     assert fmt.counted(1204, "row") == "1,204 rows"
     assert fmt.counted(2, "class", "classes") == "2 classes"
+
+
+def test_a_count_written_as_one_takes_the_singular_even_signed_or_rounded() -> None:
+    """The noun agrees with the count as written: '+1 GPU' and '-1 GPU' for a change of one,
+    '1 GPU-hour' for 0.8 written as 1, '2 GPUs' otherwise (a card read '+1 GPUs')."""
+    assert fmt.counted_change(1, "GPU") == "+1 GPU"
+    assert fmt.counted_change(-1, "GPU") == "-1 GPU"
+    assert fmt.counted_change(-4, "GPU") == "-4 GPUs"
+    assert fmt.counted_change(0, "GPU") is None
+    assert fmt.counted(0.8, "GPU-hour") == "1 GPU-hour"
+    assert fmt.counted(1.6, "GPU-hour") == "2 GPU-hours"
+    assert fmt.noun_of(-1, "instance") == "instance"
+    assert fmt.noun_of(3, "class", "classes") == "classes"

@@ -561,7 +561,7 @@ def test_own_gpu_models_are_used_whole_or_refused_with_the_reason(case: str) -> 
     if outcome == "applied":
         assert own is not None
         assert own.content == data
-        assert any(s.value.startswith(f"In use: {case} adds 2 model(s)") for s in at.success)
+        assert any(s.value.startswith(f"In use: {case} adds 2 models") for s in at.success)
         return
     assert own is None
     assert any(f"{case} cannot be used" in e.value for e in at.error), _texts(at)

@@ -77,7 +77,7 @@ def test_bad_rows_are_listed_with_row_column_and_fix_and_good_rows_load() -> Non
     assert not at.exception
     assert at.subheader[0].value == "In use: mixed.csv"
     assert _metric(at, "Hosts") == "1"
-    assert any("row(s) were skipped" in w.value for w in at.warning)
+    assert any("1 row was skipped" in w.value for w in at.warning)
 
 
 def test_a_bad_row_after_a_good_inventory_does_not_silently_replace_it() -> None:
@@ -198,7 +198,7 @@ def test_own_gpu_models_let_an_inventory_naming_them_load_and_plan() -> None:
     assert not at.exception
     assert not at.error
     assert "Catalog extended by my_gpus.csv: H100-80GB-lab, RTX-6000-Ada" in _sidebar(at)
-    assert any("my_gpus.csv adds 2 model(s)" in s.value for s in at.success)
+    assert any("my_gpus.csv adds 2 models" in s.value for s in at.success)
     _upload(at, "lab-hosts.csv", LAB_INVENTORY)
     assert not at.exception
     assert at.subheader[0].value == "In use: lab-hosts.csv"

@@ -66,7 +66,7 @@ def test_a_node_list_waits_with_its_assumptions_and_bad_rows_then_is_the_invento
     assert any("read as Alibaba GPU-sharing trace node list" in c.value for c in at.caption)
     assert at.subheader[0].value == "In use: the bundled sample"
     summary = "\n".join(m.value for m in at.markdown)
-    assert "GPU model 'G2' (1 node(s), first on row 3) is not in the catalog" in summary
+    assert "GPU model 'G2' (1 node, first on row 3) is not in the catalog" in summary
     assert "give it as your own GPU model (Inventory page: Add your own GPU models)" in summary
     assert "--catalog-extra" not in summary
     assert "cluster assumed = openb" in summary
@@ -79,7 +79,7 @@ def test_a_node_list_waits_with_its_assumptions_and_bad_rows_then_is_the_invento
     assert _metric(at, "Hosts") == "2"
     assert _metric(at, "GPUs") == "10"
     assert any("G2" in i.value and "guesses" in i.value for i in at.info)
-    assert any("1 problem(s) in nodes.csv" in w.value for w in at.warning)
+    assert any("1 problem in nodes.csv; 1 row was skipped" in w.value for w in at.warning)
 
 
 def test_a_pod_list_on_an_inventory_without_its_nodes_says_what_that_changes() -> None:
@@ -140,12 +140,12 @@ def test_a_pod_list_on_its_node_list_places_every_pod_it_can() -> None:
     assert not any("upload its node list" in w.value for w in at.warning)
     assert list(_problems(at)["row"]) == [6]
     assert _metric(at, "Classes kept") == "2"
-    assert "1 class(es) of pods without GPU (1 pod(s))" in _help(at, "Classes kept")
+    assert "1 class of pods without GPU (1 pod)" in _help(at, "Classes kept")
     assert _metric(at, "GPUs requested after") == "3"
     at.button(key="workloads_upload_apply").click().run()
     assert not at.exception
     assert _metric(at, "Workload classes") == "2"
-    assert "1 class(es) of pods without GPU (1 pod(s))" in _help(at, "Workload classes")
+    assert "1 class of pods without GPU (1 pod)" in _help(at, "Workload classes")
     assert _metric(at, "Instances") == "3"
 
 

@@ -111,7 +111,7 @@ def test_a_pod_list_s_name_and_its_inventory_s_are_shown_as_written() -> None:
     assert [t for t in texts if any(r in t for r in RENDERED)] == []
     escaped = r"\*\*bold\*\* \[a\](b)"
     assert any(f"{escaped} pods.csv is used as the file gives it" in t for t in texts)
-    assert any(f"problem(s) in {escaped} pods.csv" in t for t in texts)
+    assert any(f" in {escaped} pods.csv; " in t and "skipped" in t for t in texts)
     assert any(f"{escaped}.csv" in t and "trace pod list" in t for t in texts)
 
 

@@ -70,7 +70,7 @@ def test_an_uploaded_mix_with_a_bad_row_loads_the_good_rows() -> None:
     at.button(key="workloads_upload_apply").click().run()
     assert at.subheader[0].value == "In use: mix.csv"
     assert _metric(at, "Workload classes") == "1"
-    assert any("row(s) were skipped" in w.value for w in at.warning)
+    assert any("1 row was skipped" in w.value for w in at.warning)
     problems = next(df.value for df in at.dataframe if "fix" in df.value.columns)
     assert problems.loc[0, "row"] == 3
     assert problems.loc[0, "column"] == "busy_fraction"
@@ -129,7 +129,7 @@ def test_a_bad_cell_keeps_its_row_and_is_named_in_the_editors_words(
     assert not at.exception
     assert at.subheader[0].value == "In use: sample workloads.csv"
     assert _metric(at, "Workload classes") == classes
-    error = next(e.value for e in at.error if "need a change" in e.value)
+    error = next(e.value for e in at.error if "1 cell needs a change" in e.value)
     assert "nothing was dropped" in error
     assert f"Row 1 ({_first_class()}), column “{column}”" in error.replace("\\", "")
     assert said in error.replace("\\", "")
@@ -160,6 +160,6 @@ def test_a_duplicate_name_names_the_first_use_by_the_editors_row() -> None:
     at = _workloads_page()
     _edit(at, 1, "name", _first_class())
     assert not at.exception
-    error = next(e.value for e in at.error if "need a change" in e.value).replace("\\", "")
+    error = next(e.value for e in at.error if "1 cell needs a change" in e.value).replace("\\", "")
     assert f"Row 2 ({_first_class()}), column “name”" in error
     assert "already used on row 1" in error

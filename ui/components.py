@@ -113,10 +113,11 @@ def scenario_sidebar() -> None:
             workloads = built.scenario.workloads
             instances = sum(w.instances for w in workloads)
             st.caption(
-                f":material/dns: {inventory_name}: {fmt.count(len(inventory.hosts))} hosts, "
-                f"{fmt.count(inventory.gpu_count)} GPUs  \n"
-                f":material/work: {workloads_name}: {fmt.count(len(workloads))} classes, "
-                f"{fmt.count(instances)} instances"
+                f":material/dns: {inventory_name}: {fmt.counted(len(inventory.hosts), 'host')}, "
+                f"{fmt.counted(inventory.gpu_count, 'GPU')}  \n"
+                f":material/work: {workloads_name}: "
+                f"{fmt.counted(len(workloads), 'class', 'classes')}, "
+                f"{fmt.counted(instances, 'instance')}"
             )
         if inputs.own_gpus is not None:
             _own_gpus_sidebar(inputs.own_gpus)
@@ -201,8 +202,9 @@ def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
         return
     rows = {p.row for p in problems if p.row is not None}
     st.warning(
-        f"{len(problems)} problem(s) in {fmt.markdown_literal(what)}; {len(rows)} row(s) were "
-        "skipped, the other rows are in use. Fix them in the file and upload it again.",
+        f"{fmt.counted(len(problems), 'problem')} in {fmt.markdown_literal(what)}; "
+        f"{fmt.counted(len(rows), 'row')} {'was' if len(rows) == 1 else 'were'} skipped, the "
+        "other rows are in use. Fix them in the file and upload it again.",
         icon=":material/warning:",
     )
     planning.show_problems(problems)
@@ -423,7 +425,7 @@ def _plan_card(result: MethodResult, before: MethodResult | None, *, lowest_cost
     st.metric(
         "GPUs used",
         fmt.count(m.gpus_used),
-        delta=fmt.change(gpus_change, unit="GPUs"),
+        delta=fmt.counted_change(gpus_change, "GPU"),
         delta_color="inverse",
         help=definitions.define("GPUs used"),
     )
@@ -438,7 +440,7 @@ def _plan_card(result: MethodResult, before: MethodResult | None, *, lowest_cost
         help=definitions.define("Annual cost"),
     )
     st.caption(
-        f"on {fmt.count(m.hosts_used)} hosts · {fmt.usd(cost.usd_per_instance_year)} a year "
+        f"on {fmt.counted(m.hosts_used, 'host')} · {fmt.usd(cost.usd_per_instance_year)} a year "
         "per instance served"
     )
     placed = f"{fmt.count(m.instances_placed)} placed"
@@ -455,11 +457,11 @@ def method_summary(result: MethodResult) -> None:
     """A one-line summary of one method's plan, with its notes."""
     m = result.metrics
     st.markdown(
-        f"**{result.plan.label}**: {fmt.count(m.gpus_used)} GPUs on "
-        f"{fmt.count(m.hosts_used)} hosts · {fmt.count(m.instances_placed)} placed, "
+        f"**{result.plan.label}**: {fmt.counted(m.gpus_used, 'GPU')} on "
+        f"{fmt.counted(m.hosts_used, 'host')} · {fmt.count(m.instances_placed)} placed, "
         f"{fmt.count(m.instances_not_placed)} not placed · memory {fmt.pct(m.memory_utilisation)}, "
         f"compute {fmt.pct(m.compute_utilisation)} · {fmt.usd(result.cost.total_usd_per_year)} "
-        f"per year · lower bound {fmt.count(m.lower_bound_gpus)} GPUs ({result.plan.status})"
+        f"per year · lower bound {fmt.counted(m.lower_bound_gpus, 'GPU')} ({result.plan.status})"
     )
     notes = [*result.plan.notes, *result.cost.notes]
     if notes:
@@ -499,7 +501,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
     cols[0].metric(
         "GPUs used",
         fmt.count(m.gpus_used),
-        delta=f"{fmt.count(m.hosts_used)} hosts",
+        delta=fmt.counted(m.hosts_used, "host"),
         delta_color="off",
         delta_arrow="off",
         help=definitions.define("GPUs used"),
@@ -533,7 +535,7 @@ def recommended_section(recommended: RecommendedPlan) -> None:
         cols[3].metric(
             "Against one method",
             f"{fmt.usd(abs(saved))} {'less' if saved >= 0 else 'more'}",
-            delta=f"{more:+d} instances served",
+            delta=f"{more:+,d} {fmt.noun_of(more, 'instance')} served",
             delta_color="normal" if more >= 0 else "inverse",
             help=f"{definitions.define('Against one method')} Here: {best.label}.",
         )

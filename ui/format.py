@@ -8,8 +8,11 @@ import re
 __all__ = [
     "change",
     "count",
+    "counted",
+    "counted_change",
     "gib",
     "markdown_literal",
+    "noun_of",
     "pct",
     "ratio",
     "seconds",
@@ -76,18 +79,33 @@ def count(value: float | None) -> str:
     return f"{value:,.0f}"
 
 
-def counted(value: int, noun: str, plural: str | None = None) -> str:
+def noun_of(value: float, noun: str, plural: str | None = None) -> str:
+    """The noun agreeing with a count as it is written (whole, unsigned): ``host`` for 1 (and
+    -1, +1, 0.8), ``hosts`` otherwise; ``plural`` for a noun not made plural by an ``s``
+    (``class``: ``classes``)."""
+    return noun if f"{abs(value):,.0f}" == "1" else plural or noun + "s"
+
+
+def counted(value: float, noun: str, plural: str | None = None) -> str:
     """A count with its noun, singular for 1: ``1 problem``, ``2 problems``, ``1,204 rows``;
     ``plural`` for a noun not made plural by an ``s`` (``class``: ``classes``)."""
-    return f"{count(value)} {noun if value == 1 else plural or noun + 's'}"
+    return f"{count(value)} {noun_of(value, noun, plural)}"
 
 
 def change(value: float | None, *, unit: str) -> str | None:
-    """A signed change for a metric's delta: ``-4`` -> ``-4 GPUs``; None when there is none
+    """A signed change for a metric's delta: ``-4`` -> ``-4 GiB``; None when there is none
     (no earlier figure, or no change). A leading ``-`` is what Streamlit reads as a fall."""
     if value is None or _missing(value) or round(value) == 0:
         return None
     return f"{value:+,.0f} {unit}"
+
+
+def counted_change(value: float | None, noun: str, plural: str | None = None) -> str | None:
+    """A signed change of a count for a metric's delta, its noun agreeing: ``-4`` -> ``-4 GPUs``,
+    ``1`` -> ``+1 GPU``; None when there is none (no earlier figure, or no change)."""
+    if value is None or _missing(value) or round(value) == 0:
+        return None
+    return f"{value:+,.0f} {noun_of(value, noun, plural)}"
 
 
 def usd_change(value: float | None, *, per: str) -> str | None:

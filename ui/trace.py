@@ -70,7 +70,8 @@ def pods_without_nodes(inventory: InputFile) -> str | None:
 
 
 def without_gpu(cpu_only: Sequence[WorkloadClass]) -> str:
-    """``2 class(es) of pods without GPU (5 pod(s))``: what a pod list adds beyond the classes
-    its GPU figures count."""
+    """``2 classes of pods without GPU (5 pods)``: what a pod list adds beyond the classes its
+    GPU figures count."""
     pods = sum(w.instances for w in cpu_only)
-    return f"{fmt.count(len(cpu_only))} class(es) of pods without GPU ({fmt.count(pods)} pod(s))"
+    classes = fmt.counted(len(cpu_only), "class", "classes")
+    return f"{classes} of pods without GPU ({fmt.counted(pods, 'pod')})"

@@ -110,7 +110,7 @@ def test_admin_journey(
     expect(page.get_by_text("Rows skipped")).to_be_visible()
     page.locator(".st-key-inventory_upload_apply").get_by_role("button").click()
     expect(page.get_by_role("heading", name="In use: my-inventory.csv")).to_be_visible()
-    expect(page.get_by_text("row(s) were skipped")).to_be_visible()
+    expect(page.get_by_text("1 row was skipped")).to_be_visible()
     _wait_idle(page)
     _screenshot(page, screenshot_dir / "inventory.png")
 

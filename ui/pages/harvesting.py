@@ -311,15 +311,16 @@ cards[4].metric(
 )
 if settings.gpus_per_job > result.pool_gpus:
     st.warning(
-        f"A job takes {settings.gpus_per_job} GPUs and the pool has "
+        f"A job takes {fmt.counted(settings.gpus_per_job, 'GPU')} and the pool has "
         f"{fmt.count(result.pool_gpus)}, so no job can ever run. Lower **GPUs per job** or give "
         "a larger pool.",
         icon=":material/warning:",
     )
 elif not result.keeps_up:
     st.warning(
-        f"The backlog grows by {fmt.count(result.backlog_growth_gpu_hours_per_week)} GPU-hours "
-        "a week: the idle desktop GPUs cannot keep up. Lower the backlog or add GPUs.",
+        f"The backlog grows by "
+        f"{fmt.counted(result.backlog_growth_gpu_hours_per_week, 'GPU-hour')} a week: the idle "
+        "desktop GPUs cannot keep up. Lower the backlog or add GPUs.",
         icon=":material/warning:",
     )
 for note in result.notes:

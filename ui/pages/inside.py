@@ -7,6 +7,7 @@ import streamlit as st
 from planner.output.cells import csv_bytes
 from planner.output.report import map_notes, not_placed_frame, placement_frame
 from ui import charts, components, planning, session, tables
+from ui import format as fmt
 
 st.title("Inside a plan")
 st.caption(
@@ -80,10 +81,10 @@ if not_placed.empty:
 else:
     st.caption("Counted per workload and reason; the full list is below.")
     components.table(tables.not_placed_summary(not_placed), key="inside_not_placed")
-    with st.expander(f"Every instance not placed ({len(not_placed)} rows)"):
+    with st.expander(f"Every instance not placed ({fmt.counted(len(not_placed), 'row')})"):
         components.table(not_placed, key="inside_not_placed_all", max_rows=None)
 
-with st.expander(f"All placements ({len(placements)} rows)"):
+with st.expander(f"All placements ({fmt.counted(len(placements), 'row')})"):
     components.table(placements, key="inside_placements", max_rows=None)
 
 slug = str(method)

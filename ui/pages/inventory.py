@@ -116,9 +116,10 @@ with st.expander(
             partial(planning.own_models, own_gpus), doing="read your GPU models"
         )
         st.success(
-            f"In use: {fmt.markdown_literal(own_gpus.name)} adds {fmt.count(len(own_in_use))} "
-            f"model(s) to the catalog: {fmt.markdown_literal(', '.join(own_in_use))}. Every "
-            "page plans with them.",
+            f"In use: {fmt.markdown_literal(own_gpus.name)} adds "
+            f"{fmt.counted(len(own_in_use), 'model')} to the catalog: "
+            f"{fmt.markdown_literal(', '.join(own_in_use))}. Every page plans with "
+            f"{'it' if len(own_in_use) == 1 else 'them'}.",
             icon=":material/check_circle:",
         )
 

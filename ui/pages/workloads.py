@@ -164,7 +164,9 @@ else:
         if checked.problems:
             with st.container(key="workloads_editor_problems"):
                 st.error(
-                    f"{len(checked.problems)} cell(s) need a change, so the planner keeps the mix "
+                    f"{fmt.counted(len(checked.problems), 'cell')} "
+                    f"{'needs' if len(checked.problems) == 1 else 'need'} a change, so the planner "
+                    "keeps the mix "
                     "in use and nothing was dropped: your rows stay in the table above as you "
                     "typed them. Change the marked cells, then press **Use this mix** again.\n\n"
                     + "\n".join(
