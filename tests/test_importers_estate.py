@@ -540,3 +540,22 @@ def test_two_outputs_sharing_a_file_name_and_naming_no_host_are_two_hosts_with_a
     again = import_inventory([("nvidia-smi.txt", first), ("nvidia-smi.txt", first)], CATALOG)
     assert list(again.frame["host"]) == ["nvidia-smi"]
     assert not again.problems
+
+
+def test_a_short_host_name_two_full_names_share_is_left_out_naming_both() -> None:
+    """An nvidia-smi file named esx01.txt beside RVTools hosts esx01.site1.corp and
+    esx01.site2.corp could be either: it is left out with a problem naming both candidates and
+    how to name the file, never given to the first at random."""
+    rvtools = _vhost(
+        ("esx01.site1.corp", "gpu1", 32, 262144), ("esx01.site2.corp", "gpu2", 32, 262144)
+    )
+    files = [("export.xlsx", rvtools), ("esx01.txt", _l40s_list(4, "e"))]
+    with pytest.raises(InputError) as refused:
+        import_inventory(files, CATALOG)
+    ambiguous = refused.value.problems[0]
+    assert ambiguous.file == "esx01.txt"
+    assert "'esx01.site1.corp', 'esx01.site2.corp'" in ambiguous.message
+    assert "left out with its 4 GPUs" in ambiguous.message
+    assert "esx01.site1.corp.txt" in ambiguous.fix
+    named = import_inventory([*files, ("esx01.site2.corp.txt", _l40s_list(2, "f"))], CATALOG)
+    assert list(named.frame["host"]) == ["esx01.site2.corp"]

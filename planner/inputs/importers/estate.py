@@ -396,6 +396,37 @@ def _told_apart(
     )
 
 
+def _full_names(reads: Sequence[HostsRead]) -> dict[str, list[str]]:
+    """The names with a domain the reads give, by their host part (``_short``), each once as
+    first written."""
+    found: dict[str, dict[str, str]] = {}
+    for read in reads:
+        for part in read.hosts:
+            if _has_domain(part.name):
+                names = found.setdefault(_short(part.name), {})
+                names.setdefault(host_key(part.name), part.name)
+    return {short: list(names.values()) for short, names in found.items()}
+
+
+def _ambiguous_short_name(part: HostFacts, fitting: Sequence[str]) -> InputProblem:
+    """Why a part named without a domain is left out when two hosts of other domains share its
+    host part (``esx01`` of ``esx01.site1.corp`` and ``esx01.site2.corp``): which one it
+    describes is not known, and picking one would give its GPUs to a host at random."""
+    listed = ", ".join(quoted(n) for n in fitting)
+    gpus = part.get("gpus_per_host")
+    what = "" if gpus is None else f" with its {counted(int(gpus.value), 'GPU')}"
+    named = " (named after this file)" if _named_after_file(part) else ""
+    return InputProblem(
+        part.file,
+        part.line,
+        None,
+        f"host {quoted(part.name)}{named} matches {counted(len(fitting), 'host')} named with a "
+        f"domain ({listed}): which one it is cannot be told, so it is left out{what}",
+        f"give the host's full name: name the file after it ({fitting[0]}.txt) when the host is "
+        "named after the file, else write the full name in the file (or give the host name)",
+    )
+
+
 def _hosts_by_name(
     reads: Sequence[HostsRead],
     notes: list[ImportNote],
@@ -413,6 +444,7 @@ def _hosts_by_name(
     """
     hosts: list[_Host] = []
     given: dict[str, int] = {}
+    full_names = _full_names(reads)
     for read in reads:
         given[read.file] = given.get(read.file, 0) + 1
         first_here: dict[int, HostFacts] = {}
@@ -420,6 +452,10 @@ def _hosts_by_name(
             part = original
             if read.file in repeated and given[read.file] > 1 and _named_after_file(part):
                 part = _told_apart(read, given[read.file], part, hosts, problems)
+            fitting = [] if _has_domain(part.name) else full_names.get(_short(part.name), [])
+            if len(fitting) > 1:
+                problems.append(_ambiguous_short_name(part, fitting))
+                continue
             entry = next((h for h in hosts if h.matches(part.name)), None)
             if entry is None:
                 entry = _Host(part.name)
