@@ -251,3 +251,28 @@ def test_gpu_memory_is_read_against_a_catalog_without_gpus() -> None:
     (only,) = read.pods
     assert only.gpu is not None
     assert only.gpu.memory_gib == 8.0
+
+
+@pytest.mark.parametrize(
+    ("selector", "named"),
+    [
+        ({"node.kubernetes.io/instance-type": "g5g.xlarge"}, "T4G"),
+        ({"nvidia.com/gpu.product": "NVIDIA-Foo-9000"}, "NVIDIA-Foo-9000"),
+    ],
+)
+def test_a_pod_pinned_to_a_gpu_the_catalog_lacks_is_kept_with_a_problem(
+    selector: dict[str, str], named: str
+) -> None:
+    """If a pod's node selector pins it to a GPU no catalog model is (g5g's T4G), the pod is
+    kept without a model, and a problem naming the label, its value and the GPU says its class
+    may be planned on any model with its memory assumed, and how to add the GPU."""
+    read = read_kubectl_pods(kube_list(_pinned(selector)), "pods.json", CATALOG)
+    (only,) = read.pods
+    assert only.gpu_models == ()
+    (problem,) = read.problems
+    (label,) = selector
+    assert problem.column == f"pod ml/x-0: spec.nodeSelector.{label}"
+    assert problem.row_kept
+    assert f"'{selector[label]}'" in problem.message
+    assert named in problem.message
+    assert "catalog" in problem.fix

@@ -365,9 +365,11 @@ class _PodProblems:
         self.where = f"pod {shown(namespace)}/{shown(pod)}"
         self.problems = problems
 
-    def __call__(self, locator: str, message: str, fix: str) -> None:
+    def __call__(self, locator: str, message: str, fix: str, *, row_kept: bool = False) -> None:
         self.problems.append(
-            InputProblem(self.file, None, f"{self.where}: {locator}", message, fix)
+            InputProblem(
+                self.file, None, f"{self.where}: {locator}", message, fix, row_kept=row_kept
+            )
         )
 
 
@@ -787,12 +789,15 @@ def _rounded(gpus: float) -> float:
     return gpus if gpus <= 1 else float(math.ceil(gpus - 1e-9))
 
 
-def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ...]:
+def _selected_models(
+    spec: Mapping[str, Any], catalog: Catalog, bad: _PodProblems | None
+) -> tuple[str, ...]:
     """Catalog models the pod's node selector or required node affinity (``In``) names by a node
     label of its GPU (``GPU_SELECTOR_LABELS``: GFD's product, GKE's or EKS's accelerator, an EC2
-    instance type), read as the nodes' importer reads the label."""
-    chosen: list[tuple[str, str]] = [
-        (str(key), as_text(value))
+    instance type), read as the nodes' importer reads the label. A GPU named that no catalog
+    model is gets a problem through ``bad`` (None for a pod without a GPU), the pod kept."""
+    chosen: list[tuple[str, str, str]] = [
+        (str(key), as_text(value), f"spec.nodeSelector.{shown(str(key))}")
         for key, value in as_mapping(spec.get("nodeSelector")).items()
         if key in GPU_SELECTOR_LABELS
     ]
@@ -809,12 +814,25 @@ def _selected_models(spec: Mapping[str, Any], catalog: Catalog) -> tuple[str, ..
                 and as_text(expression.get("operator")) == "In"
                 and isinstance(values, list)
             ):
-                chosen.extend((key, as_text(v)) for v in values)
+                locator = f"spec.affinity.nodeAffinity ({key})"
+                chosen.extend((key, as_text(v), locator) for v in values)
     models = []
-    for label, value in chosen:
+    for label, value, locator in chosen:
         gpu = selected_gpu(label, value)
-        if gpu is not None:
-            models.append(match_gpu_name(gpu[0], catalog, memory_mib=gpu[1]).model)
+        if gpu is None:
+            continue
+        model = match_gpu_name(gpu[0], catalog, memory_mib=gpu[1]).model
+        models.append(model)
+        if model is None and bad is not None:
+            bad(
+                locator,
+                f"the pod is pinned to {label}={quoted(value)}, whose GPU ({shown(gpu[0])}) is "
+                "no model in the catalog: its class may be planned on any model, its GPU memory "
+                "assumed",
+                f"add the {shown(gpu[0])} to the catalog (own GPUs) and import again, or set the "
+                "class's gpu_models",
+                row_kept=True,
+            )
     return tuple(dict.fromkeys(m for m in models if m is not None))
 
 
@@ -956,7 +974,7 @@ def _pod(
         cpu_cores=cpu,
         ram_gib=memory_bytes / 2.0**30,
         gpu=gpu,
-        gpu_models=_selected_models(spec, catalog),
+        gpu_models=_selected_models(spec, catalog, None if gpu is None else bad),
     )
 
 
