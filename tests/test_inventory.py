@@ -359,3 +359,18 @@ def test_a_unit_on_a_semicolon_file_number_with_a_decimal_comma(catalog: Catalog
     data = _csv("a;p;L40S;4;64;511,5 GiB;25;yes", header=HEADER.replace(",", ";"))
     (host,) = load_inventory(data, catalog).value.hosts
     assert host.ram_gib == 511.5
+
+
+def test_a_row_commented_out_with_a_hash_is_listed_not_planned(catalog: Catalog) -> None:
+    """A row whose first cell starts with # (a row commented out, a '# rack 3' note) is read
+    as a comment: no host is planned from it, and it is listed once, by row, as left out."""
+    data = _csv(
+        "# rack 3",
+        "gpu-a,ml,L40S,4,64,1024,25,no",
+        "#gpu-old,ml,T4,2,32,256,10,no",
+    )
+    loaded = load_inventory(data, catalog)
+    assert [h.name for h in loaded.value.hosts] == ["gpu-a"]
+    assert [(p.row, p.column) for p in loaded.problems] == [(2, None), (4, None)]
+    assert all("starts with #" in p.message and not p.row_kept for p in loaded.problems)
+    assert "delete the #" in loaded.problems[1].fix

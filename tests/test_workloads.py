@@ -435,3 +435,13 @@ def test_hourly_shares_with_decimal_commas_in_a_semicolon_file_are_read(
 
     assert loaded.problems == ()
     assert loaded.value[0].daily_schedule == tuple(shares)
+
+
+def test_a_class_commented_out_with_a_hash_is_listed_not_planned(catalog: Catalog) -> None:
+    """A workload row whose first cell starts with # is a comment: no class is read from it,
+    and it is listed by row as left out."""
+    loaded = load_workloads(_csv(GOOD, "#" + GOOD), catalog)
+    assert [w.name for w in loaded.value] == ["nb"]
+    ((row, message),) = [(p.row, p.message) for p in loaded.problems]
+    assert row == 3
+    assert "starts with #" in message

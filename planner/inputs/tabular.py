@@ -550,6 +550,8 @@ def read_csv_table(
     as the column it names; when the first line does not hold every required column and a
     line among the next ``TITLE_ROWS`` does, that line is the header (a sheet saved with a
     title above its table), and the lines above it are a problem of the table's ``skipped``.
+    With ``columns``, a row whose first cell starts with ``#`` is a comment: it is no data
+    row, and is listed in ``skipped``.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. The header and the separator
@@ -615,6 +617,18 @@ def read_csv_table(
     row_problems: list[InputProblem] = [*titles]
     for number, record in enumerate(records[1:], start=found.row + 1):
         if not any(cell.strip() for cell in record):
+            continue
+        if columns is not None and record[0].strip().startswith("#"):
+            # A row commented out, as in a config file: its intent is plain, but it is listed.
+            row_problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    "the row starts with # and is read as a comment: it is not planned",
+                    "delete the # to plan the row, or delete the row",
+                )
+            )
             continue
         if column_names(record[:width], aliases) == names:
             # Files joined one after the other repeat their header; it is no data row.
