@@ -1241,3 +1241,56 @@ def test_a_host_of_models_all_unknown_says_it_is_read_as_its_first() -> None:
         "so this 'NVIDIA GeForce RTX 3090' GPU is left out and the host is read as its 1 GPU of "
         "'NVIDIA GeForce RTX 4090', which the catalog has no model for (row 2)"
     ) in read.problems[1].message
+
+
+_LOST = "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error"
+"""What nvidia-smi prints in place of a GPU it cannot reach (fallen off the bus, Xid 79)."""
+
+
+def test_a_gpu_nvidia_smi_cannot_reach_is_a_problem_naming_its_bus_in_l_and_the_table() -> None:
+    """A GPU nvidia-smi cannot reach is printed as 'Unable to determine the device handle for
+    GPU <bus>: <error>', not as a GPU: the host is counted without it, with a problem on that
+    line naming the bus id and how to bring it back or count it; -L does not call the line
+    malformed."""
+    listed = "GPU 0: NVIDIA L40S (UUID: GPU-a0)\n" + _LOST + "\nGPU 2: NVIDIA L40S (UUID: GPU-a2)\n"
+    read = read_nvidia_smi_list(listed.encode(), "gpu-07.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert problem.row == 2
+    assert "could not reach the GPU at bus 0000:0B:00.0 (Unknown Error)" in problem.message
+    assert "counted without it" in problem.message
+    assert "--cluster-gpus" in problem.fix
+    table = read_nvidia_smi_table(_LOST.encode() + b"\n" + OLD_PLAIN_TABLE, "gpu-08.txt", CATALOG)
+    assert _values(_one(table))["gpus_per_host"] == 1
+    (lost,) = table.problems
+    assert lost.row == 1
+    assert "0000:0B:00.0" in lost.message
+
+
+def test_a_q_report_attaching_more_gpus_than_it_describes_is_a_problem() -> None:
+    """``nvidia-smi -q`` says how many GPUs are attached: a report describing fewer (a cut
+    paste, a GPU section never printed) is a problem on that line, the host counted with the
+    GPUs described; the XML's <attached_gpus> likewise."""
+    cut = REPORT.replace(b"Attached GPUs                             : 2", b"Attached GPUs : 3")
+    read = read_nvidia_smi_report(cut, "dgx-a.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    attached = [p for p in read.problems if p.column == "Attached GPUs"]
+    assert len(attached) == 1
+    assert "3 GPUs are attached but describes 2" in attached[0].message
+    assert attached[0].row_kept
+    assert not read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG).problems
+    xml = REPORT_XML.replace(
+        b"<driver_version>", b"<attached_gpus>2</attached_gpus>\n\t<driver_version>"
+    )
+    (problem,) = read_nvidia_smi_report(xml, "l40s.xml", CATALOG).problems
+    assert "2 GPUs are attached but describes 1" in problem.message
+
+
+def test_a_gpu_nvidia_smi_cannot_reach_in_the_query_csv_is_that_problem() -> None:
+    """The query CSV prints the same line for a GPU it cannot reach: the problem names its bus,
+    not a row with too few values."""
+    query = f"name, memory.total [MiB]\n{_LOST}\nNVIDIA L40S, 46068 MiB\n".encode()
+    read = read_nvidia_smi_query(query, "gpu-09.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 1
+    (problem,) = read.problems
+    assert "could not reach the GPU at bus 0000:0B:00.0" in problem.message

@@ -101,6 +101,35 @@ _MIG_LINE = re.compile(
 )
 _BORDER = re.compile(r"^[|+][-=+| ]*$")
 _USAGE = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_LOST_GPU = re.compile(
+    r"^\s*Unable to determine the device handle for GPU\s*"
+    r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*:\s*(?P<error>.*?)\s*$",
+    re.IGNORECASE,
+)
+"""The line nvidia-smi prints, in place of a GPU's row, for a GPU it cannot reach (fallen off
+the bus, Xid 79, or lost): ``Unable to determine the device handle for GPU 0000:0B:00.0: Unknown
+Error``."""
+_LOST_GPU_FIX = (
+    "check that GPU (one fallen off the bus needs reseating, a driver reload or a reboot; "
+    "nvidia-smi -q shows its state), then run nvidia-smi again; to count it meanwhile, give the "
+    "host's GPUs in an inventory CSV or per cluster (--cluster-gpus)"
+)
+
+
+def _lost_gpu(file: str, number: int, line: str) -> InputProblem | None:
+    """The problem of a line saying nvidia-smi could not reach a GPU; None for another line."""
+    match = _LOST_GPU.match(line)
+    if match is None:
+        return None
+    return InputProblem(
+        file,
+        number,
+        None,
+        f"nvidia-smi could not reach the GPU at bus {match.group('bus')} "
+        f"({match.group('error').rstrip('.') or 'no reason given'}): it is not described, so "
+        "its host is counted without it",
+        _LOST_GPU_FIX,
+    )
 
 
 def is_not_available(value: str) -> bool:
@@ -318,6 +347,7 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             ]
         )
     problems: list[InputProblem] = []
+    starts, records = _without_lost(starts, records, separator, file, problems)
     output_host = name_host(text, host_name)[0]
     gpus = _query_gpus(starts, records, columns, separator, file, output_host, problems)
     _blank_hosts(
@@ -345,6 +375,26 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
         f"one row per GPU{repeats}{samples}",
     )
     return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def _without_lost(
+    starts: list[int],
+    records: list[list[str]],
+    separator: str,
+    file: str,
+    problems: list[InputProblem],
+) -> tuple[list[int], list[list[str]]]:
+    """The query CSV's records (and their lines) but the lines saying nvidia-smi could not
+    reach a GPU, each of which is a problem (``_lost_gpu``)."""
+    kept_starts, kept = [], []
+    for number, record in zip(starts, records, strict=True):
+        lost = _lost_gpu(file, number, separator.join(record))
+        if lost is not None:
+            problems.append(lost)
+            continue
+        kept_starts.append(number)
+        kept.append(record)
+    return kept_starts, kept
 
 
 def _query_index(
@@ -821,7 +871,10 @@ def _read_list(text: ToolText, file: str, catalog: Catalog, host_name: str | Non
             continue
         gpu = _GPU_LINE.match(line)
         mig = _MIG_LINE.match(line)
-        if gpu:
+        lost = _lost_gpu(file, number, line)
+        if lost is not None:
+            problems.append(lost)
+        elif gpu:
             uuid = gpu.group("uuid") or None
             gpus.append(
                 _Gpu(int(gpu.group("index")), gpu.group("name"), None, None, number, identity=uuid)
@@ -890,14 +943,17 @@ def read_nvidia_smi_report(
     text = tool_text(data, file)
     first = next((line for _, line in text.lines if line.strip()), "")
     devices: list[_MigDevice] = []
-    problems: list[InputProblem] = []
+    lost = _lost_gpus(text)
+    problems = list(lost)
+    is_xml = first.lstrip().startswith("<")
     gpus = (
         _xml_report_gpus(text, file, devices, problems)
-        if first.lstrip().startswith("<")
+        if is_xml
         else _text_report_gpus(text, devices, problems)
     )
     if not gpus:
         raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
+    problems.extend(_unattached(text, is_xml, len(gpus) + len(lost)))
     unnamed = [g for g in gpus if not g.name]
     if unnamed:
         raise InputError(
@@ -920,6 +976,40 @@ def read_nvidia_smi_report(
     )
     read = _hosts_read(file, REPORT_TOOL, text, gpus, catalog, host_name, locators, problems)
     return HostsRead(read.file, read.tool, read.hosts, (*read.notes, *notes), read.problems)
+
+
+_ATTACHED = re.compile(r"^Attached GPUs\s*:\s*(?P<count>\S+)\s*$")
+_ATTACHED_XML = re.compile(r"<attached_gpus>\s*(?P<count>[^<]*?)\s*</attached_gpus>")
+
+
+def _unattached(text: ToolText, is_xml: bool, accounted: int) -> list[InputProblem]:
+    """A problem when the report's ``Attached GPUs`` (``<attached_gpus>``) counts more GPUs than
+    it describes or says were lost (``accounted``): a GPU section cut off or never printed is a
+    GPU the host is counted without."""
+    pattern = _ATTACHED_XML if is_xml else _ATTACHED
+    said = [
+        (number, whole_count(m.group("count")))
+        for number, line in text.lines
+        if (m := pattern.search(line) if is_xml else pattern.match(line.strip()))
+    ]
+    attached = sum(count or 0 for _, count in said)
+    if not said or attached <= accounted:
+        return []
+    label = "<attached_gpus>" if is_xml else "Attached GPUs"
+    return [
+        InputProblem(
+            text.file,
+            said[0][0],
+            label,
+            f"the report says {counted(attached, 'GPU')} {'is' if attached == 1 else 'are'} "
+            f"attached but describes {accounted}: the host is counted with the "
+            f"{counted(accounted, 'GPU')} described",
+            "give the whole nvidia-smi -q output (a cut paste drops GPU sections); if the host "
+            "lacks a GPU, check it (nvidia-smi -q shows its state), or give the host's GPUs in "
+            "an inventory CSV or per cluster (--cluster-gpus)",
+            row_kept=True,
+        )
+    ]
 
 
 def _report_memory(value: str | None) -> float | None:
@@ -1190,6 +1280,12 @@ def _value(block: _Block, at: tuple[int, int] | None, line: int | None = None) -
     return block.rows[row][at[1]]
 
 
+def _lost_gpus(text: ToolText) -> list[InputProblem]:
+    """A problem per line of ``text`` saying nvidia-smi could not reach a GPU (``_LOST_GPU``)."""
+    found = (_lost_gpu(text.file, number, line) for number, line in text.lines)
+    return [problem for problem in found if problem is not None]
+
+
 def read_nvidia_smi_table(
     data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
 ) -> HostsRead:
@@ -1204,7 +1300,7 @@ def read_nvidia_smi_table(
     """
     text = tool_text(data, file)
     lines = text.lines
-    problems: list[InputProblem] = []
+    problems = _lost_gpus(text)
     gpus: list[_Gpu] = []
     devices: list[_MigDevice] = []
     position = 0
