@@ -445,3 +445,48 @@ def test_a_class_commented_out_with_a_hash_is_listed_not_planned(catalog: Catalo
     ((row, message),) = [(p.row, p.message) for p in loaded.problems]
     assert row == 3
     assert "starts with #" in message
+
+
+@pytest.mark.parametrize(
+    ("text", "ranges"),
+    [
+        ("17-Sep", "9-17 or 17-9"),
+        ("Sep-17", "9-17 or 17-9"),
+        ("22-Jun", "6-22 or 22-6"),
+        ("9/17/2026", "9-17 or 17-9"),
+        ("17.09.2026", "9-17 or 17-9"),
+        ("2026-09-17", "9-17 or 17-9"),
+        ("17-Sep-26", "9-17 or 17-9"),
+        ("46282", "9-17 or 17-9"),
+    ],
+)
+def test_an_hour_range_excel_turned_into_a_date_is_named_as_such(text: str, ranges: str) -> None:
+    """Excel saves the range 9-17 as 17-Sep (or Sep-17, 9/17/2026, a date serial), and 22-6 as
+    22-Jun. Whether 17-Sep was 9-17 (a day) or 17-9 (overnight) depends on the locale that
+    saved it, so it is not read back: the problem names the date, both ranges it may have
+    been, and how to keep Excel from changing it."""
+    with pytest.raises(CellError) as raised:
+        parse_active_hours(text, WorkloadKind.NOTEBOOK)
+    assert "Excel" in raised.value.message
+    assert ranges in raised.value.message
+    day = ranges.split(" or ")[0]
+    assert "Text" in raised.value.fix
+    assert f"{day.replace('-', ':00-')}:00" in raised.value.fix
+
+
+def test_an_excel_date_in_a_workloads_file_is_one_problem_on_its_cell(catalog: Catalog) -> None:
+    """A row whose active_hours Excel made a date is listed once, on that column."""
+    loaded = load_workloads(_csv(GOOD, _row(name="nb2", active_hours="22-Jun")), catalog)
+    ((problem,),) = [loaded.problems]
+    assert (problem.row, problem.column) == (3, "active_hours")
+    assert "a date" in problem.message
+
+
+def test_the_docs_quote_the_excel_date_and_comment_row_messages(catalog: Catalog) -> None:
+    """docs/input-formats.md quotes the problems of a range Excel made a date and of a row
+    commented out with # as the loader words them."""
+    docs = (ROOT / "docs" / "input-formats.md").read_text()
+    loaded = load_workloads(_csv(GOOD, _row(name="d", active_hours="17-Sep"), "#gpu-old"), catalog)
+    assert len(loaded.problems) == 2
+    for problem in loaded.problems:
+        assert f"`{problem.message}. Fix: {problem.fix}`" in docs

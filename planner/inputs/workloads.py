@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date, timedelta
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -228,6 +229,22 @@ _SCHEDULE_FIX = (
     "enter hours per day (8 or 2.5), hour ranges (9-17, 9-12,13-18 or 22-6), 24x7, "
     "or 24 shares from 0 to 1 separated by spaces"
 )
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_MONTH = re.compile(rf"^(\d{{1,2}})[-\s.]+{_MONTH}(?:[-\s.]+\d{{2,4}})?$")
+"""How Excel shows a date it made of a range it read as day and month: ``17-Sep``,
+``17-Sep-26``."""
+_MONTH_NUMBER = re.compile(rf"^{_MONTH}[-\s.]+(\d{{1,2}})(?:[-\s.,]+\d{{2,4}})?$")
+"""The same with the month first: ``Sep-17`` (month and year), ``Sep 17, 2026``."""
+_NUMERIC_DATE = re.compile(
+    r"^(\d{1,4})([-/.])(\d{1,2})\2(\d{1,4})(?:\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m)?)?$"
+)
+"""A date in digits, as a CSV save writes one: ``9/17/2026``, ``17.09.2026``, ``2026-09-17``,
+with a time of day or none."""
+_EXCEL_SERIALS = (20_000, 80_000)
+"""Whole numbers Excel stores dates from 1954 to 2119 as (days since 1899-12-30); far above
+the 24 hours a day holds."""
+_EXCEL_EPOCH = date(1899, 12, 30)
 
 
 def expand_instances(workloads: Sequence[WorkloadClass]) -> list[Instance]:
@@ -249,7 +266,9 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
       for a schedule the other forms cannot express), or by commas (as the plan workbook's
       Workloads sheet shows a schedule: ``0.0, 0.0, …, 1.0``).
 
-    Raises ``CellError`` with the accepted forms when the text is none of these.
+    Raises ``CellError`` with the accepted forms when the text is none of these, and one
+    naming the date when it is a date Excel made of an hour range (``17-Sep``, ``9/17/2026``,
+    a date serial such as ``46282``).
     """
     cleaned = text.strip().lower()
     if not cleaned:
@@ -266,7 +285,55 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
         hours = float(cleaned)
     except ValueError:
         return _ranges(cleaned, text)
+    if hours.is_integer() and _EXCEL_SERIALS[0] <= hours <= _EXCEL_SERIALS[1]:
+        day = _EXCEL_EPOCH + timedelta(days=int(hours))
+        shown = f"{day.day}-{_MONTHS[day.month - 1].title()}-{day.year}"
+        raise _excel_date_error(
+            f"{text} is the date {shown} as Excel stores it", day.month, day.day
+        )
     return _hours_per_day(hours, kind, text)
+
+
+def _excel_date(cleaned: str, text: str) -> CellError | None:
+    """The problem of a cell that is a date Excel made of an hour range (``9-17`` saved as
+    ``17-Sep``, ``Sep-17`` or ``9/17/2026``); None for any other text.
+
+    The range is not read back: whether ``17-Sep`` was typed 9-17 (a day) or 17-9 (overnight)
+    depends on the locale of the Excel that saved it, which the file does not say.
+    """
+    numbers: tuple[int, int] | None = None
+    if match := _DAY_MONTH.match(cleaned):
+        numbers = (_MONTHS.index(match[2]) + 1, int(match[1]))
+    elif match := _MONTH_NUMBER.match(cleaned):
+        numbers = (_MONTHS.index(match[1]) + 1, int(match[2]))
+    elif match := _NUMERIC_DATE.match(cleaned):
+        parts = [match[1], match[3], match[4]]
+        short = [int(part) for part in parts if len(part) <= 2]
+        if len(short) < 2:
+            return None
+        # A four-digit part is the year; of three short parts the last is (9/17/26).
+        numbers = (short[0], short[1])
+    if numbers is None:
+        return None
+    return _excel_date_error(f"'{text}' is a date", *numbers)
+
+
+def _excel_date_error(what: str, first: int, second: int) -> CellError:
+    """The problem of a date in ``active_hours`` (``what`` names it), with the two ranges its
+    numbers may have been typed as and how to keep Excel from changing them."""
+    low, high = sorted((first, second))
+    if high <= HOURS_PER_DAY and low != high:
+        was = f"the range {low}-{high} or {high}-{low}"
+        again = f"{low}-{high} for the day, {high}-{low} overnight"
+        minutes = f"{low}:00-{high}:00"
+    else:
+        was, again, minutes = "an hour range such as 9-17", "9-17", "9:00-17:00"
+    return CellError(
+        f"{what}, not hours: Excel turned {was} into a date, as it does in a cell not "
+        "formatted as Text",
+        f"format the active_hours column as Text, then type the range again ({again}), "
+        f"or write it with minutes ({minutes}), which Excel keeps as typed",
+    )
 
 
 def _hours_per_day(hours: float, kind: WorkloadKind, text: str) -> tuple[float, ...]:
@@ -306,6 +373,9 @@ def _ranges(cleaned: str, text: str) -> tuple[float, ...]:
     for part in cleaned.split(","):
         match = _RANGE.match(part.strip())
         if match is None:
+            date_error = _excel_date(cleaned, text)
+            if date_error is not None:
+                raise date_error
             raise CellError(
                 f"'{text}' is not a number of hours or a list of hour ranges", _SCHEDULE_FIX
             )
