@@ -1294,3 +1294,29 @@ def test_a_gpu_nvidia_smi_cannot_reach_in_the_query_csv_is_that_problem() -> Non
     assert _values(_one(read))["gpus_per_host"] == 1
     (problem,) = read.problems
     assert "could not reach the GPU at bus 0000:0B:00.0" in problem.message
+
+
+def test_a_q_report_of_a_vm_with_a_gpu_passed_through_is_a_problem_keeping_the_gpu() -> None:
+    """``nvidia-smi -q`` run in a VM with its GPU passed through (Virtualization Mode :
+    Pass-Through) describes the VM, not the ESXi host: the whole GPU is counted, with a problem
+    saying the host is a VM and how to describe the physical host; a report of no virtualization
+    has none, in text or XML."""
+    passed = REPORT.replace(
+        b"    Persistence Mode",
+        b"    GPU Virtualization Mode\n        Virtualization Mode : Pass-Through\n    Persistence",
+    )
+    read = read_nvidia_smi_report(passed, "vm-07.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert problem.column == "GPU Virtualization Mode > Virtualization Mode"
+    assert problem.row_kept
+    assert "ran in a VM with 1 GPU passed through to it" in problem.message
+    assert "run nvidia-smi on the physical host" in problem.fix
+    xml = REPORT_XML.replace(
+        b"\t\t<mig_mode>",
+        b"\t\t<gpu_virtualization_mode><virtualization_mode>Pass-Through"
+        b"</virtualization_mode></gpu_virtualization_mode>\n\t\t<mig_mode>",
+    )
+    (in_xml,) = read_nvidia_smi_report(xml, "vm-08.xml", CATALOG).problems
+    assert "passed through" in in_xml.message
+    assert not read_nvidia_smi_report(REPORT_XML, "l40s.xml", CATALOG).problems

@@ -162,6 +162,9 @@ class _Gpu:
     """What the output wrote for MIG mode when it is no mode (``[N/A]``); None otherwise."""
     sampled: str | None = None
     """The row's ``timestamp`` (``nvidia-smi -l`` writes one sample after another)."""
+    virtualization: str | None = None
+    """The report's ``Virtualization Mode`` (``None``, ``Pass-Through``, ``VGPU``, ``Host
+    VGPU``); None when the output does not say."""
 
 
 _MigDevice = tuple[int, int, int, float, int | None]
@@ -954,6 +957,7 @@ def read_nvidia_smi_report(
     if not gpus:
         raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
     problems.extend(_unattached(text, is_xml, len(gpus) + len(lost)))
+    problems.extend(_passed_through(gpus, file))
     unnamed = [g for g in gpus if not g.name]
     if unnamed:
         raise InputError(
@@ -1007,6 +1011,32 @@ def _unattached(text: ToolText, is_xml: bool, accounted: int) -> list[InputProbl
             "give the whole nvidia-smi -q output (a cut paste drops GPU sections); if the host "
             "lacks a GPU, check it (nvidia-smi -q shows its state), or give the host's GPUs in "
             "an inventory CSV or per cluster (--cluster-gpus)",
+            row_kept=True,
+        )
+    ]
+
+
+_VIRTUALIZATION = "GPU Virtualization Mode > Virtualization Mode"
+
+
+def _passed_through(gpus: Sequence[_Gpu], file: str) -> list[InputProblem]:
+    """A problem when the report's GPUs are passed through to the VM it ran in (``Virtualization
+    Mode : Pass-Through``): the GPUs are whole and counted, but the host read is that VM, not
+    the ESXi or KVM host with all its GPUs, cores and memory."""
+    passed = [g for g in gpus if (g.virtualization or "").strip().lower() == "pass-through"]
+    if not passed:
+        return []
+    return [
+        InputProblem(
+            file,
+            passed[0].line,
+            _VIRTUALIZATION,
+            f"this nvidia-smi ran in a VM with {counted(len(passed), 'GPU')} passed through to "
+            "it (Virtualization Mode: Pass-Through): the host read here is that VM, with the GPUs given to it, not the "
+            "ESXi or KVM host that holds them and may hold more; read as a host with these GPUs",
+            "run nvidia-smi on the physical host, or give the hosts as an RVTools export with "
+            "their GPUs per cluster (--cluster-gpus); to plan this VM as a host, give its own "
+            "cores and memory in an inventory CSV",
             row_kept=True,
         )
     ]
@@ -1083,6 +1113,7 @@ def _text_report_gpus(
             _report_memory(values.get("FB Memory Usage > Total")),
             _report_mig(values.get("MIG Mode > Current")),
             number,
+            virtualization=values.get(_VIRTUALIZATION),
         )
         for index, (number, values, _) in enumerate(sections)
     ]
@@ -1205,6 +1236,7 @@ def _xml_report_gpus(
                 _report_memory(element.findtext("fb_memory_usage/total")),
                 _report_mig(element.findtext("mig_mode/current_mig")),
                 lines[index] if index < len(lines) else text.lines[0][0],
+                virtualization=element.findtext("gpu_virtualization_mode/virtualization_mode"),
             )
         )
     return gpus
