@@ -1032,8 +1032,9 @@ def _passed_through(gpus: Sequence[_Gpu], file: str) -> list[InputProblem]:
             passed[0].line,
             _VIRTUALIZATION,
             f"this nvidia-smi ran in a VM with {counted(len(passed), 'GPU')} passed through to "
-            "it (Virtualization Mode: Pass-Through): the host read here is that VM, with the GPUs given to it, not the "
-            "ESXi or KVM host that holds them and may hold more; read as a host with these GPUs",
+            "it (Virtualization Mode: Pass-Through): the host read here is that VM, with the "
+            "GPUs given to it, not the ESXi or KVM host that holds them and may hold more; read "
+            "as a host with these GPUs",
             "run nvidia-smi on the physical host, or give the hosts as an RVTools export with "
             "their GPUs per cluster (--cluster-gpus); to plan this VM as a host, give its own "
             "cores and memory in an inventory CSV",
