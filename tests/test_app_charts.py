@@ -147,3 +147,23 @@ def test_the_bound_chart_names_its_grey_tick() -> None:
     title = charts.gpus_vs_bound_chart(frame).to_dict()["layer"][0]["title"]
     assert title["text"] == "GPUs used against the lower bound"
     assert "Grey tick: the lower bound" in title["subtitle"]
+
+
+def test_count_axes_tick_whole_numbers() -> None:
+    """The instances and GPUs axes tick whole numbers only: one instance read as ticks 0.00,
+    0.05 ... 1.00 of an instance."""
+    served = pd.DataFrame([{"workload": "api", "method": "Passthrough", "instances": 1}])
+    bound = pd.DataFrame([{"method": "Passthrough", "gpus_used": 1, "lower_bound_gpus": 1}])
+    by_class = charts.methods_by_class_chart(served).to_dict()
+    layers = charts.gpus_vs_bound_chart(bound).to_dict()["layer"]
+    for axis in (by_class["encoding"]["x"]["axis"], layers[0]["encoding"]["x"]["axis"]):
+        assert axis["tickMinStep"] == 1
+        assert axis["format"] == ",d"
+
+
+def test_one_class_leaves_its_bar_room_in_the_methods_by_class_chart() -> None:
+    """Streamlit fits the whole chart into the height given: for one class served by one
+    method it leaves room for the bar beyond the title, axis and legend (164 px squeezed the
+    bar to nothing)."""
+    served = pd.DataFrame([{"workload": "api", "method": "Passthrough", "instances": 1}])
+    assert charts.methods_by_class_height_px(served) >= charts.CLASS_ROW_PX + 180

@@ -82,3 +82,27 @@ def test_the_inside_page_says_one_gpu_on_one_host_and_one_row() -> None:
     assert ": 1 GPU on 1 host ·" in summary
     assert "lower bound 1 GPU (" in summary
     assert "All placements (1 row)" in [e.label for e in at.expander]
+
+
+def test_plans_that_serve_nothing_show_no_utilisation_and_no_cost_per_instance() -> None:
+    """On one L40S host MIG uses no GPU: its key figures read '–' for memory and compute
+    utilisation (they read '0 %', as if its GPUs stood idle) and its card says it serves none
+    (it read '– a year per instance served')."""
+    at = _page("ui/pages/compare.py")
+    assert not at.exception
+    figures = at.get_by_key("compare_key_figures").dataframe[0].value.set_index("figure")
+    assert figures.loc["GPUs used", "MIG"] == "0 of 1"
+    assert figures.loc["Memory utilisation", "MIG"] == "–"
+    assert figures.loc["Compute utilisation", "MIG"] == "–"
+    assert figures.loc["Memory utilisation", "Passthrough"] != "–"
+    card = "\n".join(c.value for c in at.get_by_key("headline_mig").caption)
+    assert card == "on 0 hosts · serves none"
+
+
+def test_a_recommended_plan_as_good_as_one_method_claims_no_saving_and_no_gain() -> None:
+    """When the recommended plan is Passthrough's own, 'Against one method' reads 'the same
+    cost' with no change of instances (it read '$0 less' and '+0 instances served')."""
+    at = _page("ui/pages/compare.py")
+    against = next(m for m in at.metric if m.label == "Against one method")
+    assert against.value == "the same cost"
+    assert not against.delta

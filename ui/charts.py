@@ -206,6 +206,10 @@ def utilisation_chart(utilisation: pd.DataFrame) -> alt.Chart:
     return chart
 
 
+WHOLE_NUMBERS = alt.Axis(tickMinStep=1, format=",d")
+"""Axis of a count (GPUs, instances): whole-number ticks, never 0.2 of an instance."""
+
+
 def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
     """GPUs each method uses against the lower bound no packing can beat.
 
@@ -218,7 +222,7 @@ def gpus_vs_bound_chart(comparison: pd.DataFrame) -> alt.LayerChart:
     )
     base = alt.Chart(comparison, title=title).encode(y=_plans_axis())
     bars = base.mark_bar().encode(
-        x=alt.X("gpus_used:Q", title="GPUs"),
+        x=alt.X("gpus_used:Q", title="GPUs", axis=WHOLE_NUMBERS),
         # The axis names each plan: the colour only matches the other charts, so no legend.
         color=alt.Color("method:N", scale=METHOD_COLOURS, legend=None),
         tooltip=[
@@ -245,7 +249,7 @@ def methods_by_class_chart(frame: pd.DataFrame) -> alt.Chart:
         .mark_bar()
         .encode(
             y=alt.Y("workload:N", title=None, sort=None, axis=alt.Axis(labelOverlap=False)),
-            x=alt.X("instances:Q", title="instances"),
+            x=alt.X("instances:Q", title="instances", axis=WHOLE_NUMBERS),
             color=alt.Color(
                 "method:N",
                 title="method",
@@ -280,8 +284,9 @@ CLASS_ROW_PX = 22
 def methods_by_class_height_px(frame: pd.DataFrame) -> int:
     """Pixels the methods-by-class chart needs on screen: its bars plus title, axis, legend."""
     methods = frame["method"].nunique()
-    # Title, axis, the legend's title and one line per four methods.
-    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 120 + 22 * -(-methods // 4)
+    # Title, axis, the legend's title and one line per four methods: Streamlit fits the whole
+    # chart into this height, and with less a single class's bar is squeezed to nothing.
+    return CLASS_ROW_PX * max(1, frame["workload"].nunique()) + 165 + 22 * -(-methods // 4)
 
 
 def placement_layout(

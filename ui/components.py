@@ -439,10 +439,13 @@ def _plan_card(result: MethodResult, before: MethodResult | None, *, lowest_cost
         delta_color="inverse",
         help=definitions.define("Annual cost"),
     )
-    st.caption(
-        f"on {fmt.counted(m.hosts_used, 'host')} · {fmt.usd(cost.usd_per_instance_year)} a year "
-        "per instance served"
+    # A plan serving nothing has no cost per instance to give.
+    per_instance = (
+        f"{fmt.usd(cost.usd_per_instance_year)} a year per instance served"
+        if m.instances_placed
+        else "serves none"
     )
+    st.caption(f"on {fmt.counted(m.hosts_used, 'host')} · {per_instance}")
     placed = f"{fmt.count(m.instances_placed)} placed"
     if m.instances_not_placed:
         st.markdown(f":orange[{placed}, **{fmt.count(m.instances_not_placed)} not placed**]")
@@ -531,11 +534,14 @@ def recommended_section(recommended: RecommendedPlan) -> None:
     elif best is not None:
         saved = best.cost.total_usd_per_year - result.cost.total_usd_per_year
         more = m.instances_placed - best.metrics.instances_placed
-        # The method's name goes in the caption: in the label it would be cut at 1,280 px.
+        # The method's name goes in the caption: in the label it would be cut at 1,280 px. A
+        # plan that is the method's own, or as good, claims no '$0 less' and no '+0' rise.
         cols[3].metric(
             "Against one method",
-            f"{fmt.usd(abs(saved))} {'less' if saved >= 0 else 'more'}",
-            delta=f"{more:+,d} {fmt.noun_of(more, 'instance')} served",
+            "the same cost"
+            if fmt.usd(abs(saved)) == "$0"
+            else f"{fmt.usd(abs(saved))} {'less' if saved >= 0 else 'more'}",
+            delta=f"{more:+,d} {fmt.noun_of(more, 'instance')} served" if more else None,
             delta_color="normal" if more >= 0 else "inverse",
             help=f"{definitions.define('Against one method')} Here: {best.label}.",
         )
