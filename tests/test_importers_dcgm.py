@@ -236,3 +236,53 @@ def test_a_host_label_of_invisible_characters_only_is_a_problem_naming_the_label
     assert (second.row, second.column) == (3, "Hostname")
     assert second.message.endswith("invisible characters: the series is read without a host")
     assert sorted(m.host for m in measure(samples)) == ["", "gpu-3"]
+
+
+_L4 = 'UUID="GPU-0",gpu="0",modelName="NVIDIA L4",Hostname="n1",namespace="prod",container="app"'
+
+
+def test_a_gpu_whose_series_name_several_pods_at_once_is_split_equally_among_them() -> None:
+    """Two pods' series carrying one GPU (same host and UUID) in one scrape hold the device's
+    figures, repeated (time-slicing or MPS): each pod is measured at an equal share, half of
+    90 % and of 20000 MiB, and names the pod it shares with; each was given the whole
+    device's 0.9 and 20000 MiB."""
+    scrape = (
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="a-0"}} 90\n'
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="b-0"}} 90\n'
+        f'DCGM_FI_DEV_FB_USED{{{_L4},pod="a-0"}} 20000\n'
+        f'DCGM_FI_DEV_FB_USED{{{_L4},pod="b-0"}} 20000\n'
+    ).encode()
+    samples, _ = read_dcgm_samples(scrape, "sliced.prom")
+    found = {m.pod: m for m in measure(samples)}
+    assert (found["a-0"].busy_fraction, found["a-0"].memory_used_mib) == (0.45, 10000)
+    assert (found["b-0"].busy_fraction, found["b-0"].memory_used_mib) == (0.45, 10000)
+    assert found["a-0"].shared_with == (("prod", "b-0"),)
+    assert found["b-0"].shared_with == (("prod", "a-0"),)
+
+
+def test_a_pod_on_two_gpus_or_two_pods_at_different_times_share_no_gpu() -> None:
+    """A pod measured on GPUs 0 and 1 keeps each GPU's whole figures; two pods on one GPU in
+    scrapes of different times (two files, or two timestamps of one file) followed each other
+    on it: neither is split."""
+    other = _L4.replace('UUID="GPU-0",gpu="0"', 'UUID="GPU-1",gpu="1"')
+    two_gpus = (
+        f'DCGM_FI_DEV_FB_USED{{{_L4},pod="a-0"}} 20000\n'
+        f'DCGM_FI_DEV_FB_USED{{{other},pod="a-0"}} 12000\n'
+    ).encode()
+    samples, _ = read_dcgm_samples(two_gpus, "multi.prom")
+    peaks = {m.gpu: (m.memory_used_mib, m.shared_with) for m in measure(samples)}
+    assert peaks == {"0": (20000, ()), "1": (12000, ())}
+    first, _ = read_dcgm_samples(f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="a-0"}} 90\n'.encode(), "1.prom")
+    second, _ = read_dcgm_samples(
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="b-0"}} 80\n'.encode(), "2.prom"
+    )
+    timed, _ = read_dcgm_samples(
+        (
+            f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="a-0"}} 90 1700000000000\n'
+            f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="b-0"}} 80 1700000060000\n'
+        ).encode(),
+        "timed.prom",
+    )
+    for samples in (first + second, timed):
+        busy = {m.pod: (m.busy_fraction, m.shared_with) for m in measure(samples)}
+        assert busy == {"a-0": (0.9, ()), "b-0": (0.8, ())}

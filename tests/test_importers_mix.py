@@ -112,3 +112,92 @@ def test_a_class_named_in_two_workload_files_is_quoted_as_messages_quote_names()
         f"class '{cut}' is also in team\\u200ba.csv: renamed '{'x' * 60}… (102 characters)'"
     )
     assert list(imported.frame["name"]) == [name, f"{name}-2"]
+
+
+_SLICED_L4 = 'UUID="GPU-0",gpu="0",modelName="NVIDIA L4",Hostname="n1",namespace="prod"'
+
+
+def _time_sliced(*pods: str) -> bytes:
+    """A scrape of one time-sliced L4 used by ``pods``: the device's 90 % and 20000 MiB on each
+    pod's series, as dcgm-exporter writes them."""
+    lines = [
+        f'{metric}{{{_SLICED_L4},pod="{name}",container="app"}} {value}'
+        for metric, value in (("DCGM_FI_DEV_GPU_UTIL", 90), ("DCGM_FI_DEV_FB_USED", 20000))
+        for name in pods
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _deployment_pods(*names: str) -> bytes:
+    gpu = container("app", limits={"nvidia.com/gpu": "1"})
+    return kube_list(
+        *[
+            pod(
+                name,
+                namespace="prod",
+                owner=("ReplicaSet", name.rsplit("-", 1)[0]),
+                containers=[gpu],
+            )
+            for name in names
+        ]
+    )
+
+
+def test_pods_of_two_classes_on_one_time_sliced_gpu_keep_their_figures_with_a_problem() -> None:
+    """Pods of classes a and b whose series carry one GPU (time-slicing) hold the device's
+    figures, not each pod's: neither class takes them (each keeps its assumed busy fraction and
+    memory) and one problem names the GPU, the pods, the classes and how to measure per pod;
+    each class was given the whole device's busy 0.9 and 19.5 GiB, with no word."""
+    pods = ("a-6d4cf56db6-abcde", "b-7f8d9c6b5-xyzab")
+    alone = import_workloads([("pods.json", _deployment_pods(*pods))], CATALOG)
+    imported = import_workloads(
+        [("pods.json", _deployment_pods(*pods)), ("sliced.prom", _time_sliced(*pods))], CATALOG
+    )
+    columns = ["name", "busy_fraction", "memory_gib"]
+    assert imported.frame[columns].equals(alone.frame[columns])
+    (problem,) = imported.problems
+    assert problem.file == "sliced.prom"
+    assert problem.message == (
+        "GPU-0 on n1 carries the series of 2 pods at once (prod/a-6d4cf56db6-abcde, "
+        "prod/b-7f8d9c6b5-xyzab, of classes 'a', 'b'): on a time-sliced or MPS GPU "
+        "the exporter repeats the whole device's figures on each pod's series, so no pod's own "
+        "use is known: they are not used, and each class keeps its busy_fraction and "
+        "memory_gib as given, or as measured on GPUs of its own"
+    )
+    assert "MIG" in problem.fix
+    assert not [n for n in imported.notes if n.text.startswith("measured")]
+
+
+def test_replicas_of_one_class_on_one_time_sliced_gpu_share_its_figures_equally() -> None:
+    """Two replicas of one Deployment on one time-sliced GPU share the device's 90 % and
+    20000 MiB equally: the class is busy 0.45 with 9.766 GiB, a note saying the figure is the
+    device's split among its 2 pods; it was given the whole device's figures."""
+    pods = ("inf-6d4cf56db6-abcde", "inf-6d4cf56db6-fghij")
+    imported = import_workloads(
+        [("pods.json", _deployment_pods(*pods)), ("sliced.prom", _time_sliced(*pods))], CATALOG
+    )
+    (row,) = imported.frame.to_dict("records")
+    assert (row["busy_fraction"], row["memory_gib"]) == (0.45, 9.766)
+    assert imported.problems == ()
+    busy = next(n for n in imported.notes if n.field == "busy_fraction")
+    assert busy.text.endswith(
+        "; a shared GPU's figures split equally among the class's pods on it: 2 pods on GPU-0 on n1"
+    )
+
+
+def test_a_pod_on_two_gpus_adds_both_gpus_memory_and_shares_neither() -> None:
+    """A pod measured on GPUs 0 and 1 (20000 and 12000 MiB) needs 31.25 GiB, and is busy the
+    mean of 90 % and 50 %; no GPU is taken as shared."""
+    gpu = container("app", limits={"nvidia.com/gpu": "2"})
+    pods = kube_list(pod("big-0", namespace="prod", owner=("StatefulSet", "big"), containers=[gpu]))
+    other = _SLICED_L4.replace('UUID="GPU-0",gpu="0"', 'UUID="GPU-1",gpu="1"')
+    scrape = (
+        f'DCGM_FI_DEV_GPU_UTIL{{{_SLICED_L4},pod="big-0"}} 90\n'
+        f'DCGM_FI_DEV_GPU_UTIL{{{other},pod="big-0"}} 50\n'
+        f'DCGM_FI_DEV_FB_USED{{{_SLICED_L4},pod="big-0"}} 20000\n'
+        f'DCGM_FI_DEV_FB_USED{{{other},pod="big-0"}} 12000\n'
+    ).encode()
+    imported = import_workloads([("pods.json", pods), ("two.prom", scrape)], CATALOG)
+    (row,) = imported.frame.to_dict("records")
+    assert (row["busy_fraction"], row["memory_gib"]) == (0.7, 31.25)
+    assert imported.problems == ()

@@ -16,6 +16,18 @@ several, are combined: the busy fraction is their mean, the memory their maximum
 workload needs room for). Read with the catalog, a frame-buffer sample larger than the memory
 of the GPU model its ``modelName`` label names cannot be measured: it is left out with a problem
 naming its line.
+
+DCGM measures devices, not processes. When several pods share one GPU by time-slicing or MPS,
+the exporter labels a copy of each device series with each pod using it, every copy holding
+the whole device's value (NVIDIA/dcgm-exporter issue #587, "--kubernetes-virtual-gpus exports
+identical values for all pods instead of per-pod utilization"; also #307). Series of several
+pods carrying one GPU (the same host and ``UUID``, or host and ``gpu`` index without a UUID;
+the same MIG instance) in one file at one timestamp are such copies: each sample is divided
+equally among the pods, so the pods' shares add up to the device's figure, and each
+measurement names the pods it shared with (``shared_with``), since an equal share is an
+assumption, not a measurement of the pod. Samples of different files or timestamps are
+different times: pods seen one after the other on a GPU did not share it. A pod on several
+GPUs has one series per GPU, each its own.
 """
 
 from __future__ import annotations
@@ -73,6 +85,8 @@ class Sample:
     value: float
     file: str
     line: int
+    timestamp: int | None = None
+    """Milliseconds since 1970 as the line gives it; None for the time of the scrape."""
 
 
 def _labels(text: str) -> dict[str, str] | None:
@@ -143,8 +157,14 @@ def read_dcgm_samples(
                 )
             )
             continue
+        timestamp = match.group("timestamp")
         sample = Sample(
-            name, _visible_hosts(labels, hosts, file, number, problems), value, file, number
+            name,
+            _visible_hosts(labels, hosts, file, number, problems),
+            value,
+            file,
+            number,
+            None if timestamp is None else int(timestamp),
         )
         written = labels.get("modelName", "")
         if name == MEMORY_METRIC and catalog is not None and written not in models:
@@ -292,36 +312,31 @@ class GpuMeasurement:
     memory_samples: int
     files: tuple[str, ...]
     """Files the samples came from, in order."""
+    shared_with: tuple[tuple[str, str], ...] = ()
+    """(namespace, pod) of the other pods whose series carry the same GPU at the time of one
+    of this series' samples; those samples are the device's figure divided equally among the
+    pods. Empty when no other pod's series carried the GPU."""
 
 
 def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
     """One measurement per series key (host, GPU, MIG instance, pod, container), over all
     samples: busy fraction the mean of the preferred busy metric present for that key, memory the
-    peak of ``DCGM_FI_DEV_FB_USED``."""
+    peak of ``DCGM_FI_DEV_FB_USED``; a sample of a GPU carried by several pods' series at one
+    time is divided equally among those pods first."""
     grouped: dict[tuple[str, ...], list[Sample]] = {}
     for sample in samples:
-        labels = sample.labels
-        key: tuple[str, ...] = (
-            _label(labels, *_HOST_LABELS),
-            _label(labels, "gpu", "exported_gpu"),
-            _label(labels, "UUID", "uuid", "exported_UUID"),
-            _label(labels, "GPU_I_PROFILE"),
-            _label(labels, "GPU_I_ID"),
-            _label(labels, "exported_namespace", "namespace")
-            if _label(labels, "exported_pod", "pod")
-            else "",
-            _label(labels, "exported_pod", "pod"),
-            _label(labels, "exported_container", "container")
-            if _label(labels, "exported_pod", "pod")
-            else "",
-        )
-        grouped.setdefault(key, []).append(sample)
+        grouped.setdefault(_series_key(sample.labels), []).append(sample)
+    sharing = _pods_at_once(grouped)
     found = []
     for key, members in grouped.items():
+        pod = (key[5], key[6])
         busy_metric = next((m for m in BUSY_METRICS if any(s.metric == m for s in members)), "")
-        busy = [s.value for s in members if s.metric == busy_metric]
-        memory = [s.value for s in members if s.metric == MEMORY_METRIC]
+        busy = [_share(s, key, sharing) for s in members if s.metric == busy_metric]
+        memory = [_share(s, key, sharing) for s in members if s.metric == MEMORY_METRIC]
         model = next((s.labels.get("modelName", "") for s in members), "")
+        others: set[tuple[str, str]] = set()
+        if key[6]:
+            others = set().union(*(sharing[_moment(s, key)] for s in members)) - {pod}
         found.append(
             GpuMeasurement(
                 host=key[0],
@@ -342,6 +357,54 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
                 memory_used_mib=max(memory) if memory else None,
                 memory_samples=len(memory),
                 files=tuple(dict.fromkeys(s.file for s in members)),
+                shared_with=tuple(sorted(others)),
             )
         )
     return tuple(found)
+
+
+def _series_key(labels: Mapping[str, str]) -> tuple[str, ...]:
+    """(host, gpu, uuid, MIG profile, MIG instance, namespace, pod, container) of a series."""
+    pod = _label(labels, "exported_pod", "pod")
+    return (
+        _label(labels, *_HOST_LABELS),
+        _label(labels, "gpu", "exported_gpu"),
+        _label(labels, "UUID", "uuid", "exported_UUID"),
+        _label(labels, "GPU_I_PROFILE"),
+        _label(labels, "GPU_I_ID"),
+        _label(labels, "exported_namespace", "namespace") if pod else "",
+        pod,
+        _label(labels, "exported_container", "container") if pod else "",
+    )
+
+
+_Moment = tuple[str, int | None, str, str, str, str, str]
+"""(file, timestamp, metric, host, UUID or else gpu index, MIG profile, MIG instance): one
+device's sample of one metric at one time."""
+
+
+def _moment(sample: Sample, key: tuple[str, ...]) -> _Moment:
+    host, gpu, uuid, profile, instance = key[:5]
+    return (sample.file, sample.timestamp, sample.metric, host, uuid or gpu, profile, instance)
+
+
+def _pods_at_once(
+    grouped: Mapping[tuple[str, ...], Sequence[Sample]],
+) -> dict[_Moment, set[tuple[str, str]]]:
+    """The (namespace, pod) of every pod whose series carry each device's metric at one time."""
+    pods: dict[_Moment, set[tuple[str, str]]] = {}
+    for key, members in grouped.items():
+        if key[6]:
+            for sample in members:
+                pods.setdefault(_moment(sample, key), set()).add((key[5], key[6]))
+    return pods
+
+
+def _share(
+    sample: Sample, key: tuple[str, ...], sharing: Mapping[_Moment, set[tuple[str, str]]]
+) -> float:
+    """The sample's value divided equally among the pods whose series carry its GPU at its
+    time (the device's figure repeated on each, not each pod's own)."""
+    if not key[6]:
+        return sample.value
+    return sample.value / len(sharing[_moment(sample, key)])

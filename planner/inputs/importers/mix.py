@@ -8,6 +8,15 @@ name), else by the pod's owner name (the pod name without its ReplicaSet hash an
 equal to a class name, so a scrape also fills a workload CSV whose classes are named after their
 Deployments. The busy fraction of a class is the mean over its measured GPUs; its memory is the
 largest of its pods' peaks (a pod's peak summed over its GPUs).
+
+A GPU shared by several pods at once (time-slicing, MPS) is measured as a device: the exporter
+repeats the device's figures on each pod's series (NVIDIA/dcgm-exporter issue #587) and
+``dcgm.measure`` divides them equally among the pods. Replicas of one class do alike work, so
+their equal shares stand for the class, noted as such. Pods of different classes (or of no
+class) on one GPU need not: an equal share could give a heavy pod a light one's memory, and
+the whole figure would count the device's use once per pod. Their shared series are not used,
+with a problem naming the GPU, the pods and how to measure each pod (a GPU or MIG instance of
+its own, or DCGM's per-process statistics).
 """
 
 from __future__ import annotations
@@ -316,9 +325,11 @@ def _fill_peak_memory(
     members: Sequence[dcgm.GpuMeasurement],
     files: str,
     notes: list[ImportNote],
+    shared: str,
 ) -> None:
-    """Set ``memory_gib`` of a class's rows to its largest pod's peak frame buffer (GiB), noted;
-    a zero peak (idle when scraped) keeps the figure, noted too."""
+    """Set ``memory_gib`` of a class's rows to its largest pod's peak frame buffer (GiB), noted
+    (``shared`` ends the note: how shared GPUs were split); a zero peak (idle when scraped)
+    keeps the figure, noted too."""
     peaks: dict[tuple[str, str], float] = {}
     for m in members:
         if m.memory_used_mib is not None:
@@ -339,7 +350,7 @@ def _fill_peak_memory(
                     f"{gib:g}",
                     "read",
                     f"measured: peak frame buffer used over {counted(count, 'sample')}, "
-                    "largest pod",
+                    f"largest pod{shared}",
                 )
             )
         else:
@@ -375,7 +386,7 @@ def fill_measured(
     by_pod_name: dict[str, set[str]] = {}
     for (_, pod), name in class_of.items():
         by_pod_name.setdefault(pod, set()).add(name)
-    per_class: dict[str, list[dcgm.GpuMeasurement]] = {}
+    matched: list[tuple[dcgm.GpuMeasurement, str]] = []
     unmatched_pods: list[str] = []
     without_pod = 0
     for measured in measurements:
@@ -387,13 +398,24 @@ def fill_measured(
             pod = f"{shown(measured.namespace)}/{shown(measured.pod)}".strip("/")
             unmatched_pods.append(pod)
             continue
-        per_class.setdefault(found, []).append(measured)
+        matched.append((measured, found))
+    class_of_pod = {(m.namespace, m.pod): found for m, found in matched}
+    per_class: dict[str, list[dcgm.GpuMeasurement]] = {}
+    # Series of a GPU that pods of other classes (or of none) share are the device's, not the
+    # class's: left out, one problem per GPU.
+    shared_across: dict[str, list[dcgm.GpuMeasurement]] = {}
+    for measured, found in matched:
+        if any(class_of_pod.get(other) != found for other in measured.shared_with):
+            shared_across.setdefault(_device(measured), []).append(measured)
+        else:
+            per_class.setdefault(found, []).append(measured)
     notes: list[ImportNote] = []
     result = frame.copy()
     for name, members in per_class.items():
         rows = result.index[result["name"] == name]
         busy = [m for m in members if m.busy_fraction is not None]
         files = ", ".join(dict.fromkeys(f for m in members for f in m.files))
+        shared = _split_among_replicas(members)
         if busy:
             value = round(sum(m.busy_fraction or 0.0 for m in busy) / len(busy), 4)
             result.loc[rows, "busy_fraction"] = value
@@ -409,11 +431,14 @@ def fill_measured(
                     f"{value:g}",
                     "read",
                     f"measured: {metrics}, mean of {counted(count, 'sample')} over "
-                    f"{len(busy)} GPU series",
+                    f"{len(busy)} GPU series{shared}",
                 )
             )
-        _fill_peak_memory(result, rows, name, members, files, notes)
-    problems: list[InputProblem] = []
+        _fill_peak_memory(result, rows, name, members, files, notes, shared)
+    problems = [
+        _shared_across_classes(device, members, class_of_pod)
+        for device, members in shared_across.items()
+    ]
     files = ", ".join(dict.fromkeys(f for m in measurements for f in m.files))
     if without_pod:
         notes.append(
@@ -450,10 +475,62 @@ def fill_measured(
     return result, notes, problems
 
 
+def _device(measured: dcgm.GpuMeasurement) -> str:
+    """The GPU or MIG instance a series measures, as messages name it (``GPU-0 on n1``)."""
+    gpu = measured.uuid or f"GPU {measured.gpu}"
+    if measured.mig_profile:
+        gpu = f"MIG instance {measured.mig_instance} ({measured.mig_profile}) of {gpu}"
+    return f"{gpu} on {measured.host}" if measured.host else gpu
+
+
+def _split_among_replicas(members: Sequence[dcgm.GpuMeasurement]) -> str:
+    """How a class's shared GPUs were split, to end its notes (empty when none was shared)."""
+    pods: dict[str, int] = {}
+    for m in members:
+        if m.shared_with:
+            pods[_device(m)] = max(pods.get(_device(m), 0), len(m.shared_with) + 1)
+    if not pods:
+        return ""
+    where = ", ".join(f"{counted(n, 'pod')} on {device}" for device, n in pods.items())
+    return f"; a shared GPU's figures split equally among the class's pods on it: {where}"
+
+
+def _shared_across_classes(
+    device: str,
+    members: Sequence[dcgm.GpuMeasurement],
+    class_of_pod: Mapping[tuple[str, str], str],
+) -> InputProblem:
+    """The problem of a GPU whose series name pods of several classes (or of none) at once."""
+    pods = sorted(
+        {(m.namespace, m.pod) for m in members} | {p for m in members for p in m.shared_with}
+    )
+    shown_pods = [f"{shown(namespace)}/{shown(pod)}".strip("/") for namespace, pod in pods]
+    listed = ", ".join(shown_pods[:5]) + (f" and {len(pods) - 5} more" if len(pods) > 5 else "")
+    classes = list(dict.fromkeys(class_of_pod[p] for p in pods if p in class_of_pod))
+    without = sum(1 for p in pods if p not in class_of_pod)
+    of = f"{'class' if len(classes) == 1 else 'classes'} {', '.join(map(quoted, classes))}"
+    if without:
+        of += f" and {counted(without, 'pod')} of no class"
+    return InputProblem(
+        ", ".join(dict.fromkeys(f for m in members for f in m.files)),
+        None,
+        None,
+        f"{device} carries the series of {counted(len(pods), 'pod')} at once ({listed}, of "
+        f"{of}): on a time-sliced or MPS GPU the exporter repeats the whole device's figures "
+        "on each pod's series, so no pod's own use is known: they are not used, and each class "
+        "keeps its busy_fraction and memory_gib as given, or as measured on GPUs of its own",
+        "measure each class on GPUs or MIG instances of its own, or measure per process "
+        "(dcgmi stats with job statistics enabled, or nvidia-smi "
+        "--query-compute-apps=pid,used_memory) and give busy_fraction and memory_gib in a "
+        "workload CSV",
+    )
+
+
 def measurements_frame(measurements: Sequence[dcgm.GpuMeasurement]) -> pd.DataFrame:
     """One row per DCGM series: host, gpu, uuid, model, mig_profile, mig_instance, namespace,
     pod, container, busy_fraction [0-1], busy_metric, busy_samples, memory_used_gib [GiB] (peak),
-    memory_samples, files."""
+    memory_samples, files, shared_with (the other pods on the GPU at once, whose figures were
+    split equally with this pod's)."""
     rows = [
         {
             "host": m.host,
@@ -471,6 +548,7 @@ def measurements_frame(measurements: Sequence[dcgm.GpuMeasurement]) -> pd.DataFr
             "memory_used_gib": None if m.memory_used_mib is None else m.memory_used_mib / 1024,
             "memory_samples": m.memory_samples,
             "files": ", ".join(m.files),
+            "shared_with": ", ".join(f"{ns}/{pod}".strip("/") for ns, pod in m.shared_with),
         }
         for m in measurements
     ]
@@ -490,5 +568,6 @@ def measurements_frame(measurements: Sequence[dcgm.GpuMeasurement]) -> pd.DataFr
         "memory_used_gib",
         "memory_samples",
         "files",
+        "shared_with",
     ]
     return pd.DataFrame(rows, columns=columns)
