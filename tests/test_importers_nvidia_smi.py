@@ -1278,7 +1278,8 @@ def test_a_q_report_attaching_more_gpus_than_it_describes_is_a_problem() -> None
     assert len(attached) == 1
     assert "3 GPUs are attached but describes 2" in attached[0].message
     assert attached[0].row_kept
-    assert not read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG).problems
+    whole = read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG)
+    assert not [p for p in whole.problems if p.column == "Attached GPUs"]
     xml = REPORT_XML.replace(
         b"<driver_version>", b"<attached_gpus>2</attached_gpus>\n\t<driver_version>"
     )
@@ -1307,7 +1308,7 @@ def test_a_q_report_of_a_vm_with_a_gpu_passed_through_is_a_problem_keeping_the_g
     )
     read = read_nvidia_smi_report(passed, "vm-07.txt", CATALOG)
     assert _values(_one(read))["gpus_per_host"] == 2
-    (problem,) = read.problems
+    (problem,) = [p for p in read.problems if "VM" in p.message]
     assert problem.column == "GPU Virtualization Mode > Virtualization Mode"
     assert problem.row_kept
     assert "ran in a VM with 1 GPU passed through to it" in problem.message
@@ -1320,3 +1321,27 @@ def test_a_q_report_of_a_vm_with_a_gpu_passed_through_is_a_problem_keeping_the_g
     (in_xml,) = read_nvidia_smi_report(xml, "vm-08.xml", CATALOG).problems
     assert "passed through" in in_xml.message
     assert not read_nvidia_smi_report(REPORT_XML, "l40s.xml", CATALOG).problems
+
+
+def test_a_host_with_mig_on_some_gpus_only_is_kept_whole_with_a_problem() -> None:
+    """MIG mode on GPU 0 and off on GPU 1 (``-q``), or MIG devices listed for GPUs 0 and 2 and
+    not GPU 1 (``-L``): the host keeps all its GPUs as one MIG-enabled row, and a problem names
+    the GPUs without MIG and how to give the host (one MIG mode, or a CSV row per mode)."""
+    read = read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG)
+    values = _values(_one(read))
+    assert (values["gpus_per_host"], values["mig_enabled"]) == (2, "yes")
+    (problem,) = read.problems
+    assert problem.column == "MIG Mode > Current"
+    assert problem.row_kept
+    assert "GPU 1 has MIG mode off while GPU 0 has it on" in problem.message
+    assert "all 2 GPUs are planned as MIG-enabled" in problem.message
+    assert "two rows, one per MIG mode" in problem.fix
+    listed = (
+        "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-m0)\n"
+        "  MIG 3g.40gb     Device  0: (UUID: MIG-a)\n"
+        "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-m1)\n"
+        "GPU 2: NVIDIA A100-SXM4-80GB (UUID: GPU-m2)\n"
+        "  MIG 7g.80gb     Device  0: (UUID: MIG-b)\n"
+    )
+    (in_list,) = read_nvidia_smi_list(listed.encode(), "dgx-b.txt", CATALOG).problems
+    assert "GPU 1 lists no MIG device while GPUs 0, 2 list MIG devices" in in_list.message

@@ -1793,10 +1793,50 @@ def _host(
         )
     elif model is not None and not capable:
         add("mig_enabled", "no", first, locators.mig, "derived", f"{model} has no MIG")
+    problems.extend(_mixed_mig(host, same, file, locators))
     layout = tuple(MigGpu(host, g.index, g.instances, file) for g in same if g.instances)
     start = gpus[0].line
     naming_note = ImportNote(file, start, "", host, "host", host, naming[0], naming[1])
     return HostFacts(host, file, start, tuple(facts), layout, naming_note)
+
+
+def _mixed_mig(
+    host: str, gpus: Sequence[_Gpu], file: str, locators: _Locators
+) -> list[InputProblem]:
+    """A problem when some of the host's ``gpus`` have MIG mode on and others off (in ``-L``,
+    some list MIG devices and others none): the inventory holds one MIG mode per host, and the
+    host is kept whole, as MIG-enabled, rather than split into rows that would each count as a
+    host of their own (its cores, memory and failures counted twice)."""
+    listed = locators.mig == _MIG_LINES
+    on = [g for g in gpus if (g.instances if listed else g.mig)]
+    off = [g for g in gpus if (not g.instances if listed else g.mig is False)]
+    if not on or not off:
+        return []
+
+    def which(members: list[_Gpu], one: str, several: str) -> str:
+        listed_ids = ", ".join("?" if g.index is None else str(g.index) for g in members)
+        return f"GPU {listed_ids} {one}" if len(members) == 1 else f"GPUs {listed_ids} {several}"
+
+    if listed:
+        off_said = which(off, "lists no MIG device", "list no MIG device")
+        on_said = which(on, "lists MIG devices", "list MIG devices")
+    else:
+        off_said = which(off, "has MIG mode off", "have MIG mode off")
+        on_said = which(on, "has it on", "have it on")
+    verb = "lists" if listed else "has"
+    return [
+        InputProblem(
+            file,
+            off[0].line,
+            locators.mig,
+            f"host {quoted(host)}: {off_said} while {on_said}; the inventory holds one MIG mode "
+            f"per host, so all {counted(len(gpus), 'GPU')} are planned as MIG-enabled",
+            "set the same MIG mode on every GPU of the host (nvidia-smi -i INDEX -mig 1), or "
+            "give the host in an inventory CSV as two rows, one per MIG mode, each with its "
+            f"GPUs (this output {verb} {len(on)} with MIG and {len(off)} without)",
+            row_kept=True,
+        )
+    ]
 
 
 def _model_key(name: GpuName) -> str:
