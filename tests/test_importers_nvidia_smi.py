@@ -1345,3 +1345,26 @@ def test_a_host_with_mig_on_some_gpus_only_is_kept_whole_with_a_problem() -> Non
     )
     (in_list,) = read_nvidia_smi_list(listed.encode(), "dgx-b.txt", CATALOG).problems
     assert "GPU 1 lists no MIG device while GPUs 0, 2 list MIG devices" in in_list.message
+
+
+_JETSON_TABLE = b"""\
+| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  Orin (nvgpu)                  N/A  | N/A              N/A |                  N/A |
+| N/A   N/A  N/A               N/A /  N/A | Not Supported        |     N/A          N/A |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+"""
+"""A Jetson Orin module's nvidia-smi: persistence mode N/A beside the name."""
+
+
+def test_a_jetson_integrated_gpu_is_refused_by_its_name_without_the_persistence_value() -> None:
+    """A Jetson module's 'Orin (nvgpu)' (persistence mode N/A printed beside it) is refused as
+    the integrated GPU it is, named without the N/A, with how to plan it anyway."""
+    with pytest.raises(InputError) as refused:
+        read_nvidia_smi_table(_JETSON_TABLE, "orin.txt", CATALOG)
+    (problem,) = refused.value.problems
+    assert problem.message.startswith("'Orin (nvgpu)' is the integrated GPU of an NVIDIA Jetson")
+    assert "--catalog-extra" in problem.fix

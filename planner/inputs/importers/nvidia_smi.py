@@ -1381,11 +1381,12 @@ def read_nvidia_smi_table(
 
 
 _NAME_CELL_TAILS = {
-    "Persistence-M": frozenset({"On", "Off"}),
+    "Persistence-M": frozenset({"On", "Off", "N/A"}),
     "Driver-Model": frozenset({"WDDM", "TCC", "MCDM"}),
 }
 """Labels the table's GPU-name header cell may end with, and the values they put after the
-name: Linux drivers print persistence mode there, Windows drivers the driver model."""
+name: Linux drivers print persistence mode there (``N/A`` on Jetson modules), Windows drivers
+the driver model."""
 
 
 def _table_gpus(
@@ -1589,7 +1590,11 @@ def _hosts_read(
     """
     # Each distinct name and memory is matched once: the match is the costly step and a large
     # fleet repeats a handful of models.
-    gpus = [g for g in gpus if not _failed(g, file, locators, problems)]
+    gpus = [
+        g
+        for g in gpus
+        if not _failed(g, file, locators, problems) and not _integrated(g, file, locators, problems)
+    ]
     if not gpus:
         raise InputError(problems)
     matches: dict[tuple[str, float | None], GpuName] = {}
@@ -1654,6 +1659,30 @@ def _failed(gpu: _Gpu, file: str, locators: _Locators, problems: list[InputProbl
             "its model is unknown; left out",
             f"check the GPU ({check} shows its state; a GPU lost or needing a reset comes "
             "back after nvidia-smi -r or a reboot), then run nvidia-smi again",
+        )
+    )
+    return True
+
+
+_INTEGRATED = re.compile(r"\(nvgpu\)", re.IGNORECASE)
+"""How nvidia-smi names the integrated GPU of a Jetson (Tegra) module: ``Orin (nvgpu)``."""
+
+
+def _integrated(gpu: _Gpu, file: str, locators: _Locators, problems: list[InputProblem]) -> bool:
+    """Whether ``gpu`` is a Jetson module's integrated GPU (``Orin (nvgpu)``), which shares the
+    module's memory and is no GPU of a server the planner shares: left out, with a problem."""
+    if not _INTEGRATED.search(gpu.name):
+        return False
+    problems.append(
+        InputProblem(
+            file,
+            gpu.line,
+            locators.name,
+            f"{quoted(gpu.name)} is the integrated GPU of an NVIDIA Jetson module (the nvgpu "
+            "driver), which shares the module's memory and is not a server GPU the planner "
+            "shares; left out",
+            "give nvidia-smi output of the GPU servers to plan; to plan this module anyway, add "
+            "its GPU as your own model (--catalog-extra) and give it in an inventory CSV",
         )
     )
     return True
