@@ -1368,3 +1368,27 @@ def test_a_jetson_integrated_gpu_is_refused_by_its_name_without_the_persistence_
     (problem,) = refused.value.problems
     assert problem.message.startswith("'Orin (nvgpu)' is the integrated GPU of an NVIDIA Jetson")
     assert "--catalog-extra" in problem.fix
+
+
+_VGPU_REPORT = b"""\
+GPU 00000000:3B:00.0
+    Active vGPUs                          : 1
+    vGPU ID                               : 3251634213
+        VM Name                           : win10-vm1
+        vGPU Name                         : NVIDIA A40-8Q
+        FB Memory Usage
+            Total                         : 8192 MiB
+"""
+"""``nvidia-smi vgpu -q`` on a vGPU host: the vGPUs of VMs per physical GPU, no GPU model."""
+
+
+def test_the_vgpu_report_is_refused_saying_what_it_is_not_read_as_gpu_lines() -> None:
+    """``nvidia-smi vgpu -q`` (its ``GPU 00000000:3B:00.0`` lines look like -L's GPU lines) is
+    refused in one problem saying it lists the VMs' vGPUs and what to run instead; no GPU
+    named '3B:00.0', no line called malformed."""
+    with pytest.raises(InputError) as refused:
+        read_nvidia_smi_list(_VGPU_REPORT, "esx-07.txt", CATALOG)
+    (problem,) = refused.value.problems
+    assert problem.row == 1
+    assert problem.message.startswith("this is nvidia-smi vgpu -q")
+    assert "nvidia-smi -q" in problem.fix

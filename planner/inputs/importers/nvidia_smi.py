@@ -856,12 +856,41 @@ def read_nvidia_smi_list(
     indented ``MIG 1g.10gb Device 0: (UUID: ...)`` lines of each GPU's MIG devices (the old
     format without the ``NVIDIA`` prefix too). Memory is not listed: the name alone picks the
     model. MIG device lines mean MIG mode is on; their placements are not listed. A ``pdsh`` or
-    ``clush`` run (every line ``host: <line>``) is read host by host."""
+    ``clush`` run (every line ``host: <line>``) is read host by host. The vGPU report of
+    ``nvidia-smi vgpu -q``, whose ``GPU 00000000:3B:00.0`` lines look like GPU lines, is
+    refused saying what it is."""
+    text = tool_text(data, file)
+    _refuse_vgpu_report(text)
     return _per_host(
-        tool_text(data, file),
+        text,
         LIST_TOOL,
         host_name,
         lambda part, host: _read_list(part, file, catalog, host),
+    )
+
+
+_VGPU_REPORT_LABELS = re.compile(r"^\s*(Active vGPUs|vGPU ID)\s*:")
+"""Labels only ``nvidia-smi vgpu -q`` prints: the vGPUs running on each physical GPU."""
+
+
+def _refuse_vgpu_report(text: ToolText) -> None:
+    """Raise ``InputError`` when ``text`` is ``nvidia-smi vgpu -q``: GPU sections by bus id
+    (``GPU 00000000:3B:00.0``) listing the vGPUs of VMs, with no GPU model."""
+    sections = [n for n, line in text.lines if _REPORT_GPU.match(line)]
+    if not sections or not any(_VGPU_REPORT_LABELS.match(line) for _, line in text.lines):
+        return
+    raise InputError(
+        [
+            InputProblem(
+                text.file,
+                sections[0],
+                None,
+                f"this is nvidia-smi vgpu -q: it lists the vGPUs the VMs run on "
+                f"{counted(len(sections), 'GPU')} of the host, not the GPUs' models",
+                "run nvidia-smi -q, nvidia-smi -L or plain nvidia-smi vgpu on the host for its "
+                "GPUs",
+            )
+        ]
     )
 
 
