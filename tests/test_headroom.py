@@ -3,14 +3,17 @@ on the survivors and runs the feasibility checker on the result."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
 import pytest
 
+from planner.assumptions import Assumptions, VgpuMode, VsphereVersion
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import Host
-from planner.inputs.workloads import WorkloadClass
+from planner.inputs.servers import load_server_types
+from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year
 from planner.methods.registry import Method
 from planner.output.recommendations import RecommendedPlan
@@ -131,6 +134,55 @@ def test_headroom_on_two_server_types_buys_one_type_when_its_spare_costs_less() 
         assert with_spares(best) <= with_spares(alone.recommended) + 1e-6
     assert best.result.feasibility_violations == ()
     assert all(c.holds for c in best.headroom)
+
+
+def test_headroom_on_two_server_types_weighs_a_type_no_method_chose_with_its_own_sizings() -> None:
+    """48 small live-migrating batch jobs on A100 (4-GPU) or A16 (8-GPU) vSphere servers,
+    headroom 1, through the remote pool: every method's best sizing is on the A100 servers, so
+    the A16 servers, weighed alone, had one server to buy and could not serve them; sized as
+    asked alone, 2 A16 servers and a spare serve all 48 for $35,138 a year with the spare's
+    write-off, where 2 A100 servers (one a spare) cost $45,006."""
+    jobs = dataclasses.replace(
+        workload(
+            "jobs",
+            kind=WorkloadKind.BATCH,
+            instances=48,
+            gpus=0.125,
+            memory_gib=4.9,
+            busy_fraction=0.09,
+            vcpus=16,
+            ram_gib=128,
+            needs_live_migration=True,
+            priority=3,
+        ),
+        max_slowdown=2.0,
+        memory_share=0.3,
+    )
+    assumptions = Assumptions(
+        max_slowdown=2.0,
+        vgpu_mode=VgpuMode.MIXED_SIZE,
+        vsphere_version=VsphereVersion.V7,
+        host_usd=30_000.0,
+    )
+    scenario = dataclasses.replace(_scenario([], [jobs]), assumptions=assumptions)
+    types = {t.name: t for t in load_server_types(CATALOG).value}
+    servers = (types["a100-pcie-4"], types["a16-vdi-8"])
+    years = assumptions.amortisation_years
+
+    def with_spares(plan: RecommendedPlan) -> float:
+        spares = sum(p.standby * p.unit_price_usd for p in plan.purchase)
+        return plan.result.cost.total_usd_per_year + amortised_usd_per_year(spares, years)
+
+    best = size_cluster(scenario, servers, headroom=1).recommended
+    assert best is not None
+    assert best.result.metrics.instances_not_placed == 0
+    assert best.result.feasibility_violations == ()
+    for server in servers:
+        alone = size_cluster(scenario, server, headroom=1).recommended
+        assert alone is not None
+        assert alone.result.metrics.instances_not_placed == 0
+        assert with_spares(best) <= with_spares(alone) + 1e-6
+    assert [(p.server.name, p.count, p.standby) for p in best.purchase] == [("a16-vdi-8", 3, 1)]
 
 
 def test_a_sized_cluster_with_headroom_buys_k_more_servers() -> None:

@@ -44,6 +44,7 @@ from planner.solve.mixed import (
     recommend,
     slowdown_limit,
 )
+from planner.solve.packing import size_method
 from planner.words import counted
 
 __all__ = [
@@ -453,19 +454,21 @@ def _cheaper_on_one_type(
     singles: Sequence[MethodResult],
     mixed: MixedPlan,
 ) -> MixedPlan:
-    """The mix sized on several server types, or on one type it bought alone where that ranks
-    first: the mix's MILP counts a type's hosts together, and placing its counts may open a
-    server of another type that one more of the first would spare. The types and options stay
-    every type's, so that the bound and the decisions range over every server that may be
-    bought; the counts are then the one type's (read for the solve's status only)."""
+    """The mix sized on several server types, or on one type alone where that ranks first: the
+    mix's MILP counts a type's hosts together, placing its counts may open a server of another
+    type that one more of the first would spare, and a search over several types stops further
+    from its best than one over a type alone. The types bought are weighed alone, and every
+    type up to ``_EACH_TYPE_ALONE_MAX_INSTANCES`` instances. The types and options stay every
+    type's, so that the bound and the decisions range over every server that may be bought;
+    the counts are then the one type's (read for the solve's status only)."""
     bought = {ServerType.of(h) for h in mixed.plan.hosts}
-    if len(bought) < 2:
-        return mixed
+    instances = sum(w.instances for w in scenario.workloads)
+    weighed = [
+        s for s in servers if s.shape in bought or instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
+    ]
     best, best_rank = mixed, rank(measure_plan(mixed.plan, scenario), scenario)
     sizings = [r.plan for r in singles]
-    for server in servers:
-        if server.shape not in bought:
-            continue
+    for server in weighed:
         alone = recommend(
             scenario,
             rates,
@@ -528,9 +531,9 @@ def _with_bounds(
 
 
 _EACH_TYPE_ALONE_MAX_INSTANCES = 200
-"""Instances up to which an addition without headroom on several server types also weighs
-each type alone: a work limit (each type is a planning as long as the mix's; the gaps found
-beyond it were under 1 %)."""
+"""Instances up to which a sizing, or an addition without headroom, on several server types
+also weighs each type alone, bought or not: a work limit (each type is a planning as long as
+the mix's; the gaps found beyond it were under 1 %)."""
 
 ADDED_CLUSTER = "new"
 """Cluster of the servers bought on top of the inventory (one per type: ``new-2-l40s``)."""
@@ -568,10 +571,22 @@ def recommend_additions(
             drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
         ):
             for server in servers:
-                alone = [p for p in sized if all(ServerType.of(h) == server.shape for h in p.hosts)]
+                alone = _sizings_on(scenario, server, sized, methods)
                 drafts.append(_additions(scenario, (server,), alone, active, headroom, methods))
     best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
     return prove_bounds(scenario, best)
+
+
+def _sizings_on(
+    scenario: Scenario, server: ServerType, sized: Sequence[MethodPlan], methods: Sequence[Method]
+) -> list[MethodPlan]:
+    """Each method's sizing on ``server`` alone, as asked alone: those of ``sized`` on it, and
+    the others sized now (a sizing's single-method plans are each on its method's best type,
+    so a type none chose would get one server to buy)."""
+    alone = [p for p in sized if all(ServerType.of(h) == server.shape for h in p.hosts)]
+    have = {p.method for p in alone}
+    alone.extend(size_method(m, scenario, server) for m in methods if m not in have)
+    return alone
 
 
 def _rank_with_spares(plan: RecommendedPlan, scenario: Scenario) -> tuple[object, ...]:
