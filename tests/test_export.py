@@ -21,6 +21,7 @@ from planner.output.export import (
     write_workbook,
 )
 from planner.output.report import ScenarioPlan, assemble
+from planner.output.xlsx import EXACT, EXACT_PERCENT
 from planner.plan import NotPlaced
 from tests.report_fixtures import place, plan, scenario, workload
 
@@ -197,14 +198,15 @@ def test_write_sheets_alone_keeps_text_safe(tmp_path: Path) -> None:
 
 
 def test_workload_inputs_keep_their_units() -> None:
-    """The workloads sheet shows busy fractions as percentages and memory as GiB numbers."""
+    """The workloads sheet shows busy fractions as percentages and memory as GiB numbers,
+    each with every digit (an input sheet saved as CSV gives the numbers back)."""
     sheet = _book(_plan())["Workloads"]  # type: ignore[index]
     names = [c.value for c in sheet[1]]
     row = dict(zip(names, sheet[2], strict=False))
     assert row["Busy [%]"].value == 1.0
-    assert row["Busy [%]"].number_format == "0.0%"
+    assert row["Busy [%]"].number_format == EXACT_PERCENT
     assert row["GPU memory per instance [GiB]"].value == 40.0
-    assert row["GPU memory per instance [GiB]"].number_format == "0.0"
+    assert row["GPU memory per instance [GiB]"].number_format == EXACT
 
 
 def test_the_workloads_sheet_lists_a_pod_lists_pods_without_gpu_marked_as_such() -> None:
@@ -291,3 +293,17 @@ def test_the_recommended_plan_s_references_count_one_gpu_in_the_singular() -> No
     against = list(facts.loc[facts["figure"].str.startswith("Against "), "value"])
     assert len(against) == 2
     assert all(text.startswith("1 served on 1 GPU for $") for text in against)
+
+
+def test_the_input_sheets_group_no_thousands_and_the_results_keep_their_formats() -> None:
+    """On the Inventory and Workloads sheets a whole number is in General (1024, never
+    '1,024', which a comma CSV cannot hold) and a fraction shows every digit; the result
+    sheets keep their display formats (dollars, percentages)."""
+    book = _book(_plan())
+    for title in ("Inventory", "Workloads"):
+        for row in book[title].iter_rows(min_row=2):  # type: ignore[index]
+            for cell in row:
+                if isinstance(cell.value, (int, float)) and not isinstance(cell.value, bool):
+                    assert cell.number_format in ("General", EXACT, EXACT_PERCENT), cell.coordinate
+    costs = book["Costs"]  # type: ignore[index]
+    assert any("$" in c.number_format for row in costs.iter_rows(min_row=2) for c in row)

@@ -78,6 +78,14 @@ def _shown(value: object, number_format: str, *, decimal_comma: bool) -> str:
         text = f"${number:,.{2 if number_format.endswith('.00') else 0}f}"
     elif number_format == "0.00E+00":
         text = f"{number:.2E}"
+    elif number_format.startswith("0.0") and "#" in number_format:
+        percent = number_format.endswith("%")
+        least = number_format.count("0") - 1
+        # Excel holds 15 significant digits and shows each, down to the format's least decimals.
+        held = float(f"{number * (100 if percent else 1):.15g}")
+        whole, decimals = f"{held:.15f}".split(".")
+        decimals = decimals.rstrip("0").ljust(least, "0")
+        text = f"{whole}.{decimals}" + ("%" if percent else "")
     else:
         raise AssertionError(f"no CSV text for the format {number_format}")
     if decimal_comma:
@@ -362,3 +370,38 @@ def test_the_command_line_plans_from_the_two_sheets_saved_as_csv(
     assert problems == ()
     assert scenario.inventory == inventory
     assert scenario.workloads == workloads
+
+
+INVENTORY_DIGITS = b"""host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib,network_gbps,rdma
+big-1,ml,L40S,4,1024,10.25,12.5,no
+small-1,ml,L40S,4,64.5,1536.75,25,no
+"""
+"""Inventory numbers the sheet's display formats rounded or grouped (1,024.0; 10.2)."""
+WORKLOAD_DIGITS = b"""name,kind,instances,gpus,memory_gib,busy_fraction,active_hours,days_per_week,\
+vcpus,ram_gib,live_migration,isolation,latency_tolerant,priority,gpu_models,max_slowdown,\
+memory_share
+thirds,inference,3,0.3333333,10.25,0.1234,24x7,7,2.5,10.125,no,no,no,2,,1.125,0.0625
+whole,training,2,1,40,1,9-17,5,1024,2048,no,no,yes,2,,,
+"""
+"""Workload numbers the sheet's display formats rounded (0.333, 10.2, 12.3 %, 1.12, 1,024)."""
+
+
+@pytest.mark.parametrize("european", [False, True], ids=["comma", "semicolon-bom"])
+def test_the_input_sheets_show_every_digit_so_their_csv_gives_the_same_numbers(
+    catalog: Catalog, european: bool
+) -> None:
+    """Memory 10.25 GiB, 0.3333333 GPUs, a slowdown limit of 1.125, 12.34 % busy, 1024 cores:
+    the Inventory and Workloads sheets show every digit and no thousands separator, so each
+    saved as CSV loads to the very numbers given, with no problem (they read 10.2, 0.333,
+    1.12, 12.3 % and a refused '1,024.0')."""
+    inventory = load_inventory(INVENTORY_DIGITS, catalog).value
+    workloads = load_workloads(WORKLOAD_DIGITS, catalog).value
+    scenario = Scenario(catalog=catalog, inventory=inventory, workloads=workloads)
+    book = workbook_bytes(
+        assemble(scenario, [hand_plan(Method.PASSTHROUGH, [], lower_bound_gpus=0)])
+    )
+    hosts = load_inventory(_saved_as_csv(book, "Inventory", european=european), catalog)
+    classes = load_workloads(_saved_as_csv(book, "Workloads", european=european), catalog)
+    assert (hosts.problems, classes.problems) == ((), ())
+    assert hosts.value == inventory
+    assert classes.value == workloads

@@ -111,10 +111,11 @@ def _table_sheet(
     *,
     freeze: str = "A2",
     overrides: Mapping[str, str] | None = None,
+    exact: bool = False,
 ) -> None:
     for name, part in sheet_parts(title, frame):
         sheet = book.create_sheet(name)
-        write_table(sheet, part, overrides=overrides)
+        write_table(sheet, part, overrides=overrides, exact=exact)
         sheet.freeze_panes = freeze
         fit_columns(sheet)
 
@@ -376,8 +377,13 @@ def write_workbook(
     if plan.question == "size":
         # Sizing opens hosts of one type; show those the plans could use, not the inventory.
         hosts = tuple({h.name: h for r in plan.results for h in r.plan.hosts}.values())
-    _table_sheet(book, "Inventory", _records(hosts), freeze="B2", overrides=_INVENTORY_HEADERS)
-    _table_sheet(book, "Workloads", _workloads(plan), freeze="B2", overrides=_WORKLOAD_HEADERS)
+    # The input sheets show every digit given: saved as CSV, they plan the same inputs.
+    _table_sheet(
+        book, "Inventory", _records(hosts), freeze="B2", overrides=_INVENTORY_HEADERS, exact=True
+    )
+    _table_sheet(
+        book, "Workloads", _workloads(plan), freeze="B2", overrides=_WORKLOAD_HEADERS, exact=True
+    )
     _table_sheet(book, "Assumptions", _assumptions(plan), freeze="B2")
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():

@@ -23,12 +23,15 @@ __all__ = [
     "BOLD",
     "COUNT",
     "DECIMAL",
+    "EXACT",
+    "EXACT_PERCENT",
     "NUMBER",
     "ONE_DECIMAL",
     "PERCENT",
     "USD",
     "USD_CENTS",
     "cell_value",
+    "exact_format",
     "fit_columns",
     "number_format",
     "unit_format",
@@ -44,6 +47,14 @@ ONE_DECIMAL = "0.0"
 COUNT = "#,##0"
 NUMBER = "#,##0.0##"
 """Any other fraction: up to three decimals shown."""
+EXACT = "0.0##############"
+"""A number of an input sheet: every digit Excel holds (15 decimals at most, one at least) and
+no thousands separator, so the sheet saved as CSV reads back as the numbers given."""
+EXACT_PERCENT = "0.0#############%"
+"""A share of an input sheet as a percentage, every digit shown (``12.34%``, ``35.0%``)."""
+_EXACT_FOUR = {EXACT: "0.0000###########", EXACT_PERCENT: "0.0000##########%"}
+"""The exact formats for a number of three decimals (1.125): a fourth, trailing zero
+(``1,1250``) keeps a decimal comma from reading as a thousands separator (1125)."""
 SMALL_NUMBER = "0.00E+00"
 """A non-zero number below ``_SMALL`` in size, which ``NUMBER`` would show as 0.0."""
 BOLD = Font(bold=True)
@@ -123,22 +134,48 @@ def unit_format(unit: str, value: Any) -> str | None:
     return None
 
 
+def exact_format(column: str, value: Any) -> str | None:
+    """Number format of a value on an input sheet, which must show every digit given: a share
+    as ``EXACT_PERCENT``, any other fraction as ``EXACT``, a whole number in General (no
+    thousands separator, and a fraction typed over it shows whole)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    percent = number_format(column) == PERCENT
+    if not (percent or isinstance(value, float)):
+        return "General"
+    exact = EXACT_PERCENT if percent else EXACT
+    shown = f"{value * 100 if percent else value:.15g}"
+    whole, _, decimals = shown.partition(".")
+    if len(decimals) == 3 and whole.lstrip("-") != "0" and "e" not in shown:
+        return _EXACT_FOUR[exact]
+    return exact
+
+
 def write_table(
     sheet: Any,
     frame: pd.DataFrame,
     *,
     start_row: int = 1,
     overrides: Mapping[str, str] | None = None,
+    exact: bool = False,
 ) -> int:
     """Write ``frame`` under a bold header row of ``header`` names; return the next free row.
 
     Formats come from each column's code name. A figure table (``value`` and ``unit`` columns)
     formats each value by its row's unit instead; its ``%`` values are percent points (73.3),
     stored as the fraction (0.733) under a percent format, so Excel computes with them.
+    ``exact``: a table of inputs, each number shown with every digit (``exact_format``), as a
+    sheet saved as CSV must give them back.
     """
     columns = [str(c) for c in frame.columns]
     for j, column in enumerate(columns, start=1):
         write_cell(sheet, start_row, j, header(column, overrides)).font = BOLD
+    if exact:
+        for i, values in enumerate(frame.itertuples(index=False, name=None), start=start_row + 1):
+            for j, (column, raw) in enumerate(zip(columns, values, strict=True), start=1):
+                value = cell_value(raw)
+                write_cell(sheet, i, j, value, exact_format(column, value))
+        return start_row + len(frame) + 1
     formats = [number_format(c) for c in columns]
     by_unit = "value" in columns and "unit" in columns
     for i, values in enumerate(frame.itertuples(index=False, name=None), start=start_row + 1):
@@ -164,9 +201,15 @@ def fit_columns(sheet: Any, *, skip: int = 0) -> None:
         for cell in row:
             if cell.value is None:
                 continue
-            shown = (
-                len(f"{cell.value:,.2f}") if isinstance(cell.value, float) else len(str(cell.value))
-            )
+            if cell.number_format in (EXACT_PERCENT, _EXACT_FOUR[EXACT_PERCENT]):
+                # An input sheet shows every digit; a column too narrow would hide some.
+                shown = len(f"{cell.value * 100:.15g}.0000%")
+            elif cell.number_format in (EXACT, _EXACT_FOUR[EXACT]):
+                shown = len(f"{cell.value:.15g}.0000")
+            elif isinstance(cell.value, float):
+                shown = len(f"{cell.value:,.2f}")
+            else:
+                shown = len(str(cell.value))
             widths[cell.column] = max(widths.get(cell.column, 0), shown)
             if shown > _MAX_WIDTH:
                 cell.alignment = Alignment(wrap_text=True, vertical="top")
