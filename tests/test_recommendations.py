@@ -207,8 +207,9 @@ def test_an_unknown_today_method_is_refused_with_the_known_ones() -> None:
 
 
 def test_the_headline_counts_one_gpu_one_host_and_says_it_is_today_s_plan() -> None:
-    """One training job on one L40S, as today: the answer reads 'on 1 GPU in 1 host, the
-    same … as today', not '1 GPUs in 1 hosts, 0 fewer GPUs, $0 less per year'."""
+    """One training job on one L40S, as today: the answer reads 'Serves the 1 instance on 1 GPU
+    in 1 host, the same … as today', not 'all 1 instance', '1 GPUs in 1 hosts, 0 fewer GPUs,
+    $0 less per year'."""
     scenario = scenario_of(
         [],
         [host("l40s", "L40S", 1)],
@@ -221,7 +222,7 @@ def test_the_headline_counts_one_gpu_one_host_and_says_it_is_today_s_plan() -> N
     headline = recommended.headline()
 
     assert headline == (
-        "Serves all 1 instance on 1 GPU in 1 host, the same GPUs, cost and service as today "
+        "Serves the 1 instance on 1 GPU in 1 host, the same GPUs, cost and service as today "
         "(Passthrough)."
     )
 

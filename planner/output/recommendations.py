@@ -162,7 +162,8 @@ class RecommendedPlan:
                 "no method can place one within its limits here"
             )
         elif m.instances_not_placed == 0:
-            text = f"Serves all {counted(m.instances_placed, 'instance')}"
+            every = "all" if m.instances_placed > 1 else "the"
+            text = f"Serves {every} {counted(m.instances_placed, 'instance')}"
         else:
             text = f"Serves {m.instances_placed:,} of {counted(total, 'instance')}"
         if m.instances_placed:
