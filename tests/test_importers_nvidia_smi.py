@@ -1392,3 +1392,22 @@ def test_the_vgpu_report_is_refused_saying_what_it_is_not_read_as_gpu_lines() ->
     assert problem.row == 1
     assert problem.message.startswith("this is nvidia-smi vgpu -q")
     assert "nvidia-smi -q" in problem.fix
+
+
+def test_a_mig_mode_pending_a_reset_is_a_problem_naming_its_gpus() -> None:
+    """``nvidia-smi -q`` with MIG Mode Current Disabled and Pending Enabled: the GPU is planned
+    as it is now (MIG off), with one problem naming the GPUs whose mode a reset changes; a
+    pending mode equal to the current one is none."""
+    pending = REPORT.replace(
+        b"        Current                           : Disabled\n",
+        b"        Current                           : Disabled\n        Pending : Enabled\n",
+    )
+    read = read_nvidia_smi_report(pending, "dgx-a.txt", CATALOG)
+    (problem,) = [p for p in read.problems if p.column == "MIG Mode > Pending"]
+    assert problem.message.startswith("GPU 1: MIG mode is Disabled now and Enabled after")
+    assert problem.row_kept
+    assert not [
+        p
+        for p in read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG).problems
+        if p.column == "MIG Mode > Pending"
+    ]

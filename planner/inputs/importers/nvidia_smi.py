@@ -162,6 +162,9 @@ class _Gpu:
     """What the output wrote for MIG mode when it is no mode (``[N/A]``); None otherwise."""
     sampled: str | None = None
     """The row's ``timestamp`` (``nvidia-smi -l`` writes one sample after another)."""
+    mig_pending: bool | None = None
+    """The MIG mode the report says applies at the next GPU reset (``MIG Mode > Pending``);
+    None when it does not say."""
     virtualization: str | None = None
     """The report's ``Virtualization Mode`` (``None``, ``Pass-Through``, ``VGPU``, ``Host
     VGPU``); None when the output does not say."""
@@ -987,6 +990,7 @@ def read_nvidia_smi_report(
         raise _no_gpus(file, REPORT_TOOL, _REPORT_FIX)
     problems.extend(_unattached(text, is_xml, len(gpus) + len(lost)))
     problems.extend(_passed_through(gpus, file))
+    problems.extend(_mig_pending(gpus, file))
     unnamed = [g for g in gpus if not g.name]
     if unnamed:
         raise InputError(
@@ -1072,6 +1076,34 @@ def _passed_through(gpus: Sequence[_Gpu], file: str) -> list[InputProblem]:
     ]
 
 
+def _mig_pending(gpus: Sequence[_Gpu], file: str) -> list[InputProblem]:
+    """A problem per change of MIG mode the report says is pending (``MIG Mode > Pending``
+    differs from ``Current``), naming its GPUs: they are planned as they are now, which their
+    next reset or the host's reboot undoes."""
+    words = {True: "Enabled", False: "Disabled"}
+    changes: dict[tuple[bool, bool], list[_Gpu]] = {}
+    for gpu in gpus:
+        if gpu.mig is not None and gpu.mig_pending is not None and gpu.mig != gpu.mig_pending:
+            changes.setdefault((gpu.mig, gpu.mig_pending), []).append(gpu)
+    problems = []
+    for (now, pending), members in changes.items():
+        indices = ", ".join(str(g.index) for g in members)
+        which = f"GPU {indices}" if len(members) == 1 else f"GPUs {indices}"
+        problems.append(
+            InputProblem(
+                file,
+                members[0].line,
+                "MIG Mode > Pending",
+                f"{which}: MIG mode is {words[now]} now and {words[pending]} after the next "
+                "GPU reset or reboot (Pending); planned as it is now",
+                "reset the GPU (nvidia-smi -r) or reboot to apply the pending mode and run "
+                "nvidia-smi -q again, or set mig_enabled for this host in an inventory CSV",
+                row_kept=True,
+            )
+        )
+    return problems
+
+
 def _report_memory(value: str | None) -> float | None:
     return None if value is None else _mib(value)
 
@@ -1143,6 +1175,7 @@ def _text_report_gpus(
             _report_memory(values.get("FB Memory Usage > Total")),
             _report_mig(values.get("MIG Mode > Current")),
             number,
+            mig_pending=_report_mig(values.get("MIG Mode > Pending")),
             virtualization=values.get(_VIRTUALIZATION),
         )
         for index, (number, values, _) in enumerate(sections)
@@ -1266,6 +1299,7 @@ def _xml_report_gpus(
                 _report_memory(element.findtext("fb_memory_usage/total")),
                 _report_mig(element.findtext("mig_mode/current_mig")),
                 lines[index] if index < len(lines) else text.lines[0][0],
+                mig_pending=_report_mig(element.findtext("mig_mode/pending_mig")),
                 virtualization=element.findtext("gpu_virtualization_mode/virtualization_mode"),
             )
         )
