@@ -337,9 +337,14 @@ def test_a_value_the_inventory_refuses_names_the_uploaded_file_and_line() -> Non
 
 
 def test_a_class_the_workload_mix_refuses_names_the_pods_file() -> None:
-    """A pod asking 1,000 GPUs makes a class the workload mix refuses: the panel names the pods
+    """A pod asking 10,000 vCPUs makes a class the workload mix refuses: the panel names the pods
     file and the request, not a row of 'imported workloads'."""
-    huge = kube_list(pod("p-1", containers=[container(limits={"nvidia.com/gpu": "1000"})]))
+    huge = kube_list(
+        pod(
+            "p-1",
+            containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "10000"})],
+        )
+    )
     at = _page("ui/pages/workloads.py")
     at.file_uploader(key="workloads_upload").set_value(("pods.json", huge, "application/json"))
     at.run()
@@ -348,8 +353,8 @@ def test_a_class_the_workload_mix_refuses_names_the_pods_file() -> None:
     problems = _problems(at)
     assert set(problems["file"]) == {"pods.json"}
     first = problems.iloc[0]
-    assert first["column"] == "spec.containers[].resources"
-    assert first["problem"].startswith("class p-1: gpus 1000 is out of range")
+    assert first["column"] == "spec.containers[].resources.requests.cpu"
+    assert first["problem"].startswith("class p-1: vcpus 10000 is out of range")
 
 
 def test_the_fix_of_a_file_of_no_known_kind_is_shown_whole() -> None:
