@@ -790,3 +790,31 @@ def test_ack_gpu_sharing_nodes_are_read_with_their_gpus_and_model() -> None:
     assert read.problems == ()
     as_yaml = read_kubectl_nodes(as_kubectl_yaml(nodes), "nodes", CATALOG)
     assert (as_yaml.hosts, as_yaml.problems) == (read.hosts, read.problems)
+
+
+_HAMI_L40S = ":".join(
+    f"GPU-0000000{i}-aaaa-bbbb-cccc-dddddddddddd,10,46068,100,NVIDIA-NVIDIA L40S,0,true,{i},"
+    "hami-core"
+    for i in range(4)
+)
+
+
+def test_hami_nodes_count_the_gpus_hami_registered_not_its_vgpus() -> None:
+    """If HAMi's device plugin advertises 4 L40S split 10 ways as 40 nvidia.com/gpu, the node
+    has the 4 GPUs its hami.io/node-nvidia-register annotation lists, an L40S (its type), the 40
+    named in the note as vGPUs; without the annotation, a node labelled gpu=on advertising 40 is
+    a problem saying they may be vGPUs and how to give the node's GPUs."""
+    hami = node("hami-1", {"gpu": "on"}, extra={"nvidia.com/gpu": "40"})
+    hami["metadata"]["annotations"] = {"hami.io/node-nvidia-register": _HAMI_L40S + ":"}
+    bare = node("hami-2", {"gpu": "on"}, extra={"nvidia.com/gpu": "40"})
+    read = read_kubectl_nodes(kube_list(hami, bare), "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert (values["hami-1"]["gpus_per_host"], values["hami-1"]["gpu_model"]) == (4, "L40S")
+    counted = next(f for f in read.hosts[0].facts if f.field == "gpus_per_host")
+    assert "vGPUs" in counted.note.text
+    assert "40" in counted.note.text
+    assert not [p for p in read.problems if "hami-1" in str(p)]
+    hami_problems = [p for p in read.problems if "hami-2" in str(p) and "vGPUs" in p.message]
+    assert len(hami_problems) == 1
+    assert "hami.io/node-nvidia-register" in hami_problems[0].message
+    assert "gpus_per_host" in hami_problems[0].fix

@@ -44,6 +44,10 @@ Readings and their rules:
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
+- HAMi's device plugin advertises each GPU deviceSplitCount times as ``nvidia.com/gpu`` and
+  lists the physical GPUs in the node annotation ``hami.io/node-nvidia-register``: the GPUs are
+  those it lists, their type the model where no label names it. Without it, a node labelled
+  ``gpu=on`` (HAMi's) advertising more than a server holds or a multiple of 10 is a problem.
 - More GPUs on one node than the largest GPU servers hold (``MAX_GPUS_PER_NODE``, 16) are a
   problem naming the value (``1k`` is 1000), the count read kept; a plain count the inventory
   refuses is left to its problem.
@@ -76,6 +80,7 @@ from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import quoted, shown
+from planner.words import counted
 
 __all__ = [
     "CLUSTER_LABELS",
@@ -169,6 +174,13 @@ _VOLCANO_VGPUS = "volcano.sh/vgpu-number"
 _VOLCANO_SPLIT = 10
 """vGPUs the Volcano device plugin advertises per GPU unless configured (deviceSplitCount)."""
 _VOLCANO_PREFIX = "volcano.sh/vgpu-"
+# Project-HAMi/HAMi docs/develop/protocol.md: HAMi's device plugin advertises each GPU
+# deviceSplitCount (10 by default) times as nvidia.com/gpu and registers the physical GPUs in a node
+# annotation, one "{uuid},{split count},{memory MiB},{cores %},{type},{numa},{healthy}[,...]" per
+# GPU, joined by ":"; the type is the GPU's name after "NVIDIA-". Its nodes carry the label gpu=on.
+_HAMI_REGISTER = "hami.io/node-nvidia-register"
+_HAMI_LOCATOR = f"metadata.annotations.{_HAMI_REGISTER}"
+_HAMI_LABEL = ("gpu", "on")
 _READ_RESOURCES = frozenset(
     {
         *_ADVERTISED,
@@ -267,11 +279,13 @@ class _Node:
         labels: Mapping[str, str],
         capacity: Mapping[str, Any],
         allocatable: Mapping[str, Any],
+        annotations: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.labels = labels
         self.capacity = capacity
         self.allocatable = allocatable
+        self.annotations = annotations or {}
 
     @classmethod
     def from_object(cls, item: Mapping[str, Any], position: int) -> _Node:
@@ -279,11 +293,15 @@ class _Node:
         status = as_mapping(item.get("status"))
         labels = {str(k): as_text(v) for k, v in as_mapping(metadata.get("labels")).items()}
         name = as_text(metadata.get("name")) or labels.get("kubernetes.io/hostname", "")
+        annotations = {
+            str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()
+        }
         return cls(
             name or f"node-{position}",
             labels,
             as_mapping(status.get("capacity")),
             as_mapping(status.get("allocatable")),
+            annotations,
         )
 
     @classmethod
@@ -347,6 +365,8 @@ def _host(
     mig_counts = _mig_counts(node, bad)
     capacity_gpus = _capacity_gpus(node, bad)
     volcano = _volcano_vgpus(node, bad)
+    hami = _hami_gpus(node)
+    product_label, product = _hami_product(hami, product_label, product)
     has_gpu = bool(product or count_text or any(mig_counts.values()))
     has_gpu = has_gpu or any(
         found is not None and found[0] > 0 for found in (capacity_gpus, volcano)
@@ -389,6 +409,7 @@ def _host(
         _whole(labels.get(f"{_LABEL}gpu.memory", ""))
         or _whole(labels.get(_KARPENTER_MEMORY, ""))
         or _whole(labels.get(_ACK_MEMORY, "").removesuffix("MiB"))
+        or _hami_memory(hami, product_label)
     )
     if memory_mib is None and product_label in (_GKE_ACCELERATOR, _EKS_ACCELERATOR):
         memory_mib = _CLOUD_SIZES_MIB.get(labels.get(product_label, "").lower())
@@ -450,6 +471,7 @@ def _host(
             count_label,
             capacity_gpus,
             mig_counts,
+            hami,
             catalog,
             file,
             notes,
@@ -457,10 +479,9 @@ def _host(
             bad,
             layout,
         )
-        if count_label is None and capacity_gpus is None:
+        if count_label is None and capacity_gpus is None and not hami:
             _uncounted_gpus(volcano, instance, add)
-    _check_instance_gpus(facts, instance, bad)
-    _check_node_size(facts, node, bad)
+    _check_counts(facts, node, instance, hami, capacity_gpus, bad)
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
 
@@ -588,6 +609,21 @@ def _uncounted_gpus(volcano: tuple[float, str] | None, instance: tuple[str, str]
         )
 
 
+def _check_counts(
+    facts: list[Fact],
+    node: _Node,
+    instance: tuple[str, str],
+    hami: list[_HamiGpu],
+    capacity_gpus: tuple[float, str] | None,
+    bad: Any,
+) -> None:
+    """Problems with the GPUs counted on a node: unlike its instance type's, more than a server
+    holds, HAMi's vGPUs taken as GPUs."""
+    _check_instance_gpus(facts, instance, bad)
+    _check_node_size(facts, node, bad)
+    _check_hami_vgpus(facts, node, hami, capacity_gpus, bad)
+
+
 def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any) -> None:
     """A problem when the GPUs read for a node are not those of its EC2 instance type (GPUs
     shared without the labels that say how, or one the device plugin withdrew): the count read is
@@ -698,7 +734,11 @@ def _gpu_model(
     instance type (``instance``: label and value): a note when there is none, a problem when the
     catalog has no such model."""
     model = None if gpu_name is None else gpu_name.model
-    product_locator = f"metadata.labels.{product_label}"
+    product_locator = (
+        product_label
+        if product_label.startswith("metadata.")
+        else f"metadata.labels.{product_label}"
+    )
     instance_label, instance_type = instance
     source: NoteSource = "read" if gpu_name is None else gpu_name.source
     reason = "" if gpu_name is None else gpu_name.reason
@@ -708,6 +748,9 @@ def _gpu_model(
             f"the EC2 instance type {shown(instance_type)} has NVIDIA {product} GPUs (Amazon EC2 "
             f"accelerated computing instance specifications): {reason}"
         )
+    if product_label == _HAMI_LOCATOR:
+        source = "read"
+        reason = f"the GPU HAMi registered on the node ({_HAMI_REGISTER}): {reason}"
     if gpu_name is None:
         notes.append(
             ImportNote(
@@ -742,6 +785,7 @@ def _whole_gpus(
     count_label: int | None,
     capacity_gpus: tuple[float, str] | None,
     mig_counts: Mapping[str, int],
+    hami: list[_HamiGpu],
     catalog: Catalog,
     file: str,
     notes: list[ImportNote],
@@ -749,7 +793,8 @@ def _whole_gpus(
     bad: Any,
     layout: list[MigGpu],
 ) -> None:
-    """GPUs of a node with whole GPUs (time-sliced or not) and its MIG devices in place."""
+    """GPUs of a node with whole GPUs (time-sliced, split by HAMi or not) and its MIG devices in
+    place."""
     labels = node.labels
     name = node.name
     replicas_label, strategy_label = _REPLICAS, _SHARING
@@ -758,7 +803,9 @@ def _whole_gpus(
     replicas = _whole(labels.get(replicas_label, "")) or 1
     strategy = labels.get(strategy_label, "") or "time-slicing"
     in_place = {p: c for p, c in mig_counts.items() if c > 0}
-    if count_label is not None:
+    if hami:
+        _hami_count(hami, count_label, capacity_gpus, add, bad)
+    elif count_label is not None:
         add(
             "gpus_per_host",
             count_label,
@@ -806,24 +853,7 @@ def _whole_gpus(
             f"{capacity_gpus[0]:g} advertised GPUs over {replicas} {strategy} replica(s) per GPU"
             + ("" if even else ", rounded up (set gpus_per_host to the node's physical GPUs)"),
         )
-    if replicas > 1:
-        notes.append(
-            ImportNote(
-                file,
-                None,
-                f"metadata.labels.{replicas_label}",
-                name,
-                "",
-                str(replicas),
-                "read",
-                (
-                    "GPUs are time-sliced"
-                    if strategy == "time-slicing"
-                    else f"GPUs are shared by {strategy}"
-                )
-                + f": each is advertised as {replicas} replicas",
-            )
-        )
+    notes.extend(_sharing_notes(file, name, replicas_label, replicas, strategy))
     # A MIG layout holds only profiles the catalog knows for the model, whatever counts the GPUs.
     unknown = [] if model is None else sorted(set(in_place) - {p.name for p in catalog.mig(model)})
     if unknown:
@@ -860,6 +890,29 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def _sharing_notes(
+    file: str, name: str, replicas_label: str, replicas: int, strategy: str
+) -> list[ImportNote]:
+    """A note that the node's GPUs are shared, each advertised ``replicas`` times; none at 1."""
+    if replicas <= 1:
+        return []
+    shared = (
+        "GPUs are time-sliced" if strategy == "time-slicing" else f"GPUs are shared by {strategy}"
+    )
+    return [
+        ImportNote(
+            file,
+            None,
+            f"metadata.labels.{replicas_label}",
+            name,
+            "",
+            str(replicas),
+            "read",
+            f"{shared}: each is advertised as {replicas} replicas",
+        )
+    ]
 
 
 def _count_note(node: _Node, count: int, capacity_gpus: tuple[float, str] | None) -> str:
@@ -1118,3 +1171,99 @@ def _vgpu_vm(
         )
     else:
         add("gpus_per_host", gpus, locator, "derived", text)
+
+
+class _HamiGpu:
+    """One GPU HAMi's device plugin registered on a node."""
+
+    def __init__(self, model: str, memory_mib: int | None, split: int | None) -> None:
+        self.model = model
+        """The GPU's name, as NVML gives it (``NVIDIA L40S``)."""
+        self.memory_mib = memory_mib
+        """The GPU's memory [MiB]."""
+        self.split = split
+        """vGPUs HAMi advertises for it (deviceSplitCount)."""
+
+
+def _hami_gpus(node: _Node) -> list[_HamiGpu]:
+    """The physical GPUs in HAMi's register annotation, in order; none without it."""
+    gpus: list[_HamiGpu] = []
+    for device in node.annotations.get(_HAMI_REGISTER, "").split(":"):
+        fields = [f.strip() for f in device.split(",")]
+        if len(fields) < 5 or not fields[4]:
+            continue
+        gpus.append(
+            _HamiGpu(fields[4].removeprefix("NVIDIA-"), _whole(fields[2]), _whole(fields[1]))
+        )
+    return gpus
+
+
+def _check_hami_vgpus(
+    facts: list[Fact],
+    node: _Node,
+    hami: list[_HamiGpu],
+    capacity_gpus: tuple[float, str] | None,
+    bad: Any,
+) -> None:
+    """A problem when a node without HAMi's register annotation looks like one of HAMi's nodes
+    advertising vGPUs: its label ``gpu=on`` and a count over a server's GPUs or a multiple of
+    HAMi's default split (10). The count read is kept."""
+    if hami or capacity_gpus is None or node.labels.get(_HAMI_LABEL[0]) != _HAMI_LABEL[1]:
+        return
+    advertised, resource = capacity_gpus
+    taken = next((f.value for f in facts if f.field == "gpus_per_host"), None)
+    if taken != advertised or (
+        advertised <= MAX_GPUS_PER_NODE and (advertised <= 0 or advertised % _VOLCANO_SPLIT)
+    ):
+        return
+    bad(
+        resource,
+        f"the node carries HAMi's label gpu=on and advertises {advertised:g} {_GPU}: HAMi's "
+        "device plugin advertises each GPU deviceSplitCount times (10 by default), so these may "
+        f"be vGPUs, not GPUs; the node's annotation {_HAMI_REGISTER}, which lists its GPUs, is "
+        "not in the file",
+        "give kubectl get nodes -o json unchanged (with the node's annotations), or set "
+        "gpus_per_host to the node's physical GPUs",
+    )
+
+
+def _hami_product(hami: list[_HamiGpu], label: str, product: str) -> tuple[str, str]:
+    """The label naming the node's GPU and the name: HAMi's register annotation where no label
+    names it."""
+    return (_HAMI_LOCATOR, hami[0].model) if hami and not product else (label, product)
+
+
+def _hami_memory(hami: list[_HamiGpu], product_label: str) -> int | None:
+    """The memory [MiB] of the GPU HAMi registered, where it names the node's GPU."""
+    return hami[0].memory_mib if hami and product_label == _HAMI_LOCATOR else None
+
+
+def _hami_count(
+    hami: list[_HamiGpu],
+    count_label: int | None,
+    capacity_gpus: tuple[float, str] | None,
+    add: Any,
+    bad: Any,
+) -> None:
+    """A HAMi node's GPUs: those its register annotation lists; ``nvidia.com/gpu`` counts vGPUs."""
+    gpus = len(hami)
+    vgpus = (
+        "" if capacity_gpus is None else f"; {capacity_gpus[1]} ({capacity_gpus[0]:g}) counts vGPUs"
+    )
+    splits = sorted({g.split for g in hami if g.split is not None})
+    split = f", each split into {'/'.join(map(str, splits))} vGPUs" if splits else ""
+    add(
+        "gpus_per_host",
+        gpus,
+        _HAMI_LOCATOR,
+        "read",
+        f"{counted(gpus, 'GPU')} HAMi registered on the node{split}{vgpus}",
+    )
+    if count_label is not None and count_label != gpus:
+        bad(
+            f"metadata.labels.{_LABEL}gpu.count",
+            f"{_LABEL}gpu.count says {count_label} GPUs but HAMi registered {gpus} "
+            f"({_HAMI_REGISTER}): the {gpus} is taken",
+            "check the node's GPUs (nvidia-smi on the node) and list the nodes again, or set "
+            "gpus_per_host to the GPUs the node can use",
+        )
