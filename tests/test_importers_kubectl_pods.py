@@ -138,7 +138,7 @@ def test_grouped_by_a_label_the_user_picks() -> None:
     grouped = group_pods(pods, CATALOG, group_by="team")
     assert list(grouped.frame["name"]) == ["vision", "c"]
     assert list(grouped.frame["instances"]) == [2, 1]
-    assert any("lack label team" in n.text for n in grouped.notes)
+    assert any("1 GPU pod lacks label team" in n.text for n in grouped.notes)
     assert label_keys(pods) == ["team"]
 
 
@@ -219,8 +219,8 @@ def test_pods_without_gpus_and_finished_pods_are_listed_apart() -> None:
     grouped = group_pods(pods, CATALOG)
     assert list(grouped.frame["name"]) == ["live"]
     texts = " ".join(n.text for n in grouped.notes)
-    assert "1 pod(s) request no GPU" in texts
-    assert "1 GPU pod(s) have finished" in texts
+    assert "1 pod requests no GPU" in texts
+    assert "1 GPU pod has finished" in texts
     assert list(pods_frame(pods)["pod"]) == ["web-0", "done", "live"]
 
 
@@ -294,7 +294,7 @@ def test_pods_without_a_gpu_say_why_no_class_results() -> None:
     assert grouped.frame.empty
     (problem,) = grouped.problems
     assert problem.file == "pods.json"
-    assert "none of the 2 pod(s) holds or waits for a GPU (1 request none, 1 have finished)" in (
+    assert "none of the 2 pods holds or waits for a GPU (1 request none, 1 have finished)" in (
         problem.message
     )
     assert "nvidia.com/gpu" in problem.fix
@@ -591,8 +591,8 @@ def test_a_gpu_pod_in_phase_unknown_is_not_called_finished() -> None:
         CATALOG,
     )
     texts = [n.text for n in grouped.notes if n.locator == "status.phase"]
-    assert any(t.startswith("1 GPU pod(s) have finished") for t in texts)
-    assert any(t.startswith("1 GPU pod(s) in phase Unknown") for t in texts)
+    assert any(t.startswith("1 GPU pod has finished") for t in texts)
+    assert any(t.startswith("1 GPU pod in phase Unknown") for t in texts)
     assert list(grouped.frame["instances"]) == [1]
 
 

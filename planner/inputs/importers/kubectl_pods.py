@@ -17,6 +17,13 @@ GPU requests and what one pod gets [GPUs]:
 - ``nvidia.com/gpu.shared: n`` (time-slicing with renamed resources): ``n`` replicas, each
   assumed a fixed share of a GPU (``WorkloadDefaults.shared_gpu_share``; the node's
   ``nvidia.com/gpu.replicas`` sets the real one).
+- ``nvidia.com/gpu: n`` on a node the pod is pinned to (node selector, or required affinity
+  with one value) that shares its GPUs: under the MIG single strategy (GFD's product
+  ``<model>-MIG-<profile>``, GKE's ``cloud.google.com/gke-gpu-partition-size``) ``n`` MIG
+  instances of that profile, as below; time-sliced or MPS-shared (GFD's ``-SHARED`` product or
+  ``nvidia.com/gpu.sharing-strategy``, GKE's ``gke-gpu-sharing-strategy``) ``n`` replicas of
+  1/replicas of a GPU each (``nvidia.com/gpu.replicas`` or GKE's
+  ``gke-max-shared-clients-per-gpu`` in the selector, else ``WorkloadDefaults.shared_gpu_share``).
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
   the profile's; more than one GPU holds fill whole GPUs (``n`` over the most of the profile
   one GPU holds, rounded up). A profile no catalog GPU has leaves its pod out, with a problem.
@@ -92,6 +99,7 @@ from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import quoted, shown
 from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
+from planner.words import counted
 
 __all__ = [
     "COUNTED_PHASES",
@@ -132,6 +140,17 @@ _TRAINING_OWNERS = frozenset(
 )
 _BATCH_OWNERS = frozenset({"Job", "CronJob"})
 _PROFILE_NAME = re.compile(r"^(?P<compute>\d+)g\.(?P<memory>\d+)gb")
+# Node labels a pod's node selector can name a GPU share by: GFD's product under the MIG single
+# strategy (``<model>-MIG-<profile>``) or time-slicing's renaming (``-SHARED``), GFD's sharing
+# strategy and replicas, and GKE's partition size, sharing strategy and clients per GPU.
+_PRODUCT = "nvidia.com/gpu.product"
+_PRODUCT_MIG = re.compile(r"-MIG-(?P<profile>\d+g\.\d+gb(?:\+me)?)(?:-SHARED)?$")
+_SHARING = "nvidia.com/gpu.sharing-strategy"
+_REPLICAS = "nvidia.com/gpu.replicas"
+_GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
+_GKE_SHARING = "cloud.google.com/gke-gpu-sharing-strategy"
+_GKE_CLIENTS = "cloud.google.com/gke-max-shared-clients-per-gpu"
+_SHARING_LABELS = (_PRODUCT, _SHARING, _REPLICAS, _GKE_PARTITION, _GKE_SHARING, _GKE_CLIENTS)
 
 
 @dataclass(frozen=True)
@@ -590,46 +609,9 @@ def _container_gpu(
         count = _devices(container, resource, bad)
         if count <= 0:
             return None
-        profile = resource.removeprefix(_MIG)
-        models = [m for m in catalog.gpus if any(p.name == profile for p in catalog.mig(m))]
-        if models:
-            known = next(p for p in catalog.mig(models[0]) if p.name == profile)
-            slices = catalog.gpus[models[0]].mig_compute_slices
-            gpus = min(1.0, count * known.compute_slices / slices)
-            gpus_text = (
-                f"{count:g} × MIG {profile}: {known.compute_slices} of {slices} compute slices"
-            )
-            # Instances beyond what one GPU holds fill whole GPUs, as many as the GPU that holds
-            # the most of the profile needs.
-            widest = max(
-                (p for m in models for p in catalog.mig(m) if p.name == profile),
-                key=lambda p: p.max_per_gpu,
-            )
-            if count > widest.max_per_gpu:
-                gpus = float(math.ceil(count / widest.max_per_gpu))
-                gpus_text = (
-                    f"{count:g} × MIG {profile}: at most {widest.max_per_gpu} on one GPU "
-                    f"({widest.gpu_model}), so {gpus:g} whole GPUs"
-                )
-            return _ContainerGpu(
-                gpus,
-                count * known.memory_gib,
-                resource,
-                "derived",
-                gpus_text,
-                "derived",
-                f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
-                profile,
-            )
-        known_names = sorted(
-            {p.name for model in catalog.gpus for p in catalog.mig(model)}, key=_profile_order
+        return _mig_gpu(
+            count, resource.removeprefix(_MIG), resource, _at(container, resource), catalog, bad
         )
-        bad(
-            _at(container, resource),
-            f"MIG profile {shown(profile)} is no profile of any GPU in the catalog: pod left out",
-            f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
-        )
-        raise _PodLeftOutError(resource)
     count = _gpus_on_a_node(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     scheme = (
         _HAMI
@@ -654,15 +636,67 @@ def _container_gpu(
             None,
             _SHARED,
             "assumed",
-            f"{shared:g} time-sliced replica(s) at an assumed {defaults.shared_gpu_share:g} GPU "
-            "each (the node's nvidia.com/gpu.replicas sets it)",
+            f"{counted(int(shared), 'time-sliced replica')} at an assumed "
+            f"{defaults.shared_gpu_share:g} GPU each (the node's nvidia.com/gpu.replicas sets it)",
             "assumed",
             "",
             None,
         )
     return _ContainerGpu(
-        count, None, _GPU, "read", f"{count:g} whole GPU(s) (nvidia.com/gpu)", "assumed", "", None
+        count,
+        None,
+        _GPU,
+        "read",
+        f"{counted(int(count), 'whole GPU')} (nvidia.com/gpu)",
+        "assumed",
+        "",
+        None,
     )
+
+
+def _mig_gpu(
+    count: float, profile: str, resource: str, locator: str, catalog: Catalog, bad: _PodProblems
+) -> _ContainerGpu:
+    """``count`` MIG instances of ``profile``: compute slices over the GPU's, memory the
+    profile's; more than one GPU holds fill whole GPUs. A profile no catalog GPU has leaves the
+    pod out, with a problem."""
+    models = [m for m in catalog.gpus if any(p.name == profile for p in catalog.mig(m))]
+    if models:
+        known = next(p for p in catalog.mig(models[0]) if p.name == profile)
+        slices = catalog.gpus[models[0]].mig_compute_slices
+        gpus = min(1.0, count * known.compute_slices / slices)
+        gpus_text = f"{count:g} × MIG {profile}: {known.compute_slices} of {slices} compute slices"
+        # Instances beyond what one GPU holds fill whole GPUs, as many as the GPU that holds
+        # the most of the profile needs.
+        widest = max(
+            (p for m in models for p in catalog.mig(m) if p.name == profile),
+            key=lambda p: p.max_per_gpu,
+        )
+        if count > widest.max_per_gpu:
+            gpus = float(math.ceil(count / widest.max_per_gpu))
+            gpus_text = (
+                f"{count:g} × MIG {profile}: at most {widest.max_per_gpu} on one GPU "
+                f"({widest.gpu_model}), so {gpus:g} whole GPUs"
+            )
+        return _ContainerGpu(
+            gpus,
+            count * known.memory_gib,
+            resource,
+            "derived",
+            gpus_text,
+            "derived",
+            f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
+            profile,
+        )
+    known_names = sorted(
+        {p.name for model in catalog.gpus for p in catalog.mig(model)}, key=_profile_order
+    )
+    bad(
+        locator,
+        f"MIG profile {shown(profile)} is no profile of any GPU in the catalog: pod left out",
+        f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
+    )
+    raise _PodLeftOutError(resource)
 
 
 def _shared_gpu(
@@ -729,7 +763,7 @@ def _shared_gpu(
         )
     else:
         gpus, source = devices, "read"
-        text = f"{devices:g} {scheme.scheme} virtual GPU(s) without limits"
+        text = f"{counted(int(devices), scheme.scheme + ' virtual GPU')} without limits"
     if share and memory is None:
         memory = devices * share / 100 * assumed_gib
         memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
@@ -960,6 +994,8 @@ def _pod(
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
     if gpu is None:
         gpu = _annotated_gpu(annotations, catalog, defaults, bad)
+    else:
+        gpu = _shared_whole_gpus(gpu, spec, catalog, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
     return PodRequest(
         file=file,
@@ -975,6 +1011,104 @@ def _pod(
         ram_gib=memory_bytes / 2.0**30,
         gpu=gpu,
         gpu_models=_selected_models(spec, catalog, None if gpu is None else bad),
+    )
+
+
+def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Node labels the pod's node selector, or its required node affinity with one value
+    (``In``), pins it to: (value, where the pod says it) by label."""
+    pinned = {
+        str(key): (as_text(value), f"spec.nodeSelector.{shown(str(key))}")
+        for key, value in as_mapping(spec.get("nodeSelector")).items()
+    }
+    affinity = as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity"))
+    required = as_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = required.get("nodeSelectorTerms")
+    for term in terms if isinstance(terms, list) else []:
+        expressions = as_mapping(term).get("matchExpressions")
+        for expression in expressions if isinstance(expressions, list) else []:
+            expression = as_mapping(expression)
+            key, values = as_text(expression.get("key")), expression.get("values")
+            if (
+                as_text(expression.get("operator")) == "In"
+                and isinstance(values, list)
+                and len(values) == 1
+            ):
+                pinned.setdefault(key, (as_text(values[0]), f"spec.affinity.nodeAffinity ({key})"))
+    return pinned
+
+
+def _shared_whole_gpus(
+    gpu: GpuRequest,
+    spec: Mapping[str, Any],
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    bad: _PodProblems,
+) -> GpuRequest:
+    """A pod's ``nvidia.com/gpu`` as the node it is pinned to advertises it: a MIG instance
+    under the MIG single strategy (GFD's product ``<model>-MIG-<profile>``, GKE's partition
+    size), a replica of a time-sliced or MPS-shared GPU (GFD's ``-SHARED`` product or sharing
+    strategy, GKE's sharing strategy), which gets 1/replicas of a GPU (``nvidia.com/gpu.replicas``
+    or GKE's clients per GPU, else ``defaults.shared_gpu_share``). Else the request as read."""
+    pinned = _pinned_labels(spec)
+    if gpu.resource != _GPU or gpu.gpus_source != "read" or not set(pinned) & set(_SHARING_LABELS):
+        return gpu
+    count = gpu.gpus
+    product, product_at = pinned.get(_PRODUCT, ("", ""))
+    mig = _PRODUCT_MIG.search(product)
+    profile, profile_at = (
+        (mig.group("profile"), product_at) if mig else pinned.get(_GKE_PARTITION, ("", ""))
+    )
+    if profile:
+        part = _mig_gpu(count, profile, _GPU, profile_at, catalog, bad)
+        gpu = GpuRequest(
+            _GPU,
+            part.gpus,
+            part.gpus_source,
+            f"{part.gpus_text} (nvidia.com/gpu on a node of MIG {profile}, {profile_at})",
+            part.memory_gib,
+            part.memory_source,
+            part.memory_text,
+            profile,
+        )
+    strategy = next(
+        (
+            (value, at)
+            for label in (_SHARING, _GKE_SHARING)
+            for value, at in [pinned.get(label, ("", ""))]
+            if value and value.lower() != "none"
+        ),
+        None,
+    )
+    if strategy is None and product.endswith("-SHARED"):
+        strategy = ("time-slicing", product_at)
+    if strategy is None:
+        return gpu
+    replicas_text, replicas_at = pinned.get(_REPLICAS, pinned.get(_GKE_CLIENTS, ("", "")))
+    try:
+        replicas = float(replicas_text)
+    except ValueError:
+        replicas = math.nan
+    if math.isfinite(replicas) and replicas.is_integer() and replicas >= 1:
+        share, source = 1 / replicas, gpu.gpus_source
+        each = f"1/{replicas:g} of a GPU each ({replicas_at})"
+    else:
+        share, source = defaults.shared_gpu_share, "assumed"
+        each = (
+            f"an assumed {share:g} GPU each (the node's {_REPLICAS} sets it: pin the pods by it "
+            "or describe the class in a workload CSV)"
+        )
+    return GpuRequest(
+        gpu.resource,
+        _rounded(gpu.gpus * share),
+        source,
+        f"{counted(int(count), 'replica')} of a GPU shared by {shown(strategy[0])} "
+        f"({strategy[1]}): {each}"
+        + ("" if gpu.mig_profile is None else f"; of MIG {gpu.mig_profile}"),
+        gpu.memory_gib,
+        gpu.memory_source,
+        gpu.memory_text,
+        gpu.mig_profile,
     )
 
 
@@ -1239,7 +1373,9 @@ def group_pods(
                 "",
                 str(len(without_gpu)),
                 "read",
-                f"{len(without_gpu)} pod(s) request no GPU: listed in the pod table, not "
+                f"{counted(len(without_gpu), 'pod')} "
+                + ("requests" if len(without_gpu) == 1 else "request")
+                + " no GPU: listed in the pod table, not "
                 "in the workload classes",
             )
         )
@@ -1253,7 +1389,9 @@ def group_pods(
                 "",
                 str(len(finished)),
                 "read",
-                f"{len(finished)} GPU pod(s) have finished (Succeeded or Failed) and hold "
+                f"{counted(len(finished), 'GPU pod')} "
+                + ("has" if len(finished) == 1 else "have")
+                + " finished (Succeeded or Failed) and hold "
                 "no GPU: not counted",
             )
         )
@@ -1268,7 +1406,7 @@ def group_pods(
                 "",
                 str(count),
                 "read",
-                f"{count} GPU pod(s) in phase {shown(phase)}"
+                f"{counted(count, 'GPU pod')} in phase {shown(phase)}"
                 + (
                     " (their node stopped reporting them, so whether they hold a GPU is not known)"
                     if phase == "Unknown"
@@ -1303,7 +1441,9 @@ def group_pods(
                 "",
                 str(missing_label),
                 "read",
-                f"{missing_label} GPU pod(s) lack label {group_by}: grouped by owner",
+                f"{counted(missing_label, 'GPU pod')} "
+                + ("lacks" if missing_label == 1 else "lack")
+                + f" label {group_by}: grouped by owner",
             )
         )
     if pods and not classes:
@@ -1312,8 +1452,8 @@ def group_pods(
                 file,
                 None,
                 None,
-                f"none of the {len(pods)} pod(s) holds or waits for a GPU ({len(without_gpu)} "
-                f"request none, {len(finished)} have finished"
+                f"none of the {counted(len(pods), 'pod')} holds or waits for a GPU "
+                f"({len(without_gpu)} request none, {len(finished)} have finished"
                 + (f", {len(unknown)} in another phase" if unknown else "")
                 + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
@@ -1464,7 +1604,7 @@ def _class_row(
         "priority": 2,
         "gpu_models": "|".join(models),
         "max_slowdown": "",
-        "notes": f"{file}: {where} ({len(pods)} pod(s))",
+        "notes": f"{file}: {where} ({counted(len(pods), 'pod')})",
     }
 
 
