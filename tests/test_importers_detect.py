@@ -443,3 +443,41 @@ def test_yaml_of_no_kubectl_list_gets_the_messages_json_gets() -> None:
         detect_format("x.yaml", b"---\nfoo: bar\nbaz: qux\n", role="inventory")
     with pytest.raises(InputError, match="cannot tell which tool wrote this file"):
         detect_format("x.txt", b"----------\nsome text\n", role="inventory")
+
+
+def _padded_pods(megabytes: int) -> bytes:
+    """kubectl get pods -A -o json of about ``megabytes`` MB, most of it kubectl's
+    last-applied copy of each pod, as a large cluster's output is."""
+    pad = "x" * 3000
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "p",
+            "namespace": "ns",
+            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": pad},
+        },
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {}}]},
+        "status": {"phase": "Running"},
+    }
+    count = megabytes * 1024 * 1024 // len(json.dumps(pod)) + 1
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod] * count}).encode()
+
+
+@pytest.mark.parametrize("yaml", [False, True], ids=["json", "yaml"])
+def test_kubectl_output_over_the_size_limit_is_told_how_to_shrink_kubectl_output(
+    yaml: bool,
+) -> None:
+    """kubectl pods output over the size limit has no rows or count column: its refusal says
+    how to leave out what the plan does not read (kubectl's last-applied copy of each pod),
+    with the pods command, and never the CSV's fix."""
+    data = _padded_pods(21)
+    if yaml:
+        data = b"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n" + b" " * len(data)
+    with pytest.raises(InputError) as raised:
+        detect_format("pods.json", data, role="workloads")
+    ((problem),) = raised.value.problems
+    assert "over the limit" in problem.message
+    assert "kubectl get pods -A -o json" in problem.fix
+    assert "last-applied-configuration" in problem.fix
+    assert "count" not in problem.fix

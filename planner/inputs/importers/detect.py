@@ -20,6 +20,7 @@ from planner.inputs.importers.kube import (
 from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS, INVENTORY_TABLE
+from planner.inputs.limits import MAX_FILE_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
@@ -195,10 +196,46 @@ class Detected:
     """The openpyxl read-only workbook of an .xlsx; None for any other file."""
 
 
+_HEAD_BYTES = 65_536
+"""Bytes looked at to tell what a file over the size limit is, before refusing it."""
+_KUBECTL_KIND = re.compile(r'"?kind"?\s*:\s*"?(Pod|Node)"?\s*[,}\n]')
+_LAST_APPLIED = (
+    "jq 'del(.items[].metadata.annotations[\"kubectl.kubernetes.io/"
+    "last-applied-configuration\"], .items[].metadata.managedFields)'"
+)
+"""The bytes of kubectl output the planner never reads: each object's last-applied copy of
+itself (often most of a large cluster's output) and its field-ownership records."""
+
+
+def _refuse_large(file: str, data: bytes) -> None:
+    """Refuse a file over the size limit before reading it, with the fix of its kind: kubectl
+    output has no rows or count column to cut, but its last-applied copies can go."""
+    if len(data) <= MAX_FILE_MB * 1024 * 1024:
+        return
+    # UTF-16 output (Windows PowerShell) reads as text once its zero bytes are gone.
+    head = data[:_HEAD_BYTES].replace(b"\x00", b"").decode("utf-8", "ignore").lstrip("\ufeff \r\n")
+    kubectl = head.startswith(("{", "[")) or _YAML_START.match(head) is not None
+    if not (kubectl and "apiVersion" in head):
+        refuse_large_file(file, len(data))
+        return
+    kind = _KUBECTL_KIND.search(head)
+    if kind is not None and kind[1] == "Node":
+        command, saved, part = "kubectl get nodes -o json", "nodes.json", "-l LABEL"
+    else:
+        command, saved, part = "kubectl get pods -A -o json", "pods.json", "-n NAMESPACE, -l LABEL"
+    refuse_large_file(
+        file,
+        len(data),
+        fix="leave out what the plan does not read, kubectl's last-applied copy of each "
+        f"object: {command} | {_LAST_APPLIED} > {saved} (as JSON, which jq writes); or give "
+        f"a part per file ({part})",
+    )
+
+
 def detect_file(file: str, data: bytes, *, role: Role | None = None) -> Detected:
     """The format of a file, from its content, with the workbook of an .xlsx opened once (for
     its reader to use). Raises as ``detect_format``."""
-    refuse_large_file(file, len(data))
+    _refuse_large(file, data)
     if is_workbook(data):
         from planner.inputs.importers.sheets import workbook_sheets
 
@@ -214,7 +251,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     ``InputError`` naming the known formats when the content matches none, and a file over
     the size limit (``MAX_FILE_MB``) before reading it.
     """
-    refuse_large_file(file, len(data))
+    _refuse_large(file, data)
     if is_workbook(data):
         return detect_file(file, data, role=role).format
     if data.startswith(_OLE):
