@@ -818,3 +818,57 @@ def test_hami_nodes_count_the_gpus_hami_registered_not_its_vgpus() -> None:
     assert len(hami_problems) == 1
     assert "hami.io/node-nvidia-register" in hami_problems[0].message
     assert "gpus_per_host" in hami_problems[0].fix
+
+
+def test_aks_vm_sizes_give_each_node_its_gpu_model() -> None:
+    """If AKS nodes carry no GPU model label, each Azure VM size gives its own model (NC24ads A100
+    v4 an A100 80GB PCIe, NC40ads H100 v5 an H100 NVL, ND96isr H100 v5 8 H100 80GB SXM, ND96asr v4
+    8 A100 40GB SXM, NC64as T4 v3 4 T4, NC24s v3 4 V100 16GB) and, from labels alone, its GPUs;
+    an NV6ads A10 v5, 1/6 of an A10, is a problem saying it is a vGPU slice, not a whole GPU."""
+    sizes = {
+        "a100": ("Standard_NC24ads_A100_v4", "1"),
+        "h100": ("Standard_NC40ads_H100_v5", "1"),
+        "nd96": ("Standard_ND96isr_H100_v5", "8"),
+        "nd96a": ("Standard_ND96asr_v4", "8"),
+        "t4": ("Standard_NC64as_T4_v3", "4"),
+        "v100": ("Standard_NC24s_v3", "4"),
+        "nva10": ("Standard_NV6ads_A10_v5", "1"),
+    }
+    nodes = kube_list(
+        *(
+            node(
+                name,
+                {
+                    "kubernetes.azure.com/accelerator": "nvidia",
+                    "node.kubernetes.io/instance-type": size,
+                },
+                extra={"nvidia.com/gpu": gpus},
+            )
+            for name, (size, gpus) in sizes.items()
+        )
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert {n: (v["gpu_model"], v["gpus_per_host"]) for n, v in values.items()} == {
+        "a100": ("A100-80GB-PCIe", 1),
+        "h100": ("H100-94GB-NVL", 1),
+        "nd96": ("H100-80GB-SXM", 8),
+        "nd96a": ("A100-40GB-SXM", 8),
+        "t4": ("T4", 4),
+        "v100": ("V100-16GB-PCIe", 4),
+        "nva10": ("A10", 1),
+    }
+    model = next(f for f in read.hosts[0].facts if f.field == "gpu_model")
+    assert "Azure VM size Standard_NC24ads_A100_v4" in model.note.text
+    assert len(read.problems) == 1
+    assert "nva10" in str(read.problems[0])
+    assert "1/6" in read.problems[0].message
+    assert "vGPU" in read.problems[0].message
+    labels_only = b"".join(
+        json.dumps(
+            n["metadata"]["labels"] | {"kubernetes.io/hostname": n["metadata"]["name"]}
+        ).encode()
+        for n in json.loads(nodes)["items"]
+        if n["metadata"]["name"] == "nd96"
+    )
+    assert _values(_one(read_kubectl_nodes(labels_only, "labels", CATALOG)))["gpus_per_host"] == 8

@@ -31,7 +31,10 @@ Readings and their rules:
   the beta label) of a GPU family AWS lists (``_EC2_GPUS``: p4d.24xlarge 8 × A100 40GB SXM, g5
   A10G, g6e L40S...) gives the model after GFD's and GKE's labels (EKS's accelerator label names
   only the family), and the GPUs when nothing else counts them; GPUs read that are not the
-  instance type's are a problem. Another instance type is named in the note as not known.
+  instance type's are a problem. An Azure VM size on AKS (``_AZURE_GPUS``:
+  Standard_NC24ads_A100_v4 1 × A100 80GB PCIe, Standard_ND96isr_H100_v5 8 × H100 80GB SXM...)
+  is read alike; one with part of a GPU (``_AZURE_PARTIAL_GPUS``: NV6ads A10 v5, 1/6 of an A10)
+  is a problem. Another instance type is named in the note as not known.
 - GKE's own GPU sharing: time-sharing or MPS (``cloud.google.com/gke-gpu-sharing-strategy``)
   advertises each GPU ``cloud.google.com/gke-max-shared-clients-per-gpu`` times, as
   ``nvidia.com/gpu.replicas`` says for GFD; a MIG partition size
@@ -154,6 +157,39 @@ _EC2_GPUS: dict[str, tuple[str, dict[str, int]]] = {
     "g3": ("M60", {"4xlarge": 1, "8xlarge": 2, "16xlarge": 4}),
     "g3s": ("M60", {"xlarge": 1}),
 }
+# Microsoft Learn "Sizes for virtual machines in Azure", GPU-accelerated series (NC A100 v4,
+# NCads H100 v5, ND A100 v4, NDm A100 v4, ND H100 v5, ND H200 v5, NCasT4_v3, NVadsA10 v5, NCv3,
+# NDv2): the NVIDIA GPU (as the catalog names it) and the GPUs of each VM size, lowercased.
+_AZURE_GPUS: dict[str, tuple[str, int]] = {
+    "standard_nc24ads_a100_v4": ("A100-80GB-PCIe", 1),
+    "standard_nc48ads_a100_v4": ("A100-80GB-PCIe", 2),
+    "standard_nc96ads_a100_v4": ("A100-80GB-PCIe", 4),
+    "standard_nc40ads_h100_v5": ("H100-94GB-NVL", 1),
+    "standard_nc80adis_h100_v5": ("H100-94GB-NVL", 2),
+    "standard_nd96asr_v4": ("A100-40GB-SXM", 8),
+    "standard_nd96amsr_a100_v4": ("A100-80GB-SXM", 8),
+    "standard_nd96isr_h100_v5": ("H100-80GB-SXM", 8),
+    "standard_nd96isr_h200_v5": ("H200-141GB-SXM", 8),
+    "standard_nc4as_t4_v3": ("T4", 1),
+    "standard_nc8as_t4_v3": ("T4", 1),
+    "standard_nc16as_t4_v3": ("T4", 1),
+    "standard_nc64as_t4_v3": ("T4", 4),
+    "standard_nv36ads_a10_v5": ("A10", 1),
+    "standard_nv36adms_a10_v5": ("A10", 1),
+    "standard_nv72ads_a10_v5": ("A10", 2),
+    "standard_nc6s_v3": ("V100-16GB-PCIe", 1),
+    "standard_nc12s_v3": ("V100-16GB-PCIe", 2),
+    "standard_nc24s_v3": ("V100-16GB-PCIe", 4),
+    "standard_nc24rs_v3": ("V100-16GB-PCIe", 4),
+    "standard_nd40rs_v2": ("V100-32GB-SXM", 8),
+}
+_AZURE_PARTIAL_GPUS: dict[str, tuple[str, str]] = {
+    "standard_nv6ads_a10_v5": ("A10", "1/6"),
+    "standard_nv12ads_a10_v5": ("A10", "1/3"),
+    "standard_nv18ads_a10_v5": ("A10", "1/2"),
+}
+"""Azure VM sizes with part of a GPU (the NVadsA10 v5 series: a vGPU slice of an A10 on Azure's
+host): the GPU and the part."""
 _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 """GPU memory [MiB] of a cloud accelerator name that does not say it: GKE's
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
@@ -544,7 +580,7 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
     """The label naming the node's GPU, the name, and whether it is the EC2 instance type's
     GPU: GFD's product, GKE's accelerator, a known EC2 instance type (it names the GPU's size and
     form; EKS's accelerator label, the family), EKS's accelerator, Karpenter's, Alibaba's."""
-    ec2 = _ec2_gpus(instance[1])
+    ec2 = _instance_gpus(instance[1])
     label = next(
         (
             k
@@ -577,25 +613,38 @@ def selected_gpu(label: str, value: str) -> tuple[str, int | None] | None:
     if label not in GPU_SELECTOR_LABELS or not value.strip():
         return None
     if label in _INSTANCE_TYPES:
-        ec2 = _ec2_gpus(value)
+        ec2 = _instance_gpus(value)
         return None if ec2 is None else (ec2[0], None)
     if label == f"{_LABEL}gpu.product":
         return value.removesuffix("-SHARED"), None
     return _cloud_gpu_name(value), _CLOUD_SIZES_MIB.get(value.strip().lower())
 
 
-def _ec2_gpus(instance_type: str) -> tuple[str, int | None] | None:
-    """The NVIDIA GPU of an EC2 instance type (``_EC2_GPUS``) and how many it has (None for a
-    size not listed); None for a type whose family is not listed."""
-    family, _, size = instance_type.strip().lower().partition(".")
+def _instance_gpus(instance_type: str) -> tuple[str, int | None] | None:
+    """The NVIDIA GPU of a cloud instance type (an EC2 instance type, ``_EC2_GPUS``; an Azure VM
+    size, ``_AZURE_GPUS``) and how many it has (None for a size not listed, or with part of a
+    GPU); None for a type whose family is not listed."""
+    key = instance_type.strip().lower()
+    if key in _AZURE_GPUS:
+        return _AZURE_GPUS[key]
+    if key in _AZURE_PARTIAL_GPUS:
+        return _AZURE_PARTIAL_GPUS[key][0], None
+    family, _, size = key.partition(".")
     found = _EC2_GPUS.get(family)
     return None if found is None else (found[0], found[1].get(size))
+
+
+def _cloud(instance_type: str) -> tuple[str, str]:
+    """What a known instance type is called and where its GPUs are listed."""
+    if instance_type.strip().lower().startswith("standard_"):
+        return "the Azure VM size", "Microsoft's sizes for virtual machines in Azure"
+    return "the EC2 instance type", "Amazon EC2 accelerated computing instance specifications"
 
 
 def _uncounted_gpus(volcano: tuple[float, str] | None, instance: tuple[str, str], add: Any) -> None:
     """Physical GPUs of a node that neither GFD's count nor ``nvidia.com/gpu`` gives: from its
     Volcano vGPUs (``_volcano_gpus``), else from its EC2 instance type."""
-    ec2 = _ec2_gpus(instance[1])
+    ec2 = _instance_gpus(instance[1])
     if volcano is not None and volcano[0] > 0:
         _volcano_gpus(volcano, add)
     elif ec2 is not None and ec2[1] is not None:
@@ -604,8 +653,7 @@ def _uncounted_gpus(volcano: tuple[float, str] | None, instance: tuple[str, str]
             ec2[1],
             f"metadata.labels.{instance[0]}",
             "derived",
-            f"the GPUs of the EC2 instance type {shown(instance[1])} (Amazon EC2 accelerated "
-            "computing instance specifications)",
+            f"the GPUs of {_cloud(instance[1])[0]} {shown(instance[1])} ({_cloud(instance[1])[1]})",
         )
 
 
@@ -628,13 +676,23 @@ def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any)
     """A problem when the GPUs read for a node are not those of its EC2 instance type (GPUs
     shared without the labels that say how, or one the device plugin withdrew): the count read is
     kept."""
-    ec2 = _ec2_gpus(instance[1])
+    partial = _AZURE_PARTIAL_GPUS.get(instance[1].strip().lower())
+    if partial is not None:
+        bad(
+            f"metadata.labels.{instance[0]}",
+            f"the Azure VM size {shown(instance[1])} has {partial[1]} of an NVIDIA {partial[0]} "
+            f"(a vGPU slice of a GPU on Azure's host, shared with other VMs), not a whole GPU: "
+            "planned as whole GPUs, the node overstates its GPUs",
+            "leave the node out, or give it as a vGPU VM in an inventory CSV row (gpu_model "
+            f"{partial[0]}, the GPUs it holds)",
+        )
+    ec2 = _instance_gpus(instance[1])
     counted = next((f for f in facts if f.field == "gpus_per_host"), None)
     if ec2 is None or ec2[1] is None or counted is None or counted.value == ec2[1]:
         return
     bad(
         counted.note.locator,
-        f"{counted.value} GPUs are read ({counted.note.locator}) but the EC2 instance type "
+        f"{counted.value} GPUs are read ({counted.note.locator}) but {_cloud(instance[1])[0]} "
         f"{shown(instance[1])} has {ec2[1]}: the {counted.value} is taken",
         "if the GPUs are time-sliced, give the nodes with GPU Feature Discovery's labels "
         f"(nvidia.com/gpu.replicas); else set gpus_per_host to {ec2[1]}, the GPUs of a "
@@ -745,8 +803,8 @@ def _gpu_model(
     if product_label == instance_label:
         source = "derived"
         reason = (
-            f"the EC2 instance type {shown(instance_type)} has NVIDIA {product} GPUs (Amazon EC2 "
-            f"accelerated computing instance specifications): {reason}"
+            f"{_cloud(instance_type)[0]} {shown(instance_type)} has NVIDIA {product} GPUs "
+            f"({_cloud(instance_type)[1]}): {reason}"
         )
     if product_label == _HAMI_LOCATOR:
         source = "read"
@@ -765,7 +823,7 @@ def _gpu_model(
                 f"{_GKE_ACCELERATOR} on GKE, {_EKS_ACCELERATOR} or {_KARPENTER_GPU} on EKS)"
                 + (
                     f"; the instance type {shown(instance_type)} ({instance_label}) is no EC2 "
-                    "GPU instance type known here"
+                    "GPU instance type or Azure GPU VM size known here"
                     if instance_type
                     else ""
                 )
