@@ -347,8 +347,13 @@ def problems_frame(problems: Sequence[InputProblem]) -> pd.DataFrame:
     return planner_problems_frame(problems)
 
 
-PROBLEM_CHARS_PER_LINE = 30
-"""Characters of a problem or its fix that fit on one line of their column at 1,280 px."""
+CHAR_PX = 7
+"""Width of one character of a table cell's text, a little over its average [px]."""
+PROBLEM_TEXT_PX = 190
+"""Width of a problem table's problem and fix columns [px]."""
+PROBLEM_CHARS_PER_LINE = PROBLEM_TEXT_PX // CHAR_PX
+"""Characters of a problem or its fix that fit on one line of their column: counted at its set
+width, not the wider one it may stretch to, so a long fix is never cut at its last lines."""
 LINE_PX = 21
 """Height of one wrapped line of a table cell [px]."""
 WRAPPED_MIN_LINES = 3
@@ -358,8 +363,8 @@ PROBLEM_COLUMNS = {
     "file": st.column_config.TextColumn(width=80),
     "row": st.column_config.NumberColumn(width=40),
     "column": st.column_config.TextColumn(width=80),
-    "problem": st.column_config.TextColumn(width=190),
-    "fix": st.column_config.TextColumn(width=190),
+    "problem": st.column_config.TextColumn(width=PROBLEM_TEXT_PX),
+    "fix": st.column_config.TextColumn(width=PROBLEM_TEXT_PX),
 }
 """Widths of a problem table's columns [px]: narrow enough to fit the import panel's column at
 1,280 px, where they stretch; wider ones push the fix past the table's right edge."""
