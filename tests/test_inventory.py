@@ -374,3 +374,19 @@ def test_a_row_commented_out_with_a_hash_is_listed_not_planned(catalog: Catalog)
     assert [(p.row, p.column) for p in loaded.problems] == [(2, None), (4, None)]
     assert all("starts with #" in p.message and not p.row_kept for p in loaded.problems)
     assert "delete the #" in loaded.problems[1].fix
+
+
+def test_a_total_row_is_one_problem_naming_it_not_a_host(catalog: Catalog) -> None:
+    """A spreadsheet's sum row (Total in the first cell, the text columns empty) is no host:
+    it is one problem saying so, not one per empty cell; a host named total with every
+    cell given is still a host."""
+    data = _csv(
+        "gpu-a,ml,L40S,4,64,1024,25,no",
+        "total,ml,L40S,4,64,1024,25,no",
+        "Total,,,8,128,2048,,",
+    )
+    loaded = load_inventory(data, catalog)
+    assert [h.name for h in loaded.value.hosts] == ["gpu-a", "total"]
+    ((problem),) = loaded.problems
+    assert problem.row == 4
+    assert "total row" in problem.message

@@ -550,8 +550,9 @@ def read_csv_table(
     as the column it names; when the first line does not hold every required column and a
     line among the next ``TITLE_ROWS`` does, that line is the header (a sheet saved with a
     title above its table), and the lines above it are a problem of the table's ``skipped``.
-    With ``columns``, a row whose first cell starts with ``#`` is a comment: it is no data
-    row, and is listed in ``skipped``.
+    With ``columns``, a row whose first cell starts with ``#`` is a comment, and one whose
+    first cell is ``Total`` (``_TOTAL_WORDS``) with a required cell empty is a total row: each
+    is no data row, and is listed in ``skipped``.
 
     A ``str`` is a path, not CSV text. UTF-8 with or without a byte-order mark (as Excel
     writes it) and UTF-16 with its byte-order mark are accepted. The header and the separator
@@ -658,11 +659,30 @@ def read_csv_table(
         cells = {
             name: (record[i].strip() if i < len(record) else "") for i, name in enumerate(names)
         }
+        first = record[0].strip()
+        if (
+            columns is not None
+            and first.lower() in _TOTAL_WORDS
+            and any(not cells.get(column) for column in columns.required)
+        ):
+            row_problems.append(
+                InputProblem(
+                    file,
+                    number,
+                    None,
+                    f"'{first}' and empty cells: a spreadsheet's total row, not a row of the "
+                    f"{columns.table}",
+                    "delete the row (the planner adds up the rows itself)",
+                )
+            )
+            continue
         rows.append(Row(number, cells))
     written_as = dict(zip(names, (h.strip() for h in header), strict=True))
     return Table(file, written_as, tuple(rows), tuple(row_problems), separator)
 
 
+_TOTAL_WORDS = frozenset({"total", "totals", "grand total", "sum", "summe", "gesamt"})
+"""First cells of a spreadsheet's total row, in English and German, as users label one."""
 TITLE_ROWS = 10
 """Rows above a table's header that are looked through for it (a title, notes, a blank row)."""
 
