@@ -4,9 +4,10 @@ advertises it: a MIG instance (single strategy), a time-sliced or MPS replica.""
 from __future__ import annotations
 
 import pytest
-from importer_samples import CATALOG, container, kube_list, pod
+from importer_samples import CATALOG, container, kube_list, node, pod
 
 from planner.inputs.importers.kubectl_pods import read_kubectl_pods
+from planner.inputs.importers.mix import import_workloads
 
 
 def _one_gpu_pod(selector: dict[str, str]) -> dict[str, object]:
@@ -79,3 +80,62 @@ def test_a_pod_pinned_to_a_plain_product_asks_whole_gpus() -> None:
     gpus, memory, text = _gpu_of({"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB"})
     assert (gpus, memory) == (1, None)
     assert text == "1 whole GPU (nvidia.com/gpu)"
+
+
+def _web_pods(count: int) -> bytes:
+    return kube_list(
+        *(
+            pod(
+                f"web-5d9f8c6b5d-{i}",
+                owner=("ReplicaSet", "web-5d9f8c6b5d"),
+                labels={"pod-template-hash": "5d9f8c6b5d"},
+                containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "2"})],
+            )
+            for i in range(count)
+        )
+    )
+
+
+def test_pods_on_a_time_sliced_node_given_with_the_nodes_ask_one_replica_each() -> None:
+    """Four pods asking nvidia.com/gpu: 1 on a node whose T4 is time-sliced 4 ways (GFD's
+    nvidia.com/gpu.replicas: 4) ask a quarter of a GPU each when the nodes come with them; the
+    pods read as shares are named in a note."""
+    nodes = kube_list(
+        node(
+            "gpu-1",
+            {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.replicas": "4"},
+            extra={"nvidia.com/gpu": "4"},
+        )
+    )
+    mix = import_workloads([("pods.json", _web_pods(4))], CATALOG, nodes=[("nodes.json", nodes)])
+    assert list(mix.frame["gpus"]) == [0.25]
+    assert list(mix.frame["instances"]) == [4]
+    assert any(n.text.startswith("4 pods on nodes that share their GPUs") for n in mix.notes)
+
+
+def test_pods_asking_whole_gpus_without_their_nodes_say_how_to_give_them() -> None:
+    """Without the nodes, nvidia.com/gpu pods are read as whole GPUs, with a note that on a
+    shared node each is a share and how to give the nodes."""
+    mix = import_workloads([("pods.json", _web_pods(2))], CATALOG)
+    assert list(mix.frame["gpus"]) == [1]
+    assert any(
+        "2 pods ask nvidia.com/gpu on nodes no kubectl get nodes file gives" in n.text
+        for n in mix.notes
+    )
+
+
+def test_the_nodes_replicas_replace_the_share_a_selector_assumed() -> None:
+    """A pod pinned to Tesla-T4-SHARED is assumed a quarter of a GPU; its node, given, says the
+    T4 is time-sliced 2 ways (nvidia.com/gpu.replicas: 2): half a GPU."""
+    pinned = pod(
+        "web-0",
+        containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "2"})],
+        node_selector={"nvidia.com/gpu.product": "Tesla-T4-SHARED"},
+    )
+    nodes = kube_list(
+        node("gpu-1", {"nvidia.com/gpu.product": "Tesla-T4-SHARED", "nvidia.com/gpu.replicas": "2"})
+    )
+    mix = import_workloads(
+        [("pods.json", kube_list(pinned))], CATALOG, nodes=[("nodes.json", nodes)]
+    )
+    assert list(mix.frame["gpus"]) == [0.5]

@@ -71,7 +71,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -112,6 +112,8 @@ __all__ = [
     "WorkloadDefaults",
     "group_pods",
     "label_keys",
+    "node_labels",
+    "on_their_nodes",
     "owner_of",
     "pods_frame",
     "read_kubectl_pods",
@@ -265,6 +267,9 @@ class GpuRequest:
     memory_source: NoteSource
     memory_text: str
     mig_profile: str | None = None
+    asked: GpuRequest | None = None
+    """The ``nvidia.com/gpu`` request as whole GPUs, when a node selector made it a share (the
+    node's own labels, when given, say the share instead)."""
 
 
 @dataclass(frozen=True)
@@ -995,7 +1000,7 @@ def _pod(
     if gpu is None:
         gpu = _annotated_gpu(annotations, catalog, defaults, bad)
     else:
-        gpu = _shared_whole_gpus(gpu, spec, catalog, defaults, bad)
+        gpu = _shared_whole_gpus(gpu, _pinned_labels(spec), catalog, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
     return PodRequest(
         file=file,
@@ -1040,7 +1045,7 @@ def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
 
 def _shared_whole_gpus(
     gpu: GpuRequest,
-    spec: Mapping[str, Any],
+    pinned: Mapping[str, tuple[str, str]],
     catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
@@ -1050,9 +1055,9 @@ def _shared_whole_gpus(
     size), a replica of a time-sliced or MPS-shared GPU (GFD's ``-SHARED`` product or sharing
     strategy, GKE's sharing strategy), which gets 1/replicas of a GPU (``nvidia.com/gpu.replicas``
     or GKE's clients per GPU, else ``defaults.shared_gpu_share``). Else the request as read."""
-    pinned = _pinned_labels(spec)
     if gpu.resource != _GPU or gpu.gpus_source != "read" or not set(pinned) & set(_SHARING_LABELS):
         return gpu
+    asked = gpu
     count = gpu.gpus
     product, product_at = pinned.get(_PRODUCT, ("", ""))
     mig = _PRODUCT_MIG.search(product)
@@ -1070,6 +1075,7 @@ def _shared_whole_gpus(
             part.memory_source,
             part.memory_text,
             profile,
+            asked,
         )
     strategy = next(
         (
@@ -1080,17 +1086,22 @@ def _shared_whole_gpus(
         ),
         None,
     )
-    if strategy is None and product.endswith("-SHARED"):
-        strategy = ("time-slicing", product_at)
-    if strategy is None:
-        return gpu
     replicas_text, replicas_at = pinned.get(_REPLICAS, pinned.get(_GKE_CLIENTS, ("", "")))
     try:
         replicas = float(replicas_text)
     except ValueError:
         replicas = math.nan
-    if math.isfinite(replicas) and replicas.is_integer() and replicas >= 1:
-        share, source = 1 / replicas, gpu.gpus_source
+    known = math.isfinite(replicas) and replicas.is_integer() and replicas >= 1
+    if strategy is None and product.endswith("-SHARED"):
+        strategy = ("time-slicing", product_at)
+    if strategy is None and known and replicas > 1:
+        # GFD without renaming labels a time-sliced node by its replicas only.
+        strategy = ("time-slicing", replicas_at)
+    if strategy is None:
+        return gpu
+    source: NoteSource
+    if known:
+        share, source = 1 / replicas, "derived"
         each = f"1/{replicas:g} of a GPU each ({replicas_at})"
     else:
         share, source = defaults.shared_gpu_share, "assumed"
@@ -1109,7 +1120,59 @@ def _shared_whole_gpus(
         gpu.memory_source,
         gpu.memory_text,
         gpu.mig_profile,
+        asked,
     )
+
+
+def node_labels(data: bytes, file: str) -> dict[str, Mapping[str, str]]:
+    """The labels of each node of ``kubectl get nodes -o json`` (or ``-o yaml``), by node name;
+    what the pods on a node are given of its GPUs (``on_their_nodes``). Raises ``InputError``
+    as ``kube.kube_documents`` does."""
+    read = kube_documents(data, file)
+    labels: dict[str, Mapping[str, str]] = {}
+    for item in kube_objects(read.documents):
+        if object_kind(item, read.form) is not KubeObject.NODE:
+            continue
+        metadata = as_mapping(item.get("metadata"))
+        name = as_text(metadata.get("name"))
+        if name:
+            found = as_mapping(metadata.get("labels")).items()
+            labels[name] = {str(k): as_text(v) for k, v in found}
+    return labels
+
+
+def on_their_nodes(
+    pods: Sequence[PodRequest],
+    nodes: Mapping[str, Mapping[str, str]],
+    catalog: Catalog,
+    *,
+    defaults: WorkloadDefaults | None = None,
+) -> tuple[tuple[PodRequest, ...], tuple[InputProblem, ...]]:
+    """Pods as the node each runs on (``spec.nodeName``) advertises ``nvidia.com/gpu``: on a
+    node whose GPUs are time-sliced or MPS-shared ``n`` replicas of 1/replicas of a GPU each,
+    under the MIG single strategy ``n`` MIG instances of the node's profile (the rules of a pod
+    pinned to those labels, module docstring). Pods asking otherwise, pinned by their own
+    selector, or on a node not given are as read. Returns the pods and the problems of a MIG
+    profile no catalog GPU has (such a pod is left out)."""
+    defaults = defaults or WorkloadDefaults()
+    problems: list[InputProblem] = []
+    placed: list[PodRequest] = []
+    for pod in pods:
+        labels = nodes.get(pod.node)
+        asked = None if pod.gpu is None else pod.gpu.asked or pod.gpu
+        if labels is None or asked is None or asked.gpus_source != "read":
+            placed.append(pod)
+            continue
+        pinned = {
+            key: (value, f"node {shown(pod.node)} label {key}") for key, value in labels.items()
+        }
+        bad = _PodProblems(pod.file, pod.namespace, pod.name, problems)
+        try:
+            gpu = _shared_whole_gpus(asked, pinned, catalog, defaults, bad)
+        except _PodLeftOutError:
+            continue
+        placed.append(pod if gpu == asked else replace(pod, gpu=gpu))
+    return tuple(placed), tuple(problems)
 
 
 def _refuse_unread_gpu(

@@ -105,6 +105,7 @@ def import_workloads(
     *,
     group_by: str | None = None,
     defaults: WorkloadDefaults | None = None,
+    nodes: Sequence[tuple[str, bytes]] = (),
 ) -> ImportedWorkloads:
     """The workload mix described by several files of any supported format.
 
@@ -120,6 +121,10 @@ def import_workloads(
         it, and every pod when None, are grouped by owner.
     defaults
         Figures assumed where Kubernetes does not say (``WorkloadDefaults``).
+    nodes
+        (file name, content) pairs of the inventory: the pods on a node of
+        ``kubectl get nodes -o json`` among them ask ``nvidia.com/gpu`` as the node shares its
+        GPUs (``kubectl_pods.on_their_nodes``); other files are left to the inventory's import.
 
     Raises ``InputError`` when a file cannot be read or describes hosts rather than workloads
     (naming every such file), or when no file lists a workload (DCGM alone measures but does
@@ -144,7 +149,7 @@ def import_workloads(
                 problems.extend(loaded_problems)
             elif detected.format is Format.KUBECTL_PODS:
                 read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
-                pods.extend(read.pods)
+                pods.extend(_on_their_nodes(read.pods, nodes, catalog, defaults, notes, problems))
                 notes.extend(read.notes)
                 problems.extend(read.problems)
             elif detected.format is Format.DCGM:
@@ -213,6 +218,74 @@ def import_workloads(
         tuple((name, found.label) for name, found in used),
         tuple(name for name, found in used if found is Format.PLAN_WORKBOOK),
     )
+
+
+def _on_their_nodes(
+    pods: Sequence[PodRequest],
+    nodes: Sequence[tuple[str, bytes]],
+    catalog: Catalog,
+    defaults: WorkloadDefaults,
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> tuple[PodRequest, ...]:
+    """The pods as their nodes (``kubectl get nodes`` among ``nodes``) share ``nvidia.com/gpu``,
+    with a note naming the pods read as shares, and one naming the whole-GPU pods whose node no
+    file gives: on a time-sliced, MPS or MIG single node each would be a share of a GPU."""
+    labels: dict[str, Mapping[str, str]] = {}
+    for name, data in nodes:
+        try:
+            if detect_file(name, data, role="inventory").format is Format.KUBECTL_NODES:
+                labels.update(kubectl_pods.node_labels(data, name))
+        except InputError:
+            continue  # the inventory's import reports the file
+    placed, left_out = kubectl_pods.on_their_nodes(pods, labels, catalog, defaults=defaults)
+    problems.extend(left_out)
+    before = {(p.namespace, p.name): p.gpu for p in pods}
+    shared = [p for p in placed if p.gpu != before[(p.namespace, p.name)]]
+    file = ", ".join(dict.fromkeys(p.file for p in pods))
+    if shared:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "spec.nodeName",
+                "",
+                "",
+                str(len(shared)),
+                "derived",
+                f"{counted(len(shared), 'pod')} on nodes that share their GPUs (time-slicing, "
+                "MPS or MIG single) read as shares of a GPU: "
+                + ", ".join(f"{shown(p.namespace)}/{shown(p.name)}" for p in shared[:5])
+                + (f" and {len(shared) - 5} more" if len(shared) > 5 else ""),
+            )
+        )
+    unplaced = [
+        p
+        for p in placed
+        if p.gpu is not None
+        and p.counted
+        and p.gpu.resource == "nvidia.com/gpu"
+        and p.gpu.gpus_source == "read"
+        and p.node not in labels
+    ]
+    if unplaced:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "spec.nodeName",
+                "",
+                "",
+                str(len(unplaced)),
+                "assumed",
+                f"{counted(len(unplaced), 'pod')} "
+                + ("asks" if len(unplaced) == 1 else "ask")
+                + " nvidia.com/gpu on nodes no kubectl get nodes file gives, read as whole "
+                "GPUs: on a time-sliced, MPS-shared or MIG single node each is a share of one; "
+                "give the nodes' kubectl get nodes -o json with the inventory",
+            )
+        )
+    return placed
 
 
 def _planner_workloads(
