@@ -872,3 +872,28 @@ def test_aks_vm_sizes_give_each_node_its_gpu_model() -> None:
         if n["metadata"]["name"] == "nd96"
     )
     assert _values(_one(read_kubectl_nodes(labels_only, "labels", CATALOG)))["gpus_per_host"] == 8
+
+
+def test_vgpu_vm_nodes_are_kept_with_a_problem_naming_their_profile() -> None:
+    """If Tanzu worker nodes are VMs with an L40S-12Q vGPU (nvidia.com/vgpu.present), each stays
+    a host with its CPU and memory and one L40S standing in, and each is a problem naming the
+    profile, its 12 GiB frame buffer (25 % of the L40S) and how to give the physical hosts."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-L40S-12Q",
+        "nvidia.com/gpu.count": "1",
+        "nvidia.com/vgpu.present": "true",
+        "nvidia.com/gpu.memory": "12288",
+    }
+    names = [f"tkg-gpu-worker-{i}" for i in range(4)]
+    nodes = kube_list(*(node(n, labels, cpu="8", extra={"nvidia.com/gpu": "1"}) for n in names))
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    assert [h.name for h in read.hosts] == names
+    assert {(_values(h)["gpu_model"], _values(h)["gpus_per_host"]) for h in read.hosts} == {
+        ("L40S", 1)
+    }
+    assert len(read.problems) == 4
+    for name, problem in zip(names, read.problems, strict=True):
+        assert name in str(problem)
+        assert "L40S-12Q" in problem.message
+        assert "12 GiB frame buffer, 25%" in problem.message
+        assert "RVTools" in problem.fix

@@ -21,7 +21,8 @@ Readings and their rules:
   strategy ``nvidia.com/gpu`` counts only GPUs with MIG off, so the GPUs in MIG mode are assumed
   the fewest that hold the ``nvidia.com/mig-<profile>`` devices.
 - A node labelled ``nvidia.com/vgpu.present=true`` is a VM with a vGPU: its GPU maps to the
-  profile's physical model, and its CPU and memory are the VM's.
+  profile's physical model, and its CPU and memory are the VM's; it is kept, with a problem
+  naming its profile and frame buffer, as its physical host is not described.
 - Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
   ``topology.kubernetes.io/zone``, else ``kubernetes``.
 - Managed clusters label the model where GFD does not run: GKE
@@ -498,7 +499,14 @@ def _host(
         gpu_name.vgpu_profile is not None or labels.get(f"{_LABEL}vgpu.present") == "true"
     ):
         _vgpu_vm(
-            node, gpu_name.vgpu_profile or product, model, count_label, capacity_gpus, catalog, add
+            node,
+            gpu_name.vgpu_profile or product,
+            model,
+            count_label,
+            capacity_gpus,
+            catalog,
+            add,
+            bad,
         )
     else:
         _whole_gpus(
@@ -1197,8 +1205,11 @@ def _vgpu_vm(
     capacity_gpus: tuple[float, str] | None,
     catalog: Catalog,
     add: Any,
+    bad: Any,
 ) -> None:
-    """A node that is a VM with vGPUs: one GPU per vGPU, rounded up to the model's boards."""
+    """A node that is a VM with vGPUs: one GPU per vGPU, rounded up to the model's boards, with a
+    problem saying its physical host is not described. The node is kept, as the user's cluster
+    holds it: its CPU, memory and cluster are real, and only its GPUs are a stand-in."""
     add(
         "mig_enabled",
         "no",
@@ -1214,6 +1225,7 @@ def _vgpu_vm(
         return
     board = 1 if model is None else catalog.gpus[model].gpus_per_board
     gpus = max(board, math.ceil(vgpus / board) * board)
+    _vgpu_problem(node, profile, model, vgpus, gpus, catalog, locator, bad)
     text = (
         f"the node is a VM with {vgpus} vGPU(s) of profile {shown(profile)}, not a physical "
         "host; its CPU and memory are the VM's"
@@ -1325,3 +1337,35 @@ def _hami_count(
             "check the node's GPUs (nvidia-smi on the node) and list the nodes again, or set "
             "gpus_per_host to the GPUs the node can use",
         )
+
+
+def _vgpu_problem(
+    node: _Node,
+    profile: str,
+    model: str | None,
+    vgpus: int,
+    gpus: int,
+    catalog: Catalog,
+    locator: str,
+    bad: Any,
+) -> None:
+    """A vGPU VM's problem: its vGPUs are slices of GPUs on a hypervisor host the file does not
+    describe (several VMs may share one GPU), so whole GPUs stand in for them."""
+    memory_mib = _whole(node.labels.get(f"{_LABEL}gpu.memory", ""))
+    frame = "" if memory_mib is None else f", {memory_mib / 1024:g} GiB frame buffer"
+    share = ""
+    if memory_mib is not None and model is not None and catalog.gpus[model].memory_gib > 0:
+        share = (
+            f", {memory_mib / 1024 / catalog.gpus[model].memory_gib:.0%} of the {model}'s "
+            f"{catalog.gpus[model].memory_gib:g} GiB"
+        )
+    whole = f"{counted(gpus, 'whole GPU')}" + ("" if model is None else f" ({model})")
+    bad(
+        locator,
+        f"the node is a VM with {counted(vgpus, 'vGPU')} (profile {shown(profile)}{frame}{share}): "
+        "slices of GPUs on a hypervisor host this file does not describe, which other VMs may "
+        f"share; it is kept with {whole} standing in, which can count one physical GPU several "
+        "times",
+        "give the physical hosts instead (an RVTools export of the ESXi hosts, or nvidia-smi run "
+        "on each ESXi host) and leave these nodes out, or set gpus_per_host for the node",
+    )
