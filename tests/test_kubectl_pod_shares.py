@@ -3,6 +3,8 @@ advertises it: a MIG instance (single strategy), a time-sliced or MPS replica.""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from importer_samples import CATALOG, container, kube_list, node, pod
 
@@ -139,3 +141,24 @@ def test_the_nodes_replicas_replace_the_share_a_selector_assumed() -> None:
         [("pods.json", kube_list(pinned))], CATALOG, nodes=[("nodes.json", nodes)]
     )
     assert list(mix.frame["gpus"]) == [0.5]
+
+
+def test_a_pod_listed_twice_is_one_instance_in_its_last_state() -> None:
+    """A kubectl get pods -w stream lists a pod at each change: two pods seen Pending then
+    Running are 2 instances, not 4, with a note naming the repeats; the same file given twice
+    is counted once."""
+    pending = pod("svc-a", owner=("StatefulSet", "svc"), containers=[_gpu_container()])
+    running = pod("svc-a", owner=("StatefulSet", "svc"), containers=[_gpu_container("2")])
+    other = pod("svc-b", owner=("StatefulSet", "svc"), containers=[_gpu_container()])
+    stream = b"\n".join(json.dumps(p).encode() for p in (pending, other, running, other))
+    read = read_kubectl_pods(stream, "watch.json", CATALOG)
+    assert [(p.name, p.gpu and p.gpu.gpus) for p in read.pods] == [("svc-a", 2), ("svc-b", 1)]
+    assert read.notes[0].text.startswith("2 pods listed more than once")
+    assert "ml/svc-a (2×)" in read.notes[0].text
+    twice = import_workloads([("a.json", stream), ("b.json", stream)], CATALOG)
+    assert list(twice.frame["instances"]) == [2]
+    assert len(twice.pods) == 2
+
+
+def _gpu_container(count: str = "1") -> dict[str, object]:
+    return container(limits={"nvidia.com/gpu": count}, requests={"cpu": "2"})

@@ -112,6 +112,7 @@ __all__ = [
     "WorkloadDefaults",
     "group_pods",
     "label_keys",
+    "last_states",
     "node_labels",
     "on_their_nodes",
     "owner_of",
@@ -938,7 +939,41 @@ def read_kubectl_pods(
                 ),
             ]
         )
-    return PodsRead(file, tuple(pods), (), tuple(problems))
+    unique, repeated = last_states(pods)
+    return PodsRead(file, unique, () if repeated is None else (repeated,), tuple(problems))
+
+
+def last_states(pods: Sequence[PodRequest]) -> tuple[tuple[PodRequest, ...], ImportNote | None]:
+    """Each pod (namespace and name) once, in its last state: a pod listed again (a
+    ``kubectl get pods -w`` stream, the same output given twice) is one pod, not more instances.
+    Returns the pods in order of first sight, and a note naming the repeats (None without)."""
+    last: dict[tuple[str, str], PodRequest] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for pod in pods:
+        key = (pod.namespace, pod.name)
+        last[key] = pod
+        seen[key] = seen.get(key, 0) + 1
+    repeated = [key for key, times in seen.items() if times > 1]
+    if not repeated:
+        return tuple(pods), None
+    files = ", ".join(dict.fromkeys(p.file for p in pods))
+    named = ", ".join(
+        f"{shown(namespace)}/{shown(name)} ({seen[(namespace, name)]}×)"
+        for namespace, name in repeated[:5]
+    )
+    more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
+    note = ImportNote(
+        files,
+        None,
+        "metadata.name",
+        "",
+        "",
+        str(len(repeated)),
+        "read",
+        f"{counted(len(repeated), 'pod')} listed more than once, each counted once in its last "
+        f"state (a kubectl get pods -w stream, or the same pods given twice): {named}{more}",
+    )
+    return tuple(last.values()), note
 
 
 def _pod(

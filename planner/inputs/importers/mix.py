@@ -175,10 +175,7 @@ def import_workloads(
         raise InputError(refused)
     grouped: GroupedPods | None = None
     if pods:
-        grouped = group_pods(pods, catalog, group_by=group_by, defaults=defaults)
-        frames.append((grouped.frame, _pod_files(pods, grouped)))
-        notes.extend(grouped.notes)
-        problems.extend(grouped.problems)
+        pods, grouped = _grouped(pods, catalog, group_by, defaults, frames, notes, problems)
     if not frames:
         raise InputError(
             [
@@ -286,6 +283,26 @@ def _on_their_nodes(
             )
         )
     return placed
+
+
+def _grouped(
+    pods: Sequence[PodRequest],
+    catalog: Catalog,
+    group_by: str | None,
+    defaults: WorkloadDefaults,
+    frames: list[tuple[pd.DataFrame, list[str]]],
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> tuple[list[PodRequest], GroupedPods]:
+    """The pods of every file, each once in its last state (``kubectl_pods.last_states``),
+    grouped into classes; their frame goes to ``frames``, their notes and problems along."""
+    unique, repeated = kubectl_pods.last_states(pods)
+    notes.extend([] if repeated is None else [repeated])
+    grouped = group_pods(unique, catalog, group_by=group_by, defaults=defaults)
+    frames.append((grouped.frame, _pod_files(unique, grouped)))
+    notes.extend(grouped.notes)
+    problems.extend(grouped.problems)
+    return list(unique), grouped
 
 
 def _planner_workloads(
