@@ -162,3 +162,17 @@ def test_a_pod_listed_twice_is_one_instance_in_its_last_state() -> None:
 
 def _gpu_container(count: str = "1") -> dict[str, object]:
     return container(limits={"nvidia.com/gpu": count}, requests={"cpu": "2"})
+
+
+def test_a_pod_claiming_devices_through_dra_is_listed_with_a_problem() -> None:
+    """A pod whose GPU comes from a DRA ResourceClaim (spec.resourceClaims) is left out with a
+    problem naming its claim and how to describe the class, not noted as asking no GPU."""
+    claimed = pod("dra-train-0", containers=[container(requests={"cpu": "4"})])
+    claimed["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "single-gpu"}]
+    plain = pod("serve-0", containers=[_gpu_container()])
+    read = read_kubectl_pods(kube_list(claimed, plain), "pods.json", CATALOG)
+    assert [p.name for p in read.pods] == ["serve-0"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/dra-train-0: spec.resourceClaims"
+    assert "gpu (template single-gpu)" in problem.message
+    assert "workload CSV" in problem.fix

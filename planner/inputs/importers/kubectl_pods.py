@@ -1034,6 +1034,8 @@ def _pod(
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
     if gpu is None:
         gpu = _annotated_gpu(annotations, catalog, defaults, bad)
+    if gpu is None:
+        _refuse_claimed_devices(spec, bad)
     else:
         gpu = _shared_whole_gpus(gpu, _pinned_labels(spec), catalog, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
@@ -1208,6 +1210,36 @@ def on_their_nodes(
             continue
         placed.append(pod if gpu == asked else replace(pod, gpu=gpu))
     return tuple(placed), tuple(problems)
+
+
+def _refuse_claimed_devices(spec: Mapping[str, Any], bad: _PodProblems) -> None:
+    """Leave out, with a problem, a pod that asks no GPU resource but claims devices through
+    dynamic resource allocation (``spec.resourceClaims``, resource.k8s.io): its claims name a
+    ResourceClaim or template, not in the pods' output, whose device class (NVIDIA's
+    ``gpu.nvidia.com``) and count say what it holds."""
+    claims = spec.get("resourceClaims")
+    if not isinstance(claims, list) or not claims:
+        return
+    named = [
+        f"{shown(as_text(c.get('name')))} ("
+        + (
+            f"template {shown(as_text(c.get('resourceClaimTemplateName')))}"
+            if c.get("resourceClaimTemplateName")
+            else f"claim {shown(as_text(c.get('resourceClaimName')))}"
+        )
+        + ")"
+        for c in map(as_mapping, claims)
+    ]
+    bad(
+        "spec.resourceClaims",
+        f"the pod claims devices through dynamic resource allocation ({', '.join(named)}), "
+        "which the importer does not read (the claims' device class and count are in the "
+        "ResourceClaims, not the pods): pod left out rather than counted as asking no GPU",
+        "describe this class in a workload CSV with its GPUs per instance and GPU memory "
+        "(kubectl get resourceclaimtemplates,resourceclaims -A -o yaml shows each claim's "
+        "device class, gpu.nvidia.com for NVIDIA's GPUs, and count)",
+    )
+    raise _PodLeftOutError("spec.resourceClaims")
 
 
 def _refuse_unread_gpu(
