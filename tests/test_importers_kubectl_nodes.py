@@ -897,3 +897,21 @@ def test_vgpu_vm_nodes_are_kept_with_a_problem_naming_their_profile() -> None:
         assert "L40S-12Q" in problem.message
         assert "12 GiB frame buffer, 25%" in problem.message
         assert "RVTools" in problem.fix
+
+
+def test_not_ready_and_cordoned_gpu_nodes_are_kept_with_a_note_naming_their_state() -> None:
+    """If a GPU node is NotReady (Ready condition Unknown) or cordoned (spec.unschedulable), it is
+    still a host, with a note naming its state; a Ready schedulable node has no such note."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-L40S", "nvidia.com/gpu.count": "4"}
+    ready, down, cordoned = (node(n, labels) for n in ("ok-1", "notready-1", "cordoned-1"))
+    ready["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    down["status"]["conditions"] = [{"type": "Ready", "status": "Unknown"}]
+    cordoned["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    cordoned["spec"] = {"unschedulable": True}
+    read = read_kubectl_nodes(kube_list(ready, down, cordoned), "nodes", CATALOG)
+    assert [h.name for h in read.hosts] == ["ok-1", "notready-1", "cordoned-1"]
+    assert read.problems == ()
+    states = {n.subject: n.text for n in read.notes if "takes no new pods" in n.text}
+    assert set(states) == {"notready-1", "cordoned-1"}
+    assert "NotReady" in states["notready-1"]
+    assert "cordoned" in states["cordoned-1"]

@@ -55,6 +55,8 @@ Readings and their rules:
 - More GPUs on one node than the largest GPU servers hold (``MAX_GPUS_PER_NODE``, 16) are a
   problem naming the value (``1k`` is 1000), the count read kept; a plain count the inventory
   refuses is left to its problem.
+- A GPU node NotReady (its Ready condition not True) or cordoned (``spec.unschedulable``) is
+  kept, as capacity the cluster owns, with a note naming its state.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
   resource not read here (``amd.com/gpu``) is left out with a problem naming it.
 """
@@ -317,12 +319,15 @@ class _Node:
         capacity: Mapping[str, Any],
         allocatable: Mapping[str, Any],
         annotations: Mapping[str, str] | None = None,
+        states: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.labels = labels
         self.capacity = capacity
         self.allocatable = allocatable
         self.annotations = annotations or {}
+        self.states = states
+        """What keeps the node from taking pods (``NotReady``, ``cordoned``); none when it can."""
 
     @classmethod
     def from_object(cls, item: Mapping[str, Any], position: int) -> _Node:
@@ -339,6 +344,7 @@ class _Node:
             as_mapping(status.get("capacity")),
             as_mapping(status.get("allocatable")),
             annotations,
+            _states(item),
         )
 
     @classmethod
@@ -526,6 +532,7 @@ def _host(
         if count_label is None and capacity_gpus is None and not hami:
             _uncounted_gpus(volcano, instance, add)
     _check_counts(facts, node, instance, hami, capacity_gpus, bad)
+    notes.extend(_state_notes(node, file))
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
 
 
@@ -1369,3 +1376,41 @@ def _vgpu_problem(
         "give the physical hosts instead (an RVTools export of the ESXi hosts, or nvidia-smi run "
         "on each ESXi host) and leave these nodes out, or set gpus_per_host for the node",
     )
+
+
+def _states(item: Mapping[str, Any]) -> tuple[str, ...]:
+    """What keeps a node from taking pods: its Ready condition not True (``NotReady``, kubectl's
+    word; ``Unknown`` when the kubelet stopped reporting) and ``spec.unschedulable`` (cordoned)."""
+    states: list[str] = []
+    conditions = as_mapping(item.get("status")).get("conditions")
+    for condition in conditions if isinstance(conditions, list) else []:
+        ready = as_mapping(condition)
+        if as_text(ready.get("type")) == "Ready" and as_text(ready.get("status")) != "True":
+            status = as_text(ready.get("status"))
+            states.append(
+                "NotReady" + (" (status Unknown: unreachable)" if status == "Unknown" else "")
+            )
+    if as_mapping(item.get("spec")).get("unschedulable") is True:
+        states.append("cordoned (spec.unschedulable)")
+    return tuple(states)
+
+
+def _state_notes(node: _Node, file: str) -> list[ImportNote]:
+    """A note naming what keeps a GPU node from taking pods. The node is kept: it is hardware the
+    user owns, most often down or drained for a while (maintenance, a driver upgrade), and a plan
+    of the estate counts it; the note lets the user leave it out."""
+    if not node.states:
+        return []
+    return [
+        ImportNote(
+            file,
+            None,
+            "status.conditions" if node.states[0].startswith("NotReady") else "spec.unschedulable",
+            node.name,
+            "",
+            " and ".join(node.states),
+            "read",
+            f"the node is {' and '.join(node.states)}: it takes no new pods now, but it is kept "
+            "as capacity the cluster owns; leave it out of the file if it is being retired",
+        )
+    ]
