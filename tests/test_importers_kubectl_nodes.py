@@ -915,3 +915,25 @@ def test_not_ready_and_cordoned_gpu_nodes_are_kept_with_a_note_naming_their_stat
     assert set(states) == {"notready-1", "cordoned-1"}
     assert "NotReady" in states["notready-1"]
     assert "cordoned" in states["cordoned-1"]
+
+
+def test_node_notes_count_in_words_without_plural_brackets() -> None:
+    """If a node's GPUs are 8 time-sliced replicas at 4 per GPU, its note says '4 time-slicing
+    replicas'; a vGPU VM's note says '1 vGPU'; no note of either says '(s)'."""
+    shared = node(
+        "shared",
+        {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.replicas": "4"},
+        extra={"nvidia.com/gpu": "8"},
+    )
+    vm = node(
+        "vm",
+        {"nvidia.com/gpu.product": "NVIDIA-L40S-12Q", "nvidia.com/vgpu.present": "true"},
+        extra={"nvidia.com/gpu": "1"},
+    )
+    read = read_kubectl_nodes(kube_list(shared, vm), "nodes", CATALOG)
+    texts = {
+        h.name: next(f for f in h.facts if f.field == "gpus_per_host").note.text for h in read.hosts
+    }
+    assert "4 time-slicing replicas per GPU" in texts["shared"]
+    assert "with 1 vGPU of profile" in texts["vm"]
+    assert not [t for t in texts.values() if "(s)" in t]

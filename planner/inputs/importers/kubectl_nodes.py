@@ -923,7 +923,8 @@ def _whole_gpus(
             gpus,
             capacity_gpus[1],
             "derived" if even else "assumed",
-            f"{capacity_gpus[0]:g} advertised GPUs over {replicas} {strategy} replica(s) per GPU"
+            f"{capacity_gpus[0]:g} advertised GPUs over "
+            f"{counted(replicas, f'{strategy} replica')} per GPU"
             + ("" if even else ", rounded up (set gpus_per_host to the node's physical GPUs)"),
         )
     notes.extend(_sharing_notes(file, name, replicas_label, replicas, strategy))
@@ -1069,7 +1070,7 @@ def _mixed_gpus(
         whole + mig_gpus,
         capacity_gpus[1],
         "assumed",
-        f"MIG mixed strategy without nvidia.com/gpu.count: {whole} GPU(s) with MIG off "
+        f"MIG mixed strategy without nvidia.com/gpu.count: {counted(whole, 'GPU')} with MIG off "
         f"(nvidia.com/gpu) and the fewest GPUs that hold the MIG devices, {mig_gpus} "
         "(set gpus_per_host to the node's physical GPUs)",
     )
@@ -1234,8 +1235,8 @@ def _vgpu_vm(
     gpus = max(board, math.ceil(vgpus / board) * board)
     _vgpu_problem(node, profile, model, vgpus, gpus, catalog, locator, bad)
     text = (
-        f"the node is a VM with {vgpus} vGPU(s) of profile {shown(profile)}, not a physical "
-        "host; its CPU and memory are the VM's"
+        f"the node is a VM with {counted(vgpus, 'vGPU')} of profile {shown(profile)}, not a "
+        "physical host; its CPU and memory are the VM's"
     )
     if gpus != vgpus:
         add(
