@@ -4,6 +4,7 @@ advertises it: a MIG instance (single strategy), a time-sliced or MPS replica.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from importer_samples import CATALOG, container, kube_list, node, pod
@@ -176,3 +177,17 @@ def test_a_pod_claiming_devices_through_dra_is_listed_with_a_problem() -> None:
     assert problem.column == "pod ml/dra-train-0: spec.resourceClaims"
     assert "gpu (template single-gpu)" in problem.message
     assert "workload CSV" in problem.fix
+
+
+def test_the_input_formats_doc_says_how_shared_gpus_are_read() -> None:
+    """docs/input-formats.md says how pods on shared nodes, DRA pods and repeated pods are read,
+    and how DCGM series of a GPU several pods share are used."""
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "input-formats.md").read_text()
+    for said in (
+        "`<model>-MIG-<profile>`",
+        "`gke-max-shared-clients-per-gpu`",
+        "`spec.resourceClaims`",
+        "counted once, in its last state",
+        "split equally among the pods when they are replicas of one class",
+    ):
+        assert said in docs
