@@ -492,3 +492,27 @@ def test_the_undo_of_an_inventory_import_is_offered_on_the_inventory_page_only()
     at = at.switch_page("ui/pages/workloads.py").run()
     assert not at.exception
     assert not [b for b in at.button if b.key == "workloads_upload_undo"]
+
+
+def test_a_change_of_one_class_is_worded_for_one() -> None:
+    """An import keeping one class fewer than the mix in use (the sample's, its last row's
+    instances unreadable) shows '-1 class', not '-1 classes'."""
+    *rows, last = (Path(APP).parent / "data" / "sample" / "workloads.csv").read_text().splitlines()
+    name, kind, _instances, rest = last.split(",", 3)
+    fewer = "\n".join([*rows, f"{name},{kind},many,{rest}"]).encode()
+    at = _page("ui/pages/workloads.py")
+    at.file_uploader(key="workloads_upload").set_value(("fewer.csv", fewer, "text/csv")).run()
+    assert not at.exception
+    kept = next(m for m in at.metric if m.label == "Classes kept")
+    assert kept.delta == "-1 class"
+
+
+def test_the_workloads_uploader_lists_only_formats_that_give_workloads() -> None:
+    """The Workloads uploader names kubectl pods and DCGM, not the host-only nvidia-smi, MIG
+    listings or RVTools, which it would refuse."""
+    at = _page("ui/pages/workloads.py")
+    label = at.file_uploader(key="workloads_upload").label
+    assert "DCGM" in label
+    assert "kubectl" in label
+    for inventory_only in ("nvidia-smi", "MIG", "RVTools"):
+        assert inventory_only not in label

@@ -454,17 +454,17 @@ def _change_figures(change: InputChange, role: Role, apart: str | None = None) -
     """Rows kept, rows skipped and GPUs after applying, each with its change from the inputs in
     use and a tooltip saying what it counts; ``apart``: what the counts leave out."""
     if role == "inventory":
-        kept, rows, gpus = "Hosts kept", "hosts", "GPUs after"
+        kept, row, rows, gpus = "Hosts kept", "host", "hosts", "GPUs after"
         counted = "Hosts applying it plans on, as the Inventory page counts them"
     else:
-        kept, rows, gpus = "Classes kept", "classes", "GPUs requested after"
+        kept, row, rows, gpus = "Classes kept", "class", "classes", "GPUs requested after"
         counted = "Workload classes applying it plans, as the Workloads page counts them"
     in_use = f"{counted}; {fmt.count(change.rows_before)} in use now."
     figures = st.columns(3)
     figures[0].metric(
         kept,
         fmt.count(change.rows_after),
-        delta=fmt.change(change.rows_after - change.rows_before, unit=rows),
+        delta=fmt.counted_change(change.rows_after - change.rows_before, row, rows),
         border=True,
         help=in_use if apart is None else f"{in_use} {apart}",
     )
@@ -738,17 +738,22 @@ def _names(files: Sequence[session.InputFile]) -> str:
     return ", ".join(f.name for f in files)
 
 
+_UPLOAD_LABELS = {
+    "inventory": "Import hosts: planner CSV, kubectl, nvidia-smi, MIG listings, RVTools, DCGM, a "
+    "plan workbook (one or several files) or an Alibaba GPU-sharing trace node list (alone)",
+    "workloads": "Import workloads: planner CSV, kubectl pods, DCGM, a plan workbook (one or "
+    "several files) or an Alibaba GPU-sharing trace pod list (alone)",
+}
+"""The uploader's label by role: the formats that give its hosts or workloads."""
+
+
 def import_panel(role: Role, *, key: str) -> None:
     """The panel: an uploader for one or several files of any supported format, then the review
     (or, when nothing is lost, the upload in use at once), and an undo of the last import."""
     inputs = session.scenario_inputs()
     cat = planning.catalog(inputs.own_gpus)
-    what = "hosts" if role == "inventory" else "workloads"
-    trace_list = "node" if role == "inventory" else "pod"
     uploaded = st.file_uploader(
-        f"Import {what}: planner CSV, kubectl, nvidia-smi, MIG listings, RVTools, DCGM, a "
-        f"plan workbook (one or several files) or an Alibaba GPU-sharing trace {trace_list} "
-        "list (alone)",
+        _UPLOAD_LABELS["inventory" if role == "inventory" else "workloads"],
         type=_TYPES,
         accept_multiple_files=True,
         key=key,
