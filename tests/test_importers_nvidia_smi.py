@@ -1411,3 +1411,17 @@ def test_a_mig_mode_pending_a_reset_is_a_problem_naming_its_gpus() -> None:
         for p in read_nvidia_smi_report(REPORT, "dgx-a.txt", CATALOG).problems
         if p.column == "MIG Mode > Pending"
     ]
+
+
+def test_gpu_indices_with_a_gap_no_lost_line_explains_are_a_problem() -> None:
+    """nvidia-smi numbers a host's GPUs from 0 without gaps: -L lines for GPUs 0 and 2 only
+    (a cut paste) are a problem naming GPU 1, the host counted with 2; with the line saying
+    GPU 1 could not be reached, that line's problem alone."""
+    cut = b"GPU 0: NVIDIA L40S (UUID: GPU-a0)\nGPU 2: NVIDIA L40S (UUID: GPU-a2)\n"
+    read = read_nvidia_smi_list(cut, "gpu-07.txt", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert "numbered 0, 2: GPU 1 is not in the output" in problem.message
+    assert problem.row_kept
+    whole = read_nvidia_smi_list(b"GPU 0: NVIDIA L40S (UUID: GPU-a0)\n", "gpu-08.txt", CATALOG)
+    assert not whole.problems

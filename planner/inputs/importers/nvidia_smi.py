@@ -1651,6 +1651,7 @@ def _hosts_read(
     GPUs named as a vGPU profile are left out, each with a problem (``_vgpu_guest``); when no
     other GPU is left the output is refused.
     """
+    problems.extend(_index_gaps(gpus, text, locators))
     # Each distinct name and memory is matched once: the match is the costly step and a large
     # fleet repeats a handful of models.
     gpus = [
@@ -1689,6 +1690,42 @@ def _hosts_read(
             )
         )
     return HostsRead(file, tool, tuple(hosts), (), tuple(problems))
+
+
+def _index_gaps(gpus: Sequence[_Gpu], text: ToolText, locators: _Locators) -> list[InputProblem]:
+    """A problem per host whose GPU indices skip numbers that no line saying nvidia-smi could not
+    reach a GPU accounts for (nvidia-smi numbers a host's GPUs from 0 without gaps): a GPU left
+    out of a cut paste, or one nvidia-smi did not print, is a GPU the host is counted without."""
+    lost = sum(1 for _, line in text.lines if _LOST_GPU.match(line))
+    by_host: dict[str | None, list[_Gpu]] = {}
+    for gpu in gpus:
+        by_host.setdefault(gpu.host, []).append(gpu)
+    problems = []
+    for host, members in by_host.items():
+        indices = {g.index for g in members if g.index is not None}
+        if not indices or (host is None and lost):
+            continue
+        missing = sorted(set(range(max(indices) + 1)) - indices)
+        if not missing:
+            continue
+        which = ", ".join(str(i) for i in missing)
+        named = "" if host is None else f"host {quoted(host)}: "
+        problems.append(
+            InputProblem(
+                text.file,
+                members[0].line,
+                locators.name,
+                f"{named}the GPUs are numbered {', '.join(str(i) for i in sorted(indices))}: "
+                f"GPU {which} {'is' if len(missing) == 1 else 'are'} not in the output, so the "
+                "host is counted without "
+                f"{'it' if len(missing) == 1 else 'them'}",
+                "give the whole nvidia-smi output (a cut paste drops GPUs); if nvidia-smi does "
+                "not show a GPU, check it (reseat it, reload the driver or reboot), or give the "
+                "host's GPUs in an inventory CSV or per cluster (--cluster-gpus)",
+                row_kept=True,
+            )
+        )
+    return problems
 
 
 _MISSING = frozenset({"N/A", "NOT SUPPORTED", "REQUESTED FUNCTIONALITY HAS BEEN DEPRECATED"})
