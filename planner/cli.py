@@ -547,7 +547,11 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         workloads = Loaded(mix.value.workloads, mix.problems)
         cpu_only = mix.value.cpu_only
     else:
-        imported_mix = import_workloads(workload_files, catalog, group_by=args.group_by)
+        # The inventory's kubectl nodes tell which pods hold a share of a GPU (time-slicing,
+        # MPS, MIG single) rather than whole GPUs.
+        imported_mix = import_workloads(
+            workload_files, catalog, group_by=args.group_by, nodes=inventory_files
+        )
         notes.extend(summarise_notes(imported_mix.notes))
         workloads = imported_mix.workloads(catalog)
     for line in notes:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from importer_samples import container, kube_list, node, pod
 from openpyxl import Workbook, load_workbook
 
 from planner.assumptions import Assumptions, Fact, VgpuScheduler, VsphereVersion, facts
@@ -742,3 +743,50 @@ def test_the_help_names_how_many_methods_are_planned_by_default(
         main(["plan", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert f"(default: all {len(Method)})" in out
+
+
+def test_pods_on_time_sliced_nodes_given_as_the_inventory_ask_one_replica_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`plan --inventory nodes.json --workloads pods.json`: four pods asking nvidia.com/gpu: 1
+    on a node whose T4 is time-sliced 4 ways ask a quarter of a GPU each, as the pods' import
+    reads them beside their nodes (they were planned as 4 whole T4s)."""
+    nodes = tmp_path / "nodes.json"
+    nodes.write_bytes(
+        kube_list(
+            node(
+                "gpu-1",
+                {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.replicas": "4"},
+                extra={"nvidia.com/gpu": "4"},
+            )
+        )
+    )
+    pods = tmp_path / "pods.json"
+    pods.write_bytes(
+        kube_list(
+            *(
+                pod(
+                    f"web-5d9f8c6b5d-{i}",
+                    owner=("ReplicaSet", "web-5d9f8c6b5d"),
+                    labels={"pod-template-hash": "5d9f8c6b5d"},
+                    containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "2"})],
+                )
+                for i in range(4)
+            )
+        )
+    )
+    code = main(
+        [
+            "plan",
+            "--inventory",
+            str(nodes),
+            "--workloads",
+            str(pods),
+            "--methods",
+            "k8s-time-slicing",
+        ]
+    )
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "4 pods on nodes that share their GPUs" in err
+    assert "nodes no kubectl get nodes file gives" not in err
