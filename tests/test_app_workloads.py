@@ -163,3 +163,27 @@ def test_a_duplicate_name_names_the_first_use_by_the_editors_row() -> None:
     error = next(e.value for e in at.error if "1 cell needs a change" in e.value).replace("\\", "")
     assert f"Row 2 ({_first_class()}), column “name”" in error
     assert "already used on row 1" in error
+
+
+def test_an_unapplied_edit_stays_in_the_table_after_leaving_the_page() -> None:
+    """A cell typed and not applied is in the table again on coming back to the page, still
+    waiting for Use this mix: the mix in use is unchanged until then, and the edit is used
+    when applied."""
+    at = _workloads_page()
+    at.session_state["workloads_editor"] = {
+        "edited_rows": {0: {"instances": 3}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    at.switch_page("ui/pages/inventory.py").run()
+    at.switch_page("ui/pages/workloads.py").run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+    assert at.data_editor(key="workloads_editor").value.loc[0, "instances"] == 3
+    assert any("changes the plan does not use yet" in i.value for i in at.info)
+    at.button(key="workloads_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: edited workload table"
+    assert at.data_editor(key="workloads_editor").value.loc[0, "instances"] == 3
+    assert not any("changes the plan does not use yet" in i.value for i in at.info)

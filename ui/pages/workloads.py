@@ -12,6 +12,10 @@ from ui import format as fmt
 # A page script must not hold bare strings (Streamlit would print them), so these are comments.
 # The file name problems in the in-place editor are reported against:
 EDITED_NAME = "edited workload table"
+# The table as the user left it, with the mix in use it edits: (mix in use, edited table).
+DRAFT_KEY = "_workloads_draft"
+# The table the editor started from on this visit, with the mix in use then.
+START_KEY = "_workloads_editor_start"
 
 _KINDS = ["training", "inference", "notebook", "batch", "vdi"]
 _YES_NO = ["yes", "no"]
@@ -135,10 +139,19 @@ if pod_list:
     )
 else:
     # Not in a form: an edit reruns only this page (cached reads, no planning), and the mix
-    # reaches the planner only when the user presses "Use this mix".
+    # reaches the planner only when the user presses "Use this mix". The editor forgets its
+    # edits when the page is left, so they are kept as a draft of the mix in use; on coming back
+    # the editor starts from that draft.
+    draft = st.session_state.get(DRAFT_KEY)
+    if draft is not None and not draft[0].equals(in_use):
+        draft = None  # a draft of a mix no longer in use
+    start = st.session_state.get(START_KEY)
+    if "workloads_editor" not in st.session_state or start is None or not start[0].equals(in_use):
+        start = (in_use, in_use if draft is None else draft[1])
+        st.session_state[START_KEY] = start
     edited = pd.DataFrame(
         st.data_editor(
-            in_use,
+            start[1],
             key="workloads_editor",
             num_rows="dynamic",
             hide_index=True,
@@ -148,13 +161,14 @@ else:
             height=(min(len(in_use), 20) + 2) * components.ROW_PX + 3,
         )
     )
+    st.session_state[DRAFT_KEY] = (in_use, edited)
     applied = st.button(
         "Use this mix", key="workloads_apply", type="primary", icon=":material/check:"
     )
     if not applied and not edited.equals(in_use):
         st.info(
             "The table has changes the plan does not use yet: press **Use this mix** to plan "
-            "with them, or leave the page to drop them.",
+            "with them. They stay in the table if you leave the page.",
             icon=":material/edit_note:",
         )
     if applied:
