@@ -836,26 +836,12 @@ def _selected_models(
     label of its GPU (``GPU_SELECTOR_LABELS``: GFD's product, GKE's or EKS's accelerator, an EC2
     instance type), read as the nodes' importer reads the label. A GPU named that no catalog
     model is gets a problem through ``bad`` (None for a pod without a GPU), the pod kept."""
-    chosen: list[tuple[str, str, str]] = [
-        (str(key), as_text(value), f"spec.nodeSelector.{shown(str(key))}")
-        for key, value in as_mapping(spec.get("nodeSelector")).items()
-        if key in GPU_SELECTOR_LABELS
+    chosen = [
+        (label, value, locator)
+        for label, values, locator in _node_choices(spec)
+        if label in GPU_SELECTOR_LABELS
+        for value in values
     ]
-    affinity = as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity"))
-    required = as_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
-    terms = required.get("nodeSelectorTerms")
-    for term in terms if isinstance(terms, list) else []:
-        expressions = as_mapping(term).get("matchExpressions")
-        for expression in expressions if isinstance(expressions, list) else []:
-            expression = as_mapping(expression)
-            key, values = as_text(expression.get("key")), expression.get("values")
-            if (
-                key in GPU_SELECTOR_LABELS
-                and as_text(expression.get("operator")) == "In"
-                and isinstance(values, list)
-            ):
-                locator = f"spec.affinity.nodeAffinity ({key})"
-                chosen.extend((key, as_text(v), locator) for v in values)
     models = []
     for label, value, locator in chosen:
         gpu = selected_gpu(label, value)
@@ -1056,13 +1042,13 @@ def _pod(
     )
 
 
-def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    """Node labels the pod's node selector, or its required node affinity with one value
-    (``In``), pins it to: (value, where the pod says it) by label."""
-    pinned = {
-        str(key): (as_text(value), f"spec.nodeSelector.{shown(str(key))}")
+def _node_choices(spec: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], str]]:
+    """The node labels the pod's node selector and its required node affinity (``In``) accept:
+    (label, the values accepted, where the pod says it), the selector's first."""
+    choices = [
+        (str(key), (as_text(value),), f"spec.nodeSelector.{shown(str(key))}")
         for key, value in as_mapping(spec.get("nodeSelector")).items()
-    }
+    ]
     affinity = as_mapping(as_mapping(spec.get("affinity")).get("nodeAffinity"))
     required = as_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
     terms = required.get("nodeSelectorTerms")
@@ -1071,12 +1057,19 @@ def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
         for expression in expressions if isinstance(expressions, list) else []:
             expression = as_mapping(expression)
             key, values = as_text(expression.get("key")), expression.get("values")
-            if (
-                as_text(expression.get("operator")) == "In"
-                and isinstance(values, list)
-                and len(values) == 1
-            ):
-                pinned.setdefault(key, (as_text(values[0]), f"spec.affinity.nodeAffinity ({key})"))
+            if as_text(expression.get("operator")) == "In" and isinstance(values, list):
+                accepted = tuple(as_text(v) for v in values)
+                choices.append((key, accepted, f"spec.affinity.nodeAffinity ({key})"))
+    return choices
+
+
+def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """Node labels the pod's node selector, or its required node affinity with one value
+    (``In``), pins it to: (value, where the pod says it) by label."""
+    pinned: dict[str, tuple[str, str]] = {}
+    for label, values, locator in _node_choices(spec):
+        if len(values) == 1:
+            pinned.setdefault(label, (values[0], locator))
     return pinned
 
 
