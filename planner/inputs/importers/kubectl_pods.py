@@ -1045,7 +1045,7 @@ def _pod(
 def _node_choices(spec: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], str]]:
     """The node labels the pod's node selector and its required node affinity (``In``) accept:
     (label, the values accepted, where the pod says it), the selector's first."""
-    choices = [
+    choices: list[tuple[str, tuple[str, ...], str]] = [
         (str(key), (as_text(value),), f"spec.nodeSelector.{shown(str(key))}")
         for key, value in as_mapping(spec.get("nodeSelector")).items()
     ]
