@@ -559,3 +559,24 @@ def test_a_short_host_name_two_full_names_share_is_left_out_naming_both() -> Non
     assert "esx01.site1.corp.txt" in ambiguous.fix
     named = import_inventory([*files, ("esx01.site2.corp.txt", _l40s_list(2, "f"))], CATALOG)
     assert list(named.frame["host"]) == ["esx01.site2.corp"]
+
+
+def test_a_node_counting_its_gpus_without_a_model_names_what_is_missing() -> None:
+    """An AKS node of a VM size the importer does not know (Standard_NC8ads_A10_v4) advertises
+    1 GPU: its own model is what is missing, said on the host with a fix per host, beside a
+    node whose model is read (it said 'no file gives the GPUs of 1 host' and offered only the
+    cluster-wide --cluster-gpus)."""
+    nodes = kube_list(
+        node(
+            "aks-a10-0",
+            {"node.kubernetes.io/instance-type": "Standard_NC8ads_A10_v4"},
+            extra={"nvidia.com/gpu": "1"},
+        ),
+        node("aks-t4-0", {"nvidia.com/gpu.product": "Tesla-T4"}, extra={"nvidia.com/gpu": "1"}),
+    )
+    imported = import_inventory([("nodes.json", nodes)], CATALOG)
+    assert list(imported.frame["host"]) == ["aks-t4-0"]
+    (problem,) = [p for p in imported.problems if "aks-a10-0" in p.message]
+    assert problem.message == "host aks-a10-0: its files give 1 GPU but not their model; left out"
+    assert "inventory CSV with its gpu_model" in problem.fix
+    assert not any("no file gives the GPUs" in p.message for p in imported.problems)

@@ -516,6 +516,44 @@ def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProbl
     return problems
 
 
+def _leave_out(
+    entry: _Host,
+    chosen: Mapping[str, Fact],
+    narrowed: HostFacts | None,
+    cluster_name: str,
+    tools: Mapping[str, str],
+    problems: list[InputProblem],
+    missing: dict[str, list[_Host]],
+) -> None:
+    """A host its files give no GPU model or no GPU count for: its own problem when a model is
+    open among several or only the model is missing, else its cluster's (``missing``)."""
+    if "gpu_model" not in chosen and narrowed is not None:
+        problems.append(_open_model_problem(entry, narrowed, chosen, tools))
+    elif "gpu_model" not in chosen and "gpus_per_host" in chosen:
+        problems.append(_unknown_model_problem(entry, chosen, cluster_name))
+    else:
+        missing.setdefault(cluster_name, []).append(entry)
+
+
+def _unknown_model_problem(
+    entry: _Host, chosen: Mapping[str, Fact], cluster_name: str
+) -> InputProblem:
+    """Why a host whose files count its GPUs but name no model is left out: its own model is
+    what is missing (a cluster-wide ``--cluster-gpus`` would give every host of the cluster
+    one model, where node pools may differ)."""
+    first = chosen["gpus_per_host"].note
+    gpus = counted(int(chosen["gpus_per_host"].value), "GPU")
+    return InputProblem(
+        first.file,
+        first.line,
+        "gpu_model",
+        f"host {shown(entry.name)}: its files give {gpus} but not their model; left out",
+        "add nvidia-smi output of this host (named as here), or describe it in an inventory "
+        f"CSV with its gpu_model; --cluster-gpus '{shown(cluster_name)}=MODEL:GPUS' gives "
+        "every host of the cluster that model",
+    )
+
+
 _MODELS_LISTED = 8
 """Candidate GPU models a problem names before counting the rest."""
 
@@ -641,10 +679,7 @@ def import_inventory(
         model_fact = chosen.get("gpu_model")
         narrowed = next((p for p in entry.parts if p.open_model is not None), None)
         if model_fact is None or "gpus_per_host" not in chosen:
-            if model_fact is None and narrowed is not None:
-                problems.append(_open_model_problem(entry, narrowed, chosen, tools))
-            else:
-                missing.setdefault(cluster_name, []).append(entry)
+            _leave_out(entry, chosen, narrowed, cluster_name, tools, problems, missing)
             continue
         model = catalog.resolve(str(model_fact.value))
         if model is None:
