@@ -167,3 +167,46 @@ def test_one_class_leaves_its_bar_room_in_the_methods_by_class_chart() -> None:
     bar to nothing)."""
     served = pd.DataFrame([{"workload": "api", "method": "Passthrough", "instances": 1}])
     assert charts.methods_by_class_height_px(served) >= charts.CLASS_ROW_PX + 180
+
+
+def test_a_passthrough_instance_holds_its_whole_gpu_on_the_map() -> None:
+    """A passthrough VM using 20 GiB of a 48 GiB L40S holds the whole GPU: its block shows its
+    20 GiB, and the other 28 GiB are drawn as held by it, up to the GPU's full width."""
+    layout = charts.placement_layout(
+        _placements(
+            [
+                {
+                    "instance": "vm#1",
+                    "workload": "vm",
+                    "host": "h",
+                    "gpu_index": 0,
+                    "gpu_model": "L40S",
+                    "memory_gib": 20.0,
+                    "start_slice": None,
+                    "profile": "whole GPU",
+                },
+                {
+                    "instance": "v#1",
+                    "workload": "v",
+                    "host": "h",
+                    "gpu_index": 1,
+                    "gpu_model": "L40S",
+                    "memory_gib": 20.0,
+                    "start_slice": None,
+                },
+            ]
+        ),
+        MEMORY,
+        SLICES,
+    )
+    by_instance = layout.set_index("instance")
+    assert by_instance.loc["vm#1", "end_gib"] == pytest.approx(20.0)
+    assert by_instance.loc["vm#1", "held_end_gib"] == pytest.approx(48.0)
+    assert by_instance.loc["v#1", "held_end_gib"] == pytest.approx(20.0)  # shared: holds no more
+    spec = charts.placement_chart(layout, charts.workload_colours(["vm", "v"])).to_dict()
+    held = [
+        layer
+        for layer in spec["layer"]
+        if layer.get("encoding", {}).get("x2", {}).get("field") == "held_end_gib"
+    ]
+    assert len(held) == 1

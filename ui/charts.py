@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 import altair as alt
 import pandas as pd
 
+from planner.methods import passthrough
 from planner.methods.registry import METHODS
 
 __all__ = [
@@ -303,10 +304,11 @@ def placement_layout(
     ``profile``, ``memory_gib``, ``compute_share`` and, for MIG, ``start_slice``. A MIG slot
     starts at its first memory slice (slice width = GPU memory / memory slices); other slots are
     laid end to end in instance order. Adds ``gpu`` (row label; with ``with_role`` it names the
-    method setting the GPU up, from the ``role`` column), ``start_gib``, ``end_gib`` and
-    ``capacity_gib`` [GiB].
+    method setting the GPU up, from the ``role`` column), ``start_gib``, ``end_gib``,
+    ``held_end_gib`` (where the memory the slot holds ends: the GPU's whole memory for a
+    passthrough instance, which owns its GPU, else ``end_gib``) and ``capacity_gib`` [GiB].
     """
-    columns = [*placements.columns, "gpu", "start_gib", "end_gib", "capacity_gib"]
+    columns = [*placements.columns, "gpu", "start_gib", "end_gib", "held_end_gib", "capacity_gib"]
     if placements.empty:
         return pd.DataFrame(columns=columns)
     frame = placements.sort_values(["host", "gpu_index", "instance"], kind="stable").copy()
@@ -327,6 +329,8 @@ def placement_layout(
             frame.loc[on_mig, "start_slice"].astype(float) * slice_gib[on_mig]
         )
     frame["end_gib"] = frame["start_gib"] + frame["memory_gib"]
+    owns_gpu = frame["profile"] == passthrough.PROFILE
+    frame["held_end_gib"] = frame["end_gib"].where(~owns_gpu, frame["capacity_gib"])
     return frame[columns].reset_index(drop=True)
 
 
@@ -336,7 +340,9 @@ def placement_chart(
     """Hosts × GPUs: each GPU a memory bar, each slot a coloured block with its workload.
 
     ``layout`` comes from ``placement_layout``; ``colours`` is ``workload_colours`` of the
-    scenario's classes. Grey is the GPU's memory, blocks are the slots.
+    scenario's classes. Grey is the GPU's memory, blocks are the slots; a passthrough instance's
+    block is followed by a pale one of its colour up to the GPU's full width: memory it holds
+    and does not use, which no other instance can have.
     """
     gpus = layout.drop_duplicates("gpu")[["gpu", "host", "gpu_model", "gpu_config", "capacity_gib"]]
     order = list(gpus["gpu"])
@@ -386,18 +392,36 @@ def placement_chart(
             ],
         )
     )
+    held = (
+        alt.Chart(layout)
+        .transform_filter("datum.held_end_gib > datum.end_gib")
+        .transform_calculate(unused="datum.held_end_gib - datum.end_gib")
+        .mark_bar(stroke="white", strokeWidth=1, opacity=0.35)
+        .encode(
+            y=y,
+            x=alt.X("end_gib:Q"),
+            x2=alt.X2("held_end_gib:Q"),
+            color=alt.Color("workload:N", scale=colours),
+            tooltip=[
+                alt.Tooltip("instance:N", title="held by"),
+                alt.Tooltip("workload:N", title="workload"),
+                alt.Tooltip("unused:Q", title="held, unused [GiB]", format=",.1f"),
+                alt.Tooltip("gpu:N", title="GPU"),
+            ],
+        )
+    )
     labels = (
         alt.Chart(layout)
         .transform_calculate(
-            mid="(datum.start_gib + datum.end_gib) / 2",
+            mid="(datum.start_gib + datum.held_end_gib) / 2",
             short=f"substring(datum.profile, 0, {max_label_chars})",
         )
         # Only blocks wide enough to hold their label get one; the tooltip names every block.
-        .transform_filter("(datum.end_gib - datum.start_gib) >= 0.12 * datum.capacity_gib")
+        .transform_filter("(datum.held_end_gib - datum.start_gib) >= 0.12 * datum.capacity_gib")
         .mark_text(fontSize=10, color="white", baseline="middle")
         .encode(y=y, x=alt.X("mid:Q"), text=alt.Text("short:N"))
     )
-    return alt.LayerChart(layer=[memory, slots, labels]).properties(height=height)
+    return alt.LayerChart(layer=[memory, slots, held, labels]).properties(height=height)
 
 
 def placement_chart_height_px(layout: pd.DataFrame) -> int:
