@@ -395,13 +395,14 @@ def placement_chart(
     held = (
         alt.Chart(layout)
         .transform_filter("datum.held_end_gib > datum.end_gib")
-        .transform_calculate(unused="datum.held_end_gib - datum.end_gib")
+        # Its own field for the class: the map's colour scale is shared, its legend set once.
+        .transform_calculate(unused="datum.held_end_gib - datum.end_gib", held_by="datum.workload")
         .mark_bar(stroke="white", strokeWidth=1, opacity=0.35)
         .encode(
             y=y,
             x=alt.X("end_gib:Q"),
             x2=alt.X2("held_end_gib:Q"),
-            color=alt.Color("workload:N", scale=colours),
+            color=alt.Color("held_by:N", scale=colours, title="workload"),
             tooltip=[
                 alt.Tooltip("instance:N", title="held by"),
                 alt.Tooltip("workload:N", title="workload"),
