@@ -937,3 +937,26 @@ def test_node_notes_count_in_words_without_plural_brackets() -> None:
     assert "4 time-slicing replicas per GPU" in texts["shared"]
     assert "with 1 vGPU of profile" in texts["vm"]
     assert not [t for t in texts.values() if "(s)" in t]
+
+
+def test_a_node_with_mig_on_some_gpus_only_is_a_problem_naming_them() -> None:
+    """Under the mixed strategy a node advertising a whole GPU (nvidia.com/gpu: 1) beside MIG
+    devices has MIG off on that GPU: a problem saying all its GPUs are planned as MIG-enabled
+    and how to give the node, as nvidia-smi's import does for such a host; the node stays one
+    host with both GPUs."""
+    labels = {
+        "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+        "nvidia.com/gpu.count": "2",
+        "nvidia.com/mig.strategy": "mixed",
+    }
+    extra = {"nvidia.com/gpu": "1", "nvidia.com/mig-1g.10gb": "7"}
+    read = read_kubectl_nodes(kube_list(node("h100-half", labels, extra=extra)), "n.json", CATALOG)
+    assert (_values(_one(read))["gpus_per_host"], _values(_one(read))["mig_enabled"]) == (2, "yes")
+    (problem,) = read.problems
+    assert problem.column == "node h100-half: status.allocatable.nvidia.com/gpu"
+    assert problem.message == (
+        "1 GPU with MIG off is advertised beside MIG devices (7 × 1g.10gb); the inventory holds "
+        "one MIG mode per host, so all 2 GPUs are planned as MIG-enabled"
+    )
+    assert "same MIG mode on every GPU" in problem.fix
+    assert "two rows, one per MIG mode" in problem.fix

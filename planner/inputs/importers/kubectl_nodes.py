@@ -19,7 +19,9 @@ Readings and their rules:
   0, the renamed ``nvidia.com/gpu.shared``) over ``nvidia.com/gpu.replicas`` (time-slicing or
   MPS); shared replicas with no replicas label are a problem, not a count. Under the mixed
   strategy ``nvidia.com/gpu`` counts only GPUs with MIG off, so the GPUs in MIG mode are assumed
-  the fewest that hold the ``nvidia.com/mig-<profile>`` devices.
+  the fewest that hold the ``nvidia.com/mig-<profile>`` devices. A node advertising whole GPUs
+  beside MIG devices has MIG on some GPUs only: the inventory holds one MIG mode per host, so it
+  is kept whole, all its GPUs planned as MIG-enabled, with a problem saying how to give it.
 - A node labelled ``nvidia.com/vgpu.present=true`` is a VM with a vGPU: its GPU maps to the
   profile's physical model, and its CPU and memory are the VM's; it is kept, with a problem
   naming its profile and frame buffer, as its physical host is not described.
@@ -940,6 +942,7 @@ def _whole_gpus(
             "catalog",
         )
     in_place = {p: c for p, c in in_place.items() if p not in unknown}
+    _partly_mig(capacity_gpus, replicas, count_label, in_place, bad, hami=bool(hami))
     if in_place:
         add(
             "mig_enabled",
@@ -964,6 +967,37 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def _partly_mig(
+    capacity_gpus: tuple[float, str] | None,
+    replicas: int,
+    count_label: int | None,
+    in_place: Mapping[str, int],
+    bad: Any,
+    *,
+    hami: bool,
+) -> None:
+    """A problem when the node advertises whole GPUs beside MIG devices (the mixed strategy
+    with MIG off on some GPUs): the inventory holds one MIG mode per host, and the node is kept
+    whole, as MIG-enabled, rather than split into rows that would each count as a host of their
+    own (its cores, memory and failures counted twice)."""
+    # HAMi's GPUs are counted from its own annotation, not nvidia.com/gpu.
+    if hami or not in_place or capacity_gpus is None or capacity_gpus[0] <= 0:
+        return
+    whole = max(1, math.floor(capacity_gpus[0] / replicas))
+    devices = ", ".join(f"{c} × {shown(p)}" for p, c in sorted(in_place.items()))
+    gpus = "its GPUs" if count_label is None else f"all {counted(count_label, 'GPU')}"
+    bad(
+        capacity_gpus[1],
+        f"{counted(whole, 'GPU')} with MIG off {'is' if whole == 1 else 'are'} advertised "
+        f"beside MIG devices ({devices}); the inventory holds one MIG mode per host, so {gpus} are "
+        "planned as MIG-enabled",
+        "set the same MIG mode on every GPU of the node (a MIG manager config, "
+        "nvidia.com/mig.config, that enables MIG on all GPUs, or all-disabled), or give the "
+        "host in an inventory CSV as two rows, one per MIG mode, each with its GPUs (this "
+        f"output advertises {whole} without MIG)",
+    )
 
 
 def _sharing_notes(
