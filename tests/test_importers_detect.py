@@ -28,6 +28,7 @@ from importer_samples import (
 from planner.inputs.alibaba_trace import is_node_list, load_node_list
 from planner.inputs.importers.detect import Format, detect_format, known_formats
 from planner.inputs.importers.estate import import_inventory
+from planner.inputs.limits import MAX_KUBECTL_JSON_MB
 from planner.inputs.problems import InputError
 from planner.inputs.tabular import SPREADSHEET_SEPARATORS, read_csv_table
 
@@ -470,10 +471,12 @@ def test_kubectl_output_over_the_size_limit_is_told_how_to_shrink_kubectl_output
 ) -> None:
     """kubectl pods output over the size limit has no rows or count column: its refusal says
     how to leave out what the plan does not read (kubectl's last-applied copy of each pod),
-    with the pods command, and never the CSV's fix."""
-    data = _padded_pods(21)
+    with the pods command, and never the CSV's fix. JSON is refused over its own limit, YAML
+    over the 20 MB of every file."""
     if yaml:
-        data = b"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n" + b" " * len(data)
+        data = b"apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Pod\n" + b" " * (21 << 20)
+    else:
+        data = _padded_pods(MAX_KUBECTL_JSON_MB + 1)
     with pytest.raises(InputError) as raised:
         detect_format("pods.json", data, role="workloads")
     ((problem),) = raised.value.problems

@@ -20,7 +20,12 @@ from planner.inputs.importers.kube import (
     quantity_gib,
     yaml_documents,
 )
-from planner.inputs.limits import MAX_FILE_BYTES, MAX_FILE_MB
+from planner.inputs.limits import (
+    MAX_FILE_BYTES,
+    MAX_FILE_MB,
+    MAX_KUBECTL_JSON_BYTES,
+    MAX_KUBECTL_JSON_MB,
+)
 from planner.inputs.problems import InputError
 
 
@@ -276,29 +281,31 @@ def test_a_key_twice_in_one_object_is_refused_naming_it_and_its_line() -> None:
 
 
 _OVER_LIMIT = MAX_FILE_BYTES + 1
+_OVER_JSON_LIMIT = MAX_KUBECTL_JSON_BYTES + 1
 
 
 @pytest.mark.parametrize(
-    ("read", "data"),
+    ("read", "data", "limit_mb"),
     [
-        (json_documents, b"[" + b" " * _OVER_LIMIT + b"]"),
-        (yaml_documents, b"items: []\n" + b"#" * _OVER_LIMIT),
-        (kube_documents, b"[" + b" " * _OVER_LIMIT + b"]"),
-        (kube_documents, b"items: []\n" + b"#" * _OVER_LIMIT),
+        (json_documents, b"[" + b" " * _OVER_JSON_LIMIT + b"]", MAX_KUBECTL_JSON_MB),
+        (yaml_documents, b"items: []\n" + b"#" * _OVER_LIMIT, MAX_FILE_MB),
+        (kube_documents, b"[" + b" " * _OVER_JSON_LIMIT + b"]", MAX_KUBECTL_JSON_MB),
+        (kube_documents, b"items: []\n" + b"#" * _OVER_LIMIT, MAX_FILE_MB),
     ],
     ids=["json_documents", "yaml_documents", "kube_documents JSON", "kube_documents YAML"],
 )
 def test_kubectl_output_over_the_size_limit_is_refused_before_it_is_read(
-    read: Callable[[bytes, str], object], data: bytes
+    read: Callable[[bytes, str], object], data: bytes, limit_mb: int
 ) -> None:
-    """JSON and YAML over the 20 MB limit are refused alike, naming the file, its size and the
-    limit, before a byte is parsed, with the fix to split kubectl's output (JSON of any size was
-    read whole when its reader was called without the format's detection)."""
+    """JSON over its 100 MB limit and YAML over the 20 MB limit are refused, naming the file,
+    its size and the limit, before a byte is parsed, with the fix to split kubectl's output
+    (JSON of any size was read whole when its reader was called without the format's
+    detection)."""
     started = time.perf_counter()
     with pytest.raises(InputError) as caught:
         read(data, "pods.out")
     assert time.perf_counter() - started < 1.0
     (problem,) = caught.value.problems
     assert (problem.file, problem.row) == ("pods.out", None)
-    assert problem.message == f"the file is 20.0 MB, over the limit of {MAX_FILE_MB} MB"
+    assert problem.message == f"the file is {limit_mb}.0 MB, over the limit of {limit_mb} MB"
     assert "-n NAMESPACE" in problem.fix

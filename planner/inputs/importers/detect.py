@@ -20,7 +20,7 @@ from planner.inputs.importers.kube import (
 from planner.inputs.importers.nvidia_smi import is_headerless_query
 from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS, INVENTORY_TABLE
-from planner.inputs.limits import MAX_FILE_MB
+from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
@@ -208,15 +208,19 @@ itself (often most of a large cluster's output) and its field-ownership records.
 
 
 def _refuse_large(file: str, data: bytes) -> None:
-    """Refuse a file over the size limit before reading it, with the fix of its kind: kubectl
-    output has no rows or count column to cut, but its last-applied copies can go."""
+    """Refuse a file over its size limit before reading it, with the fix of its kind: kubectl
+    output has no rows or count column to cut, but its last-applied copies can go. kubectl's
+    JSON has a limit of its own (``MAX_KUBECTL_JSON_MB``), every other file ``MAX_FILE_MB``."""
     if len(data) <= MAX_FILE_MB * 1024 * 1024:
         return
     # UTF-16 output (Windows PowerShell) reads as text once its zero bytes are gone.
     head = data[:_HEAD_BYTES].replace(b"\x00", b"").decode("utf-8", "ignore").lstrip("\ufeff \r\n")
-    kubectl = head.startswith(("{", "[")) or _YAML_START.match(head) is not None
+    as_json = head.startswith(("{", "["))
+    kubectl = as_json or _YAML_START.match(head) is not None
     if not (kubectl and "apiVersion" in head):
         refuse_large_file(file, len(data))
+        return
+    if as_json and len(data) <= MAX_KUBECTL_JSON_MB * 1024 * 1024:
         return
     kind = _KUBECTL_KIND.search(head)
     if kind is not None and kind[1] == "Node":
@@ -226,9 +230,10 @@ def _refuse_large(file: str, data: bytes) -> None:
     refuse_large_file(
         file,
         len(data),
+        limit_mb=MAX_KUBECTL_JSON_MB if as_json else MAX_FILE_MB,
         fix="leave out what the plan does not read, kubectl's last-applied copy of each "
-        f"object: {command} | {_LAST_APPLIED} > {saved} (as JSON, which jq writes); or give "
-        f"a part per file ({part})",
+        f"object: {command} | {_LAST_APPLIED} > {saved} (as JSON, which jq writes and is read "
+        f"up to {MAX_KUBECTL_JSON_MB} MB); or give a part per file ({part})",
     )
 
 
@@ -249,7 +254,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
 
     ``role`` only words the refusal (the formats listed are those of the role). Raises
     ``InputError`` naming the known formats when the content matches none, and a file over
-    the size limit (``MAX_FILE_MB``) before reading it.
+    its size limit (``MAX_FILE_MB``; kubectl's JSON ``MAX_KUBECTL_JSON_MB``) before reading it.
     """
     _refuse_large(file, data)
     if is_workbook(data):

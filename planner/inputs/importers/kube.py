@@ -22,6 +22,7 @@ from typing import Any, Literal
 import yaml
 
 from planner.inputs.importers.text import tool_text
+from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import quoted, refuse_large_file
 
@@ -115,12 +116,19 @@ _SIZE_FIX = (
     "give fewer objects in each file: one namespace at a time (kubectl get pods -n NAMESPACE), "
     "or those a label selects (-l), each file under the limit"
 )
-"""How to give kubectl output over ``MAX_FILE_MB``, the size limit of every input file."""
+"""How to give kubectl JSON output over ``MAX_KUBECTL_JSON_MB``."""
+_YAML_SIZE_FIX = f"run kubectl with -o json (read up to {MAX_KUBECTL_JSON_MB} MB), or {_SIZE_FIX}"
+"""How to give kubectl YAML output over ``MAX_FILE_MB``: YAML is read several times slower than
+JSON, so JSON has the larger limit."""
 
 
-def _refuse_large_output(data: bytes, file: str) -> None:
-    """Refuse kubectl output over ``MAX_FILE_MB`` before it is decoded, JSON and YAML alike."""
-    refuse_large_file(file, len(data), fix=_SIZE_FIX)
+def _refuse_large_output(data: bytes, file: str, form: Literal["JSON", "YAML"]) -> None:
+    """Refuse kubectl output over its form's limit before it is decoded: JSON over
+    ``MAX_KUBECTL_JSON_MB``, YAML over ``MAX_FILE_MB``."""
+    if form == "JSON":
+        refuse_large_file(file, len(data), limit_mb=MAX_KUBECTL_JSON_MB, fix=_SIZE_FIX)
+    else:
+        refuse_large_file(file, len(data), limit_mb=MAX_FILE_MB, fix=_YAML_SIZE_FIX)
 
 
 class _LongIntegerError(Exception):
@@ -211,9 +219,9 @@ def json_documents(data: bytes, file: str) -> list[Any]:
 
     Raises ``InputError`` naming the line of the first JSON error, of an integer too long for
     Python to read, or of an object holding a key twice (kubectl writes neither); a file over
-    ``MAX_FILE_MB`` is refused before it is read, as YAML is.
+    ``MAX_KUBECTL_JSON_MB`` is refused before it is read.
     """
-    _refuse_large_output(data, file)
+    _refuse_large_output(data, file, "JSON")
     text = tool_text(data, file).text
     decoder = _decoder()
     documents = []
@@ -419,9 +427,9 @@ def yaml_documents(data: bytes, file: str) -> list[Any]:
 
     Raises ``InputError`` naming the line of the first YAML error, or of what kubectl never
     writes (``_yaml_values``: an alias, a tag not of JSON's types, a key that is not text,
-    nesting too deep); a file over ``MAX_FILE_MB`` is refused before it is read, as JSON is.
+    nesting too deep); a file over ``MAX_FILE_MB`` is refused before it is read.
     """
-    _refuse_large_output(data, file)
+    _refuse_large_output(data, file, "YAML")
     text = tool_text(data, file).text
     try:
         documents = _yaml_values(text)
@@ -458,8 +466,8 @@ class KubeDocuments:
 def kube_documents(data: bytes, file: str) -> KubeDocuments:
     """The documents of kubectl's output, JSON (``-o json``, or ``jq``'s objects) when it starts
     with ``{`` or ``[``, else YAML (``-o yaml``). Raises ``InputError`` as ``json_documents``
-    and ``yaml_documents`` do (a file over ``MAX_FILE_MB`` before it is decoded)."""
-    _refuse_large_output(data, file)
+    and ``yaml_documents`` do (a file over its form's size limit before it is decoded)."""
+    _refuse_large_output(data, file, "JSON")
     start = tool_text(data, file).text.lstrip()[:1]
     if start in ("{", "["):
         return KubeDocuments(json_documents(data, file), "JSON")
