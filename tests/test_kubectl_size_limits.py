@@ -1,18 +1,21 @@
 """Size limits of kubectl output: JSON has its own, larger limit; YAML and planner CSVs keep the
-limit of every file."""
+limit of every file; the dashboard takes the largest."""
 
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.mix import import_workloads
-from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
+from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB, MAX_UPLOAD_MB
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import load_workloads
 
+ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog()
 _PAD = "x" * 3000
 """A pod's last-applied copy of itself, most of a large cluster's kubectl output."""
@@ -94,3 +97,10 @@ def test_a_planner_csv_keeps_the_file_limit_and_its_fix() -> None:
     assert "'instances' column" in problem.fix
     with pytest.raises(InputError, match=f"over the limit of {MAX_FILE_MB} MB"):
         load_workloads(data, CATALOG, file_name="workloads.csv")
+
+
+def test_the_dashboard_upload_limit_lets_kubectl_json_through() -> None:
+    """Streamlit's server refuses uploads over server.maxUploadSize before the planner sees
+    them, so it is the largest limit, kubectl JSON's; each reader refuses its own."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB == MAX_KUBECTL_JSON_MB
