@@ -119,10 +119,12 @@ def test_the_harvest_simulation_refuses_a_backlog_over_the_limit() -> None:
         simulate_harvest(4, [0.0] * 168, settings)
 
 
-def test_the_dashboard_upload_limit_is_the_file_limit() -> None:
-    """Streamlit refuses uploads over the same size the loaders refuse."""
+def test_the_dashboard_upload_limit_is_the_largest_file_limit() -> None:
+    """Streamlit refuses uploads over the largest size a loader reads (kubectl JSON's); a
+    smaller file over its own format's limit reaches its loader, which says so."""
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["server"]["maxUploadSize"] == limits.MAX_FILE_MB
+    assert config["server"]["maxUploadSize"] == limits.MAX_UPLOAD_MB
+    assert max(limits.MAX_FILE_MB, limits.MAX_KUBECTL_JSON_MB) == limits.MAX_UPLOAD_MB
 
 
 def test_a_frame_longer_than_an_excel_sheet_is_split_with_every_row() -> None:
