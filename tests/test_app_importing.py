@@ -18,6 +18,7 @@ from importer_samples import (
     container,
     count_workbook_opens,
     kube_list,
+    node,
     pod,
     sample,
 )
@@ -516,3 +517,45 @@ def test_the_workloads_uploader_lists_only_formats_that_give_workloads() -> None
     assert "kubectl" in label
     for inventory_only in ("nvidia-smi", "MIG", "RVTools"):
         assert inventory_only not in label
+
+
+def test_pods_on_the_time_sliced_nodes_of_the_inventory_in_use_ask_one_replica_each() -> None:
+    """Nodes imported on the Inventory page whose T4 is time-sliced 4 ways, then their pods on
+    the Workloads page: the four pods asking nvidia.com/gpu: 1 are read as a quarter of a GPU
+    each, by the nodes the inventory in use was imported from (they were four whole T4s)."""
+    nodes = kube_list(
+        node(
+            "gpu-1",
+            {"nvidia.com/gpu.product": "Tesla-T4", "nvidia.com/gpu.replicas": "4"},
+            extra={"nvidia.com/gpu": "4"},
+        )
+    )
+    pods = kube_list(
+        *(
+            pod(
+                f"web-5d9f8c6b5d-{i}",
+                owner=("ReplicaSet", "web-5d9f8c6b5d"),
+                labels={"pod-template-hash": "5d9f8c6b5d"},
+                containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "2"})],
+            )
+            for i in range(4)
+        )
+    )
+    at = _page("ui/pages/inventory.py")
+    at.file_uploader(key="inventory_upload").set_value(("nodes.json", nodes, "application/json"))
+    at.run()
+    if at.subheader[0].value != "In use: nodes.json":
+        # The import waits for Apply when it assumed values (the node's CPU and memory).
+        at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: nodes.json"
+    at.switch_page("ui/pages/workloads.py").run()
+    at.file_uploader(key="workloads_upload").set_value(("pods.json", pods, "application/json"))
+    at.run()
+    assert not at.exception
+    said = " ".join(m.value for m in at.markdown)
+    assert "4 pods on nodes that share their GPUs" in said
+    at.button(key="workloads_upload_apply").click().run()
+    assert not at.exception
+    assert _metric(at, "Instances") == "4"
+    assert _metric(at, "GPUs requested") == "1.0"

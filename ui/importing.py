@@ -33,7 +33,7 @@ from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.importers.provenance import traced_problems
 from planner.inputs.importers.workbook import plan_inputs_of
 from planner.inputs.inventory import inventory_from_frame
-from planner.inputs.limits import MAX_FILE_MB
+from planner.inputs.limits import MAX_UPLOAD_MB
 from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
@@ -138,13 +138,15 @@ def preview(
     files: tuple[session.InputFile, ...],
     own_gpus: session.InputFile | None,
     options: ImportOptions = ImportOptions(),
+    nodes: tuple[session.InputFile, ...] = (),
 ) -> ImportPreview:
     """The uploaded ``files`` read by the importers as the inventory or the workload mix (cached
-    on the bytes, the catalog's own GPU file and the options, a refusal too).
+    on the bytes, the catalog's own GPU file and the options, a refusal too); a workload mix's
+    pods on the kubectl nodes among ``nodes`` ask the share of a GPU their node gives.
 
     Raises ``InputError`` when a file cannot be read at all.
     """
-    read = _imported(role, files, own_gpus, options)
+    read = _imported(role, files, own_gpus, options, nodes)
     if read.shown is None:
         raise InputError(read.problems)
     return read.shown
@@ -156,9 +158,10 @@ def _imported(
     files: tuple[session.InputFile, ...],
     own_gpus: session.InputFile | None,
     options: ImportOptions,
+    nodes: tuple[session.InputFile, ...] = (),
 ) -> _Reading:
     try:
-        return _Reading(_import_preview(role, files, own_gpus, options))
+        return _Reading(_import_preview(role, files, own_gpus, options, nodes))
     except InputError as error:
         return _Reading(None, error.problems)
 
@@ -168,6 +171,7 @@ def _import_preview(
     files: tuple[session.InputFile, ...],
     own_gpus: session.InputFile | None,
     options: ImportOptions,
+    nodes: tuple[session.InputFile, ...] = (),
 ) -> ImportPreview:
     cat = planning.catalog(own_gpus)
     pairs = [(f.name, f.content) for f in files]
@@ -189,7 +193,9 @@ def _import_preview(
             imported.plan_workbooks,
         )
     else:
-        mix = import_workloads(pairs, cat, group_by=options.group_by)
+        mix = import_workloads(
+            pairs, cat, group_by=options.group_by, nodes=[(f.name, f.content) for f in nodes]
+        )
         frame, notes, problems, used = mix.frame, mix.notes, mix.problems, mix.files
         workbooks = mix.plan_workbooks
         labels = tuple(label_keys(mix.pods))
@@ -352,7 +358,14 @@ def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview
         raise InputError([*shown.problems, *found]) from None
 
 
-def _apply(role: Role, name: str, content: bytes) -> None:
+_INVENTORY_SOURCES = "_inventory_sources"
+"""The inventory applied from an import, with the files it was read from: the workloads'
+import reads the kubectl nodes among them while that inventory is in use."""
+
+
+def _apply(role: Role, name: str, content: bytes, sources: tuple[session.InputFile, ...]) -> None:
+    if role == "inventory":
+        st.session_state[_INVENTORY_SOURCES] = (content, sources)
     file = session.InputFile(name=name, content=content)
     changed = _replaced(session.scenario_inputs(), role, file)
     session.commit_replacing(changed, f"the import of {name}")
@@ -368,6 +381,16 @@ class _Restoring:
     problems: tuple[InputProblem, ...] = ()
     """Why it cannot be restored, or the values of the workbook it would not use (each such
     assumption keeps its default)."""
+
+
+def _inventory_sources(inputs: session.ScenarioInputs) -> tuple[session.InputFile, ...]:
+    """The files the inventory in use was imported from; none when it came otherwise (the
+    sample, a planner CSV edited, an undo)."""
+    stored = st.session_state.get(_INVENTORY_SOURCES)
+    if isinstance(stored, tuple) and stored[0] == inputs.inventory.content:
+        sources: tuple[session.InputFile, ...] = stored[1]
+        return sources
+    return ()
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -502,9 +525,10 @@ def _review(
     ids: tuple[str, ...],
     original: bytes | None,
     start: pd.DataFrame,
+    sources: tuple[session.InputFile, ...],
 ) -> pd.DataFrame:
-    """What the files gave, the table to fix (its editor starting from ``start``), the change,
-    and Apply or Keep. Returns the table as edited."""
+    """What the files gave (``sources``), the table to fix (its editor starting from
+    ``start``), the change, and Apply or Keep. Returns the table as edited."""
     st.markdown("**What each file gave**")
     for file, tool in shown.files:
         st.caption(f":material/description: {fmt.markdown_literal(file)}: read as {tool}")
@@ -575,7 +599,7 @@ def _review(
             content = original
         if shown.as_given is not None:
             content = shown.as_given.content
-        _apply(role, shown.name, content)
+        _apply(role, shown.name, content, sources)
     if keep_col.button(
         "Keep the inputs in use", key=f"{key}_keep", icon=":material/close:", width="stretch"
     ):
@@ -727,10 +751,11 @@ def _read(
     if given.shown is not None:
         return given.shown
     options = _inventory_options(key) if role == "inventory" else ImportOptions()
-    shown = preview(role, files, inputs.own_gpus, options)
+    nodes = _inventory_sources(inputs) if role == "workloads" else ()
+    shown = preview(role, files, inputs.own_gpus, options, nodes)
     group_by = _group_by(shown, key)
     if group_by is not None:
-        shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by))
+        shown = preview(role, files, inputs.own_gpus, ImportOptions(group_by=group_by), nodes)
     return shown
 
 
@@ -757,7 +782,7 @@ def import_panel(role: Role, *, key: str) -> None:
         type=_TYPES,
         accept_multiple_files=True,
         key=key,
-        max_upload_size=MAX_FILE_MB,
+        max_upload_size=MAX_UPLOAD_MB,
         on_change=_forget_pending,
         args=(key,),
     )
@@ -804,10 +829,10 @@ def import_panel(role: Role, *, key: str) -> None:
     original = files[0].content if single else None
     if _applies_at_once(role, shown, cat):
         st.session_state[f"_{key}_done"] = ids
-        _apply(role, shown.name, original or shown.frame.to_csv(index=False).encode())
+        _apply(role, shown.name, original or shown.frame.to_csv(index=False).encode(), files)
     with st.container(border=True, key=f"{key}_review"):
         start = shown.frame if pending.start is None else pending.start
-        pending.edited = _review(role, shown, cat, key, ids, original, start)
+        pending.edited = _review(role, shown, cat, key, ids, original, start, files)
     pending.widgets = tuple(
         (widget, str(st.session_state[widget]))
         for widget in _option_keys(key)
