@@ -10,6 +10,8 @@ from typing import Literal
 import pytest
 from csv_layouts import HOSTS, LAYOUTS
 
+from planner.inputs.catalog import load_catalog
+from planner.inputs.importers.estate import import_inventory
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
     CSV_TEXT,
@@ -483,3 +485,14 @@ def test_a_header_whose_quote_is_never_closed_names_the_header_cell() -> None:
         'the quote (") opening cell 2 of the header is never closed: line 2, to the end of '
         "the file, was read into the cell as its text, so its row was not read"
     )
+
+
+def test_a_cell_over_the_csv_field_limit_below_the_first_line_is_refused_not_raised() -> None:
+    """An inventory whose first data row holds a cell of a million characters: looking below
+    the first line for a header under title rows meets a line csv cannot split; it is no header,
+    and the cell is refused as too long, with no traceback (csv.Error escaped detection)."""
+    header = "host,cluster,gpu_model,gpus_per_host,cpu_cores,ram_gib\n"
+    data = (header + "x" * 1_000_000 + ",c,L40S,4,64,512\n").encode()
+    with pytest.raises(InputError) as refused:
+        import_inventory([("big-cell.csv", data)], load_catalog())
+    assert any("longer than" in p.message for p in refused.value.problems)

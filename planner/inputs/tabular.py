@@ -708,7 +708,11 @@ def header_below_titles(
     next(lines, None)
     for row, line in enumerate(itertools.islice(lines, TITLE_ROWS), start=found.row + 1):
         for separator in separators:
-            cells = next(csv.reader([line.group(1)], delimiter=separator), [])
+            try:
+                cells = next(csv.reader([line.group(1)], delimiter=separator), [])
+            except csv.Error:
+                # A line csv cannot split (a cell over its field limit) is no header.
+                continue
             if wanted <= set(column_names(cells, columns.by_header)):
                 return CsvHeader(row, line.start(), separator, tuple(cells))
     return None
