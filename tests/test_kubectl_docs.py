@@ -43,9 +43,9 @@ _NODE_NAMES = sorted(
         kubectl_nodes._VOLCANO_VGPUS,
         kubectl_nodes._KARPENTER_GPU,
         kubectl_nodes._KARPENTER_MEMORY,
-        kubectl_nodes._GKE_SHARING,
-        kubectl_nodes._GKE_CLIENTS,
-        kubectl_nodes._GKE_PARTITION,
+        kubectl_nodes.GKE_SHARING_LABEL,
+        kubectl_nodes.GKE_CLIENTS_LABEL,
+        kubectl_nodes.GKE_PARTITION_LABEL,
     }
 )
 

@@ -92,9 +92,15 @@ from planner.words import counted
 
 __all__ = [
     "CLUSTER_LABELS",
+    "GKE_CLIENTS_LABEL",
+    "GKE_PARTITION_LABEL",
+    "GKE_SHARING_LABEL",
     "GPU_SELECTOR_LABELS",
     "MAX_GPUS_PER_NODE",
     "NODE_SIZE",
+    "PRODUCT_LABEL",
+    "REPLICAS_LABEL",
+    "SHARING_LABEL",
     "TOOL",
     "read_kubectl_nodes",
     "selected_gpu",
@@ -126,14 +132,15 @@ _ZONE = "topology.kubernetes.io/zone"
 _GPU = "nvidia.com/gpu"
 _LABEL = "nvidia.com/"
 _SHARED = f"{_GPU}.shared"
-_REPLICAS = f"{_LABEL}gpu.replicas"
-_SHARING = f"{_LABEL}gpu.sharing-strategy"
+PRODUCT_LABEL = f"{_LABEL}gpu.product"
+REPLICAS_LABEL = f"{_LABEL}gpu.replicas"
+SHARING_LABEL = f"{_LABEL}gpu.sharing-strategy"
 # GKE's labels: "About GPU sharing strategies in GKE" and "Run multi-instance GPUs" in the
 # GKE documentation (cloud.google.com/kubernetes-engine/docs).
 _GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
-_GKE_SHARING = "cloud.google.com/gke-gpu-sharing-strategy"
-_GKE_CLIENTS = "cloud.google.com/gke-max-shared-clients-per-gpu"
-_GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
+GKE_SHARING_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
+GKE_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
+GKE_PARTITION_LABEL = "cloud.google.com/gke-gpu-partition-size"
 _EKS_ACCELERATOR = "k8s.amazonaws.com/accelerator"
 _KARPENTER_GPU = "karpenter.k8s.aws/instance-gpu-name"
 _KARPENTER_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
@@ -403,9 +410,9 @@ def _host(
 
     instance = _instance_type(labels)
     product_label, product, by_instance = _product(labels, instance)
-    if product_label == _GKE_ACCELERATOR and labels.get(_GKE_PARTITION):
+    if product_label == _GKE_ACCELERATOR and labels.get(GKE_PARTITION_LABEL):
         # GKE names the MIG device as GFD's single strategy would: <model>-MIG-<profile>.
-        product = f"{product}-MIG-{labels[_GKE_PARTITION]}"
+        product = f"{product}-MIG-{labels[GKE_PARTITION_LABEL]}"
     count_text = labels.get(f"{_LABEL}gpu.count", "")
     mig_counts = _mig_counts(node, bad)
     capacity_gpus = _capacity_gpus(node, bad)
@@ -463,7 +470,7 @@ def _host(
         product
         if by_instance
         else _cloud_gpu_name(product)
-        if product_label != f"{_LABEL}gpu.product"
+        if product_label != PRODUCT_LABEL
         else product.removesuffix("-SHARED")
     )
     gpu_name = match_gpu_name(matched, catalog, memory_mib=memory_mib) if product else None
@@ -481,7 +488,7 @@ def _host(
     )
 
     count_label = _whole(count_text)
-    for label in (f"{_LABEL}gpu.count", _REPLICAS, _GKE_CLIENTS):
+    for label in (f"{_LABEL}gpu.count", REPLICAS_LABEL, GKE_CLIENTS_LABEL):
         text = labels.get(label, "")
         if text and _whole(text) is None:
             bad(
@@ -602,7 +609,7 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
         (
             k
             for k in (
-                f"{_LABEL}gpu.product",
+                PRODUCT_LABEL,
                 _GKE_ACCELERATOR,
                 instance[0] if ec2 is not None else "",
                 _EKS_ACCELERATOR,
@@ -612,14 +619,14 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
             )
             if k and labels.get(k)
         ),
-        f"{_LABEL}gpu.product",
+        PRODUCT_LABEL,
     )
     if ec2 is not None and label == instance[0]:
         return label, ec2[0], True
     return label, labels.get(label, ""), False
 
 
-GPU_SELECTOR_LABELS = (f"{_LABEL}gpu.product", _GKE_ACCELERATOR, _EKS_ACCELERATOR, *_INSTANCE_TYPES)
+GPU_SELECTOR_LABELS = (PRODUCT_LABEL, _GKE_ACCELERATOR, _EKS_ACCELERATOR, *_INSTANCE_TYPES)
 """Node labels naming a node's GPU that a pod's node selector or affinity can pin it by."""
 
 
@@ -632,7 +639,7 @@ def selected_gpu(label: str, value: str) -> tuple[str, int | None] | None:
     if label in _INSTANCE_TYPES:
         ec2 = _instance_gpus(value)
         return None if ec2 is None else (ec2[0], None)
-    if label == f"{_LABEL}gpu.product":
+    if label == PRODUCT_LABEL:
         return value.removesuffix("-SHARED"), None
     return _cloud_gpu_name(value), _CLOUD_SIZES_MIB.get(value.strip().lower())
 
@@ -872,9 +879,9 @@ def _whole_gpus(
     place."""
     labels = node.labels
     name = node.name
-    replicas_label, strategy_label = _REPLICAS, _SHARING
-    if labels.get(_GKE_SHARING) and not labels.get(_REPLICAS):
-        replicas_label, strategy_label = _GKE_CLIENTS, _GKE_SHARING
+    replicas_label, strategy_label = REPLICAS_LABEL, SHARING_LABEL
+    if labels.get(GKE_SHARING_LABEL) and not labels.get(REPLICAS_LABEL):
+        replicas_label, strategy_label = GKE_CLIENTS_LABEL, GKE_SHARING_LABEL
     replicas = _whole(labels.get(replicas_label, "")) or 1
     strategy = labels.get(strategy_label, "") or "time-slicing"
     in_place = {p: c for p, c in mig_counts.items() if c > 0}
@@ -910,7 +917,7 @@ def _whole_gpus(
         bad(
             capacity_gpus[1],
             f"the node's GPUs are shared ({capacity_gpus[0]:g} advertised) but neither "
-            f"{_LABEL}gpu.count nor {_REPLICAS} is given, so its physical GPUs are unknown",
+            f"{_LABEL}gpu.count nor {REPLICAS_LABEL} is given, so its physical GPUs are unknown",
             "give kubectl get nodes -o json with GPU Feature Discovery's labels, or set "
             "gpus_per_host to the node's physical GPUs",
         )
@@ -1035,7 +1042,7 @@ def _none_counted(node: _Node, counted_by: str, capacity_gpus: tuple[float, str]
     """Why a node ``counted_by`` (a label or a resource) reads 0 GPUs or MIG devices: GPU
     Feature Discovery or the device plugin found none (the GPU named by ``gpu.product`` failed,
     its driver is not loaded, or the label is stale), and what to check."""
-    product = node.labels.get(f"{_LABEL}gpu.product", "")
+    product = node.labels.get(PRODUCT_LABEL, "")
     beside = f" though {_LABEL}gpu.product names {product}" if product else ""
     advertised = (
         ""
@@ -1052,13 +1059,13 @@ def _none_counted(node: _Node, counted_by: str, capacity_gpus: tuple[float, str]
 
 def _is_shared(node: _Node, capacity_gpus: tuple[float, str]) -> bool:
     """Whether the advertised GPUs are replicas: the renamed resource, or GFD's sharing labels."""
-    product = node.labels.get(f"{_LABEL}gpu.product", "")
-    sharing = node.labels.get(_SHARING, "")
+    product = node.labels.get(PRODUCT_LABEL, "")
+    sharing = node.labels.get(SHARING_LABEL, "")
     return (
         capacity_gpus[1].endswith(_SHARED)
         or product.endswith("-SHARED")
         or sharing not in ("", "none")
-        or bool(node.labels.get(_GKE_SHARING))
+        or bool(node.labels.get(GKE_SHARING_LABEL))
     )
 
 
@@ -1212,7 +1219,7 @@ def _mig_single(
         return
     gpus = max(1, math.ceil(devices / known.max_per_gpu))
     config = node.labels.get(f"{_LABEL}mig.config", "")
-    partition = node.labels.get(_GKE_PARTITION, "")
+    partition = node.labels.get(GKE_PARTITION_LABEL, "")
     uniform = config == f"all-{profile}" or partition == profile
     source: NoteSource = "derived" if uniform else "assumed"
     how = (

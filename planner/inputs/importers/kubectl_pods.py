@@ -90,9 +90,15 @@ from planner.inputs.importers.kube import (
     quantity_text,
 )
 from planner.inputs.importers.kubectl_nodes import (
+    GKE_CLIENTS_LABEL,
+    GKE_PARTITION_LABEL,
+    GKE_SHARING_LABEL,
     GPU_SELECTOR_LABELS,
     MAX_GPUS_PER_NODE,
     NODE_SIZE,
+    PRODUCT_LABEL,
+    REPLICAS_LABEL,
+    SHARING_LABEL,
     selected_gpu,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
@@ -146,14 +152,14 @@ _PROFILE_NAME = re.compile(r"^(?P<compute>\d+)g\.(?P<memory>\d+)gb")
 # Node labels a pod's node selector can name a GPU share by: GFD's product under the MIG single
 # strategy (``<model>-MIG-<profile>``) or time-slicing's renaming (``-SHARED``), GFD's sharing
 # strategy and replicas, and GKE's partition size, sharing strategy and clients per GPU.
-_PRODUCT = "nvidia.com/gpu.product"
-_PRODUCT_MIG = re.compile(r"-MIG-(?P<profile>\d+g\.\d+gb(?:\+me)?)(?:-SHARED)?$")
-_SHARING = "nvidia.com/gpu.sharing-strategy"
-_REPLICAS = "nvidia.com/gpu.replicas"
-_GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
-_GKE_SHARING = "cloud.google.com/gke-gpu-sharing-strategy"
-_GKE_CLIENTS = "cloud.google.com/gke-max-shared-clients-per-gpu"
-_SHARING_LABELS = (_PRODUCT, _SHARING, _REPLICAS, _GKE_PARTITION, _GKE_SHARING, _GKE_CLIENTS)
+_SHARING_LABELS = (
+    PRODUCT_LABEL,
+    SHARING_LABEL,
+    REPLICAS_LABEL,
+    GKE_PARTITION_LABEL,
+    GKE_SHARING_LABEL,
+    GKE_CLIENTS_LABEL,
+)
 
 
 @dataclass(frozen=True)
@@ -1089,11 +1095,9 @@ def _shared_whole_gpus(
         return gpu
     asked = gpu
     count = gpu.gpus
-    product, product_at = pinned.get(_PRODUCT, ("", ""))
-    mig = _PRODUCT_MIG.search(product)
-    profile, profile_at = (
-        (mig.group("profile"), product_at) if mig else pinned.get(_GKE_PARTITION, ("", ""))
-    )
+    product, product_at = pinned.get(PRODUCT_LABEL, ("", ""))
+    mig = match_gpu_name(product.removesuffix("-SHARED"), catalog).mig_profile if product else None
+    profile, profile_at = (mig, product_at) if mig else pinned.get(GKE_PARTITION_LABEL, ("", ""))
     if profile:
         part = _mig_gpu(count, profile, _GPU, profile_at, catalog, bad)
         gpu = GpuRequest(
@@ -1110,13 +1114,13 @@ def _shared_whole_gpus(
     strategy = next(
         (
             (value, at)
-            for label in (_SHARING, _GKE_SHARING)
+            for label in (SHARING_LABEL, GKE_SHARING_LABEL)
             for value, at in [pinned.get(label, ("", ""))]
             if value and value.lower() != "none"
         ),
         None,
     )
-    replicas_text, replicas_at = pinned.get(_REPLICAS, pinned.get(_GKE_CLIENTS, ("", "")))
+    replicas_text, replicas_at = pinned.get(REPLICAS_LABEL, pinned.get(GKE_CLIENTS_LABEL, ("", "")))
     try:
         replicas = float(replicas_text)
     except ValueError:
@@ -1136,8 +1140,8 @@ def _shared_whole_gpus(
     else:
         share, source = defaults.shared_gpu_share, "assumed"
         each = (
-            f"an assumed {share:g} GPU each (the node's {_REPLICAS} sets it: pin the pods by it "
-            "or describe the class in a workload CSV)"
+            f"an assumed {share:g} GPU each (the node's {REPLICAS_LABEL} sets it: pin the pods "
+            "by it or describe the class in a workload CSV)"
         )
     return GpuRequest(
         gpu.resource,
