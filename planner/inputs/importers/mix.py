@@ -149,7 +149,7 @@ def import_workloads(
                 problems.extend(loaded_problems)
             elif detected.format is Format.KUBECTL_PODS:
                 read = kubectl_pods.read_kubectl_pods(data, name, catalog, defaults=defaults)
-                pods.extend(_on_their_nodes(read.pods, nodes, catalog, defaults, notes, problems))
+                pods.extend(read.pods)
                 notes.extend(read.notes)
                 problems.extend(read.problems)
             elif detected.format is Format.DCGM:
@@ -175,6 +175,8 @@ def import_workloads(
         raise InputError(refused)
     grouped: GroupedPods | None = None
     if pods:
+        # The nodes are read once, for the pods of every file.
+        pods = list(_on_their_nodes(pods, nodes, catalog, defaults, notes, problems))
         pods, grouped = _grouped(pods, catalog, group_by, defaults, frames, notes, problems)
     if not frames:
         raise InputError(
