@@ -580,3 +580,66 @@ def test_a_node_counting_its_gpus_without_a_model_names_what_is_missing() -> Non
     assert problem.message == "host aks-a10-0: its files give 1 GPU but not their model; left out"
     assert "inventory CSV with its gpu_model" in problem.fix
     assert not any("no file gives the GPUs" in p.message for p in imported.problems)
+
+
+def _uid_node(name: str, uid: str | None, labels: dict[str, str], gpus: int) -> dict[str, object]:
+    found = node(name, labels, extra={"nvidia.com/gpu": str(gpus)})
+    if uid is not None:
+        found["metadata"]["uid"] = uid
+    return found
+
+
+_H100 = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}
+_L40S = {"nvidia.com/gpu.product": "NVIDIA-L40S", "nvidia.com/gpu.count": "4"}
+
+
+def test_two_clusters_nodes_of_one_name_stay_two_hosts_named_after_their_cluster() -> None:
+    """worker-0 of cluster prod (8 H100) and worker-0 of cluster dev (4 L40S), in two kubectl
+    get nodes files, are two machines: two hosts, the second named dev/worker-0 with a note, no
+    GPU lost (they were merged into one host of 8 L40S)."""
+    prod = kube_list(_uid_node("worker-0", None, {"cluster-name": "prod", **_H100}, 8))
+    dev = kube_list(_uid_node("worker-0", None, {"cluster-name": "dev", **_L40S}, 4))
+    imported = import_inventory([("prod.json", prod), ("dev.json", dev)], CATALOG)
+    assert list(imported.frame["host"]) == ["worker-0", "dev/worker-0"]
+    assert _row(imported.frame, "worker-0")["gpu_model"] == "H100-80GB-SXM"
+    assert _row(imported.frame, "dev/worker-0")["gpus_per_host"] == 4
+    assert not imported.problems
+    (named,) = [n for n in imported.notes if n.field == "host" and n.subject == "dev/worker-0"]
+    assert "another machine" in named.text
+    assert "'prod.json'" in named.text
+
+
+def test_nodes_of_one_name_and_other_uids_stay_apart_the_same_uid_merges() -> None:
+    """Nodes named alike in two files of one cluster label are told apart by metadata.uid: other
+    uids are two hosts (the second named after its file), the same uid is the node given
+    twice, one host; and an nvidia-smi output of worker-0 still joins the node by name."""
+    first = kube_list(_uid_node("worker-0", "uid-a", _H100, 8))
+    other = kube_list(_uid_node("worker-0", "uid-b", _H100, 8))
+    apart = import_inventory([("site1.json", first), ("site2.json", other)], CATALOG)
+    assert list(apart.frame["host"]) == ["worker-0", "site2/worker-0"]
+    assert apart.inventory(CATALOG).value.hosts[1].gpus == 8
+    h100_list = "".join(f"GPU {i}: NVIDIA H100 80GB HBM3 (UUID: GPU-h{i})\n" for i in range(8))
+    again = import_inventory(
+        [("nodes.json", first), ("copy.json", first), ("worker-0.txt", h100_list.encode())],
+        CATALOG,
+    )
+    assert list(again.frame["host"]) == ["worker-0"]
+    assert again.frame["notes"][0].count(".json") == 2
+    assert "worker-0.txt" in again.frame["notes"][0]
+    assert not again.problems
+
+
+def test_nodes_of_one_name_nothing_tells_apart_are_one_host_with_a_problem() -> None:
+    """Two files naming a node alike with no metadata.uid and one cluster may be one cluster's
+    or two: the node is read once, with a problem naming both files and how to tell them apart
+    (the second cluster's GPUs were lost without a word)."""
+    same = kube_list(_uid_node("worker-0", None, _H100, 8))
+    imported = import_inventory([("a.json", same), ("b.json", same)], CATALOG)
+    assert list(imported.frame["host"]) == ["worker-0"]
+    (problem,) = imported.problems
+    assert problem.file == "b.json"
+    assert problem.row_kept
+    assert "'worker-0'" in problem.message
+    assert "'a.json'" in problem.message
+    assert "metadata.uid" in problem.fix
+    assert "cluster-name" in problem.fix

@@ -396,6 +396,103 @@ def _told_apart(
     )
 
 
+@dataclass(frozen=True)
+class _Node:
+    """What tells a Kubernetes node from another cluster's node of the same name."""
+
+    file: str
+    """The ``kubectl get nodes`` file it is in."""
+    uid: str
+    """Its ``metadata.uid``, unique to the node; empty when the file does not give it."""
+    cluster: str
+    """Its cluster as its labels give it (the cluster given for the nodes, when one is)."""
+
+
+def _cluster_of(part: HostFacts) -> str:
+    cluster = part.get("cluster")
+    return "" if cluster is None else str(cluster.value)
+
+
+def _node_told_apart(
+    node: _Node,
+    part: HostFacts,
+    hosts: Sequence[_Host],
+    nodes: Mapping[int, _Node],
+    unsure: dict[tuple[str, str], list[str]],
+) -> HostFacts:
+    """``part``, a node of ``kubectl get nodes``, as a host of its own when a node of another
+    file already has its name but is another machine: their ``metadata.uid`` differ, or, where
+    one has none, their clusters do. Generic node names (``worker-0``) recur from cluster to
+    cluster, and merging two clusters' nodes would keep one's GPU model with the other's count.
+    The node is named after its cluster (``dev/worker-0``), or its file where the clusters are
+    one, with a note; the first keeps the plain name, which other tools' output of the host
+    (nvidia-smi) matches. The same uid is the same node given twice: it merges. Nodes nothing
+    tells apart merge, each pair of files listed in ``unsure``."""
+    name = part.name
+    number = 1
+    while True:
+        entry = next((h for h in hosts if h.matches(name)), None)
+        others = [] if entry is None else [nodes[id(p)] for p in entry.parts if id(p) in nodes]
+        others = [o for o in others if o.file != node.file]
+        if not others or any(node.uid and o.uid == node.uid for o in others):
+            break
+        other = others[0]
+        if not (node.uid and other.uid) and _cluster_key(node.cluster) == _cluster_key(
+            other.cluster
+        ):
+            unsure.setdefault((other.file, node.file), []).append(part.name)
+            break
+        apart_by = (
+            ("cluster", node.cluster)
+            if _cluster_key(node.cluster) != _cluster_key(other.cluster)
+            else ("file", host_from_file_name(node.file) or node.file)
+        )
+        number += 1
+        name = f"{apart_by[1]}/{part.name}" + ("" if number == 2 else f"-{number - 1}")
+        why = (
+            "their metadata.uid differ"
+            if node.uid and other.uid
+            else f"their clusters differ ({shown(other.cluster)} and {shown(node.cluster)})"
+        )
+    if name == part.name:
+        return part
+    return _renamed(
+        part,
+        name,
+        f"node {quoted(part.name)} of {quoted(node.file)} is another machine than node "
+        f"{quoted(part.name)} of {quoted(other.file)} ({why}): named after its {apart_by[0]} "
+        f"to keep the two apart; the node of {quoted(other.file)} keeps the name",
+    )
+
+
+def _unsure_nodes(unsure: Mapping[tuple[str, str], list[str]]) -> list[InputProblem]:
+    """A problem per pair of ``kubectl get nodes`` files naming nodes alike that nothing tells
+    apart (no ``metadata.uid``, one cluster): read as one node each, which loses one's GPUs if
+    the files are two clusters'."""
+    problems = []
+    for (first, second), names in unsure.items():
+        listed = ", ".join(quoted(n) for n in names[:5]) + (
+            f" and {len(names) - 5} more" if len(names) > 5 else ""
+        )
+        problems.append(
+            InputProblem(
+                second,
+                None,
+                "metadata.uid",
+                f"{counted(len(names), 'node')} ({listed}) {'is' if len(names) == 1 else 'are'} "
+                f"also in {quoted(first)}, and the files do not both give the nodes' "
+                "metadata.uid, nor another cluster label, to tell whether they are the same "
+                "machines: each is read as one host, so if the files are two clusters', the GPUs "
+                "of one are lost",
+                "if the files are two clusters', give kubectl get nodes -o json unchanged (each "
+                "node's metadata.uid tells them apart) or label each cluster's nodes with its "
+                "name (cluster-name); if they are one cluster's, give one file",
+                row_kept=True,
+            )
+        )
+    return problems
+
+
 def _full_names(reads: Sequence[HostsRead]) -> dict[str, list[str]]:
     """The names with a domain the reads give, by their host part (``_short``), each once as
     first written."""
@@ -440,11 +537,14 @@ def _hosts_by_name(
     A host named twice in one file is two hosts sharing a name, not two views of one: the
     second is left out with a problem, since merging them would silently drop a host. So are
     hosts named only after files of one name given with other content (``repeated``): each
-    file after the first is a host of its own (``_told_apart``).
+    file after the first is a host of its own (``_told_apart``), and so are Kubernetes nodes of
+    one name in two clusters' files (``_node_told_apart``).
     """
     hosts: list[_Host] = []
     given: dict[str, int] = {}
     full_names = _full_names(reads)
+    nodes: dict[int, _Node] = {}
+    unsure: dict[tuple[str, str], list[str]] = {}
     for read in reads:
         given[read.file] = given.get(read.file, 0) + 1
         first_here: dict[int, HostFacts] = {}
@@ -452,6 +552,10 @@ def _hosts_by_name(
             part = original
             if read.file in repeated and given[read.file] > 1 and _named_after_file(part):
                 part = _told_apart(read, given[read.file], part, hosts, problems)
+            if isinstance(read, kubectl_nodes.NodesRead):
+                node = _Node(read.file, read.uids.get(part.name, ""), _cluster_of(part))
+                part = _node_told_apart(node, part, hosts, nodes, unsure)
+                nodes[id(part)] = node
             fitting = [] if _has_domain(part.name) else full_names.get(_short(part.name), [])
             if len(fitting) > 1:
                 problems.append(_ambiguous_short_name(part, fitting))
@@ -491,6 +595,7 @@ def _hosts_by_name(
                         _NAMED_OTHERWISE,
                     )
                 )
+    problems.extend(_unsure_nodes(unsure))
     return hosts
 
 

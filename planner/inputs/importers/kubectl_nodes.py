@@ -11,6 +11,8 @@ GPU Feature Discovery (GFD, part of NVIDIA's GPU Operator) labels each node with
 Readings and their rules:
 
 - Host: ``metadata.name`` (labels alone: ``kubernetes.io/hostname``); platform ``kubernetes``.
+  Its ``metadata.uid`` (``NodesRead.uids``) tells it from a node of the same name in another
+  cluster's file: Kubernetes gives every node a uid of its own.
 - CPU and memory: ``status.allocatable`` (what the scheduler can give pods, i.e. the cores and
   memory available to workloads the inventory asks for), else ``status.capacity``.
 - GPUs: ``nvidia.com/gpu.count``; under the MIG single strategy it counts MIG devices, so the
@@ -67,6 +69,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.inputs.catalog import Catalog
@@ -102,6 +105,7 @@ __all__ = [
     "REPLICAS_LABEL",
     "SHARING_LABEL",
     "TOOL",
+    "NodesRead",
     "read_kubectl_nodes",
     "selected_gpu",
 ]
@@ -239,9 +243,18 @@ _READ_RESOURCES = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class NodesRead(HostsRead):
+    """The GPU hosts of a ``kubectl get nodes`` file, with what tells each node from another
+    cluster's node of the same name."""
+
+    uids: Mapping[str, str] = field(default_factory=dict)
+    """Each host's ``metadata.uid`` by its name; a node without one (label maps) is absent."""
+
+
 def read_kubectl_nodes(
     data: bytes, file: str, catalog: Catalog, *, cluster: str | None = None
-) -> HostsRead:
+) -> NodesRead:
     """GPU hosts from ``kubectl get nodes -o json`` or ``-o yaml`` (a list, ``kube.list_items``,
     or one ``Node``), or from the node labels alone (concatenated JSON objects, or an array of
     them). What is a node, and what a pod, is ``kube.object_kind``'s rule, as for detection.
@@ -253,6 +266,7 @@ def read_kubectl_nodes(
     hosts: list[HostFacts] = []
     notes: list[ImportNote] = []
     problems: list[InputProblem] = []
+    uids: dict[str, str] = {}
     labels_only = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
@@ -289,6 +303,8 @@ def read_kubectl_nodes(
         host = _host(node, file, catalog, cluster, notes, problems)
         if host is not None:
             hosts.append(host)
+            if node.uid:
+                uids.setdefault(host.name, node.uid)
     if labels_only:
         notes.append(
             ImportNote(
@@ -315,7 +331,9 @@ def read_kubectl_nodes(
                 )
             ]
         )
-    return HostsRead(file, _TOOLS[read.form], tuple(hosts), tuple(notes), tuple(problems))
+    return NodesRead(
+        file, _TOOLS[read.form], tuple(hosts), tuple(notes), tuple(problems), uids=uids
+    )
 
 
 class _Node:
@@ -329,6 +347,7 @@ class _Node:
         allocatable: Mapping[str, Any],
         annotations: Mapping[str, str] | None = None,
         states: tuple[str, ...] = (),
+        uid: str = "",
     ) -> None:
         self.name = name
         self.labels = labels
@@ -337,6 +356,8 @@ class _Node:
         self.annotations = annotations or {}
         self.states = states
         """What keeps the node from taking pods (``NotReady``, ``cordoned``); none when it can."""
+        self.uid = uid
+        """``metadata.uid``, unique to the node across clusters; empty when not given."""
 
     @classmethod
     def from_object(cls, item: Mapping[str, Any], position: int) -> _Node:
@@ -354,6 +375,7 @@ class _Node:
             as_mapping(status.get("allocatable")),
             annotations,
             _states(item),
+            as_text(metadata.get("uid")).strip(),
         )
 
     @classmethod
