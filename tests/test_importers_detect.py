@@ -484,3 +484,40 @@ def test_kubectl_output_over_the_size_limit_is_told_how_to_shrink_kubectl_output
     assert "kubectl get pods -A -o json" in problem.fix
     assert "last-applied-configuration" in problem.fix
     assert "count" not in problem.fix
+
+
+_KUBECTL_STDERR = (
+    b'E1128 10:00:00.123456   12345 memcache.go:265] "Unhandled Error" err="couldn\'t get '
+    b'current server API group list: the server has asked for the client to provide credentials"\n'
+    b"Warning: Use tokens from the TokenRequest API or manually created secret-based tokens "
+    b"instead of auto-generated secret-based tokens.\n"
+)
+"""kubectl's log line and an API server's warning, as ``2>&1`` saves them before the output."""
+
+
+@pytest.mark.parametrize("as_yaml", [False, True], ids=["json", "yaml"])
+def test_kubectl_messages_before_its_output_are_named_by_row_with_the_fix(as_yaml: bool) -> None:
+    """``kubectl get nodes -o json > nodes.json 2>&1``: kubectl's stderr lines stand before the
+    JSON (or YAML); the file is refused naming row 1 as a kubectl error or warning line, the
+    rows to remove and the command that saves only the output. It read 'cannot tell which
+    tool wrote this file'."""
+    nodes = kube_list(node("gpu-1", {"nvidia.com/gpu.product": "NVIDIA-L4"}))
+    data = _KUBECTL_STDERR + (as_kubectl_yaml(nodes) if as_yaml else nodes)
+    with pytest.raises(InputError) as caught:
+        detect_format("nodes.json", data, role="inventory")
+    (problem,) = caught.value.problems
+    form = "YAML" if as_yaml else "JSON"
+    assert problem.row == 1
+    assert problem.message.startswith(f"a kubectl error or warning line, not {form}: 'E1128")
+    assert problem.fix.startswith("remove rows 1-2, the lines before")
+    assert f"kubectl get nodes -o {form.lower()} > nodes.{form.lower()} 2>/dev/null" in problem.fix
+
+
+def test_kubectl_messages_alone_are_kubectls_error_instead_of_its_output() -> None:
+    """kubectl's log line and its ``error:`` line, and no output: refused quoting the error."""
+    data = _KUBECTL_STDERR + b"error: You must be logged in to the server (Unauthorized)\n"
+    with pytest.raises(InputError) as caught:
+        detect_format("nodes.json", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.row == 3
+    assert "kubectl printed an error instead of its output: 'error: You must be" in problem.message

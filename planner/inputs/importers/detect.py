@@ -278,6 +278,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     prefixed = _host_prefixed_format(text, role)
     if prefixed is not None:
         return prefixed
+    _refuse_kubectl_messages(text)
     if lines[0].lstrip().startswith(("{", "[")) or _YAML_START.match(lines[0]):
         return _kube_format(data, file, role)
     header = _csv_header(text)
@@ -370,6 +371,75 @@ def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
                 "split it into one file per host named after the host (dshbak -d DIR, or "
                 "clush's --outdir), or run nvidia-smi --query-gpu=name,memory.total,"
                 "mig.mode.current --format=csv through pdsh instead",
+            )
+        ]
+    )
+
+
+_KUBECTL_MESSAGE = re.compile(
+    r"^([IWEF][0-9]{4} [0-9:.]+\s+[0-9]+ [\w.-]+:[0-9]+\] |Warning: |error: |Error from server)"
+)
+"""A line kubectl writes to its standard error: a log line (``E1128 10:00:00.123456  12345
+memcache.go:265] ...``), a warning from the API server, or its error message."""
+
+
+def _refuse_kubectl_messages(text: ToolText) -> None:
+    """Refuse kubectl's own messages saved in front of its output (``2>&1``, or a terminal
+    paste), naming the first one's row: the JSON or YAML after them is not cut out, so that
+    nothing the user gave is passed over unseen. Output made of such messages alone is
+    kubectl's error instead of its output."""
+    messages = []
+    for number, line in text.lines:
+        if not line.strip():
+            continue
+        if _KUBECTL_MESSAGE.match(line) is None:
+            break
+        messages.append((number, line.strip()))
+    else:
+        errors = [(n, m) for n, m in messages if not m.startswith("Warning: ")]
+        if errors:
+            number, said = next(
+                ((n, m) for n, m in errors if m.startswith(("error:", "Error from"))), errors[0]
+            )
+            raise InputError(
+                [
+                    InputProblem(
+                        text.file,
+                        number,
+                        None,
+                        f"kubectl printed an error instead of its output: {quoted(said[:200])}",
+                        "check that kubectl reaches the cluster as a user allowed to list the "
+                        "objects (kubectl config current-context; kubectl auth can-i list nodes), "
+                        "then run the command again and give what it prints",
+                    )
+                ]
+            )
+        return
+    if not messages:
+        return
+    rest = line.lstrip()
+    if rest.startswith(("{", "[")):
+        form, start, option = "JSON", f"the '{rest[0]}'", "json"
+    elif _YAML_START.match(rest):
+        form, start, option = "YAML", "its first key", "yaml"
+    else:
+        return
+    kind = _KUBECTL_KIND.search(text.text[:_HEAD_BYTES])
+    listed = "nodes" if kind is not None and kind[1] == "Node" else "pods -A"
+    saved = listed.split()[0]
+    first_row, first = messages[0]
+    rows = f"row {first_row}" if len(messages) == 1 else f"rows {first_row}-{messages[-1][0]}"
+    raise InputError(
+        [
+            InputProblem(
+                text.file,
+                first_row,
+                None,
+                f"a kubectl error or warning line, not {form}: {quoted(first)} (kubectl writes "
+                "its messages among its output when both are saved, 2>&1, or pasted from a "
+                "terminal)",
+                f"remove {rows}, the lines before {start}, or save only kubectl's output: "
+                f"kubectl get {listed} -o {option} > {saved}.{option} 2>/dev/null",
             )
         ]
     )
