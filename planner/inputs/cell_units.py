@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from planner.inputs.tabular import CellError
+from planner.inputs.tabular import GROUP_MARKS, CellError
 
 __all__ = [
     "CORES",
@@ -26,8 +26,13 @@ __all__ = [
     "Conversion",
 ]
 
-_NUMBER_AND_UNIT = re.compile(r"^(?P<number>[+-]?\d[\d.,_]*)\s*(?P<unit>[A-Za-z][A-Za-z/]*)$")
-"""A number followed by a unit word: ``80 GiB``, ``80GB``, ``25Gb/s``."""
+_GROUPS = re.compile(f"[{''.join(GROUP_MARKS)}]")
+"""A thousands separator other than a comma or a point (``tabular.GROUP_MARKS``)."""
+_NUMBER_AND_UNIT = re.compile(
+    rf"^(?P<number>[+-]?\d(?:[\d.,_]|{_GROUPS.pattern}(?=\d))*)\s*(?P<unit>[A-Za-z][A-Za-z/]*)$"
+)
+"""A number followed by a unit word: ``80 GiB``, ``80GB``, ``25Gb/s``, ``1 024 GiB`` (its
+thousands separated as a locale's Excel writes them, which the number parser then names)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ class CellUnit:
 
 def _value(number: str) -> float | None:
     try:
-        return float(number.replace("_", "").replace(",", "."))
+        return float(_GROUPS.sub("", number).replace("_", "").replace(",", "."))
     except ValueError:
         return None
 

@@ -28,6 +28,7 @@ from planner.inputs.problems import InputError, InputProblem
 __all__ = [
     "CSV_TEXT",
     "DECIMAL_COMMA",
+    "GROUP_MARKS",
     "LARGE_FILE_FIX",
     "MANY_ROWS_FIX",
     "SPREADSHEET_SEPARATORS",
@@ -59,6 +60,7 @@ __all__ = [
     "read_csv_table",
     "read_rows",
     "refuse_comma_number",
+    "refuse_grouped_number",
     "refuse_large_file",
     "refuse_repeated_names",
     "shown",
@@ -495,6 +497,49 @@ def refuse_comma_number(text: str) -> None:
         f"'{text}' {meaning}: numbers in a comma-separated file take no comma",
         f"{fix} (no thousands separator, a point as the decimal mark), or save the file with "
         "semicolons between columns, where a decimal comma is read",
+    )
+
+
+GROUP_MARKS = {
+    "\u00a0": "a no-break space",
+    "\u202f": "a narrow no-break space",
+    "\u2009": "a thin space",
+    " ": "a space",
+    "'": "an apostrophe",
+    "\u2019": "an apostrophe",
+}
+"""Thousands separators of locales whose decimal mark is a comma or a point, as Excel writes
+them: a no-break space (French), a narrow no-break space (French since Windows 10), a space or
+an apostrophe (Swiss); none of them can be a decimal mark."""
+_MARK = "[" + "".join(GROUP_MARKS) + "]"
+_MARK_GROUPS = re.compile(
+    rf"[+-]?[1-9]\d{{0,2}}(?P<mark>{_MARK})\d{{3}}((?P=mark)\d{{3}})*([.,]\d+)?"
+)
+"""Groups of thousands split by one of ``GROUP_MARKS``, then a decimal part or none:
+``1 024``, ``1'048'576``, ``1 024,5``."""
+
+
+def refuse_grouped_number(text: str, separator: str) -> None:
+    """Raise ``CellError`` for a number whose thousands are split by a space or an apostrophe
+    (``GROUP_MARKS``), naming the number it reads as and the separator to drop; 'not a
+    number' alone would not say why a cell that looks like one is refused. Like a thousands
+    comma in a comma-separated file (``refuse_comma_number``), the separator is not dropped
+    for the user. ``separator``: the file's column separator; in a comma-separated file the
+    fix writes a decimal part with a point."""
+    written = text.strip()
+    percent = "%" if written.endswith("%") else ""
+    number = written.removesuffix("%").strip()
+    match = _MARK_GROUPS.fullmatch(number)
+    if match is None:
+        return
+    plain = number.replace(match["mark"], "")
+    value = plain.replace(",", ".")
+    write = value if separator == "," else plain
+    raise CellError(
+        f"'{text}' is {value}{percent} written with thousands separated by "
+        f"{GROUP_MARKS[match['mark']]}: a number cell takes no thousands separator",
+        f"write {write}{percent}; in Excel, format the column as Number without "
+        "'Use 1000 Separator' (or as Text) before saving",
     )
 
 
@@ -1313,6 +1358,7 @@ def parse_cells(
             if units is not None and column in units:
                 read = units[column](read)
             if column in numbers:
+                refuse_grouped_number(read, table.separator)
                 if table.separator == ",":
                     refuse_comma_number(read)
                 read = table.number_text(read)
