@@ -521,3 +521,58 @@ def test_kubectl_messages_alone_are_kubectls_error_instead_of_its_output() -> No
     (problem,) = caught.value.problems
     assert problem.row == 3
     assert "kubectl printed an error instead of its output: 'error: You must be" in problem.message
+
+
+_TOPOLOGY = (
+    b"\t\x1b[4mGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+    b"GPU0\t X \tNV18\tSYS\t0-47\t0\t\tN/A\n"
+    b"GPU1\tNV18\t X \tSYS\t0-47\t0\t\tN/A\n"
+    b"NIC0\tSYS\tSYS\t X \t\t\t\t\n\nLegend:\n\n  X    = Self\n"
+)
+_SMI_DMON = (
+    b"# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk \n"
+    b"# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz \n"
+    b"    0     72     35      -     45     12      0      0      0      0   1215   1410 \n"
+)
+_DCGMI_DMON = (
+    b"#Entity   SMACT  SMOCC  TENSO  DRAMA  FB_USED\nID\n"
+    b"GPU 0     0.832  0.412  0.201  0.377  40211\nGPU 1     0.001  0.000  0.000  0.000  0\n"
+)
+_TEGRASTATS = (
+    b"RAM 2448/7765MB (lfb 1x4MB) SWAP 0/3882MB (cached 0MB) CPU [8%@1510,3%@1510,off,off] "
+    b"EMC_FREQ 0% GR3D_FREQ 0% AO@44.5C GPU@45C VDD_IN 3721/3721 VDD_SOC 1116/1116\n"
+)
+_NODES_WITH_LABELS = (
+    b"NAME       STATUS   ROLES           AGE   VERSION   PRODUCT                 COUNT\n"
+    b"cp-01      Ready    control-plane   40d   v1.30.2                           \n"
+    b"gpu-01     Ready    <none>          40d   v1.30.2   NVIDIA-A100-SXM4-80GB   8\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "message", "fix"),
+    [
+        (_TOPOLOGY, "nvidia-smi topo -m output", "nvidia-smi --query-gpu=name,memory.total"),
+        (_SMI_DMON, "nvidia-smi dmon output", "dcgm-exporter's metrics"),
+        (_DCGMI_DMON, "dcgmi dmon output", "curl <exporter>:9400/metrics"),
+        (_TEGRASTATS, "tegrastats output of an NVIDIA Jetson module", "--catalog-extra"),
+        (
+            _NODES_WITH_LABELS,
+            "kubectl's table output with label columns (PRODUCT, COUNT, from -L)",
+            "kubectl get nodes -o json",
+        ),
+    ],
+    ids=["topo-m", "nvidia-smi-dmon", "dcgmi-dmon", "tegrastats", "kubectl-get-nodes-L"],
+)
+def test_monitoring_outputs_are_named_with_what_to_run_instead(
+    data: bytes, message: str, fix: str
+) -> None:
+    """``nvidia-smi topo -m``, ``nvidia-smi dmon``, ``dcgmi dmon``, tegrastats and a kubectl
+    table with ``-L`` label columns are refused saying what the file was recognised as and what
+    to run instead (they read 'cannot tell which tool wrote this file', and the -L table 'has
+    no GPU figures' though its columns show them)."""
+    with pytest.raises(InputError) as caught:
+        detect_format("out.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith(message)
+    assert fix in problem.fix

@@ -445,6 +445,104 @@ def _refuse_kubectl_messages(text: ToolText) -> None:
     )
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+"""A terminal's escape sequence (underline, colour), which ``nvidia-smi topo -m`` prints around
+its header."""
+_TOPOLOGY = re.compile(r"^\s*GPU0\s.*\bCPU Affinity\b")
+_SMI_MONITOR = re.compile(r"^#\s*gpu\s+(?P<first>\w+)")
+_DCGMI_MONITOR = re.compile(r"^#\s*Entity\s+\w+")
+_TEGRASTATS = re.compile(r"\bRAM [0-9]+/[0-9]+MB\b.*\b(GR3D_FREQ|EMC_FREQ)\b")
+_FOR_HOSTS = (
+    "for the GPU hosts, run nvidia-smi --query-gpu=name,memory.total,mig.mode.current "
+    "--format=csv (or nvidia-smi -L) on each host and give what it prints"
+)
+_FOR_USE = (
+    "for how busy the workloads keep their GPUs, give dcgm-exporter's metrics: curl "
+    "<exporter>:9400/metrics > dcgm.prom"
+)
+
+
+def _monitor_output(lines: list[str]) -> tuple[str, str] | None:
+    """(message, fix) for output of NVIDIA's monitoring commands, which sample how the GPUs are
+    used or show how they connect but do not name the GPU models the plan needs."""
+    head = [_ANSI.sub("", line) for line in lines[:3]]
+    if any(_TOPOLOGY.match(line) for line in head):
+        return (
+            "nvidia-smi topo -m output (how the GPUs, NICs and CPUs connect), which names no "
+            "GPU model or memory and is not read",
+            _FOR_HOSTS,
+        )
+    monitor = _SMI_MONITOR.match(head[0])
+    if monitor is not None:
+        command = "pmon" if monitor.group("first").lower() == "pid" else "dmon"
+        return (
+            f"nvidia-smi {command} output (samples of each GPU's use), which names no GPU model "
+            "and is not read",
+            f"{_FOR_HOSTS}; {_FOR_USE}",
+        )
+    if _DCGMI_MONITOR.match(head[0]):
+        return (
+            "dcgmi dmon output (samples of DCGM fields per GPU), which names no GPU model and "
+            "is not read: DCGM's fields are read from dcgm-exporter's metrics",
+            f"{_FOR_USE}; {_FOR_HOSTS}",
+        )
+    if any(_TEGRASTATS.search(line) for line in head):
+        return (
+            "tegrastats output of an NVIDIA Jetson module (its memory and load), which is not "
+            "read: a Jetson's integrated GPU shares the module's memory and is not a server GPU "
+            "the planner shares",
+            "give nvidia-smi output of the GPU servers to plan; to plan this module anyway, add "
+            "its GPU as your own model (--catalog-extra) and give it in an inventory CSV",
+        )
+    return None
+
+
+_KUBECTL_TABLE_COLUMNS = frozenset(
+    {
+        "NAME",
+        "NAMESPACE",
+        "STATUS",
+        "ROLES",
+        "AGE",
+        "VERSION",
+        "INTERNAL-IP",
+        "EXTERNAL-IP",
+        "OS-IMAGE",
+        "KERNEL-VERSION",
+        "CONTAINER-RUNTIME",
+        "READY",
+        "RESTARTS",
+        "IP",
+        "NODE",
+        "NOMINATED",
+        "READINESS",
+        "GATES",
+    }
+)
+"""The columns of ``kubectl get nodes`` and ``kubectl get pods`` tables (``-o wide`` too);
+others are label columns added with ``-L``."""
+
+
+def _kubectl_table(first: str) -> tuple[str, str] | None:
+    """(message, fix) for a kubectl table (``kubectl get nodes``, ``-L LABEL`` columns too)."""
+    words = first.split()
+    if not (words[:1] in (["NAME"], ["NAMESPACE"]) and {"STATUS", "AGE"} & set(words)):
+        return None
+    fix = (
+        "run the kubectl command with -o json (kubectl get nodes -o json, kubectl get pods -A "
+        "-o json)"
+    )
+    labels = [w for w in words if w not in _KUBECTL_TABLE_COLUMNS]
+    if not labels:
+        return "kubectl's table output, which has no GPU, CPU or memory figures", fix
+    return (
+        f"kubectl's table output with label columns ({', '.join(labels[:6])}, from -L), which "
+        "is not read: a label column shows the label's last part only, and the table has no CPU "
+        "or memory figures",
+        f"{fix}: its labels give the GPU model and count",
+    )
+
+
 def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str] | None:
     """(message, fix) for output of a known tool that the importers do not read: a tool's error
     instead of its output, or a format of it that lacks what the planner needs. ``header``:
@@ -480,14 +578,10 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
     rvtools_tab = None if header is None else _rvtools_vm_tab(header)
     if rvtools_tab is not None:
         return rvtools_tab
-    words = first.split()
-    if words[:1] in (["NAME"], ["NAMESPACE"]) and {"STATUS", "AGE"} & set(words):
-        return (
-            "kubectl's table output, which has no GPU, CPU or memory figures",
-            "run the kubectl command with -o json (kubectl get nodes -o json, kubectl get pods "
-            "-A -o json)",
-        )
-    return None
+    monitor = _monitor_output(lines)
+    if monitor is not None:
+        return monitor
+    return _kubectl_table(first)
 
 
 _DESCRIBE_NAME = re.compile(r"^Name:\s+\S")
