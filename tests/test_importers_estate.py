@@ -562,14 +562,14 @@ def test_a_short_host_name_two_full_names_share_is_left_out_naming_both() -> Non
 
 
 def test_a_node_counting_its_gpus_without_a_model_names_what_is_missing() -> None:
-    """An AKS node of a VM size the importer does not know (Standard_NC8ads_A10_v4) advertises
+    """An AKS node of a VM size the importer does not know (Standard_NC6, a K80) advertises
     1 GPU: its own model is what is missing, said on the host with a fix per host, beside a
     node whose model is read (it said 'no file gives the GPUs of 1 host' and offered only the
     cluster-wide --cluster-gpus)."""
     nodes = kube_list(
         node(
             "aks-a10-0",
-            {"node.kubernetes.io/instance-type": "Standard_NC8ads_A10_v4"},
+            {"node.kubernetes.io/instance-type": "Standard_NC6"},
             extra={"nvidia.com/gpu": "1"},
         ),
         node("aks-t4-0", {"nvidia.com/gpu.product": "Tesla-T4"}, extra={"nvidia.com/gpu": "1"}),

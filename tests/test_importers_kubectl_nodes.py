@@ -960,3 +960,33 @@ def test_a_node_with_mig_on_some_gpus_only_is_a_problem_naming_them() -> None:
     )
     assert "same MIG mode on every GPU" in problem.fix
     assert "two rows, one per MIG mode" in problem.fix
+
+
+def test_aks_ncads_a10_v4_sizes_are_an_a10_or_a_part_of_one() -> None:
+    """If an AKS node is an NCads A10 v4 VM, Standard_NC32ads_A10_v4 is one whole A10, and
+    Standard_NC8ads_A10_v4 and Standard_NC16ads_A10_v4 hold 1/3 and 1/2 of an A10: each an A10,
+    the partial ones with a problem saying the part of the A10 they hold (their model was
+    unknown, and the host left out)."""
+    sizes = {
+        "nc32": "Standard_NC32ads_A10_v4",
+        "nc8": "Standard_NC8ads_A10_v4",
+        "nc16": "Standard_NC16ads_A10_v4",
+    }
+    nodes = kube_list(
+        *(
+            node(name, {"node.kubernetes.io/instance-type": size}, extra={"nvidia.com/gpu": "1"})
+            for name, size in sizes.items()
+        )
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert {n: (v["gpu_model"], v["gpus_per_host"]) for n, v in values.items()} == {
+        "nc32": ("A10", 1),
+        "nc8": ("A10", 1),
+        "nc16": ("A10", 1),
+    }
+    parts = {p.column.split(":")[0]: p.message for p in read.problems}
+    assert sorted(parts) == ["node nc16", "node nc8"]
+    assert "has 1/3 of an NVIDIA A10" in parts["node nc8"]
+    assert "has 1/2 of an NVIDIA A10" in parts["node nc16"]
+    assert "overstates" in parts["node nc8"]

@@ -38,8 +38,8 @@ Readings and their rules:
   only the family), and the GPUs when nothing else counts them; GPUs read that are not the
   instance type's are a problem. An Azure VM size on AKS (``_AZURE_GPUS``:
   Standard_NC24ads_A100_v4 1 × A100 80GB PCIe, Standard_ND96isr_H100_v5 8 × H100 80GB SXM...)
-  is read alike; one with part of a GPU (``_AZURE_PARTIAL_GPUS``: NV6ads A10 v5, 1/6 of an A10)
-  is a problem. Another instance type is named in the note as not known.
+  is read alike; one with part of a GPU (``_AZURE_PARTIAL_GPUS``: NV6ads A10 v5, 1/6 of an A10,
+  or NC8ads A10 v4, 1/3) is a problem. Another instance type is named in the note as not known.
 - GKE's own GPU sharing: time-sharing or MPS (``cloud.google.com/gke-gpu-sharing-strategy``)
   advertises each GPU ``cloud.google.com/gke-max-shared-clients-per-gpu`` times, as
   ``nvidia.com/gpu.replicas`` says for GFD; a MIG partition size
@@ -174,8 +174,9 @@ _EC2_GPUS: dict[str, tuple[str, dict[str, int]]] = {
     "g3s": ("M60", {"xlarge": 1}),
 }
 # Microsoft Learn "Sizes for virtual machines in Azure", GPU-accelerated series (NC A100 v4,
-# NCads H100 v5, ND A100 v4, NDm A100 v4, ND H100 v5, ND H200 v5, NCasT4_v3, NVadsA10 v5, NCv3,
-# NDv2): the NVIDIA GPU (as the catalog names it) and the GPUs of each VM size, lowercased.
+# NCads H100 v5, ND A100 v4, NDm A100 v4, ND H100 v5, ND H200 v5, NCasT4_v3, NVadsA10 v5,
+# NCads A10 v4, NCv3, NDv2): the NVIDIA GPU (as the catalog names it) and the GPUs of each VM
+# size, lowercased.
 _AZURE_GPUS: dict[str, tuple[str, int]] = {
     "standard_nc24ads_a100_v4": ("A100-80GB-PCIe", 1),
     "standard_nc48ads_a100_v4": ("A100-80GB-PCIe", 2),
@@ -193,6 +194,7 @@ _AZURE_GPUS: dict[str, tuple[str, int]] = {
     "standard_nv36ads_a10_v5": ("A10", 1),
     "standard_nv36adms_a10_v5": ("A10", 1),
     "standard_nv72ads_a10_v5": ("A10", 2),
+    "standard_nc32ads_a10_v4": ("A10", 1),
     "standard_nc6s_v3": ("V100-16GB-PCIe", 1),
     "standard_nc12s_v3": ("V100-16GB-PCIe", 2),
     "standard_nc24s_v3": ("V100-16GB-PCIe", 4),
@@ -203,9 +205,12 @@ _AZURE_PARTIAL_GPUS: dict[str, tuple[str, str]] = {
     "standard_nv6ads_a10_v5": ("A10", "1/6"),
     "standard_nv12ads_a10_v5": ("A10", "1/3"),
     "standard_nv18ads_a10_v5": ("A10", "1/2"),
+    "standard_nc8ads_a10_v4": ("A10", "1/3"),
+    "standard_nc16ads_a10_v4": ("A10", "1/2"),
 }
-"""Azure VM sizes with part of a GPU (the NVadsA10 v5 series: a vGPU slice of an A10 on Azure's
-host): the GPU and the part."""
+"""Azure VM sizes with part of a GPU (the NVadsA10 v5 and NCads A10 v4 series: a slice of an A10
+on Azure's host, its GPU partitioning): the GPU and the part, from the same Microsoft Learn
+tables."""
 _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 """GPU memory [MiB] of a cloud accelerator name that does not say it: GKE's
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
@@ -727,7 +732,7 @@ def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any)
         bad(
             f"metadata.labels.{instance[0]}",
             f"the Azure VM size {shown(instance[1])} has {partial[1]} of an NVIDIA {partial[0]} "
-            f"(a vGPU slice of a GPU on Azure's host, shared with other VMs), not a whole GPU: "
+            "(a vGPU slice of a GPU on Azure's host, partitioned between VMs), not a whole GPU: "
             "planned as whole GPUs, the node overstates its GPUs",
             "leave the node out, or give it as a vGPU VM in an inventory CSV row (gpu_model "
             f"{partial[0]}, the GPUs it holds)",
