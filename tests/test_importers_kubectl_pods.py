@@ -783,3 +783,69 @@ def test_a_zero_sharing_resource_beside_whole_gpus_leaves_them_whole() -> None:
         ("nvidia.com/gpu", 2.0),
         ("nvidia.com/gpu", 2.0),
     ]
+
+
+def _vm(name: str, resource: str, count: str = "1") -> dict[str, object]:
+    """A KubeVirt virt-launcher pod asking ``resource`` of the GPU Operator's sandbox plugin."""
+    return pod(
+        f"virt-launcher-{name}-abcde",
+        owner=("VirtualMachineInstance", name),
+        labels={"kubevirt.io": "virt-launcher"},
+        containers=[
+            container(
+                name="compute",
+                requests={"cpu": "4", "memory": "16Gi", resource: count},
+                limits={resource: count},
+            )
+        ],
+    )
+
+
+def test_a_kubevirt_vm_passed_a_gpu_asks_that_whole_gpu() -> None:
+    """If a KubeVirt VM's pod asks nvidia.com/GA102GL_A10 (the sandbox device plugin names a GPU
+    passed through by its PCI device), it asks 1 whole A10, runs on the A10 and holds its 24
+    GiB; nvidia.com/TU104GL_Tesla_T4: 2 is 2 T4s (they were counted as asking no GPU)."""
+    a10, t4 = _pods(
+        _vm("vdi-0", "nvidia.com/GA102GL_A10"), _vm("t4", "nvidia.com/TU104GL_Tesla_T4", "2")
+    )
+    assert a10.gpu is not None
+    assert (a10.gpu.gpus, a10.gpu.memory_gib, a10.gpu_models) == (1.0, 24.0, ("A10",))
+    assert "passed through" in a10.gpu.gpus_text
+    assert t4.gpu is not None
+    assert (t4.gpu.gpus, t4.gpu.memory_gib, t4.gpu_models) == (2.0, 32.0, ("T4",))
+
+
+def test_a_kubevirt_vm_with_a_vgpu_asks_the_profiles_share_of_its_gpu() -> None:
+    """If a KubeVirt VM's pod asks nvidia.com/NVIDIA_A10-4Q (a vGPU type of the sandbox device
+    plugin), it asks the 4 GiB frame buffer's share of an A10's 24 GiB, 1/6 of a GPU, with 4 GiB
+    of memory, on the A10; its class says so."""
+    (desk,) = _pods(_vm("desk-0", "nvidia.com/NVIDIA_A10-4Q"))
+    assert desk.gpu is not None
+    assert desk.gpu.gpus == pytest.approx(1 / 6)
+    assert (desk.gpu.memory_gib, desk.gpu_models) == (4.0, ("A10",))
+    frame = group_pods([desk], CATALOG).frame
+    assert list(frame["gpu_models"]) == ["A10"]
+    assert list(frame["memory_gib"]) == [4.0]
+
+
+def test_an_nvidia_resource_not_read_leaves_its_pod_out_unless_a_gpu_is_read() -> None:
+    """If a pod asks an nvidia.com/ resource the importer does not read (a sandbox GPU the
+    catalog lacks, another device plugin's resource) and no GPU it reads, it is left out with a
+    problem naming the resource, never counted as asking no GPU; beside nvidia.com/gpu (a
+    network device of NVIDIA's network operator) the pod is read by its GPUs."""
+    network = container(limits={"nvidia.com/gpu": "1", "nvidia.com/mlnx_sriov_rdma": "1"})
+    read = read_kubectl_pods(
+        kube_list(
+            _vm("odd", "nvidia.com/GB999GL_Foo"),
+            pod("other", containers=[container(limits={"nvidia.com/vfio_dev": "1"})]),
+            pod("trainer", containers=[network]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["trainer"]
+    text = " ".join(f"{p.column} {p.message} {p.fix}" for p in read.problems)
+    assert "nvidia.com/GB999GL_Foo is a GPU passed through for a KubeVirt VM" in text
+    assert "nvidia.com/vfio_dev is a GPU resource the importer does not read" in text
+    assert text.count("pod left out") == 2
+    assert "workload CSV" in text

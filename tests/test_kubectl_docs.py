@@ -82,3 +82,13 @@ def test_the_pods_row_gives_the_figures_assumed_and_the_bounds() -> None:
     assert f"an assumed {defaults.shared_gpu_share:g} GPU" in row
     assert f"more than {kubectl_pods.MAX_GPUS_PER_NODE} GPUs in one container or pod" in row
     assert "Kubernetes takes only whole" in row
+
+
+def test_the_pods_row_says_how_a_kubevirt_vms_gpu_is_read() -> None:
+    """The pods row names the sandbox device plugin's passthrough and vGPU resources, what each
+    is read as, and that an nvidia.com/ resource not read leaves its pod out."""
+    row = _row("kubectl get pods -A -o json")
+    assert "`nvidia.com/GA102GL_A10`" in row
+    assert "`nvidia.com/NVIDIA_A10-4Q`" in row
+    assert "1/6 of an A10" in row
+    assert "another `nvidia.com/` resource on a pod asking no GPU read here" in row

@@ -68,6 +68,7 @@ Readings and their rules:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,9 +106,11 @@ __all__ = [
     "REPLICAS_LABEL",
     "SHARING_LABEL",
     "TOOL",
+    "WORKLOAD_CONFIG_LABEL",
     "NodesRead",
     "read_kubectl_nodes",
     "selected_gpu",
+    "vm_gpu",
 ]
 
 TOOL = "kubectl get nodes -o json"
@@ -238,6 +241,15 @@ _VOLCANO_PREFIX = "volcano.sh/vgpu-"
 _HAMI_REGISTER = "hami.io/node-nvidia-register"
 _HAMI_LOCATOR = f"metadata.annotations.{_HAMI_REGISTER}"
 _HAMI_LABEL = ("gpu", "on")
+# NVIDIA GPU Operator, "GPU Operator with KubeVirt": a node labelled
+# nvidia.com/gpu.workload.config=vm-passthrough or vm-vgpu runs the sandbox device plugin, which
+# advertises its GPUs for KubeVirt VMs as nvidia.com/<PCI device name> (passthrough,
+# nvidia.com/GA102GL_A10) or nvidia.com/<vGPU type> (nvidia.com/NVIDIA_A10-4Q), not nvidia.com/gpu.
+WORKLOAD_CONFIG_LABEL = f"{_LABEL}gpu.workload.config"
+_VM_PASSTHROUGH = "vm-passthrough"
+_VM_VGPU = "vm-vgpu"
+_PCI_CHIP = re.compile(r"^(?:G[A-Z]|TU|AD|GV|GP|GK|GM)\d{3}[A-Z]*_")
+"""The GPU chip opening a PCI device name as a resource (``GA102GL_``, ``TU104GL_``, ``GH100_``)."""
 _READ_RESOURCES = frozenset(
     {
         *_ADVERTISED,
@@ -651,6 +663,22 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
     if ec2 is not None and label == instance[0]:
         return label, ec2[0], True
     return label, labels.get(label, ""), False
+
+
+def vm_gpu(resource: str, catalog: Catalog) -> GpuName | None:
+    """The GPU a KubeVirt VM is given by ``resource``, as the GPU Operator's sandbox device plugin
+    names it: passthrough by the PCI device, its chip then its name (``nvidia.com/GA102GL_A10``
+    an A10, ``nvidia.com/TU104GL_Tesla_T4`` a T4), a vGPU by its type (``nvidia.com/NVIDIA_A10-4Q``
+    the vGPU profile A10-4Q of an A10). None for a resource of neither form; the name's model is
+    None for a GPU the catalog lacks."""
+    if not resource.startswith(_LABEL):
+        return None
+    name = resource.removeprefix(_LABEL)
+    chip = _PCI_CHIP.match(name)
+    if chip is not None:
+        return match_gpu_name(name[chip.end() :].replace("_", " "), catalog)
+    found = match_gpu_name(name.replace("_", " "), catalog)
+    return found if found.vgpu_profile is not None else None
 
 
 GPU_SELECTOR_LABELS = (PRODUCT_LABEL, _GKE_ACCELERATOR, _EKS_ACCELERATOR, *_INSTANCE_TYPES)

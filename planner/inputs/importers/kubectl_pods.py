@@ -51,8 +51,16 @@ GPU requests and what one pod gets [GPUs]:
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
   memory with the GPU share that memory is of an assumed GPU.
-- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``) leaves its pod out, with
-  a problem naming the resource: what one unit of it is worth in GPUs is not read here.
+- A KubeVirt VM's GPU (its ``virt-launcher`` pod asks the GPU Operator's sandbox device
+  plugin, ``kubectl_nodes.vm_gpu``): passthrough by the PCI device's name
+  (``nvidia.com/GA102GL_A10: n``) is ``n`` whole GPUs of that model; a vGPU by its type
+  (``nvidia.com/NVIDIA_A10-4Q: n``) is ``n`` × the profile's frame buffer over the model's
+  memory (time-sliced vGPUs of one size share a GPU alike), memory ``n`` × the frame buffer;
+  either way the pod runs on that model. One the catalog has no GPU for leaves its pod out,
+  with a problem.
+- A GPU resource of another vendor or sharing scheme (``amd.com/gpu``), or another
+  ``nvidia.com/`` resource on a pod asking no GPU read here, leaves its pod out, with a problem
+  naming the resource: what one unit of it is worth in GPUs is not read here.
 
 Pods are grouped into classes by owner: a ReplicaSet's pods by their Deployment (the
 ReplicaSet name without its pod-template hash), a Job's by its CronJob (the Job name without its
@@ -78,7 +86,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.detect import give_as
-from planner.inputs.importers.gpu_names import match_gpu_name
+from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
 from planner.inputs.importers.kube import (
     KubeObject,
     as_mapping,
@@ -100,6 +108,7 @@ from planner.inputs.importers.kubectl_nodes import (
     REPLICAS_LABEL,
     SHARING_LABEL,
     selected_gpu,
+    vm_gpu,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
@@ -131,6 +140,7 @@ TOOL = "kubectl get pods -A -o json"
 COUNTED_PHASES = frozenset({"Running", "Pending", ""})
 """Pod phases that hold (or wait for) a GPU; ``Succeeded`` and ``Failed`` pods hold none."""
 _FINISHED_PHASES = frozenset({"Succeeded", "Failed"})
+_NVIDIA = "nvidia.com/"
 _GPU = "nvidia.com/gpu"
 _SHARED = "nvidia.com/gpu.shared"
 _MIG = "nvidia.com/mig-"
@@ -585,6 +595,72 @@ class _ContainerGpu:
     memory_source: NoteSource
     memory_text: str
     mig_profile: str | None
+    gpu_model: str | None = None
+    """The catalog model the resource itself names (a KubeVirt VM's GPU); None when it names
+    none."""
+
+
+_VGPU_SIZE = re.compile(r"-(?P<size>\d+)[ABCQ]$")
+"""The frame buffer [GB] closing a vGPU profile's name (``A10-4Q``: 4)."""
+
+
+def _vm_gpu(
+    container: Mapping[str, Any],
+    resource: str,
+    gpu: GpuName,
+    catalog: Catalog,
+    bad: _PodProblems,
+) -> _ContainerGpu | None:
+    """What a KubeVirt VM's ``resource`` (``gpu``, as ``vm_gpu`` reads it) asks: whole GPUs
+    passed through, or vGPUs, each the share of the model its frame buffer is (a MIG-backed
+    vGPU, its GPU instance). A GPU the catalog lacks leaves the pod out, with a problem."""
+    locator = _at(container, resource)
+    size = None if gpu.vgpu_profile is None else _VGPU_SIZE.search(gpu.vgpu_profile)
+    if gpu.model is None or (gpu.vgpu_profile is not None and size is None and not gpu.mig_backed):
+        what = "vGPU" if gpu.vgpu_profile is not None else "GPU passed through"
+        bad(
+            locator,
+            f"{shown(resource)} is a {what} for a KubeVirt VM (the GPU Operator's sandbox device "
+            f"plugin) whose GPU is not known here ({gpu.reason}): pod left out",
+            "describe this class in a workload CSV with its GPUs per instance, GPU memory and "
+            f"gpu_models; or {gpu.fix}",
+        )
+        raise _PodLeftOutError(resource)
+    count = _gpus_on_a_node(container, resource, bad)
+    if count <= 0:
+        return None
+    model = catalog.gpus[gpu.model]
+    if gpu.mig_backed and gpu.mig_profile is not None:
+        mig = _mig_gpu(count, gpu.mig_profile, resource, locator, catalog, bad)
+        return replace(mig, gpu_model=gpu.model)
+    if gpu.vgpu_profile is None:
+        return _ContainerGpu(
+            count,
+            count * model.memory_gib,
+            resource,
+            "derived",
+            f"{counted(int(count), 'GPU')} {gpu.model} passed through to a KubeVirt VM "
+            f"({shown(resource)}: the PCI device's name)",
+            "derived",
+            f"{count:g} × the {gpu.model}'s {model.memory_gib:g} GiB",
+            None,
+            gpu.model,
+        )
+    assert size is not None
+    frame_gib = float(size.group("size"))
+    share = min(1.0, frame_gib / model.memory_gib)
+    return _ContainerGpu(
+        _rounded(count * share),
+        count * frame_gib,
+        resource,
+        "derived",
+        f"{count:g} × vGPU {gpu.vgpu_profile} for a KubeVirt VM: {frame_gib:g} GiB of the "
+        f"{gpu.model}'s {model.memory_gib:g} GiB, the share of the GPU its vGPUs time-slice",
+        "derived",
+        f"{count:g} × the vGPU's {frame_gib:g} GiB frame buffer",
+        None,
+        gpu.model,
+    )
 
 
 def _container_gpu(
@@ -607,6 +683,9 @@ def _container_gpu(
     gpu_resources += [
         next(n for n in s.own if n in asked) for s in others if set(s.own) & set(asked)
     ]
+    vms = {n: g for n in sorted(names) if (g := vm_gpu(n, catalog)) is not None}
+    vms = {n: g for n, g in vms.items() if _requests_some(container, n)}
+    gpu_resources += list(vms)
     if len(gpu_resources) > 1:
         bad(
             _at(container, "resources"),
@@ -615,6 +694,9 @@ def _container_gpu(
             "describe this class in a workload CSV with its GPUs per instance",
         )
         raise _PodLeftOutError(", ".join(gpu_resources))
+    if vms:
+        resource, gpu = next(iter(vms.items()))
+        return _vm_gpu(container, resource, gpu, catalog, bad)
     mig = sorted(n for n in names if n.startswith(_MIG))
     if mig:
         resource = mig[0]
@@ -1044,7 +1126,14 @@ def _pod(
         cpu_cores=cpu,
         ram_gib=memory_bytes / 2.0**30,
         gpu=gpu,
-        gpu_models=_selected_models(spec, catalog, None if gpu is None else bad),
+        gpu_models=tuple(
+            dict.fromkeys(
+                [
+                    *(p.gpu_model for p in gpu_parts.values() if p is not None and p.gpu_model),
+                    *_selected_models(spec, catalog, None if gpu is None else bad),
+                ]
+            )
+        ),
     )
 
 
@@ -1254,10 +1343,14 @@ def _refuse_unread_gpu(
         names = set(as_mapping(resources.get("requests"))) | set(
             as_mapping(resources.get("limits"))
         )
+        # Another nvidia.com/ resource may be a GPU of a device plugin not read here (as the
+        # sandbox plugin's were): on a pod asking no GPU read, it is not taken as none.
         unread = sorted(
             n
             for n in names
-            if "gpu" in n.lower() and not _is_gpu_resource(n) and _requests_some(each, n)
+            if ("gpu" in n.lower() or (n.startswith(_NVIDIA) and not resource_read))
+            and not _is_gpu_resource(n)
+            and _requests_some(each, n)
         )
         if unread:
             bad(
