@@ -990,3 +990,61 @@ def test_aks_ncads_a10_v4_sizes_are_an_a10_or_a_part_of_one() -> None:
     assert "has 1/3 of an NVIDIA A10" in parts["node nc8"]
     assert "has 1/2 of an NVIDIA A10" in parts["node nc16"]
     assert "overstates" in parts["node nc8"]
+
+
+def _kubevirt(
+    name: str, workload: str, resources: dict[str, str], **labels: str
+) -> dict[str, object]:
+    """A GPU Operator node giving its GPUs to KubeVirt VMs through the sandbox device plugin."""
+    return node(
+        name,
+        {
+            "nvidia.com/gpu.workload.config": workload,
+            "nvidia.com/gpu.deploy.sandbox-device-plugin": "true",
+            "nvidia.com/gpu.present": "true",
+            **labels,
+        },
+        extra=resources,
+    )
+
+
+def test_kubevirt_passthrough_nodes_have_the_gpus_their_pci_resource_advertises() -> None:
+    """If a node gives its GPUs to KubeVirt VMs by passthrough (vm-passthrough, advertising
+    nvidia.com/GA102GL_A10: 4), it has 4 A10s, the model named by the PCI device (it was noted
+    'no GPU on the node' and left out)."""
+    nodes = kube_list(
+        _kubevirt("kv-1", "vm-passthrough", {"nvidia.com/GA102GL_A10": "4"}),
+        _kubevirt("kv-t4", "vm-passthrough", {"nvidia.com/TU104GL_Tesla_T4": "2"}),
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert (values["kv-1"]["gpu_model"], values["kv-1"]["gpus_per_host"]) == ("A10", 4)
+    assert (values["kv-t4"]["gpu_model"], values["kv-t4"]["gpus_per_host"]) == ("T4", 2)
+    assert read.problems == ()
+    assert not any("no GPU on the node" in n.text for n in read.notes)
+
+
+def test_kubevirt_vgpu_nodes_count_gpus_by_their_label_or_ask_for_them() -> None:
+    """If a node splits its GPUs into vGPUs for KubeVirt VMs (vm-vgpu, nvidia.com/NVIDIA_A10-4Q:
+    24), the 24 count vGPUs: its GPUs are nvidia.com/gpu.count's 4 A10s; without that label the
+    model is read and a problem says the GPUs are not, asking for them by --cluster-gpus; a node
+    set for VMs advertising no sandbox resource is a problem, not 'no GPU'."""
+    nodes = kube_list(
+        _kubevirt(
+            "kv-2", "vm-vgpu", {"nvidia.com/NVIDIA_A10-4Q": "24"}, **{"nvidia.com/gpu.count": "4"}
+        ),
+        _kubevirt("kv-3", "vm-vgpu", {"nvidia.com/NVIDIA_A10-4Q": "24"}),
+        _kubevirt("kv-4", "vm-passthrough", {}),
+    )
+    read = read_kubectl_nodes(nodes, "nodes", CATALOG)
+    values = {h.name: _values(h) for h in read.hosts}
+    assert (values["kv-2"]["gpu_model"], values["kv-2"]["gpus_per_host"]) == ("A10", 4)
+    assert values["kv-3"]["gpu_model"] == "A10"
+    assert "gpus_per_host" not in values["kv-3"]
+    assert "gpus_per_host" not in values["kv-4"]
+    by_node = {p.column.split(":")[0]: p for p in read.problems}
+    assert sorted(by_node) == ["node kv-3", "node kv-4"]
+    assert "24 vGPUs of type A10-4Q" in by_node["node kv-3"].message
+    assert "--cluster-gpus 'kubernetes=A10:GPUS'" in by_node["node kv-3"].fix
+    assert "vm-passthrough" in by_node["node kv-4"].message
+    assert "not read" in by_node["node kv-4"].message

@@ -92,3 +92,12 @@ def test_the_pods_row_says_how_a_kubevirt_vms_gpu_is_read() -> None:
     assert "`nvidia.com/NVIDIA_A10-4Q`" in row
     assert "1/6 of an A10" in row
     assert "another `nvidia.com/` resource on a pod asking no GPU read here" in row
+
+
+def test_the_nodes_row_says_how_a_node_giving_its_gpus_to_kubevirt_vms_is_read() -> None:
+    """The nodes row names the workload label and the sandbox device plugin's resources, and
+    that vGPUs are not counted as GPUs."""
+    row = _row("kubectl get nodes -o json")
+    assert f"`{kubectl_nodes.WORKLOAD_CONFIG_LABEL}`" in row
+    assert "`vm-passthrough` or `vm-vgpu`" in row
+    assert "which count vGPUs, not GPUs" in row

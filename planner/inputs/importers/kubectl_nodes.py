@@ -24,6 +24,11 @@ Readings and their rules:
   the fewest that hold the ``nvidia.com/mig-<profile>`` devices. A node advertising whole GPUs
   beside MIG devices has MIG on some GPUs only: the inventory holds one MIG mode per host, so it
   is kept whole, all its GPUs planned as MIG-enabled, with a problem saying how to give it.
+- A node giving its GPUs to KubeVirt VMs (``nvidia.com/gpu.workload.config`` vm-passthrough or
+  vm-vgpu, the GPU Operator's sandbox device plugin advertising ``nvidia.com/<PCI device>`` or
+  ``nvidia.com/<vGPU type>``, ``vm_gpu``): the model the resource names (else GFD's product);
+  passed through, the GPUs it advertises; as vGPUs, which count vGPUs, ``nvidia.com/gpu.count``,
+  else a problem asking for the GPUs. One advertising none of them is a problem, not "no GPU".
 - A node labelled ``nvidia.com/vgpu.present=true`` is a VM with a vGPU: its GPU maps to the
   profile's physical model, and its CPU and memory are the VM's; it is kept, with a problem
   naming its profile and frame buffer, as its physical host is not described.
@@ -317,7 +322,8 @@ def read_kubectl_nodes(
                 )
             )
             continue
-        host = _host(node, file, catalog, cluster, notes, problems)
+        reader = _vm_host if _gives_gpus_to_vms(node, catalog) else _host
+        host = reader(node, file, catalog, cluster, notes, problems)
         if host is not None:
             hosts.append(host)
             if node.uid:
@@ -416,17 +422,11 @@ def _whole(text: str) -> int | None:
     return int(value) if math.isfinite(value) and value.is_integer() and value >= 0 else None
 
 
-def _host(
-    node: _Node,
-    file: str,
-    catalog: Catalog,
-    cluster: str | None,
-    notes: list[ImportNote],
-    problems: list[InputProblem],
-) -> HostFacts | None:
-    labels = node.labels
-    name = node.name
-    facts: list[Fact] = []
+def _recorders(
+    node: _Node, file: str, facts: list[Fact], problems: list[InputProblem]
+) -> tuple[Any, Any]:
+    """``add`` (a fact about the node) and ``bad`` (a problem with it), as the readings use
+    them."""
 
     def add(
         field: str, value: str | int | float, locator: str, source: NoteSource, text: str
@@ -438,15 +438,68 @@ def _host(
                 file=file,
                 line=None,
                 locator=locator,
-                host=name,
+                host=node.name,
                 source=source,
                 text=text,
             )
         )
 
     def bad(locator: str, message: str, fix: str) -> None:
-        problems.append(InputProblem(file, None, f"node {shown(name)}: {locator}", message, fix))
+        problems.append(
+            InputProblem(file, None, f"node {shown(node.name)}: {locator}", message, fix)
+        )
 
+    return add, bad
+
+
+def _gives_gpus_to_vms(node: _Node, catalog: Catalog) -> bool:
+    """Whether the node gives its GPUs to KubeVirt VMs: it advertises a sandbox device plugin's
+    GPU resource (``vm_gpu``) or is labelled vm-passthrough or vm-vgpu, and no GPU for pods."""
+    for resource in _ADVERTISED:
+        found = node.resource(resource)
+        try:
+            if found is not None and parse_quantity(found[0]) > 0:
+                return False
+        except ValueError:
+            return False  # read as a pods' GPU node, which reports the value
+    return node.labels.get(WORKLOAD_CONFIG_LABEL) in (_VM_PASSTHROUGH, _VM_VGPU) or any(
+        vm_gpu(r, catalog) is not None for r in {*node.capacity, *node.allocatable}
+    )
+
+
+def _vm_host(
+    node: _Node,
+    file: str,
+    catalog: Catalog,
+    cluster: str | None,
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> HostFacts:
+    """A node giving its GPUs to KubeVirt VMs (``_gives_gpus_to_vms``), its GPUs by ``_vm_gpus``."""
+    facts: list[Fact] = []
+    add, bad = _recorders(node, file, facts, problems)
+    add("platform", Platform.KUBERNETES.value, "kind Node", "read", "a Kubernetes node")
+    _cluster(node.labels, cluster, add)
+    _cpu_and_memory(node, add, bad)
+    _rdma(node, add)
+    cluster_name = next(str(f.value) for f in facts if f.field == "cluster")
+    _vm_gpus(node, _vm_resources(node, catalog, bad), cluster_name, catalog, add, bad)
+    notes.extend(_state_notes(node, file))
+    return HostFacts(node.name, file, None, tuple(facts))
+
+
+def _host(
+    node: _Node,
+    file: str,
+    catalog: Catalog,
+    cluster: str | None,
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> HostFacts | None:
+    labels = node.labels
+    name = node.name
+    facts: list[Fact] = []
+    add, bad = _recorders(node, file, facts, problems)
     instance = _instance_type(labels)
     product_label, product, by_instance = _product(labels, instance)
     if product_label == _GKE_ACCELERATOR and labels.get(GKE_PARTITION_LABEL):
@@ -582,6 +635,117 @@ def _host(
     _check_counts(facts, node, instance, hami, capacity_gpus, bad)
     notes.extend(_state_notes(node, file))
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
+
+
+def _vm_resources(node: _Node, catalog: Catalog, bad: Any) -> list[tuple[str, float, GpuName]]:
+    """The GPU resources the node advertises for KubeVirt VMs (``vm_gpu``), more than none, with
+    how many and the GPU each names."""
+    found = []
+    for resource in sorted({*node.capacity, *node.allocatable}):
+        gpu = vm_gpu(resource, catalog)
+        advertised = None if gpu is None else node.resource(resource)
+        if gpu is None or advertised is None:
+            continue
+        try:
+            count = parse_quantity(advertised[0])
+        except ValueError:
+            bad(
+                advertised[1],
+                f"{quoted(str(advertised[0]))} is not a count",
+                "give kubectl's output",
+            )
+            continue
+        if count > 0:
+            found.append((resource, count, gpu))
+    return found
+
+
+def _vm_gpus(
+    node: _Node,
+    vms: list[tuple[str, float, GpuName]],
+    cluster: str,
+    catalog: Catalog,
+    add: Any,
+    bad: Any,
+) -> None:
+    """The GPUs of a node the GPU Operator gives to KubeVirt VMs (``nvidia.com/gpu.workload.config``
+    vm-passthrough or vm-vgpu): the model its sandbox resource names (else GFD's product label);
+    passed through, the GPUs it advertises; split into vGPUs, which count vGPUs, not GPUs,
+    ``nvidia.com/gpu.count``, else a problem asking for the node's GPUs."""
+    workload = node.labels.get(WORKLOAD_CONFIG_LABEL, "")
+    ask = (
+        f"give the node's GPUs: --cluster-gpus '{shown(cluster)}=MODEL:GPUS' (or the import "
+        "panel's GPUs per cluster), nvidia-smi output of the node (named as here), or its row in "
+        "an inventory CSV"
+    )
+    if not vms:
+        bad(
+            f"metadata.labels.{WORKLOAD_CONFIG_LABEL}",
+            f"the node gives its GPUs to KubeVirt VMs ({WORKLOAD_CONFIG_LABEL}={shown(workload)}) "
+            "but advertises none of the sandbox device plugin's GPU resources "
+            "(nvidia.com/<PCI device name> or nvidia.com/<vGPU type>), so its GPUs are not read",
+            ask,
+        )
+        return
+    resource, count, gpu = vms[0]
+    locator = f"status.capacity.{resource}"
+    if len(vms) > 1:
+        bad(
+            locator,
+            f"the node advertises GPUs for VMs of {len(vms)} kinds "
+            f"({', '.join(f'{shown(r)}: {c:g}' for r, c, _ in vms)}): the inventory holds one GPU "
+            f"model per host, so only {shown(resource)} is read",
+            "give the node in an inventory CSV, one row per GPU model",
+        )
+    product = node.labels.get(PRODUCT_LABEL, "")
+    model = gpu.model or (match_gpu_name(product, catalog).model if product else None)
+    kind = "vGPU type" if gpu.vgpu_profile is not None else "PCI device"
+    if model is None:
+        bad(
+            locator,
+            f"{shown(resource)} ({count:g}) names the node's GPUs for KubeVirt VMs, but their "
+            f"model is not known here ({gpu.reason})",
+            f"{gpu.fix}; or {ask}",
+        )
+    else:
+        add(
+            "gpu_model",
+            model,
+            locator if gpu.model else f"metadata.labels.{PRODUCT_LABEL}",
+            "derived",
+            f"the GPU the sandbox device plugin gives KubeVirt VMs, named by its {kind} "
+            f"({shown(resource)}): {model}",
+        )
+        if catalog.gpus[model].mig_capable and gpu.mig_profile is None:
+            add("mig_enabled", "no", locator, "derived", f"GPUs given to VMs by their {kind}")
+    if gpu.vgpu_profile is None:
+        add(
+            "gpus_per_host",
+            int(count),
+            locator,
+            "read",
+            f"GPUs passed through to KubeVirt VMs ({shown(resource)}: {count:g}, "
+            f"{WORKLOAD_CONFIG_LABEL}={shown(workload) or 'not given'})",
+        )
+        return
+    count_label = _whole(node.labels.get(f"{_LABEL}gpu.count", ""))
+    if count_label is not None:
+        add(
+            "gpus_per_host",
+            count_label,
+            f"metadata.labels.{_LABEL}gpu.count",
+            "read",
+            f"GPUs on the node (nvidia.com/gpu.count), split into {count:g} vGPUs of type "
+            f"{gpu.vgpu_profile} for KubeVirt VMs",
+        )
+        return
+    bad(
+        locator,
+        f"the node's GPUs are split into {count:g} vGPUs of type {gpu.vgpu_profile} for KubeVirt "
+        f"VMs ({shown(resource)}), which count vGPUs, not GPUs, and no {_LABEL}gpu.count label "
+        "gives the physical GPUs: the node's GPUs are not read",
+        ask.replace("MODEL", model or "MODEL"),
+    )
 
 
 def _cloud_gpu_name(label: str) -> str:
