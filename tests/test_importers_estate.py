@@ -643,3 +643,12 @@ def test_nodes_of_one_name_nothing_tells_apart_are_one_host_with_a_problem() -> 
     assert "'a.json'" in problem.message
     assert "metadata.uid" in problem.fix
     assert "cluster-name" in problem.fix
+
+
+def test_a_node_named_after_its_cluster_says_which_clusters_in_its_note() -> None:
+    """The note of a node renamed after its cluster names both clusters in plain words."""
+    prod = kube_list(_uid_node("worker-0", None, {"cluster-name": "prod", **_H100}, 8))
+    dev = kube_list(_uid_node("worker-0", None, {"cluster-name": "dev", **_L40S}, 4))
+    imported = import_inventory([("prod.json", prod), ("dev.json", dev)], CATALOG)
+    (named,) = [n for n in imported.notes if n.field == "host" and n.subject == "dev/worker-0"]
+    assert "(their clusters differ: prod and dev)" in named.text

@@ -452,7 +452,7 @@ def _node_told_apart(
         why = (
             "their metadata.uid differ"
             if node.uid and other.uid
-            else f"their clusters differ ({shown(other.cluster)} and {shown(node.cluster)})"
+            else f"their clusters differ: {shown(other.cluster)} and {shown(node.cluster)}"
         )
     if name == part.name:
         return part
