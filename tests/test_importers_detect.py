@@ -366,17 +366,18 @@ def test_pdsh_prefixed_and_semicolon_query_outputs_are_detected(data: bytes, exp
 
 
 def test_a_pdsh_run_of_a_format_not_read_host_by_host_is_refused_saying_how_to_split_it() -> None:
-    """The plain nvidia-smi table through pdsh: refused naming the prefix and how to split the
-    run into one file per host."""
+    """nvidia-smi mig -lgi through pdsh: refused naming the run and how to split it into one
+    file per host (the plain table and -q through pdsh are read host by host)."""
     data = (
-        b"gpu-01: +-----------------------------------------------------------------------------+\n"
-        b"gpu-01: | NVIDIA-SMI 450.80.02    Driver Version: 450.80.02    CUDA Version: 11.0     |\n"
+        b"gpu-01: +-------------------------------------------------------+\n"
+        b"gpu-01: | GPU instances:                                        |\n"
+        b"gpu-01: | GPU   Name             Profile  Instance   Placement  |\n"
     )
     with pytest.raises(InputError) as caught:
         detect_format("fleet.txt", data)
     (problem,) = caught.value.problems
-    assert "host prefix pdsh or clush" in problem.message
-    assert "one file per host" in problem.fix
+    assert problem.message.startswith("nvidia-smi mig -lgi output of 1 host(s) gathered by pdsh")
+    assert "in its own file named after the host" in problem.fix
 
 
 def test_a_prometheus_api_answer_is_refused_naming_it_and_the_exporters_metrics_text() -> None:
@@ -576,3 +577,37 @@ def test_monitoring_outputs_are_named_with_what_to_run_instead(
     (problem,) = caught.value.problems
     assert problem.message.startswith(message)
     assert fix in problem.fix
+
+
+def test_an_ansible_run_of_a_format_not_read_host_by_host_is_refused_naming_ansible() -> None:
+    """nvidia-smi mig -lgi gathered by Ansible: refused saying it is that output of several
+    hosts gathered by Ansible, and how to give it (one file per host)."""
+    lgi = b"+----------+\n| GPU instances:  |\n| GPU   Name   Profile  Instance   Placement |\n"
+    data = b"gpu01 | CHANGED | rc=0 >>\n" + lgi + b"gpu02 | CHANGED | rc=0 >>\n" + lgi
+    with pytest.raises(InputError) as caught:
+        detect_format("lgi.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith(
+        "nvidia-smi mig -lgi output of 2 host(s) gathered by Ansible, which is read host by host "
+        "only for"
+    )
+    assert "in its own file named after the host" in problem.fix
+
+
+def test_a_run_in_which_no_host_gave_output_lists_each_host_and_its_reason() -> None:
+    """Every host of an Ansible run unreachable: refused listing each host with Ansible's
+    reason, then that no host gave output."""
+    data = (
+        b'gpu01 | UNREACHABLE! => {\n    "msg": "ssh: connect to host gpu01 port 22: timed out",\n'
+        b'    "unreachable": true\n}\ngpu02 | UNREACHABLE! => {\n    "msg": "ssh: Could not '
+        b'resolve hostname gpu02",\n    "unreachable": true\n}\n'
+    )
+    with pytest.raises(InputError) as caught:
+        detect_format("gpus.txt", data, role="inventory")
+    first, second, none = caught.value.problems
+    assert (first.row, second.row) == (1, 5)
+    assert first.message.endswith(
+        "UNREACHABLE: 'ssh: connect to host gpu01 port 22: timed out'; the host is left out"
+    )
+    assert second.message.startswith("host gpu02: Ansible reports it UNREACHABLE: 'ssh: Could not")
+    assert none.message == "a run over several hosts (Ansible) in which no host gave output"

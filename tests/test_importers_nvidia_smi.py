@@ -1425,3 +1425,140 @@ def test_gpu_indices_with_a_gap_no_lost_line_explains_are_a_problem() -> None:
     assert problem.row_kept
     whole = read_nvidia_smi_list(b"GPU 0: NVIDIA L40S (UUID: GPU-a0)\n", "gpu-08.txt", CATALOG)
     assert not whole.problems
+
+
+ANSIBLE_LIST = b"""\
+gpu01 | CHANGED | rc=0 >>
+GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-aaaaaaaa-0000-1111-2222-333344445550)
+GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-aaaaaaaa-0000-1111-2222-333344445551)
+gpu02 | CHANGED | rc=0 >>
+GPU 0: NVIDIA L40S (UUID: GPU-bbbbbbbb-0000-1111-2222-333344445550)
+gpu03 | FAILED | rc=9 >>
+NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that \
+the latest NVIDIA driver is installed and running.non-zero return code
+gpu04 | UNREACHABLE! => {
+    "changed": false,
+    "msg": "Failed to connect to the host via ssh: ssh: connect to host gpu04 port 22: No route \
+to host",
+    "unreachable": true
+}
+"""
+"""``ansible gpus -a "nvidia-smi -L"``: two hosts' results, a failed and an unreachable host."""
+
+CLUSH_LIST = b"""\
+---------------
+gpu[01-02] (2)
+---------------
+GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-aaaaaaaa-0000-1111-2222-333344445550)
+GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-aaaaaaaa-0000-1111-2222-333344445551)
+---------------
+gpu03
+---------------
+GPU 0: NVIDIA L40S (UUID: GPU-bbbbbbbb-0000-1111-2222-333344445550)
+"""
+"""``clush -b -w gpu[01-03] nvidia-smi -L``: gpu01 and gpu02 printed the same lines."""
+
+
+def _models(read: HostsRead) -> dict[str, tuple[object, object]]:
+    """Each host's GPU model and count."""
+    return {h.name: (_values(h)["gpu_model"], _values(h)["gpus_per_host"]) for h in read.hosts}
+
+
+def test_an_ansible_run_gives_each_host_its_gpus_and_lists_failed_and_unreachable_hosts() -> None:
+    """Each ``host | CHANGED | rc=0 >>`` block is that host's nvidia-smi -L, the host named by
+    its header (read); a FAILED and an UNREACHABLE host are problems naming the host and the
+    reason Ansible gives. The file was refused as 'cannot tell which tool wrote this file'."""
+    assert detect_format("gpus.txt", ANSIBLE_LIST) is Format.NVIDIA_SMI_LIST
+    read = read_nvidia_smi_list(ANSIBLE_LIST, "gpus.txt", CATALOG)
+    assert _models(read) == {"gpu01": ("A100-80GB-SXM", 2), "gpu02": ("L40S", 1)}
+    assert [h.name_note and h.name_note.source for h in read.hosts] == ["read", "read"]
+    failed, unreachable = read.problems
+    assert failed.row == 6
+    assert failed.message.startswith(
+        "host gpu03: Ansible reports it FAILED: rc=9, 'NVIDIA-SMI has failed because"
+    )
+    assert "non-zero return code" not in failed.message
+    assert unreachable.row == 8
+    assert unreachable.message.startswith("host gpu04: Ansible reports it UNREACHABLE: 'Failed")
+    assert "No route to host'; the host is left out" in unreachable.message
+    assert "ssh gpu04" in unreachable.fix
+
+
+def test_a_clush_b_run_gives_every_host_of_a_folded_host_set_its_block() -> None:
+    """``clush -b``'s block headed ``gpu[01-02] (2)`` is the output of gpu01 and of gpu02, each
+    a host of its own; ``gpu03``'s block is gpu03's."""
+    assert detect_format("gpus.txt", CLUSH_LIST) is Format.NVIDIA_SMI_LIST
+    read = read_nvidia_smi_list(CLUSH_LIST, "gpus.txt", CATALOG)
+    assert _models(read) == {
+        "gpu01": ("A100-80GB-SXM", 2),
+        "gpu02": ("A100-80GB-SXM", 2),
+        "gpu03": ("L40S", 1),
+    }
+    assert read.problems == ()
+
+
+_L40S_REPORT = """\
+==============NVSMI LOG==============
+
+Attached GPUs                             : 1
+GPU 00000000:18:00.0
+    Product Name                          : NVIDIA L40S
+    MIG Mode
+        Current                           : N/A
+    FB Memory Usage
+        Total                             : 46068 MiB
+"""
+_L40S_QUERY = "name, memory.total [MiB]\nNVIDIA L40S, 46068 MiB\n"
+
+
+def _ansible(outputs: dict[str, str]) -> bytes:
+    return "".join(f"{h} | CHANGED | rc=0 >>\n{o}" for h, o in outputs.items()).encode()
+
+
+def _clush(outputs: dict[str, str]) -> bytes:
+    rule = "-" * 15
+    return "".join(f"{rule}\n{h}\n{rule}\n{o}" for h, o in outputs.items()).encode()
+
+
+def _pdsh(outputs: dict[str, str]) -> bytes:
+    return "".join(f"{h}: {line}\n" for h, o in outputs.items() for line in o.splitlines()).encode()
+
+
+@pytest.mark.parametrize("gather", [_ansible, _clush, _pdsh], ids=["ansible", "clush-b", "pdsh"])
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (OLD_TABLE.decode(), (Format.NVIDIA_SMI_TABLE, "A100-40GB-SXM", 2)),
+        (_L40S_REPORT, (Format.NVIDIA_SMI_REPORT, "L40S", 1)),
+        (_L40S_QUERY, (Format.NVIDIA_SMI_QUERY, "L40S", 1)),
+    ],
+    ids=["table", "q", "query-csv"],
+)
+def test_the_table_report_and_query_of_several_hosts_are_read_host_by_host(
+    gather: Callable[[dict[str, str]], bytes],
+    output: str,
+    expected: tuple[Format, str, int],
+) -> None:
+    """The plain table, -q and --query-gpu gathered by Ansible, clush -b or pdsh give each host
+    its GPUs, named as the run names it (the table and -q through pdsh were refused)."""
+    data = gather({"gpu-a": output, "gpu-b": output})
+    found = detect_format("fleet.txt", data)
+    reader = {
+        Format.NVIDIA_SMI_TABLE: read_nvidia_smi_table,
+        Format.NVIDIA_SMI_REPORT: read_nvidia_smi_report,
+        Format.NVIDIA_SMI_QUERY: read_nvidia_smi_query,
+    }[found]
+    read = reader(data, "fleet.txt", CATALOG)
+    fmt, model, gpus = expected
+    assert found is fmt
+    assert _models(read) == {"gpu-a": (model, gpus), "gpu-b": (model, gpus)}
+
+
+def test_a_host_whose_block_cannot_be_read_is_left_out_by_name() -> None:
+    """A clush block that is not the run's format (the head of -q among tables) is a problem
+    naming its host, which is left out; the other hosts are read."""
+    data = _clush({"gpu[01-02] (2)": OLD_TABLE.decode(), "gpu03": "Timestamp : now\n"})
+    read = read_nvidia_smi_table(data, "fleet.txt", CATALOG)
+    assert [h.name for h in read.hosts] == ["gpu01", "gpu02"]
+    (problem,) = read.problems
+    assert problem.message.startswith("host gpu03 is left out: no GPU table")

@@ -7,7 +7,14 @@ import pytest
 from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.detect import Format, detect_format
 from planner.inputs.importers.nvidia_smi import read_nvidia_smi_list, read_nvidia_smi_table
-from planner.inputs.importers.text import decode_text, host_from_file_name, name_host, tool_text
+from planner.inputs.importers.text import (
+    decode_text,
+    expand_node_set,
+    host_from_file_name,
+    host_outputs,
+    name_host,
+    tool_text,
+)
 from planner.inputs.problems import InputError
 from planner.inputs.tabular import read_csv_table
 
@@ -223,3 +230,92 @@ def test_output_indented_as_a_whole_reads_as_the_output() -> None:
         2,
         "  MIG 3g.40gb     Device  0: (UUID: MIG-00000000-0000-0000-0000-000000000000)",
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "hosts"),
+    [
+        ("gpu[01-03,07],login1", ["gpu01", "gpu02", "gpu03", "gpu07", "login1"]),
+        ("rack[1-2]-gpu[1-2]", ["rack1-gpu1", "rack1-gpu2", "rack2-gpu1", "rack2-gpu2"]),
+        ("gpu[01-05/2]", ["gpu01", "gpu03", "gpu05"]),
+        ("gpu03", ["gpu03"]),
+        ("gpu[3-1]", None),
+        ("gpu[0-999999999]", None),
+        ("gpu[01-02", None),
+        ("gpu[a-b]", None),
+    ],
+)
+def test_a_clush_host_set_stands_for_each_of_its_hosts(
+    written: str, hosts: list[str] | None
+) -> None:
+    """ClusterShell's folded host sets are spelt out as clush folds them (ranges keep their
+    zero padding, several brackets multiply); a set that is no host set, or stands for more
+    than MAX_HOSTS hosts, is None rather than a guess."""
+    assert expand_node_set(written) == hosts
+
+
+def test_one_hosts_output_is_no_run_over_several_hosts() -> None:
+    """nvidia-smi -L of one host is none of pdsh's, clush's or Ansible's layouts."""
+    assert host_outputs(tool_text(b"GPU 0: NVIDIA L4 (UUID: GPU-1)\n", "gpu-01.txt")) is None
+
+
+def test_ansibles_one_line_output_is_refused_with_the_option_to_leave_out() -> None:
+    """``ansible -o`` joins a host's lines with ``\\n``: refused, naming -o."""
+    data = b"gpu01 | CHANGED | rc=0 | (stdout) GPU 0: NVIDIA L4 (UUID: GPU-1)\\nGPU 1: NVIDIA L4\n"
+    with pytest.raises(InputError) as caught:
+        host_outputs(tool_text(data, "gpus.txt"))
+    (problem,) = caught.value.problems
+    assert (problem.row, problem.message.split(",")[0]) == (1, "Ansible's one-line output (-o)")
+    assert "without -o" in problem.fix
+
+
+def test_ansibles_warnings_and_clush_messages_are_listed_not_read_as_output() -> None:
+    """Ansible's ``[WARNING]:`` line and clush's ``clush: host: ...`` message are problems
+    naming their row, never a host's output; a clush host set whose count disagrees with its
+    hosts is a problem and its block is left out."""
+    ansible = tool_text(
+        b"[WARNING]: Platform linux on host gpu01 is using the discovered Python interpreter\n"
+        b"gpu01 | CHANGED | rc=0 >>\nGPU 0: NVIDIA L4 (UUID: GPU-1)\n",
+        "a.txt",
+    )
+    run = host_outputs(ansible)
+    assert run is not None
+    assert [line for _, line in run.outputs["gpu01"].lines] == ["GPU 0: NVIDIA L4 (UUID: GPU-1)"]
+    (warning,) = run.problems
+    assert (
+        warning.row,
+        warning.message.endswith("is no host's output in this Ansible run: ignored"),
+    ) == (1, True)
+    rule = b"-" * 15
+    clush = tool_text(
+        b"clush: gpu04: exited with exit code 255\n"
+        + rule
+        + b"\ngpu[01-02] (3)\n"
+        + rule
+        + b"\nGPU 0: NVIDIA L4\n"
+        + rule
+        + b"\ngpu03\n"
+        + rule
+        + b"\nGPU 0: NVIDIA L4\n",
+        "c.txt",
+    )
+    run = host_outputs(clush)
+    assert run is not None
+    assert list(run.outputs) == ["gpu03"]
+    exited, miscounted = run.problems
+    assert miscounted.row == 3
+    assert "stands for 2 hosts, not 3: its output is left out" in miscounted.message
+    assert (exited.row, exited.message) == (
+        1,
+        "host gpu04: clush reports 'exited with exit code 255'",
+    )
+
+
+def test_a_pdsh_hosts_blank_lines_stay_in_its_output() -> None:
+    """pdsh prints a host's blank line as ``host: `` (saved without its space): a blank line of
+    that host, not a line without a prefix."""
+    text = tool_text(b"gpu-01: a\ngpu-01: \ngpu-01: b\ngpu-02: c\n", "p.txt")
+    run = host_outputs(text)
+    assert run is not None
+    assert run.outputs["gpu-01"].lines == ((1, "a"), (2, ""), (3, "b"))
+    assert host_outputs(tool_text(b"gpu-01: a\nother:\n", "p.txt")) is None

@@ -18,7 +18,7 @@ from planner.inputs.importers.kube import (
     object_kind,
 )
 from planner.inputs.importers.nvidia_smi import is_headerless_query
-from planner.inputs.importers.text import ToolText, host_prefixed, tool_text
+from planner.inputs.importers.text import ToolText, host_outputs, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS, INVENTORY_TABLE
 from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
 from planner.inputs.problems import InputError, InputProblem
@@ -340,23 +340,44 @@ def _refuse_plan_results(file: str, header: CsvHeader | None, role: Role | None)
     )
 
 
-_PER_HOST_READ = (Format.NVIDIA_SMI_QUERY, Format.NVIDIA_SMI_LIST)
-"""Formats whose readers take a ``pdsh``/``clush`` run of several hosts host by host."""
+_PER_HOST_READ = (
+    Format.NVIDIA_SMI_QUERY,
+    Format.NVIDIA_SMI_LIST,
+    Format.NVIDIA_SMI_TABLE,
+    Format.NVIDIA_SMI_REPORT,
+)
+"""Formats whose readers take a run of several hosts (pdsh, clush, Ansible) host by host."""
 
 
 def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
-    """The format of a ``pdsh`` or ``clush`` run (every line ``host: <line>``), from its first
-    host's lines; None when the lines carry no host prefix, or what follows it is no known
-    output. Refused when the format's reader does not take a run of several hosts."""
-    parts = host_prefixed(text)
-    if parts is None:
+    """The format of a run over several hosts (``text.host_outputs``: pdsh's or clush's host
+    prefix, clush's blocks, Ansible's results), from its first host's output; None when the
+    file is one host's output, or what the run holds is no known output. Refused when the
+    format's reader does not take a run of several hosts, or no host gave output."""
+    run = host_outputs(text)
+    if run is None:
         return None
-    first = next(iter(parts.values()))
+    if not run.outputs:
+        raise InputError(
+            [
+                *run.problems,
+                InputProblem(
+                    text.file,
+                    None,
+                    None,
+                    f"a run over several hosts ({run.tool}) in which no host gave output",
+                    "run the command again on hosts where it works and give what it prints",
+                ),
+            ]
+        )
+    first = next(part for part in run.outputs.values() if part.lines)
     inner = "\n".join(line for _, line in first.lines).encode()
     try:
         found = detect_format(text.file, inner, role=role)
     except InputError:
-        return None
+        if run.tool == "pdsh or clush":
+            return None
+        raise
     if found in _PER_HOST_READ:
         return found
     raise InputError(
@@ -365,12 +386,12 @@ def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
                 text.file,
                 first.lines[0][0],
                 None,
-                f"{found.label} output of {len(parts)} host(s) with the host prefix pdsh or "
-                "clush writes on each line ('host: ...'), which is read only for nvidia-smi "
-                "--query-gpu and nvidia-smi -L",
-                "split it into one file per host named after the host (dshbak -d DIR, or "
-                "clush's --outdir), or run nvidia-smi --query-gpu=name,memory.total,"
-                "mig.mode.current --format=csv through pdsh instead",
+                f"{found.label} output of {len(run.outputs)} host(s) gathered by {run.tool}, "
+                "which is read host by host only for nvidia-smi --query-gpu, nvidia-smi -L, "
+                "nvidia-smi and nvidia-smi -q",
+                "give each host's output in its own file named after the host (pdsh's dshbak "
+                "-d DIR, or clush's --outdir), or run nvidia-smi --query-gpu=name,memory.total,"
+                f"mig.mode.current --format=csv through {run.tool.split()[0]} instead",
             )
         ]
     )

@@ -4,8 +4,10 @@ Each output is read by its header and labels, never by character positions: the 
 its column names (any set and order, with or without ``nounits``), ``-L`` by its ``GPU n:`` and
 ``MIG <profile> Device n:`` lines, the table by the labels in its header cells (``Name``,
 ``Memory-Usage``, ``MIG M.``; old 79-column and new layouts alike) and its ``MIG devices``
-sub-table. A host is one output unless a ``hostname`` column names several. What nvidia-smi
-cannot know (cluster, CPU cores, memory, network) is left to other files or assumed later.
+sub-table. A host is one output unless a ``hostname`` column names several, or the file is a
+run over several hosts (pdsh, clush, Ansible: ``text.host_outputs``), read host by host. What
+nvidia-smi cannot know (cluster, CPU cores, memory, network) is left to other files or assumed
+later.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from planner.inputs.importers.text import (
     COUNT,
     COUNT_SAID,
     ToolText,
-    host_prefixed,
+    host_outputs,
     name_host,
     tool_text,
     whole_count,
@@ -247,8 +249,8 @@ def read_nvidia_smi_query(
     ``mig.mode.current``, ``index`` and ``hostname`` (when it names hosts, rows are grouped by
     it); every other column is ignored. One row is one GPU. A query CSV a spreadsheet saved
     again with semicolons or tabs is read by that separator (a decimal comma read as a point). A
-    ``pdsh`` or ``clush`` run over several hosts (every line ``host: <line>``) is read host by
-    host, each host's GPUs given to the host its prefix names.
+    run over several hosts (pdsh's or clush's ``host: <line>``, clush's blocks, Ansible's
+    results) is read host by host, each host's GPUs given to the host the run names.
     """
     text = tool_text(data, file)
     return _per_host(
@@ -262,31 +264,40 @@ def _per_host(
     host_name: str | None,
     read: Callable[[ToolText, str | None], HostsRead],
 ) -> HostsRead:
-    """``read`` of the whole output, or of each host's lines when every line carries the host
-    prefix ``pdsh`` and ``clush`` write; then each host is named after its prefix, and a host
-    whose lines cannot be read is a problem while the other hosts are read."""
-    parts = host_prefixed(text)
-    if parts is None:
+    """``read`` of the whole output, or of each host's output when it is a run over several
+    hosts (``text.host_outputs``: pdsh's and clush's host prefix, clush's blocks, Ansible's
+    results); then each host is named as the run names it, a host whose output cannot be read
+    is a problem while the other hosts are read, and the hosts the run reports failed or
+    unreachable are problems naming them."""
+    run = host_outputs(text)
+    if run is None:
         return read(text, host_name)
     hosts: list[HostFacts] = []
     notes: list[ImportNote] = []
-    problems: list[InputProblem] = []
-    for host, part in parts.items():
+    problems: list[InputProblem] = list(run.problems)
+    for host, part in run.outputs.items():
+        if not part.lines:
+            problems.append(
+                InputProblem(
+                    text.file,
+                    None,
+                    None,
+                    f"host {host}: its output in this {run.tool} run is empty; the host is "
+                    "left out",
+                    "run the command on that host again and give what it prints",
+                )
+            )
+            continue
         try:
             one = read(part, host)
         except InputError as error:
-            problems.extend(error.problems)
+            problems.extend(
+                replace(p, message=f"host {host} is left out: {p.message}") for p in error.problems
+            )
             continue
         for facts in one.hosts:
             naming = ImportNote(
-                text.file,
-                facts.line,
-                "",
-                facts.name,
-                "host",
-                facts.name,
-                "read",
-                "the host prefix pdsh or clush wrote on each of its lines",
+                text.file, facts.line, "", facts.name, "host", facts.name, "read", run.named_by
             )
             hosts.append(replace(facts, name_note=naming))
         notes.extend(one.notes)
@@ -858,8 +869,8 @@ def read_nvidia_smi_list(
     """GPU hosts from ``nvidia-smi -L``: ``GPU 0: NVIDIA H100 80GB HBM3 (UUID: ...)`` lines and the
     indented ``MIG 1g.10gb Device 0: (UUID: ...)`` lines of each GPU's MIG devices (the old
     format without the ``NVIDIA`` prefix too). Memory is not listed: the name alone picks the
-    model. MIG device lines mean MIG mode is on; their placements are not listed. A ``pdsh`` or
-    ``clush`` run (every line ``host: <line>``) is read host by host. The vGPU report of
+    model. MIG device lines mean MIG mode is on; their placements are not listed. A run over
+    several hosts (pdsh, clush, Ansible) is read host by host. The vGPU report of
     ``nvidia-smi vgpu -q``, whose ``GPU 00000000:3B:00.0`` lines look like GPU lines, is
     refused saying what it is."""
     text = tool_text(data, file)
@@ -973,9 +984,17 @@ def read_nvidia_smi_report(
     Device`` (``<mig_devices><mig_device>``) gives its GPU instance id, compute instance id, SMs
     (``Device Attributes`` > ``Shared`` > ``Multiprocessor count``) and memory (``FB Memory
     Usage`` > ``Total``) [MiB]; each GPU instance's profile is found as the plain table's are
-    (``gpu_instance_profile``). A report filtered with ``-d`` (no Product Name) is refused.
+    (``gpu_instance_profile``). A report filtered with ``-d`` (no Product Name) is refused. A
+    run over several hosts (pdsh, clush, Ansible) is read host by host.
     """
     text = tool_text(data, file)
+    return _per_host(
+        text, REPORT_TOOL, host_name, lambda part, host: _read_report(part, file, catalog, host)
+    )
+
+
+def _read_report(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
+    """The report ``text`` of one output (see ``read_nvidia_smi_report``)."""
     first = next((line for _, line in text.lines if line.strip()), "")
     devices: list[_MigDevice] = []
     lost = _lost_gpus(text)
@@ -1392,9 +1411,17 @@ def read_nvidia_smi_table(
     [MiB], MIG mode from ``MIG M.``. The ``MIG devices`` sub-table gives each GPU instance's
     memory and SMs; its profile is the catalog profile of that memory, SMs telling profiles of
     equal memory apart (``SMS_PER_COMPUTE_SLICE``). A truncated name (``Tesla V100-SXM2...``)
-    is matched on the words it keeps and the memory.
+    is matched on the words it keeps and the memory. A run over several hosts (pdsh, clush,
+    Ansible) is read host by host.
     """
     text = tool_text(data, file)
+    return _per_host(
+        text, TABLE_TOOL, host_name, lambda part, host: _read_table(part, file, catalog, host)
+    )
+
+
+def _read_table(text: ToolText, file: str, catalog: Catalog, host_name: str | None) -> HostsRead:
+    """The plain table ``text`` of one output (see ``read_nvidia_smi_table``)."""
     lines = text.lines
     problems = _lost_gpus(text)
     gpus: list[_Gpu] = []
