@@ -824,7 +824,8 @@ def test_aks_vm_sizes_give_each_node_its_gpu_model() -> None:
     """If AKS nodes carry no GPU model label, each Azure VM size gives its own model (NC24ads A100
     v4 an A100 80GB PCIe, NC40ads H100 v5 an H100 NVL, ND96isr H100 v5 8 H100 80GB SXM, ND96asr v4
     8 A100 40GB SXM, NC64as T4 v3 4 T4, NC24s v3 4 V100 16GB) and, from labels alone, its GPUs;
-    an NV6ads A10 v5, 1/6 of an A10, is a problem saying it is a vGPU slice, not a whole GPU."""
+    an NV6ads A10 v5, 1/6 of an A10, is left out with a problem saying it is a vGPU slice, not a
+    whole GPU (it was kept as a whole A10)."""
     sizes = {
         "a100": ("Standard_NC24ads_A100_v4", "1"),
         "h100": ("Standard_NC40ads_H100_v5", "1"),
@@ -856,7 +857,6 @@ def test_aks_vm_sizes_give_each_node_its_gpu_model() -> None:
         "nd96a": ("A100-40GB-SXM", 8),
         "t4": ("T4", 4),
         "v100": ("V100-16GB-PCIe", 4),
-        "nva10": ("A10", 1),
     }
     model = next(f for f in read.hosts[0].facts if f.field == "gpu_model")
     assert "Azure VM size Standard_NC24ads_A100_v4" in model.note.text
@@ -864,6 +864,7 @@ def test_aks_vm_sizes_give_each_node_its_gpu_model() -> None:
     assert "nva10" in str(read.problems[0])
     assert "1/6" in read.problems[0].message
     assert "vGPU" in read.problems[0].message
+    assert "left out" in read.problems[0].message
     labels_only = b"".join(
         json.dumps(
             n["metadata"]["labels"] | {"kubernetes.io/hostname": n["metadata"]["name"]}
@@ -964,9 +965,9 @@ def test_a_node_with_mig_on_some_gpus_only_is_a_problem_naming_them() -> None:
 
 def test_aks_ncads_a10_v4_sizes_are_an_a10_or_a_part_of_one() -> None:
     """If an AKS node is an NCads A10 v4 VM, Standard_NC32ads_A10_v4 is one whole A10, and
-    Standard_NC8ads_A10_v4 and Standard_NC16ads_A10_v4 hold 1/3 and 1/2 of an A10: each an A10,
-    the partial ones with a problem saying the part of the A10 they hold (their model was
-    unknown, and the host left out)."""
+    Standard_NC8ads_A10_v4 and Standard_NC16ads_A10_v4 hold 1/3 and 1/2 of an A10: those are left
+    out, each with a problem saying the part of the A10 it holds, never planned as a whole A10
+    (their model was unknown)."""
     sizes = {
         "nc32": "Standard_NC32ads_A10_v4",
         "nc8": "Standard_NC8ads_A10_v4",
@@ -982,14 +983,12 @@ def test_aks_ncads_a10_v4_sizes_are_an_a10_or_a_part_of_one() -> None:
     values = {h.name: _values(h) for h in read.hosts}
     assert {n: (v["gpu_model"], v["gpus_per_host"]) for n, v in values.items()} == {
         "nc32": ("A10", 1),
-        "nc8": ("A10", 1),
-        "nc16": ("A10", 1),
     }
     parts = {p.column.split(":")[0]: p.message for p in read.problems}
     assert sorted(parts) == ["node nc16", "node nc8"]
     assert "has 1/3 of an NVIDIA A10" in parts["node nc8"]
     assert "has 1/2 of an NVIDIA A10" in parts["node nc16"]
-    assert "overstates" in parts["node nc8"]
+    assert "the node is left out rather than planned as a whole A10" in parts["node nc8"]
 
 
 def _kubevirt(

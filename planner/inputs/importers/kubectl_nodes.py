@@ -44,7 +44,8 @@ Readings and their rules:
   instance type's are a problem. An Azure VM size on AKS (``_AZURE_GPUS``:
   Standard_NC24ads_A100_v4 1 × A100 80GB PCIe, Standard_ND96isr_H100_v5 8 × H100 80GB SXM...)
   is read alike; one with part of a GPU (``_AZURE_PARTIAL_GPUS``: NV6ads A10 v5, 1/6 of an A10,
-  or NC8ads A10 v4, 1/3) is a problem. Another instance type is named in the note as not known.
+  or NC8ads A10 v4, 1/3) is left out with a problem, as the inventory counts whole GPUs.
+  Another instance type is named in the note as not known.
 - GKE's own GPU sharing: time-sharing or MPS (``cloud.google.com/gke-gpu-sharing-strategy``)
   advertises each GPU ``cloud.google.com/gke-max-shared-clients-per-gpu`` times, as
   ``nvidia.com/gpu.replicas`` says for GFD; a MIG partition size
@@ -322,7 +323,13 @@ def read_kubectl_nodes(
                 )
             )
             continue
-        reader = _vm_host if _gives_gpus_to_vms(node, catalog) else _host
+        reader = (
+            _partial_gpu_node
+            if _partial_gpu(node) is not None
+            else _vm_host
+            if _gives_gpus_to_vms(node, catalog)
+            else _host
+        )
         host = reader(node, file, catalog, cluster, notes, problems)
         if host is not None:
             hosts.append(host)
@@ -464,6 +471,39 @@ def _gives_gpus_to_vms(node: _Node, catalog: Catalog) -> bool:
             return False  # read as a pods' GPU node, which reports the value
     return node.labels.get(WORKLOAD_CONFIG_LABEL) in (_VM_PASSTHROUGH, _VM_VGPU) or any(
         vm_gpu(r, catalog) is not None for r in {*node.capacity, *node.allocatable}
+    )
+
+
+def _partial_gpu(node: _Node) -> tuple[str, str, str, str] | None:
+    """The node's instance-type label, its Azure VM size, the GPU and the part of it the size
+    holds, when the size holds part of a GPU (``_AZURE_PARTIAL_GPUS``)."""
+    label, size = _instance_type(node.labels)
+    partial = _AZURE_PARTIAL_GPUS.get(size.strip().lower())
+    return None if partial is None else (label, size, *partial)
+
+
+def _partial_gpu_node(
+    node: _Node,
+    file: str,
+    catalog: Catalog,
+    cluster: str | None,
+    notes: list[ImportNote],
+    problems: list[InputProblem],
+) -> None:
+    """A node of an Azure VM size holding part of a GPU (``_partial_gpu``) is left out, with a
+    problem: the inventory counts whole GPUs, and as one whole GPU it would be planned with
+    the GPU it shares with other VMs."""
+    found = _partial_gpu(node)
+    assert found is not None
+    label, size, model, part = found
+    _, bad = _recorders(node, file, [], problems)
+    bad(
+        f"metadata.labels.{label}",
+        f"the Azure VM size {shown(size)} has {part} of an NVIDIA {model} (a vGPU slice of a GPU "
+        "on Azure's host, partitioned between VMs), not a whole GPU: the inventory counts whole "
+        f"GPUs, so the node is left out rather than planned as a whole {model}",
+        f"plan on a size with whole GPUs (an {model} size listed by Microsoft with 1 GPU or more); "
+        f"or, knowing it overstates the node, give it in an inventory CSV row as 1 {model}",
     )
 
 
@@ -919,16 +959,6 @@ def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any)
     """A problem when the GPUs read for a node are not those of its EC2 instance type (GPUs
     shared without the labels that say how, or one the device plugin withdrew): the count read is
     kept."""
-    partial = _AZURE_PARTIAL_GPUS.get(instance[1].strip().lower())
-    if partial is not None:
-        bad(
-            f"metadata.labels.{instance[0]}",
-            f"the Azure VM size {shown(instance[1])} has {partial[1]} of an NVIDIA {partial[0]} "
-            "(a vGPU slice of a GPU on Azure's host, partitioned between VMs), not a whole GPU: "
-            "planned as whole GPUs, the node overstates its GPUs",
-            "leave the node out, or give it as a vGPU VM in an inventory CSV row (gpu_model "
-            f"{partial[0]}, the GPUs it holds)",
-        )
     ec2 = _instance_gpus(instance[1])
     counted = next((f for f in facts if f.field == "gpus_per_host"), None)
     if ec2 is None or ec2[1] is None or counted is None or counted.value == ec2[1]:
