@@ -652,3 +652,16 @@ def test_a_node_named_after_its_cluster_says_which_clusters_in_its_note() -> Non
     imported = import_inventory([("prod.json", prod), ("dev.json", dev)], CATALOG)
     (named,) = [n for n in imported.notes if n.field == "host" and n.subject == "dev/worker-0"]
     assert "(their clusters differ: prod and dev)" in named.text
+
+
+def test_two_clusters_node_files_of_one_name_keep_their_nodes_apart() -> None:
+    """Two clusters' nodes saved under one file name (prod/nodes.json and dev/nodes.json reach
+    the planner as nodes.json twice) with nodes of one name and other uids are two hosts; the
+    same file given twice is one."""
+    prod = kube_list(_uid_node("worker-0", "uid-a", {"cluster-name": "prod", **_H100}, 8))
+    dev = kube_list(_uid_node("worker-0", "uid-b", {"cluster-name": "dev", **_L40S}, 4))
+    imported = import_inventory([("nodes.json", prod), ("nodes.json", dev)], CATALOG)
+    assert list(imported.frame["host"]) == ["worker-0", "dev/worker-0"]
+    again = import_inventory([("nodes.json", prod), ("nodes.json", prod)], CATALOG)
+    assert list(again.frame["host"]) == ["worker-0"]
+    assert not again.problems

@@ -402,6 +402,9 @@ class _Node:
 
     file: str
     """The ``kubectl get nodes`` file it is in."""
+    copy: int
+    """Which copy of the file: files of one name and one content are one file given twice (0);
+    of one name and other contents (two folders' ``nodes.json``), each is its own (1, 2...)."""
     uid: str
     """Its ``metadata.uid``, unique to the node; empty when the file does not give it."""
     cluster: str
@@ -433,7 +436,7 @@ def _node_told_apart(
     while True:
         entry = next((h for h in hosts if h.matches(name)), None)
         others = [] if entry is None else [nodes[id(p)] for p in entry.parts if id(p) in nodes]
-        others = [o for o in others if o.file != node.file]
+        others = [o for o in others if (o.file, o.copy) != (node.file, node.copy)]
         if not others or any(node.uid and o.uid == node.uid for o in others):
             break
         other = others[0]
@@ -553,7 +556,8 @@ def _hosts_by_name(
             if read.file in repeated and given[read.file] > 1 and _named_after_file(part):
                 part = _told_apart(read, given[read.file], part, hosts, problems)
             if isinstance(read, kubectl_nodes.NodesRead):
-                node = _Node(read.file, read.uids.get(part.name, ""), _cluster_of(part))
+                copy = given[read.file] if read.file in repeated else 0
+                node = _Node(read.file, copy, read.uids.get(part.name, ""), _cluster_of(part))
                 part = _node_told_apart(node, part, hosts, nodes, unsure)
                 nodes[id(part)] = node
             fitting = [] if _has_domain(part.name) else full_names.get(_short(part.name), [])
