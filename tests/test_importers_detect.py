@@ -611,3 +611,34 @@ def test_a_run_in_which_no_host_gave_output_lists_each_host_and_its_reason() -> 
     )
     assert second.message.startswith("host gpu02: Ansible reports it UNREACHABLE: 'ssh: Could not")
     assert none.message == "a run over several hosts (Ansible) in which no host gave output"
+
+
+def test_a_refusal_of_a_hosts_block_names_the_row_of_the_file() -> None:
+    """kubectl's messages inside an Ansible host's block are refused naming their row in the
+    file (row 2), not in the block."""
+    data = (
+        b"gpu01 | CHANGED | rc=0 >>\n"
+        b"E1128 10:00:00.123456   12345 memcache.go:265] couldn't get the API group list\n"
+        b'{"apiVersion": "v1", "kind": "List", "items": []}\n'
+    )
+    with pytest.raises(InputError) as caught:
+        detect_format("nodes.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.row == 2
+    assert problem.message.startswith("a kubectl error or warning line, not JSON")
+
+
+def test_ansible_playbook_output_is_refused_with_the_ad_hoc_command() -> None:
+    """ansible-playbook's PLAY and TASK output holds the hosts' lines as JSON strings: refused
+    naming it, with the ad hoc command whose blocks are read host by host."""
+    data = (
+        b"PLAY [gpus] ********************************************************\n\n"
+        b"TASK [nvidia-smi] **************************************************\n"
+        b"changed: [gpu01]\n\nTASK [debug] ****\nok: [gpu01] => {\n"
+        b'    "out.stdout_lines": [\n        "GPU 0: NVIDIA L4 (UUID: GPU-1)"\n    ]\n}\n'
+    )
+    with pytest.raises(InputError) as caught:
+        detect_format("play.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith("ansible-playbook output (PLAY and TASK lines)")
+    assert "ansible GROUP -a 'nvidia-smi -L'" in problem.fix

@@ -371,11 +371,12 @@ def _host_prefixed_format(text: ToolText, role: Role | None) -> Format | None:
             ]
         )
     first = next(part for part in run.outputs.values() if part.lines)
-    inner = "\n".join(line for _, line in first.lines).encode()
+    # A block keeps its rows' numbers (blank rows above it) for a refusal to name them.
+    inner = ("\n".join(line for _, line in first.lines) if run.prefixed else first.text).encode()
     try:
         found = detect_format(text.file, inner, role=role)
     except InputError:
-        if run.tool == "pdsh or clush":
+        if run.prefixed:
             return None
         raise
     if found in _PER_HOST_READ:
@@ -473,6 +474,8 @@ _TOPOLOGY = re.compile(r"^\s*GPU0\s.*\bCPU Affinity\b")
 _SMI_MONITOR = re.compile(r"^#\s*gpu\s+(?P<first>\w+)")
 _DCGMI_MONITOR = re.compile(r"^#\s*Entity\s+\w+")
 _TEGRASTATS = re.compile(r"\bRAM [0-9]+/[0-9]+MB\b.*\b(GR3D_FREQ|EMC_FREQ)\b")
+_PLAYBOOK = re.compile(r"^(PLAY|TASK) \[.*\]\s*\**\s*$")
+"""A play's or a task's heading in ansible-playbook's output: ``TASK [nvidia-smi] ****``."""
 _FOR_HOSTS = (
     "for the GPU hosts, run nvidia-smi --query-gpu=name,memory.total,mig.mode.current "
     "--format=csv (or nvidia-smi -L) on each host and give what it prints"
@@ -602,6 +605,13 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
     monitor = _monitor_output(lines)
     if monitor is not None:
         return monitor
+    if any(_PLAYBOOK.match(line) for line in lines[:5]):
+        return (
+            "ansible-playbook output (PLAY and TASK lines), which is not read: the hosts' output "
+            "stands in it as JSON strings",
+            "run the command ad hoc and give what it prints, a block per host read host by "
+            "host: ansible GROUP -a 'nvidia-smi -L' > gpus.txt",
+        )
     return _kubectl_table(first)
 
 

@@ -235,6 +235,9 @@ class HostRun:
     """Each host's output, line numbers those of the file, in the order the hosts appear."""
     problems: tuple[InputProblem, ...] = ()
     """Hosts the run reports failed or unreachable, and lines that are no host's output."""
+    prefixed: bool = False
+    """Each line carries its host (pdsh's ``host: <line>``), so that any file whose lines all
+    start ``word: `` reads as such a run; a block per host is told by its headers."""
 
 
 _ANSIBLE_HEADER = re.compile(
@@ -315,7 +318,10 @@ def host_outputs(text: ToolText) -> HostRun | None:
     prefixed = host_prefixed(text)
     if prefixed is not None:
         return HostRun(
-            "pdsh or clush", "the host prefix pdsh or clush wrote on each of its lines", prefixed
+            "pdsh or clush",
+            "the host prefix pdsh or clush wrote on each of its lines",
+            prefixed,
+            prefixed=True,
         )
     return _ansible_run(text) or _clush_blocks(text)
 
