@@ -849,3 +849,28 @@ def test_an_nvidia_resource_not_read_leaves_its_pod_out_unless_a_gpu_is_read() -
     assert "nvidia.com/vfio_dev is a GPU resource the importer does not read" in text
     assert text.count("pod left out") == 2
     assert "workload CSV" in text
+
+
+def test_gpu_names_are_matched_only_for_sandbox_resources_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Matching a GPU name costs up to a millisecond, so a pods file of many GPU pods matches
+    none for nvidia.com/gpu or MIG resources, and a VDI pool's virt-launcher pods, all asking one
+    vGPU type, match it once."""
+    from planner.inputs.importers import kubectl_nodes
+
+    matched: list[str] = []
+    original = kubectl_nodes.match_gpu_name
+
+    def counting(name: str, catalog: Any, **kwargs: Any) -> Any:
+        matched.append(name)
+        return original(name, catalog, **kwargs)
+
+    monkeypatch.setattr(kubectl_nodes, "match_gpu_name", counting)
+    monkeypatch.setattr(kubectl_nodes, "_VM_GPUS_MATCHED", {})
+    mig = container(limits={"nvidia.com/mig-1g.10gb": "1"})
+    _pods(*(pod(f"p{i}", containers=[_gpu()]) for i in range(5)), pod("m", containers=[mig]))
+    assert matched == []
+    desks = _pods(*(_vm(f"desk-{i}", "nvidia.com/NVIDIA_A10-4Q") for i in range(5)))
+    assert matched == ["NVIDIA A10-4Q"]
+    assert all(d.gpu_models == ("A10",) for d in desks)

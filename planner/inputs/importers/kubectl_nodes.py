@@ -256,6 +256,8 @@ _VM_PASSTHROUGH = "vm-passthrough"
 _VM_VGPU = "vm-vgpu"
 _PCI_CHIP = re.compile(r"^(?:G[A-Z]|TU|AD|GV|GP|GK|GM)\d{3}[A-Z]*_")
 """The GPU chip opening a PCI device name as a resource (``GA102GL_``, ``TU104GL_``, ``GH100_``)."""
+_VGPU_TYPE = re.compile(r"-\d+[ABCQ]$|-\d-\d+C(?:ME)?$", re.IGNORECASE)
+"""How a vGPU type's name ends: ``-4Q`` (frame buffer and series), ``-1-10C`` (MIG-backed)."""
 _READ_RESOURCES = frozenset(
     {
         *_ADVERTISED,
@@ -879,10 +881,24 @@ def vm_gpu(resource: str, catalog: Catalog) -> GpuName | None:
         return None
     name = resource.removeprefix(_LABEL)
     chip = _PCI_CHIP.match(name)
-    if chip is not None:
-        return match_gpu_name(name[chip.end() :].replace("_", " "), catalog)
-    found = match_gpu_name(name.replace("_", " "), catalog)
-    return found if found.vgpu_profile is not None else None
+    if chip is None and _VGPU_TYPE.search(name) is None:
+        return None  # matching a name costs up to a millisecond: other resources are skipped
+    key = (resource, id(catalog))
+    known = _VM_GPUS_MATCHED.get(key)
+    if known is None or known[0] is not catalog:
+        if len(_VM_GPUS_MATCHED) > _VM_GPUS_KEPT:
+            _VM_GPUS_MATCHED.clear()
+        written = name if chip is None else name[chip.end() :]
+        known = (catalog, match_gpu_name(written.replace("_", " "), catalog))
+        _VM_GPUS_MATCHED[key] = known
+    found = known[1]
+    return found if chip is not None or found.vgpu_profile is not None else None
+
+
+_VM_GPUS_MATCHED: dict[tuple[str, int], tuple[Catalog, GpuName]] = {}
+"""Sandbox resources already matched, by resource and catalog: every virt-launcher pod of a VDI
+pool names the same one. The catalog is held, so its id names no other while kept."""
+_VM_GPUS_KEPT = 256
 
 
 GPU_SELECTOR_LABELS = (PRODUCT_LABEL, _GKE_ACCELERATOR, _EKS_ACCELERATOR, *_INSTANCE_TYPES)
