@@ -304,3 +304,43 @@ def test_the_own_gpu_template_is_offered() -> None:
     keys = {button.key for button in at.get("download_button")}
     assert "own_gpus_template" in keys
     assert at.button(key="own_gpus_drop").disabled
+
+
+def test_a_comment_or_total_row_in_the_import_review_is_no_host() -> None:
+    """In the import review's table, a host typed as '# node-b' (a comment) and a row added
+    with Total and empty cells are no hosts, as in an inventory CSV: each is listed at its row
+    with the CSV loader's words and fix, and applying plans the other host only (the comment
+    row was planned as a host named '# node-b')."""
+    rows = [
+        f"{index}, NVIDIA L40S, 4, 46068 MiB, {host}"
+        for host in ("node-a", "node-b")
+        for index in range(4)
+    ]
+    data = "\n".join(["index, name, count, memory.total [MiB], hostname", *rows, ""]).encode()
+    at = _inventory_page()
+    at.file_uploader(key="inventory_upload").set_value(("gpus.csv", data, "text/csv")).run()
+    at.session_state["inventory_upload_editor"] = {
+        "edited_rows": {"1": {"host": "# node-b"}},
+        "added_rows": [{"host": "Total", "gpus_per_host": 8}],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception
+    problems = next(df.value for df in at.dataframe if "fix" in df.value.columns)
+    listed = problems[problems["file"] == "table to fix"].to_dict("records")
+    assert [(p["row"], p["problem"], p["fix"]) for p in listed] == [
+        (
+            2,
+            "the row starts with # and is read as a comment: it is not planned",
+            "delete the # to plan the row, or delete the row",
+        ),
+        (
+            3,
+            "'Total' and empty cells: a spreadsheet's total row, not a row of the inventory",
+            "delete the row (the planner adds up the rows itself)",
+        ),
+    ]
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    hosts = next(df.value for df in at.get_by_key("inventory_hosts").dataframe)
+    assert list(hosts["host"]) == ["node-a"]

@@ -187,3 +187,29 @@ def test_an_unapplied_edit_stays_in_the_table_after_leaving_the_page() -> None:
     assert at.subheader[0].value == "In use: edited workload table"
     assert at.data_editor(key="workloads_editor").value.loc[0, "instances"] == 3
     assert not any("changes the plan does not use yet" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("# old notebooks", "the row starts with # and is read as a comment: it is not planned"),
+        ("Total", "'Total' and empty cells: a spreadsheet's total row, not a row of the workload"),
+    ],
+)
+def test_a_comment_or_total_row_typed_in_the_editor_is_no_class(name: str, said: str) -> None:
+    """A row whose name starts with # (a comment) or reads Total over an empty cell is no
+    workload class, as in a workload CSV: it is named with the CSV loader's words and fix, and
+    the mix in use keeps its classes (it was planned as a class named '# old notebooks')."""
+    at = _workloads_page()
+    classes = _metric(at, "Workload classes")
+    at.session_state["workloads_editor"] = {
+        "edited_rows": {0: {"name": name, "vcpus": None if name == "Total" else 4}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.button(key="workloads_apply").click().run()
+    assert not at.exception
+    assert at.subheader[0].value == "In use: sample workloads.csv"
+    assert _metric(at, "Workload classes") == classes
+    error = next(e.value for e in at.error if "needs a change" in e.value).replace("\\", "")
+    assert f"Row 1 ({name}): {said}" in error

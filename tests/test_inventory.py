@@ -390,3 +390,23 @@ def test_a_total_row_is_one_problem_naming_it_not_a_host(catalog: Catalog) -> No
     ((problem),) = loaded.problems
     assert problem.row == 4
     assert "total row" in problem.message
+
+
+def test_an_edited_tables_comment_and_total_rows_are_listed_not_planned(catalog: Catalog) -> None:
+    """A table edited in the dashboard passes over a row whose first cell starts with # and a
+    Total row with empty cells, listing each at its row, as the CSV loader does in a file."""
+    columns = HEADER.split(",")
+    frame = pd.DataFrame(
+        [
+            ["gpu-a", "ml", "L40S", 4, 64, 512, 25, "no"],
+            ["# gpu-b", "ml", "L40S", 4, 64, 512, 25, "no"],
+            ["Total", None, None, 8, 128, 1024, None, None],
+        ],
+        columns=columns,
+    )
+    loaded = inventory_from_frame(frame, catalog, file_name="edited table")
+    assert [h.name for h in loaded.value.hosts] == ["gpu-a"]
+    assert [(p.row, p.column, p.message.split(":")[0]) for p in loaded.problems] == [
+        (3, None, "the row starts with # and is read as a comment"),
+        (4, None, "'Total' and empty cells"),
+    ]

@@ -253,7 +253,7 @@ def inventory_from_frame(
     frame: pd.DataFrame, catalog: Catalog, *, file_name: str
 ) -> Loaded[Inventory]:
     """Validate a table (such as the dashboard's edited one) exactly as ``load_inventory`` does."""
-    return _inventory(table_from_frame(frame, file_name), catalog)
+    return _inventory(table_from_frame(frame, file_name, INVENTORY_TABLE), catalog)
 
 
 _SERVER_PARTS = {

@@ -43,6 +43,7 @@ __all__ = [
     "TextKind",
     "binary_kind",
     "column_names",
+    "comment_row",
     "csv_header",
     "csv_records",
     "decode_file",
@@ -66,6 +67,7 @@ __all__ = [
     "shown",
     "source_name",
     "table_from_frame",
+    "total_row",
     "usable_name",
     "visible_name",
     "yes_no",
@@ -664,17 +666,9 @@ def read_csv_table(
     for number, record in enumerate(records[1:], start=found.row + 1):
         if not any(cell.strip() for cell in record):
             continue
-        if columns is not None and record[0].strip().startswith("#"):
-            # A row commented out, as in a config file: its intent is plain, but it is listed.
-            row_problems.append(
-                InputProblem(
-                    file,
-                    number,
-                    None,
-                    "the row starts with # and is read as a comment: it is not planned",
-                    "delete the # to plan the row, or delete the row",
-                )
-            )
+        comment = None if columns is None else comment_row(file, number, record[0])
+        if comment is not None:
+            row_problems.append(comment)
             continue
         if column_names(record[:width], aliases) == names:
             # Files joined one after the other repeat their header; it is no data row.
@@ -704,22 +698,9 @@ def read_csv_table(
         cells = {
             name: (record[i].strip() if i < len(record) else "") for i, name in enumerate(names)
         }
-        first = record[0].strip()
-        if (
-            columns is not None
-            and first.lower() in _TOTAL_WORDS
-            and any(not cells.get(column) for column in columns.required)
-        ):
-            row_problems.append(
-                InputProblem(
-                    file,
-                    number,
-                    None,
-                    f"'{first}' and empty cells: a spreadsheet's total row, not a row of the "
-                    f"{columns.table}",
-                    "delete the row (the planner adds up the rows itself)",
-                )
-            )
+        total = None if columns is None else total_row(file, number, record[0], cells, columns)
+        if total is not None:
+            row_problems.append(total)
             continue
         rows.append(Row(number, cells))
     written_as = dict(zip(names, (h.strip() for h in header), strict=True))
@@ -728,6 +709,41 @@ def read_csv_table(
 
 _TOTAL_WORDS = frozenset({"total", "totals", "grand total", "sum", "summe", "gesamt"})
 """First cells of a spreadsheet's total row, in English and German, as users label one."""
+
+
+def comment_row(file: str, number: int, first: str) -> InputProblem | None:
+    """The problem of a row whose first cell ``first`` starts with ``#``: a row commented out,
+    as in a config file, which is no data row; its intent is plain, but it is listed. None for
+    any other row."""
+    if not first.strip().startswith("#"):
+        return None
+    return InputProblem(
+        file,
+        number,
+        None,
+        "the row starts with # and is read as a comment: it is not planned",
+        "delete the # to plan the row, or delete the row",
+    )
+
+
+def total_row(
+    file: str, number: int, first: str, cells: Mapping[str, str], columns: TableColumns
+) -> InputProblem | None:
+    """The problem of a spreadsheet's total row: its first cell ``first`` is ``Total``
+    (``_TOTAL_WORDS``) and a required cell of ``cells`` is empty; no data row. None for any
+    other row."""
+    written = first.strip()
+    if written.lower() not in _TOTAL_WORDS or all(cells.get(c) for c in columns.required):
+        return None
+    return InputProblem(
+        file,
+        number,
+        None,
+        f"'{written}' and empty cells: a spreadsheet's total row, not a row of the {columns.table}",
+        "delete the row (the planner adds up the rows itself)",
+    )
+
+
 TITLE_ROWS = 10
 """Rows above a table's header that are looked through for it (a title, notes, a blank row)."""
 
@@ -1225,21 +1241,35 @@ def _cell_text(value: Any) -> str:
     return str(value).strip()
 
 
-def table_from_frame(frame: pd.DataFrame, file: str) -> Table:
+def table_from_frame(frame: pd.DataFrame, file: str, columns: TableColumns | None = None) -> Table:
     """A ``Table`` from a DataFrame (for example the dashboard's edited table).
 
-    Row numbers are as the same table saved to CSV would show them: position + 2.
+    Row numbers are as the same table saved to CSV would show them: position + 2. With
+    ``columns``, a comment row and a total row are passed over and listed in ``skipped``, as
+    ``read_csv_table`` passes them over in a file (``comment_row``, ``total_row``).
     """
     _refuse_many_rows(file, len(frame))
     header = [str(c) for c in frame.columns]
     names = _header(file, header, header_row=1)
     rows = []
+    skipped = []
     for position, values in enumerate(frame.itertuples(index=False, name=None)):
         cells = {name: _cell_text(v) for name, v in zip(names, values, strict=True)}
         if not any(cells.values()):
             continue
-        rows.append(Row(position + 2, cells))
-    return Table(file, dict(zip(names, (h.strip() for h in header), strict=True)), tuple(rows))
+        number = position + 2
+        first = cells[names[0]]
+        passed_over = (
+            None
+            if columns is None
+            else comment_row(file, number, first) or total_row(file, number, first, cells, columns)
+        )
+        if passed_over is not None:
+            skipped.append(passed_over)
+            continue
+        rows.append(Row(number, cells))
+    written = dict(zip(names, (h.strip() for h in header), strict=True))
+    return Table(file, written, tuple(rows), tuple(skipped))
 
 
 def parse_text(text: str, *, what: str) -> str:

@@ -578,7 +578,7 @@ def workloads_from_frame(
     frame: pd.DataFrame, catalog: Catalog, *, file_name: str
 ) -> Loaded[tuple[WorkloadClass, ...]]:
     """Validate a table (such as the dashboard's edited one) exactly as ``load_workloads`` does."""
-    return _workloads(table_from_frame(frame, file_name), catalog)
+    return _workloads(table_from_frame(frame, file_name, WORKLOAD_TABLE), catalog)
 
 
 def workloads_frame(workloads: Sequence[WorkloadClass]) -> pd.DataFrame:
