@@ -219,7 +219,10 @@ _AZURE_PARTIAL_GPUS: dict[str, tuple[str, str]] = {
 }
 """Azure VM sizes with part of a GPU (the NVadsA10 v5 and NCads A10 v4 series: a slice of an A10
 on Azure's host, its GPU partitioning): the GPU and the part, from the same Microsoft Learn
-tables."""
+tables. The NCads A10 v4 rows (NC8ads 1/3, NC16ads 1/2, NC32ads one whole A10) are unverified:
+that table could not be read where they were written, and Azure's SKU API, as listed by Aspire's
+AksNodeVmSizes, counts NC32ads as 2 GPUs (and every partial size as 1). A node advertising another
+count than its size's gets a problem naming both."""
 _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 """GPU memory [MiB] of a cloud accelerator name that does not say it: GKE's
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
