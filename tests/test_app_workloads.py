@@ -213,3 +213,21 @@ def test_a_comment_or_total_row_typed_in_the_editor_is_no_class(name: str, said:
     assert _metric(at, "Workload classes") == classes
     error = next(e.value for e in at.error if "needs a change" in e.value).replace("\\", "")
     assert f"Row 1 ({name}): {said}" in error
+
+
+def test_hours_that_are_also_an_excel_time_apply_with_a_note() -> None:
+    """0.375 typed as a class's active hours is read as 0.375 hours a day and applied: the
+    note that it is also Excel's 09:00 is listed under the mix in use, and the notice says no
+    row was skipped (it said '1 row was skipped', and the editor refused the table)."""
+    at = _workloads_page()
+    classes = _metric(at, "Workload classes")
+    _edit(at, 0, "active_hours", "0.375")
+    assert not at.exception
+    assert not at.error
+    assert at.subheader[0].value == "In use: edited workload table"
+    assert _metric(at, "Workload classes") == classes
+    notice = next(w.value for w in at.warning if "1 problem in" in w.value)
+    assert "no row was skipped" in notice
+    problems = next(df.value for df in at.dataframe if "fix" in df.value.columns)
+    assert list(problems["column"]) == ["active_hours"]
+    assert "Excel's number for the time 09:00" in problems.loc[0, "problem"]

@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from planner.inputs.importers import ImportNote, summarise_notes
-from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.measure.result import MethodResult
 from planner.methods.registry import METHODS
 from planner.output.recommendations import RecommendedPlan, decisions_frame
@@ -197,14 +197,19 @@ def table(
 
 
 def problems_notice(problems: Sequence[InputProblem], *, what: str) -> None:
-    """A warning listing rows that were skipped from ``what``, each with row, column and fix."""
+    """A warning listing the problems of ``what``, each with row, column and fix, counting the
+    rows they skipped; a row still used with a value its problem names is not counted."""
     if not problems:
         return
-    rows = {p.row for p in problems if p.row is not None}
+    skipped = len(rows_skipped(problems))
+    verdict = (
+        f"{fmt.counted(skipped, 'row')} {'was' if skipped == 1 else 'were'} skipped, the other "
+        "rows are in use. Fix them in the file and upload it again."
+        if skipped
+        else "no row was skipped: the rows named are in use, read as each problem says."
+    )
     st.warning(
-        f"{fmt.counted(len(problems), 'problem')} in {fmt.markdown_literal(what)}; "
-        f"{fmt.counted(len(rows), 'row')} {'was' if len(rows) == 1 else 'were'} skipped, the "
-        "other rows are in use. Fix them in the file and upload it again.",
+        f"{fmt.counted(len(problems), 'problem')} in {fmt.markdown_literal(what)}; {verdict}",
         icon=":material/warning:",
     )
     planning.show_problems(problems)

@@ -110,8 +110,9 @@ def check_edits(edited: pd.DataFrame, catalog: Catalog, labels: Mapping[str, str
     problems = tuple(
         _in_editor_words(p, table, positions, labels)
         for p in found
-        # The "no usable row" verdict repeats the cells already listed.
-        if p.row is not None or not any(q.row is not None for q in found)
+        # A row still used is no change to make (the mix in use lists its note); the "no
+        # usable row" verdict repeats the cells already listed.
+        if not p.row_kept and (p.row is not None or not any(q.row is not None for q in found))
     )
     return EditCheck(
         edited=edited, table=table, problems=problems, workloads=() if problems else workloads

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from enum import StrEnum
 from functools import partial
@@ -245,6 +245,9 @@ _EXCEL_SERIALS = (20_000, 80_000)
 """Whole numbers Excel stores dates from 1954 to 2119 as (days since 1899-12-30); far above
 the 24 hours a day holds."""
 _EXCEL_EPOCH = date(1899, 12, 30)
+_MINUTES_PER_DAY = 24 * 60
+_DAY_FRACTION_RANGE = re.compile(r"^(0?\.\d+)\s*-\s*(0?\.\d+)$")
+"""A range of two fractions of a day, as Excel stores times: ``0.375-0.75`` is 09:00-18:00."""
 
 
 def expand_instances(workloads: Sequence[WorkloadClass]) -> list[Instance]:
@@ -268,7 +271,8 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
 
     Raises ``CellError`` with the accepted forms when the text is none of these, and one
     naming the date when it is a date Excel made of an hour range (``17-Sep``, ``9/17/2026``,
-    a date serial such as ``46282``).
+    a date serial such as ``46282``), and one naming the times when its ranges are fractions of
+    a day (``0.375-0.75``, Excel's numbers for 09:00-18:00).
     """
     cleaned = text.strip().lower()
     if not cleaned:
@@ -336,6 +340,65 @@ def _excel_date_error(what: str, first: int, second: int) -> CellError:
     )
 
 
+def _clock_time(day_fraction: float) -> str | None:
+    """The time of day Excel stores as ``day_fraction`` (0.375 is ``09:00``), when it is a whole
+    minute from 00:01 to 24:00; None for any other number."""
+    minutes = day_fraction * _MINUTES_PER_DAY
+    if not (1 <= round(minutes) <= _MINUTES_PER_DAY and abs(minutes - round(minutes)) < 1e-6):
+        return None
+    hours, minute = divmod(round(minutes), 60)
+    return f"{hours:02d}:{minute:02d}"
+
+
+def _as_hours(clock: str) -> str:
+    """A clock time as an hour of a range: ``9`` for ``09:00``, ``9:30`` for ``09:30``."""
+    hours, minutes = clock.split(":")
+    return str(int(hours)) if minutes == "00" else f"{int(hours)}:{minutes}"
+
+
+def _excel_times(cleaned: str, text: str) -> CellError | None:
+    """The problem of a cell whose ranges are fractions of a day (``0.375-0.75``): Excel's
+    numbers for times of day (09:00-18:00), which an hour range never holds; None for any
+    other text."""
+    ranges = []
+    for part in cleaned.split(","):
+        match = _DAY_FRACTION_RANGE.match(part.strip())
+        clocks = None if match is None else [_clock_time(float(m)) for m in match.groups()]
+        if clocks is None or None in clocks:
+            return None
+        ranges.append([c for c in clocks if c is not None])
+    times = ",".join("-".join(clocks) for clocks in ranges)
+    hours = ",".join("-".join(_as_hours(c) for c in clocks) for clocks in ranges)
+    return CellError(
+        f"'{text}' holds times of day as Excel stores them, as fractions of a day ({times}), "
+        "not hours: Excel turns times into such numbers in a cell not formatted as Text",
+        f"format the active_hours column as Text, then write the range in hours ({hours})",
+    )
+
+
+def _excel_time_note(hours_text: str, written: str) -> tuple[str, str] | None:
+    """A message and fix for an ``active_hours`` cell read as a number of hours below 1 that is
+    also the fraction of a day Excel stores a time of day as (``0.375`` is 09:00, ``0.3333`` is
+    08:00): the cell is read as the hours it says, and the note says how to give a time Excel
+    changed. ``hours_text``: the cell as ``parse_active_hours`` reads it; ``written``: as the
+    user wrote it (``0,375`` in a semicolon-separated file). None for any other cell."""
+    try:
+        hours = float(hours_text.strip())
+    except ValueError:
+        return None
+    clock = _clock_time(hours) if 0 < hours < 1 else None
+    if clock is None:
+        return None
+    return (
+        f"'{written}' is read as {_number(round(hours, 4))} hours ({_number(round(hours * 60, 1))} "
+        f"minutes) a day; it is also Excel's number for the time {clock}",
+        "if Excel turned a time or an hour range typed in the cell into this number, format the "
+        f"active_hours column as Text and write the hours ({_as_hours(clock)} for "
+        f"{_as_hours(clock)} hours a day, or a range such as 9-17); if {written.strip()} hours a "
+        "day is meant, leave it",
+    )
+
+
 def _hours_per_day(hours: float, kind: WorkloadKind, text: str) -> tuple[float, ...]:
     if not (math.isfinite(hours) and 0 < hours <= HOURS_PER_DAY):
         raise CellError(
@@ -373,9 +436,9 @@ def _ranges(cleaned: str, text: str) -> tuple[float, ...]:
     for part in cleaned.split(","):
         match = _RANGE.match(part.strip())
         if match is None:
-            date_error = _excel_date(cleaned, text)
-            if date_error is not None:
-                raise date_error
+            excel_error = _excel_times(cleaned, text) or _excel_date(cleaned, text)
+            if excel_error is not None:
+                raise excel_error
             raise CellError(
                 f"'{text}' is not a number of hours or a list of hour ranges", _SCHEDULE_FIX
             )
@@ -689,13 +752,15 @@ def _row_workload(
     if name is None:
         return None
     values["name"] = name
+    hours = _schedule_text(table, row.get("active_hours"))
     try:
-        schedule = parse_active_hours(
-            _schedule_text(table, row.get("active_hours")), values["kind"]
-        )
+        schedule = parse_active_hours(hours, values["kind"])
     except CellError as error:
         problems.append(table.problem(row, "active_hours", error.message, error.fix))
         return None
+    note = _excel_time_note(hours, row.get("active_hours"))
+    if note is not None:
+        problems.append(replace(table.problem(row, "active_hours", *note), row_kept=True))
     return WorkloadClass(
         name=values["name"],
         kind=values["kind"],
