@@ -1562,3 +1562,21 @@ def test_a_host_whose_block_cannot_be_read_is_left_out_by_name() -> None:
     assert [h.name for h in read.hosts] == ["gpu01", "gpu02"]
     (problem,) = read.problems
     assert problem.message.startswith("host gpu03 is left out: no GPU table")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "run", "hosts"),
+    [
+        ("[admin@mgmt ~]$ ansible gpus -a 'nvidia-smi -L'", ANSIBLE_LIST, ["gpu01", "gpu02"]),
+        ("$ clush -b -w gpu[01-03] nvidia-smi -L", CLUSH_LIST, ["gpu01", "gpu02", "gpu03"]),
+    ],
+    ids=["ansible", "clush"],
+)
+def test_a_run_pasted_below_its_prompt_is_read_host_by_host(
+    prompt: str, run: bytes, hosts: list[str]
+) -> None:
+    """The prompt running ansible or clush, pasted above the run, is no output: the run is
+    read host by host, the hosts named by their blocks (not by the prompt's host)."""
+    data = prompt.encode() + b"\n" + run
+    assert detect_format("gpus.txt", data) is Format.NVIDIA_SMI_LIST
+    assert [h.name for h in read_nvidia_smi_list(data, "gpus.txt", CATALOG).hosts] == hosts

@@ -31,9 +31,13 @@ __all__ = [
 ]
 
 _COMMANDS = frozenset(
-    {"nvidia-smi", "kubectl", "oc", "curl", "wget", "cat", "jq", "dcgmi", "ssh", "sudo", "pdsh"}
+    {
+        *("nvidia-smi", "kubectl", "oc", "curl", "wget", "cat", "jq", "dcgmi", "ssh", "sudo"),
+        *("pdsh", "clush", "ansible"),
+    }
 )
-"""Commands whose output the importers read; a prompt line runs one of them (or none)."""
+"""Commands whose output the importers read, or that run one on several hosts; a prompt line
+runs one of them (or none)."""
 
 _PROMPT = re.compile(
     r"^\s*(?:\([\w.-]+\)\s*)?"  # a conda or virtualenv name: (base)
