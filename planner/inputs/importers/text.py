@@ -364,6 +364,7 @@ def _add_output(
 
 
 def _stray(file: str, number: int, line: str, tool: str) -> InputProblem:
+    """The problem of a line of a run that belongs to no host (Ansible's own warning)."""
     return InputProblem(
         file,
         number,
