@@ -21,7 +21,7 @@ from planner.output.figures import KEY_FIGURES
 from planner.output.headers import header
 from planner.output.overview import key_figures_frame, recommendation_lines
 from planner.output.report import ScenarioPlan, plan_scenario
-from tests.report_fixtures import notebooks
+from tests.report_fixtures import notebooks, scenario, workload
 
 SNAKE_CASE = re.compile(r"^[a-z0-9]+(_[a-z0-9]+)+$")
 METHODS = (Method.PASSTHROUGH, Method.VGPU, Method.MIG)
@@ -212,3 +212,37 @@ def test_the_cli_writes_the_same_overview(tmp_path: Path) -> None:
     sheet = written[OVERVIEW_SHEET]
     assert list(sheet.values) == list(expected.values)
     assert len(sheet._charts) == len(expected._charts) == 3
+
+
+def test_a_plan_that_uses_no_gpu_shows_no_utilisation() -> None:
+    """A class no GPU can hold (500 GiB of GPU memory) leaves every plan with no GPU in use:
+    its utilisation is 'no GPU used' among the key figures and blank in the Overview's plans
+    table and on the Summary sheet; each read 0 %, as if the plan's GPUs stood idle."""
+    planned = plan_scenario(
+        scenario([workload("big", instances=1, gpus=1.0, memory_gib=500.0)]),
+        methods=(Method.PASSTHROUGH, Method.VGPU),
+    )
+    assert all(r.metrics.gpus_used == 0 for r in planned.results)
+    figures = key_figures_frame(planned).set_index("figure")["value"]
+    for name in ("memory_utilisation", "compute_utilisation"):
+        assert figures[KEY_FIGURES[name].label] == "no GPU used"
+    book = load_workbook(io.BytesIO(workbook_bytes(planned)))
+    for sheet in (book[OVERVIEW_SHEET], book["Summary"]):
+        named = [
+            cell
+            for row in sheet.iter_rows()
+            for cell in row
+            if cell.value in (header("memory_utilisation"), header("compute_utilisation"))
+        ]
+        # The plans table's header row is the first to name them (Summary explains them below).
+        headers = [cell for cell in named if cell.row == named[0].row]
+        assert len(headers) == 2
+        for cell in headers:
+            below = [
+                sheet.cell(row=cell.row + offset, column=cell.column).value
+                for offset in range(1, len(planned.results) + 1)
+            ]
+            assert below == [None] * len(planned.results)
+    served = key_figures_frame(plan_scenario(notebooks(), methods=METHODS)).set_index("figure")
+    for name in ("memory_utilisation", "compute_utilisation"):
+        assert 0 < served.loc[KEY_FIGURES[name].label, "value"] <= 1

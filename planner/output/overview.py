@@ -6,6 +6,7 @@ figure there sees the chart follow, and every bar can be traced to a cell.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,16 +24,21 @@ from planner.output.report import ScenarioPlan, comparison_frame
 from planner.output.xlsx import BOLD, USD, number_format, unit_format, write_cell
 
 __all__ = [
+    "NO_GPU_USED",
     "OVERVIEW_SHEET",
     "PLAN_COLUMNS",
     "headline_result",
     "key_figures_frame",
     "plans_frame",
     "recommendation_lines",
+    "with_utilisation_of_gpus_used",
     "write_overview",
 ]
 
 OVERVIEW_SHEET = "Overview"
+NO_GPU_USED = "no GPU used"
+"""A key figure's utilisation when the plan uses no GPU."""
+_UTILISATION = ("memory_utilisation", "compute_utilisation")
 
 PLAN_COLUMNS = (
     "label",
@@ -85,14 +91,26 @@ def _saving(plan: ScenarioPlan, reference: MethodResult | None) -> float | None:
     return reference.cost.total_usd_per_year - headline_result(plan).cost.total_usd_per_year
 
 
+def with_utilisation_of_gpus_used(comparison: pd.DataFrame) -> pd.DataFrame:
+    """``comparison`` (``comparison_frame``'s columns) with the utilisation of a plan that uses
+    no GPU left blank (NaN): it is a share of the GPUs in use, of which there are none, and
+    0 % would read as GPUs standing idle."""
+    shown = comparison.copy()
+    shown.loc[shown["gpus_used"] == 0, list(_UTILISATION)] = math.nan
+    return shown
+
+
 def key_figures_frame(plan: ScenarioPlan) -> pd.DataFrame:
     """The headline plan's key figures: figure, value (shares as fractions), unit, definition.
 
-    Every name, unit and definition comes from ``KEY_FIGURES``.
+    Every name, unit and definition comes from ``KEY_FIGURES``. A plan that uses no GPU has
+    ``NO_GPU_USED`` for its utilisation.
     """
     chosen = headline_result(plan)
     row = comparison_frame(plan).set_index("method").loc[chosen.name]
     values: dict[str, Any] = {name: row[name] for name in _HEADLINE_FIGURES}
+    if row["gpus_used"] == 0:
+        values.update(dict.fromkeys(_UTILISATION, NO_GPU_USED))
     recommended = plan.recommended
     if recommended is not None:
         values["saving_vs_today_usd_per_year"] = _saving(plan, recommended.today)
@@ -108,8 +126,9 @@ def key_figures_frame(plan: ScenarioPlan) -> pd.DataFrame:
 
 
 def plans_frame(plan: ScenarioPlan) -> pd.DataFrame:
-    """One row per plan, columns ``PLAN_COLUMNS`` (money [USD/year], shares [0-1])."""
-    comparison = comparison_frame(plan)
+    """One row per plan, columns ``PLAN_COLUMNS`` (money [USD/year], shares [0-1]; utilisation
+    blank for a plan that uses no GPU)."""
+    comparison = with_utilisation_of_gpus_used(comparison_frame(plan))
     for component in COST_COMPONENTS:
         comparison[f"{component}_usd_per_year"] = [
             r.cost.component_usd_per_year(component) for r in plan.results
