@@ -442,3 +442,29 @@ def test_spread_puts_the_gpus_last_runs_together() -> None:
     spread_out = spread(Method.VGPU, packing, instances, model, scenario, cores=40, ram_gib=512)
 
     assert sorted(r.cpu_cores for r in spread_out.requests) == [24, 40, 40, 40]
+
+
+def test_a_mix_s_instances_are_built_once_per_mix() -> None:
+    """Every plan of a comparison asks for the mix's instances: the same mix gives the same
+    instances in the same order without building them again, each caller gets a list of its
+    own, and another mix (even an equal one) gets its own instances."""
+    notebooks = workload("notebooks", instances=3, gpus=0.25, memory_gib=10, priority=3)
+    urgent = workload("urgent", instances=2, gpus=1, memory_gib=40, priority=1)
+    mix = (notebooks, urgent)
+
+    first = instances_of(mix)
+    first.clear()
+    again = instances_of(mix)
+
+    assert [i.id for i in again] == [
+        "urgent#1",
+        "urgent#2",
+        "notebooks#1",
+        "notebooks#2",
+        "notebooks#3",
+    ]
+    assert all(a is b for a, b in zip(again, instances_of(mix), strict=True))
+    other = instances_of((replace(notebooks), replace(urgent)))
+    assert [i.id for i in other] == [i.id for i in again]
+    assert other[0].workload is not urgent
+    assert [i.id for i in instances_of([notebooks, urgent])] == [i.id for i in again]

@@ -95,12 +95,33 @@ def packing_gpus(packing: GpuPacking) -> int:
 
 def instances_of(workloads: Sequence[WorkloadClass]) -> list[Instance]:
     """Every instance, most urgent priority first, then in workload and instance order."""
+    if not isinstance(workloads, tuple):
+        return list(_ordered_instances(workloads))
+    # A scenario's mix (a tuple of frozen classes, so the same object always holds the same
+    # instances): every plan of a comparison asks for its instances again.
+    kept = _INSTANCES_OF_MIX.get(id(workloads))
+    if kept is None or kept[0] is not workloads:
+        kept = (workloads, _ordered_instances(workloads))
+        if len(_INSTANCES_OF_MIX) >= _MIXES_KEPT:
+            _INSTANCES_OF_MIX.clear()
+        _INSTANCES_OF_MIX[id(workloads)] = kept
+    return list(kept[1])
+
+
+_MIXES_KEPT = 2
+"""Mixes whose instances ``instances_of`` keeps (a comparison plans one mix)."""
+
+_INSTANCES_OF_MIX: dict[int, tuple[tuple[WorkloadClass, ...], tuple[Instance, ...]]] = {}
+"""id(mix) -> the mix, kept so that its id is not reused, and its instances."""
+
+
+def _ordered_instances(workloads: Sequence[WorkloadClass]) -> tuple[Instance, ...]:
     ordered = sorted(enumerate(workloads), key=lambda pair: (pair[1].priority, pair[0]))
-    return [
+    return tuple(
         Instance(instance_id, workload)
         for _, workload in ordered
         for instance_id in workload.instance_ids()
-    ]
+    )
 
 
 def usable_kinds(method: Method, scenario: Scenario) -> dict[GpuKind, list[Host]]:
