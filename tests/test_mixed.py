@@ -1669,3 +1669,35 @@ def test_a_sizing_on_two_server_types_costs_no_more_than_on_one_it_bought_alone(
     assert check_plan(sized.result.plan, scenario) == []
     # The bound still ranges over both types: no higher than over one of them.
     assert 0 < sized.cost_lower_bound_usd <= alone.cost_lower_bound_usd + 1e-6
+
+
+class _CountedLookups(dict):  # type: ignore[type-arg]
+    """Options by (class, method, type), counting the lookups of whether one exists."""
+
+    looked = 0
+
+    def __contains__(self, key: object) -> bool:
+        self.looked += 1
+        return super().__contains__(key)
+
+
+def test_a_host_takes_its_instances_from_the_head_or_tail_of_a_long_queue() -> None:
+    """A host set up for 2 of 200 waiting notebooks takes the first two (the most active), or
+    the last two under a method that serves the idlest first (the remote pool), looking at
+    those two only, and leaves the other 198 waiting in order."""
+    scenario = _scenario(
+        [host(f"p{i}", "L40S", 1) for i in range(2)],
+        [workload("nb", kind=WorkloadKind.NOTEBOOK, instances=200, gpus=0.3, memory_gib=4)],
+    )
+    types = host_types(scenario.inventory.hosts, scenario)
+    found, _ = options(scenario, types, (Method.REMOTE_POOL, Method.VGPU))
+    groups = [mixed._Group(tuple(scenario.workloads), tuple(found))]
+    ids = [f"nb#{n}" for n in range(1, 201)]
+    for method, expected in ((Method.VGPU, ids[:2]), (Method.REMOTE_POOL, ids[-2:])):
+        waiting = mixed._Waiting(scenario, found, groups)
+        lookups = _CountedLookups(waiting._option_of)
+        waiting._option_of = lookups
+        taken = waiting.take(mixed._HostSetup({(0, method): 2}, {method: 1}), 0)[method]
+        assert [x.id for x in taken] == expected
+        assert lookups.looked == 2
+        assert [x.id for x in waiting.left()] == [i for i in ids if i not in expected]

@@ -71,6 +71,7 @@ type, cores bind loosely; host by host, a host's cores hold its own GPUs' instan
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence, Set
@@ -1950,6 +1951,9 @@ class _Waiting:
         for instance in instances_of(scenario.workloads):
             if instance.workload.name in group_of:
                 self._queues.setdefault(group_of[instance.workload.name], []).append(instance)
+        waiting = [x.id for queue in self._queues.values() for x in queue]
+        # Ids taken are struck from a queue: with every id once, by position.
+        self._ids_unique = len(set(waiting)) == len(waiting)
 
     def take(self, setup: _HostSetup, t: int) -> dict[Method, list[Instance]]:
         """The instances a host of type ``t`` so set up holds, by method, shaped as their
@@ -1959,18 +1963,40 @@ class _Waiting:
         by_method: dict[Method, list[Instance]] = {}
         for (i, method), n in setup.instances.items():
             queue = self._queues.get(i, [])
-            usable = [x for x in queue if (x.workload.name, method, t) in self._option_of]
-            mine = (
-                usable[max(0, len(usable) - n) :]
-                if METHODS[method].serves_idlest_first
-                else usable[:n]
-            )
-            taken = {x.id for x in mine}
-            self._queues[i] = [x for x in queue if x.id not in taken]
+            picked = self._usable(queue, method, t, n)
+            mine = [queue[k] for k in picked]
+            if mine:
+                self._queues[i] = self._without(queue, picked)
             by_method.setdefault(method, []).extend(
                 _shaped(x, self._option_of[(x.workload.name, method, t)]) for x in mine
             )
         return by_method
+
+    def _usable(self, queue: list[Instance], method: Method, t: int, n: int) -> list[int]:
+        """Positions, in order, of the ``n`` instances of ``queue`` that ``take`` gives
+        ``method`` on type ``t``: the first with an option there, or the last for a method
+        that serves the idlest first (a class's queue is long and ``n`` small, so the scan
+        stops at the ``n``-th)."""
+        idlest = METHODS[method].serves_idlest_first
+        scan = range(len(queue) - 1, -1, -1) if idlest and n >= 0 else range(len(queue))
+        usable = (k for k in scan if (queue[k].workload.name, method, t) in self._option_of)
+        if n < 0:
+            every = list(usable)
+            return every[max(0, len(every) - n) :] if idlest else every[:n]
+        return sorted(itertools.islice(usable, n))
+
+    def _without(self, queue: list[Instance], picked: list[int]) -> list[Instance]:
+        """``queue`` without the instances at ``picked`` (ascending), nor any other of their
+        ids."""
+        if not self._ids_unique:
+            taken = {queue[k].id for k in picked}
+            return [x for x in queue if x.id not in taken]
+        if picked[-1] == len(picked) - 1:
+            return queue[len(picked) :]
+        if picked[0] == len(queue) - len(picked):
+            return queue[: picked[0]]
+        struck = set(picked)
+        return [x for k, x in enumerate(queue) if k not in struck]
 
     def left(self) -> list[Instance]:
         """The instances no host took."""
