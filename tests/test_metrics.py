@@ -219,3 +219,36 @@ def test_remote_pool_gpu_memory_counts_its_busiest_hour() -> None:
     )
     per_gpu = gpu_memory(p, scenario([day, night]))[("h1", 0)]
     assert (per_gpu.capacity_gib, per_gpu.reserved_gib, per_gpu.used_gib) == (80.0, 40.0, 40.0)
+
+
+def test_a_plan_s_utilisation_is_worked_out_once_per_class_and_gpus_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Measuring a plan (metrics and cost) works out the busy share of each class holding
+    each number of GPUs once, not once per placement: six notebooks and a 2-GPU job ask for
+    two shares, and the figures are those of every placement summed."""
+    from planner.inputs.workloads import WorkloadClass
+    from planner.measure import metrics
+    from planner.measure.result import measure_plan
+
+    nb = workload("nb", instances=6, gpus=0.25, memory_gib=10.0, busy_fraction=0.5)
+    job = workload("job", instances=1, gpus=2.0, memory_gib=80.0)
+    p = plan(
+        Method.REMOTE_POOL,
+        [place(f"nb#{i}", "h1", i % 2, memory_gib=10.0) for i in range(1, 7)]
+        + [place("job#1", "h2", g, memory_gib=80.0) for g in (0, 1)],
+    )
+    s = scenario([nb, job])
+    expected = gpu_compute_utilisation(p, s)
+    asked: list[tuple[str, int | None]] = []
+
+    def counted_share(workload: WorkloadClass, gpus: int | None = None) -> float:
+        asked.append((workload.name, gpus))
+        return busy_gpu_share(workload, gpus)
+
+    monkeypatch.setattr(metrics, "busy_gpu_share", counted_share)
+    result = measure_plan(p, s)
+
+    assert sorted(asked) == [("job", 2), ("nb", 1)]
+    assert result.metrics.compute_utilisation == sum(expected.values()) / len(expected)
+    assert expected[("h1", 0)] == pytest.approx(3 * busy_gpu_share(nb))

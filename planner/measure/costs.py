@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
@@ -167,8 +168,11 @@ def gpu_usd_per_year(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey, float
     return costs
 
 
-def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
-    """Annual cost of a plan: only the GPUs and hosts it uses are charged.
+def plan_cost(
+    plan: MethodPlan, scenario: Scenario, utilisation: Mapping[GpuKey, float] | None = None
+) -> CostBreakdown:
+    """Annual cost of a plan: only the GPUs and hosts it uses are charged (``utilisation``: the
+    plan's ``gpu_compute_utilisation``, when already worked out).
 
     - hardware: ``(Σ GPU price + host_usd × hosts used) / amortisation_years``
     - licences: each GPU's method's licence per GPU (NVIDIA AI Enterprise for vGPU, and for
@@ -179,7 +183,8 @@ def plan_cost(plan: MethodPlan, scenario: Scenario) -> CostBreakdown:
     """
     a = scenario.assumptions
     groups = placements_by_gpu(plan)
-    utilisation = gpu_compute_utilisation(plan, scenario)
+    if utilisation is None:
+        utilisation = gpu_compute_utilisation(plan, scenario)
     hosts = {h.name: h for h in hosts_of(plan, scenario)}
     host_roles = _host_roles(plan)
     gpu_purchase = 0.0

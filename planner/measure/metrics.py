@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
@@ -119,10 +120,18 @@ def gpu_compute_utilisation(plan: MethodPlan, scenario: Scenario) -> dict[GpuKey
     """Week-averaged compute utilisation of every GPU in use [0-1], capped at 1."""
     by_name = {w.name: w for w in scenario.workloads}
     held = gpus_held(plan)
+    # (class, GPUs an instance holds) -> its share: a class's instances are alike.
+    shares: dict[tuple[str, int], float] = {}
+
+    def share(placement: Placement) -> float:
+        alike = (placement.workload, held[placement.instance])
+        if alike not in shares:
+            shares[alike] = busy_gpu_share(by_name[alike[0]], alike[1])
+        return shares[alike]
+
     utilisation: dict[GpuKey, float] = {}
     for key, placements in placements_by_gpu(plan).items():
-        busy = sum(busy_gpu_share(by_name[p.workload], held[p.instance]) for p in placements)
-        utilisation[key] = min(busy, 1.0)
+        utilisation[key] = min(sum(share(p) for p in placements), 1.0)
     return utilisation
 
 
@@ -191,12 +200,18 @@ def _stranded_gpus(plan: MethodPlan, scenario: Scenario) -> int:
     return stranded
 
 
-def measure(plan: MethodPlan, scenario: Scenario, view: PlanView | None = None) -> PlanMetrics:
+def measure(
+    plan: MethodPlan,
+    scenario: Scenario,
+    view: PlanView | None = None,
+    utilisation: Mapping[GpuKey, float] | None = None,
+) -> PlanMetrics:
     """Count what a plan uses and how well; every figure is described in ``PlanMetrics``.
 
     Memory figures sum each GPU's (``gpu_memory``, by its role's rule). Compute utilisation is
     ``Σ busy_gpu_share(instance, GPUs it holds) / gpus_used`` summed over each GPU an instance
-    holds, with each GPU capped at fully busy. ``view``: the plan's, when already built.
+    holds, with each GPU capped at fully busy. ``view`` and ``utilisation`` (the plan's
+    ``gpu_compute_utilisation``): the plan's, when already worked out.
     """
     view = view or PlanView.of(plan, scenario)
     groups = placements_by_gpu(plan)
@@ -204,7 +219,9 @@ def measure(plan: MethodPlan, scenario: Scenario, view: PlanView | None = None) 
     memory = gpu_memory(plan, scenario, view)
     capacity = sum(g.capacity_gib for g in memory.values())
     used = sum(g.used_gib for g in memory.values())
-    busy = sum(gpu_compute_utilisation(plan, scenario).values())
+    if utilisation is None:
+        utilisation = gpu_compute_utilisation(plan, scenario)
+    busy = sum(utilisation.values())
     bound = plan.lower_bound_gpus
     return PlanMetrics(
         gpus_used=gpus_used,

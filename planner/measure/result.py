@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.measure.costs import CostBreakdown, plan_cost
-from planner.measure.metrics import PlanMetrics, measure
+from planner.measure.metrics import PlanMetrics, gpu_compute_utilisation, measure
 from planner.measure.performance import WorkloadSlowdown, slowdowns
 from planner.methods.registry import Method
 from planner.plan import MethodPlan
@@ -46,10 +46,11 @@ class MethodResult:
 def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
     """Measure one method's plan: metrics, cost, slowdowns and feasibility."""
     view = PlanView.of(plan, scenario)
+    utilisation = gpu_compute_utilisation(plan, scenario)
     return MethodResult(
         plan=plan,
-        metrics=measure(plan, scenario, view),
-        cost=plan_cost(plan, scenario),
+        metrics=measure(plan, scenario, view, utilisation),
+        cost=plan_cost(plan, scenario, utilisation),
         slowdowns=slowdowns(plan, scenario, view),
         feasibility_violations=tuple(check_plan(plan, scenario, view)),
     )
