@@ -1047,3 +1047,19 @@ def test_kubevirt_vgpu_nodes_count_gpus_by_their_label_or_ask_for_them() -> None
     assert "--cluster-gpus 'kubernetes=A10:GPUS'" in by_node["node kv-3"].fix
     assert "vm-passthrough" in by_node["node kv-4"].message
     assert "not read" in by_node["node kv-4"].message
+
+
+def test_a_node_whose_device_plugin_advertises_no_allocatable_gpu_is_a_problem() -> None:
+    """If GFD counts 8 GPUs (capacity 8) but the device plugin leaves 0 allocatable (it withdrew
+    every GPU as unhealthy), the label's 8 is kept with a problem saying no GPU pod can run on
+    the node now, as for 7 of 8."""
+    labels = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}
+    down = node("h100-down", labels, extra={"nvidia.com/gpu": "8"})
+    down["status"]["allocatable"] = {**down["status"]["allocatable"], "nvidia.com/gpu": "0"}
+    read = read_kubectl_nodes(kube_list(down), "nodes.json", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 8
+    (problem,) = read.problems
+    assert problem.column == "node h100-down: metadata.labels.nvidia.com/gpu.count"
+    assert "says 8 GPUs but status.allocatable.nvidia.com/gpu advertises 0" in problem.message
+    assert "no GPU pod can run on the node now" in problem.message
+    assert "unhealthy" in problem.fix

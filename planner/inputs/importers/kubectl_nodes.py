@@ -1163,18 +1163,20 @@ def _whole_gpus(
             "read",
             _count_note(node, count_label, capacity_gpus),
         )
+        # 0 advertised beside a count is the device plugin withdrawing every GPU (an Xid, a
+        # failed driver): the node runs no GPU pod until they are back.
         if (
             capacity_gpus is not None
-            and capacity_gpus[0] > 0
             and not in_place
             and capacity_gpus[0] != count_label * replicas
         ):
             advertised = capacity_gpus[0]
             per_gpu = f" at {replicas} replicas per GPU" if replicas > 1 else ""
+            none = ", so no GPU pod can run on the node now" if advertised <= 0 else ""
             bad(
                 f"metadata.labels.{_LABEL}gpu.count",
                 f"{_LABEL}gpu.count says {count_label} GPUs but {capacity_gpus[1]} advertises "
-                f"{advertised:g}{per_gpu}: the label's {count_label} is taken",
+                f"{advertised:g}{per_gpu}{none}: the label's {count_label} is taken",
                 "check the node's GPUs (the device plugin withdraws a GPU it finds unhealthy; "
                 "nvidia-smi on the node) and list the nodes again, or set gpus_per_host to the "
                 "GPUs the node can use",
