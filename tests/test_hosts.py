@@ -416,3 +416,32 @@ def test_most_placed_by_configuration_matches_brute_force(seed: int) -> None:
     assert _left_out_assigning(requests, missed) <= _left_out_assigning(
         requests, {n.instance for n in best_fit.not_placed}
     )
+
+
+def test_placement_rows_are_written_for_the_assignment_kept_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When urgent first leaves a request out, largest first is tried too and one of the two
+    kept: only the kept one's placement rows are written (one per slot placed), and they
+    are those of placing the requests in that order."""
+    from planner.solve import hosts as hosts_module
+
+    requests = [
+        _request("small", cores=16, priority=1),
+        _request("big", 2, cores=48, priority=2),
+        _request("mid", cores=24, priority=2),
+    ]
+    pool_hosts = [host("h1", gpus=4, cpu_cores=64)]
+    written: list[str] = []
+    row = hosts_module.Placement
+
+    def counted_row(**fields: object) -> object:
+        written.append(str(fields["instance"]))
+        return row(**fields)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hosts_module, "Placement", counted_row)
+    assigned = assign_hosts(requests, HostPool(pool_hosts))
+
+    assert assigned.not_placed
+    assert written == [p.instance for p in assigned.placements]
+    assert sorted(written) == ["big#1", "big#1", "small#1"]

@@ -392,24 +392,24 @@ def assign_hosts(
     if fixed is not None:
         order = request_order(requests)
         order = [i for i in order if fixed[i] is not None] + [i for i in order if fixed[i] is None]
-        return _assign(requests, pool, order, fixed)
+        return _assign(requests, pool, order, fixed).assignment()
     urgent = pool.copy()
     assigned = _assign(requests, urgent, request_order(requests), None)
     if not (assigned.not_placed or fewest_hosts):
         pool.adopt(urgent)
-        return assigned
+        return assigned.assignment()
     # Largest first on the pool itself; the urgent-first copy is adopted back if it was better.
     by_size = _assign(requests, pool, request_order(requests, urgent_first=False), None)
     left, left_by_size = _left_out(assigned, requests), _left_out(by_size, requests)
     if left_by_size < left or (
         left_by_size == left == [0] * len(left) and pool.hosts_in_use() < urgent.hosts_in_use()
     ):
-        return by_size
+        return by_size.assignment()
     pool.adopt(urgent)
-    return assigned
+    return assigned.assignment()
 
 
-def _left_out(assigned: HostAssignment, requests: Sequence[HostRequest]) -> list[int]:
+def _left_out(assigned: _Spots, requests: Sequence[HostRequest]) -> list[int]:
     """Instances left out per priority level, most urgent first (compared as a list)."""
     level = {slot.instance: r.priority for r in requests for load in r.loads for slot in load.slots}
     counts = dict.fromkeys(sorted(set(level.values())), 0)
@@ -418,15 +418,46 @@ def _left_out(assigned: HostAssignment, requests: Sequence[HostRequest]) -> list
     return list(counts.values())
 
 
+@dataclass(frozen=True)
+class _Spots:
+    """Where ``_assign`` put each request (its host and GPU indices), in placing order, and
+    what it left out: the ``HostAssignment`` before its placement rows are written, which
+    only the assignment kept needs."""
+
+    placed: tuple[tuple[HostRequest, Host, tuple[int, ...]], ...]
+    not_placed: tuple[NotPlaced, ...]
+
+    def assignment(self) -> HostAssignment:
+        placements: list[Placement] = []
+        configs: dict[tuple[str, int], str] = {}
+        for request, host, gpu_indices in self.placed:
+            for load, gpu_index in zip(request.loads, gpu_indices, strict=True):
+                configs[(host.name, gpu_index)] = load.config
+                placements.extend(
+                    Placement(
+                        instance=slot.instance,
+                        workload=slot.workload,
+                        host=host.name,
+                        gpu_index=gpu_index,
+                        gpu_model=load.gpu_model,
+                        profile=slot.profile,
+                        memory_gib=slot.memory_gib,
+                        compute_share=slot.compute_share,
+                        start_slice=slot.start_slice,
+                    )
+                    for slot in load.slots
+                )
+        return HostAssignment(tuple(placements), self.not_placed, configs)
+
+
 def _assign(
     requests: Sequence[HostRequest],
     pool: HostPool,
     order: Sequence[int],
     fixed: Sequence[int | None] | None,
-) -> HostAssignment:
-    placements: list[Placement] = []
+) -> _Spots:
+    placed: list[tuple[HostRequest, Host, tuple[int, ...]]] = []
     not_placed: list[NotPlaced] = []
-    configs: dict[tuple[str, int], str] = {}
     reasons: dict[tuple[str, int, float, float, str], str] = {}
     for i in order:
         request = requests[i]
@@ -452,24 +483,8 @@ def _assign(
                         not_placed.append(NotPlaced(slot.instance, slot.workload, reasons[key]))
             continue
         reasons.clear()
-        host, gpu_indices = spot
-        for load, gpu_index in zip(request.loads, gpu_indices, strict=True):
-            configs[(host.name, gpu_index)] = load.config
-            placements.extend(
-                Placement(
-                    instance=slot.instance,
-                    workload=slot.workload,
-                    host=host.name,
-                    gpu_index=gpu_index,
-                    gpu_model=load.gpu_model,
-                    profile=slot.profile,
-                    memory_gib=slot.memory_gib,
-                    compute_share=slot.compute_share,
-                    start_slice=slot.start_slice,
-                )
-                for slot in load.slots
-            )
-    return HostAssignment(tuple(placements), tuple(not_placed), configs)
+        placed.append((request, *spot))
+    return _Spots(tuple(placed), tuple(not_placed))
 
 
 def min_hosts_exact(
