@@ -445,3 +445,27 @@ def test_placement_rows_are_written_for_the_assignment_kept_only(
     assert assigned.not_placed
     assert written == [p.instance for p in assigned.placements]
     assert sorted(written) == ["big#1", "big#1", "small#1"]
+
+
+def test_a_pool_s_copy_shares_free_gpu_lists_until_either_pool_places_on_them() -> None:
+    """Copying a pool of many hosts copies no host's free-GPU list: a host's list is copied
+    when a request lands on it in either pool, so each pool still sees only its own
+    placements (on the copy, then on the original, then on a copy of a copy)."""
+    pool = HostPool([host(f"h{i}", gpus=4, cpu_cores=64) for i in range(50)])
+    trial = pool.copy()
+    assert all(a is b for a, b in zip(pool.free_gpus, trial.free_gpus, strict=True))
+
+    on_trial = trial.place(_request("job", 2))
+    assert on_trial is not None
+    assert pool.free_gpus[0] == [0, 1, 2, 3]
+    assert trial.free_gpus[0] == [2, 3]
+    assert all(a is b for a, b in zip(pool.free_gpus[1:], trial.free_gpus[1:], strict=True))
+
+    on_pool = pool.place(_request("vm", 3))
+    assert on_pool is not None
+    assert on_pool[0].name == "h0"
+    assert (pool.free_gpus[0], trial.free_gpus[0]) == ([3], [2, 3])
+    again = trial.copy()
+    assert again.place(_request("vm", 1)) is not None
+    assert (pool.free_gpus[0], trial.free_gpus[0], again.free_gpus[0]) == ([3], [2, 3], [3])
+    assert pool.hosts_in_use() == trial.hosts_in_use() == again.hosts_in_use() == 1

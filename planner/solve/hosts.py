@@ -74,6 +74,9 @@ class HostPool:
         self._buckets: dict[tuple[str, int], list[tuple[float, float, int]]] = {}
         self._keys: list[tuple[float, float, int]] = []
         self._largest: dict[str, int] = {}
+        # Hosts whose free-GPU list this pool alone holds: a copy shares the lists, and the
+        # first change to one copies it (a copy of a large pool is mostly never changed).
+        self._own_gpu_lists: set[int] = set()
         self._open_host = open_host
         self.opened = 0
         """Hosts opened through ``open_host`` so far."""
@@ -84,6 +87,7 @@ class HostPool:
         index = len(self.hosts)
         self.hosts.append(host)
         self.free_gpus.append(list(range(host.gpus)))
+        self._own_gpu_lists.add(index)
         self.free_cores.append(host.cpu_cores)
         self.free_ram.append(host.ram_gib)
         self.group.append("")
@@ -97,7 +101,8 @@ class HostPool:
         """An independent copy: placing on it leaves this pool unchanged."""
         clone = HostPool((), self._open_host)
         clone.hosts = list(self.hosts)
-        clone.free_gpus = [list(free) for free in self.free_gpus]
+        clone.free_gpus = list(self.free_gpus)
+        self._own_gpu_lists = set()
         clone.free_cores = list(self.free_cores)
         clone.free_ram = list(self.free_ram)
         clone.group = list(self.group)
@@ -110,6 +115,8 @@ class HostPool:
     def adopt(self, other: HostPool) -> None:
         """Take ``other``'s state (a copy of this pool, placed on) as this pool's own."""
         self.__dict__.update(other.__dict__)
+        self._own_gpu_lists = set()
+        other._own_gpu_lists = set()
 
     def hosts_in_use(self) -> int:
         """Hosts with a GPU, a core or RAM given out."""
@@ -235,6 +242,10 @@ class HostPool:
         ``cores`` and ``ram_gib``, keeping the best-fit buckets in order."""
         model = self.hosts[index].gpu_model
         free = self.free_gpus[index]
+        if (take or give) and index not in self._own_gpu_lists:
+            free = list(free)
+            self.free_gpus[index] = free
+            self._own_gpu_lists.add(index)
         bucket = self._buckets[(model, len(free))]
         del bucket[bisect.bisect_left(bucket, self._keys[index])]
         for gpu in take:
