@@ -647,3 +647,29 @@ def test_pod_names_and_allowed_models_are_read_as_every_loader_reads_them(
         "pod POD-1\\u200b is listed twice (first on row 3 as 'pod-1'; names differing only in "
         "case are one pod): left out, its demand counted once",
     ]
+
+
+def test_two_pods_of_one_name_with_other_shapes_are_both_counted(catalog: Catalog) -> None:
+    """Two lists joined number their pods alike (openb-pod-0000 in each): a row naming a pod
+    already counted but with another shape or times is another pod, kept and counted with a
+    problem naming the cells that differ; an exact repeat is still counted once."""
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time\n"
+        "openb-pod-0000,12000,16384,1,1000,0\n"
+        "openb-pod-0000,12000,16384,1,1000,0\n"
+        "openb-pod-0000,20000,65536,0,0,5\n"
+    )
+    loaded = load_pod_list(pods.encode(), catalog, file_name="pods.csv", gpu_models=["T4"])
+    assert [w.instances for w in loaded.value.workloads] == [1]
+    assert [(w.vcpus, w.ram_gib) for w in loaded.value.cpu_only] == [(20.0, 64.0)]
+    repeat, other = loaded.problems
+    assert (repeat.row, repeat.row_kept) == (3, False)
+    assert repeat.message.endswith("left out, its demand counted once")
+    assert (other.row, other.column, other.row_kept) == (4, "name", True)
+    assert other.message == (
+        "pod openb-pod-0000 is named twice (first on row 2), but this is another pod "
+        "(num_gpu 0 here, 1 there; gpu_milli 0 here, 1000 there; cpu_milli 20000 here, 12000 "
+        "there; memory_mib 65536 here, 16384 there; creation_time 5 here, 0 there): counted as "
+        "a pod of its own"
+    )
+    assert "different names" in other.fix

@@ -546,9 +546,13 @@ def _added_model_note(
     )
 
 
+_Shape = tuple[int, int, int, int, tuple[str, ...]]
+"""(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod."""
+
+
 def _pod_shape(
     table: Table, row: Row, names: _ModelNames, problems: list[InputProblem]
-) -> tuple[int, int, int, int, tuple[str, ...]] | None:
+) -> _Shape | None:
     """(num_gpu, gpu_milli, cpu_milli, memory_mib, allowed models) of one pod, or None; the
     allowed models are read by ``_allowed_models``."""
     values = _parse_row(table, row, _POD_RANGES, problems)
@@ -618,30 +622,76 @@ def _allowed_models(
     return tuple(sorted(named))
 
 
-def _pod_name(
-    table: Table, row: Row, seen: Mapping[str, tuple[Row, str]], problems: list[InputProblem]
-) -> str | None:
+def _pod_name(table: Table, row: Row, problems: list[InputProblem]) -> str | None:
     """The row's pod name as the planner reads a class name (``usable_name``: invisible
     characters removed and said), empty when the row has none; None with a problem when it is
-    too long or a pod already counted has it (``seen``: by ``host_key``, as Kubernetes names are
-    matched, to its row and name): a pod listed twice, as two lists joined repeat theirs, is
-    counted once."""
+    too long or holds only invisible characters."""
     written = row.get("name")
     if not written:
         return ""
     where = partial(table.problem, row, "name")
     empty = ("the pod name holds only invisible characters", "write the pod's name")
-    name = usable_name(written, "pod name", where, problems, empty=empty)
-    if name is None or host_key(name) not in seen:
-        return name
-    problems.append(
-        where(
-            _listed_twice("pod", written, name, seen[host_key(name)])
-            + ": left out, its demand counted once",
+    return usable_name(written, "pod name", where, problems, empty=empty)
+
+
+_SHAPE_COLUMNS = ("num_gpu", "gpu_milli", "cpu_milli", "memory_mib", "gpu_spec")
+"""The columns of a pod's shape, in ``_Shape`` order."""
+_POD_RECORD = ("qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time")
+"""Columns that tell a pod apart from another of its shape; a repeat of a pod has them alike."""
+
+
+@dataclass(frozen=True)
+class _FirstPod:
+    """The first row counted under a pod name (by ``host_key``, as Kubernetes matches names)."""
+
+    row: Row
+    name: str
+    shape: _Shape
+
+
+def _repeated_pod(
+    table: Table, row: Row, name: str, shape: _Shape, first: _FirstPod
+) -> InputProblem:
+    """The problem of a row naming the pod ``first`` counted: the same pod listed twice (every
+    shape and record cell alike, as two lists joined repeat theirs), left out so its demand is
+    counted once; or another pod given the same name (each openb list numbers its pods from
+    ``openb-pod-0000``), kept and counted as its own pod, the cells that differ named."""
+    said = _listed_twice("pod", row.get("name"), name, (first.row, first.name))
+    differs = [
+        f"{column} {here or '(empty)'} here, {there or '(empty)'} there"
+        for column, here, there in (
+            *(
+                (c, _shape_cell(shape, i), _shape_cell(first.shape, i))
+                for i, c in enumerate(_SHAPE_COLUMNS)
+            ),
+            *((c, row.get(c), first.row.get(c)) for c in _POD_RECORD),
+        )
+        if here != there
+    ]
+    if not differs:
+        return table.problem(
+            row,
+            "name",
+            f"{said}: left out, its demand counted once",
             "give each pod once (a pod list joined with another repeats its pods)",
         )
+    return replace(
+        table.problem(
+            row,
+            "name",
+            f"{said.replace('is listed twice', 'is named twice')}, but this is another pod "
+            f"({'; '.join(differs)}): counted as a pod of its own",
+            "give the two pods different names (lists joined number their pods alike); if "
+            "they are one pod, delete the row that is wrong",
+        ),
+        row_kept=True,
     )
-    return None
+
+
+def _shape_cell(shape: _Shape, index: int) -> str:
+    """One field of ``shape`` as a message writes it (allowed models joined by ``|``)."""
+    value = shape[index]
+    return "|".join(value) if isinstance(value, tuple) else str(value)
 
 
 def _listed_twice(noun: str, written: str, name: str, first: tuple[Row, str]) -> str:
@@ -656,9 +706,7 @@ def _listed_twice(noun: str, written: str, name: str, first: tuple[Row, str]) ->
     return f"{noun} {shown(written.strip())} is listed twice (first on row {row.number}{case})"
 
 
-def _pod_class(
-    shape: tuple[int, int, int, int, tuple[str, ...]], count: int, memory_gib: float
-) -> WorkloadClass:
+def _pod_class(shape: _Shape, count: int, memory_gib: float) -> WorkloadClass:
     """The class of ``count`` pods of one shape; ``memory_gib`` is GPU memory per GPU."""
     gpus, milli, cpu_milli, memory_mib, spec = shape
     share = gpus == 1 and milli < MILLI
@@ -713,16 +761,22 @@ def load_pod_list(
     problems = table.require_columns(POD_COLUMNS, _POD_OPTIONAL)
     inventory_models = list(dict.fromkeys(gpu_models))
     held = frozenset(inventory_models)
-    counts: dict[tuple[int, int, int, int, tuple[str, ...]], int] = {}
-    seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first pod's row and name
+    counts: dict[_Shape, int] = {}
+    seen: dict[str, _FirstPod] = {}  # host_key -> the first pod counted of that name
     names = _ModelNames(catalog)
     for row in table.rows:
-        pod = _pod_name(table, row, seen, problems)
+        pod = _pod_name(table, row, problems)
         if pod is None:
             continue
         shape = _pod_shape(table, row, names, problems)
         if shape is None:
             continue
+        first = seen.get(host_key(pod)) if pod else None
+        if first is not None:
+            repeat = _repeated_pod(table, row, pod, shape, first)
+            problems.append(repeat)
+            if not repeat.row_kept:
+                continue
         spec = shape[4]
         if shape[0] and spec and inventory_models and held.isdisjoint(spec):
             # The pod may only run on models no node has: it could never be placed.
@@ -739,8 +793,8 @@ def load_pod_list(
             )
             continue
         counts[shape] = counts.get(shape, 0) + 1
-        if pod:
-            seen[host_key(pod)] = (row, pod)
+        if pod and first is None:
+            seen[host_key(pod)] = _FirstPod(row, pod, shape)
     if not counts:
         raise InputError([*problems, table.problem(None, None, "no usable pod row", "add pods")])
     planned = inventory_models or list(catalog.gpus)
