@@ -1063,3 +1063,36 @@ def test_a_node_whose_device_plugin_advertises_no_allocatable_gpu_is_a_problem()
     assert "says 8 GPUs but status.allocatable.nvidia.com/gpu advertises 0" in problem.message
     assert "no GPU pod can run on the node now" in problem.message
     assert "unhealthy" in problem.fix
+
+
+def test_a_node_with_an_nvidia_gpu_present_but_no_gpu_count_says_so_and_how_to_give_it() -> None:
+    """If a node carries NFD's feature.node.kubernetes.io/pci-10de.present=true but advertises no
+    nvidia.com/gpu and has no GFD label (under DRA, Kubernetes 1.34), it is left out with a
+    problem saying an NVIDIA GPU is present but no GPU count is advertised, naming DRA and how to
+    give the GPUs (the ResourceSlices, nvidia-smi, --cluster-gpus); it was 'no host with GPUs'
+    with nothing about the node. A node without the label is still only noted."""
+    labels = {"feature.node.kubernetes.io/pci-10de.present": "true", "cluster": "prod"}
+    gfd = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}
+    data = kube_list(
+        node("dra-2", labels),
+        node("cpu-1"),
+        node("g", {**gfd, "cluster": "prod"}, extra={"nvidia.com/gpu": "8"}),
+    )
+    imported = import_inventory([("nodes.json", data)], CATALOG)
+    assert imported.frame["host"].tolist() == ["g"]
+    (problem,) = imported.problems
+    assert problem.column == (
+        "node dra-2: metadata.labels.feature.node.kubernetes.io/pci-10de.present"
+    )
+    assert "an NVIDIA GPU is present on the node" in problem.message
+    assert "no GPU count is advertised" in problem.message
+    assert "DRA" in problem.message
+    assert "kubectl get resourceslices -o json" in problem.fix
+    assert "--cluster-gpus 'prod=MODEL:GPUS'" in problem.fix
+    assert any(n.subject == "cpu-1" and "no GPU on the node" in n.text for n in imported.notes)
+    given = import_inventory(
+        [("nodes.json", data)], CATALOG, gpus_by_cluster={"prod": ("H100-80GB-SXM", 8)}
+    )
+    assert given.frame.set_index("host").loc["dra-2", "gpus_per_host"] == 8
+    assert given.frame.set_index("host").loc["dra-2", "cpu_cores"] == 64.0
+    assert given.problems == ()

@@ -1,6 +1,7 @@
 """The inventory from the files admins already have: each read, then combined host by host.
 
-Every file is detected (``detect_file``) and read by its importer into facts per host. Facts
+Every file is detected (``detect_file``) and read by its importer into facts per host
+(ResourceSlices of Kubernetes DRA, which detection refuses, by ``resource_slices``). Facts
 about one host from several files are combined: hosts match by name ignoring case, with or
 without a domain (``gpu-07`` is ``gpu-07.lab.example``; IP addresses match whole). For each
 column the best-sourced fact wins (read, then derived, then assumed), the first file breaking a
@@ -23,7 +24,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.cell_units import CORES, GIB
-from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, rvtools
+from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, resource_slices, rvtools
 from planner.inputs.importers.detect import Format, detect_file, give_as
 from planner.inputs.importers.hosts import (
     HOST_FIELDS,
@@ -224,7 +225,13 @@ def _read_hosts(
 ) -> tuple[Format, HostsRead]:
     """``read_hosts``, with the format detected. A workbook is opened once: its reader takes
     the one its detection opened."""
-    detected = detect_file(file, data, role="inventory")
+    try:
+        detected = detect_file(file, data, role="inventory")
+    except InputError:
+        # ResourceSlices (Kubernetes DRA) are read here only: as workloads they are refused.
+        if resource_slices.is_resource_slices(data, file):
+            return Format.KUBECTL_NODES, resource_slices.read_resource_slices(data, file, catalog)
+        raise
     found = detected.format
     readers: Mapping[Format, Callable[[], HostsRead]] = {
         Format.KUBECTL_NODES: lambda: kubectl_nodes.read_kubectl_nodes(
@@ -603,6 +610,17 @@ def _hosts_by_name(
     return hosts
 
 
+def _uncounted_nodes(reads: Sequence[HostsRead]) -> dict[tuple[str, str], InputProblem]:
+    """The problem of each Kubernetes node with an NVIDIA GPU but no GPU count, by file and
+    node name (``kubectl_nodes.NodesRead.uncounted``)."""
+    return {
+        (r.file, name): problem
+        for r in reads
+        if isinstance(r, kubectl_nodes.NodesRead)
+        for name, problem in r.uncounted.items()
+    }
+
+
 def _missing_gpu_problems(missing: Mapping[str, list[_Host]]) -> list[InputProblem]:
     """One problem per cluster whose hosts no file gives GPUs for."""
     problems = []
@@ -633,10 +651,15 @@ def _leave_out(
     tools: Mapping[str, str],
     problems: list[InputProblem],
     missing: dict[str, list[_Host]],
+    uncounted: Mapping[tuple[str, str], InputProblem],
 ) -> None:
     """A host its files give no GPU model or no GPU count for: its own problem when a model is
-    open among several or only the model is missing, else its cluster's (``missing``)."""
-    if "gpu_model" not in chosen and narrowed is not None:
+    open among several, only the model is missing, or it is a Kubernetes node with an NVIDIA
+    GPU but no GPU count (``uncounted``, under DRA), else its cluster's (``missing``)."""
+    said = [uncounted[(p.file, p.name)] for p in entry.parts if (p.file, p.name) in uncounted]
+    if said and "gpus_per_host" not in chosen:
+        problems.append(said[0])
+    elif "gpu_model" not in chosen and narrowed is not None:
         problems.append(_open_model_problem(entry, narrowed, chosen, tools))
     elif "gpu_model" not in chosen and "gpus_per_host" in chosen:
         problems.append(_unknown_model_problem(entry, chosen, cluster_name))
@@ -767,6 +790,7 @@ def import_inventory(
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, notes, problems, _repeated_names(files))
     tools = {r.file: r.tool for r in reads}
+    uncounted = _uncounted_nodes(reads)
     rows = []
     layouts: list[MigGpu] = []
     missing: dict[str, list[_Host]] = {}
@@ -788,7 +812,7 @@ def import_inventory(
         model_fact = chosen.get("gpu_model")
         narrowed = next((p for p in entry.parts if p.open_model is not None), None)
         if model_fact is None or "gpus_per_host" not in chosen:
-            _leave_out(entry, chosen, narrowed, cluster_name, tools, problems, missing)
+            _leave_out(entry, chosen, narrowed, cluster_name, tools, problems, missing, uncounted)
             continue
         model = catalog.resolve(str(model_fact.value))
         if model is None:

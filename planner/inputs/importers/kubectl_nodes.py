@@ -68,7 +68,11 @@ Readings and their rules:
 - A GPU node NotReady (its Ready condition not True) or cordoned (``spec.unschedulable``) is
   kept, as capacity the cluster owns, with a note naming its state.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
-  resource not read here (``amd.com/gpu``) is left out with a problem naming it.
+  resource not read here (``amd.com/gpu``) is left out with a problem naming it. A node with an
+  NVIDIA PCI device (Node Feature Discovery's ``pci-10de.present``) that counts no GPU, as
+  under DRA, where NVIDIA's DRA driver publishes the GPUs as ResourceSlices
+  (``resource_slices``), is kept with its CPU and memory for another file to give its GPUs,
+  and is a problem saying how when none does (``NodesRead.uncounted``).
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ __all__ = [
     "GPU_SELECTOR_LABELS",
     "MAX_GPUS_PER_NODE",
     "NODE_SIZE",
+    "NVIDIA_PCI_LABEL",
     "PRODUCT_LABEL",
     "REPLICAS_LABEL",
     "SHARING_LABEL",
@@ -255,6 +260,8 @@ _HAMI_LABEL = ("gpu", "on")
 # advertises its GPUs for KubeVirt VMs as nvidia.com/<PCI device name> (passthrough,
 # nvidia.com/GA102GL_A10) or nvidia.com/<vGPU type> (nvidia.com/NVIDIA_A10-4Q), not nvidia.com/gpu.
 WORKLOAD_CONFIG_LABEL = f"{_LABEL}gpu.workload.config"
+NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
+"""Node Feature Discovery's label for a PCI device of vendor 10de (NVIDIA) on the node."""
 _VM_PASSTHROUGH = "vm-passthrough"
 _VM_VGPU = "vm-vgpu"
 _PCI_CHIP = re.compile(r"^(?:G[A-Z]|TU|AD|GV|GP|GK|GM)\d{3}[A-Z]*_")
@@ -278,6 +285,9 @@ class NodesRead(HostsRead):
 
     uids: Mapping[str, str] = field(default_factory=dict)
     """Each host's ``metadata.uid`` by its name; a node without one (label maps) is absent."""
+    uncounted: Mapping[str, InputProblem] = field(default_factory=dict)
+    """Hosts with an NVIDIA GPU present but no GPU count (``NVIDIA_PCI_LABEL``, under DRA), by
+    name, each with the problem to report when no other file gives its GPUs."""
 
 
 def read_kubectl_nodes(
@@ -295,6 +305,7 @@ def read_kubectl_nodes(
     notes: list[ImportNote] = []
     problems: list[InputProblem] = []
     uids: dict[str, str] = {}
+    uncounted: dict[str, InputProblem] = {}
     labels_only = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
@@ -340,6 +351,11 @@ def read_kubectl_nodes(
             hosts.append(host)
             if node.uid:
                 uids.setdefault(host.name, node.uid)
+            if host.get("gpus_per_host") is None and node.labels.get(NVIDIA_PCI_LABEL) == "true":
+                cluster_fact = host.get("cluster")
+                uncounted[host.name] = _uncounted_problem(
+                    node, file, "" if cluster_fact is None else str(cluster_fact.value)
+                )
     if labels_only:
         notes.append(
             ImportNote(
@@ -367,7 +383,13 @@ def read_kubectl_nodes(
             ]
         )
     return NodesRead(
-        file, _TOOLS[read.form], tuple(hosts), tuple(notes), tuple(problems), uids=uids
+        file,
+        _TOOLS[read.form],
+        tuple(hosts),
+        tuple(notes),
+        tuple(problems),
+        uids=uids,
+        uncounted=uncounted,
     )
 
 
@@ -575,6 +597,8 @@ def _host(
             "give this host's GPUs in an inventory CSV (gpus_per_host, gpu_model)",
         )
         return None
+    if not has_gpu and labels.get(NVIDIA_PCI_LABEL) == "true":
+        return _uncounted_host(node, file, cluster, problems)
     if not has_gpu:
         notes.append(
             ImportNote(
@@ -680,6 +704,40 @@ def _host(
     _check_counts(facts, node, instance, hami, capacity_gpus, bad)
     notes.extend(_state_notes(node, file))
     return HostFacts(name, file, None, tuple(facts), tuple(layout))
+
+
+def _uncounted_host(
+    node: _Node, file: str, cluster: str | None, problems: list[InputProblem]
+) -> HostFacts:
+    """A node with an NVIDIA PCI device (Node Feature Discovery's ``pci-10de.present``) that
+    counts no GPU: kept with its CPU, memory and cluster, for another file to give its GPUs
+    (NVIDIA's DRA driver's ResourceSlices, nvidia-smi); ``uncounted`` holds the problem
+    ``read_kubectl_nodes`` files when none does."""
+    facts: list[Fact] = []
+    add, bad = _recorders(node, file, facts, problems)
+    add("platform", Platform.KUBERNETES.value, "kind Node", "read", "a Kubernetes node")
+    _cluster(node.labels, cluster, add)
+    _cpu_and_memory(node, add, bad)
+    _rdma(node, add)
+    return HostFacts(node.name, file, None, tuple(facts))
+
+
+def _uncounted_problem(node: _Node, file: str, cluster: str) -> InputProblem:
+    """Why a node with an NVIDIA PCI device but no GPU count is left out, and how to give its
+    GPUs. Under Kubernetes DRA (GA in 1.34) NVIDIA's DRA driver publishes GPUs as
+    ResourceSlices, not as ``nvidia.com/gpu``; else the device plugin is not running."""
+    return InputProblem(
+        file,
+        None,
+        f"node {shown(node.name)}: metadata.labels.{NVIDIA_PCI_LABEL}",
+        f"an NVIDIA GPU is present on the node ({NVIDIA_PCI_LABEL}=true, Node Feature "
+        f"Discovery's) but no GPU count is advertised (no {_GPU} resource, no GPU Feature "
+        "Discovery label): its GPUs may be published through DRA (NVIDIA's DRA driver, "
+        "ResourceSlices of gpu.nvidia.com), or the device plugin is not running; left out",
+        "give kubectl get resourceslices -o json > resourceslices.json beside this file (its "
+        f"GPUs are read by node name), nvidia-smi output of the node, or --cluster-gpus "
+        f"'{shown(cluster)}=MODEL:GPUS' (or the import panel's GPUs per cluster)",
+    )
 
 
 def _vm_resources(node: _Node, catalog: Catalog, bad: Any) -> list[tuple[str, float, GpuName]]:
