@@ -337,3 +337,32 @@ def test_jobs_wider_than_the_pool_are_said_to_never_run(monkeypatch: pytest.Monk
     (warning,) = at.warning
     assert "A job takes 8 GPUs and the pool has 1, so no job can ever run" in warning.value
     assert metric(at, "Harvested [GPU-h/week]") == "0"
+
+
+def test_desktops_on_kubernetes_hosts_are_said_to_need_vsphere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An inventory of Kubernetes nodes gives VDI desktops no vGPU host: the page says so and
+    offers a given pool, not the planner-failure error."""
+    on_kubernetes = INVENTORY.replace(b",count\n", b",count,platform\n").replace(
+        b",8\n", b",8,kubernetes\n"
+    )
+    monkeypatch.setattr(
+        session,
+        "scenario_inputs",
+        lambda: session.ScenarioInputs(
+            inventory=session.InputFile("inventory.csv", on_kubernetes),
+            workloads=session.InputFile("workloads.csv", VDI_MIX),
+        ),
+    )
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT_S).run()
+    assert not at.exception
+    assert not at.error
+    (said,) = [i.value for i in at.info if "Nothing to harvest" in i.value]
+    assert "vSphere hosts" in said
+    assert "8 hosts run Kubernetes" in said
+    assert "A pool of GPUs I give" in said
+    at.radio(key="harvest_pool_source").set_value("given")
+    at = simulate(at)
+    assert not at.error
+    assert metric(at, "Harvested")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from planner.assumptions import Assumptions
 from planner.cli import add_harvest_command
 from planner.inputs.catalog import Catalog, GpuModel, VgpuProfile
 from planner.inputs.inventory import Host, Inventory
+from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
 from planner.output.export import sheets_bytes
@@ -22,6 +24,7 @@ from planner.scenario import Scenario
 from planner.time.demand import HOURS_PER_WEEK, curve_preset
 from planner.time.harvesting import (
     HarvestSettings,
+    NoDesktopPoolError,
     dedicated_usd_per_gpu_year,
     harvest_scenario,
     harvest_summary,
@@ -532,3 +535,25 @@ def test_the_harvest_command_reads_a_utf16_curve_and_explains_another_encoding(
     assert "curve.txt" in err
     assert "UTF-8" in err
     assert "codec" not in err
+
+
+def test_desktops_on_kubernetes_only_hosts_say_vgpu_needs_vsphere() -> None:
+    """With every host a Kubernetes node, no desktop fits under vGPU: the refusal is a
+    NoDesktopPoolError naming vGPU's platform and the hosts' own; the workbook's sheet says it."""
+    on_kubernetes = scenario(desktops(36, 13.0))
+    on_kubernetes = replace(
+        on_kubernetes,
+        inventory=Inventory(
+            hosts=tuple(
+                replace(h, platform=Platform.KUBERNETES) for h in on_kubernetes.inventory.hosts
+            )
+        ),
+    )
+    with pytest.raises(NoDesktopPoolError) as refusal:
+        harvest_scenario(on_kubernetes, HarvestSettings())
+    said = str(refusal.value)
+    assert "vSphere" in said
+    assert "3 hosts run Kubernetes" in said
+    (summary,) = plan_harvest_tables(on_kubernetes).values()
+    assert summary["figure"].tolist() == ["No harvest"]
+    assert summary["value"].iloc[0] == said

@@ -37,7 +37,7 @@ import pandas as pd
 from planner.inputs.limits import MAX_HARVEST_JOBS_PER_DAY
 from planner.inputs.workloads import HOURS_PER_DAY, WorkloadKind
 from planner.measure.costs import amortised_usd_per_year, gpu_power_w, power_usd_per_year
-from planner.methods.registry import Method
+from planner.methods.registry import METHODS, Method
 from planner.methods.vgpu import max_per_gpu as vgpu_max_per_gpu
 from planner.scenario import Scenario
 from planner.solve.packing import plan_method
@@ -55,6 +55,7 @@ from planner.words import counted
 __all__ = [
     "HarvestResult",
     "HarvestSettings",
+    "NoDesktopPoolError",
     "Turnaround",
     "VdiGroup",
     "VdiPool",
@@ -611,6 +612,11 @@ def simulate_harvest(
 # --- From a scenario ---------------------------------------------------------------------------
 
 
+class NoDesktopPoolError(ValueError):
+    """The scenario gives no desktop GPU to harvest: it has no VDI workload, no vSphere host, or
+    its vGPU plan places no desktop. An answer about the inputs, not a failure of the planner."""
+
+
 @dataclass(frozen=True)
 class VdiGroup:
     """Desktops that share GPUs of one model and one vGPU profile in the vGPU plan."""
@@ -667,17 +673,20 @@ def vdi_pool(
     group's GPUs are all in use. Counting each group on its own GPUs is exact in
     equal-size mode and slightly cautious in mixed-size mode, where groups may share a GPU.
     ``curve`` replaces every VDI class's own schedule (e.g. the ``vdi-office`` preset).
+    ``NoDesktopPoolError`` when the scenario has no VDI class, no host that runs vGPU's platform,
+    or the vGPU plan places no desktop.
     """
     desktops = tuple(w for w in scenario.workloads if w.kind is WorkloadKind.VDI)
     if not desktops:
-        raise ValueError(
+        raise NoDesktopPoolError(
             "the scenario has no VDI workload to harvest from; add a workload of kind 'vdi' "
             "to the workload file"
         )
+    _refuse_without_vgpu_hosts(scenario)
     plan = plan_method(Method.VGPU, replace(scenario, workloads=desktops))
     if not plan.placements:
         reasons = sorted({n.reason for n in plan.not_placed})
-        raise ValueError(
+        raise NoDesktopPoolError(
             "no VDI desktop could be placed under vGPU, so no GPU serves desktops: "
             + "; ".join(reasons[:3])
         )
@@ -732,6 +741,27 @@ def vdi_pool(
         groups=tuple(groups),
         desktops_not_placed=len({n.instance for n in plan.not_placed}),
         source=source,
+    )
+
+
+def _refuse_without_vgpu_hosts(scenario: Scenario) -> None:
+    """NoDesktopPoolError when no host of the inventory runs a platform vGPU serves: desktops are
+    VMs, and the pool is what their vGPU plan uses."""
+    vgpu = METHODS[Method.VGPU]
+    hosts = scenario.inventory.hosts
+    if not hosts or any(h.platform in vgpu.platforms for h in hosts):
+        return
+    served = " or ".join(sorted(p.label for p in vgpu.platforms))
+    by_platform: dict[str, int] = {}
+    for host in hosts:
+        by_platform[host.platform.label] = by_platform.get(host.platform.label, 0) + 1
+    run = ", ".join(
+        f"{counted(n, 'host')} {'runs' if n == 1 else 'run'} {label}"
+        for label, n in sorted(by_platform.items())
+    )
+    raise NoDesktopPoolError(
+        f"the desktops are VMs planned under {vgpu.label}, which runs on {served} hosts, and "
+        f"this inventory has none ({run}); add {served} hosts to the inventory"
     )
 
 

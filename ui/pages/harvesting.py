@@ -24,6 +24,7 @@ from planner.time.demand import (
 from planner.time.harvesting import (
     HarvestResult,
     HarvestSettings,
+    NoDesktopPoolError,
     check_settings,
     harvest_tables,
     utilisation_by_hour,
@@ -260,9 +261,23 @@ if choice.pool_gpus is None and not has_desktops:
     )
     components.stop_if_empty(built, need_inventory=False)
     st.stop()
-result: HarvestResult = planning.guarded(
-    lambda: planning.harvest(scenario, choice), doing="simulate harvesting"
-)
+
+
+def harvested() -> HarvestResult:
+    """The harvest the form asks for; a scenario whose desktops give no GPU is said as such,
+    with the form's way round it, not as a failure of the planner."""
+    try:
+        return planning.harvest(scenario, choice)
+    except NoDesktopPoolError as why:
+        st.info(
+            f"Nothing to harvest from the scenario's desktops: {why}. Or choose 'A pool of GPUs "
+            "I give' above and press Simulate.",
+            icon=":material/info:",
+        )
+        st.stop()
+
+
+result = planning.guarded(harvested, doing="simulate harvesting")
 session.keep_harvest_choice(choice)
 
 # --- Summary ----------------------------------------------------------------------------------
