@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from importer_samples import CATALOG
 
+from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.gpu_names import gpu_family, match_gpu_name
 
 
@@ -79,16 +80,25 @@ def test_vgpu_profiles_map_to_their_physical_gpu() -> None:
 
 
 @pytest.mark.parametrize(
-    "printed",
-    ["Tesla P100-PCIE-16GB", "Tesla V100S-PCIE-32GB", "NVIDIA H20", "NVIDIA GH200 144G HBM3e"],
+    ("printed", "own_name"),
+    [
+        ("Tesla P100-PCIE-16GB", "P100-PCIE-16GB"),
+        ("Tesla V100S-PCIE-32GB", "V100S-PCIE-32GB"),
+        ("NVIDIA A800 80GB PCIe", "A800-80GB-PCIe"),
+        ("NVIDIA GH200 144G HBM3e", "GH200-144G-HBM3e"),
+    ],
 )
-def test_unknown_gpus_name_the_closest_models_and_the_own_gpu_fix(printed: str) -> None:
-    """A GPU the catalog lacks maps to no model; the fix names close catalog models and how to add
-    one's own GPU model."""
+def test_unknown_gpus_offer_no_other_gpu_and_name_the_own_model_they_need(
+    printed: str, own_name: str
+) -> None:
+    """A GPU the catalog lacks maps to no model; no GPU of another family is offered in its place
+    (a V100S is not a V100, a GH200 144G not the 96 GB GH200), no gpu_model column is asked for
+    (a tool's output has none), and the fix names the exact model name one's own GPU file needs."""
     found = match_gpu_name(printed, CATALOG)
     assert found.model is None
-    assert "your own GPU" in found.fix
-    assert found.suggestions
+    assert found.suggestions == ()
+    assert "gpu_model" not in found.fix
+    assert f"add a model named '{own_name}' to your own GPU file (--catalog-extra" in found.fix
 
 
 def test_catalog_name_is_read_as_is() -> None:
@@ -142,8 +152,8 @@ def test_an_invisible_character_in_a_name_is_shown_escaped_with_the_fix_to_delet
     assert "U+200B ZERO WIDTH SPACE" in found.reason
     assert "\u200b" not in found.reason
     assert found.fix.startswith(
-        "delete the invisible characters, leaving 'NVIDIA H100 80GB HBM3'; if it is one of "
-        "'H100-80GB-SXM'"
+        "delete the invisible characters, leaving 'NVIDIA H100 80GB HBM3'; if it still fits no "
+        "model, add a model named 'H100-80GB-HBM3'"
     )
 
 
@@ -262,3 +272,64 @@ def test_a_refused_mig_backed_name_says_which_instance_no_model_offers() -> None
     found = match_gpu_name("A100-3-30C", CATALOG)
     assert "no A100 model of the catalog offers the GPU instance 3g.30gb" in found.reason
     assert found.suggestions
+
+
+_OWN_GPUS = b"""name,memory_gib,tdp_w,fp16_tflops,price_usd
+X300-288GB,288,1100,2250,50000
+RTX-PRO-9000,96,600,500,9000
+"""
+"""Own models named as a user writes them: family and memory, or the product's first words."""
+
+
+@pytest.mark.parametrize(
+    ("printed", "model", "left_over"),
+    [
+        ("NVIDIA X300 SXM6 AC", "X300-288GB", "'ac'"),
+        ("NVIDIA-X300-SXM6-AC", "X300-288GB", "'ac'"),
+        (
+            "NVIDIA RTX PRO 9000 Blackwell Server Edition",
+            "RTX-PRO-9000",
+            "'blackwell server edition'",
+        ),
+    ],
+)
+def test_an_own_model_is_read_for_a_name_that_starts_with_its_words(
+    printed: str, model: str, left_over: str
+) -> None:
+    """An own model named by its family (``X300-288GB``) is read for the longer name the tool
+    prints (``NVIDIA X300 SXM6 AC``), as catalog models are, the words left over said in the
+    reason and the match marked assumed; it was refused as if the user had given no model."""
+    catalog = load_catalog(extra_gpus=_OWN_GPUS)
+    found = match_gpu_name(printed, catalog)
+    assert (found.model, found.source) == (model, "assumed")
+    assert f"{left_over} is not in the model's name" in found.reason
+
+
+@pytest.mark.parametrize(
+    "printed", ["NVIDIA X3000", "NVIDIA X300 144G", "NVIDIA RTX PRO 90000", "NVIDIA RTX PRO"]
+)
+def test_a_name_is_not_read_as_a_model_of_other_words_or_numbers(printed: str) -> None:
+    """Only whole words and words without digits are passed over: X3000 is not an X300, an
+    X300 144G is not the 288 GB X300 (the number names another part), and a name shorter than
+    the model's is not that model."""
+    catalog = load_catalog(extra_gpus=_OWN_GPUS)
+    assert match_gpu_name(printed, catalog).model is None
+
+
+def test_the_own_model_name_a_refusal_asks_for_is_read() -> None:
+    """The name a refusal asks one's own GPU file to hold is the name read for that GPU."""
+    printed = "NVIDIA Y100 Blackwell Server Edition"
+    wanted = match_gpu_name(printed, CATALOG).own_name
+    assert wanted == "Y100-Blackwell-Server-Edition"
+    own = f"name,memory_gib,tdp_w,fp16_tflops,price_usd\n{wanted},96,600,500,9000\n".encode()
+    found = match_gpu_name(printed, load_catalog(extra_gpus=own))
+    assert (found.model, found.source) == (wanted, "read")
+
+
+def test_a_vgpu_or_mig_device_of_an_unknown_gpu_asks_for_its_physical_gpu() -> None:
+    """A MIG device's or a vGPU's name asks for its physical GPU as one's own model, not for the
+    slice: its model is the GPU the slice is part of."""
+    mig = match_gpu_name("NVIDIA-Y100-SXM6-MIG-1g.24gb", CATALOG)
+    assert (mig.model, mig.own_name) == (None, "Y100-SXM6")
+    vgpu = match_gpu_name("GRID Y100-10C", CATALOG)
+    assert (vgpu.model, vgpu.own_name) == (None, "Y100")

@@ -7,7 +7,8 @@ model whose parts agree is the answer. Memory the tool reports (``memory.total``
 device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``), a vGPU profile (``GRID A100-10C``,
 ``NVIDIA-A16-4Q``) and a MIG-backed vGPU profile (``H100XM-1-10C``: one vGPU on a 1g.10gb GPU
 instance) map to the physical model they are part of. A name no model fits is quoted in its
-problem with invisible characters (a zero-width space pasted with it) shown escaped.
+problem with invisible characters (a zero-width space pasted with it) shown escaped, and with
+the exact name a model of one's own GPU file needs to be read for it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from planner.inputs.catalog import Catalog, invisible_fix
 from planner.inputs.importers.provenance import NoteSource
-from planner.inputs.tabular import quoted
+from planner.inputs.tabular import quoted, without_invisible
 
 __all__ = ["OWN_GPU_FIX", "GpuName", "gpu_family", "match_gpu_name"]
 
@@ -88,6 +89,8 @@ class _Parts:
     family: str
     memory_gb: float | None
     form: str | None
+    words: tuple[str, ...] = ()
+    """The family's words in order (``rtx``, ``pro``, ``6000``, ``blackwell``)."""
 
 
 def _parts(name: str) -> _Parts:
@@ -108,7 +111,7 @@ def _parts(name: str) -> _Parts:
             form = _FORMS[token]
         else:
             family.append(token)
-    return _Parts("".join(family), memory, form)
+    return _Parts("".join(family), memory, form, tuple(family))
 
 
 def gpu_family(model: str) -> str:
@@ -143,20 +146,28 @@ class GpuName:
         return self.vgpu_profile is not None and self.mig_profile is not None
 
     suggestions: tuple[str, ...] = ()
-    """Closest catalog names, when no model fits."""
+    """Catalog models of the name's family that do not fit it (another size or form factor),
+    when no model fits; models of another family are never offered: a GB200 is not a GH200."""
+    own_name: str = ""
+    """The name a model of one's own GPU file needs to be read for this name, when no model
+    fits (``B300-SXM6-AC`` for ``NVIDIA B300 SXM6 AC``)."""
 
     @property
     def fix(self) -> str:
         """What to do when ``model`` is None: delete invisible characters the name holds, then
-        the closest catalog names or how to add one's own model."""
+        add one's own model under the name it needs. A tool's output has no model column to
+        edit, so no catalog model is offered in its place."""
         delete = invisible_fix(self.written)
+        own = (
+            f"add a model named {quoted(self.own_name)} to your own GPU file (--catalog-extra, "
+            "or the Inventory page's 'your own GPU models')"
+        )
+        if delete:
+            own = f"if it still fits no model, {own}"
         if self.suggestions:
             close = ", ".join(f"'{s}'" for s in self.suggestions)
-            return (
-                f"{delete}if it is one of {close}, set gpu_model to that name; "
-                f"otherwise {OWN_GPU_FIX}"
-            )
-        return f"{delete}{OWN_GPU_FIX}"
+            own += f"; the catalog's models of its family ({close}) do not fit the name"
+        return f"{delete}{own}"
 
 
 def _nearest_by_memory(candidates: list[str], catalog: Catalog, memory_gib: float) -> list[str]:
@@ -210,6 +221,12 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         mig_profile = vgpu.mig_profile
     how: list[str] = []
     candidates = [m for m in catalog.gpus if gpu_family(m) == parts.family and parts.family]
+    extra_words: tuple[str, ...] = ()
+    if not candidates and vgpu is None:
+        candidates, extra_words = _by_leading_words(parts, catalog)
+    if extra_words:
+        left_over = " ".join(extra_words)
+        how.append(f"read by its first words ('{left_over}' is not in the model's name)")
     family_models = candidates
     candidates = _fitting_profiles(candidates, catalog, vgpu, mig_profile, how)
     if vgpu is not None and vgpu.mig_profile is not None and family_models and not candidates:
@@ -237,6 +254,7 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     if not candidates:
         return _unknown_gpu(written, parts, catalog, vgpu_profile, mig_profile)
     model = candidates[0]
+    assumed = assumed or bool(extra_words)
     if len(candidates) > 1:
         assumed = True
         others = ", ".join(candidates[1:])
@@ -250,6 +268,29 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
         vgpu_profile,
         mig_profile,
     )
+
+
+def _by_leading_words(parts: _Parts, catalog: Catalog) -> tuple[list[str], tuple[str, ...]]:
+    """The models whose family words are the name's first words, the longest such families
+    only, and the name's words after them: ``NVIDIA B300 SXM6 AC`` is a ``B300-288GB`` with
+    ``ac`` left over. Whole words only, so an H20 is never an H200, nor an L40 an L40S; and
+    words left over hold no digit, as a number there names another part (``GH200 144G``)."""
+    best: list[str] = []
+    longest = 0
+    for model in catalog.gpus:
+        words = _parts(model).words
+        if (
+            not words
+            or len(words) >= len(parts.words)
+            or parts.words[: len(words)] != words
+            or any(c.isdigit() for w in parts.words[len(words) :] for c in w)
+        ):
+            continue
+        if len(words) > longest:
+            best, longest = [], len(words)
+        if len(words) == longest:
+            best.append(model)
+    return best, parts.words[longest:] if best else ()
 
 
 def _kind(model: str, vgpu_profile: str | None, mig_profile: str | None) -> str:
@@ -441,7 +482,10 @@ def _unknown_gpu(
         )
         if p
     )
-    close = tuple(catalog.closest_names(query or written))
+    family = [m for m in catalog.gpus if parts.family and gpu_family(m) == parts.family]
+    close = tuple(m for m in catalog.closest_names(query or written) if m in family)
+    if family and not close:
+        close = tuple(family[:3])
     return GpuName(
         written,
         None,
@@ -450,4 +494,23 @@ def _unknown_gpu(
         vgpu_profile,
         mig_profile,
         close,
+        _own_name(written, parts, vgpu_profile, mig_profile),
     )
+
+
+def _own_name(
+    written: str, parts: _Parts, vgpu_profile: str | None, mig_profile: str | None
+) -> str:
+    """The name a model of one's own GPU file needs to match ``written``: its words as written
+    without brand words, joined by dashes (``B300-SXM6-AC``); for a vGPU profile or a MIG device,
+    its physical GPU's (``X100``, memory open, so any size of it is read)."""
+    if vgpu_profile is not None:
+        return parts.family.upper()
+    words = [w for w in re.split(r"[\s_\-]+", without_invisible(written)) if w]
+    if mig_profile is not None:
+        lowered = [w.lower() for w in words]
+        if "mig" in lowered:
+            words = words[: len(lowered) - 1 - lowered[::-1].index("mig")]
+    if words and words[-1].lower() == "shared":
+        words.pop()
+    return "-".join(w for w in words if w.lower() not in _BRAND_WORDS) or written
