@@ -688,3 +688,53 @@ def test_problems_say_whether_their_row_is_kept() -> None:
     assert [h.name for h in read.hosts] == ["esx1.lab", "esx2.lab"]
     assert [(p.row, p.row_kept) for p in read.problems] == [(2, True), (3, True), (4, False)]
     assert skipped_summary(read.problems) == "1 row skipped in rv.xlsx [vHost], 2 other problems"
+
+
+_PARIS = (
+    "Host,Datacenter,Cluster,# CPU,Cores per CPU,# Cores,# Memory,VI SDK Server\n"
+    "esx01.site1.corp,DC-Paris,GPU-Cluster,2,28,56,1048022,vc-paris.corp\n"
+    "esx02.site1.corp,DC-Paris,GPU-Cluster,2,28,56,1048022,vc-paris.corp\n"
+)
+_BERLIN = (
+    "Host,Datacenter,Cluster,# CPU,Cores per CPU,# Cores,# Memory,VI SDK Server\n"
+    "esx01.site2.corp,DC-Berlin,GPU-Cluster,2,32,64,2096044,vc-berlin.corp\n"
+)
+
+
+def test_clusters_of_one_name_in_two_vcenters_are_kept_apart_named_after_their_vcenter() -> None:
+    """If two vCenters' vHost tabs (vc-paris.corp, vc-berlin.corp) each have a cluster named
+    GPU-Cluster, the clusters are two, named after their vCenter (vc-paris.corp/GPU-Cluster),
+    each host's cluster note saying why; GPUs given for GPU-Cluster go to both, and for
+    vc-berlin.corp/GPU-Cluster to that one only. They were merged into one cluster."""
+    files = [("paris.csv", _PARIS.encode()), ("berlin.csv", _BERLIN.encode())]
+    imported = import_inventory(files, CATALOG, gpus_by_cluster={"GPU-Cluster": ("L40S", 4)})
+    clusters = dict(zip(imported.frame["host"], imported.frame["cluster"], strict=True))
+    assert clusters == {
+        "esx01.site1.corp": "vc-paris.corp/GPU-Cluster",
+        "esx02.site1.corp": "vc-paris.corp/GPU-Cluster",
+        "esx01.site2.corp": "vc-berlin.corp/GPU-Cluster",
+    }
+    assert imported.frame["gpus_per_host"].tolist() == [4, 4, 4]
+    assert imported.problems == ()
+    (note,) = [
+        n for n in imported.notes if n.subject == "esx01.site2.corp" and n.field == "cluster"
+    ]
+    assert "also in vc-paris.corp" in note.text
+    assert "kept apart" in note.text
+    one = import_inventory(
+        files, CATALOG, gpus_by_cluster={"vc-berlin.corp/GPU-Cluster": ("L40S", 4)}
+    )
+    assert one.frame["host"].tolist() == ["esx01.site2.corp"]
+
+
+def test_clusters_of_one_name_in_one_vcenter_are_told_apart_by_datacenter_and_alone_kept() -> None:
+    """If one vCenter holds GPU-Cluster in two datacenters, they are named after their
+    datacenter (DC-Berlin/GPU-Cluster); a cluster name found in one site only keeps its name."""
+    one_vcenter = _BERLIN.replace("esx01.site2.corp,DC-Berlin", "esx09.site2.corp,DC-Rome")
+    files = [("berlin.csv", _BERLIN.encode()), ("rome.csv", one_vcenter.encode())]
+    imported = import_inventory(files, CATALOG, gpus_by_cluster={"GPU-Cluster": ("L40S", 4)})
+    assert sorted(imported.frame["cluster"]) == ["DC-Berlin/GPU-Cluster", "DC-Rome/GPU-Cluster"]
+    alone = import_inventory(
+        [("paris.csv", _PARIS.encode())], CATALOG, gpus_by_cluster={"GPU-Cluster": ("L40S", 4)}
+    )
+    assert set(alone.frame["cluster"]) == {"GPU-Cluster"}

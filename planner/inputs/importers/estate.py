@@ -610,6 +610,75 @@ def _hosts_by_name(
     return hosts
 
 
+def _site_names(sites: set[rvtools.Site]) -> dict[rvtools.Site, str]:
+    """What tells clusters of one name apart, by site: the vCenter where they differ, the
+    datacenter where one vCenter holds them, both where neither alone does."""
+    vcenters = {s.vcenter for s in sites}
+    datacenters = {s.datacenter for s in sites}
+    if len(vcenters) == len(sites) and all(vcenters):
+        return {s: s.vcenter for s in sites}
+    if len(datacenters) == len(sites) and all(datacenters):
+        return {s: s.datacenter for s in sites}
+    return {s: "/".join(p for p in (s.vcenter, s.datacenter) if p) for s in sites}
+
+
+def _clusters_apart(reads: list[HostsRead]) -> tuple[list[HostsRead], dict[str, str]]:
+    """The reads with each RVTools cluster whose name recurs in another vCenter or datacenter
+    named after its site (``vc-paris.corp/GPU-Cluster``), with a note; and each such name's key
+    to the shared name's key, which GPUs typed per cluster also match. Default names
+    (``Cluster``, ``GPU``) recur from vCenter to vCenter, and a cluster is one failover domain
+    and one target of the GPUs typed per cluster: merged, two would be planned as one."""
+    sites: dict[str, set[rvtools.Site]] = {}
+    for read in reads:
+        if not isinstance(read, rvtools.VHostsRead):
+            continue
+        for part in read.hosts:
+            found, site = part.get("cluster"), read.sites.get(part.name)
+            if found is not None and site is not None:
+                sites.setdefault(_cluster_key(str(found.value)), set()).add(site)
+    names = {key: _site_names(s) for key, s in sites.items() if len(s) > 1}
+    if not names:
+        return reads, {}
+    apart: dict[str, str] = {}
+    told: list[HostsRead] = []
+    for read in reads:
+        if not isinstance(read, rvtools.VHostsRead):
+            told.append(read)
+            continue
+        hosts = []
+        for part in read.hosts:
+            found, site = part.get("cluster"), read.sites.get(part.name)
+            key = "" if found is None else _cluster_key(str(found.value))
+            if found is None or site is None or key not in names:
+                hosts.append(part)
+                continue
+            name = f"{names[key][site]}/{found.value}"
+            others = sorted(n for s, n in names[key].items() if s != site)
+            text = (
+                f"cluster {quoted(str(found.value))} of {names[key][site]}, named after it: a "
+                f"cluster of that name is also in {', '.join(others)} (RVTools' VI SDK Server "
+                "and Datacenter columns), and the two are kept apart, each its own failover "
+                f"domain; GPUs given for {quoted(str(found.value))} go to both"
+            )
+            apart[_cluster_key(name)] = key
+            cluster = replace(
+                found, value=name, note=replace(found.note, value=name, source="derived", text=text)
+            )
+            facts = tuple(cluster if f is found else f for f in part.facts)
+            hosts.append(replace(part, facts=facts))
+        told.append(replace(read, hosts=tuple(hosts)))
+    return told, apart
+
+
+def _given_key(
+    cluster_name: str, given: Mapping[str, tuple[str, tuple[str, int]]], apart: Mapping[str, str]
+) -> str:
+    """The key of the GPUs typed for a host's cluster: its own name's, else, for a cluster
+    named after its site (``_clusters_apart``), the shared name's."""
+    key = cluster_name.strip().lower()
+    return key if key in given or key not in apart else apart[key]
+
+
 def _uncounted_nodes(reads: Sequence[HostsRead]) -> dict[tuple[str, str], InputProblem]:
     """The problem of each Kubernetes node with an NVIDIA GPU but no GPU count, by file and
     node name (``kubectl_nodes.NodesRead.uncounted``)."""
@@ -785,7 +854,7 @@ def import_inventory(
     """
     defaults = defaults or ImportDefaults()
     found = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
-    reads = [read for _, read in found]
+    reads, apart = _clusters_apart([read for _, read in found])
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, notes, problems, _repeated_names(files))
@@ -801,7 +870,7 @@ def import_inventory(
         chosen = _combine(entry, notes, problems)
         _fill_cluster(entry, chosen, cluster, defaults)
         cluster_name = str(chosen["cluster"].value)
-        key = cluster_name.strip().lower()
+        key = _given_key(cluster_name, given, apart)
         wanted = given.get(key)
         if wanted is not None:
             used_clusters.add(key)

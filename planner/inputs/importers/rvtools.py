@@ -10,7 +10,10 @@ under 1 GiB is no host's (``261.797``: a point between thousands) and is a probl
 When ``vHost`` has no cluster column, the ``vInfo`` tab (one row per VM, with its ``Host`` and
 ``Cluster``) gives each host's cluster. A column read that appears twice is refused, as in the
 planner's own CSVs; blank rows are passed over, however many. RVTools has no GPU columns: GPUs
-come from another file (matched by host name) or are given per cluster.
+come from another file (matched by host name) or are given per cluster. Each host's vCenter
+(``VI SDK Server``) and datacenter (``Datacenter``) are kept (``VHostsRead.sites``): a cluster
+name is unique only within one datacenter of one vCenter, so clusters of one name from two are
+told apart where hosts are combined.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -52,6 +55,8 @@ from planner.inputs.tabular import (
 __all__ = [
     "ALIASES",
     "TOOL",
+    "Site",
+    "VHostsRead",
     "is_vhost_csv",
     "read_rvtools",
 ]
@@ -66,6 +71,12 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "memory": ("#memory", "memory", "memorymb", "memorymib", "memorysize", "totalmemory"),
 }
 """Accepted spellings of each column, normalised (lower case, only letters, digits and ``#``)."""
+_SITE_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "vcenter": ("visdkserver", "vcenter", "vcenterserver"),
+    "datacenter": ("datacenter", "datacentername"),
+}
+"""Columns naming where a host is managed: its vCenter (RVTools' ``VI SDK Server``) and
+datacenter. A cluster's name is unique only within one datacenter of one vCenter."""
 _VINFO_ALIASES: Mapping[str, tuple[str, ...]] = {
     "host": ("host", "esxihost"),
     "cluster": ("cluster", "clustername"),
@@ -82,6 +93,23 @@ _VHOST_ONLY = frozenset(
 """Columns of RVTools' vHost tab no other CSV the planner reads has (normalised)."""
 _VHOST_MATCH = 3
 """Of them, how many a CSV header with a Host column needs to be a vHost tab."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a host is managed, as its vHost row gives it (empty when not given)."""
+
+    vcenter: str
+    """The vCenter RVTools read it from (``VI SDK Server``)."""
+    datacenter: str
+
+
+@dataclass(frozen=True)
+class VHostsRead(HostsRead):
+    """The hosts of an RVTools export, with the vCenter and datacenter of each."""
+
+    sites: Mapping[str, Site] = field(default_factory=dict)
+    """Each host's site by its name; a host whose row names neither is absent."""
 
 
 def is_vhost_csv(header: Sequence[str]) -> bool:
@@ -241,7 +269,7 @@ def _number(value: Any, separator: str) -> float | None:
     return number if number == number and abs(number) != float("inf") else None
 
 
-def read_rvtools(data: bytes, file: str) -> HostsRead:
+def read_rvtools(data: bytes, file: str) -> VHostsRead:
     """Hosts from an RVTools export's ``vHost`` tab (see the module docstring for the columns).
 
     Each bad cell is a problem naming the tab, row and column; its host keeps its other values.
@@ -293,6 +321,8 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             ]
         )
     clusters_from_vinfo = {} if "cluster" in columns else _vinfo_clusters(book, file)
+    site_columns = _columns(header_row[1], _SITE_ALIASES)
+    sites: dict[str, Site] = {}
     hosts: list[HostFacts] = []
     problems: list[InputProblem] = []
     notes = [
@@ -331,6 +361,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
             else:
                 _refuse_repeated(values, again, tab, number)
                 columns, header = again, _header_names(values)
+                site_columns = _columns(values, _SITE_ALIASES)
                 problems.append(
                     InputProblem(
                         tab,
@@ -365,6 +396,9 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
         _cores(values, columns, separator, host, (tab, number), facts, problems, unused)
         _memory(values, columns, separator, host, (tab, number), facts, problems, unused)
         hosts.append(HostFacts(host, tab, number, tuple(facts), unused=tuple(unused)))
+        site = Site(*(_text(values, site_columns.get(k)).strip() for k in _SITE_ALIASES))
+        if site.vcenter or site.datacenter:
+            sites.setdefault(host, site)
     if not hosts and not problems:
         raise InputError(
             [
@@ -373,7 +407,7 @@ def read_rvtools(data: bytes, file: str) -> HostsRead:
                 )
             ]
         )
-    return HostsRead(tab, TOOL, tuple(hosts), tuple(notes), tuple(problems))
+    return VHostsRead(tab, TOOL, tuple(hosts), tuple(notes), tuple(problems), sites=sites)
 
 
 def _host_name(
