@@ -1096,3 +1096,14 @@ def test_a_node_with_an_nvidia_gpu_present_but_no_gpu_count_says_so_and_how_to_g
     assert given.frame.set_index("host").loc["dra-2", "gpus_per_host"] == 8
     assert given.frame.set_index("host").loc["dra-2", "cpu_cores"] == 64.0
     assert given.problems == ()
+
+
+def test_resource_slices_among_nodes_are_asked_for_as_a_file_of_their_own() -> None:
+    """If ResourceSlices are listed with the nodes (kubectl get nodes,resourceslices), each is a
+    problem asking for kubectl get resourceslices -o json as a file of its own, which is read."""
+    slice_object = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "spec": {}}
+    gfd = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.count": "8"}
+    read = read_kubectl_nodes(kube_list(node("g", gfd), slice_object), "all.json", CATALOG)
+    (problem,) = read.problems
+    assert "kind ResourceSlice" in problem.message
+    assert "kubectl get resourceslices -o json > resourceslices.json" in problem.fix

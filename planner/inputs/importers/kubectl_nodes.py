@@ -335,7 +335,10 @@ def read_kubectl_nodes(
                     f"object {position}",
                     f"object {position} is neither a Node nor a label map"
                     + (f" (kind {kind})" if kind else ""),
-                    "give the output of kubectl get nodes -o json",
+                    "give the ResourceSlices (Kubernetes DRA) as a file of their own: kubectl "
+                    "get resourceslices -o json > resourceslices.json"
+                    if kind == "ResourceSlice"
+                    else "give the output of kubectl get nodes -o json",
                 )
             )
             continue
