@@ -673,3 +673,60 @@ def test_two_pods_of_one_name_with_other_shapes_are_both_counted(catalog: Catalo
         "a pod of its own"
     )
     assert "different names" in other.fix
+
+
+def test_a_model_neither_catalog_nor_trace_has_is_a_problem_with_memory_its_name_states(
+    catalog: Catalog,
+) -> None:
+    """A GPU model that is neither the catalog's nor the trace's is planned, but as a problem
+    (not only a note) on its first row: memory from the name when it states it
+    (A800-SXM4-80GB: 80 GiB), else a guess; a near catalog name is offered only for a typo
+    (T4x: T4), not for another GPU (A800 is no A10)."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "a-1,64000,262144,8,A800-SXM4-80GB\n"
+        "a-2,64000,262144,8,A800-SXM4-80GB\n"
+        "t-1,64000,262144,2,T4x\n"
+        "b-1,64000,262144,8,A800\n"
+        "g-1,64000,262144,8,G2\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    gpus = loaded.value.catalog.gpus
+    assert (gpus["A800-SXM4-80GB"].memory_gib, gpus["A800"].memory_gib) == (80.0, 32.0)
+    assert len(loaded.value.inventory.hosts) == 5
+    said = {p.message.split("'")[1]: p for p in loaded.problems}
+    assert set(said) == {"A800-SXM4-80GB", "T4x", "A800"}
+    assert all(p.row_kept and p.column == "model" for p in said.values())
+    a800 = said["A800-SXM4-80GB"]
+    assert a800.row == 2
+    assert a800.message == (
+        "GPU model 'A800-SXM4-80GB' (2 nodes, first on row 2) is neither in the catalog nor "
+        "one of the trace's models: planned as a GPU of 80 GiB (as its name states), 300 W "
+        "and 100 TFLOPS FP16 (guesses)"
+    )
+    assert a800.fix == "give the model's figures as your own GPU model (--catalog-extra)"
+    assert said["T4x"].fix.startswith("if it is 'T4', write that name")
+    assert "if it is" not in said["A800"].fix
+
+
+def test_a_model_cell_that_is_no_model_name_leaves_its_node_out(catalog: Catalog) -> None:
+    """A bare number (a memory size put in the model column) or markup in the model column is
+    no GPU model: the node is left out with a problem naming the cell, not planned as a GPU
+    model called '16384'."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "n-1,64000,262144,2,16384\n"
+        "n-2,64000,262144,2,<img src=x onerror=alert(1)>\n"
+        "n-3,64000,262144,2,T4\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    assert [h.name for h in loaded.value.inventory.hosts] == ["n-3"]
+    number, markup = loaded.problems
+    assert (number.row, number.column, number.row_kept) == (2, "model", False)
+    assert number.message == (
+        "16384 is no GPU model name (a number: a memory size or count in the model column?): "
+        "node left out"
+    )
+    assert markup.row == 3
+    assert markup.message.endswith("is no GPU model name: node left out")
+    assert "write the GPU model of the node's GPUs in model" in markup.fix

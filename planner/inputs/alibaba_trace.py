@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,15 +114,31 @@ _UNKNOWN_MODEL = (32.0, 300.0, 100.0)
 """Memory [GiB], TDP [W], FP16 [TFLOPS] of an undisclosed trace model (G2, G3): a guess."""
 
 
+_STATED_MEMORY = re.compile(r"(?<![\d.])(\d{1,3})\s*G(?:i?B)?(?![A-Za-z\d])", re.IGNORECASE)
+"""GPU memory a model's name states, as vendors write it (``A800-SXM4-80GB``, ``A100-80G``)
+[GB, read as GiB as GPU memory is sold]."""
+
+
+def stated_memory_gib(name: str) -> float | None:
+    """The GPU memory ``name`` states (``A800-SXM4-80GB``: 80) [GiB], or None."""
+    found = _STATED_MEMORY.search(name)
+    return float(found.group(1)) if found and int(found.group(1)) > 0 else None
+
+
 def trace_gpu_model(name: str) -> GpuModel:
-    """A catalog entry for a trace GPU model the catalog lacks; prices are left at 0 (unknown)."""
+    """A catalog entry for a trace GPU model the catalog lacks; prices are left at 0 (unknown).
+    A model that is not one of the trace's public ones takes its memory from its name when the
+    name states it (``stated_memory_gib``), else a guess."""
     known = _TRACE_MODELS.get(name)
     memory, tdp, fp16 = known[:3] if known else _UNKNOWN_MODEL
-    source = (
-        f"Alibaba openb trace; {known[3]}"
-        if known
-        else "Alibaba openb trace; an undisclosed model: memory, power and speed are guesses"
-    )
+    stated = None if known else stated_memory_gib(name)
+    if known:
+        source = f"Alibaba openb trace; {known[3]}"
+    elif stated is not None:
+        memory = stated
+        source = "a trace node list; memory as its name states, power and speed are guesses"
+    else:
+        source = "Alibaba openb trace; an undisclosed model: memory, power and speed are guesses"
     return GpuModel(
         name=name,
         memory_gib=memory,
@@ -275,8 +292,11 @@ def load_node_list(
         model_text = _written_model(table, row, values, problems)
         if model_text is None or values is None:
             continue
-        seen[host_key(node)] = (row, node)
         model = names.model(model_text, row, added)
+        if model and model not in gpus and not _is_model_name(model):
+            problems.append(_no_model_name(table, row, model))
+            continue
+        seen[host_key(node)] = (row, node)
         if model and model not in gpus:
             gpus[model] = trace_gpu_model(model)
         if model and model not in catalog.gpus:
@@ -300,6 +320,11 @@ def load_node_list(
     if not hosts:
         raise InputError([*problems, table.problem(None, None, "no usable node row", "add nodes")])
     _refuse_large_estate(table, hosts)
+    problems.extend(
+        _unknown_model(table, gpus[model], rows, catalog, own_gpus_at)
+        for model, rows in added.items()
+        if model not in _TRACE_NAMES
+    )
     inventory = Inventory(tuple(hosts))
     models = tuple(
         _added_model_note(gpus[model], rows, spellings.get(model, {}), own_gpus_at)
@@ -343,6 +368,74 @@ def _written_model(
     where = partial(table.problem, row, "model")
     empty_name = ("the GPU model holds only invisible characters", "fill in model")
     return usable_name(written, "GPU model", where, problems, empty=empty_name)
+
+
+_MODEL_NAME = re.compile(r"[A-Za-z\d][\w .+()/-]*", re.ASCII)
+"""How a GPU model name is written: letters, digits, spaces and ``. + ( ) / - _``, starting
+with a letter or digit."""
+
+
+def _is_model_name(text: str) -> bool:
+    """Whether ``text`` reads as a GPU model name (``_MODEL_NAME``) with a letter in it: a bare
+    number (``16384``) or markup (``<img ...>``, ``[link](url)``) is none."""
+    return bool(_MODEL_NAME.fullmatch(text)) and any(c.isalpha() for c in text)
+
+
+def _no_model_name(table: Table, row: Row, text: str) -> InputProblem:
+    """The problem of a node whose ``model`` cell is no GPU model name: the node is left out."""
+    number = " (a number: a memory size or count in the model column?)" if text.isdigit() else ""
+    return table.problem(
+        row,
+        "model",
+        f"{shown(text)} is no GPU model name{number}: node left out",
+        "write the GPU model of the node's GPUs in model (the trace's "
+        f"{', '.join(_TRACE_NAMES)}, or a catalog model such as T4 or A100-80GB-SXM)",
+    )
+
+
+_TYPO_LIKENESS = 0.8
+"""Least likeness (``difflib`` ratio of normalised names) of a catalog model offered for an
+unknown one: ``T4x`` is ``T4`` mistyped, while ``A800`` is no ``A10`` but another GPU."""
+
+
+def _unknown_model(
+    table: Table,
+    model: GpuModel,
+    rows: Sequence[Row],
+    catalog: Catalog,
+    own_gpus_at: str,
+) -> InputProblem:
+    """The problem of a model neither the catalog nor the trace has (a typo, or a GPU the
+    catalog lacks): its nodes are kept, planned with the figures ``trace_gpu_model`` gave it,
+    which the message says; the fix names the closest catalog models and where to give its
+    own figures (``own_gpus_at``)."""
+    stated = stated_memory_gib(model.name) is not None
+    figures = (
+        f"{model.memory_gib:g} GiB (as its name states), {model.tdp_w:g} W and "
+        f"{model.fp16_tflops:g} TFLOPS FP16 (guesses)"
+        if stated
+        else f"{model.memory_gib:g} GiB, {model.tdp_w:g} W and {model.fp16_tflops:g} TFLOPS "
+        "FP16 (guesses)"
+    )
+    wanted = normalise_model_name(model.name)
+    close = [
+        c
+        for c in catalog.closest_names(model.name)
+        if SequenceMatcher(None, wanted, normalise_model_name(c)).ratio() >= _TYPO_LIKENESS
+    ]
+    named = " or ".join(quoted(c) for c in close)
+    return replace(
+        table.problem(
+            rows[0],
+            "model",
+            f"GPU model {quoted(model.name)} ({counted(len(rows), 'node')}, first on row "
+            f"{rows[0].number}) is neither in the catalog nor one of the trace's models: "
+            f"planned as a GPU of {figures}",
+            (f"if it is {named}, write that name; otherwise g" if close else "g")
+            + f"ive the model's figures as your own GPU model ({own_gpus_at})",
+        ),
+        row_kept=True,
+    )
 
 
 _ONE_ESTATE_FIX = "plan one cluster or site at a time (one node list each)"
@@ -534,7 +627,13 @@ def _added_model_note(
     """What a trace model the catalog lacked was taken as, on which nodes, and where the user
     gives its figures (``own_gpus_at``); ``spellings``: the other ways its nodes write it
     (case, spaces and dashes aside), each with its first row."""
-    guessed = "guesses" if model.name not in _TRACE_MODELS else "from its datasheet"
+    guessed = (
+        "from its datasheet"
+        if model.name in _TRACE_MODELS
+        else "memory from its name, the rest guesses"
+        if stated_memory_gib(model.name) is not None
+        else "guesses"
+    )
     also = ", ".join(f"{quoted(s)} (row {number})" for s, number in spellings.items())
     return (
         f"GPU model {quoted(model.name)} ({counted(len(rows), 'node')}, first on row "
