@@ -333,3 +333,24 @@ def test_a_vgpu_or_mig_device_of_an_unknown_gpu_asks_for_its_physical_gpu() -> N
     assert (mig.model, mig.own_name) == (None, "Y100-SXM6")
     vgpu = match_gpu_name("GRID Y100-10C", CATALOG)
     assert (vgpu.model, vgpu.own_name) == (None, "Y100")
+
+
+@pytest.mark.parametrize(
+    ("printed", "model"),
+    [
+        ("NVIDIA B300 SXM6 AC", "B300-288GB-SXM"),
+        ("NVIDIA GB200", "GB200-186GB"),
+        ("NVIDIA-GB200", "GB200-186GB"),
+        ("gb200", "GB200-186GB"),
+        ("NVIDIA H20", "H20-96GB"),
+        ("NVIDIA-L20", "L20"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-96GB"),
+        ("rtx-pro-6000", "RTX-PRO-6000-96GB"),
+        ("NVIDIA-GB200-MIG-1g.23gb", "GB200-186GB"),
+    ],
+)
+def test_current_generation_names_map_to_their_own_catalog_rows(printed: str, model: str) -> None:
+    """nvidia-smi's, GPU Feature Discovery's, GKE's and ACK's names of the B300, GB200, H20, L20
+    and RTX PRO 6000 Blackwell are read as those GPUs; they were refused (or, with the old fix,
+    planned as a B200, GH200, H200 or L40)."""
+    assert match_gpu_name(printed, CATALOG).model == model
