@@ -1580,3 +1580,34 @@ def test_a_run_pasted_below_its_prompt_is_read_host_by_host(
     data = prompt.encode() + b"\n" + run
     assert detect_format("gpus.txt", data) is Format.NVIDIA_SMI_LIST
     assert [h.name for h in read_nvidia_smi_list(data, "gpus.txt", CATALOG).hosts] == hosts
+
+
+def test_a_query_count_above_its_rows_is_a_problem_and_the_rows_are_counted() -> None:
+    """``count`` says how many GPUs nvidia-smi found on the host: 4 on each of 2 rows is an
+    output cut off, a problem on the first row naming both numbers, the host counted with its 2
+    GPUs; it was read as 2 GPUs without a word."""
+    data = b"count, name\n4, NVIDIA A100-SXM4-80GB\n4, NVIDIA A100-SXM4-80GB\n"
+    read = read_nvidia_smi_query(data, "q.csv", CATALOG)
+    assert _values(_one(read))["gpus_per_host"] == 2
+    (problem,) = read.problems
+    assert (problem.row, problem.column, problem.row_kept) == (2, "count", True)
+    assert "count says 4 GPUs but 2 rows are given" in problem.message
+    assert "give the whole nvidia-smi output" in problem.fix
+
+
+def test_a_query_count_below_its_rows_says_outputs_were_joined() -> None:
+    """Rows beyond the count (2 on each of 4 rows) are outputs joined: the fix asks for each
+    host's output on its own."""
+    row = b"2, NVIDIA L4\n"
+    read = read_nvidia_smi_query(b"count, name\n" + row * 4, "q.csv", CATALOG)
+    (problem,) = read.problems
+    assert "count says 2 GPUs but 4 rows are given" in problem.message
+    assert "each host's output as a file of its own" in problem.fix
+
+
+def test_a_query_count_that_matches_its_rows_is_no_problem_per_host() -> None:
+    """A count equal to each host's rows is silent, hosts told apart by hostname."""
+    data = b"hostname, count, name\na1, 2, NVIDIA L4\na1, 2, NVIDIA L4\nb1, 1, NVIDIA L4\n"
+    read = read_nvidia_smi_query(data, "q.csv", CATALOG)
+    assert read.problems == ()
+    assert {h.name: _values(h)["gpus_per_host"] for h in read.hosts} == {"a1": 2, "b1": 1}

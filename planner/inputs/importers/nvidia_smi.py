@@ -87,9 +87,10 @@ _QUERY_ALIASES = {
     "timestamp": "timestamp",
     "hostname": "hostname",
     "host": "hostname",
+    "count": "count",
 }
-"""Query fields the importer uses (nvidia-smi accepts ``gpu_name`` for ``name``); others are
-ignored."""
+"""Query fields the importer uses (nvidia-smi accepts ``gpu_name`` for ``name``; ``count``, the
+host's GPUs, checks the rows); others are ignored."""
 _GPU_IDS = ("uuid", "pci.bus_id", "index")
 """Query fields that tell one GPU of a host from another, most telling first."""
 _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
@@ -364,7 +365,9 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
             ]
         )
     problems: list[InputProblem] = []
+    given = len(starts)
     starts, records = _without_lost(starts, records, separator, file, problems)
+    lost = given - len(starts)
     output_host = name_host(text, host_name)[0]
     gpus = _query_gpus(starts, records, columns, separator, file, output_host, problems)
     _blank_hosts(
@@ -385,6 +388,9 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
         file,
         problems,
     )
+    if "count" in columns:
+        rows = dict(zip(starts, records, strict=True))
+        problems += _miscounted(gpus, rows, columns["count"], lost, file)
     locators = _Locators(
         columns["name"][1],
         columns.get("memory.total", (0, "memory.total"))[1],
@@ -392,6 +398,57 @@ def _read_query(text: ToolText, file: str, catalog: Catalog, host_name: str | No
         f"one row per GPU{repeats}{samples}",
     )
     return _hosts_read(file, QUERY_TOOL, text, gpus, catalog, host_name, locators, problems)
+
+
+def _miscounted(
+    gpus: Sequence[_Gpu],
+    rows: dict[int, list[str]],
+    count_column: tuple[int, str],
+    lost: int,
+    file: str,
+) -> list[InputProblem]:
+    """A problem per host whose ``count`` cells (the GPUs nvidia-smi found on it) disagree with
+    its GPU rows (plus ``lost``, the rows saying a GPU could not be reached, each a problem of
+    its own): fewer rows are an output cut off, more are outputs of several hosts joined. The
+    host is counted with its rows either way."""
+    position, column = count_column
+    by_host: dict[str | None, list[_Gpu]] = {}
+    for gpu in gpus:
+        by_host.setdefault(gpu.host, []).append(gpu)
+    problems = []
+    for host, own in by_host.items():
+        said: dict[int, int] = {}  # count -> first row saying it
+        for gpu in own:
+            cells = rows.get(gpu.line, [])
+            count = whole_count(cells[position]) if position < len(cells) else None
+            if count is not None:
+                said.setdefault(count, gpu.line)
+        accounted = len(own) + (lost if len(by_host) == 1 else 0)
+        if not said or set(said) == {accounted}:
+            continue
+        counts = " and ".join(str(c) for c in sorted(said))
+        where = "" if host is None else f" of host {quoted(host)}"
+        more = accounted > max(said)
+        problems.append(
+            InputProblem(
+                file,
+                min(said.values()),
+                column,
+                f"count says {counts} GPUs but {counted(accounted, 'row')}{where} "
+                f"{'is' if accounted == 1 else 'are'} given: the host is counted with the "
+                f"{counted(len(own), 'GPU')} its rows give",
+                (
+                    "give each host's output as a file of its own named after the host "
+                    "(outputs of several hosts or runs were joined)"
+                    if more
+                    else "give the whole nvidia-smi output (a cut paste drops rows); if the host "
+                    "lacks a GPU, check it (nvidia-smi -q shows its state), or give the host's "
+                    "GPUs in an inventory CSV or per cluster (--cluster-gpus)"
+                ),
+                row_kept=True,
+            )
+        )
+    return problems
 
 
 def _without_lost(
