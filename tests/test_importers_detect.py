@@ -642,3 +642,50 @@ def test_ansible_playbook_output_is_refused_with_the_ad_hoc_command() -> None:
     (problem,) = caught.value.problems
     assert problem.message.startswith("ansible-playbook output (PLAY and TASK lines)")
     assert "ansible GROUP -a 'nvidia-smi -L'" in problem.fix
+
+
+_GRAFANA_JOINED = (
+    b'"Time","DCGM_FI_DEV_GPU_UTIL{pod=""a-6d4cf56db6-abcde"", namespace=""prod""}",'
+    b'"DCGM_FI_DEV_GPU_UTIL{pod=""web-6d4cf56db6-abcde"", namespace=""prod""}"\n'
+    b'"2026-11-28 10:00:00",40,70\n"2026-11-28 10:01:00",42,71\n'
+)
+_GRAFANA_SERIES = (
+    b'"Series","Time","Value"\n'
+    b'"a-6d4cf56db6-abcde","2026-11-28 10:00:00",40\n'
+    b'"web-6d4cf56db6-abcde","2026-11-28 10:00:00",70\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            _GRAFANA_JOINED,
+            "a Grafana CSV export of DCGM_FI_DEV_GPU_UTIL (a column per series, a row per time)",
+        ),
+        (_GRAFANA_SERIES, "a Grafana CSV export (one row per series and time)"),
+    ],
+    ids=["series-joined-by-time", "series-time-value"],
+)
+def test_a_grafana_csv_export_is_refused_naming_it_and_the_exporters_text(
+    data: bytes, message: str
+) -> None:
+    """A Grafana panel's CSV export of DCGM metrics (a column per series, or Series, Time, Value
+    rows) is refused naming it, the metric its columns hold, and the exporter's or Prometheus
+    federation's text to give instead; it read 'cannot tell which tool wrote this file'."""
+    with pytest.raises(InputError) as caught:
+        detect_format("grafana.csv", data, role="workloads")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith(message)
+    assert "which is not read" in problem.message
+    assert "curl <exporter>:9400/metrics > dcgm.prom" in problem.fix
+    assert "/federate?match[]=" in problem.fix
+
+
+def test_a_csv_whose_first_column_is_time_but_names_no_series_is_not_taken_for_grafana() -> None:
+    """Only a Time column beside columns named after series (``METRIC{labels}``) is Grafana's:
+    a table of times and plain columns is still refused as an unknown file."""
+    with pytest.raises(InputError) as caught:
+        detect_format("t.csv", b"Time,load\n2026-11-28 10:00:00,3\n", role="workloads")
+    (problem,) = caught.value.problems
+    assert "Grafana" not in problem.message

@@ -486,6 +486,41 @@ _FOR_USE = (
 )
 
 
+_METRIC_SERIES = re.compile(r"^\s*(?P<metric>[A-Za-z_:][\w:]*)\s*\{")
+"""A column Grafana names after a series: the metric, then its labels
+(``DCGM_FI_DEV_GPU_UTIL{pod="a"}``)."""
+
+
+def _grafana_export(header: CsvHeader) -> tuple[str, str] | None:
+    """(message, fix) for a Grafana panel's CSV export (Inspect > Data > Download CSV): a
+    ``Time`` column and a column per series (``Series joined by time``), or ``Series``, ``Time``,
+    ``Value`` rows. Neither is read: a series keeps only the labels its legend or query kept,
+    seldom the GPU's (``gpu``, ``UUID``, ``Hostname``), and its values are the panel's, not the
+    exporter's samples."""
+    cells = [c.strip().strip('"').strip() for c in header.cells]
+    lowered = [c.lower() for c in cells]
+    if lowered == ["series", "time", "value"]:
+        layout = "one row per series and time"
+        metrics: list[str] = []
+    elif len(cells) > 1 and lowered[0] == "time":
+        metrics = [m.group("metric") for c in cells[1:] if (m := _METRIC_SERIES.match(c))]
+        if not metrics:
+            return None
+        layout = "a column per series, a row per time"
+    else:
+        return None
+    names = sorted(set(metrics))
+    of = f" of {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}" if names else ""
+    return (
+        f"a Grafana CSV export{of} ({layout}), which is not read: its series keep only the "
+        "labels the panel kept, not each GPU's (gpu, UUID, Hostname), and hold the panel's "
+        "values, not the exporter's samples",
+        "give dcgm-exporter's own text: curl <exporter>:9400/metrics > dcgm.prom, or through "
+        "Prometheus: curl -g '<prometheus>:9090/federate?match[]={__name__=~\"DCGM_FI_.*\"}' "
+        "> dcgm.prom; and give that file",
+    )
+
+
 def _monitor_output(lines: list[str]) -> tuple[str, str] | None:
     """(message, fix) for output of NVIDIA's monitoring commands, which sample how the GPUs are
     used or show how they connect but do not name the GPU models the plan needs."""
@@ -602,6 +637,9 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
     rvtools_tab = None if header is None else _rvtools_vm_tab(header)
     if rvtools_tab is not None:
         return rvtools_tab
+    grafana = None if header is None else _grafana_export(header)
+    if grafana is not None:
+        return grafana
     monitor = _monitor_output(lines)
     if monitor is not None:
         return monitor
