@@ -1107,3 +1107,25 @@ def test_resource_slices_among_nodes_are_asked_for_as_a_file_of_their_own() -> N
     (problem,) = read.problems
     assert "kind ResourceSlice" in problem.message
     assert "kubectl get resourceslices -o json > resourceslices.json" in problem.fix
+
+
+def test_a_node_labelled_for_the_dra_driver_without_a_gpu_count_names_that_label() -> None:
+    """If a node carries NVIDIA's DRA label nvidia.com/dra-kubelet-plugin=true (no NFD label) and
+    advertises no GPU, its problem names that label and DRA; a KubeVirt node whose vGPUs leave
+    its GPUs unread (also labelled nvidia.com/gpu.present) keeps its own problem."""
+    nodes = kube_list(
+        node("dra-3", {"nvidia.com/dra-kubelet-plugin": "true"}),
+        _kubevirt("kv-3", "vm-vgpu", {"nvidia.com/NVIDIA_A10-4Q": "24"}),
+        node(
+            "g", {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}, extra={"nvidia.com/gpu": "8"}
+        ),
+    )
+    imported = import_inventory([("nodes.json", nodes)], CATALOG)
+    by_node = {str(p.column).split(":")[0]: p for p in imported.problems}
+    assert by_node["node dra-3"].column == (
+        "node dra-3: metadata.labels.nvidia.com/dra-kubelet-plugin"
+    )
+    assert "DRA driver publishes" in by_node["node dra-3"].message
+    assert "24 vGPUs of type A10-4Q" in by_node["node kv-3"].message
+    uncounted = [p.column for p in imported.problems if "no GPU count is advertised" in p.message]
+    assert uncounted == ["node dra-3: metadata.labels.nvidia.com/dra-kubelet-plugin"]

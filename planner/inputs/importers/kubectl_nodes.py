@@ -68,9 +68,10 @@ Readings and their rules:
 - A GPU node NotReady (its Ready condition not True) or cordoned (``spec.unschedulable``) is
   kept, as capacity the cluster owns, with a note naming its state.
 - Nodes without a GPU are left out, each with a note saying so; a node advertising a GPU
-  resource not read here (``amd.com/gpu``) is left out with a problem naming it. A node with an
-  NVIDIA PCI device (Node Feature Discovery's ``pci-10de.present``) that counts no GPU, as
-  under DRA, where NVIDIA's DRA driver publishes the GPUs as ResourceSlices
+  resource not read here (``amd.com/gpu``) is left out with a problem naming it. A node
+  labelled with an NVIDIA GPU (Node Feature Discovery's ``pci-10de.present``, the GPU
+  Operator's ``nvidia.com/gpu.present``, ``nvidia.com/dra-kubelet-plugin``) that counts no GPU,
+  as under DRA, where NVIDIA's DRA driver publishes the GPUs as ResourceSlices
   (``resource_slices``), is kept with its CPU and memory for another file to give its GPUs,
   and is a problem saying how when none does (``NodesRead.uncounted``).
 """
@@ -262,6 +263,12 @@ _HAMI_LABEL = ("gpu", "on")
 WORKLOAD_CONFIG_LABEL = f"{_LABEL}gpu.workload.config"
 NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 """Node Feature Discovery's label for a PCI device of vendor 10de (NVIDIA) on the node."""
+_GPU_PRESENT = {
+    NVIDIA_PCI_LABEL: "Node Feature Discovery's: an NVIDIA PCI device",
+    f"{_LABEL}gpu.present": "the GPU Operator's",
+    f"{_LABEL}dra-kubelet-plugin": "NVIDIA's label for nodes whose GPUs its DRA driver publishes",
+}
+"""Node labels saying an NVIDIA GPU is on the node (value ``true``), and whose they are."""
 _VM_PASSTHROUGH = "vm-passthrough"
 _VM_VGPU = "vm-vgpu"
 _PCI_CHIP = re.compile(r"^(?:G[A-Z]|TU|AD|GV|GP|GK|GM)\d{3}[A-Z]*_")
@@ -354,7 +361,10 @@ def read_kubectl_nodes(
             hosts.append(host)
             if node.uid:
                 uids.setdefault(host.name, node.uid)
-            if host.get("gpus_per_host") is None and node.labels.get(NVIDIA_PCI_LABEL) == "true":
+            # Only a node read with no GPU fact at all: a KubeVirt node's or a partly read
+            # node's missing count has its own problem.
+            gpu_facts = {f.field for f in host.facts} & {"gpu_model", "gpus_per_host"}
+            if reader is _host and not gpu_facts and _gpu_present(node) is not None:
                 cluster_fact = host.get("cluster")
                 uncounted[host.name] = _uncounted_problem(
                     node, file, "" if cluster_fact is None else str(cluster_fact.value)
@@ -600,7 +610,7 @@ def _host(
             "give this host's GPUs in an inventory CSV (gpus_per_host, gpu_model)",
         )
         return None
-    if not has_gpu and labels.get(NVIDIA_PCI_LABEL) == "true":
+    if not has_gpu and _gpu_present(node) is not None:
         return _uncounted_host(node, file, cluster, problems)
     if not has_gpu:
         notes.append(
@@ -725,16 +735,22 @@ def _uncounted_host(
     return HostFacts(node.name, file, None, tuple(facts))
 
 
+def _gpu_present(node: _Node) -> str | None:
+    """The first label saying an NVIDIA GPU is on the node (``_GPU_PRESENT``), or None."""
+    return next((k for k in _GPU_PRESENT if node.labels.get(k, "").lower() == "true"), None)
+
+
 def _uncounted_problem(node: _Node, file: str, cluster: str) -> InputProblem:
-    """Why a node with an NVIDIA PCI device but no GPU count is left out, and how to give its
-    GPUs. Under Kubernetes DRA (GA in 1.34) NVIDIA's DRA driver publishes GPUs as
-    ResourceSlices, not as ``nvidia.com/gpu``; else the device plugin is not running."""
+    """Why a node labelled with an NVIDIA GPU (``_GPU_PRESENT``) but no GPU count is left out,
+    and how to give its GPUs. Under Kubernetes DRA (GA in 1.34) NVIDIA's DRA driver publishes
+    GPUs as ResourceSlices, not as ``nvidia.com/gpu``; else the device plugin is not running."""
+    label = _gpu_present(node) or NVIDIA_PCI_LABEL
     return InputProblem(
         file,
         None,
-        f"node {shown(node.name)}: metadata.labels.{NVIDIA_PCI_LABEL}",
-        f"an NVIDIA GPU is present on the node ({NVIDIA_PCI_LABEL}=true, Node Feature "
-        f"Discovery's) but no GPU count is advertised (no {_GPU} resource, no GPU Feature "
+        f"node {shown(node.name)}: metadata.labels.{label}",
+        f"an NVIDIA GPU is present on the node ({label}=true, {_GPU_PRESENT[label]}) "
+        f"but no GPU count is advertised (no {_GPU} resource, no GPU Feature "
         "Discovery label): its GPUs may be published through DRA (NVIDIA's DRA driver, "
         "ResourceSlices of gpu.nvidia.com), or the device plugin is not running; left out",
         "give kubectl get resourceslices -o json > resourceslices.json beside this file (its "
