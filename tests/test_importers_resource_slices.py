@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from importer_samples import CATALOG, kube_list, node
+from importer_samples import CATALOG, as_kubectl_yaml, kube_list, node
 
 from planner.inputs.importers.estate import import_inventory
 from planner.inputs.importers.resource_slices import read_resource_slices
@@ -154,3 +154,13 @@ def test_the_inventory_reads_resource_slices_with_the_nodes_cpu_and_memory() -> 
     assert imported.problems == ()
     alone = import_inventory([("rs.json", slices)], CATALOG)
     assert alone.frame["gpus_per_host"].tolist() == [8]
+
+
+def test_resource_slices_as_kubectl_yaml_read_as_their_json() -> None:
+    """``kubectl get resourceslices -o yaml`` gives the hosts its JSON gives, named as read from
+    -o yaml."""
+    data = _file(_slice("dra-1", [_gpu(i) for i in range(4)]))
+    json_read = read_resource_slices(data, "rs.json", CATALOG)
+    yaml_read = read_resource_slices(as_kubectl_yaml(data), "rs.json", CATALOG)
+    assert yaml_read.hosts == json_read.hosts
+    assert yaml_read.tool == "kubectl get resourceslices -o yaml"
