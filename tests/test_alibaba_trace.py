@@ -205,14 +205,14 @@ def test_a_node_without_cores_or_memory_is_a_problem_naming_row_and_column(
             2,
             "cpu_milli",
             "0 is out of range",
-            "enter a whole number from 1 to 100000000 milli-cores",
+            "enter a whole number from 1 to 4096000 milli-cores",
         ),
         (
             "nodes.csv",
             3,
             "memory_mib",
             "0 is out of range",
-            "enter a whole number from 1 to 1000000000 MiB",
+            "enter a whole number from 1 to 1073741824 MiB",
         ),
     ]
 
@@ -730,3 +730,36 @@ def test_a_model_cell_that_is_no_model_name_leaves_its_node_out(catalog: Catalog
     assert markup.row == 3
     assert markup.message.endswith("is no GPU model name: node left out")
     assert "write the GPU model of the node's GPUs in model" in markup.fix
+
+
+def test_trace_lists_keep_the_inventory_and_workload_limits(catalog: Catalog) -> None:
+    """A node or pod over the planner CSVs' 4,096 cores is a row problem, as the inventory's
+    cpu_cores and the workload CSV's vcpus refuse it; a node of A16s holds whole boards of 4,
+    as an inventory row must."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "big-1,5000000,262144,8,T4\n"
+        "a16-1,64000,262144,2,A16\n"
+        "a16-2,64000,262144,8,A16\n"
+        "ok-1,4096000,262144,8,T4\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    assert [h.name for h in loaded.value.inventory.hosts] == ["a16-2", "ok-1"]
+    cores, board = loaded.problems
+    assert (cores.row, cores.column, cores.message) == (2, "cpu_milli", "5000000 is out of range")
+    assert cores.fix == "enter a whole number from 1 to 4096000 milli-cores"
+    assert (board.row, board.column) == (3, "gpu")
+    assert board.message == "A16 boards carry 4 GPUs each, so a host cannot have 2"
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        "q-1,99999999,1024,1,500\n"
+        "q-2,1000,1024,1,500\n"
+    )
+    pod_list = load_pod_list(pods.encode(), catalog, file_name="pods.csv", gpu_models=["T4"])
+    assert [w.instances for w in pod_list.value.workloads] == [1]
+    (pod,) = pod_list.problems
+    assert (pod.row, pod.column, pod.fix) == (
+        2,
+        "cpu_milli",
+        "enter a whole number from 0 to 4096000 milli-cores",
+    )

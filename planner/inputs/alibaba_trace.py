@@ -221,16 +221,22 @@ class TracePods:
     GPU memory of a share, when a pod has one; the pods without GPU, when there are any."""
 
 
+_MOST_CORES = 4096
+"""Most cores of a host or vCPUs of an instance, as the inventory's ``cpu_cores`` and the
+workload CSV's ``vcpus`` allow [cores]."""
+_MOST_RAM_GIB = 1_048_576
+"""Most RAM of a host or an instance, as the inventory's and the workload CSV's ``ram_gib``
+allow [GiB]."""
 _NODE_RANGES = {
-    "cpu_milli": (1, 10**8, "milli-cores"),
-    "memory_mib": (1, 10**9, "MiB"),
+    "cpu_milli": (1, _MOST_CORES * MILLI, "milli-cores"),
+    "memory_mib": (1, _MOST_RAM_GIB * MIB_PER_GIB, "MiB"),
     "gpu": (0, 64, "GPUs"),
 }
 """Node list column -> (lowest, highest, unit) of its whole numbers. A node has cores and RAM:
 the planner's hosts have both above 0, so 0 is a problem, not a host that holds nothing."""
 _POD_RANGES = {
-    "cpu_milli": (0, 10**8, "milli-cores"),
-    "memory_mib": (0, 10**9, "MiB"),
+    "cpu_milli": (0, _MOST_CORES * MILLI, "milli-cores"),
+    "memory_mib": (0, _MOST_RAM_GIB * MIB_PER_GIB, "MiB"),
     "num_gpu": (0, 64, "GPUs"),
     "gpu_milli": (0, MILLI, "thousandths of a GPU"),
 }
@@ -295,6 +301,19 @@ def load_node_list(
         model = names.model(model_text, row, added)
         if model and model not in gpus and not _is_model_name(model):
             problems.append(_no_model_name(table, row, model))
+            continue
+        per_board = gpus[model].gpus_per_board if model in gpus else 1
+        if values["gpu"] % per_board:
+            # As the inventory refuses it: a host holds whole boards.
+            problems.append(
+                table.problem(
+                    row,
+                    "gpu",
+                    f"{model} boards carry {per_board} GPUs each, so a host cannot have "
+                    f"{values['gpu']}",
+                    f"enter a multiple of {per_board} (GPUs, not boards)",
+                )
+            )
             continue
         seen[host_key(node)] = (row, node)
         if model and model not in gpus:
