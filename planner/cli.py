@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,10 +36,11 @@ from planner.inputs.importers import (
     summarise_notes,
 )
 from planner.inputs.importers.detect import Role
-from planner.inputs.inventory import ServerType, server_type
+from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.inventory import Inventory, ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
-from planner.inputs.tabular import is_workbook
+from planner.inputs.tabular import is_workbook, quoted
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
@@ -349,7 +350,10 @@ def add_input_file_arguments(parser: argparse.ArgumentParser) -> None:
         "--host-name",
         help="host of nvidia-smi outputs that do not name theirs (default: the file name)",
     )
-    files.add_argument("--cluster", help="cluster of imported hosts that no file names")
+    files.add_argument(
+        "--cluster",
+        help="cluster of imported hosts that no file names (a trace node list's nodes too)",
+    )
     files.add_argument(
         "--cluster-gpus",
         metavar="CLUSTER=MODEL:GPUS",
@@ -478,7 +482,8 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
 
     A lone planner CSV is loaded as always; other files (or several) go through the importers,
     and what each contributed and assumed is written to ``report`` (default stderr), one line
-    per group of notes. Raises ``InputError`` when a file cannot be used at all.
+    per group of notes. An import option no file uses (``--group-by`` beside a planner CSV) is
+    a problem naming it. Raises ``InputError`` when a file cannot be used at all.
     With ``--scenario``, the saved scenario instead (``StoreError`` when it is not saved or other
     scenario options are given).
     """
@@ -517,43 +522,13 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         if restored is not None
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    if len(inventory_files) == 1 and (
-        alibaba_trace.is_node_list(inventory_files[0][1])
-        or _is_planner_csv(inventory_files[0], Format.INVENTORY_CSV)
-    ):
-        read = load_hosts(inventory_files[0], catalog)
-        hosts = read.value
-        notes.extend(summarise_notes(hosts.notes))
-        inventory = Loaded(hosts.inventory, read.problems)
-    else:
-        imported = import_inventory(
-            inventory_files,
-            catalog,
-            host_name=args.host_name,
-            cluster=args.cluster,
-            gpus_by_cluster=dict(args.cluster_gpus),
-        )
-        notes.extend(summarise_notes(imported.notes))
-        inventory = imported.inventory(catalog)
-        hosts = LoadedHosts(inventory.value, catalog)
+    hosts_read = _hosts_of(args, inventory_files, catalog)
+    hosts = hosts_read.hosts
+    inventory = hosts_read.inventory
     catalog = hosts.catalog
-    cpu_only: tuple[WorkloadClass, ...] = ()
-    if len(workload_files) == 1 and (
-        alibaba_trace.is_pod_list(workload_files[0][1])
-        or _is_planner_csv(workload_files[0], Format.WORKLOADS_CSV)
-    ):
-        mix = load_mix(workload_files[0], hosts)
-        notes.extend(summarise_notes(mix.value.notes))
-        workloads = Loaded(mix.value.workloads, mix.problems)
-        cpu_only = mix.value.cpu_only
-    else:
-        # The inventory's kubectl nodes tell which pods hold a share of a GPU (time-slicing,
-        # MPS, MIG single) rather than whole GPUs.
-        imported_mix = import_workloads(
-            workload_files, catalog, group_by=args.group_by, nodes=inventory_files
-        )
-        notes.extend(summarise_notes(imported_mix.notes))
-        workloads = imported_mix.workloads(catalog)
+    mix_read = _mix_of(args, workload_files, hosts, inventory_files)
+    workloads = mix_read.workloads
+    notes.extend([*hosts_read.notes, *mix_read.notes])
     for line in notes:
         print(f"import: {line}", file=stream)
     assumptions = (
@@ -566,7 +541,7 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         inventory=inventory.value,
         workloads=tuple(workloads.value),
         assumptions=assumptions,
-        cpu_only=cpu_only,
+        cpu_only=mix_read.cpu_only,
     )
     # A lone file given, or the restored workbook's, is kept as it is; several files are kept
     # as the planner CSV the scenario's sheets hold, and the sample is not kept.
@@ -577,7 +552,204 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
     ):
         if len(paths or ()) == 1 or (not paths and restored is not None):
             given[name] = files_read[0][1]
-    return ReadInputs(scenario, (*problems, *inventory.problems, *workloads.problems), given)
+    not_used = _options_not_used(args, hosts_read, mix_read)
+    return ReadInputs(
+        scenario, (*problems, *inventory.problems, *workloads.problems, *not_used), given
+    )
+
+
+@dataclass(frozen=True)
+class _HostsGiven:
+    """The inventory files as read, and how."""
+
+    hosts: LoadedHosts
+    inventory: Loaded[Inventory]
+    notes: tuple[str, ...]
+    """What the import gave and assumed, one line per group of notes."""
+    read_as: tuple[tuple[str, str], ...]
+    """(file, what it was read as) for each file."""
+    lone: bool
+    """One planner CSV or trace node list, read without the importers."""
+
+
+def _hosts_of(
+    args: argparse.Namespace, files: Sequence[tuple[str, bytes]], catalog: Catalog
+) -> _HostsGiven:
+    """The hosts of the inventory files: a lone planner CSV or trace node list loaded as always
+    (a trace's nodes in the ``--cluster`` given), other files (or several) imported."""
+    if len(files) == 1 and (
+        alibaba_trace.is_node_list(files[0][1]) or _is_planner_csv(files[0], Format.INVENTORY_CSV)
+    ):
+        read = load_hosts(files[0], catalog)
+        hosts = _in_cluster_given(read.value, args.cluster)
+        what = _TRACE_NODES if hosts.cluster is not None else Format.INVENTORY_CSV.label
+        return _HostsGiven(
+            hosts,
+            Loaded(hosts.inventory, read.problems),
+            tuple(summarise_notes(hosts.notes)),
+            ((files[0][0], what),),
+            lone=True,
+        )
+    imported = import_inventory(
+        files,
+        catalog,
+        host_name=args.host_name,
+        cluster=args.cluster,
+        gpus_by_cluster=dict(args.cluster_gpus),
+    )
+    inventory = imported.inventory(catalog)
+    return _HostsGiven(
+        LoadedHosts(inventory.value, catalog),
+        inventory,
+        tuple(summarise_notes(imported.notes)),
+        imported.files,
+        lone=False,
+    )
+
+
+@dataclass(frozen=True)
+class _MixGiven:
+    """The workload files as read, and how."""
+
+    workloads: Loaded[tuple[WorkloadClass, ...]]
+    cpu_only: tuple[WorkloadClass, ...]
+    """Classes of a trace pod list's pods that use no GPU."""
+    notes: tuple[str, ...]
+    read_as: tuple[tuple[str, str], ...]
+    pods_read: bool
+    """Some file gave kubectl pods, which ``--group-by`` groups."""
+
+
+def _mix_of(
+    args: argparse.Namespace,
+    files: Sequence[tuple[str, bytes]],
+    hosts: LoadedHosts,
+    inventory_files: Sequence[tuple[str, bytes]],
+) -> _MixGiven:
+    """The workloads of the workload files on ``hosts``: a lone planner CSV or trace pod list
+    loaded as always, other files (or several) imported."""
+    if len(files) == 1 and (
+        alibaba_trace.is_pod_list(files[0][1]) or _is_planner_csv(files[0], Format.WORKLOADS_CSV)
+    ):
+        mix = load_mix(files[0], hosts)
+        what = _TRACE_PODS if mix.value.pods is not None else Format.WORKLOADS_CSV.label
+        return _MixGiven(
+            Loaded(mix.value.workloads, mix.problems),
+            mix.value.cpu_only,
+            tuple(summarise_notes(mix.value.notes)),
+            ((files[0][0], what),),
+            pods_read=False,
+        )
+    # The inventory's kubectl nodes tell which pods hold a share of a GPU (time-slicing, MPS,
+    # MIG single) rather than whole GPUs.
+    imported = import_workloads(files, hosts.catalog, group_by=args.group_by, nodes=inventory_files)
+    return _MixGiven(
+        imported.workloads(hosts.catalog),
+        (),
+        tuple(summarise_notes(imported.notes)),
+        imported.files,
+        pods_read=bool(imported.pods),
+    )
+
+
+_TRACE_NODES = "a node list of Alibaba's GPU-sharing trace"
+_TRACE_PODS = "a pod list of Alibaba's GPU-sharing trace"
+
+
+def _in_cluster_given(hosts: LoadedHosts, cluster: str | None) -> LoadedHosts:
+    """A trace node list's hosts in the cluster ``--cluster`` names. The trace has no column for
+    a cluster, so its nodes were given an assumed one, and the note saying so is replaced by
+    one naming the cluster given. Another inventory file is returned as it is."""
+    trace = hosts.cluster
+    name = (cluster or "").strip()
+    if trace is None or not name:
+        return hosts
+    inventory = replace(
+        trace.inventory, hosts=tuple(replace(h, cluster=name) for h in trace.inventory.hosts)
+    )
+    given = ImportNote(
+        "user", None, "cluster", "", "cluster", name, "read", "the cluster name given"
+    )
+    notes = tuple(
+        given if note.field == "cluster" and note.source == "assumed" else note
+        for note in trace.notes
+    )
+    return replace(
+        hosts, inventory=inventory, cluster=replace(trace, inventory=inventory, notes=notes)
+    )
+
+
+def _read_as(files: Sequence[tuple[str, str]]) -> str:
+    """The files and what each was read as: ``nodes.csv (a node list of ...)``."""
+    return ", ".join(f"{file} ({what})" for file, what in files)
+
+
+def _options_not_used(
+    args: argparse.Namespace, hosts: _HostsGiven, mix: _MixGiven
+) -> list[InputProblem]:
+    """A problem per import option given that no input file used, naming the files and what
+    they were read as: such an option changes nothing, and the user expects it to.
+
+    ``--host-name`` names the host of a single-host nvidia-smi output, ``--cluster`` the cluster
+    of hosts no file names one for, ``--cluster-gpus`` the GPUs of hosts no file gives GPUs for
+    (a lone planner CSV or trace node list gives every host's; several files or tool output go
+    to the import, which names a cluster no host is in), ``--group-by`` the label kubectl pods
+    are grouped by."""
+    problems: list[InputProblem] = []
+    inventory = hosts.inventory.value
+    hosts_from = ", ".join(file for file, _ in hosts.read_as)
+    hosts_said = _read_as(hosts.read_as)
+    host_name = (args.host_name or "").strip()
+    if host_name and not any(h.name.casefold() == host_name.casefold() for h in inventory.hosts):
+        problems.append(
+            InputProblem(
+                hosts_from,
+                None,
+                None,
+                f"--host-name {quoted(host_name)} is not used: it names the host of an "
+                f"nvidia-smi output that names none, and no host of {hosts_said} took it",
+                "leave --host-name out, or give with it the one host's nvidia-smi output "
+                "(-L, --query-gpu, -q, the table, mig -lgi) saved without its host name",
+            )
+        )
+    cluster = (args.cluster or "").strip()
+    if cluster and not any(h.cluster.casefold() == cluster.casefold() for h in inventory.hosts):
+        problems.append(
+            InputProblem(
+                hosts_from,
+                None,
+                None,
+                f"--cluster {quoted(cluster)} is not used: it is the cluster of hosts no file "
+                f"names one for, and {hosts_said} names every host's cluster",
+                "leave --cluster out, or change the cluster where the file names it",
+            )
+        )
+    if hosts.lone:
+        problems.extend(
+            InputProblem(
+                hosts_from,
+                None,
+                None,
+                f"--cluster-gpus {quoted(f'{name}={model}:{gpus}')} is not used: it gives the "
+                f"GPUs of hosts no file gives GPUs for (RVTools, nvidia-smi mig -lgi), and "
+                f"{hosts_said} gives every host's GPUs",
+                "leave --cluster-gpus out, or correct the GPUs in the file",
+            )
+            for name, (model, gpus) in args.cluster_gpus
+        )
+    group_by = (args.group_by or "").strip()
+    if group_by and not mix.pods_read:
+        problems.append(
+            InputProblem(
+                ", ".join(file for file, _ in mix.read_as),
+                None,
+                None,
+                f"--group-by {quoted(group_by)} is not used: it groups kubectl pods into "
+                f"classes by a label, and {_read_as(mix.read_as)} lists no kubectl pod",
+                "leave --group-by out, or give kubectl get pods -A -o json output",
+            )
+        )
+    return problems
 
 
 def _money(value: float | None) -> str:

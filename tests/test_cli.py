@@ -790,3 +790,98 @@ def test_pods_on_time_sliced_nodes_given_as_the_inventory_ask_one_replica_each(
     err = capsys.readouterr().err
     assert "4 pods on nodes that share their GPUs" in err
     assert "nodes no kubectl get nodes file gives" not in err
+
+
+TRACE_NODES = (
+    "sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\nnode-1,96000,393216,8,G2\n"
+)
+
+
+def test_cluster_given_is_the_cluster_of_a_trace_node_lists_nodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trace has no column for a cluster: ``--cluster prod`` puts its nodes in cluster
+    prod, and the note says the cluster given instead of 'cluster assumed = openb'."""
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(TRACE_NODES)
+    args = build_parser().parse_args(["plan", "--inventory", str(nodes), "--cluster", "prod"])
+    scenario, problems = scenario_from_args(args)
+    assert {h.cluster for h in scenario.inventory.hosts} == {"prod"}
+    assert not [p for p in problems if "--cluster" in p.message]
+    err = capsys.readouterr().err
+    assert "import: user: read: cluster = prod" in err
+    assert "cluster assumed" not in err
+
+
+def test_import_options_no_input_uses_are_named_and_stop_strict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The sample's planner CSVs name their hosts, clusters and GPUs and list no kubectl pod:
+    --host-name, --cluster, --cluster-gpus and --group-by given with them are each a problem
+    naming the option, the file and what it was read as; --strict stops on them."""
+    options = [
+        "--host-name",
+        "gpu9",
+        "--cluster",
+        "prod",
+        "--cluster-gpus",
+        "prod=L40S:4",
+        "--group-by",
+        "app",
+    ]
+    _, problems = scenario_from_args(build_parser().parse_args(["plan", *options]))
+    said = {p.message.split(" ")[0]: str(p) for p in problems}
+    assert set(said) == {"--host-name", "--cluster", "--cluster-gpus", "--group-by"}
+    assert said["--host-name"].startswith("inventory.csv: --host-name 'gpu9' is not used")
+    assert (
+        "inventory.csv (the planner's inventory CSV) names every host's cluster"
+        in (said["--cluster"])
+    )
+    assert "--cluster-gpus 'prod=L40S:4' is not used" in said["--cluster-gpus"]
+    assert said["--group-by"].startswith("workloads.csv: --group-by 'app' is not used")
+    assert "Fix: leave --group-by out" in said["--group-by"]
+    assert main(["plan", "--strict", *options]) == 2
+    err = capsys.readouterr().err
+    assert "input: workloads.csv: --group-by 'app' is not used" in err
+    assert "--strict: stopped" in err
+
+
+def test_import_options_the_import_uses_are_not_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--host-name and --cluster name the host and cluster of an nvidia-smi -L output saved
+    without them, and --group-by groups kubectl pods: used, none of them is a problem."""
+    smi = tmp_path / "gpus.txt"
+    smi.write_text(
+        "GPU 0: NVIDIA L40S (UUID: GPU-11111111-2222-3333-4444-555555555555)\n"
+        "GPU 1: NVIDIA L40S (UUID: GPU-11111111-2222-3333-4444-666666666666)\n"
+    )
+    pods = tmp_path / "pods.json"
+    pods.write_bytes(
+        kube_list(
+            pod(
+                "web-0",
+                owner=("StatefulSet", "web"),
+                labels={"app": "web"},
+                containers=[container(limits={"nvidia.com/gpu": "1"}, requests={"cpu": "2"})],
+            )
+        )
+    )
+    args = build_parser().parse_args(
+        [
+            "plan",
+            "--inventory",
+            str(smi),
+            "--host-name",
+            "gpu9",
+            "--cluster",
+            "prod",
+            "--workloads",
+            str(pods),
+            "--group-by",
+            "app",
+        ]
+    )
+    scenario, problems = scenario_from_args(args)
+    assert [(h.name, h.cluster) for h in scenario.inventory.hosts] == [("gpu9", "prod")]
+    assert not [p for p in problems if "is not used" in p.message]
