@@ -763,3 +763,23 @@ def test_trace_lists_keep_the_inventory_and_workload_limits(catalog: Catalog) ->
         "cpu_milli",
         "enter a whole number from 0 to 4096000 milli-cores",
     )
+
+
+def test_a_second_header_of_another_layout_is_one_problem_and_heads_the_rows_below(
+    catalog: Catalog,
+) -> None:
+    """Two pod lists joined (cat) whose headers differ: the second header is one problem, as a
+    repeated header is, not four 'not a number' cells; the rows below it are read by its own
+    columns, so a list with its columns in another order is read right."""
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos\n"
+        "a-0,12000,16384,1,1000,,LS\n"
+        "num_gpu,gpu_milli,name,memory_mib,cpu_milli\n"
+        "1,500,b-pod,8192,4000\n"
+    )
+    loaded = load_pod_list(pods.encode(), catalog, file_name="pods.csv", gpu_models=["T4"])
+    (header,) = loaded.problems
+    assert (header.row, header.column) == (3, None)
+    assert header.message.startswith("the header row is repeated here, with other columns")
+    shares = [(w.gpus, w.vcpus, w.ram_gib) for w in loaded.value.workloads]
+    assert shares == [(1.0, 12.0, 16.0), (0.5, 4.0, 8.0)]

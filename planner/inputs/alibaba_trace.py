@@ -290,7 +290,7 @@ def load_node_list(
     added: dict[str, list[Row]] = {}  # a trace model the catalog lacked -> its nodes' rows
     spellings: dict[str, dict[str, int]] = {}  # such a model -> its other spellings' first rows
     names = _ModelNames(catalog)
-    for row in table.rows:
+    for row in _rows_by_header(table, (*NODE_COLUMNS,), problems):
         node = _node_name(table, row, seen, problems)
         if node is None:
             continue
@@ -351,6 +351,43 @@ def load_node_list(
     )
     notes = _node_list_notes(name, inventory, models, names.notes(name, "node"))
     return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+def _rows_by_header(
+    table: Table, columns: Sequence[str], problems: list[InputProblem]
+) -> list[Row]:
+    """The data rows of ``table``, each read by the header above it: a row whose cells are
+    ``columns`` of the list (at least ``_TRACE_MATCH`` of them, nothing else) is the header of
+    another list joined below (``cat`` of two openb lists, whose columns differ), a problem and
+    no data row, and the rows below it are read by its columns. (A header repeated as it is
+    never reaches here: ``tabular.read_csv_table`` lists it.)"""
+    known = set(columns)
+    layout: list[str] | None = None
+    rows: list[Row] = []
+    for row in table.rows:
+        cells = list(row.cells.values())
+        named = [normalise_column(c) for c in cells if c]
+        if len(set(named) & known) >= _TRACE_MATCH and known.issuperset(named):
+            layout = [normalise_column(c) for c in cells]
+            problems.append(
+                table.problem(
+                    row,
+                    None,
+                    "the header row is repeated here, with other columns "
+                    f"({', '.join(c for c in cells if c)}): lists joined one after the other; "
+                    "the rows below it are read by its columns",
+                    "delete this row, and give each list as a file of its own when their "
+                    "columns differ",
+                )
+            )
+            continue
+        if layout is not None:
+            row = Row(
+                row.number,
+                {c: (cells[i] if i < len(cells) else "") for i, c in enumerate(layout) if c},
+            )
+        rows.append(row)
+    return rows
 
 
 _NO_VALUE = frozenset({"nan", "none", "null", "n/a", "na"})
@@ -882,7 +919,7 @@ def load_pod_list(
     counts: dict[_Shape, int] = {}
     seen: dict[str, _FirstPod] = {}  # host_key -> the first pod counted of that name
     names = _ModelNames(catalog)
-    for row in table.rows:
+    for row in _rows_by_header(table, (*POD_COLUMNS, *_POD_OPTIONAL), problems):
         pod = _pod_name(table, row, problems)
         if pod is None:
             continue
