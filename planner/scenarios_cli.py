@@ -86,16 +86,37 @@ def _read(given: Path | Sequence[Path]) -> SavedFile:
     return SavedFile(paths[0].name, read_bytes(paths[0], paths[0].name))
 
 
+_NOT_KEPT = {
+    "from_workbook": "--from-workbook",
+    "host_name": "--host-name",
+    "cluster": "--cluster",
+    "cluster_gpus": "--cluster-gpus",
+    "group_by": "--group-by",
+}
+"""Options of ``plan`` a saved scenario has no place for, by namespace attribute: it keeps one
+file per input as given, read as a planner CSV or trace list, and the assumptions."""
+
+
 def _run_save(args: argparse.Namespace) -> int:
-    """Check the scenario plans (files usable), then save it under its name."""
+    """Check the scenario plans (files usable), then save it under its name; with ``--strict``,
+    nothing is saved when an input row is skipped."""
     from planner.cli import (
         PURCHASE_NEEDS_SIZE,
         SAMPLE_INVENTORY,
         SAMPLE_WORKLOADS,
         _assumptions,
+        report_input_problems,
         server_types,
     )
 
+    not_kept = [flag for name, flag in _NOT_KEPT.items() if getattr(args, name, None)]
+    if not_kept:
+        raise StoreError(
+            f"a scenario keeps its input files as given and its assumptions, so "
+            f"{', '.join(not_kept)} would be lost: leave them out (a planner CSV names its hosts, "
+            "clusters and GPUs), or plan with them and keep the plan workbook "
+            "(python -m planner plan ... --out plan.xlsx)"
+        )
     try:
         saved = SavedScenario(
             inventory=_read(args.inventory or SAMPLE_INVENTORY),
@@ -113,6 +134,9 @@ def _run_save(args: argparse.Namespace) -> int:
             add_to_inventory=args.add_to_inventory,
             headroom=args.headroom or 0,
         )
+        stop = report_input_problems(problems, command="scenarios", strict=args.strict)
+        if stop is not None:
+            return stop
         name = _store(args).save(args.name, saved, replace=args.replace)
     except InputError as error:
         for problem in error.problems:
@@ -122,8 +146,6 @@ def _run_save(args: argparse.Namespace) -> int:
     except (StoreError, ValueError) as error:
         print(f"scenarios: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    for problem in problems:
-        print(f"input: {problem}", file=sys.stderr)
     print(f"Saved '{name}' in {_store(args).path}")
     return EXIT_OK
 

@@ -137,3 +137,43 @@ def test_catalog_server_types_are_saved_by_value(
     servers = ScenarioStore(db).open("buy").servers
     assert len(servers) > 1
     assert all(s.name for s in servers)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--cluster", "prod"],
+        ["--host-name", "gpu9"],
+        ["--cluster-gpus", "prod=L40S:4"],
+        ["--group-by", "app"],
+    ],
+)
+def test_an_import_option_a_scenario_cannot_keep_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    """A saved scenario keeps its files as given and its assumptions: an import option given
+    to save would be lost, so it is refused naming it, exit 2, nothing saved."""
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "lab", *option, "--db", str(db)]) == 2
+    err = _out(capsys)[1]
+    assert f"{option[0]} would be lost" in err
+    assert ScenarioStore(db).names() == ()
+
+
+def test_strict_saves_nothing_when_a_row_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --strict, a workload row that cannot be used stops the save, exit 2; without it the
+    scenario is saved and the row listed."""
+    header, first, *rest = (SAMPLE / "workloads.csv").read_text().splitlines()
+    name, kind, _, *tail = first.split(",")
+    broken = tmp_path / "mix.csv"
+    broken.write_text("\n".join([header, ",".join([name, kind, "many", *tail]), *rest]) + "\n")
+    db = tmp_path / "s.sqlite"
+    given = ["--workloads", str(broken), "--db", str(db)]
+    assert main(["scenarios", "save", "lab", "--strict", *given]) == 2
+    assert "--strict: stopped" in _out(capsys)[1]
+    assert ScenarioStore(db).names() == ()
+    assert main(["scenarios", "save", "lab", *given]) == 0
+    assert "mix.csv, row 2, column 'instances'" in _out(capsys)[1]
+    assert ScenarioStore(db).names() == ("lab",)
