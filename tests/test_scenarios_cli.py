@@ -146,6 +146,7 @@ def test_catalog_server_types_are_saved_by_value(
         ["--host-name", "gpu9"],
         ["--cluster-gpus", "prod=L40S:4"],
         ["--group-by", "app"],
+        ["--from-workbook", "plan.xlsx"],
     ],
 )
 def test_an_import_option_a_scenario_cannot_keep_is_refused(
