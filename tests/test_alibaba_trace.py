@@ -783,3 +783,34 @@ def test_a_second_header_of_another_layout_is_one_problem_and_heads_the_rows_bel
     assert header.message.startswith("the header row is repeated here, with other columns")
     shares = [(w.gpus, w.vcpus, w.ram_gib) for w in loaded.value.workloads]
     assert shares == [(1.0, 12.0, 16.0), (0.5, 4.0, 8.0)]
+
+
+def test_a_number_with_its_columns_unit_or_as_a_kubernetes_quantity_is_read(
+    catalog: Catalog,
+) -> None:
+    """A cell carrying its column's own unit (262144 MiB, 64000m, 2 GPUs) reads as its number,
+    as in the planner's CSVs; a cell in another unit (256Gi, 64 cores) is refused with the
+    number to write, never converted silently."""
+    nodes = (
+        "sn,cpu_milli,memory_mib,gpu,model\n"
+        "u-1,64000m,262144 MiB,2 GPUs,T4\n"
+        "u-2,64000,256Gi,2,T4\n"
+        "u-3,64 cores,262144,2,T4\n"
+    )
+    loaded = load_node_list(nodes.encode(), catalog, file_name="nodes.csv")
+    (host,) = loaded.value.inventory.hosts
+    assert (host.name, host.cpu_cores, host.ram_gib, host.gpus) == ("u-1", 64.0, 256.0, 2)
+    memory, cores = loaded.problems
+    assert (memory.row, memory.column, memory.fix) == (
+        3,
+        "memory_mib",
+        "write 262144 (256 Gi in MiB)",
+    )
+    assert (cores.row, cores.column, cores.fix) == (
+        4,
+        "cpu_milli",
+        "write 64000 (64 cores in milli-cores)",
+    )
+    pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np-0,4000m,8192Mi,1 GPU,1000\n"
+    (pod_class,) = load_pod_list(pods.encode(), catalog, gpu_models=["T4"]).value.workloads
+    assert (pod_class.vcpus, pod_class.ram_gib, pod_class.gpus) == (4.0, 8.0, 1.0)

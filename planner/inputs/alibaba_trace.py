@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.inputs.catalog import Catalog, GpuModel, normalise_model_name
+from planner.inputs.cell_units import GPUS, CellUnit, Conversion
 from planner.inputs.inventory import Host, Inventory, host_key
 from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, MAX_TRACE_PODS, limit_text
 from planner.inputs.platform import Platform
@@ -244,6 +245,45 @@ _POD_RANGES = {
 or memory (Kubernetes then reserves none for it)."""
 
 
+_MIB_BYTES = 2**20
+_MILLI_CORES = CellUnit(
+    "milli-cores",
+    frozenset({"m", "millicore", "millicores", "mcpu"}),
+    {
+        spelling: Conversion(MILLI, "cores (1000 milli-cores each)")
+        for spelling in ("core", "cores", "cpu", "cpus", "vcpu", "vcpus")
+    },
+)
+"""CPU in milli-cores, as Kubernetes writes a CPU quantity (``64000m``)."""
+_MEBIBYTES = CellUnit(
+    "MiB",
+    frozenset({"mib", "mi", "mebibytes"}),
+    {
+        "KiB": Conversion(1 / 1024, "kibibytes (2^10 bytes)"),
+        "Ki": Conversion(1 / 1024, "kibibytes (2^10 bytes)"),
+        "GiB": Conversion(1024, "gibibytes (2^30 bytes)"),
+        "Gi": Conversion(1024, "gibibytes (2^30 bytes)"),
+        "TiB": Conversion(1024**2, "tebibytes (2^40 bytes)"),
+        "Ti": Conversion(1024**2, "tebibytes (2^40 bytes)"),
+        "MB": Conversion(10**6 / _MIB_BYTES, "megabytes (10^6 bytes)", 1),
+        "M": Conversion(10**6 / _MIB_BYTES, "megabytes (10^6 bytes)", 1),
+        "GB": Conversion(10**9 / _MIB_BYTES, "gigabytes (10^9 bytes)", 1024),
+        "G": Conversion(10**9 / _MIB_BYTES, "gigabytes (10^9 bytes)", 1024),
+        "TB": Conversion(10**12 / _MIB_BYTES, "terabytes (10^12 bytes)", 1024**2),
+        "T": Conversion(10**12 / _MIB_BYTES, "terabytes (10^12 bytes)", 1024**2),
+    },
+)
+"""Memory in MiB (2^20 bytes); Kubernetes quantities (``256Gi``) are other units of it."""
+_UNITS = {
+    "cpu_milli": _MILLI_CORES.number_text,
+    "memory_mib": _MEBIBYTES.number_text,
+    "gpu": GPUS.number_text,
+    "num_gpu": GPUS.number_text,
+}
+"""Column -> its unit, which a cell may carry (``262144 MiB``, ``64000m``, ``2 GPUs``); a cell in
+another unit is refused with the number to write (``256Gi``: 262144), as in the planner's CSVs."""
+
+
 def _parse_row(
     table: Table,
     row: Row,
@@ -252,13 +292,15 @@ def _parse_row(
 ) -> dict[str, int] | None:
     """The row's whole-number cells, each within its (lowest, highest, unit) range, or None with
     one problem per bad cell. Numbers are read as the planner's CSVs read them
-    (``tabular.parse_cells``): a thousands point or decimal comma in a list separated by
-    semicolons or tabs, a comma in a comma-separated list refused saying what it may be."""
+    (``tabular.parse_cells``): the column's own unit after the number (``_UNITS``), a thousands
+    point or decimal comma in a list separated by semicolons or tabs, a comma in a
+    comma-separated list refused saying what it may be."""
     parsers = {
         column: partial(parse_int, unit=unit, minimum=low, maximum=high)
         for column, (low, high, unit) in ranges.items()
     }
-    return parse_cells(table, row, parsers, problems, numbers=ranges)
+    units = {column: _UNITS[column] for column in ranges if column in _UNITS}
+    return parse_cells(table, row, parsers, problems, numbers=ranges, units=units)
 
 
 def load_node_list(
