@@ -814,3 +814,26 @@ def test_a_number_with_its_columns_unit_or_as_a_kubernetes_quantity_is_read(
     pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\np-0,4000m,8192Mi,1 GPU,1000\n"
     (pod_class,) = load_pod_list(pods.encode(), catalog, gpu_models=["T4"]).value.workloads
     assert (pod_class.vcpus, pod_class.ram_gib, pod_class.gpus) == (4.0, 8.0, 1.0)
+
+
+def test_a_pod_list_read_before_its_node_list_says_to_give_the_node_list_first(
+    catalog: Catalog,
+) -> None:
+    """A pod list whose GPU pods all may only use models the inventory in use lacks (read on
+    the sample inventory, before its own node list) is refused saying so and to give its node
+    list first, not 'no usable pod row. Fix: add pods': the pods are there."""
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        "p-0,4000,8192,1,1000,G2\n"
+        "p-1,4000,8192,1,500,P100|T4\n"
+    )
+    with pytest.raises(InputError) as refused:
+        load_pod_list(pods.encode(), catalog, file_name="pods.csv", gpu_models=["L40S"])
+    *left_out, last = refused.value.problems
+    assert [p.row for p in left_out] == [2, 3]
+    assert last.row is None
+    assert last.message == (
+        "no pod can be planned on the inventory in use: 2 GPU pods may only use GPU models its "
+        "nodes lack (they have L40S)"
+    )
+    assert "upload the node list on the Inventory page and apply it first" in last.fix

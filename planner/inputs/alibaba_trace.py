@@ -961,6 +961,7 @@ def load_pod_list(
     counts: dict[_Shape, int] = {}
     seen: dict[str, _FirstPod] = {}  # host_key -> the first pod counted of that name
     names = _ModelNames(catalog)
+    elsewhere = 0  # pods left out as they may only use models the inventory lacks
     for row in _rows_by_header(table, (*POD_COLUMNS, *_POD_OPTIONAL), problems):
         pod = _pod_name(table, row, problems)
         if pod is None:
@@ -988,12 +989,13 @@ def load_pod_list(
                     "models in gpu_spec",
                 )
             )
+            elsewhere += 1
             continue
         counts[shape] = counts.get(shape, 0) + 1
         if pod and first is None:
             seen[host_key(pod)] = _FirstPod(row, pod, shape)
     if not counts:
-        raise InputError([*problems, table.problem(None, None, "no usable pod row", "add pods")])
+        raise InputError([*problems, _no_pod_planned(table, elsewhere, inventory_models)])
     planned = inventory_models or list(catalog.gpus)
     gpu: list[WorkloadClass] = []
     cpu_only: list[WorkloadClass] = []
@@ -1006,6 +1008,23 @@ def load_pod_list(
     pods = TracePods(tuple(gpu), tuple(cpu_only))
     notes = _pod_list_notes(name, pods, inventory_models, names.notes(name, "pod"))
     return Loaded(replace(pods, notes=notes), tuple(problems))
+
+
+def _no_pod_planned(table: Table, elsewhere: int, inventory_models: Sequence[str]) -> InputProblem:
+    """Why a pod list gives no pod: its rows are bad, or (``elsewhere`` of them) its pods may
+    only use GPU models the inventory they are planned on lacks (``inventory_models``), as a
+    pod list read before its own node list is."""
+    if not elsewhere:
+        return table.problem(None, None, "no usable pod row", "add pods")
+    return table.problem(
+        None,
+        None,
+        f"no pod can be planned on the inventory in use: {counted(elsewhere, 'GPU pod')} may "
+        f"only use GPU models its nodes lack (they have {', '.join(inventory_models)})",
+        "give the trace's node list with the pod list (--inventory NODE_LIST); on the "
+        "dashboard, upload the node list on the Inventory page and apply it first, then the pod "
+        "list",
+    )
 
 
 def _pod_list_notes(
