@@ -360,12 +360,14 @@ def test_adding_to_my_inventory_with_headroom_says_what_to_buy_on_top() -> None:
     sidebar = "\n".join(c.value for c in at.sidebar.caption)
     assert "Sizing what to buy on top of this inventory" in sidebar
     headline = at.success[0].value
-    assert headline.startswith("Buy 3 × l40s-4 (4× L40S)")
+    # Whole-GPU jobs need no vSphere: the servers bought may run Kubernetes, as they do here.
+    bought = "l40s-4 (4× L40S, Kubernetes)"
+    assert headline.startswith(f"Buy 3 × {bought}")
     assert "on top of your 1 host: serves all 5 instances" in headline
     assert "any 1 host per cluster can fail" in headline
     facts = at.get_by_key("compare_purchase").dataframe[0].value.set_index("figure")
-    assert facts.loc["buy l40s-4 (4× L40S)", "value"].startswith("3 at $")
-    assert "1 of them kept idle for failover" in facts.loc["buy l40s-4 (4× L40S)", "value"]
+    assert facts.loc[f"buy {bought}", "value"].startswith("3 at $")
+    assert "1 of them kept idle for failover" in facts.loc[f"buy {bought}", "value"]
 
 
 def test_every_key_figure_says_what_it_means() -> None:

@@ -476,17 +476,33 @@ def test_size_from_the_server_catalog_says_what_to_buy(
 
 
 def test_a_plan_placing_nothing_says_why_on_its_line(capsys: pytest.CaptureFixture[str]) -> None:
-    """Sized on a vSphere server type, a Kubernetes method places none of the sample's
-    instances: its line says why, not only 'placed 0/308'."""
-    code = main(["plan", "--size", "l40s-4", "--methods", "vgpu", "k8s-time-slicing"])
+    """Sized on L40S servers, MIG places none of the sample's instances: its line says why,
+    not only 'placed 0/308'."""
+    code = main(["plan", "--size", "l40s-4", "--methods", "vgpu", "mig"])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    (mig,) = [line for line in lines if line.startswith("MIG")]
+    assert "placed 0/" in mig
+    assert "none placed: " in mig
+    assert "L40S does not support MIG" in mig
+    (vgpu,) = [line for line in lines if line.startswith("vGPU")]
+    assert "none placed" not in vgpu
+
+
+def test_a_kubernetes_method_sizes_servers_running_kubernetes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server type is hardware: sized for a Kubernetes method, the catalog's vSphere type runs
+    Kubernetes, and the method places the sample's pods (it placed none, 'runs on Kubernetes
+    hosts, and the host runs vSphere'); the recommended plan names the platform it buys."""
+    code = main(["plan", "--size", "l40s-4", "--methods", "k8s-time-slicing"])
     assert code == 0
     lines = capsys.readouterr().out.splitlines()
     (k8s,) = [line for line in lines if line.startswith("Time-slicing (Kubernetes)")]
-    assert "placed 0/" in k8s
-    assert "none placed: " in k8s
-    assert "runs on Kubernetes hosts, and the host runs vSphere" in k8s
-    (vgpu,) = [line for line in lines if line.startswith("vGPU")]
-    assert "none placed" not in vgpu
+    assert "none placed" not in k8s
+    assert "placed 0/" not in k8s
+    assert lines[0].startswith("Recommended plan: Buy ")
+    assert "l40s-4 (4× L40S, Kubernetes)" in lines[0]
 
 
 def test_size_with_an_unknown_server_type_name_exits_2(

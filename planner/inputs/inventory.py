@@ -116,8 +116,11 @@ class ServerType:
 
     @property
     def label(self) -> str:
-        """``hgx-h100-8 (8× H100-80GB-SXM)``, or the shape alone when unnamed."""
+        """``hgx-h100-8 (8× H100-80GB-SXM)``, or the shape alone when unnamed; the platform
+        follows the shape when it is not the default (``4× L40S, Kubernetes``)."""
         shape = f"{self.gpus}× {self.gpu_model}"
+        if self.platform is not DEFAULT_PLATFORM:
+            shape += f", {self.platform.label}"
         return f"{self.name} ({shape})" if self.name else shape
 
     def host(self, index: int, cluster: str = "sized") -> Host:

@@ -9,14 +9,14 @@ and the dashboard through ``declared_settings``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
 from planner.assumptions import Assumptions, Setting
 from planner.inputs.catalog import Catalog, GpuModel
-from planner.inputs.inventory import Host
+from planner.inputs.inventory import Host, ServerType
 from planner.inputs.platform import Platform
 from planner.inputs.workloads import WorkloadClass
 from planner.methods.contract import SharingMethod
@@ -35,6 +35,8 @@ __all__ = [
     "declared_settings",
     "host_reason",
     "methods_for",
+    "server_for",
+    "servers_for",
     "workload_reason",
 ]
 
@@ -117,6 +119,23 @@ def workload_reason(
 def methods_for(platform: Platform) -> tuple[Method, ...]:
     """The methods that can set up a host of ``platform``, in registry order."""
     return tuple(m for m, rules in METHODS.items() if platform in rules.platforms)
+
+
+def server_for(method: Method, server: ServerType) -> ServerType:
+    """``server`` as bought for ``method``: on the type's own platform when the method serves it,
+    else on the first platform the method serves. A server type is hardware and its platform a
+    choice, so a cluster sized for a Kubernetes method runs Kubernetes."""
+    served = METHODS[method].platforms
+    if server.platform in served:
+        return server
+    return dataclasses.replace(server, platform=next(p for p in Platform if p in served))
+
+
+def servers_for(methods: Iterable[Method], servers: Iterable[ServerType]) -> tuple[ServerType, ...]:
+    """Each of ``servers`` as bought for each of ``methods`` (``server_for``), once each, by
+    server then method: the types a sizing that mixes methods may buy."""
+    chosen = tuple(methods)
+    return tuple(dict.fromkeys(server_for(m, s) for s in servers for m in chosen))
 
 
 def declared_settings() -> Mapping[str, Setting[Any]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from planner.inputs.inventory import Host, ServerType
+from planner.inputs.platform import DEFAULT_PLATFORM
 from planner.inputs.workloads import WorkloadClass
 from planner.measure.costs import (
     AnnualRates,
@@ -29,7 +30,7 @@ from planner.measure.costs import (
 )
 from planner.measure.metrics import placements_by_gpu
 from planner.measure.result import MethodResult, measure_plan
-from planner.methods.registry import METHODS, Method
+from planner.methods.registry import METHODS, Method, server_for
 from planner.plan import MethodPlan, SolveStatus
 from planner.scenario import Scenario
 from planner.solve.headroom import ClusterHeadroom, check_headroom, standby_hosts
@@ -426,7 +427,7 @@ def draft_recommendation(
     # On the inventory, the mix may start from the hosts of the single-method plans.
     starts = [r.plan for r in within] if hosts is None else []
     mixed = recommend(scenario, rates, hosts=hosts, methods=methods, starts=starts)
-    if len(servers) > 1:
+    if len(_by_server(servers)) > 1:
         mixed = _cheaper_on_one_type(scenario, rates, servers, singles, mixed)
     # Single-method plans are ranked on their own results: relabelling changes no figure.
     candidates: list[tuple[MethodResult, MethodPlan, str]] = [
@@ -461,19 +462,22 @@ def _cheaper_on_one_type(
     from its best than one over a type alone. The types bought are weighed alone, and every
     type up to ``_EACH_TYPE_ALONE_MAX_INSTANCES`` instances. The types and options stay every
     type's, so that the bound and the decisions range over every server that may be bought;
-    the counts are then the one type's (read for the solve's status only)."""
+    the counts are then the one type's (read for the solve's status only). A type is one server
+    on each platform it may run (``_by_server``)."""
     bought = {ServerType.of(h) for h in mixed.plan.hosts}
     instances = sum(w.instances for w in scenario.workloads)
     weighed = [
-        s for s in servers if s.shape in bought or instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
+        group
+        for group in _by_server(servers)
+        if any(s.shape in bought for s in group) or instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
     ]
     best, best_rank = mixed, rank(measure_plan(mixed.plan, scenario), scenario)
     sizings = [r.plan for r in singles]
-    for server in weighed:
+    for group in weighed:
         alone = recommend(
             scenario,
             rates,
-            hosts=servers_to_buy(scenario, (server,), sizings),
+            hosts=servers_to_buy(scenario, group, sizings),
             methods=mixed.methods,
         )
         alone_rank = rank(measure_plan(alone.plan, scenario), scenario)
@@ -563,7 +567,8 @@ def recommend_additions(
     standby = set(standby_hosts(owned, headroom))
     active = tuple(h for h in owned if h not in standby)
     drafts = [_additions(scenario, tuple(servers), sized, active, headroom, methods)]
-    if len(servers) > 1:
+    groups = _by_server(servers)
+    if len(groups) > 1:
         # One type bought alone (as asked alone: its own sizings) may cost less a year than the
         # mix of types: each new cluster gets its own spare servers, and placing the MILP's
         # counts may open servers of one type where another's would cost less.
@@ -571,22 +576,37 @@ def recommend_additions(
         if headroom or (
             drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
         ):
-            for server in servers:
-                alone = _sizings_on(scenario, server, sized, methods)
-                drafts.append(_additions(scenario, (server,), alone, active, headroom, methods))
+            for group in groups:
+                alone = _sizings_on(scenario, group, sized, methods)
+                drafts.append(_additions(scenario, group, alone, active, headroom, methods))
     best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
     return prove_bounds(scenario, best)
 
 
+def _by_server(servers: Sequence[ServerType]) -> list[tuple[ServerType, ...]]:
+    """``servers`` grouped by the server bought: one type on each platform it may run
+    (``registry.servers_for``) is one server to buy, in order of first appearance."""
+    groups: dict[ServerType, list[ServerType]] = {}
+    for server in servers:
+        groups.setdefault(dataclasses.replace(server, platform=DEFAULT_PLATFORM), []).append(server)
+    return [tuple(group) for group in groups.values()]
+
+
 def _sizings_on(
-    scenario: Scenario, server: ServerType, sized: Sequence[MethodPlan], methods: Sequence[Method]
+    scenario: Scenario,
+    group: Sequence[ServerType],
+    sized: Sequence[MethodPlan],
+    methods: Sequence[Method],
 ) -> list[MethodPlan]:
-    """Each method's sizing on ``server`` alone, as asked alone: those of ``sized`` on it, and
-    the others sized now (a sizing's single-method plans are each on its method's best type,
-    so a type none chose would get one server to buy)."""
-    alone = [p for p in sized if all(ServerType.of(h) == server.shape for h in p.hosts)]
+    """Each method's sizing on one server type alone (``group``: the type on each platform it
+    may run), as asked alone: those of ``sized`` on it, and the others sized now (a sizing's
+    single-method plans are each on its method's best type, so a type none chose would get one
+    server to buy)."""
+    shapes = {s.shape for s in group}
+    alone = [p for p in sized if all(ServerType.of(h) in shapes for h in p.hosts)]
     have = {p.method for p in alone}
-    alone.extend(size_method(m, scenario, server) for m in methods if m not in have)
+    missing = [m for m in methods if m not in have]
+    alone.extend(size_method(m, scenario, server_for(m, group[0])) for m in missing)
     return alone
 
 

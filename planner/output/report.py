@@ -24,7 +24,7 @@ from planner.measure.metrics import (
     placements_by_gpu,
 )
 from planner.measure.result import MethodResult, measure_plan
-from planner.methods.registry import METHODS, Method
+from planner.methods.registry import METHODS, Method, server_for, servers_for
 from planner.output.recommendations import (
     RecommendedDraft,
     RecommendedPlan,
@@ -148,7 +148,9 @@ def size_cluster(
     measured against the servers they open only: the inventory plays no part in sizing, so a
     method that opens no server has no GPUs available either. With ``headroom`` ``k``, the
     recommended plan buys ``k`` more servers per type so that any ``k`` can fail
-    (``planner.solve.headroom``).
+    (``planner.solve.headroom``). Each method sizes the types on a platform it serves
+    (``server_for``: Kubernetes for the Kubernetes methods); the recommended plan may buy them on
+    each such platform.
     """
     servers = _server_list(server)
     sized = dataclasses.replace(scenario, inventory=Inventory(hosts=()))
@@ -180,14 +182,17 @@ def with_recommended(
     if singles.headroom:
         best: RecommendedPlan | None = recommend_additions(
             singles.scenario,
-            singles.servers,
+            servers_for(singles.methods, singles.servers),
             [r.plan for r in singles.results],
             headroom=singles.headroom,
             methods=singles.methods,
         )
     else:
         best = recommend_plan(
-            singles.scenario, singles.results, servers=singles.servers, draft=draft
+            singles.scenario,
+            singles.results,
+            servers=servers_for(singles.methods, singles.servers),
+            draft=draft,
         )
     if best is None:
         return singles
@@ -202,7 +207,9 @@ def recommended_draft(singles: ScenarioPlan) -> RecommendedDraft | None:
         raise ValueError("add_to_inventory makes its recommended plan with its single plans")
     if singles.headroom:
         return None
-    return draft_recommendation(singles.scenario, singles.results, servers=singles.servers)
+    return draft_recommendation(
+        singles.scenario, singles.results, servers=servers_for(singles.methods, singles.servers)
+    )
 
 
 def _server_list(server: ServerType | Sequence[ServerType]) -> tuple[ServerType, ...]:
@@ -224,8 +231,9 @@ def add_to_inventory(
     tolerated per cluster. The other plans are each method alone on the inventory as it is."""
     servers = _server_list(server)
     fits = tuple(measure_plan(plan_method(method, scenario), scenario) for method in methods)
-    sized = tuple(size_method(m, scenario, s) for m in methods for s in servers)
-    best = recommend_additions(scenario, servers, sized, headroom=headroom, methods=methods)
+    sized = tuple(size_method(m, scenario, server_for(m, s)) for m in methods for s in servers)
+    offered = servers_for(methods, servers)
+    best = recommend_additions(scenario, offered, sized, headroom=headroom, methods=methods)
     if not headroom:
         # Buying nothing, the plan fitted to the inventory as it is (which also weighs each
         # method alone and starts the mix from their hosts) may serve as much for less.
@@ -249,7 +257,9 @@ def _best_sizing(
     method: Method, scenario: Scenario, sized: Scenario, servers: Sequence[ServerType]
 ) -> MethodResult:
     """The method's sizing on the server type that serves most by priority, then costs least."""
-    results = [measure_plan(size_method(method, scenario, s), sized) for s in servers]
+    results = [
+        measure_plan(size_method(method, scenario, server_for(method, s)), sized) for s in servers
+    ]
     return min(results, key=lambda r: rank(r, sized))
 
 
