@@ -10,6 +10,7 @@ from planner.measure.performance import WorkloadSlowdown, slowdowns
 from planner.methods.registry import Method
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
+from planner.solve.collector import collector_paused
 from planner.solve.feasibility import check_plan
 from planner.solve.views import PlanView
 
@@ -43,6 +44,7 @@ class MethodResult:
         return self.plan.label
 
 
+@collector_paused()
 def measure_plan(plan: MethodPlan, scenario: Scenario) -> MethodResult:
     """Measure one method's plan: metrics, cost, slowdowns and feasibility."""
     view = PlanView.of(plan, scenario)

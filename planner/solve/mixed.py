@@ -99,6 +99,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
+from planner.solve.collector import collector_paused
 from planner.solve.feasibility import host_rule_problems
 from planner.solve.hosts import (
     HostAssignment,
@@ -1361,6 +1362,7 @@ def _read(
     )
 
 
+@collector_paused()
 def cost_lower_bound(
     scenario: Scenario,
     types: Sequence[HostType],
@@ -1507,6 +1509,7 @@ class _GpuCount:
         return 0.0
 
 
+@collector_paused()
 def gpu_lower_bound(
     scenario: Scenario,
     types: Sequence[HostType],
@@ -1559,6 +1562,7 @@ _NO_COUNTS = Counts({}, {}, {}, 0.0, 0.0, SolveStatus.HEURISTIC)
 """What placement starts from when the MILP has nothing to say: every instance is retried."""
 
 
+@collector_paused()
 def recommend(
     scenario: Scenario,
     rates: Rates,

@@ -42,6 +42,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
+from planner.solve.collector import collector_paused
 from planner.solve.hosts import (
     HostAssignment,
     HostPool,
@@ -595,6 +596,7 @@ def _fit_kinds(
             progress.not_placed.append(NotPlaced(miss.instance, miss.workload, reason))
 
 
+@collector_paused()
 def plan_method(method: Method, scenario: Scenario, *, exact: bool | None = None) -> MethodPlan:
     """Fit the scenario's workloads to its inventory under one sharing method (question 1).
 
@@ -771,6 +773,7 @@ def _size(
     )
 
 
+@collector_paused()
 def size_method(method: Method, scenario: Scenario, server: ServerType) -> MethodPlan:
     """Size a cluster of ``server`` hosts for the scenario's workloads (question 2).
 
