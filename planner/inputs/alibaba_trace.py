@@ -27,7 +27,14 @@ kind or priority: pods are planned as training work busy all day, priority 2.
 
 GPU models the catalog lacks get a catalog entry (``trace_gpu_model``): memory from the public
 datasheet where the trace names a public model, else a guess (the trace's ``G2`` and ``G3`` are
-undisclosed); a share is a share of the GPU whatever its memory.
+undisclosed); a share is a share of the GPU whatever its memory. A model that is neither the
+catalog's nor the trace's is a problem (its nodes kept, its memory the one its name states,
+``A800-SXM4-80GB``, else a guess); a model cell that is no model name (``16384``) leaves its
+node out.
+
+Numbers are read as the planner's CSVs read them: a cell may carry its column's unit
+(``262144 MiB``, ``64000m``, ``2 GPUs``), and the limits of the inventory and the workload CSV
+hold (4,096 cores, whole boards of a multi-GPU board such as the A16).
 
 A list as read carries its import notes (``TraceCluster.notes``, ``TracePods.notes``): what was
 read, each model the catalog lacked and what it was taken as, and each host or class field the
