@@ -4,6 +4,7 @@ classes."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -302,8 +303,8 @@ def test_pods_without_a_gpu_say_why_no_class_results() -> None:
 
 def test_an_unknown_mig_profile_leaves_the_pod_out_naming_the_known_profiles() -> None:
     """A pod requesting nvidia.com/mig-9g.99gb, a profile no catalog GPU has, is left out with
-    a problem naming pod, container and resource and listing the known profiles; it was read as
-    a whole GPU with 99 GiB assumed from the name. The other pods are read."""
+    a problem naming pod, container and resource and listing the nearest known profiles; it was
+    read as a whole GPU with 99 GiB assumed from the name. The other pods are read."""
     read = read_kubectl_pods(
         kube_list(
             pod("odd", containers=[container(limits={"nvidia.com/mig-9g.99gb": "1"})]),
@@ -316,8 +317,7 @@ def test_an_unknown_mig_profile_leaves_the_pod_out_naming_the_known_profiles() -
     (problem,) = read.problems
     assert problem.column == "pod ml/odd: main nvidia.com/mig-9g.99gb"
     assert "9g.99gb is no profile of any GPU in the catalog: pod left out" in problem.message
-    assert "1g.5gb, 1g.6gb, 1g.10gb" in problem.fix
-    assert "7g.80gb" in problem.fix
+    assert "such as the nearest: 3g.93gb, 4g.93gb, 4g.96gb, 7g.40gb, 7g.80gb" in problem.fix
 
 
 def test_a_file_whose_every_pod_is_left_out_says_so() -> None:
@@ -874,3 +874,58 @@ def test_gpu_names_are_matched_only_for_sandbox_resources_once_each(
     desks = _pods(*(_vm(f"desk-{i}", "nvidia.com/NVIDIA_A10-4Q") for i in range(5)))
     assert matched == ["NVIDIA A10-4Q"]
     assert all(d.gpu_models == ("A10",) for d in desks)
+
+
+def _asking_mig(name: str, profile: str, node_selector: dict[str, str]) -> dict[str, Any]:
+    item = pod(name, containers=[container(limits={f"nvidia.com/mig-{profile}": "1"})])
+    item["spec"]["nodeSelector"] = node_selector
+    return item
+
+
+def test_an_unknown_mig_profile_names_the_profiles_of_the_pods_gpu_else_the_nearest() -> None:
+    """If a pod asks a MIG profile no catalog GPU has, its fix lists the profiles of the GPU its
+    node selector names (the node's GPU product, or the product of a MIG single-strategy node),
+    else the 8 nearest in slices or memory in the catalog, in catalog order (a name giving
+    neither, one GPU's profiles), and where every profile is listed: never every profile of
+    every GPU."""
+    h100 = "NVIDIA-H100-80GB-HBM3"
+    read = read_kubectl_pods(
+        kube_list(
+            _asking_mig("on-h100", "2g.30gb", {"nvidia.com/gpu.product": h100}),
+            _asking_mig("anywhere", "2g.30gb", {}),
+            _asking_mig("unnamed", "big", {}),
+            pod("fine", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["fine"]
+    fixes = {p.column.split(":")[0]: p.fix for p in read.problems if p.column}
+    h100_profiles = "1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb"
+    assert fixes["pod ml/on-h100"].startswith(
+        f"request one of its GPU's profiles (H100-80GB-SXM): {h100_profiles}; "
+    )
+    assert fixes["pod ml/anywhere"].startswith(
+        "request a profile the catalog has, such as the nearest: 1g.24gb, 1g.34gb, 1g.35gb, "
+        "2g.20gb, 2g.24gb, 2g.35gb, 2g.45gb, 2g.47gb; "
+    )
+    assert fixes["pod ml/unnamed"].startswith(
+        "request a profile named <slices>g.<memory>gb, such as the A100-40GB-PCIe's: 1g.5gb, "
+    )
+    for fix in fixes.values():
+        assert "data/catalog/mig_profiles.csv" in fix
+        assert len(re.findall(r"\b\d+g\.\d+gb\b", fix)) <= 8
+
+
+def test_a_mig_single_strategy_pod_of_an_unknown_profile_names_its_gpus_profiles() -> None:
+    """A pod asking nvidia.com/gpu pinned to GPU Feature Discovery's MIG single-strategy product
+    of a profile the catalog lacks is left out, its fix listing the profiles of that product's
+    GPU."""
+    item = pod("single", containers=[_gpu()])
+    item["spec"]["nodeSelector"] = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-2g.30gb"}
+    read = read_kubectl_pods(
+        kube_list(item, pod("fine", containers=[_gpu()])), "pods.json", CATALOG
+    )
+    (problem,) = read.problems
+    assert "2g.30gb is no profile of any GPU in the catalog" in problem.message
+    assert "(H100-80GB-SXM): 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb;" in problem.fix

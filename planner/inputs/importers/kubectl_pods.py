@@ -631,7 +631,7 @@ def _vm_gpu(
         return None
     model = catalog.gpus[gpu.model]
     if gpu.mig_backed and gpu.mig_profile is not None:
-        mig = _mig_gpu(count, gpu.mig_profile, resource, locator, catalog, bad)
+        mig = _mig_gpu(count, gpu.mig_profile, resource, locator, [gpu.model], catalog, bad)
         return replace(mig, gpu_model=gpu.model)
     if gpu.vgpu_profile is None:
         return _ContainerGpu(
@@ -666,6 +666,7 @@ def _vm_gpu(
 def _container_gpu(
     container: Mapping[str, Any],
     labels: Mapping[str, str],
+    pinned_models: Sequence[str],
     catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
@@ -704,7 +705,13 @@ def _container_gpu(
         if count <= 0:
             return None
         return _mig_gpu(
-            count, resource.removeprefix(_MIG), resource, _at(container, resource), catalog, bad
+            count,
+            resource.removeprefix(_MIG),
+            resource,
+            _at(container, resource),
+            pinned_models,
+            catalog,
+            bad,
         )
     count = _gpus_on_a_node(container, _GPU, bad) + _quantity(container, _SHARED, bad)
     scheme = (
@@ -749,11 +756,18 @@ def _container_gpu(
 
 
 def _mig_gpu(
-    count: float, profile: str, resource: str, locator: str, catalog: Catalog, bad: _PodProblems
+    count: float,
+    profile: str,
+    resource: str,
+    locator: str,
+    gpu_models: Sequence[str],
+    catalog: Catalog,
+    bad: _PodProblems,
 ) -> _ContainerGpu:
     """``count`` MIG instances of ``profile``: compute slices over the GPU's, memory the
     profile's; more than one GPU holds fill whole GPUs. A profile no catalog GPU has leaves the
-    pod out, with a problem."""
+    pod out, with a problem naming the profiles of ``gpu_models`` (the GPUs the resource or the
+    pod's node selector names), or the catalog's nearest."""
     models = [m for m in catalog.gpus if any(p.name == profile for p in catalog.mig(m))]
     if models:
         known = next(p for p in catalog.mig(models[0]) if p.name == profile)
@@ -782,15 +796,62 @@ def _mig_gpu(
             f"{count:g} × MIG {profile}: {known.memory_gib:g} GiB each",
             profile,
         )
-    known_names = sorted(
-        {p.name for model in catalog.gpus for p in catalog.mig(model)}, key=_profile_order
-    )
     bad(
         locator,
         f"MIG profile {shown(profile)} is no profile of any GPU in the catalog: pod left out",
-        f"request one of {', '.join(known_names)}, or describe the class in a workload CSV",
+        f"request {_profiles_meant(profile, gpu_models, catalog)}; or describe the class in a "
+        f"workload CSV (every GPU's profiles: {_MIG_PROFILES_FILE})",
     )
     raise _PodLeftOutError(resource)
+
+
+_PROFILES_SHOWN = 8
+"""MIG profiles a fix names at most: the few a user could mean, not every GPU's."""
+_MIG_PROFILES_FILE = "data/catalog/mig_profiles.csv"
+_PROFILE_COMPUTE = re.compile(r"^(\d+)g")
+_PROFILE_MEMORY = re.compile(r"(\d+)gb")
+
+
+def _profiles_meant(profile: str, gpu_models: Sequence[str], catalog: Catalog) -> str:
+    """The MIG profiles a pod asking the unknown ``profile`` could mean, as its fix names them:
+    those of ``gpu_models`` (the GPUs its resource or node selector names) when they have some,
+    else the catalog's; at most ``_PROFILES_SHOWN``, taken by turns nearest in compute slices and
+    nearest in memory [GiB] to what ``profile`` asks, listed in catalog order."""
+    named = [m for m in dict.fromkeys(gpu_models) if catalog.mig(m)]
+    models = named or [m for m in catalog.gpus if catalog.mig(m)]
+    # The first GPU's profile of each name stands for it: the name gives slices and memory.
+    known = {p.name: p for m in models for p in catalog.mig(m)}
+    compute = _PROFILE_COMPUTE.match(profile)
+    memory = _PROFILE_MEMORY.search(profile)
+    if len(known) > _PROFILES_SHOWN and compute is None and memory is None:
+        # Nothing to be near: one GPU's profiles show how a profile is named.
+        models = models[:1]
+        known = {p.name: p for p in catalog.mig(models[0])}
+    slices = 0 if compute is None else int(compute.group(1))
+    gib = 0.0 if memory is None else float(memory.group(1))
+    by_slices = sorted(
+        known.values(),
+        key=lambda p: (abs(p.compute_slices - slices) if compute else 0, abs(p.memory_gib - gib)),
+    )
+    by_memory = sorted(
+        known.values(),
+        key=lambda p: (abs(p.memory_gib - gib) if memory else 0, abs(p.compute_slices - slices)),
+    )
+    chosen: dict[str, None] = {}
+    for pair in zip(by_slices, by_memory, strict=True):
+        for each in pair:
+            if len(chosen) < _PROFILES_SHOWN:
+                chosen.setdefault(each.name)
+    listed = ", ".join(sorted(chosen, key=_profile_order))
+    if not known:
+        return f"a profile {_MIG_PROFILES_FILE} lists (it lists none)"
+    if named:
+        gpus = ", ".join(named)
+        some = "one" if len(chosen) == len(known) else "one of the nearest"
+        return f"{some} of its GPU's profiles ({gpus}): {listed}"
+    if compute is None and memory is None:
+        return f"a profile named <slices>g.<memory>gb, such as the {models[0]}'s: {listed}"
+    return f"a profile the catalog has, such as the nearest: {listed}"
 
 
 def _shared_gpu(
@@ -1070,8 +1131,10 @@ def _pod(
     memory_bytes = _pod_total(containers, inits, lambda c: _quantity(c, "memory", bad))
     for each in [*containers, *inits]:
         _check_gpu_limits(each, bad)
+    pinned_models = _selected_models(spec, catalog, None)
     gpu_parts = {
-        id(c): _container_gpu(c, labels, catalog, defaults, bad) for c in [*containers, *inits]
+        id(c): _container_gpu(c, labels, pinned_models, catalog, defaults, bad)
+        for c in [*containers, *inits]
     }
     gpu = None
     if any(p is not None for p in gpu_parts.values()):
@@ -1168,6 +1231,13 @@ def _pinned_labels(spec: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
     return pinned
 
 
+def _labelled_models(pinned: Mapping[str, tuple[str, str]], catalog: Catalog) -> tuple[str, ...]:
+    """Catalog models the GPU labels (``GPU_SELECTOR_LABELS``) among ``pinned`` name."""
+    named = (selected_gpu(label, value) for label, (value, _) in pinned.items())
+    models = (match_gpu_name(g[0], catalog, memory_mib=g[1]).model for g in named if g)
+    return tuple(dict.fromkeys(m for m in models if m is not None))
+
+
 def _shared_whole_gpus(
     gpu: GpuRequest,
     pinned: Mapping[str, tuple[str, str]],
@@ -1188,7 +1258,9 @@ def _shared_whole_gpus(
     mig = match_gpu_name(product.removesuffix("-SHARED"), catalog).mig_profile if product else None
     profile, profile_at = (mig, product_at) if mig else pinned.get(GKE_PARTITION_LABEL, ("", ""))
     if profile:
-        part = _mig_gpu(count, profile, _GPU, profile_at, catalog, bad)
+        part = _mig_gpu(
+            count, profile, _GPU, profile_at, _labelled_models(pinned, catalog), catalog, bad
+        )
         gpu = GpuRequest(
             _GPU,
             part.gpus,
