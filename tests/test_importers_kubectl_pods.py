@@ -929,3 +929,34 @@ def test_a_mig_single_strategy_pod_of_an_unknown_profile_names_its_gpus_profiles
     (problem,) = read.problems
     assert "2g.30gb is no profile of any GPU in the catalog" in problem.message
     assert "(H100-80GB-SXM): 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb;" in problem.fix
+
+
+def test_a_pod_pinned_to_two_gpus_asking_an_unknown_profile_names_their_nearest_few() -> None:
+    """If the pod's node affinity accepts two GPUs, its fix lists the profiles of those two
+    only, the 8 nearest of them when they have more."""
+    item = _asking_mig("either", "2g.30gb", {})
+    item["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "nvidia.com/gpu.product",
+                                "operator": "In",
+                                "values": ["NVIDIA-H100-80GB-HBM3", "NVIDIA-H200"],
+                            }
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    read = read_kubectl_pods(
+        kube_list(item, pod("fine", containers=[_gpu()])), "pods.json", CATALOG
+    )
+    (problem,) = read.problems
+    assert problem.fix.startswith(
+        "request one of the nearest of its GPUs' profiles (H100-80GB-SXM, H200-141GB-SXM): "
+        "1g.10gb, 1g.18gb, 1g.20gb, 1g.35gb, 2g.20gb, 2g.35gb, 3g.40gb, 4g.40gb; "
+    )

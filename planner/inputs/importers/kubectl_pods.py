@@ -846,9 +846,9 @@ def _profiles_meant(profile: str, gpu_models: Sequence[str], catalog: Catalog) -
     if not known:
         return f"a profile {_MIG_PROFILES_FILE} lists (it lists none)"
     if named:
-        gpus = ", ".join(named)
         some = "one" if len(chosen) == len(known) else "one of the nearest"
-        return f"{some} of its GPU's profiles ({gpus}): {listed}"
+        whose = "its GPU's" if len(named) == 1 else "its GPUs'"
+        return f"{some} of {whose} profiles ({', '.join(named)}): {listed}"
     if compute is None and memory is None:
         return f"a profile named <slices>g.<memory>gb, such as the {models[0]}'s: {listed}"
     return f"a profile the catalog has, such as the nearest: {listed}"
