@@ -1701,3 +1701,35 @@ def test_a_host_takes_its_instances_from_the_head_or_tail_of_a_long_queue() -> N
         assert [x.id for x in taken] == expected
         assert lookups.looked == 2
         assert [x.id for x in waiting.left()] == [i for i in ids if i not in expected]
+
+
+def test_a_job_no_host_can_hold_is_refused_naming_the_largest_hosts() -> None:
+    """A 16-GPU job on 2-GPU and 8-GPU hosts: the refusal names the 8-GPU hosts, which come
+    nearest to holding it, whatever the order of the types (it named the first type's 2)."""
+    for hosts in (
+        [host("small", "A100-80GB-PCIe", 2), host("big", "L40S", 8)],
+        [host("big", "L40S", 8), host("small", "A100-80GB-PCIe", 2)],
+    ):
+        scenario = _scenario(hosts, [workload("gang", gpus=16, memory_gib=20)])
+        _, refusals = options(scenario, host_types(scenario.inventory.hosts, scenario))
+        (passthrough,) = [r for r in refusals if r.method is Method.PASSTHROUGH]
+        assert passthrough.kind == "no host"
+        assert "needs 16 GPUs on one host and the L40S hosts here have 8" in passthrough.reason
+
+
+def test_a_method_refused_on_every_host_it_serves_says_why_not_the_platform_of_others() -> None:
+    """MIG (Kubernetes) on an L40S vSphere host and an L40S Kubernetes node: the refusal is the
+    node's ('L40S does not support MIG'), not that the vSphere host runs no Kubernetes; with
+    no node it is the platform's."""
+    job = workload("notebook", gpus=0.25, memory_gib=8)
+    vsphere = host("esx-1", "L40S", 4)
+    node = host("node-1", "L40S", 4, platform=Platform.KUBERNETES)
+    for hosts, said in (
+        ([vsphere, node], "L40S does not support MIG"),
+        ([vsphere], "runs on Kubernetes hosts, and the host runs vSphere"),
+    ):
+        scenario = _scenario(hosts, [job])
+        _, refusals = options(scenario, host_types(scenario.inventory.hosts, scenario))
+        (mig,) = [r for r in refusals if r.method is Method.K8S_MIG]
+        assert said in mig.reason
+        assert mig.kind == "no host"

@@ -423,16 +423,16 @@ def options(
     for workload in (w for w in scenario.workloads if w.instances > 0):
         limit = slowdown_limit(workload, scenario)
         for method in methods:
-            reasons: list[tuple[str, str]] = []
+            reasons: list[tuple[str, str, HostType]] = []
             served = False
             for t, host_type in enumerate(types):
                 reason = _option_reason(method, workload, host_type, scenario)
                 if reason is not None:
-                    reasons.append(reason)
+                    reasons.append((*reason, host_type))
                     continue
                 option = _option(solos, method, workload, t, host_type, limit)
                 if isinstance(option, str):
-                    reasons.append(("slowdown", option))
+                    reasons.append(("slowdown", option, host_type))
                     continue
                 found.append(option)
                 served = True
@@ -502,12 +502,14 @@ def _option_reason(
     method: Method, workload: WorkloadClass, host_type: HostType, scenario: Scenario
 ) -> tuple[str, str] | None:
     """Why the class has no option under the method on the type, with its kind: ``requirement``
-    (a rule of the method or platform), ``model`` (the class's GPU-model list) or ``no host``
-    (no host of the type can be set up, or hold one instance); None when it may have one."""
+    (a rule of the method or platform), ``model`` (the class's GPU-model list), ``no host`` (no
+    host of the type can be set up, or hold one instance) or ``platform`` (the type runs a
+    platform the method does not serve); None when it may have one."""
     shape = host_type.shape
     unusable = host_reason(method, shape, scenario.catalog)
     if unusable is not None:
-        return "no host", unusable
+        served = shape.platform in METHODS[method].platforms
+        return ("no host" if served else "platform"), unusable
     model = host_type.model
     if workload.gpu_models and model.name not in workload.gpu_models:
         return "model", f"restricted to {', '.join(workload.gpu_models)}, not {model.name}"
@@ -537,16 +539,28 @@ def _option_reason(
     return None
 
 
-def _refusal(workload: str, method: Method, reasons: Sequence[tuple[str, str]]) -> Refusal:
+def _refusal(
+    workload: str, method: Method, reasons: Sequence[tuple[str, str, HostType]]
+) -> Refusal:
     """The most telling reason a class has no option under a method: its slowdown on a type
     it may use, else a rule that holds on a model it may use, else its GPU-model list, else
-    the hosts."""
-    for kind in ("slowdown", "requirement", "model", "no host"):
-        found = [reason for k, reason in reasons if k == kind]
-        if found:
-            shown = "requirement" if kind == "model" else kind
-            return Refusal(workload, method, found[0], shown)
+    the hosts (the largest type's: its hosts come nearest to holding an instance), else the
+    platform the hosts run."""
+    for kind in ("slowdown", "requirement", "model", "no host", "platform"):
+        found = [(reason, t) for k, reason, t in reasons if k == kind]
+        if not found:
+            continue
+        shown = {"model": "requirement", "platform": "no host"}.get(kind, kind)
+        reason = found[0][0]
+        if kind == "no host":
+            reason = max(found, key=lambda f: _capacity(f[1].shape))[0]
+        return Refusal(workload, method, reason, shown)
     return Refusal(workload, method, "the estate has no hosts", "no host")
+
+
+def _capacity(shape: Host) -> tuple[int, float, float]:
+    """A host's GPUs, cores and RAM, to tell the largest type."""
+    return shape.gpus, shape.cpu_cores, shape.ram_gib
 
 
 @dataclass(frozen=True)
