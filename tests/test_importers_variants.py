@@ -418,8 +418,8 @@ def test_a_bad_pod_is_listed_with_its_row_and_the_other_pods_read(
 
 
 BAD_NODES = [
-    ({"cpu_milli": "0"}, "cpu_milli", "0 is out of range", "from 1 to 100000000 milli-cores"),
-    ({"memory_mib": "0"}, "memory_mib", "0 is out of range", "from 1 to 1000000000 MiB"),
+    ({"cpu_milli": "0"}, "cpu_milli", "0 is out of range", "from 1 to 4096000 milli-cores"),
+    ({"memory_mib": "0"}, "memory_mib", "0 is out of range", "from 1 to 1073741824 MiB"),
     ({"gpu": "-1"}, "gpu", "-1 is out of range", "from 0 to 64 GPUs"),
     ({"cpu_milli": "many"}, "cpu_milli", "'many' is not a number", "whole number"),
     ({"sn": "node-0"}, "sn", "node node-0 is listed twice", "unique name"),
