@@ -55,7 +55,14 @@ from typing import TYPE_CHECKING
 from planner.inputs.catalog import Catalog, GpuModel, normalise_model_name
 from planner.inputs.cell_units import GPUS, CellUnit, Conversion
 from planner.inputs.inventory import Host, Inventory, host_key
-from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, MAX_TRACE_PODS, limit_text
+from planner.inputs.limits import (
+    MAX_CORES,
+    MAX_GPUS,
+    MAX_HOSTS,
+    MAX_RAM_GIB,
+    MAX_TRACE_PODS,
+    limit_text,
+)
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -229,22 +236,16 @@ class TracePods:
     GPU memory of a share, when a pod has one; the pods without GPU, when there are any."""
 
 
-_MOST_CORES = 4096
-"""Most cores of a host or vCPUs of an instance, as the inventory's ``cpu_cores`` and the
-workload CSV's ``vcpus`` allow [cores]."""
-_MOST_RAM_GIB = 1_048_576
-"""Most RAM of a host or an instance, as the inventory's and the workload CSV's ``ram_gib``
-allow [GiB]."""
 _NODE_RANGES = {
-    "cpu_milli": (1, _MOST_CORES * MILLI, "milli-cores"),
-    "memory_mib": (1, _MOST_RAM_GIB * MIB_PER_GIB, "MiB"),
+    "cpu_milli": (1, MAX_CORES * MILLI, "milli-cores"),
+    "memory_mib": (1, MAX_RAM_GIB * MIB_PER_GIB, "MiB"),
     "gpu": (0, 64, "GPUs"),
 }
 """Node list column -> (lowest, highest, unit) of its whole numbers. A node has cores and RAM:
 the planner's hosts have both above 0, so 0 is a problem, not a host that holds nothing."""
 _POD_RANGES = {
-    "cpu_milli": (0, _MOST_CORES * MILLI, "milli-cores"),
-    "memory_mib": (0, _MOST_RAM_GIB * MIB_PER_GIB, "MiB"),
+    "cpu_milli": (0, MAX_CORES * MILLI, "milli-cores"),
+    "memory_mib": (0, MAX_RAM_GIB * MIB_PER_GIB, "MiB"),
     "num_gpu": (0, 64, "GPUs"),
     "gpu_milli": (0, MILLI, "thousandths of a GPU"),
 }

@@ -14,7 +14,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
 from planner.inputs.cell_units import CORES, GBIT_PER_S, GIB, GPUS
-from planner.inputs.limits import MAX_GPUS, MAX_HOSTS, limit_text
+from planner.inputs.limits import MAX_CORES, MAX_GPUS, MAX_HOSTS, MAX_RAM_GIB, limit_text
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -420,10 +420,10 @@ def _row_hosts(
             "gpu_model": lambda t: _model(t, catalog),
             "gpus_per_host": lambda t: parse_int(t, unit="GPUs", minimum=1, maximum=64),
             "cpu_cores": lambda t: parse_float(
-                t, unit="cores", minimum=0, minimum_inclusive=False, maximum=4096
+                t, unit="cores", minimum=0, minimum_inclusive=False, maximum=MAX_CORES
             ),
             "ram_gib": lambda t: parse_float(
-                t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=1_048_576
+                t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=MAX_RAM_GIB
             ),
             "network_gbps": lambda t: parse_float(
                 t, unit="Gbit/s", minimum=0, minimum_inclusive=False, maximum=10_000

@@ -2,6 +2,7 @@
 
 Each limit is far above one site's estate; it bounds the memory and time a stray or generated
 file can take (a million-row file is refused in well under a second, not read for minutes).
+The largest host and instance a row may describe are bounded here too, once for every reader.
 ``docs/input-formats.md`` lists them; the dashboard's upload limit (``server.maxUploadSize`` in
 ``.streamlit/config.toml``) equals ``MAX_UPLOAD_MB``, the largest of them.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 __all__ = [
     "EXCEL_MAX_ROWS",
+    "MAX_CORES",
     "MAX_CURVE_FILE_MB",
     "MAX_FILE_BYTES",
     "MAX_FILE_MB",
@@ -20,6 +22,7 @@ __all__ = [
     "MAX_KUBECTL_JSON_BYTES",
     "MAX_KUBECTL_JSON_MB",
     "MAX_NAME_CHARS",
+    "MAX_RAM_GIB",
     "MAX_ROWS",
     "MAX_TRACE_PODS",
     "MAX_UPLOAD_MB",
@@ -60,6 +63,14 @@ MAX_NAME_CHARS = 253
 """Longest host, cluster or workload class name [characters]: a DNS name's limit, which
 Kubernetes object names share. A longer cell is text pasted by mistake, and a spreadsheet cell
 holds at most 32,767 characters."""
+MAX_CORES = 4096
+"""Most CPU cores of a host or vCPUs of a workload instance [cores]: the inventory's
+``cpu_cores``, the workload CSV's ``vcpus`` and a trace list's ``cpu_milli`` (in milli-cores,
+1000 per core). Far above any one server; a larger number is a unit slip."""
+MAX_RAM_GIB = 1_048_576
+"""Most RAM of a host or a workload instance [GiB] (1 PiB): the inventory's and the workload
+CSV's ``ram_gib`` and a trace list's ``memory_mib`` (in MiB, 1024 per GiB). Far above any one
+server; a larger number is a unit slip."""
 EXCEL_MAX_ROWS = 1_048_576
 """Rows in one Excel sheet, header included (Excel's own limit)."""
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.cell_units import GIB, GPUS, VCPUS
-from planner.inputs.limits import MAX_INSTANCES, limit_text
+from planner.inputs.limits import MAX_CORES, MAX_INSTANCES, MAX_RAM_GIB, limit_text
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
@@ -728,8 +728,8 @@ def _row_workload(
             ),
             "busy_fraction": _busy_fraction,
             "days_per_week": lambda t: parse_int(t, unit="days", minimum=1, maximum=7),
-            "vcpus": lambda t: parse_float(t, unit="vCPUs", minimum=0, maximum=4096),
-            "ram_gib": lambda t: parse_float(t, unit="GiB", minimum=0, maximum=1_048_576),
+            "vcpus": lambda t: parse_float(t, unit="vCPUs", minimum=0, maximum=MAX_CORES),
+            "ram_gib": lambda t: parse_float(t, unit="GiB", minimum=0, maximum=MAX_RAM_GIB),
             "live_migration": parse_bool,
             "isolation": parse_bool,
             "latency_tolerant": parse_bool,
