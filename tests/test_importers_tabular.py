@@ -496,3 +496,40 @@ def test_a_cell_over_the_csv_field_limit_below_the_first_line_is_refused_not_rai
     with pytest.raises(InputError) as refused:
         import_inventory([("big-cell.csv", data)], load_catalog())
     assert any("longer than" in p.message for p in refused.value.problems)
+
+
+NODE_LIST = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "sn,cpu_milli,memory_mib,gpu,model,gpu_mem_mib,cpu_model",
+        "sn,cpu_milli,memory_mib,gpu,gpu_model,model",
+    ],
+)
+def test_an_unknown_column_is_not_renamed_onto_a_column_of_other_data(header: str) -> None:
+    """An unknown column a whole word longer than a known one (cpu_model, gpu_mem_mib,
+    gpu_model beside model) holds other data: the fix does not rename it onto that column,
+    which would put CPU models or memory sizes where GPU models are read."""
+    table = read_csv_table(f"{header}\n".encode(), "nodes.csv")
+    problems = table.require_columns(NODE_LIST, ())
+    assert problems
+    for problem in problems:
+        assert problem.message.startswith(f"unknown column '{problem.column}' is ignored")
+        assert "rename" not in problem.fix
+        assert problem.fix.startswith("delete it")
+
+
+def test_a_misspelt_column_is_renamed_only_onto_a_known_column_the_file_lacks() -> None:
+    """A misspelt column (memroy_mib, a letter swapped) is renamed onto the column it misspells
+    when the file lacks it; beside that column (mig_enable beside mig_enabled) renaming would
+    make two of it, so it is not offered."""
+    table = read_csv_table(b"sn,cpu_milli,gpu,model,memroy_mib\n", "nodes.csv")
+    (misspelt,) = table.require_columns(("sn", "cpu_milli", "gpu", "model"), ("memory_mib",))
+    assert misspelt.column == "memroy_mib"
+    assert misspelt.fix.startswith("rename it to 'memory_mib'")
+    table = read_csv_table(b"host,mig_enabled,mig_enable\n", "inventory.csv")
+    (beside,) = table.require_columns(("host",), ("mig_enabled",))
+    assert beside.column == "mig_enable"
+    assert "rename" not in beside.fix

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import difflib
 import io
 import itertools
 import math
@@ -389,8 +388,9 @@ class Table:
                         )
                     )
                 continue
-            close = _close(column, known)
-            hint = f"rename it to '{close[0]}'" if close else "delete it"
+            # Only a known column the file lacks: renaming onto one it has makes two of it.
+            close = _misspelt(column, [c for c in known if c not in self.columns])
+            hint = f"rename it to '{close}'" if close else "delete it"
             problems.append(
                 self.problem(
                     None,
@@ -545,8 +545,36 @@ def refuse_grouped_number(text: str, separator: str) -> None:
     )
 
 
-def _close(word: str, candidates: Sequence[str]) -> list[str]:
-    return difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+def _misspelt(word: str, candidates: Sequence[str]) -> str | None:
+    """The candidate ``word`` is a misspelling of, else None: the nearest within one slip
+    (a letter left out, added or changed, two letters swapped) per four letters of the
+    candidate, at least one. A name a whole word longer or shorter (``cpu_model`` for
+    ``model``, ``gpu_mem_mib`` for ``memory_mib``) names other data, so is no misspelling."""
+    best: tuple[int, str] | None = None
+    for candidate in candidates:
+        allowed = max(1, len(candidate) // 4)
+        if abs(len(word) - len(candidate)) > allowed:
+            continue
+        slips = _slips(word, candidate)
+        if slips <= allowed and (best is None or slips < best[0]):
+            best = (slips, candidate)
+    return best[1] if best else None
+
+
+def _slips(typed: str, meant: str) -> int:
+    """Fewest letters left out, added or changed, or neighbours swapped, that turn ``meant``
+    into ``typed`` (the optimal string alignment distance)."""
+    before: list[int] = []
+    previous = list(range(len(meant) + 1))
+    for i, letter in enumerate(typed, 1):
+        current = [i]
+        for j, wanted in enumerate(meant, 1):
+            slips = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (letter != wanted))
+            if i > 1 and j > 1 and letter == meant[j - 2] and typed[i - 2] == wanted:
+                slips = min(slips, before[j - 2] + 1)
+            current.append(slips)
+        before, previous = previous, current
+    return previous[-1]
 
 
 def source_name(source: Path | str | bytes, file_name: str | None, default: str) -> str:
