@@ -533,3 +533,15 @@ def test_a_misspelt_column_is_renamed_only_onto_a_known_column_the_file_lacks() 
     (beside,) = table.require_columns(("host",), ("mig_enabled",))
     assert beside.column == "mig_enable"
     assert "rename" not in beside.fix
+
+
+def test_a_notes_column_is_offered_only_where_the_table_reads_one() -> None:
+    """An unknown column of a table with a notes column may be named 'notes' to keep it; a
+    trace node list has none (a 'notes' column there is itself unknown), so its fix is to
+    delete the column, and says nothing of notes."""
+    table = read_csv_table(b"sn,cpu_milli,memory_mib,gpu,model,rack\n", "nodes.csv")
+    (node_list,) = table.require_columns(NODE_LIST, ())
+    assert node_list.fix == "delete it"
+    table = read_csv_table(b"host,rack\n", "inventory.csv")
+    (inventory,) = table.require_columns(("host",), ("notes",))
+    assert inventory.fix == "delete it, or name it 'notes' to keep it as a comment"

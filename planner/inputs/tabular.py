@@ -391,13 +391,15 @@ class Table:
             # Only a known column the file lacks: renaming onto one it has makes two of it.
             close = _misspelt(column, [c for c in known if c not in self.columns])
             hint = f"rename it to '{close}'" if close else "delete it"
+            if "notes" in known:
+                hint += ", or name it 'notes' to keep it as a comment"
             problems.append(
                 self.problem(
                     None,
                     column,
                     f"unknown column {quoted(written)}{'' if all_or_nothing else ' is ignored'} "
                     f"(known: {', '.join(known)})",
-                    f"{hint}, or name it 'notes' to keep it as a comment",
+                    hint,
                 )
             )
         return problems
