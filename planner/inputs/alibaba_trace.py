@@ -58,6 +58,7 @@ from planner.inputs.inventory import Host, Inventory, host_key
 from planner.inputs.limits import (
     MAX_CORES,
     MAX_GPUS,
+    MAX_GPUS_PER_HOST,
     MAX_HOSTS,
     MAX_RAM_GIB,
     MAX_TRACE_PODS,
@@ -239,14 +240,14 @@ class TracePods:
 _NODE_RANGES = {
     "cpu_milli": (1, MAX_CORES * MILLI, "milli-cores"),
     "memory_mib": (1, MAX_RAM_GIB * MIB_PER_GIB, "MiB"),
-    "gpu": (0, 64, "GPUs"),
+    "gpu": (0, MAX_GPUS_PER_HOST, "GPUs"),
 }
 """Node list column -> (lowest, highest, unit) of its whole numbers. A node has cores and RAM:
 the planner's hosts have both above 0, so 0 is a problem, not a host that holds nothing."""
 _POD_RANGES = {
     "cpu_milli": (0, MAX_CORES * MILLI, "milli-cores"),
     "memory_mib": (0, MAX_RAM_GIB * MIB_PER_GIB, "MiB"),
-    "num_gpu": (0, 64, "GPUs"),
+    "num_gpu": (0, MAX_GPUS_PER_HOST, "GPUs"),
     "gpu_milli": (0, MILLI, "thousandths of a GPU"),
 }
 """Pod list column -> (lowest, highest, unit) of its whole numbers; a pod may request no cores

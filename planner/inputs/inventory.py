@@ -14,7 +14,14 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
 from planner.inputs.cell_units import CORES, GBIT_PER_S, GIB, GPUS
-from planner.inputs.limits import MAX_CORES, MAX_GPUS, MAX_HOSTS, MAX_RAM_GIB, limit_text
+from planner.inputs.limits import (
+    MAX_CORES,
+    MAX_GPUS,
+    MAX_GPUS_PER_HOST,
+    MAX_HOSTS,
+    MAX_RAM_GIB,
+    limit_text,
+)
 from planner.inputs.platform import DEFAULT_PLATFORM, Platform, parse_platform
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
@@ -397,7 +404,7 @@ def _refuse_large_inventory(table: Table) -> None:
     for row in table.rows:
         count = min(_number(row.get("count"), 1), _MAX_COUNT)
         hosts += count
-        gpus += count * min(_number(row.get("gpus_per_host"), 1), 64)
+        gpus += count * min(_number(row.get("gpus_per_host"), 1), MAX_GPUS_PER_HOST)
     fix = "plan one cluster or site at a time (one inventory file each)"
     if hosts > MAX_HOSTS:
         message = f"the inventory has {limit_text(int(hosts), MAX_HOSTS, 'hosts')}"
@@ -418,7 +425,9 @@ def _row_hosts(
             "host": lambda t: parse_text(t, what="a host name"),
             "cluster": lambda t: parse_text(t, what="a cluster name"),
             "gpu_model": lambda t: _model(t, catalog),
-            "gpus_per_host": lambda t: parse_int(t, unit="GPUs", minimum=1, maximum=64),
+            "gpus_per_host": lambda t: parse_int(
+                t, unit="GPUs", minimum=1, maximum=MAX_GPUS_PER_HOST
+            ),
             "cpu_cores": lambda t: parse_float(
                 t, unit="cores", minimum=0, minimum_inclusive=False, maximum=MAX_CORES
             ),

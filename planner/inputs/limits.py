@@ -16,6 +16,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_FILE_MB",
     "MAX_GPUS",
+    "MAX_GPUS_PER_HOST",
     "MAX_HARVEST_JOBS_PER_DAY",
     "MAX_HOSTS",
     "MAX_INSTANCES",
@@ -63,6 +64,10 @@ MAX_NAME_CHARS = 253
 """Longest host, cluster or workload class name [characters]: a DNS name's limit, which
 Kubernetes object names share. A longer cell is text pasted by mistake, and a spreadsheet cell
 holds at most 32,767 characters."""
+MAX_GPUS_PER_HOST = 64
+"""Most GPUs of a host or of a workload instance [GPUs]: the inventory's ``gpus_per_host``, the
+workload CSV's ``gpus`` and a trace list's ``gpu`` and ``num_gpu``. Far above any one server; a
+larger number is a total of many hosts."""
 MAX_CORES = 4096
 """Most CPU cores of a host or vCPUs of a workload instance [cores]: the inventory's
 ``cpu_cores``, the workload CSV's ``vcpus`` and a trace list's ``cpu_milli`` (in milli-cores,

@@ -15,7 +15,13 @@ import pandas as pd
 
 from planner.inputs.catalog import Catalog, UnknownGpuModel
 from planner.inputs.cell_units import GIB, GPUS, VCPUS
-from planner.inputs.limits import MAX_CORES, MAX_INSTANCES, MAX_RAM_GIB, limit_text
+from planner.inputs.limits import (
+    MAX_CORES,
+    MAX_GPUS_PER_HOST,
+    MAX_INSTANCES,
+    MAX_RAM_GIB,
+    limit_text,
+)
 from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     SPREADSHEET_SEPARATORS,
@@ -530,7 +536,7 @@ def _gpus(text: str) -> float:
     """A fraction of one GPU (0 < g <= 1) or a whole number of GPUs."""
     fix = "enter a fraction of one GPU above 0 and at most 1 (0.25), or whole GPUs (1, 2, 8)"
     try:
-        value = parse_float(text, unit="GPUs", minimum=0, maximum=64)
+        value = parse_float(text, unit="GPUs", minimum=0, maximum=MAX_GPUS_PER_HOST)
     except CellError as error:
         raise CellError(error.message, fix) from None
     if value == 0:
