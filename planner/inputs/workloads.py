@@ -727,7 +727,7 @@ def _row_workload(
         {
             "name": _name,
             "kind": _kind,
-            "instances": lambda t: parse_int(t, unit="instances", minimum=1, maximum=100_000),
+            "instances": lambda t: parse_int(t, unit="instances", minimum=1, maximum=MAX_INSTANCES),
             "gpus": _gpus,
             "memory_gib": lambda t: parse_float(
                 t, unit="GiB", minimum=0, minimum_inclusive=False, maximum=8192
