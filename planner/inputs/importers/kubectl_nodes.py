@@ -100,6 +100,7 @@ from planner.inputs.importers.kube import (
     quantity_text,
 )
 from planner.inputs.importers.provenance import ImportNote, NoteSource
+from planner.inputs.limits import MAX_GPUS_PER_HOST
 from planner.inputs.platform import Platform
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import quoted, shown
@@ -145,8 +146,6 @@ NODE_SIZE = (
     f"p2.16xlarge, have {MAX_GPUS_PER_NODE}"
 )
 """``MAX_GPUS_PER_NODE`` and why, for a message."""
-_INVENTORY_MAX_GPUS = 64
-"""The most ``gpus_per_host`` the inventory takes (``planner/inputs/inventory.py``)."""
 _ZONE = "topology.kubernetes.io/zone"
 _GPU = "nvidia.com/gpu"
 _LABEL = "nvidia.com/"
@@ -1072,7 +1071,7 @@ def _check_instance_gpus(facts: list[Fact], instance: tuple[str, str], bad: Any)
 def _check_node_size(facts: list[Fact], node: _Node, bad: Any) -> None:
     """A problem when a node's GPUs read are more than any GPU server holds
     (``MAX_GPUS_PER_NODE``): a quantity's suffix (``1k`` = 1000) or an edit; the count read is
-    kept, as given. A plain count the inventory refuses (over ``_INVENTORY_MAX_GPUS``) is left
+    kept, as given. A plain count the inventory refuses (over ``MAX_GPUS_PER_HOST``) is left
     to its problem."""
     counted = next((f for f in facts if f.field == "gpus_per_host"), None)
     if counted is None or not isinstance(counted.value, (int, float)):
@@ -1093,7 +1092,7 @@ def _check_node_size(facts: list[Fact], node: _Node, bad: Any) -> None:
     except ValueError:
         as_written = False
     written = quantity_text(raw, float(counted.value)) if as_written else f"{counted.value:g}"
-    if counted.value > _INVENTORY_MAX_GPUS and not (as_written and written != quoted(str(raw))):
+    if counted.value > MAX_GPUS_PER_HOST and not (as_written and written != quoted(str(raw))):
         return  # the inventory refuses it, naming this value; a suffix it would not name
     bad(
         locator,
