@@ -219,6 +219,9 @@ def test_sizing_among_catalog_server_types_says_what_to_buy() -> None:
     assert not at.error
     asked = at.session_state[session._QUESTION_KEY]
     assert {t.name for t in asked.catalog_servers} == {"l40s-4", "hgx-h100-8"}
+    # The sidebar names the types sized, not the typed server the catalog's choice replaces.
+    sidebar = "\n".join(c.value for c in at.sidebar.caption)
+    assert "Sizing a cluster of hgx-h100-8 (8× H100-80GB-SXM) or l40s-4 (4× L40S)" in sidebar
     plan = planning.scenario_plan(session.sample_inputs(), asked)
     assert plan.recommended is not None
     headline = plan.recommended.headline()

@@ -124,11 +124,10 @@ def scenario_sidebar() -> None:
         asked = session.question()
         if asked.kind is session.QuestionKind.ADD:
             st.caption(":material/add_box: Sizing what to buy on top of this inventory")
-        elif asked.kind is session.QuestionKind.SIZE and asked.server is not None:
-            st.caption(
-                f":material/add_box: Sizing a cluster of {asked.server.gpus}× "
-                f"{asked.server.gpu_model} servers"
-            )
+        elif asked.kind is session.QuestionKind.SIZE and asked.servers:
+            # The catalog's types, when chosen, are the ones sized, not the typed server.
+            types = " or ".join(s.label for s in asked.servers)
+            st.caption(f":material/add_box: Sizing a cluster of {types} servers")
         else:
             st.caption(":material/check_box: Fitting the mix to this inventory")
         changed = inputs != session.sample_inputs() or asked != session.Question()
