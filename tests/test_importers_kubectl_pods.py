@@ -960,3 +960,58 @@ def test_a_pod_pinned_to_two_gpus_asking_an_unknown_profile_names_their_nearest_
         "request one of the nearest of its GPUs' profiles (H100-80GB-SXM, H200-141GB-SXM): "
         "1g.10gb, 1g.18gb, 1g.20gb, 1g.35gb, 2g.20gb, 2g.35gb, 3g.40gb, 4g.40gb; "
     )
+
+
+def test_a_pod_pinned_to_a_gpu_lacking_its_mig_profile_is_left_out_naming_its_profiles() -> None:
+    """A pod pinned to an H100 (nvidia.com/gpu.product) asking nvidia.com/mig-1g.5gb, an A100
+    40GB profile the H100 lacks, is left out with a problem naming the pod, the resource, the
+    H100's profiles and the pin, rather than read with the A100's figures on the H100. A pin
+    whose GPUs include one with the profile reads that GPU's figures; the other pods are read."""
+    h100 = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}
+    either = _asking_mig("either", "1g.5gb", {})
+    either["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "nvidia.com/gpu.product",
+                                "operator": "In",
+                                "values": ["NVIDIA-H100-80GB-HBM3", "NVIDIA-A100-SXM4-40GB"],
+                            }
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    read = read_kubectl_pods(
+        kube_list(
+            _asking_mig("on-h100", "1g.5gb", h100),
+            _asking_mig("fits", "1g.10gb", h100),
+            either,
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["fits", "either"]
+    (problem,) = read.problems
+    assert problem.file == "pods.json"
+    assert problem.column == "pod ml/on-h100: main nvidia.com/mig-1g.5gb"
+    assert "1g.5gb is no profile of the GPU the pod is pinned to (H100-80GB-SXM)" in (
+        problem.message
+    )
+    assert "pod left out" in problem.message
+    assert problem.fix.startswith(
+        "request one of its GPU's profiles (H100-80GB-SXM): "
+        "1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb; "
+    )
+    assert "or remove the pin" in problem.fix
+    assert "it is a profile of A100-40GB-PCIe, A100-40GB-SXM:" in problem.message
+    fits, both = read.pods
+    assert fits.gpu is not None
+    assert fits.gpu.memory_gib == 10
+    assert "1 of 7 compute slices" in fits.gpu.gpus_text
+    assert both.gpu is not None
+    assert both.gpu.memory_gib == 5

@@ -26,7 +26,9 @@ GPU requests and what one pod gets [GPUs]:
   ``gke-max-shared-clients-per-gpu`` in the selector, else ``WorkloadDefaults.shared_gpu_share``).
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
   the profile's; more than one GPU holds fill whole GPUs (``n`` over the most of the profile
-  one GPU holds, rounded up). A profile no catalog GPU has leaves its pod out, with a problem.
+  one GPU holds, rounded up), the figures of the GPU the pod is pinned to. A profile no catalog
+  GPU has, or that only GPUs other than the pinned one have (``mig-1g.5gb``, an A100 40GB
+  profile, on an H100), leaves its pod out, with a problem naming the pinned GPU's profiles.
 - A container requesting more than one of these (two MIG profiles, a whole GPU and a MIG
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
@@ -765,10 +767,16 @@ def _mig_gpu(
     bad: _PodProblems,
 ) -> _ContainerGpu:
     """``count`` MIG instances of ``profile``: compute slices over the GPU's, memory the
-    profile's; more than one GPU holds fill whole GPUs. A profile no catalog GPU has leaves the
-    pod out, with a problem naming the profiles of ``gpu_models`` (the GPUs the resource or the
-    pod's node selector names), or the catalog's nearest."""
+    profile's; more than one GPU holds fill whole GPUs. The figures are those of ``gpu_models``
+    (the GPUs the resource or the pod's node selector names) when one has the profile. A profile
+    no catalog GPU has, or none of ``gpu_models`` has, leaves the pod out, with a problem naming
+    the profiles of ``gpu_models``, or the catalog's nearest."""
     models = [m for m in catalog.gpus if any(p.name == profile for p in catalog.mig(m))]
+    pinned = list(dict.fromkeys(gpu_models))
+    if models and pinned and not set(models) & set(pinned):
+        # Another GPU's figures would plan the pod on a GPU its node never offers.
+        _refuse_profile_of_another_gpu(profile, resource, locator, pinned, models, catalog, bad)
+    models = [m for m in models if m in pinned] or models
     if models:
         known = next(p for p in catalog.mig(models[0]) if p.name == profile)
         slices = catalog.gpus[models[0]].mig_compute_slices
@@ -805,8 +813,43 @@ def _mig_gpu(
     raise _PodLeftOutError(resource)
 
 
+def _refuse_profile_of_another_gpu(
+    profile: str,
+    resource: str,
+    locator: str,
+    pinned: Sequence[str],
+    holders: Sequence[str],
+    catalog: Catalog,
+    bad: _PodProblems,
+) -> None:
+    """Leave out, with a problem, a pod asking MIG ``profile`` that only GPUs other than the
+    ``pinned`` ones have (``holders``): no node it may run on offers that resource."""
+    whose = ", ".join(pinned)
+    with_mig = [m for m in pinned if catalog.mig(m)]
+    request = (
+        f"request {_profiles_meant(profile, pinned, catalog)}"
+        if with_mig
+        else f"request nvidia.com/gpu ({whose} {'runs' if len(pinned) == 1 else 'run'} no MIG)"
+    )
+    named = ", ".join(holders[:_HOLDERS_SHOWN])
+    more = len(holders) - _HOLDERS_SHOWN
+    if more > 0:
+        named += f" and {counted(more, 'GPU', between='more')}"
+    bad(
+        locator,
+        f"MIG profile {shown(profile)} is no profile of the GPU the pod is pinned to ({whose}) "
+        f"by its node selector or node affinity; it is a profile of {named}: pod left out "
+        "rather than read with another GPU's figures",
+        f"{request}; or remove the pin if the pod runs on a GPU with {shown(profile)}; or "
+        f"describe the class in a workload CSV (every GPU's profiles: {_MIG_PROFILES_FILE})",
+    )
+    raise _PodLeftOutError(resource)
+
+
 _PROFILES_SHOWN = 8
 """MIG profiles a fix names at most: the few a user could mean, not every GPU's."""
+_HOLDERS_SHOWN = 3
+"""GPUs a problem names as having a profile, at most."""
 _MIG_PROFILES_FILE = "data/catalog/mig_profiles.csv"
 _PROFILE_COMPUTE = re.compile(r"^(\d+)g")
 _PROFILE_MEMORY = re.compile(r"(\d+)gb")
