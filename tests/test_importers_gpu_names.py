@@ -354,3 +354,31 @@ def test_current_generation_names_map_to_their_own_catalog_rows(printed: str, mo
     and RTX PRO 6000 Blackwell are read as those GPUs; they were refused (or, with the old fix,
     planned as a B200, GH200, H200 or L40)."""
     assert match_gpu_name(printed, CATALOG).model == model
+
+
+@pytest.mark.parametrize(
+    ("printed", "model"),
+    [
+        ("GPU-H20", "H20-96GB"),
+        ("gpu-h20", "H20-96GB"),
+        ("NVIDIA-H20", "H20-96GB"),
+        ("NVIDIA H20", "H20-96GB"),
+        ("H20", "H20-96GB"),
+        ("NVIDIA-H20-MIG-1g.12gb", "H20-96GB"),
+        ("GPU-H200", "H200-141GB-SXM"),
+        ("NVIDIA-H200", "H200-141GB-SXM"),
+        ("NVIDIA H200 NVL", "H200-141GB-NVL"),
+        ("GPU-H200-NVL", "H200-141GB-NVL"),
+        ("GPU-H20-141GB", None),
+        ("NVIDIA H20-3e", None),
+        ("GPU-3f2a9c1e-7b4d-11ee-8c90-0242ac120002", None),
+    ],
+)
+def test_the_h20_is_read_by_every_name_tools_give_it_and_its_neighbours_are_not(
+    printed: str, model: str | None
+) -> None:
+    """The H20 96GB is read from 'GPU-H20' (a leading 'GPU' is no part of the model's name) as
+    from GPU Feature Discovery's 'NVIDIA-H20' and nvidia-smi's 'NVIDIA H20'; an H200 and H200 NVL
+    stay themselves, the 141 GB H20 (H20-3e) is no catalog model, and a GPU UUID names no
+    model."""
+    assert match_gpu_name(printed, CATALOG).model == model

@@ -28,7 +28,8 @@ OWN_GPU_FIX = (
 )
 """How to use a GPU the catalog lacks."""
 
-_BRAND_WORDS = frozenset({"nvidia", "tesla", "grid", "geforce", "quadro", "generation"})
+_BRAND_WORDS = frozenset({"nvidia", "tesla", "grid", "geforce", "quadro", "generation", "gpu"})
+"""Words no model's name is told apart by; ``gpu`` as some tools lead a name (``GPU-H20``)."""
 _FORMS = {
     "sxm": "sxm",
     "sxm2": "sxm",
