@@ -230,7 +230,12 @@ _UNITS = {
 _ALWAYS = frozenset({"24x7", "24/7", "24*7", "always"})
 _NUMBER = re.compile(r"\d+(\.\d*)?|\.\d+")
 """An hourly share as written: ``0``, ``0.5``, ``.25``."""
-_RANGE = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?$")
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?(?:\s*([ap])\.?m\.?)?"
+"""A time of day as people and spreadsheets write one: ``9``, ``9:30``, ``17:30:00``, ``9am``,
+``5:30 PM``, ``12:00:00 AM``; hour, minutes, seconds, then ``a`` or ``p`` for am or pm."""
+_RANGE = re.compile(rf"^{_CLOCK}\s*-\s*{_CLOCK}$")
+_TIME_OF_DAY = re.compile(rf"^{_CLOCK}$")
+_HALF_DAY_HOURS = 12
 _SCHEDULE_FIX = (
     "enter hours per day (8 or 2.5), hour ranges (9-17, 9-12,13-18 or 22-6), 24x7, "
     "or 24 shares from 0 to 1 separated by spaces"
@@ -254,6 +259,13 @@ _EXCEL_EPOCH = date(1899, 12, 30)
 _MINUTES_PER_DAY = 24 * 60
 _DAY_FRACTION_RANGE = re.compile(r"^(0?\.\d+)\s*-\s*(0?\.\d+)$")
 """A range of two fractions of a day, as Excel stores times: ``0.375-0.75`` is 09:00-18:00."""
+_DECIMAL_COMMA_FRACTION = r"0,\d+\s*-\s*0,\d+"
+_DECIMAL_COMMA_RANGES = re.compile(
+    rf"^{_DECIMAL_COMMA_FRACTION}(?:\s*,\s*{_DECIMAL_COMMA_FRACTION})*$"
+)
+"""The same written with decimal commas, as Excel saves it where the comma marks decimals
+(``0,375-0,75``); the comma between ranges cannot be read as a decimal mark, as each fraction
+starts ``0,``."""
 
 
 def expand_instances(workloads: Sequence[WorkloadClass]) -> list[Instance]:
@@ -270,15 +282,18 @@ def parse_active_hours(text: str, kind: WorkloadKind) -> tuple[float, ...]:
       last one partly (2.5 h from 9:00 is 9-10 and 10-11 fully, 11-12 at 0.5). Training and
       inference run all day, so their hours are spread evenly: 12 h is 0.5 in every hour.
     - Hour ranges, end exclusive: ``9-17``, ``9-12,13-18``, ``22-6`` (wraps past midnight),
-      ``9:30-17`` (half of hour 9). ``24x7`` is every hour.
+      ``9:30-17`` (half of hour 9); in 12-hour time with am or pm at both ends, ``9am-5pm``
+      or ``9:00 AM - 5:30 PM``. ``24x7`` is every hour.
     - 24 shares from 0 to 1 separated by spaces, hour 0 first (what ``schedule_text`` writes
       for a schedule the other forms cannot express), or by commas (as the plan workbook's
       Workloads sheet shows a schedule: ``0.0, 0.0, …, 1.0``).
 
     Raises ``CellError`` with the accepted forms when the text is none of these, and one
     naming the date when it is a date Excel made of an hour range (``17-Sep``, ``9/17/2026``,
-    a date serial such as ``46282``), and one naming the times when its ranges are fractions of
-    a day (``0.375-0.75``, Excel's numbers for 09:00-18:00).
+    a date serial such as ``46282``), one naming the times when its ranges are fractions of
+    a day (``0.375-0.75`` or ``0,375-0,75``, Excel's numbers for 09:00-18:00), one naming the
+    time when it is one time of day (``12:00:00 AM``, as Excel saves a time cell), and one
+    naming both readings of a range with am or pm at one end only (``9-5pm``).
     """
     cleaned = text.strip().lower()
     if not cleaned:
@@ -363,9 +378,11 @@ def _as_hours(clock: str) -> str:
 
 
 def _excel_times(cleaned: str, text: str) -> CellError | None:
-    """The problem of a cell whose ranges are fractions of a day (``0.375-0.75``): Excel's
-    numbers for times of day (09:00-18:00), which an hour range never holds; None for any
-    other text."""
+    """The problem of a cell whose ranges are fractions of a day (``0.375-0.75``, or
+    ``0,375-0,75`` with decimal commas): Excel's numbers for times of day (09:00-18:00), which
+    an hour range never holds; None for any other text."""
+    if _DECIMAL_COMMA_RANGES.match(cleaned):
+        cleaned = re.sub(r"0,(\d)", r"0.\1", cleaned)
     ranges = []
     for part in cleaned.split(","):
         match = _DAY_FRACTION_RANGE.match(part.strip())
@@ -439,30 +456,22 @@ def _shares(parts: list[str], text: str) -> tuple[float, ...]:
 
 def _ranges(cleaned: str, text: str) -> tuple[float, ...]:
     schedule = [0.0] * HOURS_PER_DAY
-    for part in cleaned.split(","):
+    # Lowercasing keeps the commas, so each range is quoted as written.
+    for part, written in zip(cleaned.split(","), text.strip().split(","), strict=True):
         match = _RANGE.match(part.strip())
         if match is None:
-            excel_error = _excel_times(cleaned, text) or _excel_date(cleaned, text)
+            excel_error = (
+                _excel_times(cleaned, text) or _excel_date(cleaned, text) or _time_of_day(text)
+            )
             if excel_error is not None:
                 raise excel_error
             raise CellError(
                 f"'{text}' is not a number of hours or a list of hour ranges", _SCHEDULE_FIX
             )
-        start_h, start_m, end_h, end_m = match.groups()
-        start = int(start_h) + int(start_m or 0) / 60
-        end = int(end_h) + int(end_m or 0) / 60
-        if (
-            start > HOURS_PER_DAY
-            or end > HOURS_PER_DAY
-            or int(start_m or 0) >= 60
-            or int(end_m or 0) >= 60
-        ):
-            raise CellError(
-                f"'{part.strip()}' is not a time of day", "use hours 0 to 24, e.g. 9-17"
-            )
+        start, end = _range_ends(match, written.strip())
         if start == end or (start, end) == (HOURS_PER_DAY, 0):
             raise CellError(
-                f"'{part.strip()}' starts and ends at the same hour",
+                f"'{written.strip()}' starts and ends at the same hour",
                 "write 24x7 for all day, or a range such as 9-17",
             )
         # A range whose end is before its start wraps past midnight (22-6 is 22-24 and 0-6).
@@ -475,6 +484,94 @@ def _ranges(cleaned: str, text: str) -> tuple[float, ...]:
     if any(share > 1 + 1e-9 for share in schedule):
         raise CellError(f"the ranges in '{text}' overlap", "list each hour in one range only")
     return tuple(min(1.0, share) for share in schedule)
+
+
+def _range_ends(match: re.Match[str], written: str) -> tuple[float, float]:
+    """The start and end [hours from 0:00] of a range ``_RANGE`` matched: in 24-hour time
+    (``9-17``, ``9:30-17:00:00``), or in 12-hour time with am or pm at both ends (``9am-5pm``,
+    ``9 AM - 5:30 PM``). With am or pm at one end only (``9-5pm``) the range reads two ways
+    and is refused naming both."""
+    start_clock, end_clock = match.groups()[:4], match.groups()[4:]
+    start_half, end_half = start_clock[3], end_clock[3]
+    if (start_half is None) != (end_half is None):
+        bare, given = (start_clock, end_clock) if start_half is None else (end_clock, start_clock)
+        raise _one_half_given(bare, given, bare is start_clock, written)
+    return _clock_hours(start_clock, written), _clock_hours(end_clock, written)
+
+
+def _clock_hours(clock: Sequence[str | None], written: str) -> float:
+    """A time of day matched by ``_CLOCK`` [hours from 0:00]: 24-hour time up to 24:00, or
+    12-hour time (1 to 12) with am or pm, ``12am`` being 0:00 and ``12pm`` noon."""
+    hour_text, minute_text, second_text, half = clock
+    hour, minute, second = int(hour_text or 0), int(minute_text or 0), int(second_text or 0)
+    if half is not None and not 1 <= hour <= _HALF_DAY_HOURS:
+        raise CellError(
+            f"'{written}' is not a time of day",
+            "write hours 1 to 12 with am or pm (9am-5pm), or 0 to 24 without (9-17)",
+        )
+    if half is not None:
+        hour = hour % _HALF_DAY_HOURS + (_HALF_DAY_HOURS if half == "p" else 0)
+    hours = hour + minute / 60 + second / 3600
+    if minute >= 60 or second >= 60 or hours > HOURS_PER_DAY:
+        raise CellError(f"'{written}' is not a time of day", "use hours 0 to 24, e.g. 9-17")
+    return hours
+
+
+def _one_half_given(
+    bare: Sequence[str | None], given: Sequence[str | None], bare_starts: bool, written: str
+) -> CellError:
+    """The problem of a range with am or pm at one end only (``9-5pm``): the other end may be
+    am or pm, so each reading is named in 24-hour time and none is picked."""
+    known = _clock_hours(given, written)
+    shown_bare = ":".join(part for part in bare[:3] if part is not None)
+    readings = []
+    for half in ("a", "p"):
+        if 1 <= int(bare[0] or 0) <= _HALF_DAY_HOURS:
+            hours = _clock_hours((*bare[:3], half), written)
+            ends = (hours, known) if bare_starts else (known, hours)
+            range_text = "-".join(_hour_text(end) for end in ends)
+            readings.append(f"{range_text} for {shown_bare}{half}m")
+    if not readings:
+        return CellError(
+            f"'{written}' gives am or pm at one end only",
+            "write am or pm at both ends (9am-5pm), or the range in 24-hour time (9-17)",
+        )
+    return CellError(
+        f"'{written}' gives am or pm at one end only: {shown_bare} may be am or pm",
+        f"write am or pm at both ends, or the range in 24-hour time: {' or '.join(readings)}",
+    )
+
+
+def _hour_text(hours: float) -> str:
+    """An hour of a range as ``parse_active_hours`` reads it: ``9``, ``9:30``, ``21``."""
+    hour, minute = divmod(round(hours * 60), 60)
+    return str(hour) if minute == 0 else f"{hour}:{minute:02d}"
+
+
+def _time_of_day(text: str) -> CellError | None:
+    """The problem of a cell holding one time of day (``12:00:00 AM``, ``8:00``, ``9am``), as
+    a spreadsheet saves a cell it stores as a time: no number of hours nor a range, and which
+    it was meant to be is not guessed. None for any other text."""
+    match = _TIME_OF_DAY.match(text.strip().lower())
+    if match is None or (match[2] is None and match[4] is None):
+        return None
+    try:
+        hours = _clock_hours(match.groups(), text.strip())
+    except CellError:
+        return None
+    clock = f"{int(hours):02d}:{round(hours % 1 * 60):02d}"
+    meant = (
+        "24x7 if all day is meant"
+        if hours in (0, HOURS_PER_DAY)
+        else f"{_number(round(hours, 2))} if {_number(round(hours, 2))} hours a day are meant"
+    )
+    return CellError(
+        f"'{text.strip()}' is a time of day ({clock}), not hours or a range: a spreadsheet "
+        "saves a cell this way when it holds a time, as Excel makes of 8:00 typed in a cell "
+        "not formatted as Text",
+        f"format the active_hours column as Text, then write the hours per day ({meant}) "
+        "or a range of hours (9-17)",
+    )
 
 
 def schedule_text(schedule: Sequence[float], kind: WorkloadKind) -> str:
