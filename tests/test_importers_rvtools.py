@@ -738,3 +738,24 @@ def test_clusters_of_one_name_in_one_vcenter_are_told_apart_by_datacenter_and_al
         [("paris.csv", _PARIS.encode())], CATALOG, gpus_by_cluster={"GPU-Cluster": ("L40S", 4)}
     )
     assert set(alone.frame["cluster"]) == {"GPU-Cluster"}
+
+
+def test_one_vcenter_spelled_in_two_cases_is_one_vcenter() -> None:
+    """If two exports of one vCenter spell its DNS name in two cases (VC-Paris.corp and
+    vc-paris.corp), its clusters are one site: GPU-Cluster keeps its name and is not split
+    in two named after each spelling."""
+    upper = _PARIS.replace("esx02.site1.corp", "esx03.site1.corp").replace(
+        "vc-paris.corp", "VC-Paris.corp"
+    )
+    files = [("paris.csv", _PARIS.encode()), ("paris-again.csv", upper.encode())]
+    imported = import_inventory(files, CATALOG, gpus_by_cluster={"GPU-Cluster": ("L40S", 4)})
+    assert set(imported.frame["cluster"]) == {"GPU-Cluster"}
+    assert len(imported.frame) == 3
+    # Two vCenters still differ whatever their case.
+    berlin = _BERLIN.replace("vc-berlin.corp", "VC-BERLIN.corp")
+    two = import_inventory(
+        [("paris.csv", _PARIS.encode()), ("berlin.csv", berlin.encode())],
+        CATALOG,
+        gpus_by_cluster={"GPU-Cluster": ("L40S", 4)},
+    )
+    assert "VC-BERLIN.corp/GPU-Cluster" in set(two.frame["cluster"])

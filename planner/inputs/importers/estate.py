@@ -622,6 +622,11 @@ def _site_names(sites: set[rvtools.Site]) -> dict[rvtools.Site, str]:
     return {s: "/".join(p for p in (s.vcenter, s.datacenter) if p) for s in sites}
 
 
+def _site_key(site: rvtools.Site) -> rvtools.Site:
+    """``site`` with its vCenter's name as DNS compares it (case ignored)."""
+    return rvtools.Site(site.vcenter.casefold(), site.datacenter)
+
+
 def _clusters_apart(reads: list[HostsRead]) -> tuple[list[HostsRead], dict[str, str]]:
     """The reads with each RVTools cluster whose name recurs in another vCenter or datacenter
     named after its site (``vc-paris.corp/GPU-Cluster``), with a note; and each such name's key
@@ -629,12 +634,15 @@ def _clusters_apart(reads: list[HostsRead]) -> tuple[list[HostsRead], dict[str, 
     (``Cluster``, ``GPU``) recur from vCenter to vCenter, and a cluster is one failover domain
     and one target of the GPUs typed per cluster: merged, two would be planned as one."""
     sites: dict[str, set[rvtools.Site]] = {}
+    # A vCenter is named by its DNS name, which ignores case: the first spelling read names it.
+    spelled: dict[rvtools.Site, rvtools.Site] = {}
     for read in reads:
         if not isinstance(read, rvtools.VHostsRead):
             continue
         for part in read.hosts:
             found, site = part.get("cluster"), read.sites.get(part.name)
             if found is not None and site is not None:
+                site = spelled.setdefault(_site_key(site), site)
                 sites.setdefault(_cluster_key(str(found.value)), set()).add(site)
     names = {key: _site_names(s) for key, s in sites.items() if len(s) > 1}
     if not names:
@@ -648,6 +656,7 @@ def _clusters_apart(reads: list[HostsRead]) -> tuple[list[HostsRead], dict[str, 
         hosts = []
         for part in read.hosts:
             found, site = part.get("cluster"), read.sites.get(part.name)
+            site = None if site is None else spelled[_site_key(site)]
             key = "" if found is None else _cluster_key(str(found.value))
             if found is None or site is None or key not in names:
                 hosts.append(part)
