@@ -56,8 +56,10 @@ from planner.time.demand import (
     parse_curve,
 )
 from planner.time.harvesting import (
+    HarvestResult,
     HarvestSettings,
     check_settings,
+    harvest_given_pool,
     harvest_scenario,
     harvest_summary,
     harvest_tables,
@@ -1010,7 +1012,13 @@ def add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
         help="VDI curve: a preset name (vdi-office, ...) or a file of 24 or 168 values; "
         "default: each VDI class's own schedule",
     )
-    parser.add_argument("--pool-gpus", type=int, help="GPUs serving desktops (default: sized)")
+    parser.add_argument(
+        "--pool-gpus",
+        type=int,
+        help="a pool of this many desktop GPUs busy as --curve says (vdi-office by default), "
+        "as the dashboard's given pool; the scenario is not read (default: the GPUs the vGPU "
+        "plan of the scenario's VDI desktops uses)",
+    )
     defaults = HarvestSettings()
     parser.add_argument(
         "--backlog",
@@ -1057,6 +1065,13 @@ def _run_harvest(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.pool_gpus is not None and args.pool_gpus < 1:
+        print(
+            f"harvest: --pool-gpus {args.pool_gpus} is no pool of GPUs; give 1 or more, or "
+            "leave it out to harvest the GPUs of the scenario's VDI desktops",
+            file=sys.stderr,
+        )
+        return 2
     settings = HarvestSettings(
         backlog_gpu_hours_per_day=args.backlog,
         submit_hour=args.submit_hour,
@@ -1069,8 +1084,14 @@ def _run_harvest(args: argparse.Namespace) -> int:
     try:
         check_settings(settings)  # before the scenario is read and planned: fails fast
         curve = None if args.curve is None else _load_curve(args.curve)
-        scenario, problems = scenario_from_args(args)
-        result = harvest_scenario(scenario, settings, curve=curve, pool_gpus=args.pool_gpus)
+        if args.pool_gpus is None:
+            scenario, problems = scenario_from_args(args)
+            result = harvest_scenario(scenario, settings, curve=curve)
+        else:
+            # A given pool follows the curve alone, as the dashboard's given pool does: its
+            # size does not depend on the hosts, so any estate (Kubernetes only) is harvested.
+            problems = ()
+            result = harvest_given_pool(args.pool_gpus, settings, curve=curve)
     except InputError as error:
         for problem in error.problems:
             print(f"input: {problem}", file=sys.stderr)
@@ -1082,15 +1103,7 @@ def _run_harvest(args: argparse.Namespace) -> int:
     stop = report_input_problems(problems, command="harvest", strict=args.strict)
     if stop is not None:
         return stop
-    summary = harvest_summary(result)
-    width = int(summary["figure"].str.len().max())
-    for figure, value, unit in summary.itertuples(index=False):
-        shown = f"{value:,.2f}" if isinstance(value, float) else str(value)
-        if value is None:
-            shown = "—"
-        print(f"{figure:<{width}}  {shown} {unit}".rstrip())
-    for note in result.notes:
-        print(f"Note: {note}")
+    _print_harvest(result, args.pool_gpus, curve)
     if args.workbook is not None:
         try:
             from planner.output.export import write_sheets
@@ -1101,6 +1114,26 @@ def _run_harvest(args: argparse.Namespace) -> int:
             return 1
         print(f"Wrote {args.workbook}")
     return 0
+
+
+def _print_harvest(result: HarvestResult, pool_gpus: int | None, curve: WeeklyCurve | None) -> None:
+    """The harvest summary, one figure a line, then its notes; ``pool_gpus``: the pool given."""
+    summary = harvest_summary(result)
+    width = int(summary["figure"].str.len().max())
+    for figure, value, unit in summary.itertuples(index=False):
+        shown = f"{value:,.2f}" if isinstance(value, float) else str(value)
+        if value is None:
+            shown = "—"
+        print(f"{figure:<{width}}  {shown} {unit}".rstrip())
+    if pool_gpus is not None:
+        shape = "vdi-office" if curve is None else curve.name or "given"
+        print(
+            f"Note: VDI pool: {counted(pool_gpus, 'GPU')}, given, desktops busy as the "
+            f"{shape} curve says; the scenario's inventory and workloads are not read (leave "
+            "out --pool-gpus to harvest the GPUs of its VDI desktops)."
+        )
+    for note in result.notes:
+        print(f"Note: {note}")
 
 
 def _add_db_argument(parser: argparse.ArgumentParser) -> None:
