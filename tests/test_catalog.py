@@ -33,6 +33,7 @@ PRICE_GUESSED = (
     "H20-96GB",
     "L20",
     "RTX-PRO-6000-96GB",
+    "RTX-PRO-6000-Blackwell-Max-Q-96GB",
 )
 """Models whose price no source gives: the catalog calls it a street-price guess in their source
 and notes; some also have figures copied from a sibling model, flagged as assumed. Each has its
@@ -130,7 +131,7 @@ def test_mig_capability_matches_domain(catalog: Catalog) -> None:
     mig = {n: (m.mig_memory_slices, m.mig_compute_slices) for n, m in catalog.gpus.items()}
     capable = {n for n, m in catalog.gpus.items() if m.mig_capable}
     hopper_on = ("A100", "H100", "H800", "H200", "GH200", "B200", "B300", "GB200")
-    four_slices = ("A30", "RTX-PRO-6000-96GB")
+    four_slices = ("A30", "RTX-PRO-6000-96GB", "RTX-PRO-6000-Blackwell-Max-Q-96GB")
     assert capable == {n for n in CATALOG_MODELS if n.startswith(hopper_on) or n in four_slices}
     assert mig["A30"] == (4, 4)
     assert mig["RTX-PRO-6000-96GB"] == (4, 4)
@@ -673,6 +674,11 @@ def test_the_gh200_power_is_the_whole_modules(catalog: Catalog) -> None:
         ("H20-96GB", (96, 400, 148, False), ()),
         ("L20", (48, 275, 119.5, False), ()),
         ("RTX-PRO-6000-96GB", (96, 600, 500, True), ("1g.24gb", "2g.48gb", "4g.96gb")),
+        (
+            "RTX-PRO-6000-Blackwell-Max-Q-96GB",
+            (96, 300, 500, True),
+            ("1g.24gb", "2g.48gb", "4g.96gb"),
+        ),
     ],
 )
 def test_current_generation_gpus_are_catalog_rows_with_their_sources(
@@ -686,3 +692,17 @@ def test_current_generation_gpus_are_catalog_rows_with_their_sources(
     assert tuple(p.name for p in catalog.mig(model)) == profiles
     assert all(p.memory_gib <= gpu.memory_gib for p in catalog.mig(model))
     assert "guess" in gpu.source.lower() or "guess" in gpu.notes.lower()
+
+
+def test_the_rtx_pro_6000_max_q_is_a_300_w_row_with_its_source(catalog: Catalog) -> None:
+    """The RTX PRO 6000 Blackwell Max-Q Workstation Edition is a row of its own at 300 W, half the
+    Server Edition's 600 W, its source naming where the power comes from and its notes calling
+    the figures copied from the Server Edition assumed or a guess."""
+    max_q = catalog.gpus["RTX-PRO-6000-Blackwell-Max-Q-96GB"]
+    server = catalog.gpus["RTX-PRO-6000-96GB"]
+    assert (max_q.memory_gib, max_q.tdp_w, server.tdp_w) == (96, 300, 600)
+    assert "300 W" in max_q.source
+    assert "Max-Q" in max_q.source
+    assert "guess" in max_q.notes
+    assert "assumed" in max_q.notes
+    assert all("assumed" in p.source for p in catalog.mig("RTX-PRO-6000-Blackwell-Max-Q-96GB"))

@@ -382,3 +382,32 @@ def test_the_h20_is_read_by_every_name_tools_give_it_and_its_neighbours_are_not(
     stay themselves, the 141 GB H20 (H20-3e) is no catalog model, and a GPU UUID names no
     model."""
     assert match_gpu_name(printed, CATALOG).model == model
+
+
+@pytest.mark.parametrize(
+    ("printed", "model", "tdp_w"),
+    [
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+            "RTX-PRO-6000-Blackwell-Max-Q-96GB",
+            300,
+        ),
+        (
+            "NVIDIA-RTX-PRO-6000-Blackwell-Max-Q-Workstation-Edition",
+            "RTX-PRO-6000-Blackwell-Max-Q-96GB",
+            300,
+        ),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX-PRO-6000-96GB", 600),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX-PRO-6000-96GB", 600),
+        ("rtx-pro-6000", "RTX-PRO-6000-96GB", 600),
+    ],
+)
+def test_the_rtx_pro_6000_max_q_is_read_as_its_300_w_model_and_the_other_editions_at_600_w(
+    printed: str, model: str, tdp_w: float
+) -> None:
+    """nvidia-smi's and GPU Feature Discovery's name of the RTX PRO 6000 Blackwell Max-Q
+    Workstation Edition is the 300 W Max-Q row, not the Server Edition's 600 W; the Workstation
+    and Server Editions, both 600 W, stay the RTX-PRO-6000-96GB."""
+    found = match_gpu_name(printed, CATALOG)
+    assert found.model == model
+    assert CATALOG.gpus[model].tdp_w == tdp_w
