@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from importer_samples import CATALOG, as_kubectl_yaml, kube_list, node
 
+from planner.inputs.importers.detect import detect_format
 from planner.inputs.importers.estate import import_inventory
+from planner.inputs.importers.mix import import_workloads
 from planner.inputs.importers.resource_slices import read_resource_slices
 from planner.inputs.problems import InputError
 
@@ -164,3 +166,38 @@ def test_resource_slices_as_kubectl_yaml_read_as_their_json() -> None:
     yaml_read = read_resource_slices(as_kubectl_yaml(data), "rs.json", CATALOG)
     assert yaml_read.hosts == json_read.hosts
     assert yaml_read.tool == "kubectl get resourceslices -o yaml"
+
+
+@pytest.mark.parametrize("form", ["JSON", "YAML"])
+def test_resource_slices_given_as_workloads_are_named_an_inventory_file(form: str) -> None:
+    """If kubectl get resourceslices output is given as workloads (detection alone, or the
+    workloads import), the problem names the file, says ResourceSlices describe the nodes'
+    devices (an inventory) and where to give it, not 'neither nodes nor pods'."""
+    data = _file(_slice("gpu-1", [_gpu(0)]))
+    if form == "YAML":
+        data = as_kubectl_yaml(data)
+    for refused in (
+        lambda: detect_format("slices.json", data, role="workloads"),
+        lambda: import_workloads([("slices.json", data)], CATALOG),
+    ):
+        with pytest.raises(InputError) as error:
+            refused()
+        (problem,) = error.value.problems
+        assert problem.file == "slices.json"
+        assert "kubectl get resourceslices" in problem.message
+        assert "ResourceSlices" in problem.message
+        assert "devices" in problem.message
+        assert "neither" not in problem.message
+        assert problem.fix.startswith("give it as an inventory file (the Inventory page's import")
+
+
+def test_resource_slices_detected_with_no_role_say_the_inventory_reads_them() -> None:
+    """Detected with no role, ResourceSlices are named as the inventory's input; the inventory
+    import still reads them."""
+    data = _file(_slice("gpu-1", [_gpu(0)]))
+    with pytest.raises(InputError) as error:
+        detect_format("slices.json", data)
+    (problem,) = error.value.problems
+    assert "ResourceSlices" in problem.message
+    assert "inventory" in problem.fix
+    assert import_inventory([("slices.json", data)], CATALOG).frame["host"].tolist() == ["gpu-1"]

@@ -18,6 +18,7 @@ from planner.inputs.importers.kube import (
     object_kind,
 )
 from planner.inputs.importers.nvidia_smi import is_headerless_query
+from planner.inputs.importers.resource_slices import KIND as RESOURCE_SLICE
 from planner.inputs.importers.text import ToolText, host_outputs, tool_text
 from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS, INVENTORY_TABLE
 from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
@@ -806,9 +807,33 @@ def _kube_format(data: bytes, file: str, role: Role | None) -> Format:
         return Format.KUBECTL_PODS
     if found & {KubeObject.NODE, KubeObject.NODE_LABELS}:
         return Format.KUBECTL_NODES
+    if all(as_text(o.get("kind")) == RESOURCE_SLICE for o in objects):
+        _refuse_resource_slices(read.form, file, role)
     others = sorted({as_text(o.get("kind")) for o in objects} - {""})
     listed = f" (objects of kind {', '.join(others[:3])})" if others else ""
     raise _refuse(file, f"{read.form}, but neither Kubernetes nodes nor pods{listed}", role)
+
+
+def _refuse_resource_slices(form: str, file: str, role: Role | None) -> None:
+    """Refuse ResourceSlices (Kubernetes dynamic resource allocation) as a format of their own:
+    they list the nodes' devices, so only the inventory's import reads them
+    (``estate``, by ``resource_slices``); given as workloads they are named as an inventory."""
+    what = (
+        f"kubectl get resourceslices output ({form}): ResourceSlices (Kubernetes dynamic "
+        "resource allocation) describe the nodes' devices, the GPUs of an inventory"
+    )
+    raise InputError(
+        [
+            InputProblem(
+                file,
+                None,
+                None,
+                f"{what}, not workloads" if role == "workloads" else what,
+                give_as("inventory")
+                + ", beside kubectl get nodes -o json for the nodes' CPU and memory",
+            )
+        ]
+    )
 
 
 def _refuse_kubectl_error(objects: list[Mapping[str, Any]], file: str) -> None:
