@@ -1015,3 +1015,27 @@ def test_a_pod_pinned_to_a_gpu_lacking_its_mig_profile_is_left_out_naming_its_pr
     assert "1 of 7 compute slices" in fits.gpu.gpus_text
     assert both.gpu is not None
     assert both.gpu.memory_gib == 5
+
+
+def test_a_pod_pinned_to_a_gpu_without_mig_profiles_asking_one_is_left_out_saying_so() -> None:
+    """A pod pinned to an L40S, which has no MIG profiles in the catalog, asking
+    nvidia.com/mig-1g.10gb is left out, its fix saying the catalog lists no MIG profiles for the
+    L40S and to request nvidia.com/gpu if it runs without MIG; it is not read as an A100's or
+    H100's MIG instance."""
+    read = read_kubectl_pods(
+        kube_list(
+            _asking_mig("on-l40s", "1g.10gb", {"nvidia.com/gpu.product": "NVIDIA-L40S"}),
+            pod("fine", containers=[_gpu()]),
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    assert [p.name for p in read.pods] == ["fine"]
+    (problem,) = read.problems
+    assert problem.column == "pod ml/on-l40s: main nvidia.com/mig-1g.10gb"
+    assert "no profile of the GPU the pod is pinned to (L40S)" in problem.message
+    assert "and 5 more GPUs: pod left out" in problem.message
+    assert problem.fix.startswith(
+        "request nvidia.com/gpu if the L40S runs without MIG (the catalog lists no MIG profiles "
+        "for it); or remove the pin"
+    )

@@ -825,11 +825,13 @@ def _refuse_profile_of_another_gpu(
     """Leave out, with a problem, a pod asking MIG ``profile`` that only GPUs other than the
     ``pinned`` ones have (``holders``): no node it may run on offers that resource."""
     whose = ", ".join(pinned)
+    runs, it = ("runs", "it") if len(pinned) == 1 else ("run", "them")
     with_mig = [m for m in pinned if catalog.mig(m)]
     request = (
         f"request {_profiles_meant(profile, pinned, catalog)}"
         if with_mig
-        else f"request nvidia.com/gpu ({whose} {'runs' if len(pinned) == 1 else 'run'} no MIG)"
+        else f"request nvidia.com/gpu if the {whose} {runs} without MIG (the catalog lists no MIG "
+        f"profiles for {it})"
     )
     named = ", ".join(holders[:_HOLDERS_SHOWN])
     more = len(holders) - _HOLDERS_SHOWN
