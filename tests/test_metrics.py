@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from planner.measure.metrics import busy_gpu_share, gpu_compute_utilisation, gpu_memory, measure
+from planner.measure.result import measure_plan
 from planner.methods.registry import Method
+from planner.output.report import ScenarioPlan, comparison_frame
 from planner.plan import NotPlaced, Placement
 from tests.report_fixtures import NIGHT, OFFICE, host, place, plan, scenario, workload
 
@@ -113,7 +115,6 @@ def test_ratio_to_bound_none_when_bound_is_zero() -> None:
     """With nothing to place the bound is 0 and the ratio is undefined (None), not a division."""
     m = measure(plan(Method.MIG, [], lower_bound_gpus=0), scenario([workload("a")]))
     assert m.ratio_to_bound is None
-    assert m.compute_utilisation == 0.0
 
 
 def test_mig_slice_no_profile_can_start_at_is_stranded() -> None:
@@ -252,3 +253,27 @@ def test_a_plan_s_utilisation_is_worked_out_once_per_class_and_gpus_held(
     assert sorted(asked) == [("job", 2), ("nb", 1)]
     assert result.metrics.compute_utilisation == sum(expected.values()) / len(expected)
     assert expected[("h1", 0)] == pytest.approx(3 * busy_gpu_share(nb))
+
+
+def test_a_plan_using_no_gpu_has_no_utilisation() -> None:
+    """Utilisation is a share of the GPUs in use: a plan that places nothing has none (None),
+    as the workbook and the dashboard show it ('no GPU used', blank, '–'); it read 0.0, as if
+    its GPUs stood idle. Its comparison row is blank there too."""
+    big = workload("big", instances=1, gpus=1.0, memory_gib=500.0)
+    p = plan(Method.PASSTHROUGH, [], not_placed=[NotPlaced("big#1", "big", "no GPU holds it")])
+    s = scenario([big])
+    m = measure(p, s)
+    assert m.gpus_used == 0
+    assert (m.memory_utilisation, m.compute_utilisation) == (None, None)
+    row = comparison_frame(ScenarioPlan(s, "fit", None, (measure_plan(p, s),))).iloc[0]
+    assert row[["memory_utilisation", "compute_utilisation"]].isna().all()
+
+
+def test_a_plan_using_gpus_has_a_utilisation_of_them() -> None:
+    """With one GPU in use, the utilisation is a share of it, 0 included."""
+    nb = workload("nb", instances=1, gpus=0.25, memory_gib=10.0)
+    p = plan(Method.VGPU, [place("nb#1", "h1", 0, memory_gib=20.0)])
+    m = measure(p, scenario([nb]))
+    assert m.memory_utilisation == pytest.approx(10.0 / 80.0)
+    assert m.compute_utilisation is not None
+    assert 0 < m.compute_utilisation <= 1

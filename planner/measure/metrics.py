@@ -54,10 +54,12 @@ class PlanMetrics:
     memory_used_gib: float
     """GPU memory the placed instances themselves ask for [GiB]; for the remote pool, in its
     busiest hour, since the pool holds memory only while an instance runs."""
-    memory_utilisation: float
-    """``memory_used_gib / memory_capacity_gib`` [0-1]; 0 when no GPU is in use."""
-    compute_utilisation: float
-    """Busy GPU-hours over available GPU-hours of the GPUs in use, averaged over a week [0-1]."""
+    memory_utilisation: float | None
+    """``memory_used_gib / memory_capacity_gib`` [0-1]; None when no GPU is in use: it is a
+    share of the GPUs in use, and 0 would read as GPUs standing idle."""
+    compute_utilisation: float | None
+    """Busy GPU-hours over available GPU-hours of the GPUs in use, averaged over a week [0-1];
+    None when no GPU is in use."""
     stranded_memory_gib: float
     """Memory on GPUs in use that no instance can use [GiB]: reserved beyond an instance's need,
     held whole by passthrough, free but smaller than any workload's per-GPU request, or (MIG)
@@ -232,8 +234,8 @@ def measure(
         memory_capacity_gib=capacity,
         memory_allocated_gib=sum(g.reserved_gib for g in memory.values()),
         memory_used_gib=used,
-        memory_utilisation=used / capacity if capacity > 0 else 0.0,
-        compute_utilisation=busy / gpus_used if gpus_used else 0.0,
+        memory_utilisation=used / capacity if capacity > 0 else None,
+        compute_utilisation=busy / gpus_used if gpus_used else None,
         stranded_memory_gib=_stranded_memory_gib(plan, scenario, view),
         stranded_gpus=_stranded_gpus(plan, scenario),
         lower_bound_gpus=bound,
