@@ -161,6 +161,24 @@ def test_gpu_demand_rows_bound_the_packing() -> None:
         catalog,
         Assumptions(),
     )
-    assert demand.use["s"] == pytest.approx((0.0, 0.25, 0.25))
-    assert demand.use["w"] == (2.0, 0.0, 0.0)
+    assert demand.use["s"][:3] == pytest.approx((0.0, 0.25, 0.25))
+    assert demand.use["w"] == (2.0,) + (0.0,) * (len(demand.dimensions) - 1)
+    # A plan is built on the unrounded rows.
+    assert demand.planning_use("s") == pytest.approx((0.0, 0.25, 0.25, 0.0, 0.0))
     assert not demand.exact
+
+
+def test_gpu_demand_counts_shares_too_large_to_pair_up() -> None:
+    """Five pods of 0.6 GPU each need five GPUs (no two fit on one); by volume the rows said
+    three. A pod of 0.3 beside them still needs no GPU of its own."""
+    from tests.k8s_fixtures import fewest_gpus
+
+    catalog = _scenario().catalog
+    pods = [workload("big", gpus=0.6, memory_gib=4.0), workload("small", gpus=0.3, memory_gib=4.0)]
+    demand = FRACTIONAL.gpu_demand(pods, L40S, catalog, Assumptions())
+    assert fewest_gpus(demand, {"big": 5, "small": 0}) == 5
+    assert fewest_gpus(demand, {"big": 5, "small": 1}) == 5
+    assert fewest_gpus(demand, {"big": 0, "small": 7}) == 3
+    # The packer agrees: five GPUs for the five pods.
+    packed = plan_method(Method.FRACTIONAL, _scenario(replace(pods[0], instances=5)))
+    assert len({(p.host, p.gpu_index) for p in packed.placements}) == 5

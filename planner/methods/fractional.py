@@ -44,6 +44,7 @@ from planner.plan import (
     SolveStatus,
 )
 from planner.scenario import Scenario
+from planner.solve.bounds import DFF_MAX_K, dual_feasible, items_per_bin
 from planner.solve.shares import FULL_MILLI, ShareRequest, bundle_shares, fit_shares
 
 __all__ = [
@@ -321,20 +322,48 @@ class Fractional(SharingMethod):
         assumptions: Assumptions,
     ) -> GpuDemand:
         """A share uses its compute and memory shares, a larger pod its whole GPUs; a GPU offers
-        one whole GPU or one GPU of shares. A relaxation: shares are packed by volume."""
-        use: dict[str, tuple[float, float, float]] = {}
+        one whole GPU or one GPU of shares. A relaxation: shares are packed by volume. The same
+        shares again rounded by a dual feasible function, once per ``k`` shares of one size that
+        fit on a GPU (``bounds.DFF_MAX_K``), tighten it where shares cannot be cut: three pods of
+        0.6 GPU need three GPUs, not two. A plan is built on the unrounded rows."""
+        shares: dict[str, tuple[float, float]] = {}  # compute, memory [share of one GPU]
+        whole: dict[str, float] = {}
         for w in workloads:
             if self.ineligible_reason(w, model, catalog, assumptions) is not None:
                 continue
             if _is_share(w):
-                use[w.name] = (0.0, w.gpus, _share_memory(w, model) / model.memory_gib)
+                shares[w.name] = (w.gpus, _share_memory(w, model) / model.memory_gib)
             else:
-                use[w.name] = (float(_whole_gpus(w, model)), 0.0, 0.0)
+                whole[w.name] = float(_whole_gpus(w, model))
+        fits = (items_per_bin(x) for pair in shares.values() for x in pair)
+        rounded = sorted({min(k, DFF_MAX_K) for k in fits if k})
+        use: dict[str, tuple[float, ...]] = {}
+        packed: dict[str, tuple[float, ...]] = {}
+        for name, (compute, memory) in shares.items():
+            use[name] = (
+                0.0,
+                compute,
+                memory,
+                *(dual_feasible(compute, k) for k in rounded),
+                *(dual_feasible(memory, k) for k in rounded),
+            )
+            packed[name] = (0.0, compute, memory, *(0.0 for _ in rounded * 2))
+        for name, gpus in whole.items():
+            use[name] = packed[name] = (gpus, 0.0, 0.0, *(0.0 for _ in rounded * 2))
+        dimensions = (
+            "whole GPU",
+            "compute share",
+            "memory share",
+            *(f"compute share (rounded, k={k})" for k in rounded),
+            *(f"memory share (rounded, k={k})" for k in rounded),
+        )
+        extra = len(rounded) * 2
         return GpuDemand(
-            dimensions=("whole GPU", "compute share", "memory share"),
+            dimensions=dimensions,
             use=use,
-            patterns=((1.0, 0.0, 0.0), (0.0, 1.0, 1.0)),
+            patterns=((1.0, 0.0, 0.0, *(0.0,) * extra), (0.0, 1.0, 1.0, *(1.0,) * extra)),
             exact=False,
+            packed=packed,
         )
 
     def gpu_problems(self, gpu: GpuView, plan: PlanContext) -> list[str]:

@@ -60,7 +60,7 @@ from planner.methods.slowdown_model import (
     gpu_work_floor,
 )
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
-from planner.solve.bounds import vector_bound
+from planner.solve.bounds import DFF_MAX_K, dual_feasible, vector_bound
 from planner.solve.milp import SolverLimits, min_bins
 
 __all__ = [
@@ -109,20 +109,6 @@ def active_hours(workload: WorkloadClass, index: int) -> tuple[bool, ...]:
     return tuple(
         index < active for active in _active_counts(workload.instances, workload.daily_schedule)
     )
-
-
-_DFF_MAX_K = 8
-"""Rounded memory rows (``_dual_feasible``) are added for each ``k`` = instances of one class
-that fit on a GPU, up to this many: beyond it rounding gains under 1/k of a GPU per instance."""
-
-
-def _dual_feasible(x: float, k: int) -> float:
-    """Fekete and Schepers' dual feasible function ``u(k)`` of a share ``x`` of one GPU: shares
-    that fit on one GPU together keep a sum of at most 1 once rounded, so rows of rounded shares
-    still bound every packing, and count shares too large to pair up."""
-    if abs((k + 1) * x - round((k + 1) * x)) < 1e-9:
-        return x
-    return math.floor((k + 1) * x + 1e-9) / k
 
 
 @functools.lru_cache(maxsize=4096)
@@ -679,7 +665,7 @@ class RemotePool(SharingMethod):
         instances, and ``resting`` lets a bound hand the pool a class's least active instances
         (``use`` spreads the activity evenly, as a plan is built). The same hours again with
         each share rounded by a dual feasible function, once per ``k`` instances of one class
-        that fit on a GPU (``_DFF_MAX_K``), tighten it where shares cannot be cut: five 17 GiB
+        that fit on a GPU (``DFF_MAX_K``), tighten it where shares cannot be cut: five 17 GiB
         instances on 48 GiB GPUs need three, not two."""
         capacity = capacity_units(model)
         eligible = [w for w in workloads if _ineligible_reason(w) is None]
@@ -690,7 +676,7 @@ class RemotePool(SharingMethod):
             share = share_units(w, model)
             sizes[w.name] = float(gpus) if gpus else share / capacity
             fit[w.name] = 0 if gpus else max(capacity // max(share, 1), 1)
-        rounded = sorted({min(k, _DFF_MAX_K) for k in fit.values() if k})
+        rounded = sorted({min(k, DFF_MAX_K) for k in fit.values() if k})
         use: dict[str, tuple[float, ...]] = {}
         packed: dict[str, tuple[float, ...]] = {}
         resting: dict[str, tuple[int, ...]] = {}
@@ -702,7 +688,7 @@ class RemotePool(SharingMethod):
             counts = _active_counts(w.instances, w.daily_schedule)
             # A class of no instances is active in no hour: its shares are all 0.
             active = [n / w.instances if w.instances else 0.0 for n in counts]
-            shares = (size, *(_dual_feasible(size, k) if fit[w.name] else size for k in rounded))
+            shares = (size, *(dual_feasible(size, k) if fit[w.name] else size for k in rounded))
             use[w.name] = tuple(z * a for z in shares for a in active)
             # Whole instances per GPU imply the rounded rows (k of them fit: k u(x) <= 1): a
             # plan needs none.

@@ -13,15 +13,29 @@ the bound so the user sees how far from optimal it can at most be.
   and ``L2 = max_k L(k)``. Only ``k`` equal to 0 or to an item size can raise the maximum.
 - ``vector_bound``: items that take a different size in each period (hour of day) of a bin whose
   capacity holds in every period; any packing needs at least the L2 bound of every period.
+- ``dual_feasible``: Fekete and Schepers' dual feasible function ``u(k)``, for linear rows over
+  shares of one bin (a GPU) that must stay valid for every packing of whole items.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["l1_bound", "martello_toth_l2", "vector_bound"]
+__all__ = [
+    "DFF_MAX_K",
+    "dual_feasible",
+    "items_per_bin",
+    "l1_bound",
+    "martello_toth_l2",
+    "vector_bound",
+]
+
+DFF_MAX_K = 8
+"""Rounded rows (``dual_feasible``) are worth adding for each ``k`` = items of one size that fit
+in a bin, up to this many: beyond it rounding gains under 1/k of a bin per item."""
 
 
 def _check(sizes: Sequence[int], capacity: int) -> None:
@@ -93,3 +107,18 @@ def vector_bound(hourly_sizes: Sequence[Sequence[int]], capacity: int) -> int:
     # Periods with the same sizes have the same bound: each distinct one is bounded once.
     periods = np.unique(matrix, axis=1)
     return max(martello_toth_l2(periods[:, h].tolist(), capacity) for h in range(periods.shape[1]))
+
+
+def dual_feasible(x: float, k: int) -> float:
+    """Fekete and Schepers' dual feasible function ``u(k)`` of a share ``x`` of one bin: shares
+    that fit in one bin together keep a sum of at most 1 once rounded, so rows of rounded shares
+    still bound every packing, and count shares too large to pair up (``k = 1``: a share over
+    one half counts as a whole bin)."""
+    if abs((k + 1) * x - round((k + 1) * x)) < 1e-9:
+        return x
+    return math.floor((k + 1) * x + 1e-9) / k
+
+
+def items_per_bin(x: float) -> int:
+    """How many shares of size ``x`` (of one bin) fit in one bin; 0 for a share over a bin."""
+    return math.floor(1.0 / x + 1e-9) if 0.0 < x <= 1.0 else 0
