@@ -741,20 +741,21 @@ def test_eks_instance_types_give_the_gpu_model_without_a_gpu_label() -> None:
 
 
 def test_gpus_read_unlike_the_ec2_instance_types_are_a_problem_naming_both() -> None:
-    """If a g5.12xlarge (4 A10G) advertises 8 nvidia.com/gpu without GFD's sharing labels, the 8
-    are kept and a problem names both counts and how to set the node's GPUs."""
+    """If a g5.12xlarge (4 A10G) advertises 6 nvidia.com/gpu without GFD's sharing labels (no
+    whole multiple of 4, so no sharing is guessed), the 6 are kept and a problem names both
+    counts and how to set the node's GPUs."""
     read = read_kubectl_nodes(
         kube_list(
             node(
                 "g5",
                 {"node.kubernetes.io/instance-type": "g5.12xlarge"},
-                extra={"nvidia.com/gpu": "8"},
+                extra={"nvidia.com/gpu": "6"},
             )
         ),
         "nodes.json",
         CATALOG,
     )
-    assert _values(_one(read))["gpus_per_host"] == 8
+    assert _values(_one(read))["gpus_per_host"] == 6
     assert len(read.problems) == 1
     problem = read.problems[0]
     assert problem.column == "node g5: status.allocatable.nvidia.com/gpu"
@@ -1129,3 +1130,64 @@ def test_a_node_labelled_for_the_dra_driver_without_a_gpu_count_names_that_label
     assert "24 vGPUs of type A10-4Q" in by_node["node kv-3"].message
     uncounted = [p.column for p in imported.problems if "no GPU count is advertised" in p.message]
     assert uncounted == ["node dra-3: metadata.labels.nvidia.com/dra-kubelet-plugin"]
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "advertised", "gpus", "replicas"),
+    [("g5.12xlarge", "40", 4, 10), ("g5.xlarge", "10", 1, 10), ("g5.12xlarge", "8", 4, 2)],
+)
+def test_a_whole_multiple_of_the_instance_type_s_gpus_is_read_as_shared_replicas(
+    instance_type: str, advertised: str, gpus: int, replicas: int
+) -> None:
+    """If an EKS node time-sliced by the device plugin without GPU Feature Discovery advertises a
+    whole multiple of its EC2 instance type's GPUs (a g5.12xlarge, 4 A10G, advertising 40), the
+    instance type's GPUs are read, not the replicas, and a problem says sharing is assumed at
+    that many replicas per GPU; no problem says the advertised count is taken."""
+    read = read_kubectl_nodes(
+        kube_list(
+            node(
+                "ts",
+                {"node.kubernetes.io/instance-type": instance_type},
+                extra={"nvidia.com/gpu": advertised},
+            )
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    host = _one(read)
+    assert _values(host)["gpus_per_host"] == gpus
+    counted = host.get("gpus_per_host")
+    assert counted is not None
+    assert counted.source == "derived"
+    assert f"{replicas} time-slicing replicas per GPU" in counted.note.text
+    assert len(read.problems) == 1
+    problem = read.problems[0]
+    assert problem.column == "node ts: status.allocatable.nvidia.com/gpu"
+    assert (
+        f"advertises {advertised} GPUs but the EC2 instance type {instance_type} has {gpus}"
+        in problem.message
+    )
+    assert f"{replicas} time-slicing replicas per GPU" in problem.message
+    assert "sharing assumed" in problem.message
+    assert "is taken" not in problem.message
+
+
+def test_a_gpu_count_label_or_replicas_label_wins_over_the_instance_type_s_multiple() -> None:
+    """If GPU Feature Discovery labels the node's replicas, they divide the advertised GPUs as
+    before and no sharing is assumed from the instance type."""
+    read = read_kubectl_nodes(
+        kube_list(
+            node(
+                "ts",
+                {
+                    "node.kubernetes.io/instance-type": "g5.12xlarge",
+                    "nvidia.com/gpu.replicas": "10",
+                },
+                extra={"nvidia.com/gpu": "40"},
+            )
+        ),
+        "nodes.json",
+        CATALOG,
+    )
+    assert _values(_one(read))["gpus_per_host"] == 4
+    assert read.problems == ()

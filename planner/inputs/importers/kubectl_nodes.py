@@ -41,7 +41,10 @@ Readings and their rules:
   the beta label) of a GPU family AWS lists (``_EC2_GPUS``: p4d.24xlarge 8 × A100 40GB SXM, g5
   A10G, g6e L40S...) gives the model after GFD's and GKE's labels (EKS's accelerator label names
   only the family), and the GPUs when nothing else counts them; GPUs read that are not the
-  instance type's are a problem. An Azure VM size on AKS (``_AZURE_GPUS``:
+  instance type's are a problem. Without GFD's count or replicas, ``nvidia.com/gpu`` a whole
+  multiple (over 1) of the instance type's GPUs is the device plugin's time-slicing or MPS
+  advertising each GPU that many times: the instance type's GPUs are read, with a problem saying
+  sharing is assumed; another count is kept as advertised. An Azure VM size on AKS (``_AZURE_GPUS``:
   Standard_NC24ads_A100_v4 1 × A100 80GB PCIe, Standard_ND96isr_H100_v5 8 × H100 80GB SXM...)
   is read alike; one with part of a GPU (``_AZURE_PARTIAL_GPUS``: NV6ads A10 v5, 1/6 of an A10,
   or NC8ads A10 v4, 1/3) is left out with a problem, as the inventory counts whole GPUs.
@@ -710,6 +713,7 @@ def _host(
             add,
             bad,
             layout,
+            instance,
         )
         if count_label is None and capacity_gpus is None and not hami:
             _uncounted_gpus(volcano, instance, add)
@@ -1218,9 +1222,11 @@ def _whole_gpus(
     add: Any,
     bad: Any,
     layout: list[MigGpu],
+    instance: tuple[str, str],
 ) -> None:
     """GPUs of a node with whole GPUs (time-sliced, split by HAMi or not) and its MIG devices in
-    place."""
+    place; ``instance`` (label and value) names its cloud instance type, which fixes its GPUs
+    where no label counts them."""
     labels = node.labels
     name = node.name
     replicas_label, strategy_label = REPLICAS_LABEL, SHARING_LABEL
@@ -1232,33 +1238,15 @@ def _whole_gpus(
     if hami:
         _hami_count(hami, count_label, capacity_gpus, add, bad)
     elif count_label is not None:
-        add(
-            "gpus_per_host",
-            count_label,
-            f"metadata.labels.{_LABEL}gpu.count",
-            "read",
-            _count_note(node, count_label, capacity_gpus),
-        )
-        # 0 advertised beside a count is the device plugin withdrawing every GPU (an Xid, a
-        # failed driver): the node runs no GPU pod until they are back.
-        if (
-            capacity_gpus is not None
-            and not in_place
-            and capacity_gpus[0] != count_label * replicas
-        ):
-            advertised = capacity_gpus[0]
-            per_gpu = f" at {replicas} replicas per GPU" if replicas > 1 else ""
-            none = ", so no GPU pod can run on the node now" if advertised <= 0 else ""
-            bad(
-                f"metadata.labels.{_LABEL}gpu.count",
-                f"{_LABEL}gpu.count says {count_label} GPUs but {capacity_gpus[1]} advertises "
-                f"{advertised:g}{per_gpu}{none}: the label's {count_label} is taken",
-                "check the node's GPUs (the device plugin withdraws a GPU it finds unhealthy; "
-                "nvidia-smi on the node) and list the nodes again, or set gpus_per_host to the "
-                "GPUs the node can use",
-            )
+        _labelled_gpus(node, count_label, capacity_gpus, replicas, bool(in_place), add, bad)
     elif capacity_gpus is not None and in_place:
         _mixed_gpus(node, model, capacity_gpus, in_place, catalog, add, bad)
+    elif (
+        capacity_gpus is not None
+        and replicas == 1
+        and (shared := _instance_replicas(capacity_gpus, instance)) is not None
+    ):
+        _instance_shared_gpus(shared, capacity_gpus, instance, strategy, add, bad)
     elif capacity_gpus is not None and replicas == 1 and _is_shared(node, capacity_gpus):
         bad(
             capacity_gpus[1],
@@ -1320,6 +1308,91 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def _labelled_gpus(
+    node: _Node,
+    count_label: int,
+    capacity_gpus: tuple[float, str] | None,
+    replicas: int,
+    mig_in_place: bool,
+    add: Any,
+    bad: Any,
+) -> None:
+    """A node's GPUs as GPU Feature Discovery's ``nvidia.com/gpu.count`` says, with a problem
+    where the device plugin advertises another count at ``replicas`` per GPU."""
+    add(
+        "gpus_per_host",
+        count_label,
+        f"metadata.labels.{_LABEL}gpu.count",
+        "read",
+        _count_note(node, count_label, capacity_gpus),
+    )
+    # 0 advertised beside a count is the device plugin withdrawing every GPU (an Xid, a
+    # failed driver): the node runs no GPU pod until they are back.
+    if capacity_gpus is None or mig_in_place or capacity_gpus[0] == count_label * replicas:
+        return
+    advertised = capacity_gpus[0]
+    per_gpu = f" at {replicas} replicas per GPU" if replicas > 1 else ""
+    none = ", so no GPU pod can run on the node now" if advertised <= 0 else ""
+    bad(
+        f"metadata.labels.{_LABEL}gpu.count",
+        f"{_LABEL}gpu.count says {count_label} GPUs but {capacity_gpus[1]} advertises "
+        f"{advertised:g}{per_gpu}{none}: the label's {count_label} is taken",
+        "check the node's GPUs (the device plugin withdraws a GPU it finds unhealthy; "
+        "nvidia-smi on the node) and list the nodes again, or set gpus_per_host to the "
+        "GPUs the node can use",
+    )
+
+
+def _instance_replicas(
+    capacity_gpus: tuple[float, str], instance: tuple[str, str]
+) -> tuple[int, int] | None:
+    """The GPUs a node's cloud instance type fixes and the times each is advertised, where the
+    advertised GPUs are a whole multiple (over 1) of them, as the device plugin's sharing config
+    (time-slicing or MPS, without GPU Feature Discovery's labels) advertises them; None
+    otherwise, a count not a whole multiple included (not guessed)."""
+    hardware = _instance_gpus(instance[1])
+    if hardware is None or not hardware[1]:
+        return None
+    replicas = capacity_gpus[0] / hardware[1]
+    return (hardware[1], int(replicas)) if replicas.is_integer() and replicas > 1 else None
+
+
+def _instance_shared_gpus(
+    shared: tuple[int, int],
+    capacity_gpus: tuple[float, str],
+    instance: tuple[str, str],
+    strategy: str,
+    add: Any,
+    bad: Any,
+) -> None:
+    """A node's GPUs as its instance type fixes them (``shared``: GPUs and replicas, from
+    ``_instance_replicas``): the instance type's, each shared by that many replicas, with a
+    problem saying sharing is assumed."""
+    label, instance_type = instance
+    gpus, replicas = shared
+    advertised, resource = capacity_gpus
+    cloud, listed = _cloud(instance_type)
+    each = f"{replicas} {strategy} replicas per GPU"
+    add(
+        "gpus_per_host",
+        gpus,
+        f"metadata.labels.{label}",
+        "derived",
+        f"the GPUs of {cloud} {shown(instance_type)} ({listed}); the {advertised:g} advertised "
+        f"({resource}) are {each}",
+    )
+    bad(
+        resource,
+        f"the node advertises {advertised:g} GPUs but {cloud} {shown(instance_type)} has "
+        f"{gpus}: read as {counted(gpus, 'GPU')} of {each} (sharing assumed: the device "
+        "plugin's time-slicing or MPS config advertises each GPU that many times, and no GPU "
+        f"Feature Discovery label, {REPLICAS_LABEL}, says so)",
+        f"nothing if the GPUs are shared {replicas} ways; else check the device plugin's "
+        "config and list the nodes again (with GPU Feature Discovery on, gfd.enabled=true in "
+        "its Helm chart, the nodes carry their sharing labels)",
+    )
 
 
 def _partly_mig(
