@@ -286,3 +286,53 @@ def test_a_pod_on_two_gpus_or_two_pods_at_different_times_share_no_gpu() -> None
     for samples in (first + second, timed):
         busy = {m.pod: (m.busy_fraction, m.shared_with) for m in measure(samples)}
         assert busy == {"a-0": (0.9, ()), "b-0": (0.8, ())}
+
+
+def _scrape(pod: str, *, help_lines: bool) -> str:
+    """One scrape of the exporter's page: the L4's busy share 80 % and 16000 MiB, on ``pod``."""
+    lines = []
+    for metric, value in (("DCGM_FI_DEV_GPU_UTIL", 80), ("DCGM_FI_DEV_FB_USED", 16000)):
+        if help_lines:
+            lines += [f"# HELP {metric} As the exporter says.", f"# TYPE {metric} gauge"]
+        lines.append(f'{metric}{{{_L4},pod="{pod}"}} {value}')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("help_lines", [True, False], ids=["help-blocks", "bare-series"])
+def test_scrapes_appended_to_one_file_are_different_times(help_lines: bool) -> None:
+    """Five scrapes appended to one file (curl in a loop, no timestamps) in which pod a-0 held
+    the GPU in the first two and b-0, which replaced it, in the last three: a # HELP/# TYPE
+    block, or a metric's group of lines, seen again starts the next scrape, so neither pod
+    shared the GPU and each is measured at the whole 80 % and 16000 MiB, not half."""
+    pods = ("a-0", "a-0", "b-0", "b-0", "b-0")
+    data = "".join(_scrape(pod, help_lines=help_lines) for pod in pods).encode()
+    samples, problems = read_dcgm_samples(data, "loop.prom")
+    assert problems == []
+    found = {m.pod: m for m in measure(samples)}
+    assert (found["a-0"].busy_fraction, found["a-0"].memory_used_mib) == (0.8, 16000)
+    assert (found["b-0"].busy_fraction, found["b-0"].memory_used_mib) == (0.8, 16000)
+    assert (found["a-0"].busy_samples, found["b-0"].busy_samples) == (2, 3)
+    assert found["a-0"].shared_with == found["b-0"].shared_with == ()
+
+
+def test_pods_sharing_a_gpu_in_each_appended_scrape_are_still_split() -> None:
+    """Two scrapes appended to one file, each listing pods a-0 and b-0 on one GPU (time-slicing):
+    within each scrape the device's figures are split equally, 45 % and 10000 MiB a pod; a
+    series listed time by time, each line with its timestamp, is split by its timestamp."""
+    one = (
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="a-0"}} 90\n'
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="b-0"}} 90\n'
+        f'DCGM_FI_DEV_FB_USED{{{_L4},pod="a-0"}} 20000\n'
+        f'DCGM_FI_DEV_FB_USED{{{_L4},pod="b-0"}} 20000\n'
+    )
+    timed = "".join(
+        f'DCGM_FI_DEV_GPU_UTIL{{{_L4},pod="{pod}"}} 90 {at}\n'
+        for pod in ("a-0", "b-0")
+        for at in (1700000000000, 1700000060000)
+    )
+    for data, busy, memory in ((one + one, 0.45, 10000), (timed, 0.45, None)):
+        samples, _ = read_dcgm_samples(data.encode(), "shared.prom")
+        found = {m.pod: m for m in measure(samples)}
+        assert (found["a-0"].busy_fraction, found["a-0"].memory_used_mib) == (busy, memory)
+        assert found["a-0"].shared_with == (("prod", "b-0"),)
+        assert found["b-0"].shared_with == (("prod", "a-0"),)

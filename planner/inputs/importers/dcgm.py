@@ -22,12 +22,14 @@ the exporter labels a copy of each device series with each pod using it, every c
 the whole device's value (NVIDIA/dcgm-exporter issue #587, "--kubernetes-virtual-gpus exports
 identical values for all pods instead of per-pod utilization"; also #307). Series of several
 pods carrying one GPU (the same host and ``UUID``, or host and ``gpu`` index without a UUID;
-the same MIG instance) in one file at one timestamp are such copies: each sample is divided
-equally among the pods, so the pods' shares add up to the device's figure, and each
-measurement names the pods it shared with (``shared_with``), since an equal share is an
-assumption, not a measurement of the pod. Samples of different files or timestamps are
-different times: pods seen one after the other on a GPU did not share it. A pod on several
-GPUs has one series per GPU, each its own.
+the same MIG instance) in one scrape are such copies: each sample is divided equally among
+the pods, so the pods' shares add up to the device's figure, and each measurement names the
+pods it shared with (``shared_with``), since an equal share is an assumption, not a
+measurement of the pod. Samples of different files or timestamps are different times: pods
+seen one after the other on a GPU did not share it. So are scrapes appended to one file
+(``curl`` in a loop; the page gives no timestamps): a series, a metric's ``# HELP`` or
+``# TYPE`` line, or a metric's group of lines seen again starts the next scrape. A pod on
+several GPUs has one series per GPU, each its own.
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ class Sample:
     line: int
     timestamp: int | None = None
     """Milliseconds since 1970 as the line gives it; None for the time of the scrape."""
+    scrape: int = 0
+    """Which scrape of the file the line belongs to, counting from 0, for scrapes appended to
+    one file."""
 
 
 def _labels(text: str) -> dict[str, str] | None:
@@ -120,9 +125,13 @@ def read_dcgm_samples(
     models: dict[str, GpuModel | None] = {}
     hosts: dict[str, str] = {}
     dcgm_lines = 0
+    scrape = _Scrapes()
     for number, line in text.lines:
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if stripped.startswith("#"):
+            scrape.comment(stripped)
+            continue
+        if not stripped:
             continue
         match = _LINE.match(stripped)
         if match is None:
@@ -137,6 +146,7 @@ def read_dcgm_samples(
             )
             continue
         name = match.group("name")
+        scrape.series(name, match.group("labels") or "")
         if name.startswith("DCGM_FI_"):
             dcgm_lines += 1
         if name not in (*BUSY_METRICS, MEMORY_METRIC):
@@ -165,6 +175,7 @@ def read_dcgm_samples(
             file,
             number,
             None if timestamp is None else int(timestamp),
+            scrape.number,
         )
         written = labels.get("modelName", "")
         if name == MEMORY_METRIC and catalog is not None and written not in models:
@@ -188,6 +199,39 @@ def read_dcgm_samples(
             ]
         )
     return samples, problems
+
+
+class _Scrapes:
+    """Counts the scrapes appended to one file. A scrape lists each metric's lines as one group,
+    its ``# HELP`` and ``# TYPE`` lines first, and each series once (the Prometheus text
+    format), so a series, a ``# HELP`` or ``# TYPE`` line or a metric's group seen again starts
+    the next scrape."""
+
+    def __init__(self) -> None:
+        self.number = 0
+        self._lines: set[tuple[str, ...]] = set()
+        """Series and # HELP or # TYPE lines of this scrape."""
+        self._metrics: set[str] = set()
+        """Metrics listed in this scrape."""
+        self._metric = ""
+        """The metric whose group is being listed."""
+
+    def comment(self, line: str) -> None:
+        words = line.split(maxsplit=3)
+        if len(words) >= 3 and words[1] in ("HELP", "TYPE"):
+            self._see(words[2], (words[1], words[2]))
+
+    def series(self, metric: str, labels: str) -> None:
+        self._see(metric, ("series", metric, labels))
+
+    def _see(self, metric: str, line: tuple[str, ...]) -> None:
+        if line in self._lines or (metric != self._metric and metric in self._metrics):
+            self.number += 1
+            self._lines.clear()
+            self._metrics.clear()
+        self._lines.add(line)
+        self._metrics.add(metric)
+        self._metric = metric
 
 
 def _visible_hosts(
@@ -378,14 +422,25 @@ def _series_key(labels: Mapping[str, str]) -> tuple[str, ...]:
     )
 
 
-_Moment = tuple[str, int | None, str, str, str, str, str]
-"""(file, timestamp, metric, host, UUID or else gpu index, MIG profile, MIG instance): one
-device's sample of one metric at one time."""
+_Moment = tuple[str, int | None, int | None, str, str, str, str, str]
+"""(file, timestamp, scrape of the file when the line gives no timestamp, metric, host, UUID or
+else gpu index, MIG profile, MIG instance): one device's sample of one metric at one time."""
 
 
 def _moment(sample: Sample, key: tuple[str, ...]) -> _Moment:
     host, gpu, uuid, profile, instance = key[:5]
-    return (sample.file, sample.timestamp, sample.metric, host, uuid or gpu, profile, instance)
+    # A timestamp is the time itself: lines of one time may be listed apart, series by series.
+    scrape = sample.scrape if sample.timestamp is None else None
+    return (
+        sample.file,
+        sample.timestamp,
+        scrape,
+        sample.metric,
+        host,
+        uuid or gpu,
+        profile,
+        instance,
+    )
 
 
 def _pods_at_once(
