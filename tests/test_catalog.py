@@ -125,12 +125,12 @@ def test_prices_are_marked_as_defaults(catalog: Catalog) -> None:
 
 
 def test_mig_capability_matches_domain(catalog: Catalog) -> None:
-    """Only A30, A100, H100, H800, H200, GH200, B200, B300, GB200 and the RTX PRO 6000 have MIG
-    here; they have 8/7 slices, the A30 and RTX PRO 6000 4/4 (V100, A10G, A40 and L20 have none;
-    the H20's MIG profiles are not known, so it has none until they are added)."""
+    """Only A30, A100, H100, H800, H200, H20, GH200, B200, B300, GB200 and the RTX PRO 6000 have
+    MIG here; they have 8/7 slices, the A30 and RTX PRO 6000 4/4 (V100, A10G, A40 and L20 have
+    none)."""
     mig = {n: (m.mig_memory_slices, m.mig_compute_slices) for n, m in catalog.gpus.items()}
     capable = {n for n, m in catalog.gpus.items() if m.mig_capable}
-    hopper_on = ("A100", "H100", "H800", "H200", "GH200", "B200", "B300", "GB200")
+    hopper_on = ("A100", "H100", "H800", "H200", "H20-", "GH200", "B200", "B300", "GB200")
     four_slices = ("A30", "RTX-PRO-6000-96GB", "RTX-PRO-6000-Blackwell-Max-Q-96GB")
     assert capable == {n for n in CATALOG_MODELS if n.startswith(hopper_on) or n in four_slices}
     assert mig["A30"] == (4, 4)
@@ -671,7 +671,11 @@ def test_the_gh200_power_is_the_whole_modules(catalog: Catalog) -> None:
             (186, 1200, 2500, True),
             ("1g.23gb", "1g.47gb", "2g.47gb", "3g.93gb", "4g.93gb", "7g.186gb"),
         ),
-        ("H20-96GB", (96, 400, 148, False), ()),
+        (
+            "H20-96GB",
+            (96, 400, 148, True),
+            ("1g.12gb", "1g.24gb", "2g.24gb", "3g.48gb", "4g.48gb", "7g.96gb"),
+        ),
         ("L20", (48, 275, 119.5, False), ()),
         ("RTX-PRO-6000-96GB", (96, 600, 500, True), ("1g.24gb", "2g.48gb", "4g.96gb")),
         (
@@ -706,3 +710,27 @@ def test_the_rtx_pro_6000_max_q_is_a_300_w_row_with_its_source(catalog: Catalog)
     assert "guess" in max_q.notes
     assert "assumed" in max_q.notes
     assert all("assumed" in p.source for p in catalog.mig("RTX-PRO-6000-Blackwell-Max-Q-96GB"))
+
+
+def test_h20_mig_profiles_are_nvidia_s_with_placements_marked_assumed(catalog: Catalog) -> None:
+    """The H20's MIG profiles and maxima are those of NVIDIA's MIG-backed vGPU types for the H20
+    SXM5 96GB (1g.12gb x7 up to 7g.96gb x1); every row cites that and mig-parted, and says its
+    placements are assumed; the H20 row's notes give its 78 SMs (what tells its -lgip from a
+    GH200's) and do not call its profiles unfound."""
+    profiles = catalog.mig("H20-96GB")
+    assert [(p.name, p.max_per_gpu) for p in profiles] == [
+        ("1g.12gb", 7),
+        ("1g.24gb", 4),
+        ("2g.24gb", 3),
+        ("3g.48gb", 2),
+        ("4g.48gb", 1),
+        ("7g.96gb", 1),
+    ]
+    for profile in profiles:
+        assert "vGPU types reference" in profile.source
+        assert "mig-parted" in profile.source
+        assert "placements assumed" in profile.source
+    gpu = catalog.gpu("H20-96GB")
+    assert (gpu.mig_memory_slices, gpu.mig_compute_slices) == (8, 7)
+    assert "not found" not in gpu.notes
+    assert "78 SMs" in gpu.notes

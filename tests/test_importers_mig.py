@@ -110,21 +110,24 @@ def test_gh200_lgip_sample_rows() -> None:
 
 
 def test_gh200_lgip_reads_as_the_catalog_s_gh200() -> None:
-    """Only the GH200 (96 GB) offers these profiles: its model, MIG on, the profiles as notes."""
+    """The GH200 and the H20 offer these profile names, but the 7g.96gb's 132 SMs are more than
+    the H20's 78: the GH200 is the model, and the fact says why; MIG on, the profiles as notes."""
     name, data = sample(MIG_LGIP)
     read = read_mig_profiles(data, name, CATALOG)
     assert read.problems == ()
     (host,) = read.hosts
     facts = {f.field: f.value for f in host.facts}
     assert facts["gpu_model"] == "GH200-96GB"
+    (model,) = (f for f in host.facts if f.field == "gpu_model")
+    assert "7g.96gb has 132 SMs, more than a whole H20-96GB's 78" in model.note.text
     assert facts["mig_enabled"] == "yes"
     assert len(read.notes) == 7
 
 
 def test_profiles_of_a_model_the_catalog_lacks_are_a_problem() -> None:
-    """With the GH200 left out of the catalog no model offers its profiles: a problem says so
-    with the own-GPU fix; the MIG-enabled GPU is still counted and the offered profiles are
-    notes."""
+    """With the GH200 left out of the catalog no model offers its profiles with its SMs (the H20
+    offers the names, but has 78 SMs, not 132): a problem says so with the own-GPU fix; the
+    MIG-enabled GPU is still counted and the offered profiles are notes."""
     without = dataclasses.replace(
         CATALOG,
         gpus={k: v for k, v in CATALOG.gpus.items() if not k.startswith("GH200")},
@@ -135,6 +138,7 @@ def test_profiles_of_a_model_the_catalog_lacks_are_a_problem() -> None:
     (problem,) = read.problems
     assert "7g.96gb" in problem.message
     assert "93 GiB" in problem.message
+    assert "offered by H20-96GB, but not with these SMs" in problem.message
     assert "your own GPU" in problem.fix
     (host,) = read.hosts
     assert host.get("gpu_model") is None
@@ -307,3 +311,70 @@ def test_a_model_the_lgi_derives_losing_to_one_read_is_a_problem() -> None:
     assert problem.message == (
         "host ana-01: gpu_model is A30 here but A100-80GB-PCIe in hosts.csv; A100-80GB-PCIe is kept"
     )
+
+
+def _lgip(rows: list[tuple[str, int, str, str, int]]) -> bytes:
+    """An ``nvidia-smi mig -lgip`` table of GPU 0 with (profile, id, free/total, GiB, SMs) rows."""
+    rule = "+" + "-" * 77 + "+"
+    lines = [
+        rule,
+        "| GPU instance profiles:" + " " * 54 + "|",
+        "| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |",
+        "|                              Free/Total   GiB              CE    JPEG  OFA  |",
+        "|" + "=" * 77 + "|",
+    ]
+    for profile, profile_id, counts, gib, sms in rows:
+        lines.append(
+            f"|   0  MIG {profile:<12}{profile_id:>4}     {counts:<9}{gib:>7}      No  "
+            f"{sms:>5}     1     0   |"
+        )
+        lines.append("|" + " " * 61 + "1     1     0   |")
+        lines.append(rule)
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_lgip_whose_full_profile_lists_fewer_sms_than_the_gh200_s_reads_as_the_h20() -> None:
+    """An -lgip of the GH200's profile names whose 7g.96gb lists 78 SMs (the H20's count; the
+    rows are built here, as no H20 -lgip was found) is not a GH200, whose 7g.96gb lists 132:
+    the H20 is the model, and the fact says why the GH200 is ruled out."""
+    lgip = _lgip([("1g.12gb", 19, "7/7", "11.00", 10), ("7g.96gb", 0, "1/1", "93.00", 78)])
+    read = read_mig_profiles(lgip, "h20-01.txt", CATALOG)
+    assert read.problems == ()
+    (host,) = read.hosts
+    assert host.open_model is None
+    (model,) = (f for f in host.facts if f.field == "gpu_model")
+    assert (model.value, model.source) == ("H20-96GB", "derived")
+    assert "7g.96gb has 78 SMs, where a GH200-96GB's has 132" in model.note.text
+
+
+def test_lgip_whose_sms_fit_both_the_gh200_and_the_h20_is_refused_naming_both() -> None:
+    """An -lgip listing only a 3g.48gb of 60 SMs fits the GH200 and the H20 (neither SM count
+    rules one out): no model is guessed, and the import refuses the host naming both models
+    and how to name one; given the model, the host is kept."""
+    lgip = _lgip([("3g.48gb", 9, "2/2", "46.50", 60)])
+    (host,) = read_mig_profiles(lgip, "gpu-07.txt", CATALOG).hosts
+    assert host.get("gpu_model") is None
+    assert host.open_model is not None
+    assert host.open_model.models == ("GH200-96GB", "H20-96GB")
+    with pytest.raises(InputError) as refused:
+        import_inventory([("gpu-07.txt", lgip)], CATALOG)
+    problem = refused.value.problems[0]
+    assert (problem.file, problem.row, problem.column) == ("gpu-07.txt", 6, "Name")
+    assert "offered by 2 catalog models (GH200-96GB, H20-96GB)" in problem.message
+    assert problem.fix.endswith("MODEL being one of GH200-96GB, H20-96GB")
+    given = import_inventory(
+        [("gpu-07.txt", lgip)], CATALOG, gpus_by_cluster={"imported": ("H20-96GB", 1)}
+    )
+    assert list(given.frame["gpu_model"]) == ["H20-96GB"]
+
+
+def test_lgi_of_profiles_the_gh200_and_the_h20_share_is_refused_naming_both() -> None:
+    """-lgi lists no SMs, so a 3g.48gb in place fits the GH200 and the H20: the host is refused
+    naming both models."""
+    lgi = A100_40GB_LGI.replace(b"3g.20gb", b"3g.48gb")
+    (host,) = read_mig_instances(lgi, "gpu-08.txt", CATALOG).hosts
+    assert host.open_model is not None
+    assert host.open_model.models == ("GH200-96GB", "H20-96GB")
+    with pytest.raises(InputError) as refused:
+        import_inventory([("gpu-08.txt", lgi)], CATALOG)
+    assert "(GH200-96GB, H20-96GB); none is guessed" in refused.value.problems[0].message

@@ -4,9 +4,11 @@
 layout in place. ``-lgip`` lists the profiles each MIG-enabled GPU offers with ``Free/Total``
 counts and memory [GiB]; profile ids differ between GPU models, so profiles are keyed on their
 names. Neither names the GPU model: it is the catalog model whose MIG profiles include every
-profile listed, when exactly one has them. When several have them (the SXM and PCIe parts of one
-GPU offer the same profiles) none is guessed: the host records them (``OpenModel``) for the
-estate to name when no other file gives the model.
+profile listed, when exactly one has them. ``-lgip`` also lists each profile's SMs, which rule out
+a model whose SM count is known and does not fit them (the H20 and the GH200 offer the same
+profile names; the H20 has 78 SMs, the GH200 132). When several models remain (the SXM and PCIe
+parts of one GPU offer the same profiles and SMs) none is guessed: the host records them
+(``OpenModel``) for the estate to name when no other file gives the model.
 """
 
 from __future__ import annotations
@@ -55,6 +57,25 @@ _PROFILE_ROW = re.compile(
 )
 """A row of ``-lgi`` and of ``-lgip``: its counts and ids are ``COUNT``'s (digits 0-9), or the
 row is not read and is a problem."""
+
+
+@dataclass(frozen=True)
+class _KnownSms:
+    """The streaming multiprocessors of a GPU model that shares its MIG profile names with
+    another."""
+
+    whole_gpu: int
+    """SMs of the whole GPU: no profile lists more."""
+    full_profile: int | None
+    """SMs ``-lgip`` lists for the profile of every compute slice (``7g``), when read."""
+
+
+_KNOWN_SMS = {
+    # nvidia-smi mig -lgip on a GH200 480GB lists 132 SMs for its 7g.96gb, as the H100 SXM has.
+    "GH200-96GB": _KnownSms(whole_gpu=132, full_profile=132),
+    # CUDA's multiProcessorCount on an H20, as public kernel code reports it; its -lgip not read.
+    "H20-96GB": _KnownSms(whole_gpu=78, full_profile=None),
+}
 
 
 @dataclass(frozen=True)
@@ -185,6 +206,26 @@ def _models_with(profiles: Sequence[str], catalog: Catalog) -> list[str]:
     ]
 
 
+def _sms_misfit(model: str, offered: Sequence[OfferedProfile], catalog: Catalog) -> str | None:
+    """Why the SMs ``-lgip`` lists rule the model out; None when they fit it or its SMs are not
+    known."""
+    known = _KNOWN_SMS.get(model)
+    if known is None:
+        return None
+    for p in offered:
+        if p.sms > known.whole_gpu:
+            return f"{p.profile} has {p.sms} SMs, more than a whole {model}'s {known.whole_gpu}"
+    every_slice = f"{catalog.gpus[model].mig_compute_slices}g."
+    for p in offered:
+        if (
+            known.full_profile is not None
+            and p.profile.startswith(every_slice)
+            and p.sms != known.full_profile
+        ):
+            return f"{p.profile} has {p.sms} SMs, where a {model}'s has {known.full_profile}"
+    return None
+
+
 def _model_fact(
     profiles: Sequence[str],
     catalog: Catalog,
@@ -193,22 +234,41 @@ def _model_fact(
     problems: list[InputProblem],
     file: str,
     memory_note: str,
+    offered: Sequence[OfferedProfile] = (),
 ) -> OpenModel | None:
-    """Add the GPU model the profiles fit when one catalog model does; the models when several
-    do (none is guessed); a problem when none does."""
+    """Add the GPU model the profiles (and the SMs ``offered`` lists) fit when one catalog model
+    does; the models when several do (none is guessed); a problem when none does."""
     models = _models_with(profiles, catalog)
+    misfits = {m: why for m in models if (why := _sms_misfit(m, offered, catalog)) is not None}
+    fitting = [m for m in models if m not in misfits]
     names = ", ".join(dict.fromkeys(profiles))
-    if len(models) == 1:
+    fix = (
+        f"{OWN_GPU_FIX}; it offers these MIG profiles only through profiles_like, "
+        "naming a catalog model of the same memory"
+    )
+    if len(fitting) == 1:
+        ruled_out = f" with these SMs ({'; '.join(misfits.values())})" if misfits else ""
         add(
             "gpu_model",
-            models[0],
+            fitting[0],
             line,
             "profile names",
             "derived",
-            f"only {models[0]} offers MIG profiles {names}",
+            f"only {fitting[0]} offers MIG profiles {names}{ruled_out}",
         )
+    elif fitting:
+        return OpenModel(tuple(fitting), line, "Name", f"MIG profiles {names}{memory_note}")
     elif models:
-        return OpenModel(tuple(models), line, "Name", f"MIG profiles {names}{memory_note}")
+        problems.append(
+            InputProblem(
+                file,
+                line,
+                "Name",
+                f"MIG profiles {names}{memory_note} are offered by {', '.join(models)}, but "
+                f"not with these SMs ({'; '.join(misfits.values())}): no catalog GPU model fits",
+                fix,
+            )
+        )
     else:
         problems.append(
             InputProblem(
@@ -216,8 +276,7 @@ def _model_fact(
                 line,
                 "Name",
                 f"MIG profiles {names}{memory_note} match no catalog GPU model",
-                f"{OWN_GPU_FIX}; it offers these MIG profiles only through profiles_like, "
-                "naming a catalog model of the same memory",
+                fix,
             )
         )
     return None
@@ -309,8 +368,8 @@ def read_mig_profiles(
     data: bytes, file: str, catalog: Catalog, *, host_name: str | None = None
 ) -> HostsRead:
     """What ``nvidia-smi mig -lgip`` tells of a host: its MIG-enabled GPUs (it lists profiles
-    only for GPUs in MIG mode) and their model, from the profile names. The profiles offered,
-    with free and total counts, are returned as notes."""
+    only for GPUs in MIG mode) and their model, from the profile names and their SMs. The
+    profiles offered, with free and total counts, are returned as notes."""
     text = tool_text(data, file)
     profiles, problems = offered_profiles(text)
     if not profiles:
@@ -355,6 +414,7 @@ def read_mig_profiles(
         problems,
         file,
         f" ({largest.profile} has {largest.memory_gib:g} GiB)",
+        profiles,
     )
     notes = tuple(
         ImportNote(
