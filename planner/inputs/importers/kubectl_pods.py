@@ -33,7 +33,8 @@ GPU requests and what one pod gets [GPUs]:
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
-  share, else gpumem over an assumed GPU's memory), memory ``n`` × gpumem.
+  share, else gpumem over an assumed GPU's memory), memory ``n`` × gpumem, or ``n`` × the
+  memory share of the GPU the pod's node selector names (of an assumed GPU when none).
 - Volcano's vGPU (``volcano.sh/vgpu-number: n``, ``volcano.sh/vgpu-memory`` [MiB],
   ``volcano.sh/vgpu-memory-percentage``, ``volcano.sh/vgpu-cores`` [%]): HAMi's rules.
 - Alibaba Cloud's GPU sharing (``aliyun.com/gpu-mem`` [GiB], ``aliyun.com/gpu-core.percentage``
@@ -722,13 +723,13 @@ def _container_gpu(
         else next((s for s in others if set(s.own) & set(asked)), None)
     )
     if scheme is _HAMI:
-        return _shared_gpu(container, _HAMI, count or 1.0, catalog, defaults, bad)
+        return _shared_gpu(container, _HAMI, count or 1.0, pinned_models, catalog, defaults, bad)
     if scheme is _VOLCANO:
         devices = _gpus_on_a_node(container, _VOLCANO.devices, bad) or 1.0
-        return _shared_gpu(container, _VOLCANO, devices, catalog, defaults, bad)
+        return _shared_gpu(container, _VOLCANO, devices, pinned_models, catalog, defaults, bad)
     if scheme is _ALIBABA:
         devices = _labelled_devices(labels, _ALIBABA.devices, bad)
-        return _shared_gpu(container, _ALIBABA, devices, catalog, defaults, bad)
+        return _shared_gpu(container, _ALIBABA, devices, pinned_models, catalog, defaults, bad)
     if count <= 0:
         return None
     if _quantity(container, _SHARED, bad) > 0:
@@ -903,13 +904,16 @@ def _shared_gpu(
     container: Mapping[str, Any],
     scheme: _ShareResources,
     devices: float,
+    gpu_models: Sequence[str],
     catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
 ) -> _ContainerGpu:
     """A container's part of ``devices`` GPUs under a sharing scheme: ``devices`` × the cores
     share, else × the memory share, else × the memory over an assumed GPU's
-    (``defaults.gpu_memory_gib``), else ``devices`` whole virtual GPUs; memory as asked."""
+    (``defaults.gpu_memory_gib``), else ``devices`` whole virtual GPUs; memory as asked, a
+    memory share of the GPU the pod's node selector names (``gpu_models``, the smallest of
+    them), else of an assumed GPU."""
     resources = as_mapping(container.get("resources"))
     names = set(as_mapping(resources.get("requests"))) | set(as_mapping(resources.get("limits")))
     asked = [n for n in (scheme.cores, scheme.memory_share, scheme.memory) if n in names]
@@ -964,7 +968,13 @@ def _shared_gpu(
     else:
         gpus, source = devices, "read"
         text = f"{counted(int(devices), scheme.scheme + ' virtual GPU')} without limits"
-    if share and memory is None:
+    memory_source: NoteSource = "read" if amount is not None else "assumed"
+    selected = _smallest_gpu(gpu_models, catalog)
+    if share and memory is None and selected is not None:
+        model, model_gib = selected
+        memory, memory_source = devices * share / 100 * model_gib, "derived"
+        memory_text = f"{devices:g} × {share:g} % of the selected {model}'s {model_gib:g} GiB"
+    elif share and memory is None:
         memory = devices * share / 100 * assumed_gib
         memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
     return _ContainerGpu(
@@ -973,10 +983,17 @@ def _shared_gpu(
         f"{scheme.scheme} " + ", ".join(asked or [scheme.devices]),
         source,
         text,
-        "read" if amount is not None else "assumed",
+        memory_source,
         memory_text,
         None,
     )
+
+
+def _smallest_gpu(gpu_models: Sequence[str], catalog: Catalog) -> tuple[str, float] | None:
+    """The model of ``gpu_models`` (those a pod is pinned to) with the least memory and that
+    memory [GiB], as a class's memory is taken of it (``_class_memory``); None for none."""
+    known = [(m, catalog.gpus[m].memory_gib) for m in gpu_models if m in catalog.gpus]
+    return min(known, key=lambda m: m[1]) if known else None
 
 
 def _percent(container: Mapping[str, Any], resource: str, bad: _PodProblems) -> float:

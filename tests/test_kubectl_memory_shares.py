@@ -1,0 +1,61 @@
+"""Tests of pods asking a share of a GPU's memory (HAMi, Volcano) read against the GPU their node
+selector names."""
+
+from __future__ import annotations
+
+import pytest
+from importer_samples import CATALOG, container, kube_list, pod
+
+from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
+
+_L4 = {"nvidia.com/gpu.product": "NVIDIA-L4"}
+_HAMI_HALF = {
+    "nvidia.com/gpu": "1",
+    "nvidia.com/gpumem-percentage": "50",
+    "nvidia.com/gpucores": "50",
+}
+_VOLCANO_HALF = {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory-percentage": "50"}
+
+
+def _share_pods(limits: dict[str, str], selector: dict[str, str] | None) -> bytes:
+    return kube_list(
+        *(
+            pod(
+                f"pct-{i}",
+                owner=("StatefulSet", "pct"),
+                containers=[container(limits=limits, requests={"cpu": "1"})],
+                node_selector=selector,
+            )
+            for i in range(2)
+        )
+    )
+
+
+@pytest.mark.parametrize("limits", [_HAMI_HALF, _VOLCANO_HALF], ids=["hami", "volcano"])
+def test_a_memory_percentage_is_of_the_selected_gpu_s_memory(limits: dict[str, str]) -> None:
+    """If a pod asks 50 % of a GPU's memory (HAMi's nvidia.com/gpumem-percentage, Volcano's
+    vgpu-memory-percentage) and its node selector names an L4 (24 GiB), it asks 12 GiB, derived
+    from the L4, as KAI's gpu-fraction does; its class is 12 GiB, so two such pods fit one L4
+    as they do today."""
+    read = read_kubectl_pods(_share_pods(limits, _L4), "pods.json", CATALOG)
+    assert read.problems == ()
+    for each in read.pods:
+        assert each.gpu is not None
+        assert (each.gpu.memory_gib, each.gpu.memory_source) == (pytest.approx(12.0), "derived")
+        assert "the selected L4's 24 GiB" in each.gpu.memory_text
+    grouped = group_pods(read.pods, CATALOG)
+    assert list(grouped.frame["memory_gib"]) == [pytest.approx(12.0)]
+    assert list(grouped.frame["gpu_models"]) == ["L4"]
+
+
+@pytest.mark.parametrize("limits", [_HAMI_HALF, _VOLCANO_HALF], ids=["hami", "volcano"])
+def test_a_memory_percentage_without_a_gpu_named_is_of_an_assumed_gpu(
+    limits: dict[str, str],
+) -> None:
+    """If no node selector names the GPU, 50 % of a GPU's memory is of the assumed 40 GiB GPU
+    (20 GiB), marked assumed."""
+    read = read_kubectl_pods(_share_pods(limits, None), "pods.json", CATALOG)
+    gpu = read.pods[0].gpu
+    assert gpu is not None
+    assert (gpu.memory_gib, gpu.memory_source) == (pytest.approx(20.0), "assumed")
+    assert "an assumed 40 GiB GPU" in gpu.memory_text
