@@ -199,3 +199,51 @@ def test_a_sized_cluster_with_headroom_buys_k_more_servers() -> None:
     assert best.result.feasibility_violations == ()
     assert all(c.holds for c in best.headroom)
     assert best.headline().startswith("Buy 3 × l40s-4 (4× L40S)")
+
+
+def test_headroom_on_one_server_type_weighs_it_on_each_platform_alone() -> None:
+    """8 office desktops (a quarter GPU, 9-17 on weekdays) and 16 small inference pods on
+    l40s-4 servers, headroom 1: bought on vSphere and on Kubernetes the type is two new
+    clusters, each with a spare (4 servers, $57,422 a year with the spares' write-off), where
+    on vSphere alone 2 servers, one a spare, serve all 24 for $43,422. The plan bought on one
+    platform is kept, and its bound still ranges over both."""
+    office = tuple(1.0 if 9 <= h < 17 else 0.0 for h in range(24))
+    desk = workload(
+        "desk",
+        kind=WorkloadKind.VDI,
+        instances=8,
+        gpus=0.25,
+        memory_gib=6.0,
+        busy_fraction=0.3,
+        schedule=office,
+        days_per_week=5,
+        vcpus=2.0,
+        ram_gib=8.0,
+        latency_tolerant=False,
+        priority=1,
+    )
+    inf = workload(
+        "inf",
+        instances=16,
+        gpus=0.1,
+        memory_gib=2.0,
+        busy_fraction=0.3,
+        vcpus=2.0,
+        ram_gib=8.0,
+        latency_tolerant=False,
+        priority=1,
+    )
+    assumptions = Assumptions(host_usd=30_000.0, max_slowdown=1.5)
+    scenario = dataclasses.replace(_scenario([], [desk, inf]), assumptions=assumptions)
+    server = {t.name: t for t in load_server_types(CATALOG).value}["l40s-4"]
+    best = size_cluster(scenario, server, headroom=1).recommended
+    assert best is not None
+    assert best.result.metrics.instances_not_placed == 0
+    assert best.result.feasibility_violations == ()
+    assert all(c.holds for c in best.headroom)
+    assert [(p.server.label, p.count, p.standby) for p in best.purchase] == [
+        ("l40s-4 (4× L40S)", 2, 1)
+    ]
+    # Without spares the split is $1,500 a year cheaper: the bound, over both platforms, says so.
+    bounded = best.result.cost.total_usd_per_year - best.result.cost.busy_power_usd_per_year
+    assert best.cost_lower_bound_usd < bounded * 0.99

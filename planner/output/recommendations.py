@@ -487,27 +487,31 @@ def _cheaper_on_one_type(
     return best
 
 
-def prove_bounds(scenario: Scenario, draft: RecommendedDraft) -> RecommendedPlan:
+def prove_bounds(
+    scenario: Scenario, draft: RecommendedDraft, *, over: MixedPlan | None = None
+) -> RecommendedPlan:
     """The drafted recommended plan with its GPU bound, its status and the bound on its annual
-    cost [USD/year] over the hosts the mix could use."""
+    cost [USD/year] over the hosts the mix could use, or those of ``over`` (a mix that could
+    use more servers than the draft's: the bound then ranges over all of them)."""
     mixed, result = draft.mixed, draft.recommended.result
+    reach = over or mixed
     chosen = result.plan
     served = Counter(p.workload for p in {p.instance: p for p in chosen.placements}.values())
     cost_bound, gpu_bound = 0.0, 0
     bounded = result.cost.total_usd_per_year - result.cost.busy_power_usd_per_year
-    if mixed.options:
+    if reach.options:
         rates = AnnualRates(scenario)
         # The bound ranges over every plan within the classes' limits, not only the mix's
         # options: the plan chosen may be a single method's, packed more densely.
-        found = bound_options(scenario, mixed.types, mixed.methods, mixed.solos)
-        cost_bound = cost_lower_bound(scenario, mixed.types, found, rates, served)
+        found = bound_options(scenario, reach.types, reach.methods, reach.solos)
+        cost_bound = cost_lower_bound(scenario, reach.types, found, rates, served)
         if cost_bound > bounded * (1 + 1e-9):
             # No bound is above a plan serving the same: the MILP's feasibility tolerance (ten
             # shares a few KiB over one GPU's memory) misled its search. Its LP relaxation
             # still bounds every plan; failing that, none is proven.
-            relaxed = cost_lower_bound(scenario, mixed.types, found, rates, served, relax=True)
+            relaxed = cost_lower_bound(scenario, reach.types, found, rates, served, relax=True)
             cost_bound = relaxed if relaxed <= bounded * (1 + 1e-9) else 0.0
-        gpu_bound = gpu_lower_bound(scenario, mixed.types, found, served)
+        gpu_bound = gpu_lower_bound(scenario, reach.types, found, served)
     if bounded <= cost_bound * (1 + 1e-9):
         status = SolveStatus.OPTIMAL
     elif draft.from_mix and mixed.counts.status is SolveStatus.LIMIT_REACHED:
@@ -568,19 +572,27 @@ def recommend_additions(
     active = tuple(h for h in owned if h not in standby)
     drafts = [_additions(scenario, tuple(servers), sized, active, headroom, methods)]
     groups = _by_server(servers)
-    if len(groups) > 1:
+    instances = sum(w.instances for w in scenario.workloads)
+    weighed: list[tuple[ServerType, ...]] = []
+    if len(groups) > 1 and (
+        headroom or (drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES)
+    ):
         # One type bought alone (as asked alone: its own sizings) may cost less a year than the
         # mix of types: each new cluster gets its own spare servers, and placing the MILP's
         # counts may open servers of one type where another's would cost less.
-        instances = sum(w.instances for w in scenario.workloads)
-        if headroom or (
-            drafts[0].recommended.purchase and instances <= _EACH_TYPE_ALONE_MAX_INSTANCES
-        ):
-            for group in groups:
-                alone = _sizings_on(scenario, group, sized, methods)
-                drafts.append(_additions(scenario, group, alone, active, headroom, methods))
+        weighed.extend(groups)
+    if headroom:
+        # A type bought on two platforms is two new clusters, each with its spares: on one
+        # platform alone, with the methods that platform serves, it may need fewer servers.
+        weighed.extend((s,) for group in groups if len(group) > 1 for s in group)
+    for group in weighed:
+        serving = [m for m in methods if server_for(m, group[0]) in group]
+        if serving:
+            alone = _sizings_on(scenario, group, sized, serving)
+            drafts.append(_additions(scenario, group, alone, active, headroom, serving))
     best = min(drafts, key=lambda d: _rank_with_spares(d.recommended, scenario))
-    return prove_bounds(scenario, best)
+    # A type bought alone is bounded over every server that may be bought, as it was asked.
+    return prove_bounds(scenario, best, over=drafts[0].mixed)
 
 
 def _by_server(servers: Sequence[ServerType]) -> list[tuple[ServerType, ...]]:
