@@ -378,3 +378,42 @@ def test_lgi_of_profiles_the_gh200_and_the_h20_share_is_refused_naming_both() ->
     with pytest.raises(InputError) as refused:
         import_inventory([("gpu-08.txt", lgi)], CATALOG)
     assert "(GH200-96GB, H20-96GB); none is guessed" in refused.value.problems[0].message
+
+
+def test_lgi_beside_the_nvidia_smi_l_line_of_its_gpu_takes_the_model_it_names() -> None:
+    """An -lgi of a 3g.48gb (the GH200's and the H20's) in a file that also holds the host's
+    nvidia-smi -L: the GPU's name line gives the model, H20-96GB, with its line; the host is
+    imported, with no problem."""
+    lgi = (
+        b"$ nvidia-smi -L\n"
+        b"GPU 0: NVIDIA H20 (UUID: GPU-5e2b7c1a-0000-0000-0000-000000000000)\n"
+        + A100_40GB_LGI.replace(b"3g.20gb", b"3g.48gb")
+    )
+    (host,) = read_mig_instances(lgi, "gpu-09.txt", CATALOG).hosts
+    assert host.open_model is None
+    (model,) = (f for f in host.facts if f.field == "gpu_model")
+    assert (model.value, model.note.line) == ("H20-96GB", 2)
+    assert "NVIDIA H20" in model.note.text
+    imported = import_inventory([("gpu-09.txt", lgi)], CATALOG)
+    assert list(imported.frame["gpu_model"]) == ["H20-96GB"]
+    assert imported.problems == ()
+
+
+def test_a_gpu_name_line_the_lgip_s_sms_rule_out_is_kept_with_a_problem() -> None:
+    """An -lgip whose 7g.96gb lists 132 SMs (a GH200's) beside a name line calling GPU 0 an H20
+    (78 SMs): the name read is kept, and a problem on its line names the GPU, the model, the
+    SMs that rule it out and how to check."""
+    lgip = b"GPU 0: NVIDIA H20 (UUID: GPU-5e2b7c1a-0000-0000-0000-000000000000)\n" + _lgip(
+        [("7g.96gb", 0, "1/1", "93.00", 132)]
+    )
+    read = read_mig_profiles(lgip, "gpu-10.txt", CATALOG)
+    (host,) = read.hosts
+    assert {f.field: f.value for f in host.facts}["gpu_model"] == "H20-96GB"
+    (problem,) = read.problems
+    assert (problem.file, problem.row, problem.column) == ("gpu-10.txt", 1, "Name")
+    assert problem.message == (
+        "GPU 0 is named 'NVIDIA H20' (H20-96GB), but MIG profiles 7g.96gb (7g.96gb has 93 GiB) "
+        "are offered by GH200-96GB (7g.96gb has 132 SMs, more than a whole H20-96GB's 78); "
+        "H20-96GB is kept"
+    )
+    assert problem.fix.startswith("check that the nvidia-smi -L and nvidia-smi mig outputs")

@@ -3,12 +3,13 @@
 ``-lgi`` gives each GPU instance's profile and placement (``start:size`` in memory slices): the
 layout in place. ``-lgip`` lists the profiles each MIG-enabled GPU offers with ``Free/Total``
 counts and memory [GiB]; profile ids differ between GPU models, so profiles are keyed on their
-names. Neither names the GPU model: it is the catalog model whose MIG profiles include every
-profile listed, when exactly one has them. ``-lgip`` also lists each profile's SMs, which rule out
-a model whose SM count is known and does not fit them (the H20 and the GH200 offer the same
-profile names; the H20 has 78 SMs, the GH200 132). When several models remain (the SXM and PCIe
-parts of one GPU offer the same profiles and SMs) none is guessed: the host records them
-(``OpenModel``) for the estate to name when no other file gives the model.
+names. Neither names the GPU model: when the file also holds ``nvidia-smi -L``'s line of a GPU
+listed (``GPU 0: NVIDIA H20 (UUID: ...)``), the model is that name's; else it is the catalog model
+whose MIG profiles include every profile listed, when exactly one has them. ``-lgip`` also lists
+each profile's SMs, which rule out a model whose SM count is known and does not fit them (the H20
+and the GH200 offer the same profile names; the H20 has 78 SMs, the GH200 132). When several
+models remain (the SXM and PCIe parts of one GPU offer the same profiles and SMs) none is guessed:
+the host records them (``OpenModel``) for the estate to name when no other file gives the model.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.inputs.catalog import Catalog
-from planner.inputs.importers.gpu_names import OWN_GPU_FIX
+from planner.inputs.importers.gpu_names import OWN_GPU_FIX, match_gpu_name
 from planner.inputs.importers.hosts import (
     Fact,
     HostFacts,
@@ -57,6 +58,37 @@ _PROFILE_ROW = re.compile(
 )
 """A row of ``-lgi`` and of ``-lgip``: its counts and ids are ``COUNT``'s (digits 0-9), or the
 row is not read and is a problem."""
+
+
+_NAME_LINE = re.compile(rf"^GPU\s+(?P<gpu>{COUNT}):\s*(?P<name>.+?)\s*\(UUID:")
+"""A line of ``nvidia-smi -L`` given in the same file as the MIG table: a GPU's name."""
+
+
+@dataclass(frozen=True)
+class _NamedGpu:
+    """A GPU the file names on an ``nvidia-smi -L`` line, and its catalog model."""
+
+    gpu: int
+    written: str
+    model: str
+    source: NoteSource
+    line: int
+
+
+def _named_gpus(text: ToolText, gpus: set[int], catalog: Catalog) -> list[_NamedGpu]:
+    """The GPUs of ``gpus`` that an ``nvidia-smi -L`` line of the file names as a catalog
+    model."""
+    named = []
+    for number, line in text.lines:
+        match = _NAME_LINE.match(line.strip())
+        if match is None or int(match.group("gpu")) not in gpus:
+            continue
+        found = match_gpu_name(match.group("name"), catalog)
+        if found.model is not None:
+            named.append(
+                _NamedGpu(int(match.group("gpu")), found.written, found.model, found.source, number)
+            )
+    return named
 
 
 @dataclass(frozen=True)
@@ -235,9 +267,11 @@ def _model_fact(
     file: str,
     memory_note: str,
     offered: Sequence[OfferedProfile] = (),
+    named: Sequence[_NamedGpu] = (),
 ) -> OpenModel | None:
-    """Add the GPU model the profiles (and the SMs ``offered`` lists) fit when one catalog model
-    does; the models when several do (none is guessed); a problem when none does."""
+    """Add the GPU model the file's ``nvidia-smi -L`` lines name, when they name one; else the
+    model the profiles (and the SMs ``offered`` lists) fit when one catalog model does; the
+    models when several do (none is guessed); a problem when none does."""
     models = _models_with(profiles, catalog)
     misfits = {m: why for m in models if (why := _sms_misfit(m, offered, catalog)) is not None}
     fitting = [m for m in models if m not in misfits]
@@ -246,6 +280,33 @@ def _model_fact(
         f"{OWN_GPU_FIX}; it offers these MIG profiles only through profiles_like, "
         "naming a catalog model of the same memory"
     )
+    if len({n.model for n in named}) == 1:
+        first = named[0]
+        add(
+            "gpu_model",
+            first.model,
+            first.line,
+            "GPU name",
+            first.source,
+            f"nvidia-smi -L in the file names GPU {first.gpu} {quoted(first.written)}",
+        )
+        if first.model not in fitting:
+            offered_by = ", ".join(fitting) if fitting else "no catalog model"
+            problems.append(
+                InputProblem(
+                    file,
+                    first.line,
+                    "Name",
+                    f"GPU {first.gpu} is named {quoted(first.written)} ({first.model}), but "
+                    f"MIG profiles {names}{memory_note} are offered by {offered_by}"
+                    + (f" ({misfits[first.model]})" if first.model in misfits else "")
+                    + f"; {first.model} is kept",
+                    "check that the nvidia-smi -L and nvidia-smi mig outputs are of one host; if "
+                    f"they are, this GPU's MIG profiles are not the catalog's {first.model}'s: "
+                    f"{fix}",
+                )
+            )
+        return None
     if len(fitting) == 1:
         ruled_out = f" with these SMs ({'; '.join(misfits.values())})" if misfits else ""
         add(
@@ -346,8 +407,9 @@ def read_mig_instances(
         "assumed",
         "GPUs up to the highest index with MIG instances (GPUs without any are not listed)",
     )
+    named = _named_gpus(text, {i.gpu for i in instances}, catalog)
     open_model = _model_fact(
-        [i.profile for i in instances], catalog, add, first, problems, file, ""
+        [i.profile for i in instances], catalog, add, first, problems, file, "", named=named
     )
     layout = []
     for gpu in sorted({i.gpu for i in instances}):
@@ -415,6 +477,7 @@ def read_mig_profiles(
         file,
         f" ({largest.profile} has {largest.memory_gib:g} GiB)",
         profiles,
+        _named_gpus(text, set(gpus), catalog),
     )
     notes = tuple(
         ImportNote(
