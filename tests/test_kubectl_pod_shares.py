@@ -191,3 +191,32 @@ def test_the_input_formats_doc_says_how_shared_gpus_are_read() -> None:
         "split equally among the pods when they are replicas of one class",
     ):
         assert said in docs
+
+
+def test_pods_on_a_node_advertising_its_instance_type_s_gpus_ten_times_ask_a_tenth() -> None:
+    """If the nodes come with the pods and a g5.12xlarge (4 A10G) advertises 40 nvidia.com/gpu
+    without GPU Feature Discovery's labels (the device plugin's time-slicing, 10 replicas), each
+    pod on it asking nvidia.com/gpu: 1 asks a tenth of a GPU, as with nvidia.com/gpu.replicas:
+    10, and its note names the node; a node advertising its instance type's 4 leaves whole GPUs."""
+    nodes = kube_list(
+        node(
+            "gpu-1",
+            {"node.kubernetes.io/instance-type": "g5.12xlarge"},
+            extra={"nvidia.com/gpu": "40"},
+        )
+    )
+    mix = import_workloads([("pods.json", _web_pods(4))], CATALOG, nodes=[("nodes.json", nodes)])
+    assert list(mix.frame["gpus"]) == [pytest.approx(0.1)]
+    assert any(
+        n.field == "gpus" and "node gpu-1 advertises 10 per GPU of its instance type" in n.text
+        for n in mix.notes
+    )
+    whole = kube_list(
+        node(
+            "gpu-1",
+            {"node.kubernetes.io/instance-type": "g5.12xlarge"},
+            extra={"nvidia.com/gpu": "4"},
+        )
+    )
+    mix = import_workloads([("pods.json", _web_pods(4))], CATALOG, nodes=[("nodes.json", whole)])
+    assert list(mix.frame["gpus"]) == [1]

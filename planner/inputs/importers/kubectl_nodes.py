@@ -124,6 +124,7 @@ __all__ = [
     "TOOL",
     "WORKLOAD_CONFIG_LABEL",
     "NodesRead",
+    "instance_replicas",
     "read_kubectl_nodes",
     "selected_gpu",
     "vm_gpu",
@@ -1308,6 +1309,27 @@ def _whole_gpus(
             "derived",
             "no MIG device is advertised",
         )
+
+
+def instance_replicas(item: Mapping[str, Any]) -> int | None:
+    """Times each GPU of a node (an object of ``kubectl get nodes``) is advertised where its
+    cloud instance type fixes its GPUs and it advertises a whole multiple of them, no GPU Feature
+    Discovery count or replicas label, no HAMi register and no MIG device saying otherwise
+    (``_instance_replicas``); None for every other node. The pods on such a node asking
+    ``nvidia.com/gpu`` ask replicas, as on a node GFD labels with ``nvidia.com/gpu.replicas``."""
+    node = _Node.from_object(item, 0)
+    labels = node.labels
+    counted_by_label = any(
+        labels.get(k) for k in (f"{_LABEL}gpu.count", REPLICAS_LABEL, GKE_CLIENTS_LABEL)
+    )
+    mig = any(k.startswith(f"{_LABEL}mig-") for k in (*node.capacity, *node.allocatable))
+    if counted_by_label or mig or _hami_gpus(node):
+        return None
+    capacity_gpus = _capacity_gpus(node, lambda *_: None)
+    if capacity_gpus is None:
+        return None
+    shared = _instance_replicas(capacity_gpus, _instance_type(labels))
+    return None if shared is None else shared[1]
 
 
 def _labelled_gpus(

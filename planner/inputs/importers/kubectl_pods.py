@@ -24,6 +24,8 @@ GPU requests and what one pod gets [GPUs]:
   ``nvidia.com/gpu.sharing-strategy``, GKE's ``gke-gpu-sharing-strategy``) ``n`` replicas of
   1/replicas of a GPU each (``nvidia.com/gpu.replicas`` or GKE's
   ``gke-max-shared-clients-per-gpu`` in the selector, else ``WorkloadDefaults.shared_gpu_share``).
+  A node given with the pods that advertises a whole multiple of its instance type's GPUs
+  without those labels (``kubectl_nodes.instance_replicas``) shares them that many ways.
 - ``nvidia.com/mig-<profile>: n``: ``n`` MIG instances: compute slices over the GPU's, memory
   the profile's; more than one GPU holds fill whole GPUs (``n`` over the most of the profile
   one GPU holds, rounded up), the figures of the GPU the pod is pinned to. A profile no catalog
@@ -110,6 +112,7 @@ from planner.inputs.importers.kubectl_nodes import (
     PRODUCT_LABEL,
     REPLICAS_LABEL,
     SHARING_LABEL,
+    instance_replicas,
     selected_gpu,
     vm_gpu,
 )
@@ -1381,10 +1384,17 @@ def _shared_whole_gpus(
     )
 
 
+_INSTANCE_REPLICAS = "(replicas over the instance type's GPUs)"
+"""Key under which ``node_labels`` gives the replicas a node's instance type implies
+(``kubectl_nodes.instance_replicas``); no node label can be named so (a label has no space)."""
+
+
 def node_labels(data: bytes, file: str) -> dict[str, Mapping[str, str]]:
-    """The labels of each node of ``kubectl get nodes -o json`` (or ``-o yaml``), by node name;
-    what the pods on a node are given of its GPUs (``on_their_nodes``). Raises ``InputError``
-    as ``kube.kube_documents`` does."""
+    """The labels of each node of ``kubectl get nodes -o json`` (or ``-o yaml``), by node name,
+    and, where the node advertises a whole multiple of its instance type's GPUs without GFD's
+    labels, those replicas per GPU under ``_INSTANCE_REPLICAS``; what the pods on a node are
+    given of its GPUs (``on_their_nodes``). Raises ``InputError`` as ``kube.kube_documents``
+    does."""
     read = kube_documents(data, file)
     labels: dict[str, Mapping[str, str]] = {}
     for item in kube_objects(read.documents):
@@ -1393,8 +1403,11 @@ def node_labels(data: bytes, file: str) -> dict[str, Mapping[str, str]]:
         metadata = as_mapping(item.get("metadata"))
         name = as_text(metadata.get("name"))
         if name:
-            found = as_mapping(metadata.get("labels")).items()
-            labels[name] = {str(k): as_text(v) for k, v in found}
+            found = {str(k): as_text(v) for k, v in as_mapping(metadata.get("labels")).items()}
+            replicas = instance_replicas(item)
+            if replicas is not None:
+                found[_INSTANCE_REPLICAS] = str(replicas)
+            labels[name] = found
     return labels
 
 
@@ -1423,6 +1436,12 @@ def on_their_nodes(
         pinned = {
             key: (value, f"node {shown(pod.node)} label {key}") for key, value in labels.items()
         }
+        implied = pinned.pop(_INSTANCE_REPLICAS, None)
+        if implied is not None:
+            pinned[REPLICAS_LABEL] = (
+                implied[0],
+                f"node {shown(pod.node)} advertises {implied[0]} per GPU of its instance type",
+            )
         bad = _PodProblems(pod.file, pod.namespace, pod.name, problems)
         try:
             gpu = _shared_whole_gpus(asked, pinned, catalog, defaults, bad)
