@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
+import secrets
+import stat
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, BinaryIO
+from zipfile import ZipFile
 
 import pandas as pd
 from openpyxl import Workbook
 from openpyxl.styles import Font
+from openpyxl.worksheet._writer import WorksheetWriter
 
 from planner.assumptions import Assumptions, Fact, facts
 from planner.inputs.importers.workbook import write_inputs_sheet
@@ -49,6 +55,7 @@ __all__ = [
     "sheet_parts",
     "sheets_bytes",
     "workbook_bytes",
+    "write_file_whole",
     "write_sheets",
     "write_workbook",
 ]
@@ -331,13 +338,13 @@ def _assumptions(plan: ScenarioPlan) -> pd.DataFrame:
 
 def write_workbook(
     plan: ScenarioPlan,
-    target: Path | BinaryIO,
+    target: Path | str | BinaryIO,
     *,
     extra_sheets: Mapping[str, pd.DataFrame] | None = None,
     input_problems: Sequence[InputProblem] = (),
     given: Mapping[str, bytes] | None = None,
 ) -> None:
-    """Write the plan to an .xlsx file or binary stream.
+    """Write the plan to an .xlsx file (all or nothing: ``write_file_whole``) or binary stream.
 
     Sheets: Overview (one printed page: the recommendation in words, its key figures with unit
     and definition, every plan's cost, GPUs and utilisation with three native charts over them;
@@ -394,16 +401,84 @@ def write_workbook(
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
     write_inputs_sheet(book, plan.scenario, given, shown_sheets=_SHOWN_INPUTS)
-    book.save(target)
+    _save(book, target)
 
 
-def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | BinaryIO) -> None:
-    """Write frames alone, one sheet each, with the plan workbook's formats and text safety."""
+def write_sheets(frames: Mapping[str, pd.DataFrame], target: Path | str | BinaryIO) -> None:
+    """Write frames alone, one sheet each, with the plan workbook's formats and text safety;
+    to a file all or nothing (``write_file_whole``)."""
     book = Workbook()
     book.remove(book.active)
     for title, frame in frames.items():
         _table_sheet(book, title, frame)
-    book.save(target)
+    _save(book, target)
+
+
+def _save(book: Workbook, target: Path | str | BinaryIO) -> None:
+    """Save ``book`` to a stream, or to a file path by ``write_file_whole``."""
+    if not isinstance(target, (Path, str)):
+        book.save(target)
+        return
+    # Zipped in memory, so the target is written by ``write_file_whole`` alone.
+    buffer = io.BytesIO()
+    try:
+        book.save(buffer)
+    except OSError as error:
+        _close_unfinished_writers(error)
+        raise
+    write_file_whole(Path(target), buffer.getvalue())
+
+
+def _close_unfinished_writers(error: OSError) -> None:
+    """Close what a failed save left open: its sheet writers (openpyxl writes each sheet to a
+    temporary file first, which a full disk or a quota stops) and its zip archive, so none
+    prints a traceback of its own when it is collected. The temporary files go when the
+    process exits."""
+    trace = error.__traceback__
+    while trace is not None:
+        for value in tuple(trace.tb_frame.f_locals.values()):
+            # Closing a sheet writer flushes its file again, which fails as the save did.
+            if isinstance(value, (WorksheetWriter, ZipFile)):
+                with suppress(OSError, ValueError):
+                    value.close()
+        trace = trace.tb_next
+
+
+def write_file_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all.
+
+    A regular file is written beside the target under a hidden name, then renamed over it once
+    complete, keeping the earlier file's permissions: when the disk or a quota fills up, the file
+    already at ``path`` stays as it was and no partial file is left. A symbolic link is followed
+    (the file it points to is replaced, the link kept). A device or pipe (``/dev/stdout``) is
+    written directly, since it cannot be renamed over. Raises ``OSError`` (its ``strerror`` says
+    why) when the file cannot be written.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        earlier: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        earlier = None
+    if earlier is not None and not stat.S_ISREG(earlier.st_mode):
+        with target.open("wb") as stream:
+            stream.write(data)
+        return
+    partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
+    # Created as any new file is (the umask applies), and never over an existing file.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(partial, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if earlier is not None:
+            os.chmod(partial, stat.S_IMODE(earlier.st_mode))
+        os.replace(partial, target)
+    except BaseException:
+        with suppress(OSError):
+            partial.unlink()
+        raise
 
 
 def sheets_bytes(frames: Mapping[str, pd.DataFrame]) -> bytes:
