@@ -413,7 +413,7 @@ def test_a_gpu_name_line_the_lgip_s_sms_rule_out_is_kept_with_a_problem() -> Non
     assert (problem.file, problem.row, problem.column) == ("gpu-10.txt", 1, "Name")
     assert problem.message == (
         "GPU 0 is named 'NVIDIA H20' (H20-96GB), but MIG profiles 7g.96gb (7g.96gb has 93 GiB) "
-        "are offered by GH200-96GB (7g.96gb has 132 SMs, more than a whole H20-96GB's 78); "
-        "H20-96GB is kept"
+        "are offered by GH200-96GB, not by H20-96GB: 7g.96gb has 132 SMs, more than a whole "
+        "H20-96GB's 78; H20-96GB is kept"
     )
     assert problem.fix.startswith("check that the nvidia-smi -L and nvidia-smi mig outputs")

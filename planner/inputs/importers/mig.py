@@ -298,8 +298,9 @@ def _model_fact(
                     first.line,
                     "Name",
                     f"GPU {first.gpu} is named {quoted(first.written)} ({first.model}), but "
-                    f"MIG profiles {names}{memory_note} are offered by {offered_by}"
-                    + (f" ({misfits[first.model]})" if first.model in misfits else "")
+                    f"MIG profiles {names}{memory_note} are offered by {offered_by}, not by "
+                    f"{first.model}"
+                    + (f": {misfits[first.model]}" if first.model in misfits else "")
                     + f"; {first.model} is kept",
                     "check that the nvidia-smi -L and nvidia-smi mig outputs are of one host; if "
                     f"they are, this GPU's MIG profiles are not the catalog's {first.model}'s: "
