@@ -665,3 +665,39 @@ def test_two_clusters_node_files_of_one_name_keep_their_nodes_apart() -> None:
     again = import_inventory([("nodes.json", prod), ("nodes.json", prod)], CATALOG)
     assert list(again.frame["host"]) == ["worker-0"]
     assert not again.problems
+
+
+_L_A30 = (
+    "GPU 0: NVIDIA A30 (UUID: GPU-11111111-2222-3333-4444-555555555555)\n"
+    "  MIG 1g.6gb      Device  0: (UUID: MIG-a)\n"
+    "  MIG 1g.6gb      Device  1: (UUID: MIG-b)\n"
+    "GPU 1: NVIDIA A30 (UUID: GPU-21111111-2222-3333-4444-555555555555)\n"
+    "  MIG 2g.12gb     Device  0: (UUID: MIG-c)\n"
+)
+_LGI_A30 = (
+    "+-------------------------------------------------------+\n"
+    "| GPU instances:                                        |\n"
+    "| GPU   Name             Profile  Instance   Placement  |\n"
+    "|                          ID       ID       Start:Size |\n"
+    "|=======================================================|\n"
+    "|   0  MIG 1g.6gb          14        3          0:1     |\n"
+    "+-------------------------------------------------------+\n"
+    "|   0  MIG 1g.6gb          14        4          1:1     |\n"
+    "+-------------------------------------------------------+\n"
+)
+
+
+def test_one_hosts_files_named_as_readme_names_them_are_one_host() -> None:
+    """nvidia-smi -L > gpu-07.txt and nvidia-smi mig -lgi > gpu-07-mig.txt (README's names)
+    are one host, gpu-07, with 2 GPUs and GPU 0's layout; the -lgi file made a second host,
+    gpu-07-mig, with a GPU of its own."""
+    files = [("gpu-07.txt", _L_A30.encode()), ("gpu-07-mig.txt", _LGI_A30.encode())]
+    imported = import_inventory(files, CATALOG)
+    assert imported.frame["host"].tolist() == ["gpu-07"]
+    assert imported.frame["gpus_per_host"].tolist() == [2]
+    assert ("gpu-07", 0, "gpu-07-mig.txt") in {
+        (g.host, g.gpu_index, g.file) for g in imported.mig_layouts
+    }
+    assert {g.host for g in imported.mig_layouts} == {"gpu-07"}
+    (note,) = [n for n in imported.notes if n.field == "host" and "-mig" in n.text]
+    assert "names the output" in note.text

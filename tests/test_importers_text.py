@@ -319,3 +319,17 @@ def test_a_pdsh_hosts_blank_lines_stay_in_its_output() -> None:
     assert run is not None
     assert run.outputs["gpu-01"].lines == ((1, "a"), (2, ""), (3, "b"))
     assert host_outputs(tool_text(b"gpu-01: a\nother:\n", "p.txt")) is None
+
+
+def test_a_last_word_naming_the_output_is_no_part_of_the_host_name() -> None:
+    """README names one host's files gpu-07.txt (nvidia-smi -L) and gpu-07-mig.txt (mig -lgi):
+    both name the host gpu-07, so its MIG layout is not a phantom host gpu-07-mig's. A name that
+    is only such a word stays as it is."""
+    assert host_from_file_name("gpu-07-mig.txt") == "gpu-07"
+    assert host_from_file_name("/data/GPU-07_LGIP.txt") == "GPU-07"
+    assert host_from_file_name("gpu-07-nvidia-smi.csv") == "gpu-07"
+    assert host_from_file_name("gpu-07.smi.txt") == "gpu-07"
+    assert host_from_file_name("mig.txt") == "mig"
+    assert host_from_file_name("nvidia-smi.txt") == "nvidia-smi"
+    assert host_from_file_name("migration-01.txt") == "migration-01"
+    assert host_from_file_name("node-smith.txt") == "node-smith"

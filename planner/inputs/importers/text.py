@@ -164,16 +164,35 @@ def _without_shared_indent(lines: list[tuple[int, str]]) -> tuple[tuple[int, str
 
 
 def host_from_file_name(file: str) -> str | None:
-    """The host a file is named after: ``gpu-node-07.txt`` → ``gpu-node-07``.
+    """The host a file is named after: ``gpu-node-07.txt`` → ``gpu-node-07``, and
+    ``gpu-07-mig.txt`` → ``gpu-07``: a last word naming the output (``_OUTPUT_WORDS``) is not
+    part of the host's name, so one host's ``-L`` and ``mig -lgi`` files name one host; a
+    name that is only such words (``nvidia-smi.txt``) is kept.
 
     A workbook tab (``x.xlsx [vHost]``) and names without a letter or digit give None.
     """
+    stem = _file_stem(file)
+    if stem is None:
+        return None
+    if re.fullmatch(_OUTPUT_WORDS, stem, re.IGNORECASE):
+        return stem
+    host = re.sub(rf"[-_.]{_OUTPUT_WORDS}$", "", stem, flags=re.IGNORECASE)
+    return host if re.search(r"[A-Za-z0-9]", host) else stem
+
+
+def _file_stem(file: str) -> str | None:
+    """A file's name without its folders and known suffixes; None without a letter or digit."""
     name = PurePath(file.split(" [", 1)[0]).name
     path = PurePath(name)
     while path.suffix.lower() in _FILE_SUFFIXES:
         path = path.with_suffix("")
     stem = path.name.strip()
     return stem if re.search(r"[A-Za-z0-9]", stem) else None
+
+
+_OUTPUT_WORDS = r"(?:nvidia[-_]?smi|smi|mig|lgi|lgip|lci|lcip|query|query[-_]gpu)"
+"""A last word of a file's name that names the nvidia-smi output it holds (``gpu-07-mig``,
+``gpu-07_smi``), as README's examples name them, not the host."""
 
 
 def name_host(text: ToolText, host_name: str | None) -> tuple[str, NoteSource, str]:
@@ -186,7 +205,14 @@ def name_host(text: ToolText, host_name: str | None) -> tuple[str, NoteSource, s
         return host_name, "read", "the host name given for the file"
     if text.prompt_host:
         return text.prompt_host, "derived", "the host in the shell prompt pasted with the output"
-    stem = host_from_file_name(text.file)
+    stem, named = host_from_file_name(text.file), _file_stem(text.file)
+    if stem and named and stem != named:
+        return (
+            stem,
+            "assumed",
+            "the host is named after the file, without its last word "
+            f"{quoted(named[len(stem) :])}, which names the output (or give the host name)",
+        )
     if stem:
         return stem, "assumed", "the host is named after the file (or give the host name)"
     return "host", "assumed", "no host name in the file or its name: give the host name"
