@@ -164,6 +164,8 @@ def test_an_invisible_character_in_a_name_is_shown_escaped_with_the_fix_to_delet
         ("Tesla V100-PCIE-16GB", None, "V100-16GB-PCIe"),
         ("Tesla V100-SXM2-32GB", None, "V100-32GB-SXM"),
         ("Tesla V100-PCIE-32GB", None, "V100-32GB-PCIe"),
+        # FHHL (full height, half length) is a PCIe card, not the 300 W SXM2 part.
+        ("Tesla V100-FHHL-16GB", None, "V100-16GB-PCIe"),
         ("Tesla-V100-SXM2-16GB", None, "V100-16GB-SXM"),
         ("NVIDIA A10G", None, "A10G"),
         ("NVIDIA A40", None, "A40"),

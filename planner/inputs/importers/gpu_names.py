@@ -42,6 +42,8 @@ _FORMS = {
     "hgx": "sxm",
     "pcie": "pcie",
     "pci": "pcie",
+    # Full height, half length: a PCIe card's size (Tesla V100-FHHL-16GB, the 150 W V100).
+    "fhhl": "pcie",
     "nvl": "nvl",
 }
 """Form-factor words; HBM3 marks the H100 SXM5 part (the PCIe part has HBM2e)."""
