@@ -1,12 +1,13 @@
-"""Tests of pods asking a share of a GPU's memory (HAMi, Volcano) read against the GPU their node
-selector names."""
+"""Tests of a pod's GPU memory read against the GPU its node selector names (HAMi's and
+Volcano's memory shares) or, with the nodes given, the GPU of the node it runs on."""
 
 from __future__ import annotations
 
 import pytest
-from importer_samples import CATALOG, container, kube_list, pod
+from importer_samples import CATALOG, container, kube_list, node, pod
 
 from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
+from planner.inputs.importers.mix import import_workloads
 
 _L4 = {"nvidia.com/gpu.product": "NVIDIA-L4"}
 _HAMI_HALF = {
@@ -59,3 +60,26 @@ def test_a_memory_percentage_without_a_gpu_named_is_of_an_assumed_gpu(
     assert gpu is not None
     assert (gpu.memory_gib, gpu.memory_source) == (pytest.approx(20.0), "assumed")
     assert "an assumed 40 GiB GPU" in gpu.memory_text
+
+
+def test_whole_gpu_pods_on_given_nodes_take_their_node_s_gpu_memory() -> None:
+    """If the nodes come with the pods and the pods' node (spec.nodeName) carries GFD's product
+    NVIDIA-L4, pods asking nvidia.com/gpu: 1 without a selector are sized on the L4's 24 GiB
+    (derived, naming the nodes), not an assumed 40 GiB, and their class stays free to be planned
+    on any model; without the nodes the 40 GiB is assumed."""
+    nodes = kube_list(
+        node(
+            "gpu-1",
+            {"nvidia.com/gpu.product": "NVIDIA-L4", "nvidia.com/gpu.count": "2"},
+            extra={"nvidia.com/gpu": "2"},
+        )
+    )
+    pods = _share_pods({"nvidia.com/gpu": "1"}, None)
+    mix = import_workloads([("pods.json", pods)], CATALOG, nodes=[("nodes.json", nodes)])
+    assert list(mix.frame["memory_gib"]) == [pytest.approx(24.0)]
+    assert list(mix.frame["gpu_models"]) == [""]
+    (memory,) = [n for n in mix.notes if n.field == "memory_gib"]
+    assert memory.source == "derived"
+    assert "24 GiB of the L4 the pods run on" in memory.text
+    alone = import_workloads([("pods.json", pods)], CATALOG)
+    assert list(alone.frame["memory_gib"]) == [pytest.approx(40.0)]

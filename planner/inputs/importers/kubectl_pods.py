@@ -74,7 +74,9 @@ by a label the user picks. A pod pinned by its node selector or required node af
 node label of the GPU (GFD's ``nvidia.com/gpu.product``, GKE's
 ``cloud.google.com/gke-accelerator``, EKS's ``k8s.amazonaws.com/accelerator``, an EC2 GPU
 instance type ``node.kubernetes.io/instance-type``) runs on that model, read as the nodes'
-importer reads the label: its class may only use it, and its memory is that model's. Only
+importer reads the label: its class may only use it, and its memory is that model's. With the
+nodes given, a pod's memory not otherwise known is of the model its node's labels name (its
+class still free to use any model). Only
 ``Running`` and ``Pending`` pods count as instances; finished pods and pods without a GPU are
 kept in the pod table and left out of the classes, with a note.
 """
@@ -321,6 +323,10 @@ class PodRequest:
     gpu_models: tuple[str, ...]
     """Catalog models the pod's node selector or affinity asks for by a node label of its GPU
     (``nvidia.com/gpu.product``, ``cloud.google.com/gke-accelerator``, the instance type)."""
+    node_models: tuple[str, ...] = ()
+    """Catalog models the labels of the node the pod runs on (``spec.nodeName``) name, where a
+    ``kubectl get nodes`` file gives that node (``on_their_nodes``): the GPU its memory is of
+    where neither the request nor a selector says; no constraint on where it is planned."""
 
     @property
     def counted(self) -> bool:
@@ -1427,15 +1433,19 @@ def on_their_nodes(
     defaults = defaults or WorkloadDefaults()
     problems: list[InputProblem] = []
     placed: list[PodRequest] = []
-    for pod in pods:
-        labels = nodes.get(pod.node)
-        asked = None if pod.gpu is None else pod.gpu.asked or pod.gpu
-        if labels is None or asked is None or asked.gpus_source != "read":
-            placed.append(pod)
+    for each in pods:
+        labels = nodes.get(each.node)
+        if labels is None or each.gpu is None:
+            placed.append(each)
             continue
         pinned = {
-            key: (value, f"node {shown(pod.node)} label {key}") for key, value in labels.items()
+            key: (value, f"node {shown(each.node)} label {key}") for key, value in labels.items()
         }
+        pod = replace(each, node_models=_labelled_models(pinned, catalog))
+        asked = each.gpu.asked or each.gpu
+        if asked.gpus_source != "read":
+            placed.append(pod)
+            continue
         implied = pinned.pop(_INSTANCE_REPLICAS, None)
         if implied is not None:
             pinned[REPLICAS_LABEL] = (
@@ -1901,7 +1911,10 @@ def _class_row(
         "spec.containers[].resources",
     )
     models = tuple(dict.fromkeys(m for p in pods for m in p.gpu_models))
-    memory, memory_source, memory_text = _class_memory(requests, gpus, models, catalog, defaults)
+    node_models = tuple(dict.fromkeys(m for p in pods for m in p.node_models))
+    memory, memory_source, memory_text = _class_memory(
+        requests, gpus, models, node_models, catalog, defaults
+    )
     note("memory_gib", memory, memory_source, memory_text)
     busy = defaults.busy_fraction.get(kind, 0.5)
     note(
@@ -1985,11 +1998,13 @@ def _class_memory(
     requests: Sequence[GpuRequest],
     gpus: float,
     models: Sequence[str],
+    node_models: Sequence[str],
     catalog: Catalog,
     defaults: WorkloadDefaults,
 ) -> tuple[float, NoteSource, str]:
     """GPU memory per instance [GiB]: the request's own figure when it has one, else the GPU
-    share × the selected model's memory, else × ``defaults.gpu_memory_gib``."""
+    share × the selected model's memory, else × the memory of the model the pods' nodes carry
+    (``node_models``), else × ``defaults.gpu_memory_gib``; the smallest of several models'."""
     known = [r for r in requests if r.memory_gib is not None]
     if known and len(known) == len(requests):
         widest = max(known, key=lambda r: r.memory_gib or 0.0)
@@ -2001,6 +2016,14 @@ def _class_memory(
             round(gpus * gpu_memory, 3),
             "derived",
             f"{gpus:g} GPU × {gpu_memory:g} GiB of the selected {models[0]}",
+        )
+    on_nodes = _smallest_gpu(node_models, catalog)
+    if on_nodes is not None:
+        return (
+            round(gpus * on_nodes[1], 3),
+            "derived",
+            f"{gpus:g} GPU × {on_nodes[1]:g} GiB of the {on_nodes[0]} the pods run on (their "
+            "nodes' labels, in the kubectl get nodes file given)",
         )
     return (
         round(gpus * defaults.gpu_memory_gib, 3),
