@@ -102,7 +102,7 @@ _LABELS = {
     Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
 }
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-"""The start of an OLE2 compound file: an Excel 97-2003 workbook (.xls)."""
+"""The start of an OLE2 compound file: an Excel 97-2003 workbook (.xls), or an encrypted .xlsx."""
 _TOOL_ERROR = re.compile(
     r"NVIDIA-SMI has failed|No devices were found|Failed to initialize NVML|"
     r"Unable to determine the device handle|Insufficient Permissions"
@@ -261,6 +261,9 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     if is_workbook(data):
         return detect_file(file, data, role=role).format
     if data.startswith(_OLE):
+        from planner.inputs.importers.sheets import refuse_encrypted_workbook
+
+        refuse_encrypted_workbook(data, file)
         raise InputError(
             [
                 InputProblem(

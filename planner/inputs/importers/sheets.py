@@ -1,7 +1,8 @@
 """Reading an Excel workbook (``.xlsx``) the way every importer does: opened read-only for its
 saved values, each sheet's rows with the cells openpyxl cannot read (an error value, a number
 cell holding ``inf``, a formula saved without its value) given as ``UnreadableCell`` for the
-reader to name on its row and column, not failing the whole sheet."""
+reader to name on its row and column, not failing the whole sheet. An encrypted workbook
+(saved with a password or a sensitivity label) is refused saying so."""
 
 from __future__ import annotations
 
@@ -18,12 +19,102 @@ from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser
 
 from planner.inputs.problems import InputError, InputProblem
 
-__all__ = ["RowPastLastRowError", "UnreadableCell", "sheet_rows", "workbook_sheets"]
+__all__ = [
+    "RowPastLastRowError",
+    "UnreadableCell",
+    "is_encrypted_workbook",
+    "refuse_encrypted_workbook",
+    "sheet_rows",
+    "workbook_sheets",
+]
+
+_COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""The start of an OLE2 compound file (MS-CFB): an Excel 97-2003 workbook, or the container
+of an encrypted .xlsx."""
+_ENCRYPTED_PACKAGE = "EncryptedPackage"
+"""The stream holding an encrypted .xlsx in its compound file (MS-OFFCRYPTO 2.3.4.4)."""
+_DIRECTORY_ENTRY = 128
+"""Bytes of a compound file's directory entry: its name in UTF-16LE (64 bytes), the name's
+length in bytes with its terminating zero (2 bytes), then the entry's type and links."""
+_HEADER_FAT_SECTORS = 109
+"""Sectors of the allocation table listed in the header; more are chained from it."""
+
+
+def is_encrypted_workbook(data: bytes) -> bool:
+    """Whether ``data`` is an encrypted Office document, as Excel saves an .xlsx with a password
+    (File > Info > Protect Workbook > Encrypt with Password) or a sensitivity label that
+    encrypts: a compound file whose directory names an ``EncryptedPackage`` stream. An
+    Excel 97-2003 workbook (.xls) is a compound file without one."""
+    return _ENCRYPTED_PACKAGE in _compound_file_names(data)
+
+
+def refuse_encrypted_workbook(data: bytes, file: str) -> None:
+    """Raises ``InputError`` saying how to give an encrypted workbook unprotected when
+    ``data`` is one."""
+    if is_encrypted_workbook(data):
+        raise InputError(
+            [
+                InputProblem(
+                    file,
+                    None,
+                    None,
+                    "the workbook is encrypted (a password or a sensitivity label), so it "
+                    "cannot be read",
+                    "open it in Excel and remove the password (File > Info > Protect Workbook), "
+                    "or save an unprotected copy, and give that",
+                )
+            ]
+        )
+
+
+def _compound_file_names(data: bytes) -> set[str]:
+    """The names in a compound file's directory (MS-CFB 2.2, 2.6); none for other data or a
+    compound file too damaged to walk."""
+    if not data.startswith(_COMPOUND_FILE) or len(data) < 512:
+        return set()
+    sector_size = 1 << _number(data, 30, 2)
+    if sector_size not in (512, 4096):
+        return set()
+    # The header fills sector -1: sector n starts at (n + 1) sector sizes.
+    sectors = len(data) // sector_size - 1
+    per_sector = sector_size // 4
+
+    def sector(number: int) -> bytes:
+        return data[(number + 1) * sector_size : (number + 2) * sector_size]
+
+    fat_sectors = [_number(data, 76 + 4 * i) for i in range(_HEADER_FAT_SECTORS)]
+    chained = _number(data, 68)
+    for _ in range(sectors):  # a chain that loops back ends here
+        if chained >= sectors:
+            break
+        block = sector(chained)
+        fat_sectors += [_number(block, 4 * i) for i in range(per_sector - 1)]
+        chained = _number(block, sector_size - 4)
+    fat = [_number(sector(n), 4 * i) for n in fat_sectors if n < sectors for i in range(per_sector)]
+    names: set[str] = set()
+    directory = _number(data, 48)
+    for _ in range(sectors):
+        if directory >= sectors:
+            break
+        block = sector(directory)
+        for start in range(0, sector_size, _DIRECTORY_ENTRY):
+            length = _number(block, start + 64, 2)
+            if 2 <= length <= 64:
+                names.add(block[start : start + length - 2].decode("utf-16-le", "replace"))
+        directory = fat[directory] if directory < len(fat) else sectors
+    return names
+
+
+def _number(data: bytes, at: int, size: int = 4) -> int:
+    """The little-endian unsigned number of ``size`` bytes at ``at``."""
+    return int.from_bytes(data[at : at + size], "little")
 
 
 def workbook_sheets(data: bytes, file: str, fix: str) -> Any:
     """An openpyxl read-only workbook of ``data``; ``InputError`` with ``fix`` (how to give the
-    file the reader expects) when it is not one."""
+    file the reader expects) when it is not one, or saying how to give it unprotected when it
+    is encrypted."""
+    refuse_encrypted_workbook(data, file)
     try:
         return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     # openpyxl and zipfile raise many types (BadZipFile, KeyError, XML parse errors) for a
