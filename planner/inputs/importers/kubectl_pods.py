@@ -76,9 +76,10 @@ node label of the GPU (GFD's ``nvidia.com/gpu.product``, GKE's
 instance type ``node.kubernetes.io/instance-type``) runs on that model, read as the nodes'
 importer reads the label: its class may only use it, and its memory is that model's. With the
 nodes given, a pod's memory not otherwise known is of the model its node's labels name (its
-class still free to use any model). Only
-``Running`` and ``Pending`` pods count as instances; finished pods and pods without a GPU are
-kept in the pod table and left out of the classes, with a note.
+class still free to use any model). Only ``Running`` and ``Pending`` pods count as instances,
+except pods being deleted (``metadata.deletionTimestamp``, a rollout's old pods); those,
+finished pods and pods without a GPU are kept in the pod table and left out of the classes,
+with a note.
 """
 
 from __future__ import annotations
@@ -327,11 +328,15 @@ class PodRequest:
     """Catalog models the labels of the node the pod runs on (``spec.nodeName``) name, where a
     ``kubectl get nodes`` file gives that node (``on_their_nodes``): the GPU its memory is of
     where neither the request nor a selector says; no constraint on where it is planned."""
+    terminating: bool = False
+    """``metadata.deletionTimestamp`` is set (kubectl's ``Terminating``): the pod is being
+    deleted, and a rollout's new pod or a replacement takes its place."""
 
     @property
     def counted(self) -> bool:
-        """The pod holds or waits for its resources (``COUNTED_PHASES``)."""
-        return self.phase in COUNTED_PHASES
+        """The pod holds or waits for its resources (``COUNTED_PHASES``) and is not being
+        deleted: counting a rollout's old pods beside their replacements counts it twice."""
+        return self.phase in COUNTED_PHASES and not self.terminating
 
 
 @dataclass(frozen=True)
@@ -1253,6 +1258,7 @@ def _pod(
         name=name,
         node=as_text(spec.get("nodeName")),
         phase=as_text(as_mapping(item.get("status")).get("phase")),
+        terminating=bool(metadata.get("deletionTimestamp")),
         owner_kind=kind,
         owner_name=owner,
         owner_source=source,
@@ -1742,62 +1748,7 @@ def group_pods(
     problems: list[InputProblem] = []
     files = list(dict.fromkeys(p.file for p in pods))
     file = ", ".join(files) if files else "pods"
-    without_gpu = [p for p in pods if p.gpu is None]
-    stopped = [p for p in pods if p.gpu is not None and not p.counted]
-    finished = [p for p in stopped if p.phase in _FINISHED_PHASES]
-    unknown = [p for p in stopped if p.phase not in _FINISHED_PHASES]
-    if without_gpu:
-        notes.append(
-            ImportNote(
-                file,
-                None,
-                "",
-                "",
-                "",
-                str(len(without_gpu)),
-                "read",
-                f"{counted(len(without_gpu), 'pod')} "
-                + ("requests" if len(without_gpu) == 1 else "request")
-                + " no GPU: listed in the pod table, not "
-                "in the workload classes",
-            )
-        )
-    if finished:
-        notes.append(
-            ImportNote(
-                file,
-                None,
-                "status.phase",
-                "",
-                "",
-                str(len(finished)),
-                "read",
-                f"{counted(len(finished), 'GPU pod')} "
-                + ("has" if len(finished) == 1 else "have")
-                + " finished (Succeeded or Failed) and hold "
-                "no GPU: not counted",
-            )
-        )
-    for phase in sorted({p.phase for p in unknown}):
-        count = sum(p.phase == phase for p in unknown)
-        notes.append(
-            ImportNote(
-                file,
-                None,
-                "status.phase",
-                "",
-                "",
-                str(count),
-                "read",
-                f"{counted(count, 'GPU pod')} in phase {shown(phase)}"
-                + (
-                    " (their node stopped reporting them, so whether they hold a GPU is not known)"
-                    if phase == "Unknown"
-                    else ""
-                )
-                + ": not counted; list the pods again once their node reports them",
-            )
-        )
+    notes.extend(_uncounted_notes(pods, file))
     classes: dict[tuple[str, ...], _Class] = {}
     missing_label = 0
     for pod in pods:
@@ -1830,6 +1781,7 @@ def group_pods(
             )
         )
     if pods and not classes:
+        without_gpu, finished, deleted, unknown = _uncounted(pods)
         problems.append(
             InputProblem(
                 file,
@@ -1837,6 +1789,7 @@ def group_pods(
                 None,
                 f"none of the {counted(len(pods), 'pod')} holds or waits for a GPU "
                 f"({len(without_gpu)} request none, {len(finished)} have finished"
+                + (f", {len(deleted)} are being deleted" if deleted else "")
                 + (f", {len(unknown)} in another phase" if unknown else "")
                 + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
@@ -1858,6 +1811,96 @@ def group_pods(
         rows.append(_class_row(entry, name, file, catalog, defaults, notes))
     frame = pd.DataFrame(rows, columns=[*WORKLOAD_COLUMNS, "notes"])
     return GroupedPods(frame, tuple(notes), tuple(problems), class_of, owners)
+
+
+def _uncounted(
+    pods: Sequence[PodRequest],
+) -> tuple[list[PodRequest], list[PodRequest], list[PodRequest], list[PodRequest]]:
+    """The pods no class counts: without a GPU, finished, being deleted, in another phase."""
+    without_gpu = [p for p in pods if p.gpu is None]
+    stopped = [p for p in pods if p.gpu is not None and not p.counted]
+    finished = [p for p in stopped if p.phase in _FINISHED_PHASES]
+    deleted = [p for p in stopped if p.terminating and p.phase not in _FINISHED_PHASES]
+    unknown = [p for p in stopped if not p.terminating and p.phase not in _FINISHED_PHASES]
+    return without_gpu, finished, deleted, unknown
+
+
+def _uncounted_notes(pods: Sequence[PodRequest], file: str) -> list[ImportNote]:
+    """Notes on the pods no class counts: without a GPU, finished, being deleted, in another
+    phase."""
+    notes: list[ImportNote] = []
+    without_gpu, finished, deleted, unknown = _uncounted(pods)
+    if without_gpu:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "",
+                "",
+                "",
+                str(len(without_gpu)),
+                "read",
+                f"{counted(len(without_gpu), 'pod')} "
+                + ("requests" if len(without_gpu) == 1 else "request")
+                + " no GPU: listed in the pod table, not "
+                "in the workload classes",
+            )
+        )
+    if finished:
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "status.phase",
+                "",
+                "",
+                str(len(finished)),
+                "read",
+                f"{counted(len(finished), 'GPU pod')} "
+                + ("has" if len(finished) == 1 else "have")
+                + " finished (Succeeded or Failed) and hold "
+                "no GPU: not counted",
+            )
+        )
+    if deleted:
+        named = ", ".join(f"{shown(p.namespace)}/{shown(p.name)}" for p in deleted[:5])
+        more = f" and {len(deleted) - 5} more" if len(deleted) > 5 else ""
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "metadata.deletionTimestamp",
+                "",
+                "",
+                str(len(deleted)),
+                "read",
+                f"{counted(len(deleted), 'GPU pod')} "
+                + ("is" if len(deleted) == 1 else "are")
+                + f" being deleted (Terminating: {named}{more}): not counted, as the pods "
+                "replacing them (a rollout's new ones) are; listed in the pod table",
+            )
+        )
+    for phase in sorted({p.phase for p in unknown}):
+        count = sum(p.phase == phase for p in unknown)
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                "status.phase",
+                "",
+                "",
+                str(count),
+                "read",
+                f"{counted(count, 'GPU pod')} in phase {shown(phase)}"
+                + (
+                    " (their node stopped reporting them, so whether they hold a GPU is not known)"
+                    if phase == "Unknown"
+                    else ""
+                )
+                + ": not counted; list the pods again once their node reports them",
+            )
+        )
+    return notes
 
 
 def _unique_names(classes: Sequence[_Class]) -> dict[tuple[str, ...], str]:
