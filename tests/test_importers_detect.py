@@ -689,3 +689,24 @@ def test_a_csv_whose_first_column_is_time_but_names_no_series_is_not_taken_for_g
         detect_format("t.csv", b"Time,load\n2026-11-28 10:00:00,3\n", role="workloads")
     (problem,) = caught.value.problems
     assert "Grafana" not in problem.message
+
+
+def test_dcgm_metrics_under_their_old_names_are_named_with_how_to_get_the_current_ones() -> None:
+    """A scrape of the DCGM exporter's 1.x metric names (dcgm_gpu_utilization, dcgm_fb_used,
+    pods in pod_name) is refused naming them and the current names to give, not 'cannot tell
+    which tool wrote this file'."""
+    labels = b'{gpu="0",uuid="GPU-8f64",pod_name="train-0",pod_namespace="ml"}'
+    data = (
+        b"# HELP dcgm_gpu_temp GPU temperature (in C).\n# TYPE dcgm_gpu_temp gauge\n"
+        b"dcgm_gpu_temp" + labels + b" 34\n"
+        b"# HELP dcgm_gpu_utilization GPU utilization (in %).\n"
+        b"dcgm_gpu_utilization" + labels + b" 87\n"
+        b"dcgm_fb_used" + labels + b" 30123\n"
+    )
+    with pytest.raises(InputError) as caught:
+        detect_format("old.prom", data, role="workloads")
+    (problem,) = caught.value.problems
+    assert problem.file == "old.prom"
+    assert problem.message.startswith("DCGM exporter metrics under their 1.x names")
+    assert "DCGM_FI_DEV_GPU_UTIL" in problem.fix
+    assert "--use-old-namespace" in problem.fix

@@ -144,6 +144,9 @@ _SHEET_HEADERS = {
 """The plan workbook's Inventory and Workloads headers in words, by the column each names: a
 sheet saved as CSV is the planner's CSV."""
 _DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?DCGM_FI_\w+")
+_OLD_DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?dcgm_\w+")
+"""A DCGM exporter metric under its 1.x name (``dcgm_gpu_utilization``, ``dcgm_fb_used``), as
+NVIDIA's gpu-monitoring-tools wrote them."""
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
 
 
@@ -548,6 +551,15 @@ def _monitor_output(lines: list[str]) -> tuple[str, str] | None:
             "dcgmi dmon output (samples of DCGM fields per GPU), which names no GPU model and "
             "is not read: DCGM's fields are read from dcgm-exporter's metrics",
             f"{_FOR_USE}; {_FOR_HOSTS}",
+        )
+    if any(_OLD_DCGM.match(line.strip()) for line in lines):
+        return (
+            "DCGM exporter metrics under their 1.x names (dcgm_gpu_utilization, dcgm_fb_used: "
+            "NVIDIA's gpu-monitoring-tools, or dcgm-exporter run with --use-old-namespace), "
+            "which are not read",
+            "give them under their current names (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED): "
+            "run dcgm-exporter 2.0 or later without --use-old-namespace, then curl "
+            "<exporter>:9400/metrics > dcgm.prom",
         )
     if any(_TEGRASTATS.search(line) for line in head):
         return (
