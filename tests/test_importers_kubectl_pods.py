@@ -604,7 +604,8 @@ def test_alibaba_gpu_sharing_requests_are_memory_and_core_shares() -> None:
     """If a pod asks Alibaba Cloud's GPU sharing for aliyun.com/gpu-mem (GiB), it holds that GPU
     memory and, without aliyun.com/gpu-core.percentage, the share of an assumed 40 GiB GPU it is
     (8 GiB = 0.2 GPU); gpu-core.percentage 30 makes it 0.3 GPU; the pod label aliyun.com/gpu-count
-    2 spreads 8 GiB as 4 GiB on each of 2 GPUs. The YAML of the same pods reads alike."""
+    2 spreads 8 GiB as 4 GiB on each of 2 GPUs, shares of 2 GPUs held as 2 whole GPUs. The YAML
+    of the same pods reads alike."""
     pods = kube_list(
         _alibaba("mem", {"aliyun.com/gpu-mem": "8"}),
         _alibaba("core", {"aliyun.com/gpu-mem": "6", "aliyun.com/gpu-core.percentage": "30"}),
@@ -624,7 +625,7 @@ def test_alibaba_gpu_sharing_requests_are_memory_and_core_shares() -> None:
     )
     assert "aliyun.com/gpu-mem" in mem.gpus_text
     assert (core.gpus, core.gpus_source, core.memory_gib) == (pytest.approx(0.3), "read", 6.0)
-    assert (two.gpus, two.memory_gib) == (pytest.approx(2 * 4 / 40), 8.0)
+    assert (two.gpus, two.gpus_source, two.memory_gib) == (2.0, "assumed", 8.0)
     assert "2 GPUs" in two.gpus_text
     as_yaml = read_kubectl_pods(as_kubectl_yaml(pods), "pods", CATALOG)
     assert as_yaml.pods == read.pods
@@ -670,7 +671,8 @@ def test_a_container_asking_alibaba_sharing_and_whole_gpus_is_left_out_naming_bo
 
 def test_volcano_vgpu_requests_are_read_as_hami_shares() -> None:
     """If a pod asks Volcano's vGPU (volcano.sh/vgpu-number GPUs, vgpu-memory MiB and vgpu-cores %
-    of each), 2 vGPUs at 50 % and 3000 MiB are 1 GPU and 2 × 3000 MiB; 1 vGPU of 4096 MiB alone is
+    of each), 2 vGPUs at 50 % and 3000 MiB, each on a GPU of its own, are 2 whole GPUs (assumed)
+    and 2 × 3000 MiB; 1 vGPU of 4096 MiB alone is
     the share of an assumed 40 GiB GPU (0.1); a vGPU without limits is a whole GPU. The YAML of
     the same pods reads alike."""
     pods = kube_list(
@@ -700,7 +702,7 @@ def test_volcano_vgpu_requests_are_read_as_hami_shares() -> None:
     assert cores is not None
     assert memory is not None
     assert whole is not None
-    assert (cores.gpus, cores.gpus_source) == (1.0, "read")
+    assert (cores.gpus, cores.gpus_source) == (2.0, "assumed")
     assert cores.memory_gib == pytest.approx(2 * 3000 / 1024)
     assert "volcano.sh/vgpu-cores" in cores.gpus_text
     assert (memory.gpus, memory.gpus_source, memory.memory_gib) == (0.1, "assumed", 4.0)

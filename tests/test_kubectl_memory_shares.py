@@ -83,3 +83,26 @@ def test_whole_gpu_pods_on_given_nodes_take_their_node_s_gpu_memory() -> None:
     assert "24 GiB of the L4 the pods run on" in memory.text
     alone = import_workloads([("pods.json", pods)], CATALOG)
     assert list(alone.frame["memory_gib"]) == [pytest.approx(40.0)]
+
+
+@pytest.mark.parametrize(
+    ("limits", "devices"),
+    [
+        ({"nvidia.com/gpu": "4", "nvidia.com/gpucores": "25", "nvidia.com/gpumem": "10000"}, 4),
+        ({"nvidia.com/gpu": "2", "nvidia.com/gpumem-percentage": "50"}, 2),
+        ({"volcano.sh/vgpu-number": "2", "volcano.sh/vgpu-cores": "50"}, 2),
+    ],
+    ids=["hami-cores", "hami-memory-share", "volcano-cores"],
+)
+def test_shares_of_several_vgpus_are_whole_gpus_not_one(
+    limits: dict[str, str], devices: int
+) -> None:
+    """If a pod asks several HAMi or Volcano vGPUs with a share each (nvidia.com/gpu: 4 at
+    gpucores 25), each vGPU is on a GPU of its own (a tensor-parallel pod sees 4 devices): it holds
+    4 whole GPUs, marked assumed and saying why, never 1 GPU read."""
+    read = read_kubectl_pods(_share_pods(limits, None), "pods.json", CATALOG)
+    assert read.problems == ()
+    gpu = read.pods[0].gpu
+    assert gpu is not None
+    assert (gpu.gpus, gpu.gpus_source) == (float(devices), "assumed")
+    assert f"a share of each of {devices} GPUs, counted as {devices} whole GPUs" in gpu.gpus_text

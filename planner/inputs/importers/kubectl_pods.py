@@ -34,9 +34,11 @@ GPU requests and what one pod gets [GPUs]:
 - A container requesting more than one of these (two MIG profiles, a whole GPU and a MIG
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
-  [%] beside ``nvidia.com/gpu: n`` virtual GPUs): ``n`` × the cores share (else the memory
-  share, else gpumem over an assumed GPU's memory), memory ``n`` × gpumem, or ``n`` × the
-  memory share of the GPU the pod's node selector names (of an assumed GPU when none).
+  [%] beside ``nvidia.com/gpu: n`` virtual GPUs): the cores share (else the memory share, else
+  gpumem over an assumed GPU's memory) of one GPU, and for ``n`` over 1, each vGPU on a GPU of
+  its own, ``n`` whole GPUs (assumed: shares of several GPUs are not one fraction); memory
+  ``n`` × gpumem, or ``n`` × the memory share of the GPU the pod's node selector names (of an
+  assumed GPU when none).
 - Volcano's vGPU (``volcano.sh/vgpu-number: n``, ``volcano.sh/vgpu-memory`` [MiB],
   ``volcano.sh/vgpu-memory-percentage``, ``volcano.sh/vgpu-cores`` [%]): HAMi's rules.
 - Alibaba Cloud's GPU sharing (``aliyun.com/gpu-mem`` [GiB], ``aliyun.com/gpu-core.percentage``
@@ -925,7 +927,8 @@ def _shared_gpu(
 ) -> _ContainerGpu:
     """A container's part of ``devices`` GPUs under a sharing scheme: ``devices`` × the cores
     share, else × the memory share, else × the memory over an assumed GPU's
-    (``defaults.gpu_memory_gib``), else ``devices`` whole virtual GPUs; memory as asked, a
+    (``defaults.gpu_memory_gib``), else ``devices`` whole virtual GPUs; a share of each of
+    several GPUs is ``devices`` whole GPUs (assumed); memory as asked, a
     memory share of the GPU the pod's node selector names (``gpu_models``, the smallest of
     them), else of an assumed GPU."""
     resources = as_mapping(container.get("resources"))
@@ -982,6 +985,11 @@ def _shared_gpu(
     else:
         gpus, source = devices, "read"
         text = f"{counted(int(devices), scheme.scheme + ' virtual GPU')} without limits"
+    if devices > 1 and gpus < devices:
+        # Each vGPU is on a GPU of its own (the pod sees that many devices): shares of several
+        # GPUs cannot be placed as one fraction, so whole GPUs are held, as for KAI's.
+        gpus, source = devices, "assumed"
+        text += f": a share of each of {devices:g} GPUs, counted as {devices:g} whole GPUs"
     memory_source: NoteSource = "read" if amount is not None else "assumed"
     selected = _smallest_gpu(gpu_models, catalog)
     if share and memory is None and selected is not None:
