@@ -709,4 +709,4 @@ def test_dcgm_metrics_under_their_old_names_are_named_with_how_to_get_the_curren
     assert problem.file == "old.prom"
     assert problem.message.startswith("DCGM exporter metrics under their 1.x names")
     assert "DCGM_FI_DEV_GPU_UTIL" in problem.fix
-    assert "--use-old-namespace" in problem.fix
+    assert "dcgm-exporter 2.0 or later" in problem.fix

@@ -554,11 +554,10 @@ def _monitor_output(lines: list[str]) -> tuple[str, str] | None:
         )
     if any(_OLD_DCGM.match(line.strip()) for line in lines):
         return (
-            "DCGM exporter metrics under their 1.x names (dcgm_gpu_utilization, dcgm_fb_used: "
-            "NVIDIA's gpu-monitoring-tools, or dcgm-exporter run with --use-old-namespace), "
-            "which are not read",
-            "give them under their current names (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED): "
-            "run dcgm-exporter 2.0 or later without --use-old-namespace, then curl "
+            "DCGM exporter metrics under their 1.x names (dcgm_gpu_utilization, dcgm_fb_used, "
+            "as NVIDIA's gpu-monitoring-tools wrote them), which are not read",
+            "give them under their current names (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_FB_USED), "
+            "as dcgm-exporter 2.0 or later writes them (NVIDIA's GPU Operator runs it): curl "
             "<exporter>:9400/metrics > dcgm.prom",
         )
     if any(_TEGRASTATS.search(line) for line in head):
