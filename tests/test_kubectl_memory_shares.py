@@ -106,3 +106,39 @@ def test_shares_of_several_vgpus_are_whole_gpus_not_one(
     assert gpu is not None
     assert (gpu.gpus, gpu.gpus_source) == (float(devices), "assumed")
     assert f"a share of each of {devices} GPUs, counted as {devices} whole GPUs" in gpu.gpus_text
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"nvidia.com/gpu": "1", "nvidia.com/gpumem": "12288"},
+        {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "12288"},
+        {"aliyun.com/gpu-mem": "12"},
+    ],
+    ids=["hami", "volcano", "alibaba"],
+)
+def test_memory_asked_in_mib_or_gib_is_a_share_of_the_selected_gpu(limits: dict[str, str]) -> None:
+    """If a pod pinned to an L4 (24 GiB) asks 12 GiB of GPU memory in absolute terms, it asks
+    half the L4 (derived), not 0.3 of an assumed 40 GiB GPU; unpinned, the 40 GiB is assumed."""
+    pinned = read_kubectl_pods(_share_pods(limits, _L4), "pods.json", CATALOG).pods[0].gpu
+    assert pinned is not None
+    assert (pinned.gpus, pinned.gpus_source) == (pytest.approx(0.5), "derived")
+    assert "of the selected L4's 24 GiB" in pinned.gpus_text
+    free = read_kubectl_pods(_share_pods(limits, None), "pods.json", CATALOG).pods[0].gpu
+    assert free is not None
+    assert (free.gpus, free.gpus_source) == (pytest.approx(0.3), "assumed")
+
+
+def test_kai_gpu_memory_is_a_share_of_the_selected_gpu() -> None:
+    """If a pod pinned to an L4 carries KAI's gpu-memory: 12288 (MiB), it asks half the L4
+    (derived), as its gpu-fraction: 0.5 would."""
+    found = pod(
+        "kai-0",
+        containers=[container(requests={"cpu": "1"})],
+        node_selector=_L4,
+    )
+    found["metadata"]["annotations"] = {"gpu-memory": "12288"}
+    gpu = read_kubectl_pods(kube_list(found), "pods.json", CATALOG).pods[0].gpu
+    assert gpu is not None
+    assert (gpu.gpus, gpu.gpus_source) == (pytest.approx(0.5), "derived")
+    assert "of the selected L4's 24 GiB" in gpu.gpus_text

@@ -35,8 +35,9 @@ GPU requests and what one pod gets [GPUs]:
   instance) leaves its pod out, with a problem, rather than counting one of them.
 - HAMi (``nvidia.com/gpumem`` [MiB], ``nvidia.com/gpumem-percentage``, ``nvidia.com/gpucores``
   [%] beside ``nvidia.com/gpu: n`` virtual GPUs): the cores share (else the memory share, else
-  gpumem over an assumed GPU's memory) of one GPU, and for ``n`` over 1, each vGPU on a GPU of
-  its own, ``n`` whole GPUs (assumed: shares of several GPUs are not one fraction); memory
+  gpumem over the memory of the GPU the node selector names, else of an assumed GPU) of one
+  GPU, and for ``n`` over 1, each vGPU on a GPU of its own, ``n`` whole GPUs (assumed: shares
+  of several GPUs are not one fraction); memory
   ``n`` × gpumem, or ``n`` × the memory share of the GPU the pod's node selector names (of an
   assumed GPU when none).
 - Volcano's vGPU (``volcano.sh/vgpu-number: n``, ``volcano.sh/vgpu-memory`` [MiB],
@@ -57,7 +58,8 @@ GPU requests and what one pod gets [GPUs]:
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
-  memory with the GPU share that memory is of an assumed GPU.
+  memory with the GPU share that memory is of the GPU the node selector names, else of an
+  assumed GPU.
 - A KubeVirt VM's GPU (its ``virt-launcher`` pod asks the GPU Operator's sandbox device
   plugin, ``kubectl_nodes.vm_gpu``): passthrough by the PCI device's name
   (``nvidia.com/GA102GL_A10: n``) is ``n`` whole GPUs of that model; a vGPU by its type
@@ -964,7 +966,15 @@ def _shared_gpu(
         if devices > 1:
             spread = f" ({amount:g} {unit} spread over {devices:g} GPUs, {scheme.devices})"
             memory_text += spread
-    assumed_gib = defaults.gpu_memory_gib
+    # The GPU a memory figure is a share of: the selected one, else an assumed one.
+    selected = _smallest_gpu(gpu_models, catalog)
+    gpu_gib = defaults.gpu_memory_gib if selected is None else selected[1]
+    of_gpu: NoteSource = "assumed" if selected is None else "derived"
+    whose = (
+        f"an assumed {gpu_gib:g} GiB GPU"
+        if selected is None
+        else f"the selected {selected[0]}'s {gpu_gib:g} GiB"
+    )
     source: NoteSource
     if cores:
         gpus, source = devices * cores / 100, "read"
@@ -976,11 +986,10 @@ def _shared_gpu(
             "compute taken alike"
         )
     elif each:
-        each_gib = each * _MIB_PER[unit] / 1024
-        gpus, source = devices * min(1.0, each_gib / assumed_gib), "assumed"
+        gpus, source = devices * min(1.0, each * _MIB_PER[unit] / 1024 / gpu_gib), of_gpu
         text = (
-            f"{devices:g} × {each:g} {unit} ({scheme.memory}) of an assumed {assumed_gib:g} GiB "
-            f"GPU, compute taken alike{spread}"
+            f"{devices:g} × {each:g} {unit} ({scheme.memory}) of {whose}, compute taken "
+            f"alike{spread}"
         )
     else:
         gpus, source = devices, "read"
@@ -991,14 +1000,9 @@ def _shared_gpu(
         gpus, source = devices, "assumed"
         text += f": a share of each of {devices:g} GPUs, counted as {devices:g} whole GPUs"
     memory_source: NoteSource = "read" if amount is not None else "assumed"
-    selected = _smallest_gpu(gpu_models, catalog)
-    if share and memory is None and selected is not None:
-        model, model_gib = selected
-        memory, memory_source = devices * share / 100 * model_gib, "derived"
-        memory_text = f"{devices:g} × {share:g} % of the selected {model}'s {model_gib:g} GiB"
-    elif share and memory is None:
-        memory = devices * share / 100 * assumed_gib
-        memory_text = f"{devices:g} × {share:g} % of an assumed {assumed_gib:g} GiB GPU"
+    if share and memory is None:
+        memory, memory_source = devices * share / 100 * gpu_gib, of_gpu
+        memory_text = f"{devices:g} × {share:g} % of {whose}"
     return _ContainerGpu(
         _rounded(gpus),
         memory,
@@ -1254,7 +1258,7 @@ def _pod(
     annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
     if gpu is None:
-        gpu = _annotated_gpu(annotations, catalog, defaults, bad)
+        gpu = _annotated_gpu(annotations, pinned_models, catalog, defaults, bad)
     if gpu is None:
         _refuse_claimed_devices(spec, bad)
     else:
@@ -1567,12 +1571,14 @@ def _refuse_unread_gpu(
 
 def _annotated_gpu(
     annotations: Mapping[str, str],
+    gpu_models: Sequence[str],
     catalog: Catalog,
     defaults: WorkloadDefaults,
     bad: _PodProblems,
 ) -> GpuRequest | None:
-    """A KAI Scheduler or Run:ai GPU share from the pod's annotations (module docstring); None
-    without them. An unreadable value leaves the pod out, with a problem."""
+    """A KAI Scheduler or Run:ai GPU share from the pod's annotations (module docstring), memory
+    asked of the GPU its node selector names (``gpu_models``, the smallest), else of an assumed
+    GPU; None without them. An unreadable value leaves the pod out, with a problem."""
     fraction_text = annotations.get(_KAI_FRACTION)
     memory_text = annotations.get(_KAI_MEMORY)
     if fraction_text is None and memory_text is None:
@@ -1631,6 +1637,12 @@ def _annotated_gpu(
     if fraction is not None:
         share, source = fraction, "read"
         text = f"{fraction:g} of a GPU's memory ({_KAI_FRACTION}){on}, compute taken alike"
+    elif (selected := _smallest_gpu(gpu_models, catalog)) is not None:
+        share, source = min(1.0, (mib or 0.0) / 1024 / selected[1]), "derived"
+        text = (
+            f"{shown_memory} of the selected {selected[0]}'s {selected[1]:g} GiB, compute taken "
+            "alike"
+        )
     else:
         assumed = defaults.gpu_memory_gib
         share, source = min(1.0, (mib or 0.0) / 1024 / assumed), "assumed"
