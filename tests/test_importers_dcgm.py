@@ -336,3 +336,24 @@ def test_pods_sharing_a_gpu_in_each_appended_scrape_are_still_split() -> None:
         assert (found["a-0"].busy_fraction, found["a-0"].memory_used_mib) == (busy, memory)
         assert found["a-0"].shared_with == (("prod", "b-0"),)
         assert found["b-0"].shared_with == (("prod", "a-0"),)
+
+
+def test_old_namespace_pod_labels_name_the_workload_also_behind_prometheus() -> None:
+    """dcgm-exporter run with --use-old-namespace names the pod in ``pod_name``,
+    ``pod_namespace`` and ``container_name``: read alone, or beside a Prometheus's ``pod`` and
+    ``namespace`` (the exporter's own pod), they name the workload; the series was read as a
+    GPU carrying no pod."""
+    old = 'gpu="0",uuid="GPU-1",Hostname="h",pod_name="infer-0",pod_namespace="apps",'
+    alone = f'DCGM_FI_DEV_FB_USED{{{old}container_name="srv"}} 100\n'
+    scraped = (
+        f'DCGM_FI_DEV_FB_USED{{{old}container_name="srv",pod="dcgm-exporter-x1",'
+        'namespace="gpu-op",container="exporter"} 100\n'
+    )
+    for data in (alone, scraped):
+        (gpu,) = measure(read_dcgm_samples(data.encode(), "p.prom")[0])
+        assert (gpu.pod, gpu.namespace, gpu.container, gpu.uuid) == (
+            "infer-0",
+            "apps",
+            "srv",
+            "GPU-1",
+        )

@@ -10,12 +10,13 @@ The exporter's ``/metrics`` page is Prometheus text: ``# HELP``/``# TYPE`` lines
 
 A series is one GPU (``gpu``, ``UUID``, ``Hostname`` or ``hostname``), or one MIG instance of
 it (``GPU_I_PROFILE``, ``GPU_I_ID``), and names the pod using it when the exporter maps pods
-(``pod``, ``namespace``, ``container``; behind a Prometheus the exporter's own labels become
-``exported_pod`` and so on, which then win). Several samples of a series, in one scrape file or
-several, are combined: the busy fraction is their mean, the memory their maximum (the peak a
-workload needs room for). Read with the catalog, a frame-buffer sample larger than the memory
-of the GPU model its ``modelName`` label names cannot be measured: it is left out with a problem
-naming its line.
+(``pod``, ``namespace``, ``container``; ``pod_name``, ``pod_namespace``, ``container_name``
+when it runs with ``--use-old-namespace``; behind a Prometheus the exporter's own ``pod``
+labels become ``exported_pod`` and so on, which then win). Several samples of a series, in one
+scrape file or several, are combined: the busy fraction is their mean, the memory their
+maximum (the peak a workload needs room for). Read with the catalog, a frame-buffer sample
+larger than the memory of the GPU model its ``modelName`` label names cannot be measured: it is
+left out with a problem naming its line.
 
 DCGM measures devices, not processes. When several pods share one GPU by time-slicing or MPS,
 the exporter labels a copy of each device series with each pod using it, every copy holding
@@ -407,18 +408,32 @@ def measure(samples: Sequence[Sample]) -> tuple[GpuMeasurement, ...]:
     return tuple(found)
 
 
+_POD_LABELS = (
+    ("exported_pod", "exported_namespace", "exported_container"),
+    ("pod_name", "pod_namespace", "container_name"),
+    ("pod", "namespace", "container"),
+)
+"""The (pod, namespace, container) labels naming the pod using a series' GPU, most telling
+first: the exporter's own renamed by a Prometheus (whose ``pod`` is then the exporter's pod),
+the exporter's under ``--use-old-namespace`` (beside which a Prometheus's ``pod`` is also the
+exporter's), the exporter's own."""
+
+
 def _series_key(labels: Mapping[str, str]) -> tuple[str, ...]:
     """(host, gpu, uuid, MIG profile, MIG instance, namespace, pod, container) of a series."""
-    pod = _label(labels, "exported_pod", "pod")
+    pod_label, namespace_label, container_label = next(
+        (names for names in _POD_LABELS if labels.get(names[0])), _POD_LABELS[-1]
+    )
+    pod = labels.get(pod_label, "")
     return (
         _label(labels, *_HOST_LABELS),
         _label(labels, "gpu", "exported_gpu"),
         _label(labels, "UUID", "uuid", "exported_UUID"),
         _label(labels, "GPU_I_PROFILE"),
         _label(labels, "GPU_I_ID"),
-        _label(labels, "exported_namespace", "namespace") if pod else "",
+        _label(labels, namespace_label, "namespace") if pod else "",
         pod,
-        _label(labels, "exported_container", "container") if pod else "",
+        _label(labels, container_label, "container") if pod else "",
     )
 
 
