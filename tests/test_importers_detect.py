@@ -710,3 +710,45 @@ def test_dcgm_metrics_under_their_old_names_are_named_with_how_to_get_the_curren
     assert problem.message.startswith("DCGM exporter metrics under their 1.x names")
     assert "DCGM_FI_DEV_GPU_UTIL" in problem.fix
     assert "dcgm-exporter 2.0 or later" in problem.fix
+
+
+_LCI = (
+    b"+--------------------------------------------------------------------+\n"
+    b"| Compute instances:                                                 |\n"
+    b"| GPU     GPU       Name             Profile   Instance   Placement  |\n"
+    b"|       Instance                       ID        ID       Start:Size |\n"
+    b"|         ID                                                         |\n"
+    b"|====================================================================|\n"
+    b"|   0      1       MIG 3g.20gb          2         0          0:3     |\n"
+    b"+--------------------------------------------------------------------+\n"
+)
+_LCIP = (
+    b"+--------------------------------------------------------------------------------------+\n"
+    b"| Compute instance profiles:                                                           |\n"
+    b"| GPU     GPU       Name             Profile  Instances   Exclusive       Shared       |\n"
+    b"|       Instance                     ID       Free/Total     SM       DEC   ENC   OFA  |\n"
+    b"|         ID                                                          CE    JPEG       |\n"
+    b"|======================================================================================|\n"
+    b"|   0      1       MIG 1c.3g.20gb       0      0/3           14        2     0     0   |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "message", "fix"),
+    [
+        (_LCI, "nvidia-smi mig -lci output", "give nvidia-smi mig -lgi"),
+        (_LCIP, "nvidia-smi mig -lcip output", "give nvidia-smi mig -lgip"),
+    ],
+    ids=["mig-lci", "mig-lcip"],
+)
+def test_mig_compute_instance_listings_are_named_with_the_gpu_instance_listing_to_give(
+    data: bytes, message: str, fix: str
+) -> None:
+    """``nvidia-smi mig -lci`` and ``-lcip`` (compute instances and their profiles, inside GPU
+    instances) are refused naming the command and the -lgi or -lgip listing to give instead;
+    they read 'cannot tell which tool wrote this file'."""
+    with pytest.raises(InputError) as caught:
+        detect_format("lci.txt", data, role="inventory")
+    (problem,) = caught.value.problems
+    assert problem.message.startswith(message)
+    assert fix in problem.fix

@@ -646,6 +646,9 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
             "XML, but not nvidia-smi -q -x's report (no <nvidia_smi_log>)",
             "give nvidia-smi -q -x or nvidia-smi -q output unchanged",
         )
+    compute = _mig_compute_instances(lines)
+    if compute is not None:
+        return compute
     described = _kubectl_describe(lines)
     if described is not None:
         return described
@@ -666,6 +669,29 @@ def _unread_output(lines: list[str], header: CsvHeader | None) -> tuple[str, str
             "host: ansible GROUP -a 'nvidia-smi -L' > gpus.txt",
         )
     return _kubectl_table(first)
+
+
+def _mig_compute_instances(lines: list[str]) -> tuple[str, str] | None:
+    """(message, fix) for ``nvidia-smi mig -lci`` or ``-lcip`` output: the compute instances
+    inside the GPU instances, or the profiles for them, which name no GPU model and leave the
+    GPU instances (what a MIG plan places) unsaid."""
+    for line in lines[:5]:
+        cell = line.strip().strip("|").strip()
+        if cell.startswith("Compute instances:"):
+            return (
+                "nvidia-smi mig -lci output (the compute instances inside each GPU instance), "
+                "which names no GPU model and is not read",
+                "for the MIG instances in place, give nvidia-smi mig -lgi, with nvidia-smi -L "
+                "(or --query-gpu=name,memory.total,mig.mode.current --format=csv) for the GPUs",
+            )
+        if cell.startswith("Compute instance profiles:"):
+            return (
+                "nvidia-smi mig -lcip output (the compute instance profiles of each GPU "
+                "instance), which names no GPU model and is not read",
+                "for the profiles the GPUs offer, give nvidia-smi mig -lgip, with nvidia-smi -L "
+                "(or --query-gpu=name,memory.total,mig.mode.current --format=csv) for the GPUs",
+            )
+    return None
 
 
 _DESCRIBE_NAME = re.compile(r"^Name:\s+\S")
