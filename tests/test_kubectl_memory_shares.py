@@ -142,3 +142,57 @@ def test_kai_gpu_memory_is_a_share_of_the_selected_gpu() -> None:
     assert gpu is not None
     assert (gpu.gpus, gpu.gpus_source) == (pytest.approx(0.5), "derived")
     assert "of the selected L4's 24 GiB" in gpu.gpus_text
+
+
+def _hami_l40s_node() -> bytes:
+    hami = node("gpu-1", extra={"nvidia.com/gpu": "40"})
+    hami["metadata"]["annotations"] = {
+        "hami.io/node-nvidia-register": "GPU-00000000-aaaa-bbbb-cccc-dddddddddddd,10,46068,100,"
+        "NVIDIA-NVIDIA L40S,0,true,0,hami-core:"
+    }
+    return kube_list(hami)
+
+
+@pytest.mark.parametrize(
+    ("limits", "field", "expected"),
+    [
+        ({"nvidia.com/gpu": "1", "nvidia.com/gpumem-percentage": "50"}, "memory_gib", 24.0),
+        ({"nvidia.com/gpu": "1", "nvidia.com/gpumem": "24576"}, "gpus", 0.5),
+        ({"nvidia.com/gpu": "1"}, "memory_gib", 48.0),
+    ],
+    ids=["memory-share", "memory-mib", "whole"],
+)
+def test_pods_on_a_given_hami_node_are_sized_on_the_gpu_it_registered(
+    limits: dict[str, str], field: str, expected: float
+) -> None:
+    """If the nodes come with the pods and the pods' node is one of HAMi's, its GPU named only by
+    its hami.io/node-nvidia-register annotation (an L40S, 48 GiB), a pod asking 50 % of a GPU's
+    memory holds 24 GiB and one asking 24576 MiB half a GPU (derived, naming the L40S), not
+    shares of an assumed 40 GiB GPU; a whole GPU is the L40S's 48 GiB."""
+    pods = _share_pods(limits, None)
+    mix = import_workloads(
+        [("pods.json", pods)], CATALOG, nodes=[("nodes.json", _hami_l40s_node())]
+    )
+    assert list(mix.frame[field]) == [pytest.approx(expected)]
+    (note,) = [n for n in mix.notes if n.field == field]
+    assert note.source == "derived"
+    assert "L40S" in note.text
+    assert "assumed" not in note.text
+
+
+def test_kai_gpu_memory_on_a_given_gfd_labelled_node_is_a_share_of_its_gpu() -> None:
+    """If the nodes come with the pods and the pod's node carries GFD's product NVIDIA-L4, KAI's
+    gpu-memory: 12288 (MiB) without a selector is half the L4 (derived), not 0.3 of an assumed
+    40 GiB GPU."""
+    nodes = kube_list(
+        node("gpu-1", {"nvidia.com/gpu.product": "NVIDIA-L4"}, extra={"nvidia.com/gpu": "1"})
+    )
+    found = pod("kai-0", owner=("StatefulSet", "kai"), containers=[container()])
+    found["metadata"]["annotations"] = {"gpu-memory": "12288"}
+    mix = import_workloads(
+        [("pods.json", kube_list(found))], CATALOG, nodes=[("nodes.json", nodes)]
+    )
+    assert list(mix.frame["gpus"]) == [pytest.approx(0.5)]
+    (note,) = [n for n in mix.notes if n.field == "gpus"]
+    assert note.source == "derived"
+    assert "the L4's 24 GiB its node carries" in note.text

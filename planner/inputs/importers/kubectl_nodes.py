@@ -126,6 +126,7 @@ __all__ = [
     "NodesRead",
     "instance_replicas",
     "read_kubectl_nodes",
+    "registered_gpu",
     "selected_gpu",
     "vm_gpu",
 ]
@@ -1756,6 +1757,14 @@ def _hami_gpus(node: _Node) -> list[_HamiGpu]:
             _HamiGpu(fields[4].removeprefix("NVIDIA-"), _whole(fields[2]), _whole(fields[1]))
         )
     return gpus
+
+
+def registered_gpu(item: Mapping[str, Any]) -> tuple[str, int | None] | None:
+    """The GPU name and memory [MiB] HAMi's register annotation lists first for a node (an
+    object of ``kubectl get nodes``), as a node no label names the GPU of is read; None
+    without the annotation."""
+    hami = _hami_gpus(_Node.from_object(item, 0))
+    return None if not hami else (hami[0].model, hami[0].memory_mib)
 
 
 def _check_hami_vgpus(

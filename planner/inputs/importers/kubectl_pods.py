@@ -79,8 +79,9 @@ node label of the GPU (GFD's ``nvidia.com/gpu.product``, GKE's
 ``cloud.google.com/gke-accelerator``, EKS's ``k8s.amazonaws.com/accelerator``, an EC2 GPU
 instance type ``node.kubernetes.io/instance-type``) runs on that model, read as the nodes'
 importer reads the label: its class may only use it, and its memory is that model's. With the
-nodes given, a pod's memory not otherwise known is of the model its node's labels name (its
-class still free to use any model). Only ``Running`` and ``Pending`` pods count as instances,
+nodes given, a pod's memory not otherwise known is of the model its node's labels (else HAMi's
+register annotation) name, and a share worked out of an assumed GPU's memory is of that model
+(its class still free to use any model). Only ``Running`` and ``Pending`` pods count as instances,
 except pods being deleted (``metadata.deletionTimestamp``, a rollout's old pods); those,
 finished pods and pods without a GPU are kept in the pod table and left out of the classes,
 with a note.
@@ -120,6 +121,7 @@ from planner.inputs.importers.kubectl_nodes import (
     REPLICAS_LABEL,
     SHARING_LABEL,
     instance_replicas,
+    registered_gpu,
     selected_gpu,
     vm_gpu,
 )
@@ -298,6 +300,10 @@ class GpuRequest:
     memory_text: str
     mig_profile: str | None = None
     asked: GpuRequest | None = None
+    assumed_gpu: str = ""
+    """The figure worked out of an assumed GPU's memory (``WorkloadDefaults.gpu_memory_gib``),
+    no GPU being named: ``gpus`` (memory asked over it), ``memory`` (a share of it) or none;
+    the GPU of the node the pod runs on replaces it where known (``_on_its_node``)."""
     """The ``nvidia.com/gpu`` request as whole GPUs, when a node selector made it a share (the
     node's own labels, when given, say the share instead)."""
 
@@ -619,6 +625,8 @@ class _ContainerGpu:
     gpu_model: str | None = None
     """The catalog model the resource itself names (a KubeVirt VM's GPU); None when it names
     none."""
+    assumed_gpu: str = ""
+    """As ``GpuRequest.assumed_gpu``."""
 
 
 _VGPU_SIZE = re.compile(r"-(?P<size>\d+)[ABCQ]$")
@@ -1012,6 +1020,13 @@ def _shared_gpu(
         memory_source,
         memory_text,
         None,
+        assumed_gpu=""
+        if selected is not None
+        else "gpus"
+        if each and not cores and not share and devices == 1
+        else "memory"
+        if share and amount is None
+        else "",
     )
 
 
@@ -1254,6 +1269,7 @@ def _pod(
             first.memory_source,
             first.memory_text,
             first.mig_profile,
+            assumed_gpu=first.assumed_gpu if len(memories) == 1 else "",
         )
     annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
@@ -1411,6 +1427,10 @@ def _shared_whole_gpus(
 _INSTANCE_REPLICAS = "(replicas over the instance type's GPUs)"
 """Key under which ``node_labels`` gives the replicas a node's instance type implies
 (``kubectl_nodes.instance_replicas``); no node label can be named so (a label has no space)."""
+_REGISTERED_GPU = "(GPU HAMi registered)"
+_REGISTERED_MIB = "(memory [MiB] of the GPU HAMi registered)"
+"""Keys under which ``node_labels`` gives the GPU HAMi's register annotation lists
+(``kubectl_nodes.registered_gpu``)."""
 
 
 def node_labels(data: bytes, file: str) -> dict[str, Mapping[str, str]]:
@@ -1431,6 +1451,10 @@ def node_labels(data: bytes, file: str) -> dict[str, Mapping[str, str]]:
             replicas = instance_replicas(item)
             if replicas is not None:
                 found[_INSTANCE_REPLICAS] = str(replicas)
+            registered = registered_gpu(item)
+            if registered is not None:
+                found[_REGISTERED_GPU] = registered[0]
+                found[_REGISTERED_MIB] = "" if registered[1] is None else str(registered[1])
             labels[name] = found
     return labels
 
@@ -1459,7 +1483,7 @@ def on_their_nodes(
         pinned = {
             key: (value, f"node {shown(each.node)} label {key}") for key, value in labels.items()
         }
-        pod = replace(each, node_models=_labelled_models(pinned, catalog))
+        pod = replace(each, node_models=_node_models(pinned, catalog))
         asked = each.gpu.asked or each.gpu
         if asked.gpus_source != "read":
             placed.append(pod)
@@ -1477,6 +1501,18 @@ def on_their_nodes(
             continue
         placed.append(pod if gpu == asked else replace(pod, gpu=gpu))
     return tuple(placed), tuple(problems)
+
+
+def _node_models(pinned: dict[str, tuple[str, str]], catalog: Catalog) -> tuple[str, ...]:
+    """Catalog models a node's labels name (``_labelled_models``), else the GPU HAMi registered
+    on it; the keys ``node_labels`` adds for HAMi's GPU are taken out of ``pinned``."""
+    name = pinned.pop(_REGISTERED_GPU, ("", ""))[0]
+    mib = pinned.pop(_REGISTERED_MIB, ("", ""))[0]
+    labelled = _labelled_models(pinned, catalog)
+    if labelled or not name:
+        return labelled
+    model = match_gpu_name(name, catalog, memory_mib=int(mib) if mib.isdigit() else None).model
+    return () if model is None else (model,)
 
 
 def _refuse_claimed_devices(spec: Mapping[str, Any], bad: _PodProblems) -> None:
@@ -1661,6 +1697,7 @@ def _annotated_gpu(
         memory_gib,
         "read" if mib is not None else "assumed",
         shown_memory,
+        assumed_gpu="gpus" if source == "assumed" and devices == 1 else "",
     )
 
 
@@ -1962,7 +1999,7 @@ def _class_row(
     kind, why = workload_kind(owner_kind, entry.name)
     note("kind", kind.value, "assumed", f"kind from the owner and name: {why}")
     note("instances", len(pods), "read", "pods of the class that hold or wait for GPUs")
-    requests = [p.gpu for p in pods if p.gpu is not None]
+    requests = [_on_its_node(p, catalog, defaults) for p in pods if p.gpu is not None]
     gpus = max(r.gpus for r in requests)
     widest = next(r for r in requests if r.gpus == gpus)
     note(
@@ -2055,6 +2092,36 @@ def _class_row(
         "max_slowdown": "",
         "notes": f"{file}: {where} ({counted(len(pods), 'pod')})",
     }
+
+
+def _on_its_node(pod: PodRequest, catalog: Catalog, defaults: WorkloadDefaults) -> GpuRequest:
+    """A pod's GPU request with a figure worked out of an assumed GPU (``assumed_gpu``) taken of
+    the GPU its node carries (``node_models``, the smallest) instead, where no selector names
+    one: memory asked over that GPU's memory, or a share of it."""
+    gpu = pod.gpu
+    assert gpu is not None  # only pods asking GPUs are classed
+    on_node = _smallest_gpu(pod.node_models, catalog)
+    if on_node is None or pod.gpu_models or not gpu.assumed_gpu:
+        return gpu
+    model, model_gib = on_node
+    assumed = defaults.gpu_memory_gib
+    was, now = (
+        f"an assumed {assumed:g} GiB GPU",
+        f"the {model}'s {model_gib:g} GiB its node carries",
+    )
+    if gpu.assumed_gpu == "gpus" and gpu.memory_gib is not None:
+        gpus = min(1.0, gpu.memory_gib / model_gib)
+        return replace(
+            gpu, gpus=gpus, gpus_source="derived", gpus_text=gpu.gpus_text.replace(was, now)
+        )
+    if gpu.assumed_gpu == "memory" and gpu.memory_gib is not None:
+        return replace(
+            gpu,
+            memory_gib=gpu.memory_gib * model_gib / assumed,
+            memory_source="derived",
+            memory_text=gpu.memory_text.replace(was, now),
+        )
+    return gpu
 
 
 def _class_memory(
