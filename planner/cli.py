@@ -28,6 +28,7 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog, load_catalog
 from planner.inputs.importers import (
     Format,
+    PlanInputs,
     UnknownFormatError,
     detect_format,
     import_inventory,
@@ -35,7 +36,7 @@ from planner.inputs.importers import (
     read_plan_inputs,
     summarise_notes,
 )
-from planner.inputs.importers.detect import Role
+from planner.inputs.importers.detect import PLAN_INPUTS_SHEET, Role
 from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.inventory import Inventory, ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
@@ -524,7 +525,8 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         if restored is not None
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    hosts_read = _hosts_of(args, inventory_files, catalog)
+    cluster = _ClusterGiven.of(args, None if args.inventory else restored)
+    hosts_read = _hosts_of(args, inventory_files, catalog, cluster)
     hosts = hosts_read.hosts
     inventory = hosts_read.inventory
     catalog = hosts.catalog
@@ -575,15 +577,18 @@ class _HostsGiven:
 
 
 def _hosts_of(
-    args: argparse.Namespace, files: Sequence[tuple[str, bytes]], catalog: Catalog
+    args: argparse.Namespace,
+    files: Sequence[tuple[str, bytes]],
+    catalog: Catalog,
+    cluster: _ClusterGiven,
 ) -> _HostsGiven:
     """The hosts of the inventory files: a lone planner CSV or trace node list loaded as always
-    (a trace's nodes in the ``--cluster`` given), other files (or several) imported."""
+    (a trace's nodes in the ``cluster`` given), other files (or several) imported."""
     if len(files) == 1 and (
         alibaba_trace.is_node_list(files[0][1]) or _is_planner_csv(files[0], Format.INVENTORY_CSV)
     ):
         read = load_hosts(files[0], catalog)
-        hosts = _in_cluster_given(read.value, args.cluster)
+        hosts = _in_cluster_given(read.value, cluster)
         what = _TRACE_NODES if hosts.cluster is not None else Format.INVENTORY_CSV.label
         return _HostsGiven(
             hosts,
@@ -658,20 +663,44 @@ _TRACE_NODES = "a node list of Alibaba's GPU-sharing trace"
 _TRACE_PODS = "a pod list of Alibaba's GPU-sharing trace"
 
 
-def _in_cluster_given(hosts: LoadedHosts, cluster: str | None) -> LoadedHosts:
-    """A trace node list's hosts in the cluster ``--cluster`` names. The trace has no column for
-    a cluster, so its nodes were given an assumed one, and the note saying so is replaced by
-    one naming the cluster given. Another inventory file is returned as it is."""
+@dataclass(frozen=True)
+class _ClusterGiven:
+    """The cluster a trace node list's nodes are put in, and who gave it."""
+
+    name: str | None
+    """None: the trace's own cluster."""
+    given_by: str
+    """``user`` for ``--cluster``, else the restored workbook's inputs sheet."""
+    why: str
+    """The import note's reason."""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, restored: PlanInputs | None) -> _ClusterGiven:
+        """``--cluster``; without it, the cluster the workbook ``restored`` (whose inventory is
+        planned) keeps for its trace node list."""
+        name = (args.cluster or "").strip()
+        if name or restored is None or restored.cluster is None:
+            return cls(name or None, "user", "the cluster name given")
+        return cls(
+            restored.cluster,
+            f"{args.from_workbook.name} [{PLAN_INPUTS_SHEET}]",
+            "the cluster the plan's node list was planned in",
+        )
+
+
+def _in_cluster_given(hosts: LoadedHosts, cluster: _ClusterGiven) -> LoadedHosts:
+    """A trace node list's hosts in the cluster given (``--cluster``, or the one a restored
+    workbook keeps). The trace has no column for a cluster, so its nodes were given an assumed
+    one, and the note saying so is replaced by one naming the cluster given. Another inventory
+    file is returned as it is."""
     trace = hosts.cluster
-    name = (cluster or "").strip()
-    if trace is None or not name:
+    name = cluster.name
+    if trace is None or name is None:
         return hosts
     inventory = replace(
         trace.inventory, hosts=tuple(replace(h, cluster=name) for h in trace.inventory.hosts)
     )
-    given = ImportNote(
-        "user", None, "cluster", "", "cluster", name, "read", "the cluster name given"
-    )
+    given = ImportNote(cluster.given_by, None, "cluster", "", "cluster", name, "read", cluster.why)
     notes = tuple(
         given if note.field == "cluster" and note.source == "assumed" else note
         for note in trace.notes

@@ -22,7 +22,9 @@ is named as such. A workbook written before the
 checks (format ``1``) keeps being read, with a note that its files could not be checked. A
 ``sheet`` row holds the size and a digest of each sheet that shows the inputs to the reader
 (``Inventory``, ``Workloads``): the restore reads the stored files, never those sheets, and says
-so when one of them was edited.
+so when one of them was edited. A ``cluster`` row (name ``inventory.csv``) holds the cluster a
+stored trace node list's nodes were planned in when it is not the trace's own: the list has no
+column for one. A planner that predates the row lists it as an unknown row kind and ignores it.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from planner.inputs.tabular import (
     parse_bool,
     parse_float,
     parse_int,
+    quoted,
     shown,
     yes_no,
 )
@@ -229,7 +232,9 @@ def inputs_sheet_rows(
 ) -> list[tuple[str, str, str]]:
     """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
     workload and own-GPU CSV text (``file`` rows, split over rows when long, then the file's
-    ``check`` row), and every assumption (``assumption`` rows).
+    ``check`` row), the cluster a kept trace node list's nodes are in when it is not the trace's
+    own (a ``cluster`` row: the list has no column for one), and every assumption
+    (``assumption`` rows).
 
     ``given``: the input files as the user gave them, by the sheet's name for them
     (``inventory.csv``, ``workloads.csv``). One that is a list of Alibaba's GPU-sharing trace is
@@ -272,6 +277,10 @@ def inputs_sheet_rows(
         parts = _chunks(text)
         rows.extend(("file", name, part) for part in parts)
         rows.append(("check", f"{_CHECKED}{name}", _file_check(parts)))
+    clusters = {h.cluster for h in scenario.inventory.hosts}
+    if "inventory.csv" in kept and len(clusters) == 1 and clusters != {alibaba_trace.CLUSTER}:
+        # The node list has no column for a cluster: the one its nodes were put in is kept here.
+        rows.append(("cluster", "inventory.csv", clusters.pop()))
     rows.extend(
         ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
     )
@@ -355,6 +364,10 @@ class PlanInputs:
     own_gpus_csv: bytes | None
     """The user's own GPU models (``load_catalog(extra_gpus=...)``); None when there were none."""
     assumptions: Assumptions
+    cluster: str | None = None
+    """The cluster the hosts of ``inventory_csv``, a node list of Alibaba's GPU-sharing trace,
+    were planned in (given with ``--cluster``: the list has no column for one); None for the
+    trace's own cluster, or another inventory file."""
     notes: tuple[ImportNote, ...] = ()
     """Fields missing from the sheet (their defaults kept)."""
     problems: tuple[InputProblem, ...] = ()
@@ -373,7 +386,11 @@ class PlanInputs:
             catalog,
             self.assumptions,
         )
-        return Loaded(loaded.value, (*self.problems, *loaded.problems))
+        scenario = loaded.value
+        if self.cluster is not None:
+            hosts = tuple(replace(h, cluster=self.cluster) for h in scenario.inventory.hosts)
+            scenario = replace(scenario, inventory=replace(scenario.inventory, hosts=hosts))
+        return Loaded(scenario, (*self.problems, *loaded.problems))
 
 
 def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None) -> PlanInputs:
@@ -436,6 +453,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
     stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}, "sheet": {}}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
+    clusters: list[tuple[int, str, str]] = []
     problems: list[InputProblem] = []
     rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
     for number, values in enumerate(rows, start=1):
@@ -488,6 +506,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             saved = raw[2]
             error = isinstance(saved, UnreadableCell) and saved.error
             assumptions.append((number, item, saved if error else value))
+        elif kind == "cluster":
+            clusters.append((number, item, value))
         elif kind != "format":
             problems.append(
                 InputProblem(
@@ -508,14 +528,59 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     inventory_csv = texts["inventory.csv"].encode("utf-8")
     restored, price_problems = _priced_models(restored, assumptions, own, inventory_csv, tab)
     edited = _edited_sheets(book, stored["sheet"], file_name, tab)
+    cluster, cluster_problems = _trace_cluster(clusters, inventory_csv, tab)
     return PlanInputs(
         inventory_csv=inventory_csv,
         workloads_csv=texts["workloads.csv"].encode("utf-8"),
         own_gpus_csv=own,
         assumptions=restored,
+        cluster=cluster,
         notes=(*file_notes, *notes),
-        problems=(*problems, *assumption_problems, *price_problems, *edited),
+        problems=(
+            *problems,
+            *cluster_problems,
+            *assumption_problems,
+            *price_problems,
+            *edited,
+        ),
     )
+
+
+def _trace_cluster(
+    rows: Sequence[tuple[int, str, str]], inventory_csv: bytes, tab: str
+) -> tuple[str | None, list[InputProblem]]:
+    """The cluster of the ``cluster`` rows (number, name, value) for the stored trace node list,
+    and a problem for each row that cannot be used (its row ignored): one naming no node list,
+    one with no cluster, one after the first, or any when the stored inventory is no node list
+    (its rows name each host's cluster)."""
+    cluster: tuple[int, str] | None = None
+    problems: list[InputProblem] = []
+    fix = "do not edit this sheet by hand"
+    for number, name, value in rows:
+        column = "value"
+        if name != "inventory.csv":
+            column = "name"
+            problem = (
+                f"a cluster row names {quoted(name)}, but only inventory.csv, a node list of "
+                "Alibaba's GPU-sharing trace, is kept without a cluster: row ignored"
+            )
+        elif not alibaba_trace.is_node_list(inventory_csv):
+            problem = (
+                "a cluster row is kept only for a node list of Alibaba's GPU-sharing trace, and "
+                "the inventory.csv stored names each host's cluster: row ignored"
+            )
+        elif not value.strip():
+            problem = "the cluster is empty: row ignored, the node list's own cluster kept"
+        elif cluster is not None:
+            problem = (
+                f"the cluster is given twice (rows {cluster[0]} and {number}): row {number} "
+                f"ignored, cluster {quoted(cluster[1])} kept"
+            )
+        else:
+            cluster = (number, value.strip())
+            continue
+        problems.append(InputProblem(tab, number, column, problem, fix))
+    return (None if cluster is None else cluster[1]), problems
 
 
 def _edited_sheets(

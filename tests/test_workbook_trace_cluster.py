@@ -1,0 +1,103 @@
+"""Tests of the cluster a plan workbook keeps for a node list of Alibaba's GPU-sharing trace,
+which has no column for one: the cluster given with ``--cluster`` comes back on restore."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from openpyxl import Workbook, load_workbook
+
+from planner.cli import build_parser, scenario_from_args
+from planner.inputs import alibaba_trace
+from planner.inputs.importers.workbook import (
+    PLAN_INPUTS_SHEET,
+    read_plan_inputs,
+    write_inputs_sheet,
+)
+from planner.scenario import Scenario
+
+TRACE_NODES = (
+    "sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\nnode-1,96000,393216,8,G2\n"
+)
+
+
+def _planned(nodes: Path, *options: str) -> Scenario:
+    """The scenario ``plan --inventory nodes`` reads with ``options``."""
+    scenario, _ = scenario_from_args(
+        build_parser().parse_args(["plan", "--inventory", str(nodes), *options])
+    )
+    return scenario
+
+
+def _workbook(tmp_path: Path, *options: str) -> Path:
+    """A plan workbook's inputs sheet for the trace node list planned with ``options``."""
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(TRACE_NODES)
+    book = Workbook()
+    write_inputs_sheet(book, _planned(nodes, *options), {"inventory.csv": TRACE_NODES.encode()})
+    path = tmp_path / "plan.xlsx"
+    book.save(path)
+    return path
+
+
+def _restored(path: Path, *options: str) -> Scenario:
+    """The scenario ``plan --from-workbook path`` reads with ``options``."""
+    scenario, _ = scenario_from_args(
+        build_parser().parse_args(["plan", "--from-workbook", str(path), *options])
+    )
+    return scenario
+
+
+def test_a_trace_node_lists_cluster_given_comes_back_from_its_workbook(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A node list planned with ``--cluster prod`` is restored in cluster prod, by the command
+    line and by ``PlanInputs.scenario``, and the note names the workbook as its source; the
+    node list itself is kept as given."""
+    path = _workbook(tmp_path, "--cluster", "prod")
+    restored = read_plan_inputs(path)
+    assert restored.cluster == "prod"
+    assert restored.inventory_csv == TRACE_NODES.encode()
+    assert not restored.problems
+    assert {h.cluster for h in restored.scenario().value.inventory.hosts} == {"prod"}
+    capsys.readouterr()
+    assert {h.cluster for h in _restored(path).inventory.hosts} == {"prod"}
+    assert f"plan.xlsx [{PLAN_INPUTS_SHEET}]: read: cluster = prod" in capsys.readouterr().err
+
+
+def test_a_cluster_given_beside_the_workbook_wins(tmp_path: Path) -> None:
+    """``--cluster`` given with ``--from-workbook`` puts the nodes in the cluster it names."""
+    path = _workbook(tmp_path, "--cluster", "prod")
+    assert {h.cluster for h in _restored(path, "--cluster", "lab").inventory.hosts} == {"lab"}
+
+
+def test_a_node_list_in_the_traces_own_cluster_has_no_cluster_row(tmp_path: Path) -> None:
+    """Without ``--cluster`` the sheet holds no cluster row and the nodes come back in the
+    trace's own cluster, as from a workbook written before the row existed."""
+    path = _workbook(tmp_path)
+    kinds = [r[0] for r in load_workbook(path)[PLAN_INPUTS_SHEET].iter_rows(values_only=True)]
+    assert "cluster" not in kinds
+    assert read_plan_inputs(path).cluster is None
+    hosts = _restored(path).inventory.hosts
+    assert {h.cluster for h in hosts} == {alibaba_trace.CLUSTER}
+
+
+def test_a_cluster_row_beside_a_planner_csv_is_listed_and_ignored(tmp_path: Path) -> None:
+    """A cluster row in a workbook whose stored inventory is a planner CSV (it names each
+    host's cluster, here the bundled sample's) changes no host: the row is listed as a problem
+    naming its row and column."""
+    book = Workbook()
+    sample, _ = scenario_from_args(build_parser().parse_args(["plan"]))
+    write_inputs_sheet(book, sample)
+    sheet = book[PLAN_INPUTS_SHEET]
+    sheet.append(("cluster", "inventory.csv", "prod"))
+    path = tmp_path / "plan.xlsx"
+    book.save(path)
+    restored = read_plan_inputs(path)
+    assert restored.cluster is None
+    [problem] = restored.problems
+    assert (problem.row, problem.column) == (sheet.max_row, "value")
+    assert "names each host's cluster: row ignored" in problem.message
+    clusters = {h.cluster for h in restored.scenario().value.inventory.hosts}
+    assert clusters == {h.cluster for h in sample.inventory.hosts}
