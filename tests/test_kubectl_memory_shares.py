@@ -196,3 +196,41 @@ def test_kai_gpu_memory_on_a_given_gfd_labelled_node_is_a_share_of_its_gpu() -> 
     (note,) = [n for n in mix.notes if n.field == "gpus"]
     assert note.source == "derived"
     assert "the L4's 24 GiB its node carries" in note.text
+
+
+def _typed_pod(gpu_type: str) -> bytes:
+    found = pod(
+        "typed-0",
+        owner=("StatefulSet", "typed"),
+        containers=[container(limits={"nvidia.com/gpu": "1", "nvidia.com/gpumem": "10240"})],
+    )
+    found["metadata"]["annotations"] = {"nvidia.com/use-gputype": gpu_type}
+    return kube_list(found)
+
+
+def test_hami_s_gpu_type_annotation_pins_the_pod_to_the_gpus_it_names() -> None:
+    """If a HAMi pod carries nvidia.com/use-gputype: A100 (HAMi takes any GPU whose type contains
+    A100), its class may use the catalog's A100s only, and its 10240 MiB is a share of the
+    smallest (a 40 GB A100: 0.25 GPU, derived), not of an assumed GPU."""
+    read = read_kubectl_pods(_typed_pod("A100"), "pods.json", CATALOG)
+    assert read.problems == ()
+    (typed,) = read.pods
+    assert typed.gpu_models == (
+        "A100-40GB-PCIe",
+        "A100-40GB-SXM",
+        "A100-80GB-PCIe",
+        "A100-80GB-SXM",
+    )
+    assert typed.gpu is not None
+    assert (typed.gpu.gpus, typed.gpu.gpus_source) == (pytest.approx(0.25), "derived")
+
+
+def test_a_gpu_type_annotation_naming_no_catalog_gpu_is_a_problem_pod_kept() -> None:
+    """If nvidia.com/use-gputype names a type no catalog GPU's name contains, a problem names
+    the annotation and the type; the pod is kept, on any model."""
+    read = read_kubectl_pods(_typed_pod("MI300X"), "pods.json", CATALOG)
+    assert [p.name for p in read.pods] == ["typed-0"]
+    assert read.pods[0].gpu_models == ()
+    (problem,) = read.problems
+    assert problem.column == "pod ml/typed-0: metadata.annotations.nvidia.com/use-gputype"
+    assert "'MI300X'" in problem.message

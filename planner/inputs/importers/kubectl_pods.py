@@ -78,7 +78,9 @@ by a label the user picks. A pod pinned by its node selector or required node af
 node label of the GPU (GFD's ``nvidia.com/gpu.product``, GKE's
 ``cloud.google.com/gke-accelerator``, EKS's ``k8s.amazonaws.com/accelerator``, an EC2 GPU
 instance type ``node.kubernetes.io/instance-type``) runs on that model, read as the nodes'
-importer reads the label: its class may only use it, and its memory is that model's. With the
+importer reads the label: its class may only use it, and its memory is that model's; without
+such a pin, HAMi's annotation ``nvidia.com/use-gputype`` pins it alike to the catalog GPUs whose
+name contains a type it lists (``A100``: every A100). With the
 nodes given, a pod's memory not otherwise known is of the model its node's labels (else HAMi's
 register annotation) name, and a share worked out of an assumed GPU's memory is of that model
 (its class still free to use any model). Only ``Running`` and ``Pending`` pods count as instances,
@@ -163,6 +165,9 @@ _MIG = "nvidia.com/mig-"
 # Run:ai reads: gpu-fraction is the share of one GPU's memory, gpu-memory is in MiB.
 _KAI_FRACTION = "gpu-fraction"
 _KAI_MEMORY = "gpu-memory"
+_HAMI_GPU_TYPE = "nvidia.com/use-gputype"
+"""HAMi's pod annotation naming the GPU types the pod may use, comma-separated; HAMi takes a
+GPU whose type contains one of them (``A100`` any A100)."""
 _KAI_DEVICES = "gpu-fraction-num-devices"
 _KAI_ANNOTATIONS = (_KAI_FRACTION, _KAI_MEMORY)
 _TEMPLATE_HASH = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$")
@@ -1234,7 +1239,10 @@ def _pod(
     memory_bytes = _pod_total(containers, inits, lambda c: _quantity(c, "memory", bad))
     for each in [*containers, *inits]:
         _check_gpu_limits(each, bad)
-    pinned_models = _selected_models(spec, catalog, None)
+    annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
+    pinned_models = _selected_models(spec, catalog, None) or _typed_models(
+        annotations, catalog, None
+    )
     gpu_parts = {
         id(c): _container_gpu(c, labels, pinned_models, catalog, defaults, bad)
         for c in [*containers, *inits]
@@ -1271,7 +1279,6 @@ def _pod(
             first.mig_profile,
             assumed_gpu=first.assumed_gpu if len(memories) == 1 else "",
         )
-    annotations = {str(k): as_text(v) for k, v in as_mapping(metadata.get("annotations")).items()}
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
     if gpu is None:
         gpu = _annotated_gpu(annotations, pinned_models, catalog, defaults, bad)
@@ -1280,6 +1287,7 @@ def _pod(
     else:
         gpu = _shared_whole_gpus(gpu, _pinned_labels(spec), catalog, defaults, bad)
     kind, owner, source = owner_of(metadata.get("ownerReferences"), labels, name)
+    selected = _selected_models(spec, catalog, None if gpu is None else bad)
     return PodRequest(
         file=file,
         namespace=namespace,
@@ -1298,11 +1306,38 @@ def _pod(
             dict.fromkeys(
                 [
                     *(p.gpu_model for p in gpu_parts.values() if p is not None and p.gpu_model),
-                    *_selected_models(spec, catalog, None if gpu is None else bad),
+                    *(selected or _typed_models(annotations, catalog, bad if gpu else None)),
                 ]
             )
         ),
     )
+
+
+def _typed_models(
+    annotations: Mapping[str, str], catalog: Catalog, bad: _PodProblems | None
+) -> tuple[str, ...]:
+    """Catalog models HAMi's annotation ``nvidia.com/use-gputype`` lets the pod use: those whose
+    name contains a type it lists (as HAMi matches a GPU's type), else the model the type is
+    read as. A type naming no catalog model gets a problem through ``bad`` (None: none), the
+    pod kept."""
+    models: list[str] = []
+    for written in annotations.get(_HAMI_GPU_TYPE, "").split(","):
+        kind = written.strip()
+        if not kind:
+            continue
+        found = [m for m in catalog.gpus if kind.upper() in m.upper()]
+        model = match_gpu_name(kind, catalog).model if not found else None
+        models.extend(found or ([model] if model else []))
+        if not found and model is None and bad is not None:
+            bad(
+                f"metadata.annotations.{_HAMI_GPU_TYPE}",
+                f"the GPU type {quoted(kind)} HAMi's annotation names is part of no catalog "
+                "GPU's name: its class may be planned on any model, its GPU memory assumed",
+                "write the type as HAMi registers it (A100, L40S), or add the GPU to the catalog "
+                "(own GPUs) and import again",
+                row_kept=True,
+            )
+    return tuple(dict.fromkeys(models))
 
 
 def _node_choices(spec: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], str]]:
@@ -2065,7 +2100,8 @@ def _class_row(
             "|".join(models),
             "derived",
             "the pods' node selector or affinity names the GPU (nvidia.com/gpu.product, a "
-            "cloud's accelerator label or a GPU instance type)",
+            "cloud's accelerator label or a GPU instance type), or HAMi's annotation "
+            "nvidia.com/use-gputype",
             "spec.nodeSelector / affinity",
         )
     where = (
