@@ -1041,3 +1041,27 @@ def test_a_pod_pinned_to_a_gpu_without_mig_profiles_asking_one_is_left_out_sayin
         "request nvidia.com/gpu if the L40S runs without MIG (the catalog lists no MIG profiles "
         "for it); or remove the pin"
     )
+
+
+def test_gpu_requests_of_two_containers_are_each_named_in_the_pod_s_note() -> None:
+    """If a pod's two containers ask MIG 1g.10gb and 2g.20gb, the pod asks 3 of 7 compute slices
+    and 30 GiB, and its notes name both requests, not the first alone."""
+    read = read_kubectl_pods(
+        kube_list(
+            pod(
+                "mig3",
+                containers=[
+                    container("a", limits={"nvidia.com/mig-1g.10gb": "1"}),
+                    container("b", limits={"nvidia.com/mig-2g.20gb": "1"}),
+                ],
+            )
+        ),
+        "pods.json",
+        CATALOG,
+    )
+    gpu = read.pods[0].gpu
+    assert gpu is not None
+    assert (gpu.gpus, gpu.memory_gib) == (pytest.approx(3 / 7), 30.0)
+    assert "MIG 1g.10gb" in gpu.gpus_text
+    assert "MIG 2g.20gb" in gpu.gpus_text
+    assert "MIG 2g.20gb: 20 GiB" in gpu.memory_text

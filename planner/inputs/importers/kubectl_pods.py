@@ -1268,14 +1268,17 @@ def _pod(
             else _pod_total(containers, inits, lambda c: _memory_of(gpu_parts[id(c)]))
         )
         first = next(p for p in gpu_parts.values() if p is not None)
+        # Regular containers' requests add up: each one's is named.
+        summed = [p for c in containers if (p := gpu_parts[id(c)]) is not None]
+        added = len(summed) > 1 and all(gpu_parts[id(c)] is None for c in inits)
         gpu = GpuRequest(
             first.resource,
             _rounded(gpus),
             first.gpus_source,
-            first.gpus_text,
+            " + ".join(p.gpus_text for p in summed) if added else first.gpus_text,
             known_memory,
             first.memory_source,
-            first.memory_text,
+            " + ".join(p.memory_text for p in summed) if added else first.memory_text,
             first.mig_profile,
             assumed_gpu=first.assumed_gpu if len(memories) == 1 else "",
         )
