@@ -247,3 +247,27 @@ def test_headroom_on_one_server_type_weighs_it_on_each_platform_alone() -> None:
     # Without spares the split is $1,500 a year cheaper: the bound, over both platforms, says so.
     bounded = best.result.cost.total_usd_per_year - best.result.cost.busy_power_usd_per_year
     assert best.cost_lower_bound_usd < bounded * 0.99
+
+
+def test_gpus_restart_where_one_vgpu_profile_size_per_host_still_holds() -> None:
+    """In vGPU host-equal mode (one partial profile size per host), desktops of 8 GiB profiles
+    on h1 and of 12 GiB profiles on h2, h3 idle: with h1 down its GPU restarts on h3, not on
+    h2's idle GPU beside the other size; the check said the cluster could not lose a host."""
+    hosts = [host(f"h{i}", gpus=2, cluster="prod") for i in range(1, 4)]
+    small = workload("small", instances=2, gpus=0.1, memory_gib=6.0, busy_fraction=0.1)
+    large = workload("large", instances=2, gpus=0.1, memory_gib=10.0, busy_fraction=0.1)
+    scenario = dataclasses.replace(
+        _scenario(hosts, [small, large]),
+        assumptions=Assumptions(vgpu_mode=VgpuMode.HOST_EQUAL),
+    )
+    plan = plan_scenario(scenario, methods=(Method.VGPU,)).results[0].plan
+    used = sorted({key[0] for key in plan.gpu_configs})
+    assert len(used) == 2
+    assert check_plan(plan, scenario) == []
+    (prod,) = check_headroom(plan, scenario, 1)
+    assert prod.holds, prod.reason
+    after = fail_hosts(plan, scenario, [h for h in hosts if h.name == used[0]])
+    assert isinstance(after, MethodPlan), after
+    assert check_plan(after, scenario) == []
+    idle = ({h.name for h in hosts} - set(used)).pop()
+    assert idle in {p.host for p in after.placements}

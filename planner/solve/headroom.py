@@ -30,11 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from planner.inputs.inventory import Host
-from planner.methods.contract import GpuKey, RoleScope
+from planner.methods.contract import GpuKey, GpuView, PlanContext, RoleScope
 from planner.methods.registry import METHODS, Method, host_reason
 from planner.plan import MethodPlan
 from planner.scenario import Scenario
-from planner.solve.feasibility import check_plan
+from planner.solve.feasibility import check_plan, gpu_views
 from planner.words import counted
 
 __all__ = [
@@ -114,6 +114,8 @@ class _Room:
     cores: float
     """Cores not given out [cores]."""
     ram_gib: float
+    gpus: list[tuple[Method, GpuView]]
+    """The GPUs in use on the host with their roles, those restarted on it included."""
 
     def takes(self, unit: _Unit, catalog_ok: bool) -> bool:
         if not catalog_ok or self.host.gpu_model != unit.model or len(self.idle) < len(unit.keys):
@@ -123,6 +125,28 @@ class _Room:
         if host_wide and len(self.roles | unit.roles) > 1:
             return False
         return unit.cores <= self.cores + 1e-6 and unit.ram_gib <= self.ram_gib + 1e-6
+
+    def arrivals(
+        self, unit: _Unit, plan: MethodPlan, views: Mapping[GpuKey, GpuView]
+    ) -> list[tuple[Method, GpuView]]:
+        """The unit's GPUs as they would run on this host's first idle GPUs."""
+        return [
+            (
+                plan.role(key),
+                dataclasses.replace(views[key], key=(self.host.name, i), host=self.host),
+            )
+            for key, i in zip(unit.keys, self.idle, strict=False)
+            if key in views
+        ]
+
+    def keeps_rules(self, arrivals: Sequence[tuple[Method, GpuView]], context: PlanContext) -> bool:
+        """Whether each method's rules over one host's GPUs (one vGPU profile size per host in
+        host-equal mode) still hold with ``arrivals`` here."""
+        gpus = [*self.gpus, *arrivals]
+        return not any(
+            METHODS[method].host_problems(self.host, [v for m, v in gpus if m is method], context)
+            for method in {m for m, _ in arrivals}
+        )
 
 
 @dataclass(frozen=True)
@@ -183,6 +207,7 @@ def _rooms(
     plan: MethodPlan,
     survivors: Sequence[Host],
     taken: Mapping[str, Mapping[str, tuple[float, float]]],
+    views: Mapping[GpuKey, GpuView],
 ) -> list[_Room]:
     in_use: dict[str, set[int]] = defaultdict(set)
     for name, index in plan.gpu_configs:
@@ -190,13 +215,15 @@ def _rooms(
     rooms = []
     for host in sorted(survivors, key=lambda h: h.name):
         used = taken.get(host.name, {}).values()
+        keys = [(host.name, i) for i in sorted(in_use[host.name])]
         rooms.append(
             _Room(
                 host,
                 [i for i in range(host.gpus) if i not in in_use[host.name]],
-                {plan.role((host.name, i)) for i in in_use[host.name]},
+                {plan.role(k) for k in keys},
                 host.cpu_cores - sum(c for c, _ in used),
                 host.ram_gib - sum(r for _, r in used),
+                [(plan.role(k), views[k]) for k in keys if k in views],
             )
         )
     return rooms
@@ -209,13 +236,13 @@ def fail_hosts(plan: MethodPlan, scenario: Scenario, failed: Sequence[Host]) -> 
     clusters = {h.cluster for h in failed}
     survivors = [h for h in plan.hosts if h.cluster in clusters and h.name not in gone]
     taken = _on_host(plan, scenario)
-    rooms = _rooms(plan, survivors, taken)
+    views = gpu_views(plan, scenario)
+    context = PlanContext.of(scenario, plan.placements, plan.hosts or scenario.inventory.hosts)
+    rooms = _rooms(plan, survivors, taken, views)
     moved: dict[GpuKey, GpuKey] = {}
     for host in failed:
         for unit in _units(plan, host, taken.get(host.name, {})):
-            room = next(
-                (r for r in rooms if r.takes(unit, _can_set_up(unit, r.host, scenario))), None
-            )
+            room, arrivals = _room_for(unit, rooms, plan, views, context, scenario)
             if room is None:
                 roles = ", ".join(sorted(m.label for m in unit.roles))
                 return (
@@ -223,14 +250,32 @@ def fail_hosts(plan: MethodPlan, scenario: Scenario, failed: Sequence[Host]) -> 
                     f"{counted(len(unit.keys), f'{unit.model} GPU')} "
                     f"of {host.name} ({roles}, {unit.cores:g} cores, {unit.ram_gib:g} GiB RAM) "
                     f"{'finds' if len(unit.keys) == 1 else 'find'} no idle {unit.model} GPU with "
-                    "room on the other hosts of the cluster"
+                    "room on the other hosts of the cluster, its methods' rules kept"
                 )
             for key in unit.keys:
                 moved[key] = (room.host.name, room.idle.pop(0))
+            room.gpus.extend(arrivals)
             room.roles |= unit.roles
             room.cores -= unit.cores
             room.ram_gib -= unit.ram_gib
     return _moved(plan, moved, gone)
+
+
+def _room_for(
+    unit: _Unit,
+    rooms: Sequence[_Room],
+    plan: MethodPlan,
+    views: Mapping[GpuKey, GpuView],
+    context: PlanContext,
+    scenario: Scenario,
+) -> tuple[_Room | None, list[tuple[Method, GpuView]]]:
+    """The first surviving host the unit's GPUs restart on, every rule kept, and them there."""
+    for room in rooms:
+        if room.takes(unit, _can_set_up(unit, room.host, scenario)):
+            arrivals = room.arrivals(unit, plan, views)
+            if room.keeps_rules(arrivals, context):
+                return room, arrivals
+    return None, []
 
 
 def _can_set_up(unit: _Unit, host: Host, scenario: Scenario) -> bool:
