@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -271,3 +272,25 @@ def test_gpus_restart_where_one_vgpu_profile_size_per_host_still_holds() -> None
     assert check_plan(after, scenario) == []
     idle = ({h.name for h in hosts} - set(used)).pop()
     assert idle in {p.host for p in after.placements}
+
+
+def test_a_class_no_method_serves_on_the_servers_says_why_in_a_large_sizing() -> None:
+    """The sample sized on l40s-4 with headroom 1 through the vSphere methods (26 servers:
+    planned host by host by configuration): llm-pretrain, held to the H100, is not served
+    because each method refuses the L40S, as the per-class table says; it read 'no host
+    configuration chosen holds it'."""
+    from planner.scenario import load_scenario
+
+    sample = Path(__file__).resolve().parent.parent / "data" / "sample"
+    scenario = load_scenario(
+        ("inventory.csv", (sample / "inventory.csv").read_bytes()),
+        ("workloads.csv", (sample / "workloads.csv").read_bytes()),
+        CATALOG,
+    ).value
+    server = {t.name: t for t in load_server_types(CATALOG).value}["l40s-4"]
+    vsphere = (Method.PASSTHROUGH, Method.VGPU, Method.MIG, Method.REMOTE_POOL)
+    best = size_cluster(scenario, server, methods=vsphere, headroom=1).recommended
+    assert best is not None
+    reasons = {n.reason for n in best.result.plan.not_placed if n.workload == "llm-pretrain"}
+    assert reasons
+    assert all("restricted to H100-80GB-SXM, not L40S" in r for r in reasons)

@@ -1921,11 +1921,16 @@ def _place_configurations(
         assigned = assign_hosts(requests, pool, fixed=fixed)
         _record(assigned.placements, assigned.gpu_configs, assigned.not_placed, method_of, placing)
         placing.shared[t] = pool
+    # A class no option serves is left to say each method's refusal (``_mark_left_out``).
+    with_options = {o.workload for o in found}
     for instance in waiting.left():
-        placing.missed.setdefault(
-            instance.id,
-            NotPlaced(instance.id, instance.workload.name, "no host configuration chosen holds it"),
-        )
+        if instance.workload.name in with_options:
+            placing.missed.setdefault(
+                instance.id,
+                NotPlaced(
+                    instance.id, instance.workload.name, "no host configuration chosen holds it"
+                ),
+            )
     return placing
 
 
