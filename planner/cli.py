@@ -891,6 +891,19 @@ def _purchase(
     )
 
 
+def workbook_path(text: str) -> Path:
+    """A path to write an Excel workbook to (``--out``, ``--workbook``): another kind of file's
+    name (``plan.csv``) is refused before planning, as a spreadsheet would warn that the content
+    does not match; a name without a suffix (a device) is written as given."""
+    path = Path(text)
+    if path.suffix and path.suffix.lower() != ".xlsx":
+        raise argparse.ArgumentTypeError(
+            f"{text}: an Excel workbook is written, not a {path.suffix} file; give a name ending "
+            f"in .xlsx ({path.with_suffix('.xlsx').name})"
+        )
+    return path
+
+
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
@@ -1009,7 +1022,7 @@ def add_plan_command(subparsers: Any) -> argparse.ArgumentParser:
         choices=[m.value for m in Method],
         help=f"methods to plan (default: all {len(Method)})",
     )
-    parser.add_argument("--out", type=Path, help="workbook to write (.xlsx)")
+    parser.add_argument("--out", type=workbook_path, help="workbook to write (.xlsx)")
     parser.add_argument(
         "--scenario",
         metavar="NAME",
@@ -1069,7 +1082,9 @@ def add_harvest_command(subparsers: Any) -> argparse.ArgumentParser:
         default="0,1,2,3,4",
         help="days that submit work, 0 = Monday (default: 0,1,2,3,4)",
     )
-    parser.add_argument("--workbook", type=Path, help="write the harvest sheets to this .xlsx")
+    parser.add_argument(
+        "--workbook", type=workbook_path, help="write the harvest sheets to this .xlsx"
+    )
     parser.set_defaults(func=_run_harvest)
     return parser
 

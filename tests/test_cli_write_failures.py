@@ -139,3 +139,31 @@ def test_a_new_file_gets_the_permissions_of_any_new_file(tmp_path: Path) -> None
     finally:
         os.umask(mask)
     assert stat.S_IMODE((tmp_path / "plan.xlsx").stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["plan", "--no-harvest", "--out"], "argument --out: "),
+        (["harvest", "--workbook"], "argument --workbook: "),
+    ],
+)
+def test_a_workbook_named_as_another_kind_of_file_is_refused_before_planning(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    """--out plan.csv wrote an .xlsx workbook under a .csv name (a spreadsheet warns that the
+    content does not match): refused before anything is planned or written, naming plan.xlsx;
+    exit 2."""
+    target = tmp_path / "plan.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", *argv, str(target)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert not target.exists()
+    assert said in done.stderr
+    assert "give a name ending in .xlsx (plan.xlsx)" in done.stderr
+    assert "Traceback" not in done.stderr
