@@ -1923,76 +1923,58 @@ def _uncounted(
 def _uncounted_notes(pods: Sequence[PodRequest], file: str) -> list[ImportNote]:
     """Notes on the pods no class counts: without a GPU, finished, being deleted, in another
     phase."""
+
+    def note(column: str, count: int, text: str) -> ImportNote:
+        return ImportNote(file, None, column, "", "", str(count), "read", text)
+
     notes: list[ImportNote] = []
     without_gpu, finished, deleted, unknown = _uncounted(pods)
     if without_gpu:
+        asks = "requests" if len(without_gpu) == 1 else "request"
         notes.append(
-            ImportNote(
-                file,
-                None,
+            note(
                 "",
-                "",
-                "",
-                str(len(without_gpu)),
-                "read",
-                f"{counted(len(without_gpu), 'pod')} "
-                + ("requests" if len(without_gpu) == 1 else "request")
-                + " no GPU: listed in the pod table, not "
-                "in the workload classes",
+                len(without_gpu),
+                f"{counted(len(without_gpu), 'pod')} {asks} no GPU: listed in the pod table, "
+                "not in the workload classes",
             )
         )
     if finished:
+        have = "has" if len(finished) == 1 else "have"
         notes.append(
-            ImportNote(
-                file,
-                None,
+            note(
                 "status.phase",
-                "",
-                "",
-                str(len(finished)),
-                "read",
-                f"{counted(len(finished), 'GPU pod')} "
-                + ("has" if len(finished) == 1 else "have")
-                + " finished (Succeeded or Failed) and hold "
-                "no GPU: not counted",
+                len(finished),
+                f"{counted(len(finished), 'GPU pod')} {have} finished (Succeeded or Failed) and "
+                "hold no GPU: not counted",
             )
         )
     if deleted:
         named = ", ".join(f"{shown(p.namespace)}/{shown(p.name)}" for p in deleted[:5])
         more = f" and {len(deleted) - 5} more" if len(deleted) > 5 else ""
+        are = "is" if len(deleted) == 1 else "are"
         notes.append(
-            ImportNote(
-                file,
-                None,
+            note(
                 "metadata.deletionTimestamp",
-                "",
-                "",
-                str(len(deleted)),
-                "read",
-                f"{counted(len(deleted), 'GPU pod')} "
-                + ("is" if len(deleted) == 1 else "are")
-                + f" being deleted (Terminating: {named}{more}): not counted, as the pods "
-                "replacing them (a rollout's new ones) are; listed in the pod table",
+                len(deleted),
+                f"{counted(len(deleted), 'GPU pod')} {are} being deleted (Terminating: "
+                f"{named}{more}): not counted, as the pods replacing them (a rollout's new ones) "
+                "are; listed in the pod table",
             )
         )
     for phase in sorted({p.phase for p in unknown}):
         count = sum(p.phase == phase for p in unknown)
+        why = (
+            " (their node stopped reporting them, so whether they hold a GPU is not known)"
+            if phase == "Unknown"
+            else ""
+        )
         notes.append(
-            ImportNote(
-                file,
-                None,
+            note(
                 "status.phase",
-                "",
-                "",
-                str(count),
-                "read",
-                f"{counted(count, 'GPU pod')} in phase {shown(phase)}"
-                + (
-                    " (their node stopped reporting them, so whether they hold a GPU is not known)"
-                    if phase == "Unknown"
-                    else ""
-                )
-                + ": not counted; list the pods again once their node reports them",
+                count,
+                f"{counted(count, 'GPU pod')} in phase {shown(phase)}{why}: not counted; list "
+                "the pods again once their node reports them",
             )
         )
     return notes
