@@ -25,6 +25,7 @@ from planner.inputs.limits import MAX_FILE_MB, MAX_NAME_CHARS, MAX_ROWS, limit_t
 from planner.inputs.problems import InputError, InputProblem
 
 __all__ = [
+    "COMPOUND_FILE",
     "CSV_TEXT",
     "DECIMAL_COMMA",
     "GROUP_MARKS",
@@ -80,6 +81,9 @@ _ZIP_MAGIC = b"PK\x03\x04"
 """An .xlsx workbook is a zip file; users upload one by mistake for a CSV."""
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 """Byte-order marks of UTF-16 text, as Excel's 'Unicode Text' and Windows PowerShell write it."""
+COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""The start of an OLE2 compound file (MS-CFB): an Office 97-2003 file (.xls, .doc), or the
+container of an encrypted .xlsx."""
 _BINARY_SIGNATURES = (
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
@@ -87,7 +91,7 @@ _BINARY_SIGNATURES = (
     (b"GIF89a", "a GIF image"),
     (b"%PDF-", "a PDF document"),
     (b"\x1f\x8b", "a gzip archive"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Office 97-2003 file (.xls, .doc)"),
+    (COMPOUND_FILE, "an Office 97-2003 file (.xls, .doc)"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
 )
 """How files users pick by mistake begin (their magic numbers), and what they are."""

@@ -24,6 +24,7 @@ from planner.inputs.inventory import INVENTORY_COLUMNS, INVENTORY_SHEET_HEADERS,
 from planner.inputs.limits import MAX_FILE_MB, MAX_KUBECTL_JSON_MB
 from planner.inputs.problems import InputError, InputProblem
 from planner.inputs.tabular import (
+    COMPOUND_FILE,
     SPREADSHEET_SEPARATORS,
     CsvHeader,
     column_names,
@@ -101,8 +102,6 @@ _LABELS = {
     Format.DCGM: "DCGM exporter metrics (curl <exporter>:9400/metrics)",
     Format.PLAN_WORKBOOK: "a plan workbook written by the planner (.xlsx)",
 }
-_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-"""The start of an OLE2 compound file: an Excel 97-2003 workbook (.xls), or an encrypted .xlsx."""
 _TOOL_ERROR = re.compile(
     r"NVIDIA-SMI has failed|No devices were found|Failed to initialize NVML|"
     r"Unable to determine the device handle|Insufficient Permissions"
@@ -263,7 +262,7 @@ def detect_format(file: str, data: bytes, *, role: Role | None = None) -> Format
     _refuse_large(file, data)
     if is_workbook(data):
         return detect_file(file, data, role=role).format
-    if data.startswith(_OLE):
+    if data.startswith(COMPOUND_FILE):
         from planner.inputs.importers.sheets import refuse_encrypted_workbook
 
         refuse_encrypted_workbook(data, file)

@@ -18,6 +18,7 @@ from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet._reader import FORMULA_TAG, VALUE_TAG, WorkSheetParser
 
 from planner.inputs.problems import InputError, InputProblem
+from planner.inputs.tabular import COMPOUND_FILE
 
 __all__ = [
     "RowPastLastRowError",
@@ -28,9 +29,6 @@ __all__ = [
     "workbook_sheets",
 ]
 
-_COMPOUND_FILE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-"""The start of an OLE2 compound file (MS-CFB): an Excel 97-2003 workbook, or the container
-of an encrypted .xlsx."""
 _ENCRYPTED_PACKAGE = "EncryptedPackage"
 """The stream holding an encrypted .xlsx in its compound file (MS-OFFCRYPTO 2.3.4.4)."""
 _DIRECTORY_ENTRY = 128
@@ -70,7 +68,7 @@ def refuse_encrypted_workbook(data: bytes, file: str) -> None:
 def _compound_file_names(data: bytes) -> set[str]:
     """The names in a compound file's directory (MS-CFB 2.2, 2.6); none for other data or a
     compound file too damaged to walk."""
-    if not data.startswith(_COMPOUND_FILE) or len(data) < 512:
+    if not data.startswith(COMPOUND_FILE) or len(data) < 512:
         return set()
     sector_size = 1 << _number(data, 30, 2)
     if sector_size not in (512, 4096):
