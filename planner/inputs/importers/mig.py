@@ -29,6 +29,7 @@ from planner.inputs.importers.hosts import (
     OpenModel,
     fact,
 )
+from planner.inputs.importers.nvidia_smi import GPU_LINE
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.importers.text import COUNT, ToolText, name_host, tool_text
 from planner.inputs.problems import InputError, InputProblem, first_problems
@@ -60,10 +61,6 @@ _PROFILE_ROW = re.compile(
 row is not read and is a problem."""
 
 
-_NAME_LINE = re.compile(rf"^GPU\s+(?P<gpu>{COUNT}):\s*(?P<name>.+?)\s*\(UUID:")
-"""A line of ``nvidia-smi -L`` given in the same file as the MIG table: a GPU's name."""
-
-
 @dataclass(frozen=True)
 class _NamedGpu:
     """A GPU the file names on an ``nvidia-smi -L`` line, and its catalog model."""
@@ -80,14 +77,14 @@ def _named_gpus(text: ToolText, gpus: set[int], catalog: Catalog) -> list[_Named
     model."""
     named = []
     for number, line in text.lines:
-        match = _NAME_LINE.match(line.strip())
-        if match is None or int(match.group("gpu")) not in gpus:
+        # An nvidia-smi -L line given in the same file as the MIG table.
+        match = GPU_LINE.match(line.strip())
+        if match is None or not match.group("uuid") or int(match.group("index")) not in gpus:
             continue
         found = match_gpu_name(match.group("name"), catalog)
         if found.model is not None:
-            named.append(
-                _NamedGpu(int(match.group("gpu")), found.written, found.model, found.source, number)
-            )
+            index = int(match.group("index"))
+            named.append(_NamedGpu(index, found.written, found.model, found.source, number))
     return named
 
 

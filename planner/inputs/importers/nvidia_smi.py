@@ -46,6 +46,7 @@ from planner.inputs.tabular import (
 from planner.words import counted
 
 __all__ = [
+    "GPU_LINE",
     "LIST_TOOL",
     "QUERY_TOOL",
     "REPORT_TOOL",
@@ -96,9 +97,10 @@ _GPU_IDS = ("uuid", "pci.bus_id", "index")
 _UNIT = re.compile(r"^(?P<field>[^\[]+?)\s*(?:\[(?P<unit>[^\]]*)\])?$")
 _MEMORY = re.compile(r"^(?P<number>\d[\d.,]*)\s*(?P<unit>KiB|MiB|GiB)?$", re.IGNORECASE)
 _TO_MIB = {"kib": 1 / 1024, "mib": 1.0, "gib": 1024.0}
-_GPU_LINE = re.compile(
+GPU_LINE = re.compile(
     rf"^GPU\s+(?P<index>{COUNT}):\s*(?P<name>.*?)\s*(?:\(UUID:\s*(?P<uuid>[^)]*?)\s*\))?\s*$"
 )
+"""A GPU's line of ``nvidia-smi -L``: ``GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-...)``."""
 _MIG_LINE = re.compile(
     r"^\s+MIG\s+(?P<profile>\S+)\s+Device\s+(?P<device>\d+):\s*(?:\(UUID:\s*[^)]*\))?\s*$"
 )
@@ -972,7 +974,7 @@ def _read_list(text: ToolText, file: str, catalog: Catalog, host_name: str | Non
     for number, line in text.lines:
         if not line.strip():
             continue
-        gpu = _GPU_LINE.match(line)
+        gpu = GPU_LINE.match(line)
         mig = _MIG_LINE.match(line)
         lost = _lost_gpu(file, number, line)
         if lost is not None:
