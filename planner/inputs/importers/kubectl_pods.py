@@ -1016,6 +1016,10 @@ def _shared_gpu(
     if share and memory is None:
         memory, memory_source = devices * share / 100 * gpu_gib, of_gpu
         memory_text = f"{devices:g} × {share:g} % of {whose}"
+    # The figure an assumed GPU's memory made, for the GPU of the pod's node to replace.
+    assumed_gpu = "gpus" if source == "assumed" and devices == 1 else ""
+    if share and memory_source == "assumed":
+        assumed_gpu = "memory"
     return _ContainerGpu(
         _rounded(gpus),
         memory,
@@ -1025,13 +1029,7 @@ def _shared_gpu(
         memory_source,
         memory_text,
         None,
-        assumed_gpu=""
-        if selected is not None
-        else "gpus"
-        if each and not cores and not share and devices == 1
-        else "memory"
-        if share and amount is None
-        else "",
+        assumed_gpu=assumed_gpu,
     )
 
 
