@@ -79,8 +79,8 @@ def key_figures(plan: ScenarioPlan, comparison: pd.DataFrame | None = None) -> p
             fmt.count(m.instances_placed),
             fmt.count(m.instances_not_placed),
             # The planner gives 0 for a plan using no GPU: there is no utilisation to show.
-            fmt.pct(m.memory_utilisation if m.gpus_used else None),
-            fmt.pct(m.compute_utilisation if m.gpus_used else None),
+            fmt.pct(m.memory_utilisation),
+            fmt.pct(m.compute_utilisation),
             fmt.gib(m.stranded_memory_gib),
             fmt.count(m.stranded_gpus),
             _per_year(fmt.usd(cost.total_usd_per_year)),

@@ -31,7 +31,6 @@ from planner.output.cells import FORMULA_PREFIXES
 from planner.output.headers import header
 from planner.output.overview import (
     OVERVIEW_SHEET,
-    with_utilisation_of_gpus_used,
     write_overview,
 )
 from planner.output.recommendations import DECISION_COLUMNS, RecommendedPlan, decisions_frame
@@ -161,7 +160,7 @@ def _summary_sheet(book: Workbook, plan: ScenarioPlan) -> None:
         _title(sheet, row, "Recommended plan")
         write_cell(sheet, row + 1, 1, plan.recommended.headline())
         row += 3
-    row = write_table(sheet, with_utilisation_of_gpus_used(comparison_frame(plan)), start_row=row)
+    row = write_table(sheet, comparison_frame(plan), start_row=row)
     row += 1
     notes = [
         (r.label, note)

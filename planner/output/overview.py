@@ -6,7 +6,6 @@ figure there sees the chart follow, and every bar can be traced to a cell.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,6 @@ __all__ = [
     "key_figures_frame",
     "plans_frame",
     "recommendation_lines",
-    "with_utilisation_of_gpus_used",
     "write_overview",
 ]
 
@@ -91,15 +89,6 @@ def _saving(plan: ScenarioPlan, reference: MethodResult | None) -> float | None:
     return reference.cost.total_usd_per_year - headline_result(plan).cost.total_usd_per_year
 
 
-def with_utilisation_of_gpus_used(comparison: pd.DataFrame) -> pd.DataFrame:
-    """``comparison`` (``comparison_frame``'s columns) with the utilisation of a plan that uses
-    no GPU left blank (NaN): it is a share of the GPUs in use, of which there are none, and
-    0 % would read as GPUs standing idle."""
-    shown = comparison.copy()
-    shown.loc[shown["gpus_used"] == 0, list(_UTILISATION)] = math.nan
-    return shown
-
-
 def key_figures_frame(plan: ScenarioPlan) -> pd.DataFrame:
     """The headline plan's key figures: figure, value (shares as fractions), unit, definition.
 
@@ -128,7 +117,7 @@ def key_figures_frame(plan: ScenarioPlan) -> pd.DataFrame:
 def plans_frame(plan: ScenarioPlan) -> pd.DataFrame:
     """One row per plan, columns ``PLAN_COLUMNS`` (money [USD/year], shares [0-1]; utilisation
     blank for a plan that uses no GPU)."""
-    comparison = with_utilisation_of_gpus_used(comparison_frame(plan))
+    comparison = comparison_frame(plan)
     for component in COST_COMPONENTS:
         comparison[f"{component}_usd_per_year"] = [
             r.cost.component_usd_per_year(component) for r in plan.results
