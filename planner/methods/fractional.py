@@ -337,6 +337,7 @@ class Fractional(SharingMethod):
                 whole[w.name] = float(_whole_gpus(w, model))
         fits = (items_per_bin(x) for pair in shares.values() for x in pair)
         rounded = sorted({min(k, DFF_MAX_K) for k in fits if k})
+        unrounded = (0.0,) * (2 * len(rounded))  # a plan's rows: no rounded share
         use: dict[str, tuple[float, ...]] = {}
         packed: dict[str, tuple[float, ...]] = {}
         for name, (compute, memory) in shares.items():
@@ -347,9 +348,9 @@ class Fractional(SharingMethod):
                 *(dual_feasible(compute, k) for k in rounded),
                 *(dual_feasible(memory, k) for k in rounded),
             )
-            packed[name] = (0.0, compute, memory, *(0.0 for _ in rounded * 2))
+            packed[name] = (0.0, compute, memory, *unrounded)
         for name, gpus in whole.items():
-            use[name] = packed[name] = (gpus, 0.0, 0.0, *(0.0 for _ in rounded * 2))
+            use[name] = packed[name] = (gpus, 0.0, 0.0, *unrounded)
         dimensions = (
             "whole GPU",
             "compute share",
@@ -357,11 +358,11 @@ class Fractional(SharingMethod):
             *(f"compute share (rounded, k={k})" for k in rounded),
             *(f"memory share (rounded, k={k})" for k in rounded),
         )
-        extra = len(rounded) * 2
+        # A GPU of shares offers one of every rounded share too; a whole GPU none.
         return GpuDemand(
             dimensions=dimensions,
             use=use,
-            patterns=((1.0, 0.0, 0.0, *(0.0,) * extra), (0.0, 1.0, 1.0, *(1.0,) * extra)),
+            patterns=((1.0, 0.0, 0.0, *unrounded), (0.0, 1.0, 1.0, *(1.0 for _ in unrounded))),
             exact=False,
             packed=packed,
         )
