@@ -75,6 +75,12 @@ class GpuModel:
     """Where the figures come from."""
     notes: str = ""
     """Caveats: which figures are derived or need confirming."""
+    sms: int | None = None
+    """Streaming multiprocessors of the whole GPU; None when not known. Tells apart models that
+    offer the same MIG profile names (``nvidia-smi mig -lgip`` lists each profile's SMs)."""
+    mig_full_sms: int | None = None
+    """SMs ``nvidia-smi mig -lgip`` lists for the profile of every compute slice (``7g`` on an
+    8-slice GPU); None when not read. It may be fewer than ``sms``: MIG can leave SMs unused."""
 
 
 @dataclass(frozen=True)
@@ -238,8 +244,9 @@ _GPU_FLAGS = (
     "gpus_per_board",
     "mig_memory_slices",
     "mig_compute_slices",
-    "source",
 )
+_GPU_SMS = ("sms", "mig_full_sms")
+"""Optional in every file: an empty cell is an SM count not known."""
 _VGPU_COLUMNS = (
     "gpu_model",
     "profile",
@@ -262,7 +269,8 @@ _MIG_COLUMNS = (
 
 
 # One example row of the own-GPU template: a lab H100 variant that borrows the H100 PCIe profile
-# tables (same 80 GiB), so the row shows every optional column filled in consistently.
+# tables (same 80 GiB), so the row shows every optional column filled in consistently; its SM
+# counts are left empty, as not known.
 _OWN_GPU_EXAMPLE = {
     "name": "H100-80GB-lab",
     "memory_gib": "80",
@@ -275,6 +283,8 @@ _OWN_GPU_EXAMPLE = {
     "gpus_per_board": "1",
     "mig_memory_slices": "8",
     "mig_compute_slices": "7",
+    "sms": "",
+    "mig_full_sms": "",
     "source": "your quote and the vendor datasheet",
     "notes": "example row: replace it with your model (profiles_like lends H100 PCIe's tables)",
     "profiles_like": "H100-80GB-PCIe",
@@ -288,7 +298,7 @@ def own_gpus_template() -> str:
     Only ``name``, ``memory_gib``, ``tdp_w``, ``fp16_tflops`` and ``price_usd`` are required; the
     template lists every column so users see what they may fill in.
     """
-    columns = [*_GPU_REQUIRED, *_GPU_FLAGS, "notes", "profiles_like"]
+    columns = [*_GPU_REQUIRED, *_GPU_FLAGS, *_GPU_SMS, "source", "notes", "profiles_like"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -327,7 +337,7 @@ def load_catalog(
     problems: list[InputProblem] = []
     gpus_table = read_csv_table(folder / "gpus.csv", "gpus.csv")
     problems += gpus_table.require_columns(
-        [*_GPU_REQUIRED, *_GPU_FLAGS], ["notes"], all_or_nothing=True
+        [*_GPU_REQUIRED, *_GPU_FLAGS, "source"], [*_GPU_SMS, "notes"], all_or_nothing=True
     )
     gpus = _read_gpus(gpus_table, problems, user_file=False)
     vgpu_table = read_csv_table(folder / "vgpu_profiles.csv", "vgpu_profiles.csv")
@@ -341,7 +351,9 @@ def load_catalog(
         name = source_name(extra_gpus, None, extra_gpus_name)
         extra_table = read_csv_table(extra_gpus, name)
         problems += extra_table.require_columns(
-            _GPU_REQUIRED, [*_GPU_FLAGS, "notes", "profiles_like"], all_or_nothing=True
+            _GPU_REQUIRED,
+            [*_GPU_FLAGS, *_GPU_SMS, "source", "notes", "profiles_like"],
+            all_or_nothing=True,
         )
         _add_user_gpus(extra_table, gpus, vgpu, mig, problems)
         if not extra_table.rows:
@@ -418,6 +430,8 @@ def _read_gpus(
                 if user_file
                 else (lambda t: parse_text(t, what="the source of the figures")),
                 "notes": lambda t: t,
+                "sms": _sm_count,
+                "mig_full_sms": _sm_count,
             },
             problems,
             units={"memory_gib": GIB.number_text, "tdp_w": WATTS.number_text},
@@ -447,9 +461,34 @@ def _read_gpus(
                 )
             )
             continue
+        sms_problem = _sms_problem(values)
+        if sms_problem is not None:
+            problems.append(table.problem(row, "mig_full_sms", *sms_problem))
+            continue
         first_row[name] = row.number
         gpus[name] = GpuModel(**values)
     return gpus
+
+
+def _sm_count(text: str) -> int | None:
+    """A count of streaming multiprocessors; None for an empty cell (not known)."""
+    if not text.strip():
+        return None
+    try:
+        return parse_int(text, minimum=1, maximum=1024)
+    except CellError as error:
+        raise CellError(error.message, f"{error.fix}, or leave it empty if not known") from None
+
+
+def _sms_problem(values: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Why a row's ``mig_full_sms`` cannot be, as (message, fix); None when it can."""
+    full, whole = values["mig_full_sms"], values["sms"]
+    if full is not None and whole is not None and full > whole:
+        return (
+            f"{full} SMs in the full MIG profile are more than the {whole} of the whole GPU (sms)",
+            f"enter at most {whole}, or correct sms",
+        )
+    return None
 
 
 def _read_vgpu_profiles(

@@ -6,8 +6,9 @@ counts and memory [GiB]; profile ids differ between GPU models, so profiles are 
 names. Neither names the GPU model: when the file also holds ``nvidia-smi -L``'s line of a GPU
 listed (``GPU 0: NVIDIA H20 (UUID: ...)``), the model is that name's; else it is the catalog model
 whose MIG profiles include every profile listed, when exactly one has them. ``-lgip`` also lists
-each profile's SMs, which rule out a model whose SM count is known and does not fit them (the H20
-and the GH200 offer the same profile names; the H20 has 78 SMs, the GH200 132). When several
+each profile's SMs, which rule out a model whose SM counts the catalog gives (``sms`` and
+``mig_full_sms`` of gpus.csv) and do not fit them (the H20 and the GH200 offer the same profile
+names; the H20 has 78 SMs, the GH200 132). When several
 models remain (the SXM and PCIe parts of one GPU offer the same profiles and SMs) none is guessed:
 the host records them (``OpenModel``) for the estate to name when no other file gives the model.
 """
@@ -86,25 +87,6 @@ def _named_gpus(text: ToolText, gpus: set[int], catalog: Catalog) -> list[_Named
             index = int(match.group("index"))
             named.append(_NamedGpu(index, found.written, found.model, found.source, number))
     return named
-
-
-@dataclass(frozen=True)
-class _KnownSms:
-    """The streaming multiprocessors of a GPU model that shares its MIG profile names with
-    another."""
-
-    whole_gpu: int
-    """SMs of the whole GPU: no profile lists more."""
-    full_profile: int | None
-    """SMs ``-lgip`` lists for the profile of every compute slice (``7g``), when read."""
-
-
-_KNOWN_SMS = {
-    # nvidia-smi mig -lgip on a GH200 480GB lists 132 SMs for its 7g.96gb, as the H100 SXM has.
-    "GH200-96GB": _KnownSms(whole_gpu=132, full_profile=132),
-    # CUDA's multiProcessorCount on an H20, as public kernel code reports it; its -lgip not read.
-    "H20-96GB": _KnownSms(whole_gpu=78, full_profile=None),
-}
 
 
 @dataclass(frozen=True)
@@ -236,22 +218,18 @@ def _models_with(profiles: Sequence[str], catalog: Catalog) -> list[str]:
 
 
 def _sms_misfit(model: str, offered: Sequence[OfferedProfile], catalog: Catalog) -> str | None:
-    """Why the SMs ``-lgip`` lists rule the model out; None when they fit it or its SMs are not
-    known."""
-    known = _KNOWN_SMS.get(model)
-    if known is None:
-        return None
-    for p in offered:
-        if p.sms > known.whole_gpu:
-            return f"{p.profile} has {p.sms} SMs, more than a whole {model}'s {known.whole_gpu}"
-    every_slice = f"{catalog.gpus[model].mig_compute_slices}g."
-    for p in offered:
-        if (
-            known.full_profile is not None
-            and p.profile.startswith(every_slice)
-            and p.sms != known.full_profile
-        ):
-            return f"{p.profile} has {p.sms} SMs, where a {model}'s has {known.full_profile}"
+    """Why the SMs ``-lgip`` lists rule the model out; None when they fit it or the catalog does
+    not give its SMs (``sms``, ``mig_full_sms``)."""
+    gpu = catalog.gpus[model]
+    if gpu.sms is not None:
+        for p in offered:
+            if p.sms > gpu.sms:
+                return f"{p.profile} has {p.sms} SMs, more than a whole {model}'s {gpu.sms}"
+    every_slice = f"{gpu.mig_compute_slices}g."
+    if gpu.mig_full_sms is not None:
+        for p in offered:
+            if p.profile.startswith(every_slice) and p.sms != gpu.mig_full_sms:
+                return f"{p.profile} has {p.sms} SMs, where a {model}'s has {gpu.mig_full_sms}"
     return None
 
 
