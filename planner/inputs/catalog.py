@@ -181,6 +181,19 @@ class Catalog:
         """The model's MIG profiles, (compute slices, memory) ascending (empty when none)."""
         return self.mig_profiles.get(self.resolve(model) or model, ())
 
+    def mig_families(self) -> tuple[str, ...]:
+        """The families of the MIG-capable models, in catalog order: each name up to its memory
+        size (``H100-80GB-SXM`` is ``H100``, ``A30`` itself); a family that extends another
+        (``RTX-PRO-6000-Blackwell-Max-Q``) is left to the shorter one (``RTX-PRO-6000``)."""
+        families = dict.fromkeys(
+            _family(name) for name, model in self.gpus.items() if model.mig_capable
+        )
+        return tuple(
+            family
+            for family in families
+            if not any(family.startswith(f"{other}-") for other in families)
+        )
+
 
 class UnknownGpuModel(KeyError):  # noqa: N818 (a failed lookup by name, not an error kind)
     """A GPU model name that is not in the catalog; the message lists the closest known names.
@@ -229,6 +242,15 @@ def invisible_fix(name: str) -> str:
     if without_invisible(name) == name:
         return ""
     return f"delete the invisible characters, leaving '{without_invisible(name)}'; "
+
+
+def _family(name: str) -> str:
+    """A catalog name's words before its memory size (``80GB``); the whole name without one."""
+    words = name.split("-")
+    for index, word in enumerate(words):
+        if index and re.fullmatch(r"\d+(?:\.\d+)?GB", word, flags=re.IGNORECASE):
+            return "-".join(words[:index])
+    return name
 
 
 def normalise_model_name(name: str) -> str:

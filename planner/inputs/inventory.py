@@ -456,7 +456,7 @@ def _row_hosts(
             return None
         values[column] = name
     model: GpuModel = values["gpu_model"]
-    checks = _model_checks(table, row, model, values, problems)
+    checks = _model_checks(table, row, model, values, catalog, problems)
     if checks is None:
         return None
     mig_enabled = checks
@@ -488,6 +488,7 @@ def _model_checks(
     row: Row,
     model: GpuModel,
     values: dict[str, Any],
+    catalog: Catalog,
     problems: list[InputProblem],
 ) -> bool | None:
     """Rules that tie a row to its GPU model; returns ``mig_enabled``, or None on a problem."""
@@ -505,7 +506,7 @@ def _model_checks(
                 row,
                 "mig_enabled",
                 f"{model.name} has no MIG, so MIG cannot be enabled",
-                "write no (or leave it empty); MIG needs an A30, A100, H100 or H200",
+                f"write no (or leave it empty); {_mig_models(catalog)}",
             )
         )
         ok = False
@@ -522,6 +523,16 @@ def _model_checks(
         )
         ok = False
     return mig_enabled if ok else None
+
+
+def _mig_models(catalog: Catalog) -> str:
+    """Which GPUs run MIG, as the catalog's MIG-capable models say (``MIG needs a GPU of the
+    A100, ... or H20 family``), so the list grows with the catalog."""
+    families = catalog.mig_families()
+    if not families:
+        return "no model of the catalog runs MIG"
+    listed = families[0] if len(families) == 1 else f"{', '.join(families[:-1])} or {families[-1]}"
+    return f"MIG needs a GPU of the {listed} family"
 
 
 def _model(text: str, catalog: Catalog) -> GpuModel:
