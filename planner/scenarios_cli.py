@@ -17,7 +17,14 @@ from typing import Any
 
 from planner.inputs.inventory import ServerType
 from planner.inputs.problems import InputError
-from planner.store import DB_ENV, SavedFile, SavedScenario, ScenarioStore, StoreError
+from planner.store import (
+    DB_ENV,
+    SavedFile,
+    SavedScenario,
+    ScenarioStore,
+    StoreError,
+    StoreWriteError,
+)
 
 __all__ = [
     "add_db_argument",
@@ -26,7 +33,9 @@ __all__ = [
     "saved_purchase",
 ]
 
+# As ``planner.cli.EXIT_POLICY``: the database is this command's output.
 EXIT_OK = 0
+EXIT_WRITE_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -143,6 +152,9 @@ def _run_save(args: argparse.Namespace) -> int:
             print(f"input: {problem}", file=sys.stderr)
         print("scenarios: the input above cannot be used; nothing was saved.", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except StoreWriteError as error:
+        print(f"scenarios: {error}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except (StoreError, ValueError) as error:
         print(f"scenarios: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -178,6 +190,9 @@ def _guarded(run: Any) -> Any:
     def guarded(args: argparse.Namespace) -> int:
         try:
             code: int = run(args)
+        except StoreWriteError as error:
+            print(f"scenarios: {error}", file=sys.stderr)
+            return EXIT_WRITE_FAILED
         except StoreError as error:
             print(f"scenarios: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT

@@ -17,7 +17,7 @@ import types
 import typing
 import unicodedata
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
@@ -44,6 +44,7 @@ __all__ = [
     "ScenarioStore",
     "ScenarioSummary",
     "StoreError",
+    "StoreWriteError",
     "check_name",
     "default_store_path",
 ]
@@ -89,6 +90,11 @@ _COLUMNS = (
 
 class StoreError(ValueError):
     """The store cannot do what was asked; the message says why and what to do."""
+
+
+class StoreWriteError(StoreError):
+    """The database file could not be written (a full disk, a disk error); the change asked was
+    not made, so the database holds what it held before."""
 
 
 class ScenarioNotFoundError(StoreError, KeyError):
@@ -227,7 +233,7 @@ class ScenarioStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise StoreError(
+            raise StoreWriteError(
                 f"cannot create the folder of the scenario database {self.path}: "
                 f"{error.strerror}; set {DB_ENV} to a writable file"
             ) from None
@@ -249,7 +255,7 @@ class ScenarioStore:
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             yield db
         except sqlite3.DatabaseError as error:
-            raise StoreError(f"the scenario database {self.path} failed: {error}") from None
+            raise _failure(self.path, error) from None
         finally:
             db.close()
 
@@ -260,10 +266,10 @@ class ScenarioStore:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield db
+                db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                _undo(db)
                 raise
-            db.execute("COMMIT")
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         # WAL: readers never block the writer and a crash mid-write leaves the last commit.
@@ -284,10 +290,10 @@ class ScenarioStore:
                     db.execute(_UPGRADES[step])
             if version < SCHEMA_VERSION:
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _undo(db)
             raise
-        db.execute("COMMIT")
 
     def names(self) -> tuple[str, ...]:
         """Names of the saved scenarios, sorted ignoring case."""
@@ -388,6 +394,37 @@ class ScenarioStore:
 
     def _not_found(self, name: str) -> str:
         return f"no scenario named '{name}' is saved in {self.path}"
+
+
+def _undo(db: sqlite3.Connection) -> None:
+    """Roll back the transaction a failed change left open. SQLite has already undone one that a
+    full disk or a disk error stopped (a ROLLBACK then fails, hiding the cause), and closing the
+    connection undoes what a failed ROLLBACK leaves."""
+    if db.in_transaction:
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
+def _failure(path: Path, error: sqlite3.DatabaseError) -> StoreError:
+    """The store's error for SQLite's ``error`` on the database ``path``: a write the disk or the
+    file system refused is a ``StoreWriteError`` naming the cause and the fix. A change SQLite
+    could not finish is undone whole, so each says the database was left as it was."""
+    code = getattr(error, "sqlite_errorcode", 0)
+    primary = code & 0xFF  # an extended result code's low byte is its primary code
+    elsewhere = f"set {DB_ENV} (on the command line --db) to a file"
+    if primary == sqlite3.SQLITE_FULL:
+        return StoreWriteError(
+            f"cannot write the scenario database {path}: the disk holding it is full; nothing in "
+            f"the database was changed. Free space on that disk and try again, or {elsewhere} on "
+            "another disk"
+        )
+    if primary == sqlite3.SQLITE_IOERR:
+        return StoreWriteError(
+            f"cannot write the scenario database {path}: the disk reported an error ({error}); "
+            f"the change was not saved. Check the disk and try again, or {elsewhere} on another "
+            "disk"
+        )
+    return StoreError(f"the scenario database {path} failed: {error}")
 
 
 def _marks(count: int) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,6 +14,7 @@ from planner.store import DB_ENV, ScenarioStore
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "sample"
 OPTIONS = ["--methods", "vgpu", "passthrough"]
+CONNECT = sqlite3.connect
 
 
 def _out(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
@@ -178,3 +181,37 @@ def test_strict_saves_nothing_when_a_row_is_skipped(
     assert main(["scenarios", "save", "lab", *given]) == 0
     assert "mix.csv, row 2, column 'instances'" in _out(capsys)[1]
     assert ScenarioStore(db).names() == ("lab",)
+
+
+def _database_full(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+    """A connection whose database cannot grow by a page, as on a full disk (SQLITE_FULL)."""
+    db: sqlite3.Connection = CONNECT(*args, **kwargs)
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    return db
+
+
+def test_a_full_disk_stops_a_save_with_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`scenarios save` (and duplicate) on a full disk exits 1, as README says of an output that
+    cannot be written, naming the database, the full disk, that nothing was changed and the
+    fix; the scenario saved before is kept as it was."""
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    assert main(["scenarios", "save", "base", *db]) == 0
+    _out(capsys)
+    before = ScenarioStore(tmp_path / "s.sqlite").open("base")
+    monkeypatch.setattr(sqlite3, "connect", _database_full)
+    for command in (
+        ["save", "more", "--pue", "1.7"],
+        ["duplicate", "base", "copy"],
+    ):
+        assert main(["scenarios", *command, *db]) == 1
+        said = _out(capsys)[1]
+        assert f"scenarios: cannot write the scenario database {tmp_path / 's.sqlite'}" in said
+        assert "the disk holding it is full; nothing in the database was changed" in said
+        assert "Traceback" not in said
+    monkeypatch.setattr(sqlite3, "connect", CONNECT)
+    store = ScenarioStore(tmp_path / "s.sqlite")
+    assert store.names() == ("base",)
+    assert store.open("base") == before
