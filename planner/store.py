@@ -93,8 +93,8 @@ class StoreError(ValueError):
 
 
 class StoreWriteError(StoreError):
-    """The database file could not be written (a full disk, a disk error); the change asked was
-    not made, so the database holds what it held before."""
+    """The database file could not be written (a full disk, a read-only file or folder); the
+    change asked was not made, so the database holds what it held before."""
 
 
 class ScenarioNotFoundError(StoreError, KeyError):
@@ -417,6 +417,20 @@ def _failure(path: Path, error: sqlite3.DatabaseError) -> StoreError:
             f"cannot write the scenario database {path}: the disk holding it is full; nothing in "
             f"the database was changed. Free space on that disk and try again, or {elsewhere} on "
             "another disk"
+        )
+    if code == sqlite3.SQLITE_READONLY_DIRECTORY or (
+        primary in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN)
+        and not os.access(path.parent, os.W_OK)
+    ):
+        return StoreWriteError(
+            f"cannot write the scenario database {path}: its folder {path.parent} is not "
+            "writable (SQLite writes its journal files beside the database); the database was "
+            f"left untouched. Make the folder writable, or {elsewhere} in a writable folder"
+        )
+    if primary == sqlite3.SQLITE_READONLY:
+        return StoreWriteError(
+            f"cannot write the scenario database {path}: the file is read-only; it was left "
+            f"untouched. Make the file writable, or {elsewhere} in a writable folder"
         )
     if primary == sqlite3.SQLITE_IOERR:
         return StoreWriteError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -215,3 +216,28 @@ def test_a_full_disk_stops_a_save_with_exit_1(
     store = ScenarioStore(tmp_path / "s.sqlite")
     assert store.names() == ("base",)
     assert store.open("base") == before
+
+
+def test_a_read_only_folder_stops_a_save_with_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`scenarios save` beside a database whose folder is not writable exits 1 naming the
+    folder, that it is not writable, that the database was left untouched and the fix."""
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "base", "--db", str(db)]) == 0
+    _out(capsys)
+
+    def read_only(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        # Root ignores permissions, so the folder's refusal is SQLite's read-only answer.
+        opened: sqlite3.Connection = CONNECT(f"file:{db}?mode=ro", uri=True, **kwargs)
+        return opened
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != tmp_path)
+    assert main(["scenarios", "save", "more", "--db", str(db)]) == 1
+    said = _out(capsys)[1]
+    assert f"its folder {tmp_path} is not writable" in said
+    assert "the database was left untouched" in said
+    assert "Traceback" not in said
+    monkeypatch.undo()
+    assert ScenarioStore(db).names() == ("base",)

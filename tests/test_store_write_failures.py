@@ -1,9 +1,10 @@
-"""Tests of the scenario store when its file cannot be written: a full disk. Each change is
-undone whole and the error says which file, why and what to do."""
+"""Tests of the scenario store when its file cannot be written: a full disk, a read-only folder
+or file. Each change is undone whole and the error says which file, why and what to do."""
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,14 @@ def _full_disk(*args: Any, **kwargs: Any) -> sqlite3.Connection:
     db: sqlite3.Connection = CONNECT(*args, **kwargs)
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
+    return db
+
+
+def _read_only(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+    """A connection SQLite may only read, as a file it is not allowed to write (root ignores
+    file permissions, so they cannot be tested with chmod)."""
+    path = Path(str(args[0])).resolve()
+    db: sqlite3.Connection = CONNECT(f"file:{path}?mode=ro", uri=True, **kwargs)
     return db
 
 
@@ -69,3 +78,36 @@ def test_a_full_disk_changes_nothing_and_says_so(
     monkeypatch.setattr(sqlite3, "connect", CONNECT)
     assert store.names() == ("base",)
     assert store.open("base") == _sample()
+
+
+def test_a_read_only_folder_leaves_the_database_untouched(
+    store: ScenarioStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the database's folder is not writable (SQLite writes its journal files beside the
+    file), the error names the folder, says it is not writable and the database was left
+    untouched, and says to choose a file in a writable folder."""
+    folder = store.path.parent
+    monkeypatch.setattr(sqlite3, "connect", _read_only)
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != folder)
+    for change in _every_change(store):
+        with pytest.raises(StoreWriteError) as refused:
+            change()
+        message = str(refused.value)
+        assert f"its folder {folder} is not writable" in message
+        assert "the database was left untouched" in message
+        assert "--db) to a file in a writable folder" in message
+    monkeypatch.undo()
+    assert store.names() == ("base",)
+    assert store.open("base") == _sample()
+
+
+def test_a_read_only_file_is_named_as_such(
+    store: ScenarioStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database file that may not be written in a writable folder is said to be read-only,
+    not its folder."""
+    monkeypatch.setattr(sqlite3, "connect", _read_only)
+    with pytest.raises(StoreWriteError, match="the file is read-only; it was left untouched"):
+        store.delete("base")
+    monkeypatch.undo()
+    assert store.names() == ("base",)
