@@ -31,6 +31,7 @@ PRICE_GUESSED = (
     "B300-288GB-SXM",
     "GB200-186GB",
     "H20-96GB",
+    "H20-141GB",
     "L20",
     "RTX-PRO-6000-96GB",
     "RTX-PRO-6000-Blackwell-Max-Q-96GB",
@@ -126,11 +127,11 @@ def test_prices_are_marked_as_defaults(catalog: Catalog) -> None:
 
 def test_mig_capability_matches_domain(catalog: Catalog) -> None:
     """Only A30, A100, H100, H800, H200, H20, GH200, B200, B300, GB200 and the RTX PRO 6000 have
-    MIG here; they have 8/7 slices, the A30 and RTX PRO 6000 4/4 (V100, A10G, A40 and L20 have
-    none)."""
+    MIG here; they have 8/7 slices, the A30 and RTX PRO 6000 4/4 (V100, A10G, A40, L20 and the
+    141 GB H20, whose MIG profiles were not read, have none)."""
     mig = {n: (m.mig_memory_slices, m.mig_compute_slices) for n, m in catalog.gpus.items()}
     capable = {n for n, m in catalog.gpus.items() if m.mig_capable}
-    hopper_on = ("A100", "H100", "H800", "H200", "H20-", "GH200", "B200", "B300", "GB200")
+    hopper_on = ("A100", "H100", "H800", "H200", "H20-96GB", "GH200", "B200", "B300", "GB200")
     four_slices = ("A30", "RTX-PRO-6000-96GB", "RTX-PRO-6000-Blackwell-Max-Q-96GB")
     assert capable == {n for n in CATALOG_MODELS if n.startswith(hopper_on) or n in four_slices}
     assert mig["A30"] == (4, 4)

@@ -371,7 +371,7 @@ def test_current_generation_names_map_to_their_own_catalog_rows(printed: str, mo
         ("NVIDIA-H200", "H200-141GB-SXM"),
         ("NVIDIA H200 NVL", "H200-141GB-NVL"),
         ("GPU-H200-NVL", "H200-141GB-NVL"),
-        ("GPU-H20-141GB", None),
+        ("GPU-H20-141GB", "H20-141GB"),
         ("NVIDIA H20-3e", None),
         ("GPU-3f2a9c1e-7b4d-11ee-8c90-0242ac120002", None),
     ],
@@ -381,8 +381,8 @@ def test_the_h20_is_read_by_every_name_tools_give_it_and_its_neighbours_are_not(
 ) -> None:
     """The H20 96GB is read from 'GPU-H20' (a leading 'GPU' is no part of the model's name) as
     from GPU Feature Discovery's 'NVIDIA-H20' and nvidia-smi's 'NVIDIA H20'; an H200 and H200 NVL
-    stay themselves, the 141 GB H20 (H20-3e) is no catalog model, and a GPU UUID names no
-    model."""
+    stay themselves, a name giving the H20's 141 GB is the 141 GB row ('H20-3e' is no catalog
+    name), and a GPU UUID names no model."""
     assert match_gpu_name(printed, CATALOG).model == model
 
 

@@ -3,10 +3,11 @@
 A name is split into a family (``h100``), a memory size written in it (``80gb``) and a form
 factor (``SXM``/``HBM3`` → SXM, ``PCIe``, ``NVL``); catalog names are split the same way, and the
 model whose parts agree is the answer. Memory the tool reports (``memory.total``,
-``nvidia.com/gpu.memory``) picks between sizes the name leaves open (A100 40 GB or 80 GB). A MIG
-device's name (``NVIDIA-H100-PCIe-MIG-1g.10gb``), a vGPU profile (``GRID A100-10C``,
-``NVIDIA-A16-4Q``) and a MIG-backed vGPU profile (``H100XM-1-10C``: one vGPU on a 1g.10gb GPU
-instance) map to the physical model they are part of. A name no model fits is quoted in its
+``nvidia.com/gpu.memory``) picks between sizes the name leaves open (A100 40 GB or 80 GB, the
+H20 96 GB or 141 GB that nvidia-smi calls plainly ``NVIDIA H20``). A MIG device's name
+(``NVIDIA-H100-PCIe-MIG-1g.10gb``), a vGPU profile (``GRID A100-10C``, ``NVIDIA-A16-4Q``) and a
+MIG-backed vGPU profile (``H100XM-1-10C``: one vGPU on a 1g.10gb GPU instance) map to the
+physical model they are part of. A name no model fits is quoted in its
 problem with invisible characters (a zero-width space pasted with it) shown escaped, and with
 the exact name a model of one's own GPU file needs to be read for it.
 """
@@ -204,11 +205,12 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
     Rules, in order: a catalog name (case, spaces, dashes ignored) is itself; else the family must
     match a catalog model's; a MIG-backed vGPU's GPU instance profile must be one the model offers
     (``+me`` ignored); a size in the name (``80GB``) must match, except a superchip's (GH200
-    480GB), which counts its CPU's memory; else the reported memory
-    picks the nearest size within 12 %; a form factor in the name must match, and a name without
-    one is the SXM part where the family has one (NVIDIA names the PCIe and NVL parts, not SXM),
-    and PCIe where only an NVL model fits is that NVL board (a PCIe card: ``H100 PCIe 94GB``);
-    several fits left: the first in catalog order, marked assumed.
+    480GB), which counts its CPU's memory; else the reported memory picks the nearest size
+    within 12 % (when none is, the name's models are kept, marked assumed); a form factor in the
+    name must match, and a name without one is the SXM part where the family has one (NVIDIA
+    names the PCIe and NVL parts, not SXM), and PCIe where only an NVL model fits is that NVL
+    board (a PCIe card: ``H100 PCIe 94GB``); several fits left: the first in catalog order,
+    marked assumed.
     """
     written = name.strip()
     bare, mig_profile = _bare_name(written)
@@ -248,12 +250,25 @@ def match_gpu_name(name: str, catalog: Catalog, *, memory_mib: float | None = No
             m for m in candidates if abs(catalog.gpus[m].memory_gib - parts.memory_gb) <= 2
         ]
         how.append(f"{parts.memory_gb:g} GB")
-    elif memory_mib is not None and mig_profile is None and vgpu_profile is None and candidates:
+    memory_misfit = False
+    if (
+        parts.memory_gb is None
+        and memory_mib is not None
+        and mig_profile is None
+        and vgpu_profile is None
+        and candidates
+    ):
         by_memory = _nearest_by_memory(candidates, catalog, memory_mib / 1024)
         if by_memory:
             candidates = by_memory
             how.append(f"{memory_mib:g} MiB reported")
+        else:
+            # Kept by name, but not said to be derived: the size the tool reports is none of
+            # theirs (a model the catalog lacks, such as a larger-memory part of the family).
+            memory_misfit = True
+            how.append(f"{memory_mib:g} MiB reported fits no catalog size of it")
     candidates, assumed = _fitting_form(candidates, parts, vgpu_profile, _cut_off(written), how)
+    assumed = assumed or memory_misfit
     if not candidates:
         return _unknown_gpu(written, parts, catalog, vgpu_profile, mig_profile)
     model = candidates[0]
