@@ -72,3 +72,14 @@ def test_the_fix_follows_the_catalog_it_is_given() -> None:
     none = Catalog({n: m for n, m in CATALOG.gpus.items() if not m.mig_capable}, {}, {})
     (problem,) = load_inventory(data, none, file_name="inv.csv").problems
     assert problem.fix.endswith("no model of the catalog runs MIG")
+
+
+def test_an_own_model_named_with_spaces_is_listed_by_the_words_before_its_size() -> None:
+    """One's own MIG model written 'Lab X9 80GB v2' (spaces, not dashes) is of the 'Lab X9'
+    family, as 'X9-80GB' is of 'X9'."""
+    own = (
+        b"name,memory_gib,tdp_w,fp16_tflops,price_usd,profiles_like\n"
+        b"Lab X9 80GB v2,80,400,800,1,H100-80GB-PCIe\n"
+    )
+    catalog = load_catalog(extra_gpus=own, extra_gpus_name="mine.csv")
+    assert catalog.mig_families()[-1] == "Lab X9"

@@ -246,11 +246,8 @@ def invisible_fix(name: str) -> str:
 
 def _family(name: str) -> str:
     """A catalog name's words before its memory size (``80GB``); the whole name without one."""
-    words = name.split("-")
-    for index, word in enumerate(words):
-        if index and re.fullmatch(r"\d+(?:\.\d+)?GB", word, flags=re.IGNORECASE):
-            return "-".join(words[:index])
-    return name
+    size = re.search(r"[\s_\-]\d+(?:\.\d+)?GB(?=$|[\s_\-])", name, flags=re.IGNORECASE)
+    return name if size is None else name[: size.start()]
 
 
 def normalise_model_name(name: str) -> str:
