@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from planner.assumptions import Assumptions
@@ -15,7 +15,16 @@ from planner.inputs.workloads import WorkloadClass, load_workloads
 if TYPE_CHECKING:
     from planner.inputs.importers.provenance import ImportNote
 
-__all__ = ["LoadedHosts", "LoadedMix", "Scenario", "load_hosts", "load_mix", "load_scenario"]
+__all__ = [
+    "GivenCluster",
+    "LoadedHosts",
+    "LoadedMix",
+    "Scenario",
+    "in_cluster",
+    "load_hosts",
+    "load_mix",
+    "load_scenario",
+]
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,43 @@ class LoadedHosts:
 
 
 @dataclass(frozen=True)
+class GivenCluster:
+    """The cluster a trace node list's nodes are planned in, given by the user or kept by a plan
+    workbook (the list has no column for one)."""
+
+    name: str
+    given_by: str
+    """Where it was given, as its import note names a source: ``user`` (``--cluster``), or the
+    plan workbook's inputs sheet (``plan.xlsx [Planner inputs]``)."""
+    why: str
+    """What the import note says the cluster is."""
+
+
+def in_cluster(hosts: LoadedHosts, cluster: GivenCluster | None) -> LoadedHosts:
+    """A trace node list's hosts in the ``cluster`` given. The trace has no column for a
+    cluster, so its nodes were put in an assumed one: the note saying so is replaced by one
+    naming where the cluster was given. Another inventory file (its rows name each host's
+    cluster), or no cluster given, leaves ``hosts`` as they are."""
+    from planner.inputs.importers.provenance import ImportNote
+
+    trace = hosts.cluster
+    if trace is None or cluster is None:
+        return hosts
+    placed = tuple(replace(h, cluster=cluster.name) for h in trace.inventory.hosts)
+    inventory = replace(trace.inventory, hosts=placed)
+    given = ImportNote(
+        cluster.given_by, None, "cluster", "", "cluster", cluster.name, "read", cluster.why
+    )
+    notes = tuple(
+        given if note.field == "cluster" and note.source == "assumed" else note
+        for note in trace.notes
+    )
+    return replace(
+        hosts, inventory=inventory, cluster=replace(trace, inventory=inventory, notes=notes)
+    )
+
+
+@dataclass(frozen=True)
 class LoadedMix:
     """A workload file as read, on the hosts it is planned on."""
 
@@ -68,18 +114,20 @@ def load_hosts(
     catalog: Catalog,
     *,
     own_gpus_at: str = alibaba_trace.OWN_GPUS_OPTION,
+    cluster: GivenCluster | None = None,
 ) -> Loaded[LoadedHosts]:
-    """The inventory file ``(name, bytes)``: a list of Alibaba's GPU-sharing trace (its nodes,
-    the models the catalog lacks added, each noted with where the user gives their own GPU
-    models: ``own_gpus_at``), else a planner CSV. Raises ``InputError`` when the file cannot be
-    used."""
+    """The inventory file ``(name, bytes)``: a list of Alibaba's GPU-sharing trace (its nodes in
+    the ``cluster`` given, else the trace's own; the models the catalog lacks added, each noted
+    with where the user gives their own GPU models: ``own_gpus_at``), else a planner CSV.
+    Raises ``InputError`` when the file cannot be used."""
     name, data = file
     if alibaba_trace.is_node_list(data):
         loaded = alibaba_trace.load_node_list(
             data, catalog, file_name=name, own_gpus_at=own_gpus_at
         )
-        cluster = loaded.value
-        return Loaded(LoadedHosts(cluster.inventory, cluster.catalog, cluster), loaded.problems)
+        trace = loaded.value
+        nodes = LoadedHosts(trace.inventory, trace.catalog, trace)
+        return Loaded(in_cluster(nodes, cluster), loaded.problems)
     hosts = load_inventory(data, catalog, file_name=name)
     return Loaded(LoadedHosts(hosts.value, catalog), hosts.problems)
 
@@ -107,13 +155,15 @@ def load_scenario(
     workloads: tuple[str, bytes],
     catalog: Catalog,
     assumptions: Assumptions | None = None,
+    *,
+    cluster: GivenCluster | None = None,
 ) -> Loaded[Scenario]:
     """The scenario of an inventory file and a workload file, each ``(name, bytes)``, with the
     rows skipped while reading them (``load_hosts``, ``load_mix``: a planner CSV or a list of
-    Alibaba's GPU-sharing trace, as the command line and the dashboard read them). Raises
-    ``InputError`` when a file cannot be used.
+    Alibaba's GPU-sharing trace, its nodes in the ``cluster`` given, as the command line and
+    the dashboard read them). Raises ``InputError`` when a file cannot be used.
     """
-    hosts = load_hosts(inventory, catalog)
+    hosts = load_hosts(inventory, catalog, cluster=cluster)
     mix = load_mix(workloads, hosts.value)
     scenario = Scenario(
         catalog=hosts.value.catalog,

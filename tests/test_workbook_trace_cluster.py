@@ -10,12 +10,15 @@ from openpyxl import Workbook, load_workbook
 
 from planner.cli import build_parser, scenario_from_args
 from planner.inputs import alibaba_trace
+from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.workbook import (
     PLAN_INPUTS_SHEET,
     read_plan_inputs,
     write_inputs_sheet,
 )
-from planner.scenario import Scenario
+from planner.scenario import Scenario, load_hosts
+
+REPO = Path(__file__).resolve().parent.parent
 
 TRACE_NODES = (
     "sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\nnode-1,96000,393216,8,G2\n"
@@ -101,3 +104,24 @@ def test_a_cluster_row_beside_a_planner_csv_is_listed_and_ignored(tmp_path: Path
     assert "names each host's cluster: row ignored" in problem.message
     clusters = {h.cluster for h in restored.scenario().value.inventory.hosts}
     assert clusters == {h.cluster for h in sample.inventory.hosts}
+
+
+def test_a_node_list_loads_in_the_cluster_a_workbook_gives(tmp_path: Path) -> None:
+    """``load_hosts`` given the cluster a plan workbook keeps puts every node of a trace node
+    list in it, its note naming the workbook's inputs sheet as the source in place of the
+    assumed cluster's; a planner CSV names each host's cluster, so it is left as it is."""
+    path = _workbook(tmp_path, "--cluster", "prod")
+    given = read_plan_inputs(path).given_cluster("plan.xlsx")
+    assert given is not None
+    loaded = load_hosts(("nodes.csv", TRACE_NODES.encode()), load_catalog(), cluster=given)
+    assert {h.cluster for h in loaded.value.inventory.hosts} == {"prod"}
+    [note] = [n for n in loaded.value.notes if n.field == "cluster"]
+    assert (note.file, note.value, note.source) == (
+        f"plan.xlsx [{PLAN_INPUTS_SHEET}]",
+        "prod",
+        "read",
+    )
+    sample = (REPO / "data" / "sample" / "inventory.csv").read_bytes()
+    planner_csv = load_hosts(("inventory.csv", sample), load_catalog(), cluster=given)
+    assert "prod" not in {h.cluster for h in planner_csv.value.inventory.hosts}
+    assert read_plan_inputs(_workbook(tmp_path)).given_cluster() is None

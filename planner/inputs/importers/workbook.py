@@ -74,7 +74,7 @@ from planner.inputs.tabular import (
 )
 from planner.inputs.workloads import workloads_frame
 from planner.methods.registry import Method
-from planner.scenario import Scenario, load_scenario
+from planner.scenario import GivenCluster, Scenario, load_scenario
 
 __all__ = [
     "FORMAT_VERSION",
@@ -374,6 +374,17 @@ class PlanInputs:
     """Names the sheet holds that this planner does not know, and values it cannot read or that
     their assumption's rules refuse (each such field keeps its default)."""
 
+    def given_cluster(self, file_name: str = "plan.xlsx") -> GivenCluster | None:
+        """``cluster`` as given by the workbook ``file_name``'s inputs sheet, for the note that
+        its node list's nodes are in it; None when the sheet keeps none."""
+        if self.cluster is None:
+            return None
+        return GivenCluster(
+            self.cluster,
+            f"{file_name} [{PLAN_INPUTS_SHEET}]",
+            "the cluster the plan's node list was planned in",
+        )
+
     def scenario(self, *, file_name: str = "plan.xlsx") -> Loaded[Scenario]:
         """The scenario these inputs describe, with the rows skipped while loading them (none
         for a workbook the planner wrote). Raises ``InputError`` when a file cannot be used."""
@@ -385,12 +396,9 @@ class PlanInputs:
             (f"{file_name} [workloads.csv]", self.workloads_csv),
             catalog,
             self.assumptions,
+            cluster=self.given_cluster(file_name),
         )
-        scenario = loaded.value
-        if self.cluster is not None:
-            hosts = tuple(replace(h, cluster=self.cluster) for h in scenario.inventory.hosts)
-            scenario = replace(scenario, inventory=replace(scenario.inventory, hosts=hosts))
-        return Loaded(scenario, (*self.problems, *loaded.problems))
+        return Loaded(loaded.value, (*self.problems, *loaded.problems))
 
 
 def read_plan_inputs(source: bytes | Path | str, *, file_name: str | None = None) -> PlanInputs:
