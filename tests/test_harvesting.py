@@ -557,3 +557,54 @@ def test_desktops_on_kubernetes_only_hosts_say_vgpu_needs_vsphere() -> None:
     (summary,) = plan_harvest_tables(on_kubernetes).values()
     assert summary["figure"].tolist() == ["No harvest"]
     assert summary["value"].iloc[0] == said
+
+
+def test_a_job_stopped_in_the_week_and_again_after_it_counts_as_interrupted() -> None:
+    """A 200-hour job stopped on Monday 19:00 is still running when the week after (simulated so
+    batches can finish) stops it again: the week reports 1 job interrupted beside its 1 stop."""
+    long_job = replace(ONE_JOB, backlog_gpu_hours_per_day=200, gpu_hours_per_job=200)
+    result = simulate_harvest(1, interrupt_demand(), long_job)
+    assert result.interruptions_per_week == 1
+    assert result.jobs_interrupted_per_week == 1
+    # 200 h of work and the two Monday hours desktops took it back: done on the second Wednesday.
+    assert result.turnaround_hours == pytest.approx(202.0)
+
+
+def test_a_job_stopped_only_after_the_week_is_not_counted_in_it() -> None:
+    """A job submitted on Sunday 17:00 first meets desktops on the next Monday, after the
+    reported week: that week has no stop and no job interrupted."""
+    sunday_job = replace(
+        ONE_JOB, backlog_gpu_hours_per_day=200, gpu_hours_per_job=200, submit_days=(6,)
+    )
+    result = simulate_harvest(1, interrupt_demand(), sunday_job)
+    assert result.interruptions_per_week == 0
+    assert result.jobs_interrupted_per_week == 0
+
+
+def test_restarting_jobs_that_never_finish_are_counted_as_interrupted() -> None:
+    """Four office desktop GPUs, 100-hour jobs that restart and never get 100 hours in a row:
+    the 15 stops of the week fall on 3 distinct jobs (replaying the queue up to the week's end
+    gives the same 3); a job counts in the week it was stopped, whatever happens to it after."""
+    restart = HarvestSettings(
+        backlog_gpu_hours_per_day=100, gpu_hours_per_job=100, checkpointing=False
+    )
+    result = simulate_harvest(4, curve_preset("vdi-office").as_array() * 4, restart)
+    assert result.interruptions_per_week == 15
+    assert result.jobs_interrupted_per_week == 3
+    summary = harvest_summary(result).set_index("figure")["value"]
+    assert summary["Jobs interrupted"] == 3
+    assert summary["Interruptions"] == 15
+
+
+@pytest.mark.parametrize("checkpointing", [True, False])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_jobs_interrupted_agree_with_the_stops(checkpointing: bool, seed: int) -> None:
+    """Some job is interrupted in a week exactly when the week has a stop, and never more jobs
+    than stops; long jobs still running after the week included."""
+    settings = HarvestSettings(
+        backlog_gpu_hours_per_day=60, gpu_hours_per_job=30, checkpointing=checkpointing
+    )
+    result = simulate_harvest(6, random_demand(seed, 6), settings)
+    stops = result.interruptions_per_week
+    assert (result.jobs_interrupted_per_week > 0) == (stops > 0)
+    assert result.jobs_interrupted_per_week <= stops

@@ -186,8 +186,15 @@ class _QueueRun:
     interruptions: IntArray
     finish_hour: FloatArray
     """Per job, hour it finished since the start of the simulation; NaN if never [h]."""
-    last_interrupted_step: IntArray
-    """Per job, the last step it was interrupted in; -1 if never."""
+    stop_step: IntArray
+    """Per stop, the step a job was interrupted in, ascending; a job stopped twice is in twice."""
+    stopped_job: IntArray
+    """Per stop, the job interrupted (its index in the job stream)."""
+
+    def jobs_stopped_in(self, steps: slice) -> int:
+        """Distinct jobs stopped at least once in ``steps`` [jobs]; later stops do not hide them."""
+        first, end = np.searchsorted(self.stop_step, [steps.start, steps.stop])
+        return int(np.unique(self.stopped_job[first:end]).size)
 
 
 def _run_queue(
@@ -209,7 +216,9 @@ def _run_queue(
     running = np.zeros(n_jobs, dtype=bool)
     done = np.zeros(n_jobs, dtype=bool)
     finish_hour = np.full(n_jobs, np.nan)
-    last_interrupted = np.full(n_jobs, -1, dtype=np.int64)
+    # Every stop as (step, job), so a job stopped in a week counts there whatever follows.
+    stop_steps: list[IntArray] = [np.zeros(0, dtype=np.int64)]
+    stopped_jobs: list[IntArray] = [np.zeros(0, dtype=np.int64)]
     ml_gpus = np.zeros(n_steps, dtype=np.int64)
     harvested = np.zeros(n_steps)
     lost = np.zeros(n_steps)
@@ -232,7 +241,8 @@ def _run_queue(
             stopped = running_now[slots:]
             running[stopped] = False
             interruptions[t] = len(stopped)
-            last_interrupted[stopped] = t
+            stop_steps.append(np.full(len(stopped), t, dtype=np.int64))
+            stopped_jobs.append(stopped)
             if not checkpointing:
                 # Without a checkpoint a job loses all work since it (re)started.
                 lost[t] = float(np.sum(work_gpu_hours[stopped] - remaining[stopped]))
@@ -260,7 +270,8 @@ def _run_queue(
         backlog_gpu_hours=backlog,
         interruptions=interruptions,
         finish_hour=finish_hour,
-        last_interrupted_step=last_interrupted,
+        stop_step=np.concatenate(stop_steps),
+        stopped_job=np.concatenate(stopped_jobs),
     )
 
 
@@ -587,8 +598,6 @@ def simulate_harvest(
             f"Desktops ask for up to {float(demand.max()):.0f} GPUs but the pool has {pool_gpus}: "
             "the pool is too small for the VDI peak."
         )
-    last_week_steps = np.arange(last.start, last.stop)
-    interrupted_jobs = int(np.isin(run.last_interrupted_step, last_week_steps).sum())
     return HarvestResult(
         settings=settings,
         pool_gpus=pool_gpus,
@@ -599,7 +608,7 @@ def simulate_harvest(
         lost_gpu_hours=run.lost_gpu_hours[last],
         backlog_gpu_hours=run.backlog_gpu_hours[last],
         interruptions=run.interruptions[last].astype(np.float64),
-        jobs_interrupted_per_week=interrupted_jobs,
+        jobs_interrupted_per_week=run.jobs_stopped_in(last),
         turnarounds=_turnarounds(stream, run.finish_hour, settings),
         backlog_growth_gpu_hours_per_week=growth,
         dedicated_gpus=dedicated,
