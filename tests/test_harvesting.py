@@ -608,3 +608,21 @@ def test_jobs_interrupted_agree_with_the_stops(checkpointing: bool, seed: int) -
     stops = result.interruptions_per_week
     assert (result.jobs_interrupted_per_week > 0) == (stops > 0)
     assert result.jobs_interrupted_per_week <= stops
+
+
+def test_the_by_step_stops_are_headed_as_the_weekly_interruptions_not_as_jobs() -> None:
+    """The by-step column counts stops, which add up to the week's "Interruptions"; the
+    week's "Jobs interrupted" counts distinct jobs (15 stops of 3 jobs here), so the column is
+    not headed with its words."""
+    from planner.output.headers import HEADERS
+
+    restart = HarvestSettings(
+        backlog_gpu_hours_per_day=100, gpu_hours_per_job=100, checkpointing=False
+    )
+    result = simulate_harvest(4, curve_preset("vdi-office").as_array() * 4, restart)
+    by_step = harvest_tables(result)["Harvest by step"]
+    summary = harvest_summary(result).set_index("figure")["value"]
+    header = HEADERS["interruptions"]
+    assert by_step["interruptions"].sum() == summary["Interruptions"] == 15
+    assert header.startswith("Interruptions [")
+    assert "Jobs interrupted" not in header

@@ -102,7 +102,7 @@ _OWN: dict[str, str] = {
     "harvested_gpu_hours": "Harvested [GPU-hours]",
     "lost_gpu_hours": "Lost to restarts [GPU-hours]",
     "backlog_gpu_hours": "ML backlog [GPU-hours]",
-    "interruptions": "Jobs interrupted [jobs]",
+    "interruptions": "Interruptions [stops]",
     "utilisation_before": "Utilisation before harvesting [%]",
     "utilisation_after": "Utilisation after harvesting [%]",
 }
