@@ -906,7 +906,7 @@ def harvest_tables(result: HarvestResult) -> dict[str, pd.DataFrame]:
     ``Harvest summary``: :func:`harvest_summary`. ``Harvest by step``: one row per step of the
     week with ``step`` (``Mon 17:00``), ``vdi_demand_gpus``, ``vdi_gpus``, ``ml_gpus``,
     ``idle_gpus`` [GPUs], ``harvested_gpu_hours``, ``lost_gpu_hours``, ``backlog_gpu_hours``
-    [GPU-hours], ``interruptions`` [jobs], ``utilisation_before``, ``utilisation_after`` [0-1].
+    [GPU-hours], ``interruptions`` [stops], ``utilisation_before``, ``utilisation_after`` [0-1].
     """
     pool = max(result.pool_gpus, 1)
     by_step = pd.DataFrame(
