@@ -55,6 +55,17 @@ GPU requests and what one pod gets [GPUs]:
 - Counts are Kubernetes quantities: a suffix multiplies (``1k`` = 1000, ``2Ki`` = 2048,
   ``2000m`` = 2). GPU resources are extended resources, which Kubernetes takes only whole: a
   part of one (``500m``) is a problem, read rounded up.
+- Alibaba's GPU-sharing trace as its simulator reads it (the pods ``pod_csv_to_yaml.py`` of
+  ``alibaba/clusterdata`` writes), by pod annotation: ``alibabacloud.com/gpu-milli`` [thousandths
+  of each GPU, 1000 = a whole GPU] on ``alibabacloud.com/gpu-count`` GPUs, read as the trace's CSV
+  pod list reads ``gpu_milli`` and ``num_gpu`` (``alibaba_trace``): gpu-milli/1000 of one GPU
+  when gpu-count is 1, else gpu-count whole GPUs (gpu-milli must then be 1000); both 0, or both
+  absent, is a pod without GPU. ``alibabacloud.com/gpu-card-model`` (``V100M16|V100M32``) names
+  the models it may use, each the catalog's model of that name (the trace's models are there
+  when its node list is the inventory); naming none the catalog has leaves the pod out, with a
+  problem, as it could never be placed. Bare pods asking so are grouped by shape (GPUs, share,
+  cores, memory, models), named and assumed as the trace's CSV pod list names and assumes its
+  classes: training busy all day, a share taking that share of the GPU's memory too.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
@@ -170,6 +181,17 @@ _HAMI_GPU_TYPE = "nvidia.com/use-gputype"
 GPU whose type contains one of them (``A100`` any A100)."""
 _KAI_DEVICES = "gpu-fraction-num-devices"
 _KAI_ANNOTATIONS = (_KAI_FRACTION, _KAI_MEMORY)
+# alibaba/clusterdata cluster-trace-gpu-v2023 pod_csv_to_yaml.py: the trace's pods ask by
+# annotation, gpu-milli thousandths of each of gpu-count GPUs, gpu-card-model the models allowed.
+_TRACE_MILLI = "alibabacloud.com/gpu-milli"
+_TRACE_COUNT = "alibabacloud.com/gpu-count"
+_TRACE_MODELS = "alibabacloud.com/gpu-card-model"
+_TRACE_RESOURCE = f"{_TRACE_MILLI} (annotation)"
+"""``GpuRequest.resource`` of a pod of Alibaba's trace."""
+_MILLI = 1000
+"""Thousandths of a GPU in one GPU (the trace's ``gpu-milli`` unit)."""
+_TRACE_NODE_LIST = "openb_node_list_gpu_node.csv"
+_TRACE_GIVES_NO = "Alibaba's trace gives no"
 _TEMPLATE_HASH = re.compile(r"-[bcdfghjklmnpqrstvwxz2456789]{5,10}$")
 """The suffix Kubernetes adds to a ReplicaSet's name (its safe-encoding alphabet)."""
 _CRON_SUFFIX = re.compile(r"^(?P<cronjob>.+)-\d{8,10}$")
@@ -1281,8 +1303,18 @@ def _pod(
             assumed_gpu=first.assumed_gpu if len(memories) == 1 else "",
         )
     _refuse_unread_gpu(annotations, [*containers, *inits], gpu is not None, bad)
+    trace = _trace_gpu(annotations, bad)
+    if trace is not None and (gpu is not None or set(_KAI_ANNOTATIONS) & set(annotations)):
+        bad(
+            f"metadata.annotations.{_TRACE_MILLI}",
+            "the pod asks for GPUs both by Alibaba's trace annotations (gpu-milli, gpu-count) "
+            f"and by {'a GPU resource' if gpu is not None else 'a KAI Scheduler annotation'}: "
+            "which one it holds is not known, so the pod is left out rather than counted twice",
+            "describe this class in a workload CSV with its GPUs per instance",
+        )
+        raise _PodLeftOutError(_TRACE_MILLI)
     if gpu is None:
-        gpu = _annotated_gpu(annotations, pinned_models, catalog, defaults, bad)
+        gpu = trace or _annotated_gpu(annotations, pinned_models, catalog, defaults, bad)
     if gpu is None:
         _refuse_claimed_devices(spec, bad)
     else:
@@ -1307,7 +1339,11 @@ def _pod(
             dict.fromkeys(
                 [
                     *(p.gpu_model for p in gpu_parts.values() if p is not None and p.gpu_model),
-                    *(selected or _typed_models(annotations, catalog, bad if gpu else None)),
+                    *(
+                        selected
+                        or _typed_models(annotations, catalog, bad if gpu else None)
+                        or (_card_models(annotations, catalog, bad) if trace is not None else ())
+                    ),
                 ]
             )
         ),
@@ -1737,6 +1773,121 @@ def _annotated_gpu(
     )
 
 
+def _trace_gpu(annotations: Mapping[str, str], bad: _PodProblems) -> GpuRequest | None:
+    """What a pod of Alibaba's trace asks by its annotations ``alibabacloud.com/gpu-milli`` and
+    ``gpu-count``, read as the trace's CSV pod list reads ``gpu_milli`` and ``num_gpu``: a share
+    of one GPU (gpu-count 1), else whole GPUs (gpu-milli 1000); None without them or when both
+    are 0 (a pod without GPU). A value that is no whole number in range, or a pair the trace
+    never writes, leaves the pod out, with a problem."""
+    milli_text = annotations.get(_TRACE_MILLI)
+    count_text = annotations.get(_TRACE_COUNT)
+    if milli_text is None and count_text is None:
+        return None
+
+    def whole(key: str, text: str, highest: int, unit: str) -> int:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value.is_integer() and 0 <= value <= highest):
+            bad(
+                f"metadata.annotations.{key}",
+                f"{quoted(text)} is not a whole number of {unit} from 0 to {highest}: the pod's "
+                "GPU request is not known, pod left out",
+                f"write {key} as the trace writes it (whole {unit}), or give the pods as "
+                "pod_csv_to_yaml.py wrote them",
+            )
+            raise _PodLeftOutError(key)
+        return int(value)
+
+    count = 1 if count_text is None else whole(_TRACE_COUNT, count_text, MAX_GPUS_PER_NODE, "GPUs")
+    milli = (
+        _MILLI
+        if milli_text is None
+        else whole(_TRACE_MILLI, milli_text, _MILLI, "thousandths of a GPU")
+    )
+    if count == 0 and milli == 0:
+        return None
+    # The pairs the trace never writes, as its CSV pod list refuses them.
+    wrong = (
+        (
+            f"gpu-count 0 beside {milli} thousandths of a GPU",
+            f"set {_TRACE_MILLI} to 0, or {_TRACE_COUNT} to 1",
+        )
+        if count == 0
+        else (
+            f"{counted(count, 'GPU')} of 0 thousandths each",
+            f"set {_TRACE_MILLI} (1-1000), or {_TRACE_COUNT} to 0",
+        )
+        if milli == 0
+        else (
+            f"{count} GPUs of {milli} thousandths each",
+            f"set {_TRACE_MILLI} to 1000 (a share is of one GPU only), or {_TRACE_COUNT} to 1",
+        )
+        if count > 1 and milli != _MILLI
+        else None
+    )
+    if wrong is not None:
+        bad(
+            f"metadata.annotations.{_TRACE_MILLI}",
+            f"the pod asks for {wrong[0]}, which the trace never writes: pod left out",
+            wrong[1],
+        )
+        raise _PodLeftOutError(_TRACE_MILLI)
+    absent = "" if count_text is not None else f" ({_TRACE_COUNT} absent: 1 GPU)"
+    if count == 1 and milli < _MILLI:
+        gpus = milli / _MILLI
+        text = f"{milli} thousandths of one GPU ({_TRACE_MILLI}){absent}"
+    else:
+        gpus = float(count)
+        text = f"{counted(count, 'whole GPU')} ({_TRACE_COUNT}, {_TRACE_MILLI} {milli}){absent}"
+    return GpuRequest(
+        _TRACE_RESOURCE,
+        gpus,
+        "read" if count_text is not None else "assumed",
+        text,
+        None,
+        "derived",
+        "",
+    )
+
+
+def _card_models(
+    annotations: Mapping[str, str], catalog: Catalog, bad: _PodProblems
+) -> tuple[str, ...]:
+    """Catalog models the trace's annotation ``alibabacloud.com/gpu-card-model`` lets the pod use
+    (``V100M16|V100M32``, the trace's ``|``-separated models), each the catalog's model of that
+    name (case, spaces and dashes aside), sorted as the trace's CSV pod list sorts them. A model
+    the catalog lacks is a problem; when it lacks every one, the pod is left out, as it could
+    never be placed."""
+    written = [m.strip() for m in annotations.get(_TRACE_MODELS, "").split("|") if m.strip()]
+    known = {m: catalog.resolve(m) for m in written}
+    lacked = [m for m, model in known.items() if model is None]
+    models = tuple(sorted({m for m in known.values() if m is not None}))
+    if lacked:
+        where = f"metadata.annotations.{_TRACE_MODELS}"
+        names = " or ".join(quoted(m) for m in lacked)
+        fix = (
+            f"give the trace's node list ({_TRACE_NODE_LIST}) as the inventory, which adds the "
+            "trace's GPU models, or add them as your own GPU models"
+        )
+        if not models:
+            bad(
+                where,
+                f"the pod may only use {names}, which the catalog has no model of, so no node "
+                "offers it: pod left out",
+                fix,
+            )
+            raise _PodLeftOutError(_TRACE_MODELS)
+        bad(
+            where,
+            f"{names} is no model in the catalog: the pod may use {', '.join(models)} only",
+            fix,
+            row_kept=True,
+        )
+    return models
+
+
 def _gpus_of(part: _ContainerGpu | None) -> float:
     return 0.0 if part is None else part.gpus
 
@@ -1850,9 +2001,13 @@ def group_pods(
         value = pod.labels.get(group_by, "") if group_by else ""
         if group_by and not value:
             missing_label += 1
+        trace_class = _trace_class(pod)
         if value:
             key: tuple[str, ...] = ("label", value)
             name = value
+        elif trace_class is not None:
+            key = ("trace", trace_class)
+            name = trace_class
         else:
             key = ("owner", pod.namespace, pod.owner_kind, pod.owner_name)
             name = pod.owner_name
@@ -1887,9 +2042,9 @@ def group_pods(
                 + ")",
                 "give the pods of the GPU workloads (kubectl get pods -A -o json while they "
                 "run); a GPU request is nvidia.com/gpu, nvidia.com/mig-<profile>, "
-                "nvidia.com/gpu.shared, volcano.sh/vgpu-number or aliyun.com/gpu-mem, or KAI "
-                "Scheduler's gpu-fraction or "
-                "gpu-memory annotation",
+                "nvidia.com/gpu.shared, volcano.sh/vgpu-number or aliyun.com/gpu-mem, KAI "
+                "Scheduler's gpu-fraction or gpu-memory annotation, or Alibaba's trace's "
+                f"{_TRACE_MILLI} and {_TRACE_COUNT} annotations",
             )
         )
     names = _unique_names(list(classes.values()))
@@ -1904,6 +2059,24 @@ def group_pods(
         rows.append(_class_row(entry, name, file, catalog, defaults, notes))
     frame = pd.DataFrame(rows, columns=[*WORKLOAD_COLUMNS, "notes"])
     return GroupedPods(frame, tuple(notes), tuple(problems), class_of, owners)
+
+
+def _trace_class(pod: PodRequest) -> str | None:
+    """The class of a bare pod asking by Alibaba's trace annotations, named as the trace's CSV
+    pod list names the class of pods of one shape:
+    ``gpu<GPUs>x<thousandths of each>-cpu<milli-cores>-mem<MiB>[-<models joined by +>]``; None
+    for another pod."""
+    gpu = pod.gpu
+    if gpu is None or gpu.resource != _TRACE_RESOURCE or pod.owner_kind != "Pod":
+        return None
+    share = gpu.gpus < 1
+    count = 1 if share else round(gpu.gpus)
+    milli = round(gpu.gpus * _MILLI) if share else _MILLI
+    models = f"-{'+'.join(pod.gpu_models)}" if pod.gpu_models else ""
+    return (
+        f"gpu{count}x{milli}-cpu{round(pod.cpu_cores * _MILLI)}-mem{round(pod.ram_gib * 1024)}"
+        + models
+    )
 
 
 def _uncounted(
@@ -2014,8 +2187,13 @@ def _class_row(
 
     owner_kinds = [p.owner_kind for p in pods]
     owner_kind = max(set(owner_kinds), key=owner_kinds.count)
-    kind, why = workload_kind(owner_kind, entry.name)
-    note("kind", kind.value, "assumed", f"kind from the owner and name: {why}")
+    trace = entry.key[0] == "trace"
+    kind, why = (
+        (WorkloadKind.TRAINING, f"{_TRACE_GIVES_NO} kind, so its pods are training work")
+        if trace
+        else workload_kind(owner_kind, entry.name)
+    )
+    note("kind", kind.value, "assumed", why if trace else f"kind from the owner and name: {why}")
     note("instances", len(pods), "read", "pods of the class that hold or wait for GPUs")
     requests = [_on_its_node(p, catalog, defaults) for p in pods if p.gpu is not None]
     gpus = max(r.gpus for r in requests)
@@ -2034,13 +2212,25 @@ def _class_row(
         requests, gpus, models, node_models, catalog, defaults
     )
     note("memory_gib", memory, memory_source, memory_text)
-    busy = defaults.busy_fraction.get(kind, 0.5)
+    busy = 1.0 if trace else defaults.busy_fraction.get(kind, 0.5)
     note(
         "busy_fraction",
         busy,
         "assumed",
-        f"a typical {kind.value} figure: DCGM exporter metrics replace it with the measured one",
+        f"{_TRACE_GIVES_NO} busy time: its pods are busy all day"
+        if trace
+        else f"a typical {kind.value} figure: DCGM exporter metrics replace it with the measured "
+        "one",
     )
+    share = gpus if trace and gpus < 1 else None
+    if share is not None:
+        note(
+            "memory_share",
+            share,
+            "assumed",
+            f"a share of a GPU ({_TRACE_MILLI}) is that share of its memory too, whatever the "
+            "GPU it lands on, as the trace's CSV pod list reads gpu_milli",
+        )
     long_running = owner_kind not in _BATCH_OWNERS
     hours = "24x7" if long_running else defaults.batch_hours
     note(
@@ -2082,14 +2272,18 @@ def _class_row(
             "gpu_models",
             "|".join(models),
             "derived",
-            "the pods' node selector or affinity names the GPU (nvidia.com/gpu.product, a "
+            f"the pods' annotation {_TRACE_MODELS} names the models they may use"
+            if trace
+            else "the pods' node selector or affinity names the GPU (nvidia.com/gpu.product, a "
             "cloud's accelerator label or a GPU instance type), or HAMi's annotation "
             "nvidia.com/use-gputype",
-            "spec.nodeSelector / affinity",
+            f"metadata.annotations.{_TRACE_MODELS}" if trace else "spec.nodeSelector / affinity",
         )
     where = (
         f"{owner_kind} {entry.namespace}/{entry.name}"
         if entry.key[0] == "owner"
+        else "pods of one shape of Alibaba's trace"
+        if trace
         else (f"label value {entry.name}")
     )
     return {
@@ -2109,6 +2303,7 @@ def _class_row(
         "priority": 2,
         "gpu_models": "|".join(models),
         "max_slowdown": "",
+        "memory_share": "" if share is None else share,
         "notes": f"{file}: {where} ({counted(len(pods), 'pod')})",
     }
 
