@@ -28,7 +28,7 @@ from planner.assumptions import Assumptions, lift_method_settings
 from planner.inputs.catalog import load_catalog
 from planner.inputs.inventory import ServerType, with_mig_clusters
 from planner.inputs.problems import InputProblem
-from planner.scenario import Scenario, load_scenario
+from planner.scenario import GivenCluster, Scenario, load_scenario
 from planner.solve.headroom import MAX_HEADROOM
 from planner.time.harvesting import HarvestSettings
 
@@ -51,10 +51,10 @@ __all__ = [
 
 DB_ENV = "GPU_PLANNER_DB"
 """Environment variable naming the scenario database file."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Layout of the database, kept in SQLite's ``user_version``; a newer file is refused, an older
-one upgraded in place (layout 2 added the harvest settings, layout 3 the purchase question;
-older rows have none)."""
+one upgraded in place (layout 2 added the harvest settings, layout 3 the purchase question,
+layout 4 a trace node list's cluster; older rows have none)."""
 MAX_NAME_LENGTH = 100
 """Longest scenario name [characters]."""
 BUSY_TIMEOUT_MS = 10_000
@@ -74,17 +74,19 @@ CREATE TABLE IF NOT EXISTS scenario (
     mig_clusters TEXT,
     servers TEXT NOT NULL,
     harvest TEXT,
-    purchase TEXT
+    purchase TEXT,
+    cluster TEXT
 )
 """
 _UPGRADES = {
     1: "ALTER TABLE scenario ADD COLUMN harvest TEXT",
     2: "ALTER TABLE scenario ADD COLUMN purchase TEXT",
+    3: "ALTER TABLE scenario ADD COLUMN cluster TEXT",
 }
 """The statement that brings a database of layout N to layout N + 1."""
 _COLUMNS = (
     "name, saved_at, inventory_name, inventory, workloads_name, workloads, own_gpus_name, "
-    "own_gpus, assumptions, mig_clusters, servers, harvest, purchase"
+    "own_gpus, assumptions, mig_clusters, servers, harvest, purchase, cluster"
 )
 
 
@@ -184,6 +186,9 @@ class SavedScenario:
     """With ``servers``: buy them on top of the inventory rather than size a new cluster."""
     headroom: int = 0
     """With ``servers``: host failures each cluster tolerates (N+k) [hosts]."""
+    cluster: GivenCluster | None = None
+    """The cluster the nodes of ``inventory``, a trace node list, are planned in (the list has
+    no column for one), with where it was given; None: the trace's own cluster."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.headroom <= MAX_HEADROOM:
@@ -208,6 +213,7 @@ class SavedScenario:
             (self.workloads.name, self.workloads.content),
             catalog,
             self.assumptions,
+            cluster=self.cluster,
         )
         scenario = loaded.value
         inventory = with_mig_clusters(scenario.inventory, self.mig_clusters, scenario.catalog)
@@ -462,11 +468,13 @@ def _encode(scenario: SavedScenario) -> tuple[object, ...]:
             {"add_to_inventory": scenario.add_to_inventory, "headroom": scenario.headroom},
             sort_keys=True,
         ),
+        None if scenario.cluster is None else json.dumps(_plain(scenario.cluster), sort_keys=True),
     )
 
 
 def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
-    inv_name, inv, work_name, work, own_name, own, assumptions, mig, servers, harvest, bought = row
+    (inv_name, inv, work_name, work, own_name, own) = row[:6]
+    (assumptions, mig, servers, harvest, bought, cluster) = row[6:]
     try:
         purchase = {} if bought is None else dict(json.loads(bought))
         return SavedScenario(
@@ -479,6 +487,7 @@ def _decode(row: tuple[Any, ...], name: str) -> SavedScenario:
             harvest=None if harvest is None else _typed(SavedHarvest, json.loads(harvest)),
             add_to_inventory=_typed(bool, purchase.get("add_to_inventory", False)),
             headroom=_typed(int, purchase.get("headroom", 0)),
+            cluster=None if cluster is None else _typed(GivenCluster, json.loads(cluster)),
         )
     except (ValueError, TypeError, KeyError) as error:
         raise StoreError(

@@ -13,9 +13,11 @@ import pytest
 
 from planner.assumptions import Assumptions, Network, VgpuMode, VsphereVersion
 from planner.cli import summary_lines
+from planner.inputs import alibaba_trace
 from planner.inputs.inventory import ServerType
 from planner.methods.registry import Method
 from planner.output.report import plan_scenario
+from planner.scenario import GivenCluster
 from planner.store import (
     DB_ENV,
     SCHEMA_VERSION,
@@ -351,3 +353,21 @@ def test_a_saved_trace_scenario_is_read_as_the_trace(store: ScenarioStore) -> No
     assert "G2" in scenario.catalog.gpus
     assert [w.instances for w in scenario.workloads] == [1]
     assert [w.instances for w in scenario.cpu_only] == [1]
+
+
+def test_a_trace_node_lists_cluster_is_saved_with_it(store: ScenarioStore) -> None:
+    """A trace node list saved with the cluster it is planned in (as a restored plan workbook
+    gives it; the list has no column for one) reopens with it, and its scenario puts every
+    node there; a scenario saved without one keeps the trace's own cluster."""
+    nodes = b"sn,cpu_milli,memory_mib,gpu,model\nnode-0,32000,131072,2,T4\n"
+    pods = b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\npod-0,4000,8192,1,500,\n"
+    given = GivenCluster("prod", "plan.xlsx [Planner inputs]", "the cluster planned in")
+    saved = SavedScenario(SavedFile("nodes.csv", nodes), SavedFile("pods.csv", pods))
+    store.save("in prod", dataclasses.replace(saved, cluster=given))
+    store.save("own", saved)
+    reopened = store.open("in prod")
+    assert reopened.cluster == given
+    assert {h.cluster for h in reopened.scenario()[0].inventory.hosts} == {"prod"}
+    assert store.open("own").cluster is None
+    own = {h.cluster for h in store.open("own").scenario()[0].inventory.hosts}
+    assert own == {alibaba_trace.CLUSTER}
