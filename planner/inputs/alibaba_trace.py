@@ -7,13 +7,15 @@ line, blank lines above the header) reads as the comma-separated original:
 - a node list (``openb_node_list_gpu_node.csv``): ``sn`` (node name), ``cpu_milli``
   (milli-cores), ``memory_mib``, ``gpu`` (GPUs on the node), ``model`` (GPU model; empty or
   ``nan`` on a CPU-only node). Each node is a Kubernetes host with ``cpu_milli``/1000 cores and
-  ``memory_mib``/1024 GiB RAM, both at least 1; the list holds at most ``MAX_HOSTS`` nodes and
-  ``MAX_GPUS`` GPUs, as an inventory does.
+  ``memory_mib``/1024 GiB RAM, both at least 1 (a node below, ``64`` for 64 cores, is a list
+  written in cores or GiB: a problem, the node left out); the list holds at most ``MAX_HOSTS``
+  nodes and ``MAX_GPUS`` GPUs, as an inventory does.
 - a pod list (``openb_pod_list_*.csv``, at most ``MAX_TRACE_PODS`` pods): ``name``,
   ``cpu_milli``, ``memory_mib``, ``num_gpu``, ``gpu_milli`` (share of one GPU in thousandths,
-  below 1000 only when ``num_gpu`` is 1), and optionally ``gpu_spec`` (allowed GPU models
-  separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for any model). Other columns
-  (``qos``, ``pod_phase``, times) are not used.
+  below 1000 only when ``num_gpu`` is 1; a pod with a GPU asking for under one core and one
+  GiB is read as written with a problem naming the units), and optionally ``gpu_spec``
+  (allowed GPU models separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for any model).
+  Other columns (``qos``, ``pod_phase``, times) are not used.
 
 A model is the catalog's model it names (case, spaces and dashes aside), else the trace's model
 it names so (its spelling kept), else the catalog model its vendor's name is
@@ -312,6 +314,51 @@ def _parse_row(
     return parse_cells(table, row, parsers, problems, numbers=ranges, units=units)
 
 
+_WHOLE_UNITS = {
+    "cpu_milli": (MILLI, "milli-cores", "cores"),
+    "memory_mib": (MIB_PER_GIB, "MiB", "GiB"),
+}
+"""Column -> (its cells per whole unit, its unit, the whole unit): a node list filled from an
+inventory sheet writes cores and GiB where the trace writes milli-cores and MiB."""
+
+
+def _whole_units_written(
+    table: Table, row: Row, values: Mapping[str, int], *, gpu_pod: bool
+) -> list[InputProblem]:
+    """One problem per cell of ``_WHOLE_UNITS`` that reads as cores or GiB written where
+    milli-cores or MiB go. A node below one core or one GiB is no host, so its row is left
+    out. A pod may ask for less (Kubernetes allows ``100m``), so only a ``gpu_pod`` below one
+    core and one GiB alike is named, and kept as written."""
+    below = {
+        column: values[column]
+        for column, (per_unit, _, _) in _WHOLE_UNITS.items()
+        if 0 < values[column] < per_unit
+    }
+    if gpu_pod and len(below) < len(_WHOLE_UNITS):
+        return []
+    problems = []
+    for column, value in below.items():
+        per_unit, unit, whole = _WHOLE_UNITS[column]
+        what = (
+            "in a pod with a GPU that asks for under one core and one GiB: read as written"
+            if gpu_pod
+            else "less than one: node left out"
+        )
+        problems.append(
+            replace(
+                table.problem(
+                    row,
+                    column,
+                    f"{value} {unit} is {value / per_unit:.3g} {whole}, {what}; the column is "
+                    f"in {unit}, not {whole}",
+                    f"write {value * per_unit} for {value} {whole} ({whole} × {per_unit})",
+                ),
+                row_kept=gpu_pod,
+            )
+        )
+    return problems
+
+
 def load_node_list(
     source: Path | str | bytes,
     catalog: Catalog,
@@ -346,6 +393,10 @@ def load_node_list(
         if node is None:
             continue
         values = _parse_row(table, row, _NODE_RANGES, problems)
+        if values is not None:
+            slips = _whole_units_written(table, row, values, gpu_pod=False)
+            problems.extend(slips)
+            values = None if slips else values
         model_text = _written_model(table, row, values, problems)
         if model_text is None or values is None:
             continue
@@ -765,6 +816,8 @@ def _pod_shape(
     if values is None:
         return None
     gpus, milli = values["num_gpu"], values["gpu_milli"]
+    if gpus:
+        problems.extend(_whole_units_written(table, row, values, gpu_pod=True))
     if gpus == 0 and milli:
         problems.append(
             table.problem(
