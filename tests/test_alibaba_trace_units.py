@@ -80,3 +80,54 @@ def test_a_gpu_pod_under_one_core_and_one_gib_is_read_as_written_with_a_problem(
         "12 milli-cores is 0.012 cores, in a pod with a GPU that asks for under one core and "
         "one GiB: read as written; the column is in milli-cores, not cores"
     )
+
+
+def test_gpu_milli_written_as_a_share_of_a_gpu_is_refused_naming_the_thousandths(
+    catalog: Catalog,
+) -> None:
+    """gpu_milli divided by 1000 (a whole GPU written 1.0, a share 0.46) would read 1.0 as one
+    thousandth of a GPU: every such pod is left out with a problem naming the thousandths to
+    write (1000, 460), on one GPU or several; 460 and 1000 are read as ever."""
+    pods = (
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        "p1,12000,16384,1,1.0\n"
+        "p2,6000,12288,1,0.46\n"
+        "p3,6000,12288,1,1\n"
+        "p4,96000,65536,8,1.0\n"
+        "p5,6000,12288,1,460\n"
+        "p6,12000,16384,1,1000\n"
+    )
+    loaded = load_pod_list(pods.encode(), catalog, file_name="pods.csv", gpu_models=["T4"])
+    assert sorted(w.gpus for w in loaded.value.workloads) == [0.46, 1.0]
+    found = [(p.row, p.column, p.message, p.fix, p.row_kept) for p in loaded.problems]
+    whole = "write 1000 if whole GPUs are meant (a share of 0.46 GPU is 460)"
+    assert found == [
+        (
+            2,
+            "gpu_milli",
+            "1.0 is one thousandth of a GPU: gpu_milli is in thousandths, a whole GPU is 1000",
+            whole,
+            False,
+        ),
+        (
+            3,
+            "gpu_milli",
+            "0.46 is a share of a GPU, written where thousandths of a GPU go",
+            "write 460 for 0.46 of a GPU: gpu_milli is the share × 1000, and 1000 for a whole GPU",
+            False,
+        ),
+        (
+            4,
+            "gpu_milli",
+            "1 is one thousandth of a GPU: gpu_milli is in thousandths, a whole GPU is 1000",
+            whole,
+            False,
+        ),
+        (
+            5,
+            "gpu_milli",
+            "1.0 is one thousandth of a GPU: gpu_milli is in thousandths, a whole GPU is 1000",
+            whole,
+            False,
+        ),
+    ]

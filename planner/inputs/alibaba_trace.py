@@ -12,10 +12,11 @@ line, blank lines above the header) reads as the comma-separated original:
   nodes and ``MAX_GPUS`` GPUs, as an inventory does.
 - a pod list (``openb_pod_list_*.csv``, at most ``MAX_TRACE_PODS`` pods): ``name``,
   ``cpu_milli``, ``memory_mib``, ``num_gpu``, ``gpu_milli`` (share of one GPU in thousandths,
-  below 1000 only when ``num_gpu`` is 1; a pod with a GPU asking for under one core and one
-  GiB is read as written with a problem naming the units), and optionally ``gpu_spec``
-  (allowed GPU models separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for any model).
-  Other columns (``qos``, ``pod_phase``, times) are not used.
+  below 1000 only when ``num_gpu`` is 1; a share written as a fraction, ``0.46`` or ``1.0``
+  for a whole GPU, is a problem naming the thousandths; a pod with a GPU asking for under one
+  core and one GiB is read as written with a problem naming the units), and optionally
+  ``gpu_spec`` (allowed GPU models separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for
+  any model). Other columns (``qos``, ``pod_phase``, times) are not used.
 
 A model is the catalog's model it names (case, spaces and dashes aside), else the trace's model
 it names so (its spelling kept), else the catalog model its vendor's name is
@@ -71,6 +72,7 @@ from planner.inputs.problems import InputError, InputProblem, Loaded
 from planner.inputs.tabular import (
     CSV_TEXT,
     SPREADSHEET_SEPARATORS,
+    CellError,
     Row,
     Table,
     csv_header,
@@ -307,7 +309,12 @@ def _parse_row(
     point or decimal comma in a list separated by semicolons or tabs, a comma in a
     comma-separated list refused saying what it may be."""
     parsers = {
-        column: partial(parse_int, unit=unit, minimum=low, maximum=high)
+        column: partial(
+            _thousandths if column == "gpu_milli" else parse_int,
+            unit=unit,
+            minimum=low,
+            maximum=high,
+        )
         for column, (low, high, unit) in ranges.items()
     }
     units = {column: _UNITS[column] for column in ranges if column in _UNITS}
@@ -357,6 +364,26 @@ def _whole_units_written(
             )
         )
     return problems
+
+
+def _thousandths(text: str, *, unit: str, minimum: int, maximum: int) -> int:
+    """A ``gpu_milli`` cell as ``parse_int`` reads it; a number between 0 and 1 (``0.46``) is a
+    share of a GPU written where thousandths go, refused naming the number to write."""
+    try:
+        return parse_int(text, unit=unit, minimum=minimum, maximum=maximum)
+    except CellError:
+        share = float(text) if _SHARE.fullmatch(text.strip()) else None
+        if share is None or not 0 < share < 1:
+            raise
+        raise CellError(
+            f"{text.strip()} is a share of a GPU, written where thousandths of a GPU go",
+            f"write {round(share * MILLI)} for {text.strip()} of a GPU: gpu_milli is the share "
+            f"× {MILLI}, and {MILLI} for a whole GPU",
+        ) from None
+
+
+_SHARE = re.compile(r"0?\.\d+")
+"""A share of a GPU as a fraction (``0.46``, ``.5``)."""
 
 
 def load_node_list(
@@ -835,6 +862,18 @@ def _pod_shape(
                 "gpu_milli",
                 f"a pod with {gpus} GPUs asks for 0 thousandths of them",
                 "set gpu_milli (1-1000), or num_gpu to 0",
+            )
+        )
+        return None
+    if gpus and milli == 1:
+        # One thousandth of a GPU is no request: a whole GPU written as a share (1 or 1.0).
+        problems.append(
+            table.problem(
+                row,
+                "gpu_milli",
+                f"{row.get('gpu_milli').strip()} is one thousandth of a GPU: gpu_milli is in "
+                f"thousandths, a whole GPU is {MILLI}",
+                f"write {MILLI} if whole GPUs are meant (a share of 0.46 GPU is 460)",
             )
         )
         return None
