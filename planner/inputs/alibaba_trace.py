@@ -16,7 +16,10 @@ line, blank lines above the header) reads as the comma-separated original:
   for a whole GPU, is a problem naming the thousandths; a pod with a GPU asking for under one
   core and one GiB is read as written with a problem naming the units), and optionally
   ``gpu_spec`` (allowed GPU models separated by ``|``, or ``,`` or ``;``; empty or ``nan`` for
-  any model). Other columns (``qos``, ``pod_phase``, times) are not used.
+  any model; a saved Python list, ``['V100M16', 'V100M32']``, and models separated by ``/`` or
+  spaces are read so, said in a note; ``V100``, the family of the trace's V100M16 and V100M32,
+  allows both, as the trace's README reads ``V100M16|V100M32``). Other columns (``qos``,
+  ``pod_phase``, times) are not used.
 
 A model is the catalog's model it names (case, spaces and dashes aside), else the trace's model
 it names so (its spelling kept), else the catalog model its vendor's name is
@@ -130,6 +133,9 @@ may lack."""
 _TRACE_NAMES = (*_TRACE_MODELS, "G1", "G2", "G3")
 """The trace's model names (G1-G3 undisclosed), in its spelling: a list writing one in another
 case is read as this one."""
+_TRACE_MEMORY = re.compile(r"M\d+$")
+"""The memory a trace model's name ends with (``V100M16``: a V100 of 16 GB); the name without
+it is the model's family (``V100``)."""
 _UNKNOWN_MODEL = (32.0, 300.0, 100.0)
 """Memory [GiB], TDP [W], FP16 [TFLOPS] of an undisclosed trace model (G2, G3): a guess."""
 
@@ -665,13 +671,61 @@ def _node_name(
 
 class _ModelNames:
     """GPU models as a list writes them, read as the models they are, with the rows of each
-    name read as a catalog model by its vendor's name (``gpu_names.match_gpu_name``)."""
+    name read as a catalog model by its vendor's name (``gpu_names.match_gpu_name``), and of
+    each ``gpu_spec`` written otherwise than the trace writes it.
 
-    def __init__(self, catalog: Catalog) -> None:
+    ``held``: the GPU models of the inventory a pod list is planned on (empty when unknown)."""
+
+    def __init__(self, catalog: Catalog, held: frozenset[str] = frozenset()) -> None:
         self._catalog = catalog
+        self._held = held
         self._vendor: dict[str, tuple[GpuName, list[Row]]] = {}
+        self._families: dict[str, tuple[tuple[str, ...], list[Row]]] = {}
         self.separated: list[Row] = []
         """Rows whose models are separated by ``,`` or ``;``, not the trace's ``|``."""
+        self.split: list[Row] = []
+        """Rows whose models are separated by ``/`` or spaces, each part a model."""
+        self.listed: list[Row] = []
+        """Rows whose ``gpu_spec`` is a Python list (``['V100M16', 'V100M32']``)."""
+
+    def _own(self, written: str, added: Iterable[str] = ()) -> str | None:
+        """The catalog's model ``written`` names (case, spaces and dashes aside), else the
+        trace's model or one already ``added`` it names so, else None."""
+        wanted = normalise_model_name(written)
+        return self._catalog.resolve(written) or next(
+            (m for m in (*_TRACE_NAMES, *added) if normalise_model_name(m) == wanted), None
+        )
+
+    def _family(self, written: str) -> tuple[str, ...] | None:
+        """The trace's models of the family ``written`` names (``V100``: V100M16 and
+        V100M32), or None: no family, or the inventory in use holds none of them (a catalog
+        V100 of one's own is then read by its vendor's name)."""
+        wanted = normalise_model_name(written)
+        members = tuple(
+            m
+            for m in _TRACE_NAMES
+            if _TRACE_MEMORY.search(m) and normalise_model_name(_TRACE_MEMORY.sub("", m)) == wanted
+        )
+        if not members or (self._held and self._held.isdisjoint(members)):
+            return None
+        return members
+
+    def allowed(self, written: str, row: Row) -> tuple[str, ...]:
+        """The models a ``gpu_spec`` entry ``written`` (on ``row``) allows: the model it names
+        (``model``), else the trace's models of the family it names (``V100``), else the models
+        it separates by ``/`` or spaces when each part is one, else ``model``."""
+        if self._own(written):
+            return (self.model(written, row),)
+        family = self._family(written)
+        if family:
+            self._families.setdefault(written, (family, []))[1].append(row)
+            return family
+        parts = _PART_SEPARATORS.split(written.strip())
+        if len(parts) > 1 and all(self._own(p) or self._family(p) for p in parts):
+            self.split.append(row)
+            models = (m for p in parts for m in (self._family(p) or (self.model(p, row),)))
+            return tuple(dict.fromkeys(models))
+        return (self.model(written, row),)
 
     def model(self, written: str, row: Row, added: Iterable[str] = ()) -> str:
         """The model ``written`` (on ``row``) is: the catalog's model it names (case, spaces and
@@ -679,10 +733,7 @@ class _ModelNames:
         catalog model its vendor's name is (``NVIDIA A100-SXM4-80GB``), else ``written``."""
         if not written:
             return ""
-        wanted = normalise_model_name(written)
-        known = self._catalog.resolve(written) or next(
-            (m for m in (*_TRACE_NAMES, *added) if normalise_model_name(m) == wanted), None
-        )
+        known = self._own(written, added)
         if known:
             return known
         if written not in self._vendor:
@@ -721,17 +772,31 @@ class _ModelNames:
             for written, (match, rows) in self._vendor.items()
             if rows
         ]
-        if self.separated:
-            notes.append(
-                note(
-                    "derived",
-                    f"{counted(len(self.separated), noun)}, first on row "
-                    f"{self.separated[0].number}, "
-                    f"{'separates' if len(self.separated) == 1 else 'separate'} models by ',' "
-                    "or ';': read as separated by '|', as the trace "
-                    "writes them",
-                )
+        notes.extend(
+            note(
+                "derived",
+                f"GPU model {quoted(written)} ({counted(len(rows), noun)}, first on row "
+                f"{rows[0].number}) is read as {'|'.join(family)}: the trace's models of that "
+                "family, any of them, as the trace's README reads such a gpu_spec; to allow one "
+                "only, write its name",
             )
+            for written, (family, rows) in self._families.items()
+        )
+        written_so = (
+            (self.separated, "separate", "models by ',' or ';'"),
+            (self.split, "separate", "models by '/' or spaces"),
+            (self.listed, "write", "gpu_spec as a Python list (['V100M16', 'V100M32'])"),
+        )
+        notes.extend(
+            note(
+                "derived",
+                f"{counted(len(rows), noun)}, first on row {rows[0].number}, "
+                f"{verb + 's' if len(rows) == 1 else verb} {what}: read as separated by '|', "
+                "as the trace writes them",
+            )
+            for rows, verb, what in written_so
+            if rows
+        )
         return notes
 
 
@@ -896,6 +961,11 @@ def _pod_shape(
 _SPEC_SEPARATORS = re.compile(r"[|,;]")
 """What separates the models of a ``gpu_spec``: the trace's ``|``, and ``,`` or ``;`` as a list
 written by hand separates them."""
+_PART_SEPARATORS = re.compile(r"\s*/\s*|\s+")
+"""What else separates models written by hand (``V100M16/V100M32``, ``V100M16 V100M32``): read
+so only when each part is a model, as model names hold spaces and ``/`` too."""
+_PYTHON_LIST = re.compile(r"\[(.*)\]", re.DOTALL)
+"""A ``gpu_spec`` saved from a Python list (``['V100M16', 'V100M32']``): its models, quoted."""
 
 
 def _allowed_models(
@@ -905,17 +975,22 @@ def _allowed_models(
     (an empty cell, or ``nan`` as the trace's README writes no constraint); None with a problem
     when a model holds only invisible characters."""
     spec = row.get("gpu_spec")
+    listed = _PYTHON_LIST.fullmatch(spec.strip())
     named: set[str] = set()
     where = partial(table.problem, row, "gpu_spec")
     empty = ("a model in gpu_spec holds only invisible characters", "delete it, or write the model")
-    for written in _SPEC_SEPARATORS.split(spec):
+    for written in _SPEC_SEPARATORS.split(listed.group(1) if listed else spec):
+        if listed:
+            written = written.strip().strip("'\"")
         if _is_empty(written):
             continue
         model = usable_name(written, "GPU model", where, problems, empty=empty)
         if model is None:
             return None
-        named.add(names.model(model, row))
-    if named and {",", ";"} & set(spec):
+        named.update(names.allowed(model, row))
+    if named and listed:
+        names.listed.append(row)
+    elif named and {",", ";"} & set(spec):
         names.separated.append(row)
     return tuple(sorted(named))
 
@@ -1061,7 +1136,7 @@ def load_pod_list(
     held = frozenset(inventory_models)
     counts: dict[_Shape, int] = {}
     seen: dict[str, _FirstPod] = {}  # host_key -> the first pod counted of that name
-    names = _ModelNames(catalog)
+    names = _ModelNames(catalog, held)
     elsewhere = 0  # pods left out as they may only use models the inventory lacks
     for row in _rows_by_header(table, (*POD_COLUMNS, *_POD_OPTIONAL), problems):
         pod = _pod_name(table, row, problems)
