@@ -203,10 +203,12 @@ still the trace's, and its loader names the column."""
 
 
 def is_node_list(source: Path | str | bytes) -> bool:
-    """Whether ``source`` is a trace node list: its header has ``sn`` and at least
-    ``_TRACE_MATCH`` of ``NODE_COLUMNS``."""
+    """Whether ``source`` is a trace node list: its header has at least ``_TRACE_MATCH`` of
+    ``NODE_COLUMNS`` and, unless one is ``sn``, none of a pod list's GPU columns (a node list
+    without its node names is still the trace's, and its loader names ``sn``)."""
     header = _header(source)
-    return "sn" in header and len(header & set(NODE_COLUMNS)) >= _TRACE_MATCH
+    pod_columns = {"num_gpu", "gpu_milli"} & header
+    return len(header & set(NODE_COLUMNS)) >= _TRACE_MATCH and ("sn" in header or not pod_columns)
 
 
 def is_pod_list(source: Path | str | bytes) -> bool:
@@ -414,7 +416,10 @@ def load_node_list(
         max_rows=MAX_HOSTS,
         many_rows_fix=_ONE_ESTATE_FIX,
     )
-    problems = table.require_columns(NODE_COLUMNS, ())
+    try:
+        problems = table.require_columns(NODE_COLUMNS, ())
+    except InputError as missing:
+        raise InputError([_node_names_missing(p) for p in missing.problems]) from None
     gpus = dict(catalog.gpus)
     hosts: list[Host] = []
     seen: dict[str, tuple[Row, str]] = {}  # host_key -> the first node's row and name
@@ -486,6 +491,22 @@ def load_node_list(
     )
     notes = _node_list_notes(name, inventory, models, names.notes(name, "node"))
     return Loaded(TraceCluster(inventory, replace(catalog, gpus=gpus), notes), tuple(problems))
+
+
+_ADD_SN = "add a column named 'sn' to the header row"
+"""How ``tabular.Table.require_columns`` says to add the node name column."""
+
+
+def _node_names_missing(problem: InputProblem) -> InputProblem:
+    """``problem`` of a node list missing a column; when the column is ``sn`` (a list whose
+    node names were dropped), the fix says what it holds."""
+    if problem.fix != _ADD_SN:
+        return problem
+    return replace(
+        problem,
+        fix=f"{_ADD_SN}, holding a unique name for each node (the trace's are "
+        "openb-node-0000, openb-node-0001, ...)",
+    )
 
 
 def _rows_by_header(
