@@ -147,6 +147,12 @@ _OLD_DCGM = re.compile(r"^(#\s*(HELP|TYPE)\s+)?dcgm_\w+")
 """A DCGM exporter metric under its 1.x name (``dcgm_gpu_utilization``, ``dcgm_fb_used``), as
 NVIDIA's gpu-monitoring-tools wrote them."""
 _LIST_LINE = re.compile(r"^GPU\s+\d+:\s*\S")
+_TABLE_BANNER = re.compile(r"NVIDIA-SMI.*\b(Driver|KMD) Version")
+"""The plain nvidia-smi table's banner: ``Driver Version: 590.48.01``, or from driver 610 on
+``KMD Version: 610.43.02`` (the kernel-mode driver) beside ``CUDA UMD Version``."""
+_TABLE_GPU_HEADER = re.compile(r"^\|\s*GPU\s+Name\s+(Persistence-M|Driver-Model)\s*\|")
+"""The first header line of the plain table's GPU rows, whatever its banner says: Linux drivers
+end the name cell with ``Persistence-M``, Windows drivers with ``Driver-Model``."""
 
 
 _GIVE_AS = {
@@ -811,7 +817,7 @@ def _text_format(lines: list[str]) -> Format | None:
             return Format.MIG_INSTANCES
         if cell.startswith("GPU instance profiles:"):
             return Format.MIG_PROFILES
-        if "NVIDIA-SMI" in stripped and "Driver Version" in stripped:
+        if _TABLE_BANNER.search(stripped) or _TABLE_GPU_HEADER.match(stripped):
             return Format.NVIDIA_SMI_TABLE
     return None
 
