@@ -57,7 +57,10 @@ Readings and their rules:
 - Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
   ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``;
   on ACK it advertises ``aliyun.com/gpu-count`` GPUs, and ACK labels the model
-  ``aliyun.accelerator/nvidia_name`` with ``aliyun.accelerator/nvidia_mem`` [MiB].
+  ``aliyun.accelerator/nvidia_name`` with ``aliyun.accelerator/nvidia_mem`` [MiB]. The trace's
+  own models (``P100``, ``V100M16``, ``G2``...) are in the catalog only when its CSV node list
+  added them (``alibaba_trace``): a model that Alibaba's label names and the catalog lacks is one
+  problem per model naming its nodes (left out) and the trace's CSV node list that reads them.
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
@@ -87,6 +90,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.inputs.alibaba_trace import trace_gpu_model
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
@@ -238,6 +242,8 @@ _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
 _ALIBABA_COUNT = "alibabacloud.com/gpu-count"
 _ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
+_TRACE_NODE_LIST = "openb_node_list_gpu_node.csv"
+"""The trace's node list as CSV, which adds its GPU models to the catalog."""
 # AliyunContainerService/gpushare-scheduler-extender docs/designs/designs.md: ACK's GPU sharing
 # advertises aliyun.com/gpu-count (GPUs) and aliyun.com/gpu-mem (GiB, all GPUs together); ACK
 # labels the node's GPU aliyun.accelerator/nvidia_name and its memory nvidia_mem (16276MiB).
@@ -373,6 +379,7 @@ def read_kubectl_nodes(
                 uncounted[host.name] = _uncounted_problem(
                     node, file, "" if cluster_fact is None else str(cluster_fact.value)
                 )
+    problems.extend(_trace_models_lacked(hosts, file, catalog))
     if labels_only:
         notes.append(
             ImportNote(
@@ -501,6 +508,47 @@ def _recorders(
         )
 
     return add, bad
+
+
+_NODES_NAMED = 5
+"""Nodes a problem about many names, at most."""
+
+
+def _trace_models_lacked(hosts: list[HostFacts], file: str, catalog: Catalog) -> list[InputProblem]:
+    """One problem per GPU model that Alibaba's trace labels a node with
+    (``alibabacloud.com/gpu-card-model``: its ``P100``, ``V100M16``, ``G2``...) and the catalog
+    lacks, naming its nodes, which are left out. The trace's CSV node list adds these models to
+    the catalog (``alibaba_trace.trace_gpu_model``, whose figures the fix gives); its YAML
+    (``node_yaml/openb_node_list_gpu_node.yaml``) holds the same nodes."""
+    locator = f"metadata.labels.{_ALIBABA_MODEL}"
+    lacked: dict[str, list[str]] = {}
+    for host in hosts:
+        model = host.get("gpu_model")
+        if model is None or model.note.locator != locator:
+            continue
+        if catalog.resolve(str(model.value)) is None:
+            lacked.setdefault(str(model.value), []).append(host.name)
+    problems = []
+    for name, nodes in lacked.items():
+        named = ", ".join(shown(n) for n in nodes[:_NODES_NAMED])
+        more = len(nodes) - _NODES_NAMED
+        if more > 0:
+            named += f" and {counted(more, 'node', between='more')}"
+        gpu = trace_gpu_model(name)
+        problems.append(
+            InputProblem(
+                file,
+                None,
+                f"node {shown(nodes[0])}: {locator}" if len(nodes) == 1 else locator,
+                f"GPU model {quoted(name)} of {counted(len(nodes), 'node')} ({named}) is no "
+                "model in the catalog: a model of Alibaba's GPU-sharing trace, whose node YAML "
+                f"names it; {'the node is' if len(nodes) == 1 else 'these nodes are'} left out",
+                f"give the trace's node list as CSV ({_TRACE_NODE_LIST}, in its csv folder) "
+                f"instead: it adds the trace's models ({name} as a GPU of {gpu.memory_gib:g} GiB "
+                f"and {gpu.tdp_w:g} W: {gpu.source}); or give {name} as your own GPU model",
+            )
+        )
+    return problems
 
 
 def _gives_gpus_to_vms(node: _Node, catalog: Catalog) -> bool:
@@ -1206,7 +1254,10 @@ def _gpu_model(
         )
     elif model is None:
         add("gpu_model", product, product_locator, "read", reason)
-        bad(product_locator, reason, gpu_name.fix)
+        if product_label != _ALIBABA_MODEL:
+            # The trace's models are said once per model, for all their nodes
+            # (``_trace_models_lacked``).
+            bad(product_locator, reason, gpu_name.fix)
     else:
         add("gpu_model", model, product_locator, source, reason)
 
