@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from planner.inputs import alibaba_trace
 from planner.inputs.inventory import ServerType
 from planner.inputs.problems import InputError
+from planner.scenario import GivenCluster
 from planner.store import (
     DB_ENV,
     SavedFile,
@@ -98,12 +100,33 @@ def _read(given: Path | Sequence[Path]) -> SavedFile:
 _NOT_KEPT = {
     "from_workbook": "--from-workbook",
     "host_name": "--host-name",
-    "cluster": "--cluster",
     "cluster_gpus": "--cluster-gpus",
     "group_by": "--group-by",
 }
 """Options of ``plan`` a saved scenario has no place for, by namespace attribute: it keeps one
-file per input as given, read as a planner CSV or trace list, and the assumptions."""
+file per input as given, read as a planner CSV or trace list, the assumptions, and the cluster
+of a trace node list (``--cluster``, kept only for one)."""
+
+
+def _not_kept(flags: Sequence[str]) -> StoreError:
+    return StoreError(
+        f"a scenario keeps its input files as given and its assumptions, so "
+        f"{', '.join(flags)} would be lost: leave them out (a planner CSV names its hosts, "
+        "clusters and GPUs), or plan with them and keep the plan workbook "
+        "(python -m planner plan ... --out plan.xlsx)"
+    )
+
+
+def _trace_cluster(args: argparse.Namespace, inventory: SavedFile) -> GivenCluster | None:
+    """The cluster ``--cluster`` gives a trace node list's nodes (the list has no column for
+    one); None without it. Raises ``StoreError`` for another inventory file, whose rows name
+    each host's cluster, so the option would be lost."""
+    name = (args.cluster or "").strip()
+    if not name:
+        return None
+    if not alibaba_trace.is_node_list(inventory.content):
+        raise _not_kept(["--cluster"])
+    return GivenCluster(name, "user", "the cluster name given")
 
 
 def _run_save(args: argparse.Namespace) -> int:
@@ -120,18 +143,15 @@ def _run_save(args: argparse.Namespace) -> int:
 
     not_kept = [flag for name, flag in _NOT_KEPT.items() if getattr(args, name, None)]
     if not_kept:
-        raise StoreError(
-            f"a scenario keeps its input files as given and its assumptions, so "
-            f"{', '.join(not_kept)} would be lost: leave them out (a planner CSV names its hosts, "
-            "clusters and GPUs), or plan with them and keep the plan workbook "
-            "(python -m planner plan ... --out plan.xlsx)"
-        )
+        raise _not_kept(not_kept)
     try:
+        inventory = _read(args.inventory or SAMPLE_INVENTORY)
         saved = SavedScenario(
-            inventory=_read(args.inventory or SAMPLE_INVENTORY),
+            inventory=inventory,
             workloads=_read(args.workloads or SAMPLE_WORKLOADS),
             assumptions=_assumptions(args),
             own_gpus=None if args.catalog_extra is None else _read(args.catalog_extra),
+            cluster=_trace_cluster(args, inventory),
         )
         scenario, problems = saved.scenario()
         servers = server_types(args.size or (), scenario.catalog)

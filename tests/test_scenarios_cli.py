@@ -241,3 +241,31 @@ def test_a_read_only_folder_stops_a_save_with_exit_1(
     assert "Traceback" not in said
     monkeypatch.undo()
     assert ScenarioStore(db).names() == ("base",)
+
+
+def test_a_trace_node_lists_cluster_is_saved_and_planned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scenarios save --cluster prod` with a trace node list (which has no column for a
+    cluster) keeps the cluster: the saved scenario puts every node in prod and `plan --scenario`
+    prints the plan `plan --cluster prod` prints; beside a planner CSV, which names each
+    host's cluster, --cluster is still refused as lost."""
+    nodes, pods = tmp_path / "nodes.csv", tmp_path / "pods.csv"
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\n")
+    pods.write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\npod-0,8000,16384,1,500,\n"
+    )
+    db = ["--db", str(tmp_path / "s.sqlite")]
+    given = ["--inventory", str(nodes), "--workloads", str(pods), "--cluster", "prod"]
+    assert main(["scenarios", "save", "trace", *given, *db]) == 0
+    _out(capsys)
+    saved = ScenarioStore(tmp_path / "s.sqlite").open("trace")
+    assert saved.cluster is not None
+    assert saved.cluster.name == "prod"
+    assert {h.cluster for h in saved.scenario()[0].inventory.hosts} == {"prod"}
+    assert main(["plan", *OPTIONS, *given]) == 0
+    direct = _out(capsys)[0]
+    assert main(["plan", *OPTIONS, "--scenario", "trace", *db]) == 0
+    assert _out(capsys)[0] == direct
+    assert main(["scenarios", "save", "csv", "--cluster", "prod", *db]) == 2
+    assert "--cluster would be lost" in _out(capsys)[1]
