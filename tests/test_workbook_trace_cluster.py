@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from openpyxl import Workbook, load_workbook
+from streamlit.testing.v1 import AppTest
 
-from planner.cli import build_parser, scenario_from_args
+from planner.cli import build_parser, main, scenario_from_args, summary_lines
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import load_catalog
 from planner.inputs.importers.workbook import (
@@ -17,8 +18,11 @@ from planner.inputs.importers.workbook import (
     write_inputs_sheet,
 )
 from planner.scenario import Scenario, load_hosts
+from ui import planning, scenarios, session
 
 REPO = Path(__file__).resolve().parent.parent
+APP = str(REPO / "app.py")
+APP_TIMEOUT_S = 60
 
 TRACE_NODES = (
     "sn,cpu_milli,memory_mib,gpu,model\nnode-0,64000,262144,2,T4\nnode-1,96000,393216,8,G2\n"
@@ -125,3 +129,95 @@ def test_a_node_list_loads_in_the_cluster_a_workbook_gives(tmp_path: Path) -> No
     planner_csv = load_hosts(("inventory.csv", sample), load_catalog(), cluster=given)
     assert "prod" not in {h.cluster for h in planner_csv.value.inventory.hosts}
     assert read_plan_inputs(_workbook(tmp_path)).given_cluster() is None
+
+
+TRACE_PODS = (
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+    "pod-0,8000,16384,1,500,\npod-1,8000,16384,1,500,\npod-2,16000,65536,2,1000,G2\n"
+)
+
+
+def _dashboard_restore(workbook: bytes, page: str, upload: str) -> AppTest:
+    """The dashboard with ``workbook`` uploaded on ``page`` and its whole plan restored."""
+    at = AppTest.from_file(APP, default_timeout=APP_TIMEOUT_S).run()
+    at.switch_page(page).run()
+    at.file_uploader(key=upload).set_value(
+        ("plan.xlsx", workbook, "application/octet-stream")
+    ).run()
+    at.button(key=f"{upload}_restore").click().run()
+    assert not at.exception
+    return at
+
+
+def test_the_dashboard_restores_a_trace_plan_in_its_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trace plan made with ``--cluster prod`` and restored on the dashboard plans its nodes
+    in cluster prod, as the command line planned them: the Inventory page shows the cluster
+    and says the workbook gave it, the plan's figures are the command line's, and the
+    dashboard's own workbook keeps the cluster for the next restore."""
+    nodes, pods, out = tmp_path / "nodes.csv", tmp_path / "pods.csv", tmp_path / "plan.xlsx"
+    nodes.write_text(TRACE_NODES)
+    pods.write_text(TRACE_PODS)
+    given = ["--inventory", str(nodes), "--workloads", str(pods), "--cluster", "prod"]
+    assert main(["plan", *given, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    at = _dashboard_restore(out.read_bytes(), "ui/pages/inventory.py", "inventory_upload")
+    assert at.subheader[0].value == "In use: plan.xlsx inventory"
+    hosts = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
+    assert set(hosts["cluster"]) == {"prod"}
+    notes = next(df.value for df in at.dataframe if "why" in df.value.columns)
+    given_by = notes[notes["field"] == "cluster"]
+    assert list(given_by["value"]) == ["prod"]
+    assert list(given_by["source"]) == ["read"]
+    inputs = at.session_state[session._INPUTS_KEY]
+    assert inputs.cluster is not None
+    assert inputs.cluster.name == "prod"
+    plan = planning.scenario_plan(inputs, session.Question())
+    assert {h.cluster for h in plan.scenario.inventory.hosts} == {"prod"}
+    for line in summary_lines(plan):
+        assert line in printed
+    again = read_plan_inputs(planning.workbook(inputs, session.Question()))
+    assert again.cluster == "prod"
+
+
+def test_a_dashboard_upload_of_a_new_inventory_forgets_the_cluster(tmp_path: Path) -> None:
+    """Applying another inventory after a restored trace plan plans it as its file says: the
+    restored node list's cluster is not carried over to it."""
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(TRACE_NODES)
+    out = tmp_path / "plan.xlsx"
+    assert main(["plan", "--inventory", str(nodes), "--cluster", "prod", "--out", str(out)]) == 0
+    at = _dashboard_restore(out.read_bytes(), "ui/pages/inventory.py", "inventory_upload")
+    at.file_uploader(key="inventory_upload").set_value(
+        ("nodes.csv", TRACE_NODES.encode(), "text/csv")
+    ).run()
+    at.button(key="inventory_upload_apply").click().run()
+    assert not at.exception
+    assert at.session_state[session._INPUTS_KEY].cluster is None
+    hosts = next(df.value for df in at.dataframe if "cluster" in df.value.columns)
+    assert set(hosts["cluster"]) == {alibaba_trace.CLUSTER}
+
+
+def test_a_dashboard_scenario_keeps_the_cluster_it_was_saved_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard's inputs of a trace plan restored in cluster prod, saved as a scenario and
+    opened again, plan its nodes in prod: the saved scenario carries the cluster both ways."""
+    from planner.store import ScenarioStore
+
+    nodes, pods, out = tmp_path / "nodes.csv", tmp_path / "pods.csv", tmp_path / "plan.xlsx"
+    nodes.write_text(TRACE_NODES)
+    pods.write_text(TRACE_PODS)
+    given = ["--inventory", str(nodes), "--workloads", str(pods), "--cluster", "prod"]
+    assert main(["plan", *given, "--out", str(out)]) == 0
+    at = _dashboard_restore(out.read_bytes(), "ui/pages/inventory.py", "inventory_upload")
+    inputs = at.session_state[session._INPUTS_KEY]
+    monkeypatch.setattr(session, "scenario_inputs", lambda: inputs)
+    monkeypatch.setattr(session, "question", session.Question)
+    store = ScenarioStore(tmp_path / "s.sqlite")
+    store.save("restored", scenarios.saved_from_session())
+    reopened, _ = scenarios.session_from_saved(store.open("restored"))
+    assert reopened.cluster == inputs.cluster
+    built = planning.build_scenario(reopened).scenario
+    assert {h.cluster for h in built.inventory.hosts} == {"prod"}

@@ -37,6 +37,7 @@ from planner.inputs.limits import MAX_UPLOAD_MB
 from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
+from planner.scenario import GivenCluster
 from ui import components, planning, session, trace
 from ui import format as fmt
 from ui.workload_editor import editor_row, rows_renumbered
@@ -86,6 +87,9 @@ class ImportPreview:
     context: str | None = None
     """What the file's reading depends on that the user should know (a pod list planned on an
     inventory that is not its node list); None when nothing."""
+    cluster: GivenCluster | None = None
+    """The cluster the node list ``as_given`` is planned in, as the plan workbook keeping it
+    says; None: the trace's own cluster."""
 
     @property
     def assumed(self) -> int:
@@ -213,11 +217,15 @@ def _import_preview(
 
 
 def _replaced(
-    inputs: session.ScenarioInputs, role: Role, file: session.InputFile
+    inputs: session.ScenarioInputs,
+    role: Role,
+    file: session.InputFile,
+    cluster: GivenCluster | None = None,
 ) -> session.ScenarioInputs:
-    """``inputs`` with ``file`` as the inventory (MIG choices from the file again) or the mix."""
+    """``inputs`` with ``file`` as the inventory (MIG choices from the file again, a trace node
+    list's nodes in ``cluster``) or the mix."""
     if role == "inventory":
-        return replace(inputs, inventory=file, mig_clusters=None)
+        return replace(inputs, inventory=file, mig_clusters=None, cluster=cluster)
     return replace(inputs, workloads=file)
 
 
@@ -226,11 +234,13 @@ def _trace_preview(
     file: session.InputFile,
     inventory: session.InputFile,
     own_gpus: session.InputFile | None,
+    cluster: GivenCluster | None = None,
 ) -> ImportPreview:
-    """A trace list read as the planner will read it once applied (a pod list on the
-    ``inventory`` in use); ``InputError`` when it cannot be used."""
+    """A trace list read as the planner will read it once applied (a node list's nodes in the
+    ``cluster`` given, a pod list on the ``inventory`` in use); ``InputError`` when it cannot
+    be used."""
     if role == "inventory":
-        hosts = planning.read_inventory(file, own_gpus)
+        hosts = planning.read_inventory(file, own_gpus, cluster)
         frame = planning.inventory_table(hosts.inventory)
         tool, notes, problems, context = trace.NODE_LIST, hosts.notes, hosts.problems, None
     else:
@@ -249,13 +259,16 @@ def _trace_preview(
         given=notes,
         as_given=file,
         context=context,
+        cluster=cluster,
     )
 
 
-def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> session.InputFile | None:
+def _kept_trace_list(
+    role: Role, files: tuple[session.InputFile, ...]
+) -> tuple[session.InputFile, GivenCluster | None] | None:
     """The trace list a lone plan workbook keeps as this page's input (a plan of the trace keeps
-    its node and pod lists as given), named as restoring the whole plan names it; None when
-    the files are not such a workbook."""
+    its node and pod lists as given), named as restoring the whole plan names it, with the
+    cluster the workbook keeps for a node list; None when the files are not such a workbook."""
     # Only a workbook can be a plan workbook: another file is left to the importers' detection
     # alone, so a lone text file is detected once.
     if len(files) != 1 or not is_workbook(files[0].content):
@@ -266,7 +279,9 @@ def _kept_trace_list(role: Role, files: tuple[session.InputFile, ...]) -> sessio
     restored = plan_inputs_of(detected.workbook, file_name=files[0].name)
     data = restored.inventory_csv if role == "inventory" else restored.workloads_csv
     kept = session.InputFile(f"{files[0].name} {role}", data)
-    return kept if trace.role_of(kept) == role else None
+    if trace.role_of(kept) != role:
+        return None
+    return kept, restored.given_cluster(files[0].name) if role == "inventory" else None
 
 
 def _as_imported(role: Role, row: pd.Series, column: str, shown: ImportPreview) -> bool:
@@ -339,7 +354,7 @@ def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview
     built = planning.build_scenario(inputs).scenario
     if shown.as_given is not None:
         if role == "inventory":
-            hosts = planning.read_inventory(shown.as_given, inputs.own_gpus)
+            hosts = planning.read_inventory(shown.as_given, inputs.own_gpus, shown.cluster)
             return inventory_change(built.inventory, hosts.inventory, hosts.problems)
         mix = planning.read_workloads(shown.as_given, inputs.inventory, inputs.own_gpus)
         # Classes of pods that use a GPU, as the Workloads page counts its workload classes.
@@ -363,11 +378,17 @@ _INVENTORY_SOURCES = "_inventory_sources"
 import reads the kubectl nodes among them while that inventory is in use."""
 
 
-def _apply(role: Role, name: str, content: bytes, sources: tuple[session.InputFile, ...]) -> None:
+def _apply(
+    role: Role,
+    name: str,
+    content: bytes,
+    sources: tuple[session.InputFile, ...],
+    cluster: GivenCluster | None = None,
+) -> None:
     if role == "inventory":
         st.session_state[_INVENTORY_SOURCES] = (content, sources)
     file = session.InputFile(name=name, content=content)
-    changed = _replaced(session.scenario_inputs(), role, file)
+    changed = _replaced(session.scenario_inputs(), role, file, cluster)
     session.commit_replacing(changed, f"the import of {name}")
 
 
@@ -404,6 +425,7 @@ def _restoring(workbook: session.InputFile) -> _Restoring:
             workloads=session.InputFile(f"{workbook.name} workloads", restored.workloads_csv),
             assumptions=restored.assumptions,
             own_gpus=None if own is None else session.InputFile(f"{workbook.name} GPU models", own),
+            cluster=restored.given_cluster(workbook.name),
         )
         # A part no page could read would leave every page on an error: refused here instead.
         planning.build_scenario(inputs)
@@ -438,10 +460,18 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
         f"Restore the whole plan of {name}",
         key=f"{key}_restore",
         icon=":material/settings_backup_restore:",
-        help="Inventory, workloads, your GPU models and every assumption, as planned then.",
+        help="Inventory, workloads, your GPU models and every assumption, as planned then"
+        + _in_cluster(restoring.inputs.cluster),
     ):
         st.session_state[f"_{key}_done"] = ids
         session.commit_replacing(restoring.inputs, f"the plan restored from {workbook.name}")
+
+
+def _in_cluster(cluster: GivenCluster | None) -> str:
+    """The end of a sentence saying which cluster a trace node list's nodes are planned in."""
+    if cluster is None:
+        return "."
+    return f", the node list's nodes in cluster {fmt.markdown_literal(cluster.name)}."
 
 
 def _undo_offer(role: Role, key: str) -> None:
@@ -599,7 +629,7 @@ def _review(
             content = original
         if shown.as_given is not None:
             content = shown.as_given.content
-        _apply(role, shown.name, content, sources)
+        _apply(role, shown.name, content, sources, shown.cluster)
     if keep_col.button(
         "Keep the inputs in use", key=f"{key}_keep", icon=":material/close:", width="stretch"
     ):
@@ -734,7 +764,8 @@ def _as_given(
         kept = _kept_trace_list(role, files)
         if kept is None:
             return _Reading(None)
-        shown = _trace_preview(role, kept, inventory, own_gpus)
+        file, cluster = kept
+        shown = _trace_preview(role, file, inventory, own_gpus, cluster)
         return _Reading(replace(shown, workbooks=(files[0].name,)))
     except InputError as error:
         return _Reading(None, error.problems)

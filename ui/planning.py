@@ -39,7 +39,7 @@ from planner.output.report import (
     with_recommended,
 )
 from planner.output.report import recommended_draft as draft_of
-from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
+from planner.scenario import GivenCluster, LoadedHosts, Scenario, load_hosts, load_mix
 from planner.time.harvesting import (
     HarvestResult,
     harvest_given_pool,
@@ -153,10 +153,18 @@ class ReadInventory:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def read_inventory(file: InputFile, own_gpus: InputFile | None) -> ReadInventory:
-    """The inventory ``file``: a trace node list through the trace's loader, else a planner CSV
+def read_inventory(
+    file: InputFile, own_gpus: InputFile | None, cluster: GivenCluster | None = None
+) -> ReadInventory:
+    """The inventory ``file``: a trace node list through the trace's loader (its nodes in the
+    ``cluster`` given, else the trace's own), else a planner CSV
     (``planner.scenario.load_hosts``); ``InputError`` when unusable."""
-    loaded = load_hosts((file.name, file.content), catalog(own_gpus), own_gpus_at=trace.OWN_GPUS_AT)
+    loaded = load_hosts(
+        (file.name, file.content),
+        catalog(own_gpus),
+        own_gpus_at=trace.OWN_GPUS_AT,
+        cluster=cluster,
+    )
     hosts = loaded.value
     notes = hosts.notes
     return ReadInventory(hosts.catalog, hosts.inventory, loaded.problems, notes)
@@ -192,7 +200,7 @@ def build_scenario(inputs: ScenarioInputs) -> BuiltScenario:
 
     A trace node list or pod list is read by the trace's loader, as the command line reads it.
     """
-    hosts = read_inventory(inputs.inventory, inputs.own_gpus)
+    hosts = read_inventory(inputs.inventory, inputs.own_gpus, inputs.cluster)
     mix = read_workloads(inputs.workloads, inputs.inventory, inputs.own_gpus)
     scenario = Scenario(
         catalog=hosts.catalog,

@@ -68,6 +68,7 @@ def saved_from_session() -> SavedScenario:
         own_gpus=None if own is None else SavedFile(own.name, own.content),
         mig_clusters=inputs.mig_clusters,
         servers=servers,
+        cluster=inputs.cluster,
         harvest=harvest_page(),
         add_to_inventory=asked.kind is session.QuestionKind.ADD,
         headroom=asked.headroom if servers else 0,
@@ -112,6 +113,7 @@ def session_from_saved(saved: SavedScenario) -> tuple[session.ScenarioInputs, se
         assumptions=saved.assumptions,
         mig_clusters=saved.mig_clusters,
         own_gpus=None if own is None else session.InputFile(name=own.name, content=own.content),
+        cluster=saved.cluster,
     )
     kind = session.QuestionKind.ADD if saved.add_to_inventory else session.QuestionKind.SIZE
     match saved.servers:

@@ -18,6 +18,7 @@ import streamlit as st
 
 from planner.assumptions import Assumptions
 from planner.inputs.inventory import ServerType
+from planner.scenario import GivenCluster
 from planner.time.demand import WeeklyCurve
 from planner.time.harvesting import HarvestSettings
 
@@ -89,6 +90,10 @@ class ScenarioInputs:
     own_gpus: InputFile | None = None
     """The user's own GPU models (a CSV with the columns of ``gpus.csv``) added to the bundled
     catalog; None plans with the bundled catalog alone."""
+    cluster: GivenCluster | None = None
+    """The cluster the nodes of ``inventory``, a trace node list, are planned in, as a restored
+    plan workbook keeps it (the list has no column for one); None: the trace's own cluster,
+    and for any other inventory file."""
 
 
 class KeepMig(Enum):
@@ -161,8 +166,9 @@ def _commit(inputs: ScenarioInputs) -> NoReturn:
 
 
 def commit_inventory(file: InputFile) -> NoReturn:
-    """Plan with this inventory from now on; MIG choices per cluster start again from the file."""
-    _commit(dataclasses.replace(scenario_inputs(), inventory=file, mig_clusters=None))
+    """Plan with this inventory from now on; MIG choices per cluster, and the cluster of a trace
+    node list, start again from the file."""
+    _commit(dataclasses.replace(scenario_inputs(), inventory=file, mig_clusters=None, cluster=None))
 
 
 def commit_own_gpus(file: InputFile | None) -> NoReturn:
