@@ -26,8 +26,10 @@ from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario, load_scenario
+from planner.solve import counts as counts_module
 from planner.solve import milp as milp_module
 from planner.solve import mixed
+from planner.solve.counts import Group, HostSetup
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
 from planner.solve.mixed import (
@@ -264,7 +266,7 @@ def test_busy_work_rows_are_left_out_where_no_gpu_gets_more_than_one_gpu_of_work
     served = {w.name: w.instances for w in scenario.workloads}
     rates = AnnualRates(scenario)
     with_rows = cost_lower_bound(scenario, types, found, rates, served)
-    monkeypatch.setattr(mixed, "_busy_work_within_limits", lambda *_: None)
+    monkeypatch.setattr(counts_module, "_busy_work_within_limits", lambda *_: None)
     assert with_rows == pytest.approx(cost_lower_bound(scenario, types, found, rates, served))
 
 
@@ -773,10 +775,10 @@ def test_a_host_set_up_for_more_of_a_class_than_wait_takes_all_that_wait() -> No
     )
     types = host_types(scenario.inventory.hosts, scenario)
     found, _ = options(scenario, types, (Method.REMOTE_POOL, Method.VGPU))
-    groups = [mixed._Group(tuple(scenario.workloads), tuple(found))]
+    groups = [Group(tuple(scenario.workloads), tuple(found))]
     for method in (Method.REMOTE_POOL, Method.VGPU):
         waiting = mixed._Waiting(scenario, found, groups)
-        setup = mixed._HostSetup({(0, method): 8}, {method: 1})
+        setup = HostSetup({(0, method): 8}, {method: 1})
         taken = waiting.take(setup, 0)[method]
         assert sorted(x.id for x in taken) == sorted(x.id for x in instances_of(scenario.workloads))
         assert waiting.take(setup, 0) == {method: []}
@@ -925,7 +927,7 @@ def test_the_bound_knows_other_roles_keep_their_cores(monkeypatch: pytest.Monkey
     assert recommended.result.metrics.lower_bound_gpus == 24
     assert recommended.cost_lower_bound_usd == pytest.approx(recommended.bounded_usd_per_year)
 
-    monkeypatch.setattr(mixed, "_other_roles_keep_their_cores", lambda *arguments: None)
+    monkeypatch.setattr(counts_module, "_other_roles_keep_their_cores", lambda *arguments: None)
     looser = plan_scenario(scenario).recommended
     assert looser is not None
     assert looser.result.metrics.lower_bound_gpus == 23
@@ -1691,13 +1693,13 @@ def test_a_host_takes_its_instances_from_the_head_or_tail_of_a_long_queue() -> N
     )
     types = host_types(scenario.inventory.hosts, scenario)
     found, _ = options(scenario, types, (Method.REMOTE_POOL, Method.VGPU))
-    groups = [mixed._Group(tuple(scenario.workloads), tuple(found))]
+    groups = [Group(tuple(scenario.workloads), tuple(found))]
     ids = [f"nb#{n}" for n in range(1, 201)]
     for method, expected in ((Method.VGPU, ids[:2]), (Method.REMOTE_POOL, ids[-2:])):
         waiting = mixed._Waiting(scenario, found, groups)
         lookups = _CountedLookups(waiting._option_of)
         waiting._option_of = lookups
-        taken = waiting.take(mixed._HostSetup({(0, method): 2}, {method: 1}), 0)[method]
+        taken = waiting.take(HostSetup({(0, method): 2}, {method: 1}), 0)[method]
         assert [x.id for x in taken] == expected
         assert lookups.looked == 2
         assert [x.id for x in waiting.left()] == [i for i in ids if i not in expected]

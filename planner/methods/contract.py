@@ -92,7 +92,7 @@ class GpuDemand:
     whole GPUs, a share of memory in one hour, ...); each GPU is set up by one of ``patterns``
     and offers ``pattern[d]`` of each dimension. Any packing of ``x[c]`` instances per class
     needs at least ``Σ_p y[p]`` GPUs for integers ``y`` with ``Σ_c x[c] use[c] ≤ Σ_p y[p]
-    pattern[p]`` in every dimension: the recommended plan's MILP (``planner.solve.mixed``) is
+    pattern[p]`` in every dimension: the recommended plan's MILP (``planner.solve.counts``) is
     built from these rows. ``exact`` says the rows describe the GPU-level rules completely (every
     valid set-up of one GPU is within a pattern), so that bound is met by some packing; else
     they are a relaxation and the method's packer may need more GPUs. Rules across GPUs (a

@@ -17,7 +17,7 @@ says there is one. scipy's status codes are named once, in :class:`_Outcome`.
   configuration, holding a demand at least cost: the Dantzig-Wolfe master over configurations
   a caller prices (column generation, with :meth:`Model.solve_lp_with_duals` for the master's
   duals), its Lagrangian lower bound, and the master in integers over what was generated.
-- The recommended plan's model lives with the plan, in :mod:`planner.solve.mixed`, on this
+- The recommended plan's model over counts lives in :mod:`planner.solve.counts`, on this
   builder.
 
 Same inputs give the same answer on any machine: the solver stops on a work limit (branch-and-
