@@ -28,7 +28,7 @@ from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario, load_scenario
 from planner.solve import counts as counts_module
 from planner.solve import milp as milp_module
-from planner.solve import mixed
+from planner.solve import mixed, plan_bounds
 from planner.solve.counts import Group, HostSetup
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
@@ -814,12 +814,12 @@ def test_a_bound_too_large_to_solve_exactly_is_its_lp_relaxation_s(
 
     def bounds() -> tuple[float, int]:
         return (
-            mixed._by_type_lower_bound(scenario, types, found, rates, served),
+            plan_bounds._by_type_lower_bound(scenario, types, found, rates, served),
             gpu_lower_bound(scenario, types, found, served),
         )
 
     exact_usd, exact_gpus = bounds()
-    monkeypatch.setattr(mixed, "_BOUND_MAX_NONZEROS", 0)
+    monkeypatch.setattr(plan_bounds, "_BOUND_MAX_NONZEROS", 0)
     relaxed_usd, relaxed_gpus = bounds()
     plan = recommend(scenario, rates).plan
     assert check_plan(plan, scenario) == []
@@ -917,7 +917,7 @@ def test_the_bound_knows_other_roles_keep_their_cores(monkeypatch: pytest.Monkey
     and proves the plan optimal; without the row it is a GPU short. (The bound host by host,
     whose hosts hold their own cores, proves it too: it is left out here.)"""
     scenario = _jobs_beside_desktops()
-    monkeypatch.setattr(mixed, "_by_host_lower_bound", lambda *arguments: 0.0)
+    monkeypatch.setattr(plan_bounds, "_by_host_lower_bound", lambda *arguments: 0.0)
     recommended = plan_scenario(scenario).recommended
     assert recommended is not None
     plan = recommended.result.plan
@@ -1020,12 +1020,12 @@ def test_the_bound_host_by_host_sees_each_host_s_own_cores(
     types = host_types(scenario.inventory.hosts, scenario)
     found = bound_options(scenario, types)
     served = {w.name: w.instances for w in scenario.workloads}
-    by_type = mixed._by_type_lower_bound(scenario, types, found, rates, served)
-    by_host = mixed._by_host_lower_bound(scenario, types, found, rates, served)
+    by_type = plan_bounds._by_type_lower_bound(scenario, types, found, rates, served)
+    by_host = plan_bounds._by_host_lower_bound(scenario, types, found, rates, served)
     assert by_host > by_type * 1.005
     with monkeypatch.context() as patched:
-        patched.setattr(mixed, "_BOUND_MAX_NONZEROS", 0)
-        assert mixed._by_host_lower_bound(scenario, types, found, rates, served) == by_host
+        patched.setattr(plan_bounds, "_BOUND_MAX_NONZEROS", 0)
+        assert plan_bounds._by_host_lower_bound(scenario, types, found, rates, served) == by_host
     assert cost_lower_bound(scenario, types, found, rates, served) == by_host
     placed, cost = _placed_and_cost(scenario)
     assert placed == sum(served.values())

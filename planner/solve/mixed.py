@@ -31,22 +31,8 @@ chosen by a MILP over counts, then placed on hosts and checked:
    generation over one-host MILPs, each host set up by one configuration of GPU roles and
    instances within its own cores and RAM); the best plan is kept.
 
-The MILP's rows are exact at the GPU level where the methods say so, and relax the rest (a
-method's relaxed rows, cores and RAM summed per type): :func:`cost_lower_bound` solves it with
-the served instances fixed over :func:`bound_options` (every option the rules allow, packed as
-densely as they allow, at its least slowdown, each class's mean within its limit), which no plan
-serving them within the classes' limits can beat; for it, cores and RAM also follow the GPUs
-host by host (``_cores_and_ram_follow_gpus``), no GPU carries more of them than one host
-has (``_each_gpu_s_instances_on_one_host``) and a role's instances have only what a host's
-other roles leave (``_other_roles_keep_their_cores``), and busy work on GPUs whose compute is
-shared gets the GPUs its classes' slowdown limits need (``_busy_work_within_limits``: a GPU
-asked for more than one GPU of work slows each tenant that much). Its
-rows that follow the clock count a class's active instances, not its average (``_Resting``): a
-plan may give such a method a class's idlest instances, and placement does
-(``SharingMethod.serves_idlest_first``). The bound is the better of that and the same rows
-for one host at a time, each host set up by a configuration, the served instances held
-exactly (``_by_host_lower_bound``, a Lagrangian bound of column generation): summed over a
-type, cores bind loosely; host by host, a host's cores hold its own GPUs' instances.
+How far a plan can at most be from the best is told by its lower bounds
+(``planner.solve.plan_bounds``).
 """
 
 from __future__ import annotations
@@ -117,6 +103,7 @@ from planner.solve.options import (
     sparser_options,
 )
 from planner.solve.packing import fit_on_pool, instances_of, pack, spread
+from planner.solve.plan_bounds import cost_lower_bound, gpu_lower_bound
 from planner.solve.room import GpuMove, MovableGpu, moves_emptying, room_for
 from planner.solve.views import PlanView, instance_slowdowns
 from planner.words import counted
@@ -142,152 +129,6 @@ __all__ = [
     "solo_fit",
     "solve_counts",
 ]
-
-
-@collector_paused()
-def cost_lower_bound(
-    scenario: Scenario,
-    types: Sequence[HostType],
-    found: Sequence[Option],
-    rates: Rates,
-    served: Mapping[str, int],
-    *,
-    relax: bool = False,
-) -> float:
-    """No plan that serves ``served`` instances per class, each class's mean slowdown within its
-    limit, costs less per year than this [USD/year] (GPU, host and network rates; busy power
-    left out), when ``found`` are the ``bound_options``: the better of the bound by host type
-    (the MILP with the served instances fixed) and the bound host by host by configuration
-    (``_by_host_lower_bound``); with ``relax``, the by-type MILP's LP relaxation alone."""
-    if relax:
-        counts = solve_counts(
-            scenario, types, found, rates, served=served, relax=True, limits=_bound_limits(scenario)
-        )
-        return 0.0 if counts is None else max(0.0, counts.dual_bound_usd)
-    return max(
-        _by_type_lower_bound(scenario, types, found, rates, served),
-        _by_host_lower_bound(scenario, types, found, rates, served),
-    )
-
-
-def _by_type_lower_bound(
-    scenario: Scenario,
-    types: Sequence[HostType],
-    found: Sequence[Option],
-    rates: Rates,
-    served: Mapping[str, int],
-) -> float:
-    """The bound by host type: the MILP's dual bound with the served instances fixed, and where
-    the MILP is too large to solve or stops before its optimum, the better of that and its LP
-    relaxation's optimum (HiGHS' dual bound at a limit may be below it); 0 when none is
-    proven."""
-    bound = -math.inf
-    for relax in (False, True):
-        counts = solve_counts(
-            scenario,
-            types,
-            found,
-            rates,
-            served=served,
-            relax=relax,
-            limits=_bound_limits(scenario),
-        )
-        if counts is not None:
-            bound = max(bound, counts.dual_bound_usd)
-            if counts.status is SolveStatus.OPTIMAL:
-                break
-    return max(0.0, bound)
-
-
-def _by_host_lower_bound(
-    scenario: Scenario,
-    types: Sequence[HostType],
-    found: Sequence[Option],
-    rates: Rates,
-    served: Mapping[str, int],
-) -> float:
-    """The bound host by host: every host set up by a configuration of the bound's one-host
-    model (``host_pricer``), the served instances held exactly and each class's mean slowdown
-    within its limit (side rows), the Lagrangian bound of ``milp.plan_configurations``. At
-    scale it sees what the by-type model does not: a host's cores hold its own GPUs'
-    instances, not a share of the type's."""
-    if not found:
-        return 0.0
-    demands = gpu_demands(scenario, found, types)
-    groups = group_classes(scenario, found, demands, types, by_slowdown=True)
-    side: dict[int, tuple[int, float]] = {}
-    for i, group in enumerate(groups):
-        limit = slowdown_limit(group.first, scenario)
-        if any(o.slowdown - limit > 1e-9 for o in group.options):
-            side[i] = (len(groups) + len(side), limit)
-    need = [float(sum(served.get(w.name, 0) for w in g.members)) for g in groups]
-    # One-host pricing models are the planning's own size, held by the pricing work, not by
-    # the by-type bound's size limit.
-    limits = dataclasses.replace(
-        _bound_limits(scenario),
-        node_work=PRICING_NODE_WORK,
-        max_nonzeros=SolverLimits().max_nonzeros,
-    )
-    plan = plan_configurations(
-        need,
-        [left_out_usd(types, found, rates)] * len(groups),
-        [len(t.hosts) for t in types],
-        host_pricer(scenario, types, groups, demands, rates, limits, planning=False, side=side),
-        side_rows=len(side),
-        exact=True,
-        rounds=CONFIGURATION_ROUNDS,
-        pricing_work=CONFIGURATION_PRICING_WORK,
-        limits=limits,
-        integral=False,
-    )
-    return 0.0 if plan is None else max(0.0, plan.lower_bound)
-
-
-def _bound_limits(scenario: Scenario) -> SolverLimits:
-    """A bound's solve goes on until it is within a millionth of its value: HiGHS' default gap
-    (1e-4) left a $320,051 plan $32 over a bound it equals. A model over
-    ``_BOUND_MAX_NONZEROS`` is not solved as a MILP: its bound is its LP relaxation's."""
-    return SolverLimits(
-        time_limit_s=scenario.assumptions.time_limit_s,
-        mip_rel_gap=1e-6,
-        max_nonzeros=_BOUND_MAX_NONZEROS,
-    )
-
-
-_BOUND_MAX_NONZEROS = 20_000
-"""Largest by-type bound model solved as a MILP [constraint nonzeros]. Past it integrality
-adds next to nothing to the LP relaxation (on the trace's gpushare100 list with other shares:
-$5 over the LP's $3,567,597 for the cost, nothing found for the GPUs), while HiGHS' root
-node, which the node limit does not hold, runs to the clock backstop, where the bound would
-differ by machine. The fleets' and the sample's bound models have under 2,500."""
-
-
-@dataclass(frozen=True)
-class _GpuCount:
-    """Rates that count GPUs: the MILP then finds the fewest GPUs."""
-
-    def gpu_usd_per_year(self, method: Method, host: Host) -> float:
-        return 1.0
-
-    def host_usd_per_year(self, host: Host) -> float:
-        return 0.0
-
-    def network_usd_per_host_year(self, method: Method, host: Host) -> float:
-        return 0.0
-
-
-@collector_paused()
-def gpu_lower_bound(
-    scenario: Scenario,
-    types: Sequence[HostType],
-    found: Sequence[Option],
-    served: Mapping[str, int],
-) -> int:
-    """No plan that serves ``served`` instances per class within their limits uses fewer GPUs,
-    when ``found`` are the ``bound_options``."""
-    return max(
-        0, math.ceil(_by_type_lower_bound(scenario, types, found, _GpuCount(), served) - 1e-6)
-    )
 
 
 @dataclass(frozen=True)
