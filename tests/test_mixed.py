@@ -28,7 +28,7 @@ from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario, load_scenario
 from planner.solve import counts as counts_module
 from planner.solve import milp as milp_module
-from planner.solve import mixed, plan_bounds
+from planner.solve import mixed, placement, plan_bounds
 from planner.solve.counts import Group, HostSetup
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
@@ -42,6 +42,7 @@ from planner.solve.mixed import (
     recommend,
 )
 from planner.solve.packing import _Committed, instances_of, pack, plan_method
+from planner.solve.placement import Placing, cheapest_first, consolidate, make_room, record, retry
 from tests.builders import NIGHT, OFFICE, host, scenario_of, workload
 
 CATALOG = load_catalog()
@@ -649,7 +650,7 @@ def test_a_type_that_cannot_take_the_milp_s_mix_is_held_to_what_it_took(
     rounds = mixed._PLACEMENT_ROUNDS
     # The rounds alone: no type planned host by host.
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(placement, "_BY_HOST_MAX_HOSTS", 0)
 
     def placed_and_cost(at_most: int) -> tuple[int, float]:
         monkeypatch.setattr(mixed, "_PLACEMENT_ROUNDS", at_most)
@@ -674,7 +675,7 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
     # Spreading alone: no type planned host by host.
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(placement, "_BY_HOST_MAX_HOSTS", 0)
 
     def served() -> int:
         plan = recommend(scenario, AnnualRates(scenario)).plan
@@ -682,7 +683,7 @@ def test_gpus_whose_instances_need_more_cores_than_a_host_has_are_spread(
         return _served(plan)
 
     assert served() == 42
-    monkeypatch.setattr(mixed, "_spread_out", lambda *arguments: arguments[-1])
+    monkeypatch.setattr(placement, "_spread_out", lambda *arguments: arguments[-1])
     assert served() == 42
     monkeypatch.setattr(_Committed, "fill_free_room", lambda *arguments: None)
     assert served() < 42
@@ -697,8 +698,8 @@ def test_a_mix_chosen_host_by_host_by_configuration_serves_what_the_type_s_mix_c
     (``_by_configurations``), every instance is served and the plan passes the checker."""
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_spread_out", lambda *arguments: arguments[-1])
+    monkeypatch.setattr(placement, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(placement, "_spread_out", lambda *arguments: arguments[-1])
     monkeypatch.setattr(_Committed, "fill_free_room", lambda *arguments: None)
     monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
 
@@ -720,12 +721,12 @@ def test_a_plan_over_a_slowdown_limit_does_not_replace_one_within_them(
     scenario = _desktops_and_jobs(hosts=3, desktops=40, jobs=2)
     rates = AnnualRates(scenario)
     mix = recommend(scenario, rates)
-    served = mixed._Placing(
+    served = Placing(
         placements=list(mix.plan.placements),
         configs=dict(mix.plan.gpu_configs),
         roles=dict(mix.plan.roles),
     )
-    nothing = mixed._Placing(
+    nothing = Placing(
         missed={p.instance: NotPlaced(p.instance, p.workload, "no room") for p in served.placements}
     )
     challenger, kept = (mix.counts, served), (mix.counts, nothing)
@@ -845,7 +846,7 @@ def test_a_crowded_type_is_planned_host_by_host(monkeypatch: pytest.MonkeyPatch)
     scenario = fleet(100, seed=5)
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
     by_host = _placed_and_cost(scenario)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(placement, "_BY_HOST_MAX_HOSTS", 0)
     as_packed = _placed_and_cost(scenario)
     assert by_host[0] == as_packed[0] == sum(w.instances for w in scenario.workloads)
     assert by_host[1] < as_packed[1] * 0.97
@@ -877,14 +878,14 @@ def test_shared_gpus_are_spread_to_what_a_host_leaves_beside_its_other_gpus(
     scenario = _jobs_beside_desktops()
     # Spreading alone: no type planned host by host.
     monkeypatch.setattr(mixed, "_ONE_TYPE_PER_HOST_MAX_HOSTS", 0)
-    monkeypatch.setattr(mixed, "_BY_HOST_MAX_HOSTS", 0)
+    monkeypatch.setattr(placement, "_BY_HOST_MAX_HOSTS", 0)
     assert _placed_and_cost(scenario)[0] == 78
 
     def shares_of_a_host(host_type: HostType, requests: object) -> list[tuple[float, float]]:
         shape, g = host_type.shape, host_type.gpus
         return [(shape.cpu_cores * k / g, shape.ram_gib * k / g) for k in range(g - 1, 0, -1)]
 
-    monkeypatch.setattr(mixed, "_spread_caps", shares_of_a_host)
+    monkeypatch.setattr(placement, "_spread_caps", shares_of_a_host)
     assert _placed_and_cost(scenario)[0] < 78
 
 
@@ -1085,7 +1086,7 @@ def test_an_instance_left_out_gets_room_made_by_moving_gpus_between_hosts() -> N
     found, _ = options(scenario, types)
     by_name = {w.name: w for w in scenario.workloads}
     instances = {i.id: i for i in instances_of(scenario.workloads)}
-    placing = mixed._Placing(free_hosts={0: []})
+    placing = Placing(free_hosts={0: []})
     pool = placing.shared[0] = HostPool(hosts)
     for method, names, on in (
         (Method.VGPU, [f"desktops#{n}" for n in range(1, 13)], 0),
@@ -1095,16 +1096,14 @@ def test_an_instance_left_out_gets_room_made_by_moving_gpus_between_hosts() -> N
         fixed = [on] * len(packing.requests)
         assigned = assign_hosts(packing.requests, pool, fixed=fixed)
         assert assigned.not_placed == ()
-        mixed._record(
-            assigned.placements, assigned.gpu_configs, (), dict.fromkeys(names, method), placing
-        )
+        record(assigned.placements, assigned.gpu_configs, (), dict.fromkeys(names, method), placing)
     assert (pool.free_gpus, pool.free_cores) == ([[1], []], [8.0, 36.0])
     placing.missed["jobs#2"] = NotPlaced("jobs#2", "jobs", "no host has room")
     job = pack(Method.PASSTHROUGH, [instances["jobs#2"]], types[0].model, scenario, "auto")
     assert pool.copy().place(job.requests[0]) is None  # stranded as placed
 
-    cheapest = mixed._cheapest_first(found, types, AnnualRates(scenario))
-    mixed._make_room(scenario, types, cheapest, placing)
+    cheapest = cheapest_first(found, types, AnnualRates(scenario))
+    make_room(scenario, types, cheapest, placing)
 
     plan = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
     assert plan.not_placed == ()
@@ -1160,19 +1159,17 @@ def test_a_host_whose_gpus_fit_on_the_others_in_use_is_emptied() -> None:
     )
     types = host_types(hosts, scenario)
     instances = {i.id: i for i in instances_of(scenario.workloads)}
-    placing = mixed._Placing(free_hosts={0: []})
+    placing = Placing(free_hosts={0: []})
     pool = placing.shared[0] = HostPool(hosts)
     for name, on in (("jobs#1", 0), ("jobs#2", 1)):
         packing = pack(Method.PASSTHROUGH, [instances[name]], types[0].model, scenario, "auto")
         assigned = assign_hosts(packing.requests, pool, fixed=[on])
-        mixed._record(
-            assigned.placements, assigned.gpu_configs, (), {name: Method.PASSTHROUGH}, placing
-        )
+        record(assigned.placements, assigned.gpu_configs, (), {name: Method.PASSTHROUGH}, placing)
     before = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
     assert {p.host for p in before.placements} == {"a", "b"}
     cost_before = measure_plan(before, scenario).cost.total_usd_per_year
 
-    mixed._consolidate(scenario, types, placing)
+    consolidate(scenario, types, placing)
 
     after = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
     assert check_plan(after, scenario) == []
@@ -1201,7 +1198,7 @@ def test_a_gpu_moves_only_where_its_method_s_host_rules_hold(mode: str, hosts_af
     )
     types = host_types(hosts, scenario)
     instances = {i.id: i for i in instances_of(scenario.workloads)}
-    placing = mixed._Placing(free_hosts={0: []})
+    placing = Placing(free_hosts={0: []})
     pool = placing.shared[0] = HostPool(hosts)
     for names, on in ((["desk#1", "desk#2", "desk#3", "desk#4"], 0), (["svc#1", "svc#2"], 1)):
         batch = [instances[n] for n in names]
@@ -1209,10 +1206,10 @@ def test_a_gpu_moves_only_where_its_method_s_host_rules_hold(mode: str, hosts_af
         assigned = assign_hosts(packing.requests, pool, fixed=[on] * len(packing.requests))
         assert assigned.not_placed == ()
         methods = dict.fromkeys(names, Method.VGPU)
-        mixed._record(assigned.placements, assigned.gpu_configs, (), methods, placing)
+        record(assigned.placements, assigned.gpu_configs, (), methods, placing)
     assert len(placing.configs) == 2
 
-    mixed._consolidate(scenario, types, placing)
+    consolidate(scenario, types, placing)
 
     plan = mixed._as_plan(scenario, placing, mixed._NO_COUNTS, 0.0, tuple(hosts))
     assert check_plan(plan, scenario) == []
@@ -1347,14 +1344,14 @@ def test_a_whole_node_a_retry_left_unused_goes_back_to_the_others() -> None:
     ]
     scenario = _scenario([node], jobs)
     types = host_types([node], scenario)
-    placing = mixed._Placing(free_hosts={0: [node]})
+    placing = Placing(free_hosts={0: [node]})
     for job in jobs:
         placing.missed[f"{job.name}#1"] = NotPlaced(f"{job.name}#1", job.name, "not placed")
     cheapest = {
         job.name: [mixed.Option(job.name, Method.K8S_TIME_SLICING, 0, 1.0, 1.0)] for job in jobs
     }
 
-    mixed._retry(scenario, types, cheapest, (), placing)
+    retry(scenario, types, cheapest, (), placing)
 
     assert {p.instance for p in placing.placements} == {"small#1"}
     assert placing.missed["big#1"].reason == (
@@ -1380,7 +1377,7 @@ def test_a_spread_leaving_out_fewer_gpus_of_work_ranks_first() -> None:
         return HostAssignment(placements=(), not_placed=missed, gpu_configs={})
 
     def rank(assigned: HostAssignment) -> tuple[list[float], int]:
-        return mixed._gpus_left_out_rank(scenario, assigned)
+        return placement._gpus_left_out_rank(scenario, assigned)
 
     assert rank(leaving_out("desktops", 179)) < rank(leaving_out("train", 18))
     assert rank(leaving_out("train", 18)) < rank(leaving_out("urgent", 1))
@@ -1498,7 +1495,7 @@ def test_a_round_that_only_keeps_classes_apart_does_not_solve_the_milp_again(
     rounds: list[int] = []
     best_plan = mixed._best_plan
 
-    def round_of(*arguments: Any) -> tuple[mixed.Counts, mixed._Placing]:
+    def round_of(*arguments: Any) -> tuple[mixed.Counts, Placing]:
         rounds.append(1)
         return best_plan(*arguments)
 
