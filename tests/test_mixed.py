@@ -26,9 +26,9 @@ from planner.output.recommendations import within_limits
 from planner.output.report import plan_scenario, size_cluster
 from planner.plan import MethodPlan, NotPlaced, SolveStatus
 from planner.scenario import Scenario, load_scenario
+from planner.solve import configurations, mixed, placement, plan_bounds
 from planner.solve import counts as counts_module
 from planner.solve import milp as milp_module
-from planner.solve import mixed, placement, plan_bounds
 from planner.solve.counts import Group, HostSetup
 from planner.solve.feasibility import check_plan
 from planner.solve.hosts import HostAssignment, HostPool, assign_hosts
@@ -709,7 +709,7 @@ def test_a_mix_chosen_host_by_host_by_configuration_serves_what_the_type_s_mix_c
         return _served(plan)
 
     assert served() == 42
-    monkeypatch.setattr(mixed, "_by_configurations", lambda *arguments: None)
+    monkeypatch.setattr(mixed, "by_configurations", lambda *arguments: None)
     assert served() < 42
 
 
@@ -778,7 +778,7 @@ def test_a_host_set_up_for_more_of_a_class_than_wait_takes_all_that_wait() -> No
     found, _ = options(scenario, types, (Method.REMOTE_POOL, Method.VGPU))
     groups = [Group(tuple(scenario.workloads), tuple(found))]
     for method in (Method.REMOTE_POOL, Method.VGPU):
-        waiting = mixed._Waiting(scenario, found, groups)
+        waiting = configurations._Waiting(scenario, found, groups)
         setup = HostSetup({(0, method): 8}, {method: 1})
         taken = waiting.take(setup, 0)[method]
         assert sorted(x.id for x in taken) == sorted(x.id for x in instances_of(scenario.workloads))
@@ -1540,14 +1540,14 @@ def test_a_large_estate_s_plan_by_configuration_starts_from_the_single_method_pl
     single = plan_method(Method.VGPU, scenario)
     assert check_plan(single, scenario) == []
     starts: list[Sequence[Any]] = []
-    plan_configurations = mixed.plan_configurations
+    plan_configurations = configurations.plan_configurations
 
     def kept(*arguments: Any, **keywords: Any) -> Any:
         if "start" in keywords:  # a plan's, not a bound's
             starts.append(keywords["start"])
         return plan_configurations(*arguments, **keywords)
 
-    monkeypatch.setattr(mixed, "plan_configurations", kept)
+    monkeypatch.setattr(configurations, "plan_configurations", kept)
     plan = recommend(scenario, AnnualRates(scenario), starts=[single]).plan
     assert check_plan(plan, scenario) == []
     assert _served(plan) >= _served(single)
@@ -1568,14 +1568,14 @@ def test_a_plan_by_configuration_over_a_limit_from_the_starts_keeps_that_class_a
     monkeypatch.setattr(mixed, "_BY_CONFIGURATION_MIN_HOSTS", 0)
     single = plan_method(Method.VGPU, scenario)
     calls: list[tuple[int, frozenset[str]]] = []
-    by_configurations = mixed._by_configurations
+    by_configurations = mixed.by_configurations
 
     def counted(*arguments: Any) -> Any:
         calls.append((len(arguments[-1]), frozenset(arguments[-2])))
         return by_configurations(*arguments)
 
     over_limit = mixed._over_limit
-    monkeypatch.setattr(mixed, "_by_configurations", counted)
+    monkeypatch.setattr(mixed, "by_configurations", counted)
     # Over a limit whenever the last plan by configuration started from the single plan.
     monkeypatch.setattr(
         mixed,
@@ -1598,7 +1598,7 @@ def test_a_start_configuration_holds_only_what_its_class_may_still_use() -> None
     group_of = {w.name: i for i, w in enumerate(scenario.workloads)}
     rates = AnnualRates(scenario)
     placed = mixed._placing_of(single)
-    every = mixed._configurations_of(placed, types, group_of, found, rates)
+    every = configurations._configurations_of(placed, types, group_of, found, rates)
     desktops = group_of[scenario.workloads[0].name]
     assert sum(c.holds.get(desktops, 0) for c in every) == scenario.workloads[0].instances
     taken = [
@@ -1606,7 +1606,7 @@ def test_a_start_configuration_holds_only_what_its_class_may_still_use() -> None
         for o in found
         if not (o.workload == scenario.workloads[0].name and o.method is Method.VGPU)
     ]
-    kept = mixed._configurations_of(placed, types, group_of, taken, rates)
+    kept = configurations._configurations_of(placed, types, group_of, taken, rates)
     assert sum(c.holds.get(desktops, 0) for c in kept) == 0
     assert (
         sum(sum(c.holds.values()) for c in kept)
@@ -1693,7 +1693,7 @@ def test_a_host_takes_its_instances_from_the_head_or_tail_of_a_long_queue() -> N
     groups = [Group(tuple(scenario.workloads), tuple(found))]
     ids = [f"nb#{n}" for n in range(1, 201)]
     for method, expected in ((Method.VGPU, ids[:2]), (Method.REMOTE_POOL, ids[-2:])):
-        waiting = mixed._Waiting(scenario, found, groups)
+        waiting = configurations._Waiting(scenario, found, groups)
         lookups = _CountedLookups(waiting._option_of)
         waiting._option_of = lookups
         taken = waiting.take(HostSetup({(0, method): 2}, {method: 1}), 0)[method]
