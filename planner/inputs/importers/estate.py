@@ -335,13 +335,62 @@ class _Host:
     name: str
     parts: list[HostFacts] = field(default_factory=list)
 
-    def matches(self, other: str) -> bool:
-        """Whether ``other`` names this host: the same name as matched (``host_key``: what it
-        shows, case aside), or the same host part where at most one of them has a domain."""
-        mine, theirs = host_key(self.name), host_key(other)
-        if mine == theirs:
-            return True
-        return _short(mine) == _short(theirs) and not (_has_domain(mine) and _has_domain(theirs))
+
+@dataclass(frozen=True)
+class _MatchedName:
+    """A host name as hosts are matched by it (``_Hosts.find``)."""
+
+    key: str
+    """The name as matched (``host_key``: what it shows, case aside)."""
+    short: str
+    """Its host part (``_short``)."""
+    has_domain: bool
+
+
+def _matched_name(name: str) -> _MatchedName:
+    key = host_key(name)
+    return _MatchedName(key, _short(key), _has_domain(key))
+
+
+class _Hosts:
+    """The hosts named so far, in order of first mention, found by a name that matches theirs.
+
+    A name matches a host's when both are one name as matched (``host_key``), or share their
+    host part where at most one of them has a domain. Each host's name is indexed by its key and
+    its host part as it is added, so finding a host takes a few lookups whatever the number of
+    hosts, and gives the first host that matches, as comparing with each in turn would.
+    """
+
+    def __init__(self) -> None:
+        self.hosts: list[_Host] = []
+        # Each maps a key or host part to the position in ``hosts`` of the first host having it.
+        self._by_key: dict[str, int] = {}
+        self._by_short: dict[str, int] = {}
+        # A name with a domain matches by host part only a host named without one.
+        self._by_short_without_domain: dict[str, int] = {}
+
+    def find(self, name: str) -> _Host | None:
+        """The first host whose name matches ``name``, or None."""
+        matched = _matched_name(name)
+        found = [
+            self._by_key.get(matched.key),
+            self._by_short_without_domain.get(matched.short),
+            None if matched.has_domain else self._by_short.get(matched.short),
+        ]
+        first = min((at for at in found if at is not None), default=None)
+        return None if first is None else self.hosts[first]
+
+    def add(self, name: str) -> _Host:
+        """A new host named ``name``, after the others."""
+        matched = _matched_name(name)
+        at = len(self.hosts)
+        self._by_key.setdefault(matched.key, at)
+        self._by_short.setdefault(matched.short, at)
+        if not matched.has_domain:
+            self._by_short_without_domain.setdefault(matched.short, at)
+        host = _Host(name)
+        self.hosts.append(host)
+        return host
 
 
 _NAMED_OTHERWISE = (
@@ -372,7 +421,7 @@ def _told_apart(
     read: HostsRead,
     given: int,
     part: HostFacts,
-    hosts: Sequence[_Host],
+    hosts: _Hosts,
     problems: list[InputProblem],
 ) -> HostFacts:
     """``part`` of the ``given``-th file of its name (1 for the first), when another file of that
@@ -381,7 +430,7 @@ def _told_apart(
     ``hostB/nvidia-smi.txt``) cannot be told apart and merging them would lose one host's GPUs."""
     number = given
     name = f"{part.name}-{number}"
-    while any(h.matches(name) for h in hosts):
+    while hosts.find(name) is not None:
         number += 1
         name = f"{part.name}-{number}"
     problems.append(
@@ -426,7 +475,7 @@ def _cluster_of(part: HostFacts) -> str:
 def _node_told_apart(
     node: _Node,
     part: HostFacts,
-    hosts: Sequence[_Host],
+    hosts: _Hosts,
     nodes: Mapping[int, _Node],
     unsure: dict[tuple[str, str], list[str]],
 ) -> HostFacts:
@@ -441,7 +490,7 @@ def _node_told_apart(
     name = part.name
     number = 1
     while True:
-        entry = next((h for h in hosts if h.matches(name)), None)
+        entry = hosts.find(name)
         others = [] if entry is None else [nodes[id(p)] for p in entry.parts if id(p) in nodes]
         others = [o for o in others if (o.file, o.copy) != (node.file, node.copy)]
         if not others or any(node.uid and o.uid == node.uid for o in others):
@@ -540,7 +589,7 @@ def _hosts_by_name(
     problems: list[InputProblem],
     repeated: frozenset[str] = frozenset(),
 ) -> list[_Host]:
-    """The hosts of all reads, parts of one host (``_Host.matches``) grouped, in order of first
+    """The hosts of all reads, parts of one host (``_Hosts.find``) grouped, in order of first
     mention; a part naming its host otherwise than the first (``GPU-01`` for ``gpu-01``) is a
     note, so no two names are merged in silence.
 
@@ -550,7 +599,7 @@ def _hosts_by_name(
     file after the first is a host of its own (``_told_apart``), and so are Kubernetes nodes of
     one name in two clusters' files (``_node_told_apart``).
     """
-    hosts: list[_Host] = []
+    hosts = _Hosts()
     given: dict[str, int] = {}
     full_names = _full_names(reads)
     nodes: dict[int, _Node] = {}
@@ -571,10 +620,9 @@ def _hosts_by_name(
             if len(fitting) > 1:
                 problems.append(_ambiguous_short_name(part, fitting))
                 continue
-            entry = next((h for h in hosts if h.matches(part.name)), None)
+            entry = hosts.find(part.name)
             if entry is None:
-                entry = _Host(part.name)
-                hosts.append(entry)
+                entry = hosts.add(part.name)
             earlier = first_here.get(id(entry))
             if earlier is not None:
                 first = [] if earlier.name == part.name else [f"as {quoted(earlier.name)}"]
@@ -607,7 +655,7 @@ def _hosts_by_name(
                     )
                 )
     problems.extend(_unsure_nodes(unsure))
-    return hosts
+    return hosts.hosts
 
 
 def _site_names(sites: set[rvtools.Site]) -> dict[rvtools.Site, str]:
