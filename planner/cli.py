@@ -468,6 +468,9 @@ class ReadInputs:
     """The lone inventory and workload files planned, as given, by the plan workbook's names
     for them (``inventory.csv``, ``workloads.csv``): the workbook keeps a list of Alibaba's
     GPU-sharing trace among them as given. Empty for the bundled sample."""
+    restored: PlanInputs | None = None
+    """The plan workbook ``--from-workbook`` restored, whose sizing question ``_purchase``
+    asks again; None when none is given."""
 
 
 def scenario_from_args(
@@ -526,7 +529,11 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
     cluster = _ClusterGiven.of(args, None if args.inventory else restored)
-    hosts_read = _hosts_of(args, inventory_files, catalog, cluster)
+    hosts_read = (
+        _no_hosts(catalog)
+        if restored is not None and not args.inventory and _sizes_no_host(args, restored)
+        else _hosts_of(args, inventory_files, catalog, cluster)
+    )
     hosts = hosts_read.hosts
     inventory = hosts_read.inventory
     catalog = hosts.catalog
@@ -558,7 +565,31 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
             given[name] = files_read[0][1]
     not_used = _options_not_used(args, hosts_read, mix_read)
     return ReadInputs(
-        scenario, (*problems, *inventory.problems, *workloads.problems, *not_used), given
+        scenario,
+        (*problems, *inventory.problems, *workloads.problems, *not_used),
+        given,
+        restored,
+    )
+
+
+def _sizes_no_host(args: argparse.Namespace, restored: PlanInputs) -> bool:
+    """The restored workbook keeps no host, and a new cluster is sized (``_purchase``: its
+    server types or ``--size``, not added to an inventory): the inventory plays no part, so
+    none is a sizing's question as asked, where a fit of none is refused."""
+    sized = bool(args.size) or bool(restored.server_rows)
+    added = args.add_to_inventory or (not args.size and restored.add_to_inventory)
+    return restored.holds_no_host and sized and not added
+
+
+def _no_hosts(catalog: Catalog) -> _HostsGiven:
+    """The inventory of no host a new cluster's sizing was asked with."""
+    none = Inventory(hosts=())
+    return _HostsGiven(
+        LoadedHosts(none, catalog),
+        Loaded(none),
+        (),
+        (("inventory.csv", "an inventory of no host, as the sizing was asked"),),
+        lone=True,
     )
 
 
@@ -872,22 +903,32 @@ def report_input_problems(
 
 
 def _purchase(
-    args: argparse.Namespace, catalog: Catalog
-) -> tuple[tuple[ServerType, ...], bool, int]:
+    args: argparse.Namespace, catalog: Catalog, restored: PlanInputs | None = None
+) -> Loaded[tuple[tuple[ServerType, ...], bool, int]]:
     """The server types to size with, whether they are bought on top of the inventory, and the
-    host failures each cluster tolerates: from ``--size``, else from the ``--scenario`` saved;
+    host failures each cluster tolerates: from ``--size``, else from the ``--scenario`` saved or
+    the plan workbook ``restored`` (with the rows of its question that cannot be used);
     ``--add-to-inventory`` and ``--headroom`` given win over the saved ones."""
     from planner.scenarios_cli import saved_purchase
 
     servers = server_types(args.size or (), catalog)
     if servers:
-        return servers, args.add_to_inventory, args.headroom or 0
-    servers, add, headroom = saved_purchase(args)
+        return Loaded((servers, args.add_to_inventory, args.headroom or 0))
+    problems: tuple[InputProblem, ...] = ()
+    if restored is not None:
+        bought = restored.server_types(catalog, file_name=args.from_workbook.name)
+        servers, add, headroom = bought.value, restored.add_to_inventory, restored.headroom
+        problems = bought.problems
+    else:
+        servers, add, headroom = saved_purchase(args)
     # --headroom 0 given is a choice too: only an absent one keeps the saved headroom.
-    return (
-        servers,
-        args.add_to_inventory or add,
-        headroom if args.headroom is None else args.headroom,
+    return Loaded(
+        (
+            servers,
+            args.add_to_inventory or add,
+            headroom if args.headroom is None else args.headroom,
+        ),
+        problems,
     )
 
 
@@ -911,8 +952,9 @@ def _run_plan(args: argparse.Namespace) -> int:
 
     try:
         read = read_inputs(args)
-        scenario, problems = read.scenario, read.problems
-        servers, add, headroom = _purchase(args, scenario.catalog)
+        purchase = _purchase(args, read.scenario.catalog, read.restored)
+        scenario, problems = read.scenario, (*read.problems, *purchase.problems)
+        servers, add, headroom = purchase.value
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -356,9 +356,11 @@ def write_workbook(
     whether it is a default; performance constants the user overrode), Performance model (every
     constant: value in use, default, whether overridden, whether a guess, unit, meaning,
     source), then ``extra_sheets`` in order, and last ``Planner inputs``, which the planner
-    reads back to restore the scenario (``planner.inputs.importers.workbook``; ``given``: the
-    input files as the user gave them, by ``inventory.csv`` and ``workloads.csv``, which it
-    keeps when they are lists of Alibaba's GPU-sharing trace).
+    reads back to restore the scenario and the question asked (a sizing's server types, whether
+    they are added to the inventory, its headroom, and the inventory it was asked with;
+    ``planner.inputs.importers.workbook``; ``given``: the input files as the user gave them, by
+    ``inventory.csv`` and ``workloads.csv``, which it keeps when they are lists of Alibaba's
+    GPU-sharing trace).
 
     Every header is words with a unit (``planner.output.headers``); shares carry a percent
     format, money a dollar format.
@@ -399,7 +401,15 @@ def write_workbook(
     _table_sheet(book, "Performance model", constants_frame(plan.scenario.assumptions), freeze="B2")
     for title, frame in (extra_sheets or {}).items():
         _table_sheet(book, title, frame)
-    write_inputs_sheet(book, plan.scenario, given, shown_sheets=_SHOWN_INPUTS)
+    write_inputs_sheet(
+        book,
+        plan.given_scenario,
+        given,
+        shown_sheets=_SHOWN_INPUTS,
+        servers=plan.servers,
+        add_to_inventory=plan.question == "add",
+        headroom=plan.headroom,
+    )
     _save(book, target)
 
 

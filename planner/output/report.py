@@ -79,6 +79,17 @@ class ScenarioPlan:
     """Every server type the sizing could buy (``size``, ``add``); ``server`` is the first."""
     headroom: int = 0
     """Host failures each cluster of the recommended plan is sized to tolerate [hosts]."""
+    given_inventory: Inventory | None = None
+    """The inventory a sizing (``size``) was asked with: its plans open new servers only, so
+    ``scenario`` holds none, and the plan workbook keeps this one to restore the question.
+    None when ``scenario``'s inventory is the one given."""
+
+    @property
+    def given_scenario(self) -> Scenario:
+        """The scenario as the user gave it: ``scenario`` with ``given_inventory``."""
+        if self.given_inventory is None:
+            return self.scenario
+        return dataclasses.replace(self.scenario, inventory=self.given_inventory)
 
     def result(self, method: Method) -> MethodResult:
         """The result of one method; KeyError naming the method when it was not planned."""
@@ -162,6 +173,7 @@ def size_cluster(
         results=results,
         servers=servers,
         headroom=headroom,
+        given_inventory=scenario.inventory,
     )
     return with_recommended(singles) if recommended else singles
 

@@ -25,6 +25,12 @@ checks (format ``1``) keeps being read, with a note that its files could not be 
 so when one of them was edited. A ``cluster`` row (name ``inventory.csv``) holds the cluster a
 stored trace node list's nodes were planned in when it is not the trace's own: the list has no
 column for one. A planner that predates the row lists it as an unknown row kind and ignores it.
+``purchase`` rows hold a sizing's question: a ``server`` row per server type it may buy, in
+order (a type of the server catalog by its name, another as ``--size`` takes it,
+``MODEL:GPUS:CORES:RAM_GIB``), ``add_to_inventory`` (``yes``: bought on top of the inventory)
+and ``headroom`` (host failures each cluster tolerates); a fit has none. A sizing keeps the
+inventory it was asked with, which its plans do not use: possibly none, which is then restored
+as none. A planner that predates the rows lists them as an unknown row kind and ignores them.
 """
 
 from __future__ import annotations
@@ -60,10 +66,12 @@ from planner.inputs.importers.sheets import (
     sheet_rows,
     workbook_sheets,
 )
-from planner.inputs.inventory import inventory_frame
+from planner.inputs.inventory import Inventory, ServerType, inventory_frame, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded
+from planner.inputs.servers import load_server_types
 from planner.inputs.tabular import (
     CSV_TEXT,
+    CellError,
     decode_file,
     parse_bool,
     parse_float,
@@ -74,7 +82,8 @@ from planner.inputs.tabular import (
 )
 from planner.inputs.workloads import workloads_frame
 from planner.methods.registry import Method
-from planner.scenario import GivenCluster, Scenario, load_scenario
+from planner.scenario import GivenCluster, LoadedHosts, Scenario, load_mix, load_scenario
+from planner.solve.headroom import MAX_HEADROOM
 
 __all__ = [
     "FORMAT_VERSION",
@@ -228,13 +237,19 @@ def _file_check(parts: Sequence[str]) -> str:
 
 
 def inputs_sheet_rows(
-    scenario: Scenario, given: Mapping[str, bytes] | None = None
+    scenario: Scenario,
+    given: Mapping[str, bytes] | None = None,
+    *,
+    servers: Sequence[ServerType] = (),
+    add_to_inventory: bool = False,
+    headroom: int = 0,
 ) -> list[tuple[str, str, str]]:
     """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
     workload and own-GPU CSV text (``file`` rows, split over rows when long, then the file's
     ``check`` row), the cluster a kept trace node list's nodes are in when it is not the trace's
-    own (a ``cluster`` row: the list has no column for one), and every assumption
-    (``assumption`` rows).
+    own (a ``cluster`` row: the list has no column for one), the sizing's question when
+    ``servers`` names types to buy (``purchase`` rows: each server type, ``add_to_inventory``,
+    ``headroom`` [host failures per cluster]), and every assumption (``assumption`` rows).
 
     ``given``: the input files as the user gave them, by the sheet's name for them
     (``inventory.csv``, ``workloads.csv``). One that is a list of Alibaba's GPU-sharing trace is
@@ -281,10 +296,25 @@ def inputs_sheet_rows(
     if "inventory.csv" in kept and len(clusters) == 1 and clusters != {alibaba_trace.CLUSTER}:
         # The node list has no column for a cluster: the one its nodes were put in is kept here.
         rows.append(("cluster", "inventory.csv", clusters.pop()))
+    if servers:
+        named = {t.name: t for t in load_server_types(scenario.catalog).value}
+        rows.extend(("purchase", "server", _server_text(s, named)) for s in servers)
+        rows.append(("purchase", "add_to_inventory", yes_no(add_to_inventory)))
+        rows.append(("purchase", "headroom", str(headroom)))
     rows.extend(
         ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
     )
     return rows
+
+
+def _server_text(server: ServerType, named: Mapping[str, ServerType]) -> str:
+    """A server type as ``--size`` names it: a type of the server catalog (``named``) by its
+    name, another as ``MODEL:GPUS:CORES:RAM_GIB``."""
+    if server.name and named.get(server.name) == server:
+        return server.name
+    return ":".join(
+        (server.gpu_model, str(server.gpus), _text(server.cpu_cores), _text(server.ram_gib))
+    )
 
 
 def _cell_text(value: object) -> str:
@@ -326,11 +356,15 @@ def write_inputs_sheet(
     given: Mapping[str, bytes] | None = None,
     *,
     shown_sheets: Sequence[str] = (),
+    servers: Sequence[ServerType] = (),
+    add_to_inventory: bool = False,
+    headroom: int = 0,
 ) -> None:
     """Add the ``Planner inputs`` sheet, last, to an openpyxl workbook: the note, a header, and
-    ``inputs_sheet_rows`` (``given`` as there), then a ``sheet`` row checking each of
-    ``shown_sheets`` (titles of the book's sheets that show the inputs to the reader), so an
-    edit made there is named on restore. Every cell is a plain string (never a formula)."""
+    ``inputs_sheet_rows`` (``given`` and the sizing's question as there), then a ``sheet`` row
+    checking each of ``shown_sheets`` (titles of the book's sheets that show the inputs to the
+    reader), so an edit made there is named on restore. Every cell is a plain string (never a
+    formula)."""
     checks = [
         ("sheet", title, _sheet_check(book[title].iter_rows(values_only=True)))
         for title in shown_sheets
@@ -340,7 +374,13 @@ def write_inputs_sheet(
     rows: list[tuple[str, ...]] = [
         (NOTE,),
         _COLUMNS,
-        *inputs_sheet_rows(scenario, given),
+        *inputs_sheet_rows(
+            scenario,
+            given,
+            servers=servers,
+            add_to_inventory=add_to_inventory,
+            headroom=headroom,
+        ),
         *checks,
     ]
     for number, values in enumerate(rows, start=1):
@@ -368,6 +408,13 @@ class PlanInputs:
     """The cluster the hosts of ``inventory_csv``, a node list of Alibaba's GPU-sharing trace,
     were planned in (given with ``--cluster``: the list has no column for one); None for the
     trace's own cluster, or another inventory file."""
+    server_rows: tuple[tuple[int, str], ...] = ()
+    """(row, text) of each server type the sizing may buy, as ``--size`` names it (``l40s-4``,
+    ``H100-80GB-SXM:8:112:2048``), read by ``server_types``; none for a fit."""
+    add_to_inventory: bool = False
+    """The sizing buys its servers on top of the inventory rather than as a new cluster."""
+    headroom: int = 0
+    """Host failures each cluster of the sizing tolerates [hosts]."""
     notes: tuple[ImportNote, ...] = ()
     """Fields missing from the sheet (their defaults kept)."""
     problems: tuple[InputProblem, ...] = ()
@@ -385,12 +432,96 @@ class PlanInputs:
             "the cluster the plan's node list was planned in",
         )
 
+    @property
+    def holds_no_host(self) -> bool:
+        """The stored inventory has no host row (its header alone): a sizing asked with none."""
+        text = self.inventory_csv.decode("utf-8", errors="replace")
+        rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+        return len(rows) <= 1
+
+    @property
+    def sizes_new_cluster(self) -> bool:
+        """The sheet asks to size a new cluster (server types, not bought on top of the
+        inventory), which no host of the inventory is part of."""
+        return bool(self.server_rows) and not self.add_to_inventory
+
+    def server_types(
+        self, catalog: Catalog, *, file_name: str = "plan.xlsx"
+    ) -> Loaded[tuple[ServerType, ...]]:
+        """The server types of ``server_rows`` with ``catalog``'s GPU models (the restored
+        scenario's), in order, each once; a row naming no type of the server catalog, or a shape
+        that breaks an inventory row's rules, is a problem and its row is ignored. Raises
+        ``InputError`` when no row can be used: the sizing cannot be restored."""
+        tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
+        named = {t.name: t for t in load_server_types(catalog).value}
+        servers: list[ServerType] = []
+        problems: list[InputProblem] = []
+        fix = "do not edit this sheet by hand, or give the server type with --size TYPE"
+        for number, text in self.server_rows:
+            if text in named:
+                servers.append(named[text])
+                continue
+            parts = text.split(":")
+            if len(parts) != 4:
+                problems.append(
+                    InputProblem(
+                        tab,
+                        number,
+                        "value",
+                        f"{quoted(text)} is no server type of the catalog ({', '.join(named)}) "
+                        "nor MODEL:GPUS:CORES:RAM_GIB: row ignored, nothing is sized with it",
+                        fix,
+                    )
+                )
+                continue
+            model, gpus, cores, ram_gib = parts
+            try:
+                servers.append(server_type(model, gpus, cores, ram_gib, catalog, source=tab))
+            except InputError as error:
+                problems.extend(
+                    replace(
+                        p,
+                        row=number,
+                        message=f"server type {quoted(text)}, {p.column}: {p.message}: row "
+                        "ignored, nothing is sized with it",
+                        column="value",
+                    )
+                    for p in error.problems
+                )
+        if self.server_rows and not servers:
+            raise InputError(
+                [
+                    *problems,
+                    InputProblem(
+                        tab,
+                        None,
+                        None,
+                        "no server type of the sizing can be used, so it is not restored",
+                        "give the server types to size with: python -m planner plan "
+                        f"--from-workbook {file_name} --size TYPE",
+                    ),
+                ]
+            )
+        return Loaded(tuple(dict.fromkeys(servers)), tuple(problems))
+
     def scenario(self, *, file_name: str = "plan.xlsx") -> Loaded[Scenario]:
         """The scenario these inputs describe, with the rows skipped while loading them (none
-        for a workbook the planner wrote). Raises ``InputError`` when a file cannot be used."""
+        for a workbook the planner wrote); a new cluster's sizing asked with no host has none.
+        Raises ``InputError`` when a file cannot be used."""
         catalog = load_catalog(
             extra_gpus=self.own_gpus_csv, extra_gpus_name=f"{file_name} [my_gpus.csv]"
         )
+        if self.holds_no_host and self.sizes_new_cluster:
+            hosts = LoadedHosts(Inventory(hosts=()), catalog)
+            mix = load_mix((f"{file_name} [workloads.csv]", self.workloads_csv), hosts)
+            scenario = Scenario(
+                catalog=catalog,
+                inventory=hosts.inventory,
+                workloads=mix.value.workloads,
+                assumptions=self.assumptions,
+                cpu_only=mix.value.cpu_only,
+            )
+            return Loaded(scenario, (*self.problems, *mix.problems))
         loaded = load_scenario(
             (f"{file_name} [inventory.csv]", self.inventory_csv),
             (f"{file_name} [workloads.csv]", self.workloads_csv),
@@ -462,6 +593,7 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}, "sheet": {}}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
     clusters: list[tuple[int, str, str]] = []
+    purchase: list[tuple[int, str, str]] = []
     problems: list[InputProblem] = []
     rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
     for number, values in enumerate(rows, start=1):
@@ -516,6 +648,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             assumptions.append((number, item, saved if error else value))
         elif kind == "cluster":
             clusters.append((number, item, value))
+        elif kind == "purchase":
+            purchase.append((number, item, value))
         elif kind != "format":
             problems.append(
                 InputProblem(
@@ -537,21 +671,78 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     restored, price_problems = _priced_models(restored, assumptions, own, inventory_csv, tab)
     edited = _edited_sheets(book, stored["sheet"], file_name, tab)
     cluster, cluster_problems = _trace_cluster(clusters, inventory_csv, tab)
+    asked = _purchase(purchase, tab)
     return PlanInputs(
         inventory_csv=inventory_csv,
         workloads_csv=texts["workloads.csv"].encode("utf-8"),
         own_gpus_csv=own,
         assumptions=restored,
         cluster=cluster,
+        server_rows=asked.server_rows,
+        add_to_inventory=asked.add_to_inventory,
+        headroom=asked.headroom,
         notes=(*file_notes, *notes),
         problems=(
             *problems,
             *cluster_problems,
+            *asked.problems,
             *assumption_problems,
             *price_problems,
             *edited,
         ),
     )
+
+
+@dataclass(frozen=True)
+class _Purchase:
+    """A sizing's question as its ``purchase`` rows give it, and the rows that cannot be used."""
+
+    server_rows: tuple[tuple[int, str], ...]
+    add_to_inventory: bool
+    headroom: int
+    problems: tuple[InputProblem, ...]
+
+
+def _purchase(rows: Sequence[tuple[int, str, str]], tab: str) -> _Purchase:
+    """The sizing's question of the ``purchase`` rows (number, name, value): each ``server``
+    row's text, ``add_to_inventory`` and ``headroom``; a problem for each row that cannot be
+    used (its row ignored, the default kept): an empty server type, a value that cannot be
+    read, a name given twice (the first kept) or a name no row has."""
+    servers: list[tuple[int, str]] = []
+    values: dict[str, tuple[int, bool | int]] = {}
+    problems: list[InputProblem] = []
+    for number, name, value in rows:
+        column, fix = "value", "do not edit this sheet by hand"
+        if name == "server" and value.strip():
+            servers.append((number, value.strip()))
+            continue
+        if name == "server":
+            problem = "the server type is empty: row ignored"
+        elif name not in ("add_to_inventory", "headroom"):
+            column = "name"
+            problem = f"unknown purchase row {quoted(name)} (from a newer planner?): ignored"
+            fix = "plan with the planner version that wrote the workbook, or delete the row"
+        elif name in values:
+            problem = (
+                f"{name} is given twice (rows {values[name][0]} and {number}): row {number} ignored"
+            )
+        else:
+            try:
+                values[name] = (
+                    number,
+                    parse_bool(value)
+                    if name == "add_to_inventory"
+                    else parse_int(value, unit="host failures", minimum=0, maximum=MAX_HEADROOM),
+                )
+                continue
+            except CellError as error:
+                default = "no" if name == "add_to_inventory" else "0"
+                problem = f"{name}: {error.message}: row ignored, {default} is used"
+                fix = f"{error.fix}, or give --{name.replace('_', '-')} when restoring"
+        problems.append(InputProblem(tab, number, column, problem, fix))
+    add = values.get("add_to_inventory", (0, False))[1]
+    headroom = values.get("headroom", (0, 0))[1]
+    return _Purchase(tuple(servers), bool(add), int(headroom), tuple(problems))
 
 
 def _trace_cluster(
