@@ -72,3 +72,12 @@ def test_the_driver_610_table_imports_its_h200_and_its_mig_instance() -> None:
     assert row["mig_enabled"]
     (gpu,) = imported.mig_layouts
     assert [i.profile for i in gpu.instances] == ["3g.71gb"]
+
+
+def test_a_query_csv_naming_the_driver_by_its_610_field_is_nvidia_smis_query() -> None:
+    """``--query-gpu=kmd_version,name`` (driver 610's field for what ``driver_version`` named)
+    is nvidia-smi's query CSV, as ``driver_version,name`` is; it was refused as a file no tool
+    wrote."""
+    for field in ("kmd_version", "driver_version"):
+        data = f"{field}, name\n610.43.02, NVIDIA H200\n".encode()
+        assert detect_format("gpus.csv", data) is Format.NVIDIA_SMI_QUERY

@@ -122,11 +122,14 @@ _QUERY_KNOWN = frozenset(
         "serial",
         "timestamp",
         "driver_version",
+        "kmd_version",
         "pci.bus_id",
         "memory.total",
         "mig.mode.current",
     }
 )
+"""Fields of ``nvidia-smi --query-gpu`` that tell its CSV (``kmd_version`` is driver 610's name
+for ``driver_version``)."""
 _QUERY_NAMES = frozenset({"name", "gpu_name", "count"})
 """Query fields a planner or trace CSV may also have: alone they only make a query CSV when no
 other column is there (``--query-gpu=name,count``)."""
