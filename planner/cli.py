@@ -576,6 +576,8 @@ def _sizes_no_host(args: argparse.Namespace, restored: PlanInputs) -> bool:
     """The restored workbook keeps no host, and a new cluster is sized (``_purchase``: its
     server types or ``--size``, not added to an inventory): the inventory plays no part, so
     none is a sizing's question as asked, where a fit of none is refused."""
+    if not hasattr(args, "size"):
+        return False  # the command sizes nothing (harvest): it plans on hosts, and none is refused
     sized = bool(args.size) or bool(restored.server_rows)
     added = args.add_to_inventory or (not args.size and restored.add_to_inventory)
     return restored.holds_no_host and sized and not added

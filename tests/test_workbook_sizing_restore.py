@@ -64,6 +64,20 @@ def _without_purchase_rows(book: Path, to: Path) -> Path:
     return to
 
 
+def _of_no_host(book: Path, to: Path) -> Path:
+    """``book`` keeping an inventory of no host (its header alone), with its check, as the
+    planner wrote a sizing's workbook before it kept the inventory given."""
+    opened = load_workbook(book)
+    for row in opened[PLAN_INPUTS_SHEET].iter_rows():
+        if row[0].value == "file" and row[1].value == "inventory.csv":
+            row[2].value = INVENTORY_HEADER
+        if row[0].value == "check" and row[1].value == "parts of inventory.csv":
+            digest = hashlib.sha256(INVENTORY_HEADER.encode()).hexdigest()[:16]
+            row[2].value = f"1 part, sha256: {digest}"
+    opened.save(to)
+    return to
+
+
 def test_a_sizing_comes_out_again_from_its_workbook(
     tmp_path: Path, inputs: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,16 +158,7 @@ def test_a_sizing_workbook_of_no_host_restores_as_a_sizing(
     has no purchase row; a fit of no host is still refused."""
     book = tmp_path / "size.xlsx"
     sized = _planned([*inputs, "--size", "hgx-a100-8", *METHODS, "--out", str(book)], capsys)
-    opened = load_workbook(book)
-    sheet = opened[PLAN_INPUTS_SHEET]
-    for row in sheet.iter_rows():
-        if row[0].value == "file" and row[1].value == "inventory.csv":
-            row[2].value = INVENTORY_HEADER
-        if row[0].value == "check" and row[1].value == "parts of inventory.csv":
-            digest = hashlib.sha256(INVENTORY_HEADER.encode()).hexdigest()[:16]
-            row[2].value = f"1 part, sha256: {digest}"
-    emptied = tmp_path / "empty.xlsx"
-    opened.save(emptied)
+    emptied = _of_no_host(book, tmp_path / "empty.xlsx")
     assert read_plan_inputs(emptied).holds_no_host
     assert _planned(["--from-workbook", str(emptied), *METHODS], capsys) == sized
     older = _without_purchase_rows(emptied, tmp_path / "older.xlsx")
@@ -204,3 +209,21 @@ def test_a_purchase_row_that_cannot_be_used_is_a_problem_on_its_row(
     assert "--size TYPE" in messages[-1]
     assert main(["plan", "--from-workbook", str(unknown), *METHODS]) == 2
     assert "no server type of the sizing can be used" in capsys.readouterr().err
+
+
+def test_harvest_of_a_sizing_workbook_harvests_the_inventory_given(
+    tmp_path: Path, inputs: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`harvest --from-workbook` of a sizing's workbook harvests the scenario the sizing was
+    asked with, as `harvest` of its files does (here: no VDI class, said); of one that keeps
+    no host it is refused naming the inventory, not a traceback: harvest sizes nothing."""
+    book = tmp_path / "size.xlsx"
+    _planned([*inputs, "--size", "hgx-a100-8", *METHODS, "--out", str(book)], capsys)
+    code = main(["harvest", *inputs])
+    of_files = capsys.readouterr()
+    assert "no VDI workload" in of_files.err
+    assert main(["harvest", "--from-workbook", str(book)]) == code
+    assert capsys.readouterr() == of_files
+    emptied = _of_no_host(book, tmp_path / "empty.xlsx")
+    assert main(["harvest", "--from-workbook", str(emptied)]) == 2
+    assert "no usable host row" in capsys.readouterr().err
