@@ -707,7 +707,7 @@ def _purchase(rows: Sequence[tuple[int, str, str]], tab: str) -> _Purchase:
     """The sizing's question of the ``purchase`` rows (number, name, value): each ``server``
     row's text, ``add_to_inventory`` and ``headroom``; a problem for each row that cannot be
     used (its row ignored, the default kept): an empty server type, a value that cannot be
-    read, a name given twice (the first kept) or a name no row has."""
+    read, a name given twice (the first kept) or a name this planner does not know."""
     servers: list[tuple[int, str]] = []
     values: dict[str, tuple[int, bool | int]] = {}
     problems: list[InputProblem] = []
