@@ -3,11 +3,13 @@ already at the path stays as it was, no partial file is left, one line says why,
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -167,3 +169,34 @@ def test_a_workbook_named_as_another_kind_of_file_is_refused_before_planning(
     assert said in done.stderr
     assert "give a name ending in .xlsx (plan.xlsx)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_writable_file_in_a_folder_not_writable_is_left_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``plan --out`` to a file in a folder that is not writable (the hidden file beside it
+    cannot be created; root ignores permissions, so the refusal is simulated) exits 1 naming
+    the folder, that it is not writable, that the earlier workbook was left untouched, and the
+    fix; the earlier workbook is as it was."""
+    from planner.cli import main
+
+    out = tmp_path / "plan.xlsx"
+    earlier = _earlier_workbook(out)
+    create = os.open
+
+    def refused(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if Path(path).parent == tmp_path and flags & os.O_CREAT:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return create(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refused)
+    assert main(["plan", "--methods", "passthrough", "--no-harvest", "--out", str(out)]) == 1
+    [said] = capsys.readouterr().err.splitlines()
+    assert said == (
+        f"plan: cannot write {out}: its folder {tmp_path} is not writable (the file is written "
+        "beside it under a hidden name, then renamed over it, so a full disk never leaves half "
+        "a file); the plan.xlsx already there was left untouched. Choose a path in a folder "
+        "you can write to, or make the folder writable"
+    )
+    assert out.read_bytes() == earlier
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.xlsx"]

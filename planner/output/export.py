@@ -7,6 +7,7 @@ Text from a user's file never becomes a formula: any string that a spreadsheet w
 from __future__ import annotations
 
 import dataclasses
+import errno
 import io
 import os
 import secrets
@@ -475,7 +476,12 @@ def write_file_whole(path: Path, data: bytes) -> None:
     partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.part")
     # Created as any new file is (the umask applies), and never over an existing file.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(partial, flags, 0o666)
+    try:
+        descriptor = os.open(partial, flags, 0o666)
+    except OSError as error:
+        if error.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        raise _folder_not_writable(error, target, kept=earlier is not None) from None
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
@@ -488,6 +494,19 @@ def write_file_whole(path: Path, data: bytes) -> None:
         with suppress(OSError):
             partial.unlink()
         raise
+
+
+def _folder_not_writable(error: OSError, target: Path, *, kept: bool) -> OSError:
+    """``error`` of creating the hidden file beside ``target``, its ``strerror`` saying that the
+    folder is not writable, that a file already at ``target`` (``kept``) was left untouched,
+    and the fix; the file itself may be writable, so the bare 'Permission denied' misleads."""
+    left = f"; the {target.name} already there was left untouched" if kept else ""
+    said = (
+        f"its folder {target.parent} is not writable (the file is written beside it under a "
+        f"hidden name, then renamed over it, so a full disk never leaves half a file){left}. "
+        "Choose a path in a folder you can write to, or make the folder writable"
+    )
+    return type(error)(error.errno, said, str(target.parent))
 
 
 def sheets_bytes(frames: Mapping[str, pd.DataFrame]) -> bytes:
