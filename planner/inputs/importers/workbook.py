@@ -57,7 +57,7 @@ from planner.assumptions import (
     performance_constant_facts,
 )
 from planner.inputs import alibaba_trace
-from planner.inputs.catalog import Catalog, GpuModel, load_catalog
+from planner.inputs.catalog import Catalog, GpuModel, load_catalog, own_gpus_template
 from planner.inputs.importers.detect import PLAN_INPUTS_SHEET
 from planner.inputs.importers.provenance import ImportNote
 from planner.inputs.importers.sheets import (
@@ -115,22 +115,9 @@ _SHEET_CHECK = re.compile(r"(\d+) rows?, sha256: ([0-9a-f]{16})")
 """A shown sheet's check (``_sheet_check``)."""
 _CELL_LIMIT = 30_000
 """Characters per cell written (Excel holds 32,767)."""
-_OWN_COLUMNS = (
-    "name",
-    "memory_gib",
-    "tdp_w",
-    "fp16_tflops",
-    "price_usd",
-    "price_is_default",
-    "mig_capable",
-    "vgpu_capable",
-    "gpus_per_board",
-    "mig_memory_slices",
-    "mig_compute_slices",
-    "source",
-    "notes",
-    "profiles_like",
-)
+_OWN_COLUMNS = tuple(next(csv.reader(io.StringIO(own_gpus_template()))))
+"""The columns of the user's own GPU models: the template's, so every column the catalog reads
+(``sms`` too) is kept."""
 
 
 _CHOICES: Mapping[str, tuple[str, ...]] = {"today_method": tuple(m.value for m in Method)}
