@@ -950,7 +950,7 @@ def workbook_path(text: str) -> Path:
 def _run_plan(args: argparse.Namespace) -> int:
     """Plan (or size) the scenario, print the summary, write the workbook when asked."""
     from planner.output.export import write_workbook
-    from planner.store import StoreError
+    from planner.store import StoreError, StoreWriteError
 
     try:
         read = read_inputs(args)
@@ -959,7 +959,9 @@ def _run_plan(args: argparse.Namespace) -> int:
         servers, add, headroom = purchase.value
     except StoreError as error:
         print(f"plan: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        # Opening the database writes its journal beside it: a folder or disk refusing that is
+        # an output that cannot be written, not bad input.
+        return EXIT_WRITE_FAILED if isinstance(error, StoreWriteError) else EXIT_BAD_INPUT
     except InputError as error:
         _print_problems(error.problems, sys.stderr)
         print("plan: the input above cannot be used; nothing was planned.", file=sys.stderr)

@@ -901,3 +901,38 @@ def test_import_options_the_import_uses_are_not_named(
     scenario, problems = scenario_from_args(args)
     assert [(h.name, h.cluster) for h in scenario.inventory.hosts] == [("gpu9", "prod")]
     assert not [p for p in problems if "is not used" in p.message]
+
+
+def test_plan_scenario_with_a_database_in_a_read_only_folder_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`plan --scenario NAME` whose scenario database sits in a folder that is not writable
+    exits 1, README's code for an output that cannot be written, not 2 (bad input): the
+    message names the folder and the fix."""
+    import sqlite3
+
+    db = tmp_path / "s.sqlite"
+    assert main(["scenarios", "save", "base", "--db", str(db)]) == 0
+    capsys.readouterr()
+    connect = sqlite3.connect
+
+    class InReadOnlyFolder(sqlite3.Connection):
+        """SQLite's answer where the folder refuses the journal files (root ignores
+        permissions, so the folder cannot refuse them here)."""
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql.startswith("PRAGMA journal_mode"):
+                refused = sqlite3.OperationalError("attempt to write a readonly database")
+                refused.sqlite_errorcode = sqlite3.SQLITE_READONLY_DIRECTORY
+                raise refused
+            return super().execute(sql, *args)
+
+    def read_only(*args: object, **kwargs: object) -> sqlite3.Connection:
+        return connect(str(db), factory=InReadOnlyFolder)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    assert main(["plan", "--scenario", "base", "--db", str(db)]) == 1
+    said = capsys.readouterr().err
+    assert f"plan: cannot write the scenario database {db}" in said
+    assert f"its folder {tmp_path} is not writable" in said
+    assert "Traceback" not in said
