@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,8 +36,7 @@ from planner.inputs.importers import (
     read_plan_inputs,
     summarise_notes,
 )
-from planner.inputs.importers.detect import PLAN_INPUTS_SHEET, Role
-from planner.inputs.importers.provenance import ImportNote
+from planner.inputs.importers.detect import Role
 from planner.inputs.inventory import Inventory, ServerType, server_type
 from planner.inputs.problems import InputError, InputProblem, Loaded, skipped_summary
 from planner.inputs.servers import load_server_types
@@ -47,7 +46,7 @@ from planner.measure.performance import CONSTANTS, check_performance_constants
 from planner.methods.registry import Method
 from planner.output.report import ScenarioPlan, add_to_inventory, plan_scenario, size_cluster
 from planner.plan import NotPlaced
-from planner.scenario import LoadedHosts, Scenario, load_hosts, load_mix
+from planner.scenario import GivenCluster, LoadedHosts, Scenario, load_hosts, load_mix
 from planner.solve.headroom import MAX_HEADROOM
 from planner.time.demand import (
     CURVE_PRESETS,
@@ -528,7 +527,7 @@ def read_inputs(args: argparse.Namespace, *, report: TextIO | None = None) -> Re
         if restored is not None
         else [(SAMPLE_WORKLOADS.name, _read(SAMPLE_WORKLOADS, "workloads"))]
     )
-    cluster = _ClusterGiven.of(args, None if args.inventory else restored)
+    cluster = _given_cluster(args, None if args.inventory else restored)
     hosts_read = (
         _no_hosts(catalog)
         if restored is not None and not args.inventory and _sizes_no_host(args, restored)
@@ -613,15 +612,15 @@ def _hosts_of(
     args: argparse.Namespace,
     files: Sequence[tuple[str, bytes]],
     catalog: Catalog,
-    cluster: _ClusterGiven,
+    cluster: GivenCluster | None,
 ) -> _HostsGiven:
     """The hosts of the inventory files: a lone planner CSV or trace node list loaded as always
     (a trace's nodes in the ``cluster`` given), other files (or several) imported."""
     if len(files) == 1 and (
         alibaba_trace.is_node_list(files[0][1]) or _is_planner_csv(files[0], Format.INVENTORY_CSV)
     ):
-        read = load_hosts(files[0], catalog)
-        hosts = _in_cluster_given(read.value, cluster)
+        read = load_hosts(files[0], catalog, cluster=cluster)
+        hosts = read.value
         what = _TRACE_NODES if hosts.cluster is not None else Format.INVENTORY_CSV.label
         return _HostsGiven(
             hosts,
@@ -696,51 +695,14 @@ _TRACE_NODES = "a node list of Alibaba's GPU-sharing trace"
 _TRACE_PODS = "a pod list of Alibaba's GPU-sharing trace"
 
 
-@dataclass(frozen=True)
-class _ClusterGiven:
-    """The cluster a trace node list's nodes are put in, and who gave it."""
-
-    name: str | None
-    """None: the trace's own cluster."""
-    given_by: str
-    """``user`` for ``--cluster``, else the restored workbook's inputs sheet."""
-    why: str
-    """The import note's reason."""
-
-    @classmethod
-    def of(cls, args: argparse.Namespace, restored: PlanInputs | None) -> _ClusterGiven:
-        """``--cluster``; without it, the cluster the workbook ``restored`` (whose inventory is
-        planned) keeps for its trace node list."""
-        name = (args.cluster or "").strip()
-        if name or restored is None or restored.cluster is None:
-            return cls(name or None, "user", "the cluster name given")
-        return cls(
-            restored.cluster,
-            f"{args.from_workbook.name} [{PLAN_INPUTS_SHEET}]",
-            "the cluster the plan's node list was planned in",
-        )
-
-
-def _in_cluster_given(hosts: LoadedHosts, cluster: _ClusterGiven) -> LoadedHosts:
-    """A trace node list's hosts in the cluster given (``--cluster``, or the one a restored
-    workbook keeps). The trace has no column for a cluster, so its nodes were given an assumed
-    one, and the note saying so is replaced by one naming the cluster given. Another inventory
-    file is returned as it is."""
-    trace = hosts.cluster
-    name = cluster.name
-    if trace is None or name is None:
-        return hosts
-    inventory = replace(
-        trace.inventory, hosts=tuple(replace(h, cluster=name) for h in trace.inventory.hosts)
-    )
-    given = ImportNote(cluster.given_by, None, "cluster", "", "cluster", name, "read", cluster.why)
-    notes = tuple(
-        given if note.field == "cluster" and note.source == "assumed" else note
-        for note in trace.notes
-    )
-    return replace(
-        hosts, inventory=inventory, cluster=replace(trace, inventory=inventory, notes=notes)
-    )
+def _given_cluster(args: argparse.Namespace, restored: PlanInputs | None) -> GivenCluster | None:
+    """The cluster a trace node list's nodes are put in: ``--cluster``; without it, the one the
+    workbook ``restored`` (whose inventory is planned) keeps for its node list; else None, the
+    trace's own."""
+    name = (args.cluster or "").strip()
+    if name:
+        return GivenCluster.by_user(name)
+    return None if restored is None else restored.given_cluster(args.from_workbook.name)
 
 
 def _read_as(files: Sequence[tuple[str, str]]) -> str:

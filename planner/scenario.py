@@ -68,6 +68,11 @@ class GivenCluster:
     why: str
     """What the import note says the cluster is."""
 
+    @classmethod
+    def by_user(cls, name: str) -> GivenCluster:
+        """The cluster ``name`` the user gave (``--cluster``)."""
+        return cls(name, "user", "the cluster name given")
+
 
 def in_cluster(hosts: LoadedHosts, cluster: GivenCluster | None) -> LoadedHosts:
     """A trace node list's hosts in the ``cluster`` given. The trace has no column for a
