@@ -103,6 +103,7 @@ __all__ = [
     "POD_COLUMNS",
     "TraceCluster",
     "TracePods",
+    "class_name",
     "is_node_list",
     "is_pod_list",
     "load_node_list",
@@ -1100,17 +1101,24 @@ def _listed_twice(noun: str, written: str, name: str, first: tuple[Row, str]) ->
     return f"{noun} {shown(written.strip())} is listed twice (first on row {row.number}{case})"
 
 
+def class_name(
+    gpus: int, milli: int, cpu_milli: int, memory_mib: int, models: Sequence[str] = ()
+) -> str:
+    """The name of the class of the trace's pods of one shape: ``gpu<GPUs>x<thousandths of
+    each>-cpu<milli-cores>-mem<MiB>``, ``-<models joined by +>`` after it for pods restricted to
+    some models; ``cpu<milli-cores>-mem<MiB>`` for pods without GPU."""
+    if not gpus:
+        return f"cpu{cpu_milli}-mem{memory_mib}"
+    restricted = f"-{'+'.join(models)}" if models else ""
+    return f"gpu{gpus}x{milli}-cpu{cpu_milli}-mem{memory_mib}{restricted}"
+
+
 def _pod_class(shape: _Shape, count: int, memory_gib: float) -> WorkloadClass:
     """The class of ``count`` pods of one shape; ``memory_gib`` is GPU memory per GPU."""
     gpus, milli, cpu_milli, memory_mib, spec = shape
     share = gpus == 1 and milli < MILLI
-    name = (
-        f"gpu{gpus}x{milli}-cpu{cpu_milli}-mem{memory_mib}" + (f"-{'+'.join(spec)}" if spec else "")
-        if gpus
-        else f"cpu{cpu_milli}-mem{memory_mib}"
-    )
     return WorkloadClass(
-        name=name,
+        name=class_name(gpus, milli, cpu_milli, memory_mib, spec),
         kind=WorkloadKind.TRAINING,
         instances=count,
         gpus=milli / MILLI if share else float(gpus),

@@ -110,6 +110,7 @@ from typing import Any
 
 import pandas as pd
 
+from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
@@ -2072,10 +2073,12 @@ def _trace_class(pod: PodRequest) -> str | None:
     share = gpu.gpus < 1
     count = 1 if share else round(gpu.gpus)
     milli = round(gpu.gpus * _MILLI) if share else _MILLI
-    models = f"-{'+'.join(pod.gpu_models)}" if pod.gpu_models else ""
-    return (
-        f"gpu{count}x{milli}-cpu{round(pod.cpu_cores * _MILLI)}-mem{round(pod.ram_gib * 1024)}"
-        + models
+    return alibaba_trace.class_name(
+        count,
+        milli,
+        round(pod.cpu_cores * _MILLI),
+        round(pod.ram_gib * alibaba_trace.MIB_PER_GIB),
+        pod.gpu_models,
     )
 
 
