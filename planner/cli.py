@@ -638,7 +638,7 @@ def _hosts_of(
     )
     inventory = imported.inventory(catalog)
     return _HostsGiven(
-        LoadedHosts(inventory.value, catalog),
+        LoadedHosts(inventory.value, imported.planning_catalog(catalog)),
         inventory,
         tuple(summarise_notes(imported.notes)),
         imported.files,

@@ -39,30 +39,6 @@ NODE_YAML = "\n---\n\n".join(
 ).encode()
 
 
-def test_trace_models_the_catalog_lacks_are_one_problem_each_naming_the_trace_csv() -> None:
-    """If the trace's node YAML labels nodes with its models the catalog lacks (P100, G2), each
-    model is one problem naming its nodes (left out) and the fix that reads them: the trace's
-    node list CSV, which adds the model with the figures the trace's loader gives it; nodes of
-    catalog models (T4) are read."""
-    read = read_kubectl_nodes(NODE_YAML, "openb_node_list_gpu_node.yaml", CATALOG)
-    problems = {p.message.split("'")[1]: p for p in read.problems}
-    assert sorted(problems) == ["G2", "P100"]
-    p100 = problems["P100"]
-    assert "6 nodes (openb-node-0000" in p100.message
-    assert "and 1 more node)" in p100.message
-    assert "left out" in p100.message
-    assert p100.column == "metadata.labels.alibabacloud.com/gpu-card-model"
-    assert "openb_node_list_gpu_node.csv" in p100.fix
-    datasheet = alibaba_trace.trace_gpu_model("P100")
-    assert f"{datasheet.memory_gib:g} GiB" in p100.fix
-    assert datasheet.source in p100.fix
-    assert "1 node (openb-node-0026)" in problems["G2"].message
-    models = {h.name: h.get("gpu_model") for h in read.hosts}
-    t4 = models["openb-node-0035"]
-    assert t4 is not None
-    assert t4.value == "T4"
-
-
 def test_trace_models_given_as_ones_own_gpus_are_no_problem() -> None:
     """If the user's catalog has the trace's models (given as their own GPUs, or added by the
     trace's CSV node list), the node YAML's nodes of those models are read without a problem."""

@@ -9,9 +9,11 @@ tie; a GPU model, GPU count or MIG mode read or derived that loses to another va
 (an assumed one loses quietly), and so is a model given that the host's MIG profiles rule out
 (``OpenModel``). The GPUs typed per cluster (``gpus_by_cluster``) fill what no file gives and
 replace what a file only assumes; a value a file reads or derives is kept against them, with a
-problem. Columns no file gives take ``ImportDefaults``, each marked assumed. The result is an
-inventory frame with the CSV's columns, validated by ``inventory_from_frame`` like any edited
-inventory, so every rule stays in one place.
+problem. Columns no file gives take ``ImportDefaults``, each marked assumed. GPU models a file
+adds (the trace's, which Alibaba's node YAML labels: ``kubectl_nodes.NodesRead.added_models``)
+join the catalog the hosts are planned with (``ImportedInventory.planning_catalog``). The result
+is an inventory frame with the CSV's columns, validated by ``inventory_from_frame`` like any
+edited inventory, so every rule stays in one place.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from planner.inputs.catalog import Catalog, UnknownGpuModel
+from planner.inputs.catalog import Catalog, GpuModel, UnknownGpuModel
 from planner.inputs.cell_units import CORES, GIB
 from planner.inputs.importers import kubectl_nodes, mig, nvidia_smi, resource_slices, rvtools
 from planner.inputs.importers.detect import Format, detect_file, give_as
@@ -56,6 +58,7 @@ __all__ = [
     "import_inventory",
     "parse_cluster_gpus",
     "read_hosts",
+    "with_models",
 ]
 
 FRAME_COLUMNS = (*INVENTORY_COLUMNS, "mig_enabled", "platform", "notes")
@@ -96,16 +99,27 @@ class ImportedInventory:
     """(file, the tool it was read as) for each file, in order."""
     plan_workbooks: tuple[str, ...] = ()
     """The files that are plan workbooks, which can restore the whole plan."""
+    added_models: tuple[GpuModel, ...] = ()
+    """GPU models the files name that the catalog lacked and the import added: those of
+    Alibaba's GPU-sharing trace its node YAML labels (``kubectl_nodes.NodesRead.added_models``),
+    each noted with its figures."""
+
+    def planning_catalog(self, catalog: Catalog) -> Catalog:
+        """``catalog`` with the models the import added (``added_models``), which its hosts are
+        planned with."""
+        return with_models(catalog, self.added_models)
 
     def inventory(
         self, catalog: Catalog, *, file_name: str = "imported inventory"
     ) -> Loaded[Inventory]:
-        """The frame validated as an inventory; its problems follow the import's own.
+        """The frame validated as an inventory on ``catalog`` with the models the import added
+        (``planning_catalog``); its problems follow the import's own.
 
         Raises ``InputError`` (the import's problems first) when no row is usable.
         """
+        planned_with = self.planning_catalog(catalog)
         return validated_import(
-            lambda frame: inventory_from_frame(frame, catalog, file_name=file_name),
+            lambda frame: inventory_from_frame(frame, planned_with, file_name=file_name),
             self.frame,
             self.notes,
             self.problems,
@@ -113,6 +127,12 @@ class ImportedInventory:
             subject=("host", "host"),
             files=[file for file, _ in self.files],
         )
+
+
+def with_models(catalog: Catalog, models: Sequence[GpuModel]) -> Catalog:
+    """``catalog`` with ``models`` it lacks added (a model it has keeps its own figures)."""
+    lacked = {m.name: m for m in models if catalog.resolve(m.name) is None}
+    return replace(catalog, gpus={**catalog.gpus, **lacked}) if lacked else catalog
 
 
 def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[str, tuple[str, int]]:
@@ -912,6 +932,8 @@ def import_inventory(
     defaults = defaults or ImportDefaults()
     found = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
     reads, apart = _clusters_apart([read for _, read in found])
+    added = _added_models(reads)
+    catalog = with_models(catalog, added)
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, notes, problems, _repeated_names(files))
@@ -1002,7 +1024,19 @@ def import_inventory(
         tuple(layouts),
         tuple((r.file, r.tool) for r in reads),
         tuple(r.file for kind, r in found if kind is Format.PLAN_WORKBOOK),
+        added,
     )
+
+
+def _added_models(reads: Sequence[HostsRead]) -> tuple[GpuModel, ...]:
+    """The GPU models the reads add to the catalog (the trace's, its node YAML labels), each
+    once, by the first file naming it."""
+    added: dict[str, GpuModel] = {}
+    for read in reads:
+        if isinstance(read, kubectl_nodes.NodesRead):
+            for model in read.added_models:
+                added.setdefault(model.name, model)
+    return tuple(added.values())
 
 
 def _combine(

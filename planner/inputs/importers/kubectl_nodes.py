@@ -57,10 +57,11 @@ Readings and their rules:
 - Alibaba Cloud's GPU sharing (the ``alibaba/clusterdata`` node files) advertises
   ``alibabacloud.com/gpu-count`` GPUs and labels the model ``alibabacloud.com/gpu-card-model``;
   on ACK it advertises ``aliyun.com/gpu-count`` GPUs, and ACK labels the model
-  ``aliyun.accelerator/nvidia_name`` with ``aliyun.accelerator/nvidia_mem`` [MiB]. The trace's
-  own models (``P100``, ``V100M16``, ``G2``...) are in the catalog only when its CSV node list
-  added them (``alibaba_trace``): a model that Alibaba's label names and the catalog lacks is one
-  problem per model naming its nodes (left out) and the trace's CSV node list that reads them.
+  ``aliyun.accelerator/nvidia_name`` with ``aliyun.accelerator/nvidia_mem`` [MiB]. A model
+  Alibaba's label names that the catalog lacks (the trace's ``P100``, ``V100M16``, ``G2``... in
+  its ``node_yaml/openb_node_list_gpu_node.yaml``) is added as the trace's CSV node list adds it
+  (``alibaba_trace.trace_gpu_model``; ``NodesRead.added_models``), with one note per model
+  saying its figures and nodes.
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
@@ -90,10 +91,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# The trace's model names are private to its loader; one list, read here as its CSV reads it.
+from planner.inputs.alibaba_trace import _TRACE_NAMES as TRACE_MODEL_NAMES
 from planner.inputs.alibaba_trace import trace_gpu_model
-from planner.inputs.catalog import Catalog
+from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.importers.detect import give_as
-from planner.inputs.importers.gpu_names import GpuName, match_gpu_name
+from planner.inputs.importers.gpu_names import OWN_GPU_FIX, GpuName, match_gpu_name
 from planner.inputs.importers.hosts import Fact, HostFacts, HostsRead, MigGpu, MigInstance, fact
 from planner.inputs.importers.kube import (
     KubeObject,
@@ -242,8 +245,6 @@ _CLOUD_SIZES_MIB = {"nvidia-tesla-a100": 40960}
 ``nvidia-tesla-a100`` is the A100 40GB (``nvidia-a100-80gb`` names the other)."""
 _ALIBABA_COUNT = "alibabacloud.com/gpu-count"
 _ALIBABA_MODEL = "alibabacloud.com/gpu-card-model"
-_TRACE_NODE_LIST = "openb_node_list_gpu_node.csv"
-"""The trace's node list as CSV, which adds its GPU models to the catalog."""
 # AliyunContainerService/gpushare-scheduler-extender docs/designs/designs.md: ACK's GPU sharing
 # advertises aliyun.com/gpu-count (GPUs) and aliyun.com/gpu-mem (GiB, all GPUs together); ACK
 # labels the node's GPU aliyun.accelerator/nvidia_name and its memory nvidia_mem (16276MiB).
@@ -305,6 +306,10 @@ class NodesRead(HostsRead):
     uncounted: Mapping[str, InputProblem] = field(default_factory=dict)
     """Hosts with an NVIDIA GPU present but no GPU count (``NVIDIA_PCI_LABEL``, under DRA), by
     name, each with the problem to report when no other file gives its GPUs."""
+    added_models: tuple[GpuModel, ...] = ()
+    """GPU models Alibaba's label ``alibabacloud.com/gpu-card-model`` names that the catalog
+    lacks (the trace's ``P100``, ``G2``...), each as the trace's CSV node list adds it
+    (``alibaba_trace.trace_gpu_model``): the catalog the hosts are planned with holds them."""
 
 
 def read_kubectl_nodes(
@@ -379,7 +384,8 @@ def read_kubectl_nodes(
                 uncounted[host.name] = _uncounted_problem(
                     node, file, "" if cluster_fact is None else str(cluster_fact.value)
                 )
-    problems.extend(_trace_models_lacked(hosts, file, catalog))
+    added_models, added_notes = _trace_models_added(hosts, file, catalog, problems)
+    notes.extend(added_notes)
     if labels_only:
         notes.append(
             ImportNote(
@@ -414,6 +420,7 @@ def read_kubectl_nodes(
         tuple(problems),
         uids=uids,
         uncounted=uncounted,
+        added_models=added_models,
     )
 
 
@@ -511,15 +518,18 @@ def _recorders(
 
 
 _NODES_NAMED = 5
-"""Nodes a problem about many names, at most."""
+"""Nodes a note about many names, at most."""
 
 
-def _trace_models_lacked(hosts: list[HostFacts], file: str, catalog: Catalog) -> list[InputProblem]:
-    """One problem per GPU model that Alibaba's trace labels a node with
-    (``alibabacloud.com/gpu-card-model``: its ``P100``, ``V100M16``, ``G2``...) and the catalog
-    lacks, naming its nodes, which are left out. The trace's CSV node list adds these models to
-    the catalog (``alibaba_trace.trace_gpu_model``, whose figures the fix gives); its YAML
-    (``node_yaml/openb_node_list_gpu_node.yaml``) holds the same nodes."""
+def _trace_models_added(
+    hosts: list[HostFacts], file: str, catalog: Catalog, problems: list[InputProblem]
+) -> tuple[tuple[GpuModel, ...], list[ImportNote]]:
+    """The GPU models Alibaba's label (``alibabacloud.com/gpu-card-model``) names on ``hosts``
+    that the catalog lacks, each as the trace's CSV node list adds it
+    (``alibaba_trace.trace_gpu_model``: the trace's ``P100`` from its datasheet, its undisclosed
+    ``G2`` guessed), and a note per model saying its figures and naming its nodes, as the CSV's
+    note does. A model that is not one of the trace's either (a typo, or a GPU the catalog
+    lacks) is also a problem, its nodes kept with guessed figures, as the CSV has it."""
     locator = f"metadata.labels.{_ALIBABA_MODEL}"
     lacked: dict[str, list[str]] = {}
     for host in hosts:
@@ -528,27 +538,51 @@ def _trace_models_lacked(hosts: list[HostFacts], file: str, catalog: Catalog) ->
             continue
         if catalog.resolve(str(model.value)) is None:
             lacked.setdefault(str(model.value), []).append(host.name)
-    problems = []
+    models = []
+    notes = []
     for name, nodes in lacked.items():
         named = ", ".join(shown(n) for n in nodes[:_NODES_NAMED])
         more = len(nodes) - _NODES_NAMED
         if more > 0:
             named += f" and {counted(more, 'node', between='more')}"
         gpu = trace_gpu_model(name)
-        problems.append(
-            InputProblem(
+        models.append(gpu)
+        if name not in TRACE_MODEL_NAMES:
+            problems.append(_not_a_trace_model(gpu, nodes, named, file, locator))
+        notes.append(
+            ImportNote(
                 file,
                 None,
-                f"node {shown(nodes[0])}: {locator}" if len(nodes) == 1 else locator,
-                f"GPU model {quoted(name)} of {counted(len(nodes), 'node')} ({named}) is no "
-                "model in the catalog: a model of Alibaba's GPU-sharing trace, whose node YAML "
-                f"names it; {'the node is' if len(nodes) == 1 else 'these nodes are'} left out",
-                f"give the trace's node list as CSV ({_TRACE_NODE_LIST}, in its csv folder) "
-                f"instead: it adds the trace's models ({name} as a GPU of {gpu.memory_gib:g} GiB "
-                f"and {gpu.tdp_w:g} W: {gpu.source}); or give {name} as your own GPU model",
+                locator,
+                "",
+                "",
+                "",
+                "assumed",
+                f"GPU model {quoted(name)} ({counted(len(nodes), 'node')}: {named}) is not in "
+                f"the catalog: taken as a GPU of {gpu.memory_gib:g} GiB, {gpu.tdp_w:g} W and "
+                f"{gpu.fp16_tflops:g} TFLOPS FP16 ({gpu.source}), price unknown, as the trace's "
+                f"CSV node list takes it; to set its figures, {OWN_GPU_FIX}",
             )
         )
-    return problems
+    return tuple(models), notes
+
+
+def _not_a_trace_model(
+    gpu: GpuModel, nodes: list[str], named: str, file: str, locator: str
+) -> InputProblem:
+    """The problem of a model Alibaba's label names that neither the catalog nor the trace has:
+    its nodes are kept with the figures ``trace_gpu_model`` guessed, which the message says."""
+    return InputProblem(
+        file,
+        None,
+        f"node {shown(nodes[0])}: {locator}" if len(nodes) == 1 else locator,
+        f"GPU model {quoted(gpu.name)} ({counted(len(nodes), 'node')}: {named}) is neither in "
+        "the catalog nor one of the trace's models: planned as a GPU of "
+        f"{gpu.memory_gib:g} GiB, {gpu.tdp_w:g} W and {gpu.fp16_tflops:g} TFLOPS FP16 "
+        f"({gpu.source})",
+        f"if it is a catalog model, write its name in the label; otherwise {OWN_GPU_FIX}",
+        row_kept=True,
+    )
 
 
 def _gives_gpus_to_vms(node: _Node, catalog: Catalog) -> bool:
@@ -1253,11 +1287,13 @@ def _gpu_model(
             )
         )
     elif model is None:
-        add("gpu_model", product, product_locator, "read", reason)
-        if product_label != _ALIBABA_MODEL:
-            # The trace's models are said once per model, for all their nodes
-            # (``_trace_models_lacked``).
+        if product_label == _ALIBABA_MODEL:
+            # Added to the catalog as the trace's CSV node list adds it, said once per model
+            # (``_trace_models_added``).
+            reason = f"{reason}: added as a model of Alibaba's GPU-sharing trace"
+        else:
             bad(product_locator, reason, gpu_name.fix)
+        add("gpu_model", product, product_locator, "read", reason)
     else:
         add("gpu_model", model, product_locator, source, reason)
 
