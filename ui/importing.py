@@ -5,13 +5,13 @@ An upload replaces the inputs in use at once only when nothing is lost: the inpu
 the bundled sample and every row of the upload is used with no value assumed. Otherwise the
 panel shows the change (rows kept, rows skipped with reasons, GPUs before and after) and waits
 for **Apply**; the inputs replaced stay one **Undo** away. A plan workbook can restore the whole
-plan (inventory, workloads, own GPU models, assumptions).
+plan (inventory, workloads, own GPU models, assumptions, and the question: a fit or a sizing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import pandas as pd
@@ -19,8 +19,10 @@ import streamlit as st
 
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers import (
+    PLAN_INPUTS_SHEET,
     Format,
     ImportNote,
+    PlanInputs,
     import_inventory,
     import_workloads,
     label_keys,
@@ -401,7 +403,9 @@ class _Restoring:
     be used (``problems`` say why), so nothing is restored."""
     problems: tuple[InputProblem, ...] = ()
     """Why it cannot be restored, or the values of the workbook it would not use (each such
-    assumption keeps its default)."""
+    assumption keeps its default, each such server type is not sized with)."""
+    asked: session.Question = field(default_factory=session.Question)
+    """The question the plan answered: the sizing the workbook keeps, else the fit."""
 
 
 def _inventory_sources(inputs: session.ScenarioInputs) -> tuple[session.InputFile, ...]:
@@ -416,9 +420,12 @@ def _inventory_sources(inputs: session.ScenarioInputs) -> tuple[session.InputFil
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _restoring(workbook: session.InputFile) -> _Restoring:
-    """The plan of ``workbook``, checked as every page reads it (cached on the bytes)."""
+    """The plan of ``workbook`` and its question, checked as every page reads them (cached on
+    the bytes)."""
     try:
         restored = read_plan_inputs(workbook.content, file_name=workbook.name)
+        if restored.holds_no_host:
+            raise InputError([_no_host(restored, workbook.name)])
         own = restored.own_gpus_csv
         inputs = session.ScenarioInputs(
             inventory=session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
@@ -429,9 +436,56 @@ def _restoring(workbook: session.InputFile) -> _Restoring:
         )
         # A part no page could read would leave every page on an error: refused here instead.
         planning.build_scenario(inputs)
+        servers = restored.server_types(planning.catalog(inputs.own_gpus), file_name=workbook.name)
     except InputError as error:
         return _Restoring(None, tuple(error.problems))
-    return _Restoring(inputs, restored.problems)
+    asked = session.sizing_question(
+        servers.value, add_to_inventory=restored.add_to_inventory, headroom=restored.headroom
+    )
+    return _Restoring(inputs, (*restored.problems, *servers.problems), asked)
+
+
+def _kept_no_host(role: Role, files: tuple[session.InputFile, ...]) -> tuple[InputProblem, ...]:
+    """Why a lone plan workbook gives no host, when it is a sizing kept with none: the page's
+    own problem says only that no host row is usable."""
+    if role != "inventory" or len(files) != 1 or not is_workbook(files[0].content):
+        return ()
+    return _no_host_kept(files[0])
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _no_host_kept(workbook: session.InputFile) -> tuple[InputProblem, ...]:
+    """``_no_host`` of ``workbook`` when it is a plan workbook keeping no host, else none
+    (cached on the bytes: a rerun opens no workbook)."""
+    try:
+        restored = read_plan_inputs(workbook.content, file_name=workbook.name)
+    except InputError:
+        return ()
+    return (_no_host(restored, workbook.name),) if restored.holds_no_host else ()
+
+
+def _no_host(restored: PlanInputs, file_name: str) -> InputProblem:
+    """Why a workbook keeping no host (a new cluster's sizing asked with none) is not restored
+    here, and what to do instead."""
+    types = ", ".join(text for _, text in restored.server_rows)
+    sized = (
+        f"a sizing of a new cluster of {types}"
+        if types
+        else "a sizing of a new cluster saved by an older planner, which kept neither the "
+        "inventory it was asked with nor the server types it sized with"
+    )
+    return InputProblem(
+        f"{file_name} [{PLAN_INPUTS_SHEET}]",
+        None,
+        None,
+        f"the workbook keeps no host: it is {sized}, and the dashboard plans on an inventory of "
+        "at least one host, so its plan is not restored",
+        f"plan it with python -m planner plan --from-workbook {file_name}"
+        + ("" if types else " --size TYPE")
+        + ", or here: apply its workloads alone (this upload on the Workloads page), then on "
+        "the Compare page ask to size a new cluster"
+        + (f" of {types}" if types else " and choose the server type"),
+    )
 
 
 def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) -> None:
@@ -460,11 +514,26 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
         f"Restore the whole plan of {name}",
         key=f"{key}_restore",
         icon=":material/settings_backup_restore:",
-        help="Inventory, workloads, your GPU models and every assumption, as planned then"
+        help="Inventory, workloads, your GPU models, every assumption and the question ("
+        + _question_said(restoring.asked)
+        + "), as planned then"
         + _in_cluster(restoring.inputs.cluster),
     ):
         st.session_state[f"_{key}_done"] = ids
-        session.commit_replacing(restoring.inputs, f"the plan restored from {workbook.name}")
+        session.commit_replacing(
+            restoring.inputs, f"the plan restored from {workbook.name}", restoring.asked
+        )
+
+
+def _question_said(asked: session.Question) -> str:
+    """The question a restore answers, in words."""
+    if asked.kind is session.QuestionKind.FIT:
+        return "fit the mix to the inventory"
+    types = " or ".join(fmt.markdown_literal(s.label) for s in asked.servers)
+    headroom = f", N+{asked.headroom}" if asked.headroom else ""
+    if asked.kind is session.QuestionKind.ADD:
+        return f"add {types} servers to the inventory{headroom}"
+    return f"size a new cluster of {types} servers{headroom}"
 
 
 def _in_cluster(cluster: GivenCluster | None) -> str:
@@ -849,8 +918,9 @@ def import_panel(role: Role, *, key: str) -> None:
         # Nothing of it can be used, so nothing waits for Apply.
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
-        st.error(components.unusable_upload(files, error.problems, in_use), icon=":material/error:")
-        planning.show_problems(error.problems)
+        problems = (*error.problems, *_kept_no_host(role, files))
+        st.error(components.unusable_upload(files, problems, in_use), icon=":material/error:")
+        planning.show_problems(problems)
         return
     if shown.workbooks:
         _restore_offer(next(f for f in files if f.name == shown.workbooks[0]), key, ids)

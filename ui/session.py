@@ -8,7 +8,7 @@ is recomputed by cached functions in ``ui.planning``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 from pathlib import Path
@@ -47,6 +47,7 @@ __all__ = [
     "reset_to_sample",
     "sample_inputs",
     "scenario_inputs",
+    "sizing_question",
     "undo_replacement",
 ]
 
@@ -60,6 +61,7 @@ TEMPLATE_DIR = _REPO / "data" / "templates"
 _INPUTS_KEY = "_session_scenario_inputs"
 _QUESTION_KEY = "_session_question"
 _PREVIOUS_KEY = "_session_previous_inputs"
+_PREVIOUS_QUESTION_KEY = "_session_previous_question"
 _OPEN_KEY = "_session_open_scenario"
 _BEFORE_APPLY_KEY = "_session_before_apply"
 _HARVEST_KEY = "_session_harvest_choice"
@@ -106,7 +108,7 @@ KEEP = KeepMig.KEEP
 
 
 class QuestionKind(StrEnum):
-    """The two questions the planner answers."""
+    """The questions the planner answers."""
 
     FIT = "fit"
     """Fit the workload mix to my inventory."""
@@ -134,6 +136,22 @@ class Question:
         if self.kind is QuestionKind.FIT:
             return ()
         return self.catalog_servers or (() if self.server is None else (self.server,))
+
+
+def sizing_question(
+    servers: Sequence[ServerType], *, add_to_inventory: bool, headroom: int
+) -> Question:
+    """The question that buys ``servers`` (a new cluster, or ``add_to_inventory``) with
+    ``headroom`` [hosts]; the fit when there are none. A lone type of no catalog name is the
+    typed server, others are the catalog's types to choose among."""
+    kind = QuestionKind.ADD if add_to_inventory else QuestionKind.SIZE
+    match tuple(servers):
+        case ():
+            return Question()
+        case (server,) if not server.name:
+            return Question(kind=kind, server=server, headroom=headroom)
+        case chosen:
+            return Question(kind=kind, catalog_servers=chosen, headroom=headroom)
 
 
 def sample_inputs() -> ScenarioInputs:
@@ -211,10 +229,16 @@ def before_last_apply() -> ScenarioInputs | None:
     return None if before == inputs else before
 
 
-def commit_replacing(inputs: ScenarioInputs, what: str) -> NoReturn:
-    """Plan with ``inputs`` from now on, keeping the inputs in use so ``undo_replacement`` can
-    bring them back; ``what`` names the change for the undo button (``the import of a.json``)."""
+def commit_replacing(inputs: ScenarioInputs, what: str, asked: Question | None = None) -> NoReturn:
+    """Plan with ``inputs`` from now on, and answer ``asked`` when given (None: the question
+    stays), keeping the inputs and question in use so ``undo_replacement`` can bring them back;
+    ``what`` names the change for the undo button (``the import of a.json``)."""
     st.session_state[_PREVIOUS_KEY] = (what, scenario_inputs())
+    if asked is None:
+        st.session_state.pop(_PREVIOUS_QUESTION_KEY, None)
+    else:
+        st.session_state[_PREVIOUS_QUESTION_KEY] = question()
+        st.session_state[_QUESTION_KEY] = asked
     _commit(inputs)
 
 
@@ -228,6 +252,9 @@ def undo_replacement() -> NoReturn:
     """Plan with the inputs in use before the last ``commit_replacing`` again."""
     previous = replaced()
     st.session_state.pop(_PREVIOUS_KEY, None)
+    asked = st.session_state.pop(_PREVIOUS_QUESTION_KEY, None)
+    if isinstance(asked, Question):
+        st.session_state[_QUESTION_KEY] = asked
     _commit(scenario_inputs() if previous is None else previous[1])
 
 
