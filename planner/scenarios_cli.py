@@ -126,7 +126,7 @@ def _trace_cluster(args: argparse.Namespace, inventory: SavedFile) -> GivenClust
         return None
     if not alibaba_trace.is_node_list(inventory.content):
         raise _not_kept(["--cluster"])
-    return GivenCluster(name, "user", "the cluster name given")
+    return GivenCluster.by_user(name)
 
 
 def _run_save(args: argparse.Namespace) -> int:

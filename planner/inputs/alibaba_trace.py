@@ -101,6 +101,7 @@ __all__ = [
     "NODE_COLUMNS",
     "OWN_GPUS_OPTION",
     "POD_COLUMNS",
+    "TRACE_MODEL_NAMES",
     "TraceCluster",
     "TracePods",
     "class_name",
@@ -131,7 +132,7 @@ _TRACE_MODELS: dict[str, tuple[float, float, float, str]] = {
 }
 """Trace model -> (memory [GiB], TDP [W], FP16 [TFLOPS], source) for public models the catalog
 may lack."""
-_TRACE_NAMES = (*_TRACE_MODELS, "G1", "G2", "G3")
+TRACE_MODEL_NAMES = (*_TRACE_MODELS, "G1", "G2", "G3")
 """The trace's model names (G1-G3 undisclosed), in its spelling: a list writing one in another
 case is read as this one."""
 _TRACE_MEMORY = re.compile(r"M\d+$")
@@ -483,7 +484,7 @@ def load_node_list(
     problems.extend(
         _unknown_model(table, gpus[model], rows, catalog, own_gpus_at)
         for model, rows in added.items()
-        if model not in _TRACE_NAMES
+        if model not in TRACE_MODEL_NAMES
     )
     inventory = Inventory(tuple(hosts))
     models = tuple(
@@ -602,7 +603,7 @@ def _no_model_name(table: Table, row: Row, text: str) -> InputProblem:
         "model",
         f"{shown(text)} is no GPU model name{number}: node left out",
         "write the GPU model of the node's GPUs in model (the trace's "
-        f"{', '.join(_TRACE_NAMES)}, or a catalog model such as T4 or A100-80GB-SXM)",
+        f"{', '.join(TRACE_MODEL_NAMES)}, or a catalog model such as T4 or A100-80GB-SXM)",
     )
 
 
@@ -715,7 +716,7 @@ class _ModelNames:
         trace's model or one already ``added`` it names so, else None."""
         wanted = normalise_model_name(written)
         return self._catalog.resolve(written) or next(
-            (m for m in (*_TRACE_NAMES, *added) if normalise_model_name(m) == wanted), None
+            (m for m in (*TRACE_MODEL_NAMES, *added) if normalise_model_name(m) == wanted), None
         )
 
     def _family(self, written: str) -> tuple[str, ...] | None:
@@ -725,7 +726,7 @@ class _ModelNames:
         wanted = normalise_model_name(written)
         members = tuple(
             m
-            for m in _TRACE_NAMES
+            for m in TRACE_MODEL_NAMES
             if _TRACE_MEMORY.search(m) and normalise_model_name(_TRACE_MEMORY.sub("", m)) == wanted
         )
         if not members or (self._held and self._held.isdisjoint(members)):

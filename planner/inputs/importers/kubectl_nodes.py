@@ -91,9 +91,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# The trace's model names are private to its loader; one list, read here as its CSV reads it.
-from planner.inputs.alibaba_trace import _TRACE_NAMES as TRACE_MODEL_NAMES
-from planner.inputs.alibaba_trace import trace_gpu_model
+from planner.inputs.alibaba_trace import TRACE_MODEL_NAMES, trace_gpu_model
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.importers.detect import give_as
 from planner.inputs.importers.gpu_names import OWN_GPU_FIX, GpuName, match_gpu_name
