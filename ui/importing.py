@@ -10,6 +10,8 @@ plan (inventory, workloads, own GPU models, assumptions, and the question: a fit
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -34,7 +36,7 @@ from planner.inputs.importers.detect import detect_file
 from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.importers.provenance import traced_problems
 from planner.inputs.importers.workbook import plan_inputs_of
-from planner.inputs.inventory import inventory_from_frame
+from planner.inputs.inventory import INVENTORY_COLUMNS, inventory_from_frame
 from planner.inputs.limits import MAX_UPLOAD_MB
 from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.inputs.tabular import is_workbook
@@ -424,7 +426,7 @@ def _restoring(workbook: session.InputFile) -> _Restoring:
     the bytes)."""
     try:
         restored = read_plan_inputs(workbook.content, file_name=workbook.name)
-        if restored.holds_no_host:
+        if _keeps_no_host(restored):
             raise InputError([_no_host(restored, workbook.name)])
         own = restored.own_gpus_csv
         inputs = session.ScenarioInputs(
@@ -461,7 +463,17 @@ def _no_host_kept(workbook: session.InputFile) -> tuple[InputProblem, ...]:
         restored = read_plan_inputs(workbook.content, file_name=workbook.name)
     except InputError:
         return ()
-    return (_no_host(restored, workbook.name),) if restored.holds_no_host else ()
+    return (_no_host(restored, workbook.name),) if _keeps_no_host(restored) else ()
+
+
+def _keeps_no_host(restored: PlanInputs) -> bool:
+    """Whether the workbook's inventory is an inventory's header alone (text that is no
+    inventory is refused by the inventory's own problems)."""
+    if not restored.holds_no_host:
+        return False
+    text = restored.inventory_csv.decode("utf-8", errors="replace")
+    header = {c.strip() for c in next(csv.reader(io.StringIO(text)), [])}
+    return set(INVENTORY_COLUMNS) <= header
 
 
 def _no_host(restored: PlanInputs, file_name: str) -> InputProblem:
