@@ -1732,3 +1732,29 @@ def test_a_method_refused_on_every_host_it_serves_says_why_not_the_platform_of_o
         (mig,) = [r for r in refusals if r.method is Method.K8S_MIG]
         assert said in mig.reason
         assert mig.kind == "no host"
+
+
+def test_a_plan_resting_on_a_solve_the_clock_stopped_says_so_whichever_counts_it_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the 20-host fleet the plan kept is placed from the MILP with the bound's host rows;
+    the MILP by type, solved first, is what the later plans start from. When only that first
+    solve is stopped by the wall-clock backstop, the plan kept still says it may differ by
+    machine."""
+    scenario = fleet(100, seed=0)
+    solve = mixed.solve_counts
+    first: list[bool] = []
+
+    def first_stopped(*arguments: Any, **keywords: Any) -> mixed.Counts | None:
+        counts = solve(*arguments, **keywords)
+        if counts is not None and not first:
+            first.append(True)
+            return dataclasses.replace(counts, stopped_by_clock=True)
+        return counts
+
+    monkeypatch.setattr(mixed, "solve_counts", first_stopped)
+    mix = recommend(scenario, AnnualRates(scenario))
+    assert first
+    assert not mix.counts.stopped_by_clock
+    assert check_plan(mix.plan, scenario) == []
+    assert any("time backstop (60 s)" in n for n in mix.plan.notes)

@@ -161,7 +161,7 @@ def recommend(
         if hosts is not None:
             in_use = {key[0] for key in placing.configs}
             opened = (*owned, *(h for h in hosts if h.name in in_use))
-        plan = _as_plan(scenario, placing, counts, started, opened)
+        plan = _as_plan(scenario, placing, counts, started, opened, solved.stopped_by_clock)
         over = over_limit(scenario, plan)
         if not over:
             break
@@ -375,6 +375,12 @@ class _SolvedCounts:
             )
         return self._solved[key]
 
+    @property
+    def stopped_by_clock(self) -> bool:
+        """The wall-clock backstop stopped some solve so far: the plan kept may rest on its
+        counts (a start of the plan by configuration) whichever counts it was placed from."""
+        return any(c is not None and c.stopped_by_clock for c in self._solved.values())
+
 
 @dataclass
 class _ProvenBest:
@@ -570,7 +576,10 @@ def _as_plan(
     counts: Counts,
     started: float,
     hosts: tuple[Host, ...],
+    clock: bool = False,
 ) -> MethodPlan:
+    """The plan being placed as a ``MethodPlan``; its notes say so when the wall-clock
+    backstop stopped a solve it may rest on (``clock``, or its own ``counts``')."""
     order = {i.id: n for n, i in enumerate(instances_of(scenario.workloads))}
     placed = {p.instance for p in placing.placements}
     missed = sorted(
@@ -580,10 +589,10 @@ def _as_plan(
     as_solved = len(placing.configs) == sum(counts.gpus.values())
     status = counts.status if as_solved else SolveStatus.HEURISTIC
     notes = list(placing.notes)
-    if counts.stopped_by_clock:
+    if clock or counts.stopped_by_clock:
         backstop = next(f for name, f, _ in facts(scenario.assumptions) if name == "time_limit_s")
         notes.append(
-            f"The mix's MILP was stopped by the {backstop.label.lower()} "
+            f"A MILP of the mix was stopped by the {backstop.label.lower()} "
             f"({scenario.assumptions.time_limit_s:g} {backstop.unit}) before its work limit: "
             "the same inputs may give another plan on a faster or slower machine. Raise it "
             f"({backstop.label}, {backstop.flag}) for a plan every machine gives alike."
