@@ -100,7 +100,8 @@ EXIT_POLICY = (
     "Exit status: 0 done, also when some input rows were skipped (each is listed on stderr with "
     "file, row, column and fix, then one summary line, and in the workbook's Input problems "
     "sheet); 2 an input file or option cannot be used, or, with --strict, any input row was "
-    "skipped or column ignored (nothing is planned); 1 the output could not be written."
+    "skipped or column ignored (nothing is planned); 1 the output could not be written; 141 "
+    "the reader of stdout went away (a workbook asked for is still written)."
 )
 
 

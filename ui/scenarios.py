@@ -115,16 +115,10 @@ def session_from_saved(saved: SavedScenario) -> tuple[session.ScenarioInputs, se
         own_gpus=None if own is None else session.InputFile(name=own.name, content=own.content),
         cluster=saved.cluster,
     )
-    kind = session.QuestionKind.ADD if saved.add_to_inventory else session.QuestionKind.SIZE
-    match saved.servers:
-        case ():
-            return inputs, session.Question()
-        case (server,) if not server.name:
-            return inputs, session.Question(kind=kind, server=server, headroom=saved.headroom)
-        case servers:
-            return inputs, session.Question(
-                kind=kind, catalog_servers=servers, headroom=saved.headroom
-            )
+    asked = session.sizing_question(
+        saved.servers, add_to_inventory=saved.add_to_inventory, headroom=saved.headroom
+    )
+    return inputs, asked
 
 
 def open_saved(name: str) -> None:
