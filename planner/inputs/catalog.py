@@ -136,6 +136,11 @@ class Catalog:
     mig_profiles: Mapping[str, tuple[MigProfile, ...]]
     """Per model, ordered by (compute slices, memory) ascending."""
 
+    def with_models(self, models: Sequence[GpuModel]) -> Catalog:
+        """The catalog with ``models`` it lacks added (a model it has keeps its own figures)."""
+        lacked = {m.name: m for m in models if self.resolve(m.name) is None}
+        return replace(self, gpus={**self.gpus, **lacked}) if lacked else self
+
     def resolve(self, name: str) -> str | None:
         """The catalog name ``name`` refers to (exactly, or ignoring case, spaces, dashes)."""
         if name in self.gpus:

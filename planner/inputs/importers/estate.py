@@ -58,7 +58,6 @@ __all__ = [
     "import_inventory",
     "parse_cluster_gpus",
     "read_hosts",
-    "with_models",
 ]
 
 FRAME_COLUMNS = (*INVENTORY_COLUMNS, "mig_enabled", "platform", "notes")
@@ -107,7 +106,7 @@ class ImportedInventory:
     def planning_catalog(self, catalog: Catalog) -> Catalog:
         """``catalog`` with the models the import added (``added_models``), which its hosts are
         planned with."""
-        return with_models(catalog, self.added_models)
+        return catalog.with_models(self.added_models)
 
     def inventory(
         self, catalog: Catalog, *, file_name: str = "imported inventory"
@@ -127,12 +126,6 @@ class ImportedInventory:
             subject=("host", "host"),
             files=[file for file, _ in self.files],
         )
-
-
-def with_models(catalog: Catalog, models: Sequence[GpuModel]) -> Catalog:
-    """``catalog`` with ``models`` it lacks added (a model it has keeps its own figures)."""
-    lacked = {m.name: m for m in models if catalog.resolve(m.name) is None}
-    return replace(catalog, gpus={**catalog.gpus, **lacked}) if lacked else catalog
 
 
 def parse_cluster_gpus(text: str, *, field: str = "GPUs per cluster") -> dict[str, tuple[str, int]]:
@@ -933,7 +926,7 @@ def import_inventory(
     found = _read_every_file(files, catalog, host_name=host_name, cluster=cluster)
     reads, apart = _clusters_apart([read for _, read in found])
     added = _added_models(reads)
-    catalog = with_models(catalog, added)
+    catalog = catalog.with_models(added)
     notes: list[ImportNote] = [n for r in reads for n in r.notes]
     problems: list[InputProblem] = [p for r in reads for p in r.problems]
     hosts = _hosts_by_name(reads, notes, problems, _repeated_names(files))
