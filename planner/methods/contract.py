@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -304,6 +304,21 @@ class SharingMethod(ABC):
     ) -> GpuPacking:
         """The fewest GPUs, proven within the solver's work limit (else the best found)."""
         return self.pack_heuristic(instances, model, catalog, assumptions)
+
+    def pack_within_limits(
+        self,
+        instances: Sequence[Instance],
+        host: Host,
+        model: GpuModel,
+        assumptions: Assumptions,
+        limit: Callable[[WorkloadClass], float],
+    ) -> GpuPacking | None:
+        """A packing of ``instances`` onto GPUs of ``model`` on hosts of ``host``'s shape that
+        keeps each class's mean slowdown within ``limit`` of the class with tenants of several
+        classes on a GPU; None (the default) when the method has
+        none: its packers place by size alone, and the recommended plan holds its classes to
+        their limits by the options it gives them."""
+        return None
 
     @abstractmethod
     def gpu_demand(

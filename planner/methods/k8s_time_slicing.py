@@ -52,6 +52,8 @@ from planner.methods.slowdown_model import (
     SEED_SLOWDOWN,
     ModelConstant,
     any_busy,
+    busy_demand,
+    co_busy_demand,
     co_busy_share,
 )
 from planner.plan import GpuLoad, GpuPacking, HostRequest, NotPlaced, Placement, Slot, SolveStatus
@@ -64,6 +66,7 @@ __all__ = [
     "MAX_REPLICAS",
     "PROFILE",
     "REPLICAS",
+    "STRETCHES",
     "SWITCH_OVERHEAD",
     "TimeSlicing",
     "config",
@@ -327,6 +330,231 @@ def _pack(
     )
 
 
+STRETCHES = (1.0, 1.1, 1.25, 1.5, 2.0)
+"""How far over its class's limit a pod may run on the GPU it joins while packing within the
+limits [× limit]; each is tried and the packing on the fewest GPUs kept. Past 1, the classes'
+mean slowdowns are brought back within their limits by moving their most slowed pods alone."""
+
+Content = tuple[int, ...]
+"""Pods of one GPU, per class."""
+
+
+class _Tenancy:
+    """Pods of a few classes on GPUs of one model, as contents: each pod's slowdown on a
+    content, and whether a content keeps each pod within a stretch of its class's limit."""
+
+    def __init__(
+        self,
+        classes: Sequence[WorkloadClass],
+        limits: Sequence[float],
+        model: GpuModel,
+        assumptions: Assumptions,
+        host: Host,
+    ) -> None:
+        self.classes = classes
+        self.limits = limits
+        self._host = host
+        self.replicas = REPLICAS.of(assumptions)
+        self.empty: Content = (0,) * len(classes)
+        self._capacity = _units(model.memory_gib)
+        self._units = [_units(w.memory_gib) for w in classes]
+        self._constants = assumptions.performance_constants
+        self._slowdowns: dict[Content, tuple[float, ...]] = {}
+        self._holds: dict[tuple[Content, float], bool] = {}
+
+    def slowdowns(self, content: Content) -> tuple[float, ...]:
+        """The slowdown of one pod of each class on a GPU holding ``content`` (0 where it holds
+        none) [-]."""
+        known = self._slowdowns.get(content)
+        if known is None:
+            known = tuple(self._slowdown(k, content) if n else 0.0 for k, n in enumerate(content))
+            self._slowdowns[content] = known
+        return known
+
+    def _slowdown(self, k: int, content: Content) -> float:
+        pod = self.classes[k]
+        others = [
+            other
+            for j, other in enumerate(self.classes)
+            for _ in range(content[j] - (1 if j == k else 0))
+        ]
+        return time_slicing_slowdown(
+            pod.busy_fraction,
+            min(pod.gpus, 1.0),
+            [co_busy_share(pod, o) for o in others],
+            [co_busy_demand(pod, o) for o in others],
+            performance_constants=self._constants,
+        )
+
+    def holds(self, content: Content, stretch: float) -> bool:
+        """At most ``replicas`` pods, their memory within the GPU's, their cores and RAM
+        within one host's (a GPU's pods run on its host), and each within ``stretch`` times
+        its class's limit."""
+        key = (content, stretch)
+        known = self._holds.get(key)
+        if known is None:
+            cores = sum(n * w.vcpus for n, w in zip(content, self.classes, strict=True))
+            ram = sum(n * w.ram_gib for n, w in zip(content, self.classes, strict=True))
+            known = (
+                sum(content) <= self.replicas
+                and sum(n * u for n, u in zip(content, self._units, strict=True)) <= self._capacity
+                and cores <= self._host.cpu_cores + _TOLERANCE
+                and ram <= self._host.ram_gib + _TOLERANCE
+                and all(
+                    s <= stretch * limit + _TOLERANCE
+                    for s, limit, n in zip(
+                        self.slowdowns(content), self.limits, content, strict=True
+                    )
+                    if n
+                )
+            )
+            self._holds[key] = known
+        return known
+
+    def busy_load(self, content: Content) -> float:
+        """GPUs of busy work the content asks [GPUs]."""
+        return sum(n * busy_demand(w) for n, w in zip(content, self.classes, strict=True))
+
+
+def _with(content: Content, k: int, more: int) -> Content:
+    return tuple(n + more if j == k else n for j, n in enumerate(content))
+
+
+Groups = dict[Content, int]
+"""GPUs per content."""
+
+
+def _packed_within(tenancy: _Tenancy, counts: Sequence[int], stretch: float) -> Groups | None:
+    """Best fit decreasing on counts, classes by busy demand: each pod to the GPU with the most
+    busy work that still holds it within ``stretch`` (``_Tenancy.holds``), else new GPUs
+    filled with its class; None when a pod is over its limit even alone."""
+    groups: Groups = {}
+    for k, left in enumerate(counts):
+        own = 0
+        while own < tenancy.replicas and tenancy.holds(_with(tenancy.empty, k, own + 1), stretch):
+            own += 1
+        if left and not own:
+            return None
+        while left:
+            fitting = [c for c in groups if tenancy.holds(_with(c, k, 1), stretch)]
+            if not fitting:
+                full, rest = divmod(left, own)
+                for content, gpus in (
+                    (_with(tenancy.empty, k, own), full),
+                    (_with(tenancy.empty, k, rest), 1 if rest else 0),
+                ):
+                    if gpus:
+                        groups[content] = groups.get(content, 0) + gpus
+                break
+            content = max(fitting, key=lambda c: (tenancy.busy_load(c), c))
+            gpus = groups.pop(content)
+            taken = min(gpus, left)
+            grown = _with(content, k, 1)
+            groups[grown] = groups.get(grown, 0) + taken
+            if gpus > taken:
+                groups[content] = groups.get(content, 0) + gpus - taken
+            left -= taken
+    return groups
+
+
+def _held_to_limits(tenancy: _Tenancy, groups: Groups) -> bool:
+    """While a class's mean slowdown is over its limit, its pods on the GPUs that slow them
+    most each moved to a GPU of their own (``groups`` changed); False when a class stays over
+    its limit."""
+    n = len(tenancy.classes)
+    for _ in range(sum(groups.values()) + n):
+        over = _over_limit(tenancy, groups)
+        if over is None:
+            return True
+        k, excess = over
+        shared = [c for c in groups if c[k] and sum(c) > 1]
+        if not shared:
+            return False
+        worst = max(shared, key=lambda c: (tenancy.slowdowns(c)[k], c))
+        alone = _with(tenancy.empty, k, 1)
+        gain = tenancy.slowdowns(worst)[k] - tenancy.slowdowns(alone)[k]
+        moved = min(groups[worst], max(1, math.ceil(excess / max(gain, _TOLERANCE))))
+        groups[worst] -= moved
+        if not groups[worst]:
+            del groups[worst]
+        emptier = _with(worst, k, -1)
+        groups[emptier] = groups.get(emptier, 0) + moved
+        groups[alone] = groups.get(alone, 0) + moved
+    return False
+
+
+def _over_limit(tenancy: _Tenancy, groups: Groups) -> tuple[int, float] | None:
+    """The first class whose mean slowdown is over its limit, with its excess summed over its
+    pods; None when every class is within its limit."""
+    pods = [0] * len(tenancy.classes)
+    total = [0.0] * len(tenancy.classes)
+    for content, gpus in groups.items():
+        for k, (count, slowdown) in enumerate(
+            zip(content, tenancy.slowdowns(content), strict=True)
+        ):
+            pods[k] += count * gpus
+            total[k] += count * gpus * slowdown
+    for k, limit in enumerate(tenancy.limits):
+        excess = total[k] - limit * pods[k]
+        if pods[k] and excess > _TOLERANCE:
+            return k, excess
+    return None
+
+
+def _pack_within_limits(
+    instances: Sequence[Instance],
+    host: Host,
+    model: GpuModel,
+    assumptions: Assumptions,
+    limit: Callable[[WorkloadClass], float],
+) -> GpuPacking:
+    """Pods per class packed so that each class's mean slowdown stays within its limit, on the
+    fewest GPUs over ``STRETCHES``; see ``TimeSlicing.pack_within_limits``."""
+    replicas = REPLICAS.of(assumptions)
+    not_placed: list[NotPlaced] = []
+    queues: dict[int, list[Instance]] = {}
+    classes: dict[int, WorkloadClass] = {}
+    for instance in sorted(instances, key=lambda i: i.workload.priority):
+        workload = instance.workload
+        reason = _ineligible_reason(workload, model)
+        if reason is not None:
+            not_placed.append(NotPlaced(instance.id, workload.name, reason))
+            continue
+        classes[id(workload)] = workload
+        queues.setdefault(id(workload), []).append(instance)
+    order = sorted(
+        classes,
+        key=lambda i: (-busy_demand(classes[i]), -classes[i].memory_gib, classes[i].name),
+    )
+    tenancy = _Tenancy(
+        [classes[i] for i in order], [limit(classes[i]) for i in order], model, assumptions, host
+    )
+    counts = [len(queues[i]) for i in order]
+    best: Groups | None = None
+    for stretch in STRETCHES:
+        groups = _packed_within(tenancy, counts, stretch)
+        if groups is None or not _held_to_limits(tenancy, groups):
+            continue
+        if best is None or sum(groups.values()) < sum(best.values()):
+            best = groups
+    if best is None:
+        # Some class is over its limit even alone on a GPU: nothing is packed within limits.
+        for i in order:
+            not_placed.extend(
+                NotPlaced(x.id, x.workload.name, "over its slowdown limit even alone on a GPU")
+                for x in queues[i]
+            )
+        return GpuPacking((), tuple(not_placed), 0, SolveStatus.HEURISTIC)
+    contents = tuple(sorted(best.items(), reverse=True))
+    requests = _hand_out(contents, [queues[i] for i in order], model, replicas)
+    return GpuPacking(
+        requests=tuple(requests),
+        not_placed=tuple(not_placed),
+        lower_bound_gpus=math.ceil(sum(counts) / replicas),
+        status=SolveStatus.HEURISTIC,
+    )
+
+
 _GUESS = "planner guess (no public figure; edit to match your measurements)"
 _README = "NVIDIA k8s-device-plugin README: CUDA gives an equal share of time to all GPU processes"
 
@@ -456,6 +684,21 @@ class TimeSlicing(KubernetesMethod):
         """Fewest GPUs: the pattern MILP over maximal pod sets, bounded by best fit decreasing
         and falling back to it past its work limit or ``MAX_PATTERNS``."""
         return _pack(instances, model, assumptions, exact=True)
+
+    def pack_within_limits(
+        self,
+        instances: Sequence[Instance],
+        host: Host,
+        model: GpuModel,
+        assumptions: Assumptions,
+        limit: Callable[[WorkloadClass], float],
+    ) -> GpuPacking:
+        """Pods packed by their busy work as well as their memory: best fit decreasing on
+        counts per class, a pod joining a GPU only where every pod on it stays within a
+        stretch of its class's limit and their cores and RAM within one host's, then each
+        class's mean brought within its limit by moving its most slowed pods to GPUs of their
+        own; the fewest GPUs over the stretches tried (``STRETCHES``). One request per GPU."""
+        return _pack_within_limits(instances, host, model, assumptions, limit)
 
     def gpu_demand(
         self,

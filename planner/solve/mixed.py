@@ -73,6 +73,7 @@ from planner.solve.placement import (
     roles_per_host,
 )
 from planner.solve.plan_bounds import cost_lower_bound, gpu_lower_bound
+from planner.solve.repacking import repacked
 from planner.solve.views import PlanView, instance_slowdowns
 
 __all__ = [
@@ -305,6 +306,11 @@ def _best_plan(
         ):
             if _ranks_first(scenario, types, rates, challenger, (counts, placing)):
                 counts, placing = challenger
+    # Also whole hosts re-packed by a method that puts tenants of several classes on a GPU
+    # within their limits, where the options' one slowdown per class kept them apart.
+    for repacking in repacked(scenario, types, found, placing):
+        if _ranks_first(scenario, types, rates, (counts, repacking), (counts, placing)):
+            placing = repacking
     return counts, placing
 
 
