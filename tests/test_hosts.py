@@ -12,6 +12,7 @@ from planner.plan import GpuLoad, HostRequest, Slot
 from planner.solve.hosts import (
     HostPool,
     assign_hosts,
+    balanced_hosts,
     min_hosts_by_configuration,
     min_hosts_exact,
     most_by_configuration,
@@ -469,3 +470,24 @@ def test_a_pool_s_copy_shares_free_gpu_lists_until_either_pool_places_on_them() 
     assert again.place(_request("vm", 1)) is not None
     assert (pool.free_gpus[0], trial.free_gpus[0], again.free_gpus[0]) == ([3], [2, 3], [3])
     assert pool.hosts_in_use() == trial.hosts_in_use() == again.hosts_in_use() == 1
+
+
+def test_balanced_hosts_run_out_of_gpus_and_cores_together() -> None:
+    """Three 30-core GPUs and thirteen 2-core ones on two hosts of 8 GPUs and 96 cores: largest
+    first puts the three heavy GPUs on one host, whose last 6 cores take three light ones and
+    strand two GPUs, so two light GPUs find no host; balanced, each host takes light GPUs while
+    its free cores per free GPU are low and heavy ones once they are high, and all 16 fit."""
+    hosts = [host(f"h{i}", "L40S", 8, cpu_cores=96, ram_gib=1024) for i in range(2)]
+    requests = [_request(f"heavy{i}", cores=30.0) for i in range(3)]
+    requests += [_request(f"light{i}", cores=2.0) for i in range(13)]
+    largest = assign_hosts(requests, HostPool(hosts))
+    assert len(largest.not_placed) == 2
+    fixed = balanced_hosts(requests, HostPool(hosts))
+    assert None not in fixed
+    for index in (0, 1):
+        mine = [requests[i] for i, h in enumerate(fixed) if h == index]
+        assert len(mine) <= 8
+        assert sum(r.cpu_cores for r in mine) <= 96
+    balanced = assign_hosts(requests, HostPool(hosts), fixed=fixed)
+    assert balanced.not_placed == ()
+    assert len(balanced.placements) == 16

@@ -36,6 +36,7 @@ __all__ = [
     "HostAssignment",
     "HostPool",
     "assign_hosts",
+    "balanced_hosts",
     "fits_all",
     "min_hosts",
     "min_hosts_by_configuration",
@@ -418,6 +419,45 @@ def assign_hosts(
         return by_size.assignment()
     pool.adopt(urgent)
     return assigned.assignment()
+
+
+def balanced_hosts(requests: Sequence[HostRequest], pool: HostPool) -> list[int | None]:
+    """Host by host in the pool's order, each host's free GPUs given the requests whose cores
+    per GPU come nearest its free cores per free GPU, among those that fit its free GPUs,
+    cores and RAM (of its GPU model and host group), until none fits: the index in the pool
+    of each request's host, None for those no host took. Placing largest first fills a host's
+    cores with a few GPUs of heavy requests and leaves its other GPUs idle; balanced, its
+    GPUs and cores run out together. The pool is not changed (``assign_hosts(fixed=)``
+    places the requests there)."""
+    waiting: dict[tuple[str, str, int, float, float], list[int]] = {}
+    for i in sorted(range(len(requests)), key=lambda i: (requests[i].priority, i)):
+        r = requests[i]
+        shape = (r.gpu_model, r.host_group, len(r.loads), r.cpu_cores, r.ram_gib)
+        waiting.setdefault(shape, []).append(i)
+    host_of: list[int | None] = [None] * len(requests)
+    for index, host in enumerate(pool.hosts):
+        gpus = len(pool.free_gpus[index])
+        cores, ram = pool.free_cores[index], pool.free_ram[index]
+        while gpus and waiting:
+            target = cores / gpus
+            fitting = [
+                shape
+                for shape in waiting
+                if shape[0] == host.gpu_model
+                and shape[1] == pool.group[index]
+                and shape[2] <= gpus
+                and shape[3] <= cores + _TOLERANCE
+                and shape[4] <= ram + _TOLERANCE
+            ]
+            if not fitting:
+                break
+            shape = min(fitting, key=lambda s: (abs(s[3] / s[2] - target), -s[3], s))
+            i = waiting[shape].pop(0)
+            if not waiting[shape]:
+                del waiting[shape]
+            host_of[i] = index
+            gpus, cores, ram = gpus - shape[2], cores - shape[3], ram - shape[4]
+    return host_of
 
 
 def _left_out(assigned: _Spots, requests: Sequence[HostRequest]) -> list[int]:

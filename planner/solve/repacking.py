@@ -18,7 +18,7 @@ from planner.inputs.workloads import Instance, WorkloadClass
 from planner.methods.registry import METHODS, Method
 from planner.plan import GpuPacking, Placement
 from planner.scenario import Scenario
-from planner.solve.hosts import HostPool, assign_hosts
+from planner.solve.hosts import HostAssignment, HostPool, assign_hosts, balanced_hosts
 from planner.solve.options import HostType, Option, slowdown_limit
 from planner.solve.placement import Placing, record
 
@@ -101,7 +101,7 @@ def _repacked_onto(
     )
     if packing is None or _leaves_out(packing, freed, movable):
         return None
-    assigned = assign_hosts(packing.requests, HostPool(hosts))
+    assigned = _on_fewest_hosts(packing, hosts)
     moved = {x.id for x in instances}
     if any(miss.instance in placed for miss in assigned.not_placed):
         return None
@@ -122,6 +122,19 @@ def _repacked_onto(
         challenger,
     )
     return challenger
+
+
+def _on_fewest_hosts(packing: GpuPacking, hosts: Sequence[Host]) -> HostAssignment:
+    """The packing's GPUs placed on ``hosts`` largest first and balanced (``balanced_hosts``):
+    the assignment that leaves out fewer instances, then uses fewer hosts."""
+    largest = assign_hosts(packing.requests, HostPool(hosts))
+    balanced = assign_hosts(
+        packing.requests, HostPool(hosts), fixed=balanced_hosts(packing.requests, HostPool(hosts))
+    )
+    return min(
+        (largest, balanced),
+        key=lambda a: (len(a.not_placed), len({p.host for p in a.placements})),
+    )
 
 
 def _leaves_out(
