@@ -24,6 +24,10 @@ chosen by a MILP over counts, then placed on hosts and checked:
    (``planner.solve.configurations``: column generation over one-host MILPs,
    each host set up by one configuration of GPU roles and instances within its own cores and
    RAM); the best plan is kept.
+5. **Re-packing** (``planner.solve.repacking``): an option gives a class one slowdown, that of
+   a GPU filled with its own class, so the MILP never puts tenants of several classes on a
+   GPU; whole hosts of the plan re-packed by a method that packs within the classes' limits
+   itself (time-slicing) are kept where they cost less.
 
 How far a plan can at most be from the best is told by its lower bounds
 (``planner.solve.plan_bounds``).

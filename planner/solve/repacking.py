@@ -50,7 +50,10 @@ def repacked(
             own = [h for h in host_type.hosts if h.name in movable or h.name not in placed_on]
             mine = {h.name for h in own}
             others = [h for h in movable if h not in mine]
-            for freed in (mine & set(movable), (mine & set(movable)) | set(others)):
+            variants = [mine & set(movable)]
+            if others:
+                variants.append(variants[0] | set(others))
+            for freed in variants:
                 challenger = _repacked_onto(
                     scenario, method, host_type, own, (movable, freed), placing
                 )
