@@ -88,6 +88,11 @@ def _repacked_onto(
         return None
     by_name = {w.name: w for w in scenario.workloads}
     instances = [Instance(p.instance, by_name[p.workload]) for h in freed for p in movable[h]]
+    # Cores and RAM summed over the hosts must hold what moves, whatever the packing.
+    if sum(x.workload.vcpus for x in instances) > sum(h.cpu_cores for h in hosts) or sum(
+        x.workload.ram_gib for x in instances
+    ) > sum(h.ram_gib for h in hosts):
+        return None
     classes = {x.workload.name for x in instances}
     placed = {p.instance for p in placing.placements}
     instances.extend(
