@@ -109,7 +109,9 @@ __all__ = [
     "is_pod_list",
     "load_node_list",
     "load_pod_list",
+    "trace_family",
     "trace_gpu_model",
+    "trace_model",
 ]
 
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
@@ -145,6 +147,24 @@ _UNKNOWN_MODEL = (32.0, 300.0, 100.0)
 _STATED_MEMORY = re.compile(r"(?<![\d.])(\d{1,3})\s*G(?:i?B)?(?![A-Za-z\d])", re.IGNORECASE)
 """GPU memory a model's name states, as vendors write it (``A800-SXM4-80GB``, ``A100-80G``)
 [GB, read as GiB as GPU memory is sold]."""
+
+
+def trace_model(written: str) -> str | None:
+    """The trace's model ``written`` names, case, spaces and dashes aside (``p100``: P100), in
+    the trace's spelling; None for none."""
+    wanted = normalise_model_name(written)
+    return next((m for m in TRACE_MODEL_NAMES if normalise_model_name(m) == wanted), None)
+
+
+def trace_family(written: str) -> tuple[str, ...]:
+    """The trace's models of the family ``written`` names (``V100``: V100M16 and V100M32), as
+    the trace's README reads such a ``gpu_spec``; empty for no family."""
+    wanted = normalise_model_name(written)
+    return tuple(
+        m
+        for m in TRACE_MODEL_NAMES
+        if _TRACE_MEMORY.search(m) and normalise_model_name(_TRACE_MEMORY.sub("", m)) == wanted
+    )
 
 
 def stated_memory_gib(name: str) -> float | None:
@@ -715,20 +735,17 @@ class _ModelNames:
         """The catalog's model ``written`` names (case, spaces and dashes aside), else the
         trace's model or one already ``added`` it names so, else None."""
         wanted = normalise_model_name(written)
-        return self._catalog.resolve(written) or next(
-            (m for m in (*TRACE_MODEL_NAMES, *added) if normalise_model_name(m) == wanted), None
+        return (
+            self._catalog.resolve(written)
+            or trace_model(written)
+            or next((m for m in added if normalise_model_name(m) == wanted), None)
         )
 
     def _family(self, written: str) -> tuple[str, ...] | None:
         """The trace's models of the family ``written`` names (``V100``: V100M16 and
         V100M32), or None: no family, or the inventory in use holds none of them (a catalog
         V100 of one's own is then read by its vendor's name)."""
-        wanted = normalise_model_name(written)
-        members = tuple(
-            m
-            for m in TRACE_MODEL_NAMES
-            if _TRACE_MEMORY.search(m) and normalise_model_name(_TRACE_MEMORY.sub("", m)) == wanted
-        )
+        members = trace_family(written)
         if not members or (self._held and self._held.isdisjoint(members)):
             return None
         return members

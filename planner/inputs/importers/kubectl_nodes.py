@@ -33,7 +33,8 @@ Readings and their rules:
   profile's physical model, and its CPU and memory are the VM's; it is kept, with a problem
   naming its profile and frame buffer, as its physical host is not described.
 - Cluster: the ``cluster`` argument, else a ``cluster``/``cluster-name`` style label, else
-  ``topology.kubernetes.io/zone``, else ``kubernetes``.
+  ``topology.kubernetes.io/zone``, else the trace's ``openb`` for a node of Alibaba's trace
+  (below), else ``kubernetes``.
 - Managed clusters label the model where GFD does not run: GKE
   ``cloud.google.com/gke-accelerator`` (``nvidia-tesla-t4``, ``nvidia-h100-80gb``), EKS
   ``k8s.amazonaws.com/accelerator``, Karpenter ``karpenter.k8s.aws/instance-gpu-name`` with
@@ -61,7 +62,8 @@ Readings and their rules:
   Alibaba's label names that the catalog lacks (the trace's ``P100``, ``V100M16``, ``G2``... in
   its ``node_yaml/openb_node_list_gpu_node.yaml``) is added as the trace's CSV node list adds it
   (``alibaba_trace.trace_gpu_model``; ``NodesRead.added_models``), with one note per model
-  saying its figures and nodes.
+  saying its figures and nodes; the trace's model written in another case (``p100``) is the
+  trace's (``P100``), as the CSV has it.
 - Volcano's vGPU device plugin advertises ``volcano.sh/vgpu-number``, 10 vGPUs per GPU unless
   its deviceSplitCount says otherwise: without GFD's ``nvidia.com/gpu.count`` the GPUs are the
   vGPUs over 10, rounded up, assumed.
@@ -91,6 +93,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.inputs import alibaba_trace
 from planner.inputs.alibaba_trace import TRACE_MODEL_NAMES, trace_gpu_model
 from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.importers.detect import give_as
@@ -711,7 +714,7 @@ def _host(
         )
         return None
     add("platform", Platform.KUBERNETES.value, "kind Node", "read", "a Kubernetes node")
-    _cluster(labels, cluster, add)
+    _cluster(labels, cluster, add, trace=product_label == _ALIBABA_MODEL)
     _cpu_and_memory(node, add, bad)
     _rdma(node, add)
 
@@ -743,6 +746,7 @@ def _host(
         notes,
         add,
         bad,
+        written=labels.get(_ALIBABA_MODEL, ""),
     )
 
     count_label = _whole(count_text)
@@ -1033,6 +1037,9 @@ def _product(labels: Mapping[str, str], instance: tuple[str, str]) -> tuple[str,
     )
     if ec2 is not None and label == instance[0]:
         return label, ec2[0], True
+    if label == _ALIBABA_MODEL:
+        # The trace's model in another case (p100) is the trace's, as its CSV node list reads it.
+        return label, alibaba_trace.trace_model(labels[label]) or labels[label], False
     return label, labels.get(label, ""), False
 
 
@@ -1241,10 +1248,13 @@ def _gpu_model(
     notes: list[ImportNote],
     add: Any,
     bad: Any,
+    *,
+    written: str = "",
 ) -> None:
     """The node's GPU model from its product label (``product_label``), or from its EC2
     instance type (``instance``: label and value): a note when there is none, a problem when the
-    catalog has no such model."""
+    catalog has no such model. ``written``: the label's value when ``product`` is the trace's
+    model it names in another case."""
     model = None if gpu_name is None else gpu_name.model
     product_locator = (
         product_label
@@ -1289,6 +1299,11 @@ def _gpu_model(
             # Added to the catalog as the trace's CSV node list adds it, said once per model
             # (``_trace_models_added``).
             reason = f"{reason}: added as a model of Alibaba's GPU-sharing trace"
+            if written and written != product:
+                reason = (
+                    f"{quoted(written)} is the trace's model {product} written in another case, "
+                    f"read as {product} as the trace's CSV node list reads it; {reason}"
+                )
         else:
             bad(product_locator, reason, gpu_name.fix)
         add("gpu_model", product, product_locator, "read", reason)
@@ -1644,7 +1659,12 @@ def _mixed_gpus(
     )
 
 
-def _cluster(labels: Mapping[str, str], cluster: str | None, add: Any) -> None:
+def _cluster(
+    labels: Mapping[str, str], cluster: str | None, add: Any, *, trace: bool = False
+) -> None:
+    """The node's cluster: the one given, its cluster label, its zone; else, for a node of
+    Alibaba's GPU-sharing trace (``trace``), the trace's cluster, as its CSV node list has it;
+    else ``kubernetes``."""
     if cluster:
         add("cluster", cluster, "", "read", "the cluster name given for the nodes")
         return
@@ -1665,6 +1685,17 @@ def _cluster(labels: Mapping[str, str], cluster: str | None, add: Any) -> None:
             f"metadata.labels.{_ZONE}",
             "derived",
             "no cluster label: the node's zone names its cluster",
+        )
+        return
+    if trace:
+        add(
+            "cluster",
+            alibaba_trace.CLUSTER,
+            "",
+            "assumed",
+            "a node of Alibaba's GPU-sharing trace (labelled alibabacloud.com/gpu-card-model) "
+            f"without a cluster label: assumed {quoted(alibaba_trace.CLUSTER)}, the trace's "
+            "cluster, as its CSV node list has it (give the cluster name)",
         )
         return
     add(
