@@ -61,11 +61,13 @@ GPU requests and what one pod gets [GPUs]:
   pod list reads ``gpu_milli`` and ``num_gpu`` (``alibaba_trace``): gpu-milli/1000 of one GPU
   when gpu-count is 1, else gpu-count whole GPUs (gpu-milli must then be 1000); both 0, or both
   absent, is a pod without GPU. ``alibabacloud.com/gpu-card-model`` (``V100M16|V100M32``) names
-  the models it may use, each the catalog's model of that name (the trace's models are there
-  when its node list is the inventory); naming none the catalog has leaves the pod out, with a
-  problem, as it could never be placed. Bare pods asking so are grouped by shape (GPUs, share,
-  cores, memory, models), named and assumed as the trace's CSV pod list names and assumes its
-  classes: training busy all day, a share taking that share of the GPU's memory too.
+  the models it may use, each the catalog's model of that name, else the catalog's models of the
+  trace's family it names (``V100``: V100M16 and V100M32, said in a note), as the trace's CSV pod
+  list reads them (the trace's models are there when its node list is the inventory); naming
+  none the catalog has leaves the pod out, with a problem, as it could never be placed. Bare
+  pods asking so are grouped by shape (GPUs, share, cores, memory, models), named and assumed as
+  the trace's CSV pod list names and assumes its classes: training busy all day, a share taking
+  that share of the GPU's memory too.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
@@ -459,6 +461,7 @@ class _PodProblems:
     def __init__(self, file: str, namespace: str, pod: str, problems: list[InputProblem]) -> None:
         self.file = file
         self.where = f"pod {shown(namespace)}/{shown(pod)}"
+        self.pod = f"{namespace}/{pod}"
         self.problems = problems
 
     def __call__(self, locator: str, message: str, fix: str, *, row_kept: bool = False) -> None:
@@ -1151,6 +1154,7 @@ def read_kubectl_pods(
     objects = kube_objects(read.documents)
     pods: list[PodRequest] = []
     problems: list[InputProblem] = []
+    families: dict[str, tuple[tuple[str, ...], list[str]]] = {}
     left_out = 0
     for position, item in enumerate(objects, start=1):
         kind = as_text(item.get("kind"))
@@ -1185,7 +1189,7 @@ def read_kubectl_pods(
             )
             continue
         try:
-            pods.append(_pod(item, spec, file, catalog, defaults, problems))
+            pods.append(_pod(item, spec, file, catalog, defaults, problems, families))
         except _PodLeftOutError:
             left_out += 1
     if not pods:
@@ -1204,7 +1208,35 @@ def read_kubectl_pods(
             ]
         )
     unique, repeated = last_states(pods)
-    return PodsRead(file, unique, () if repeated is None else (repeated,), tuple(problems))
+    notes = [*_family_notes(families, file), *([] if repeated is None else [repeated])]
+    return PodsRead(file, unique, tuple(notes), tuple(problems))
+
+
+def _family_notes(
+    families: Mapping[str, tuple[tuple[str, ...], list[str]]], file: str
+) -> list[ImportNote]:
+    """One note per model family a trace pod's ``alibabacloud.com/gpu-card-model`` named
+    (``V100``), read as the trace's models of it (``families``: the models and the pods, by
+    the name written)."""
+    notes = []
+    for written, (models, pods) in families.items():
+        named = ", ".join(shown(p) for p in pods[:5])
+        more = f" and {len(pods) - 5} more" if len(pods) > 5 else ""
+        notes.append(
+            ImportNote(
+                file,
+                None,
+                f"metadata.annotations.{_TRACE_MODELS}",
+                "",
+                "",
+                "|".join(models),
+                "derived",
+                f"GPU model {quoted(written)} ({counted(len(pods), 'pod')}: {named}{more}) is "
+                f"read as {'|'.join(models)}: the trace's models of that family, any of them, as "
+                "the trace's CSV pod list reads such a gpu_spec; to allow one only, write its name",
+            )
+        )
+    return notes
 
 
 def last_states(pods: Sequence[PodRequest]) -> tuple[tuple[PodRequest, ...], ImportNote | None]:
@@ -1247,7 +1279,10 @@ def _pod(
     catalog: Catalog,
     defaults: WorkloadDefaults,
     problems: list[InputProblem],
+    families: dict[str, tuple[tuple[str, ...], list[str]]],
 ) -> PodRequest:
+    """One pod as read; a model family its trace annotation names is recorded in
+    ``families`` (``_card_models``)."""
     metadata = as_mapping(item.get("metadata"))
     name = as_text(metadata.get("name")) or "unnamed"
     namespace = as_text(metadata.get("namespace")) or "default"
@@ -1343,7 +1378,11 @@ def _pod(
                     *(
                         selected
                         or _typed_models(annotations, catalog, bad if gpu else None)
-                        or (_card_models(annotations, catalog, bad) if trace is not None else ())
+                        or (
+                            _card_models(annotations, catalog, bad, families)
+                            if trace is not None
+                            else ()
+                        )
                     ),
                 ]
             )
@@ -1854,17 +1893,31 @@ def _trace_gpu(annotations: Mapping[str, str], bad: _PodProblems) -> GpuRequest 
 
 
 def _card_models(
-    annotations: Mapping[str, str], catalog: Catalog, bad: _PodProblems
+    annotations: Mapping[str, str],
+    catalog: Catalog,
+    bad: _PodProblems,
+    families: dict[str, tuple[tuple[str, ...], list[str]]],
 ) -> tuple[str, ...]:
     """Catalog models the trace's annotation ``alibabacloud.com/gpu-card-model`` lets the pod use
     (``V100M16|V100M32``, the trace's ``|``-separated models), each the catalog's model of that
-    name (case, spaces and dashes aside), sorted as the trace's CSV pod list sorts them. A model
-    the catalog lacks is a problem; when it lacks every one, the pod is left out, as it could
-    never be placed."""
+    name (case, spaces and dashes aside), else the catalog's models of the trace's family it
+    names (``V100``: V100M16 and V100M32, recorded in ``families`` with the pod, by the name
+    written), sorted as the trace's CSV pod list sorts them. A model the catalog lacks is a
+    problem; when it lacks every one, the pod is left out, as it could never be placed."""
     written = [m.strip() for m in annotations.get(_TRACE_MODELS, "").split("|") if m.strip()]
-    known = {m: catalog.resolve(m) for m in written}
-    lacked = [m for m, model in known.items() if model is None]
-    models = tuple(sorted({m for m in known.values() if m is not None}))
+    known: dict[str, tuple[str, ...]] = {}
+    for name in written:
+        model = catalog.resolve(name)
+        family = tuple(
+            found
+            for m in alibaba_trace.trace_family(name)
+            if (found := catalog.resolve(m)) is not None
+        )
+        known[name] = (model,) if model is not None else family
+        if model is None and family:
+            families.setdefault(name, (family, []))[1].append(bad.pod)
+    lacked = [m for m, models in known.items() if not models]
+    models = tuple(sorted({m for found in known.values() for m in found}))
     if lacked:
         where = f"metadata.annotations.{_TRACE_MODELS}"
         names = " or ".join(quoted(m) for m in lacked)

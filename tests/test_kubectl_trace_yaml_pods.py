@@ -1,0 +1,81 @@
+"""Pods of Alibaba's GPU-sharing trace as its pod YAML (``pod_csv_to_yaml.py``) gives them, read
+as its CSV pod list reads them on the trace's nodes."""
+
+from __future__ import annotations
+
+from importer_samples import CATALOG
+
+from planner.inputs import alibaba_trace
+from planner.inputs.catalog import Catalog
+from planner.inputs.importers.mix import import_workloads
+from planner.inputs.workloads import WorkloadClass
+
+NODE_LIST = b"""sn,cpu_milli,memory_mib,gpu,model
+openb-node-0000,64000,262144,2,P100
+openb-node-0025,32000,131072,4,V100M16
+openb-node-0023,96000,786432,8,V100M32
+openb-node-0026,96000,393216,8,G2
+"""
+"""Nodes of the trace's node list: its models, as the CSV loader adds them to the catalog."""
+
+
+def _pod(name: str, cpu_milli: int, memory_mib: int, annotations: dict[str, str]) -> str:
+    """One pod as ``pod_csv_to_yaml.py`` writes it (``yaml.dump``: keys sorted)."""
+    shown = "".join(f"    {key}: {value}\n" for key, value in sorted(annotations.items()))
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n"
+        + (f"  annotations:\n{shown}" if annotations else "")
+        + f"  name: {name}\n  namespace: paib-gpu\nspec:\n  containers:\n"
+        "  - image: tensorflow:latest\n    imagePullPolicy: Always\n    name: main\n"
+        "    resources:\n"
+        f"      limits:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
+        f"      requests:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
+        "  dnsPolicy: Default\n  restartPolicy: OnFailure\n"
+    )
+
+
+def _ask(milli: int, count: int, models: str = "") -> dict[str, str]:
+    """The GPU annotations of one pod, as the trace writes them (quoted numbers)."""
+    asked = {"alibabacloud.com/gpu-milli": f"'{milli}'", "alibabacloud.com/gpu-count": f"'{count}'"}
+    if models:
+        asked["alibabacloud.com/gpu-card-model"] = models
+    return asked
+
+
+def _yaml(*pods: str) -> bytes:
+    return "\n---\n\n".join(pods).encode()
+
+
+def _trace_catalog() -> Catalog:
+    """The catalog with the trace's models, as its CSV node list extends it."""
+    return alibaba_trace.load_node_list(NODE_LIST, CATALOG).value.catalog
+
+
+def _classes(data: bytes, catalog: Catalog) -> dict[str, WorkloadClass]:
+    imported = import_workloads([("pods.yaml", data)], catalog)
+    return {w.name: w for w in imported.workloads(catalog).value}
+
+
+def test_a_pod_allowed_the_v100_family_may_use_the_traces_v100s_as_the_csv() -> None:
+    """If a trace pod's alibabacloud.com/gpu-card-model is V100 (the family), it may use the
+    trace's V100M16 and V100M32, as the CSV pod list reads gpu_spec V100, with a note naming
+    the reading and the pod; not left out as a model the catalog lacks."""
+    catalog = _trace_catalog()
+    data = _yaml(
+        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1, "V100")),
+        _pod("openb-pod-0001", 12000, 16384, _ask(1000, 1)),
+    )
+    imported = import_workloads([("pods.yaml", data)], catalog)
+    assert imported.problems == ()
+    classes = {w.name: w for w in imported.workloads(catalog).value}
+    csv = alibaba_trace.load_pod_list(
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        b"openb-pod-0000,12000,16384,1,1000,V100\nopenb-pod-0001,12000,16384,1,1000,\n",
+        catalog,
+    ).value
+    pinned = "gpu1x1000-cpu12000-mem16384-V100M16+V100M32"
+    assert {w.name: w.gpu_models for w in csv.workloads}[pinned] == ("V100M16", "V100M32")
+    assert classes[pinned].gpu_models == ("V100M16", "V100M32")
+    (said,) = [n.text for n in imported.notes if "'V100'" in n.text]
+    assert "read as V100M16|V100M32" in said
+    assert "paib-gpu/openb-pod-0000" in said
