@@ -177,3 +177,15 @@ def test_without_re_packing_the_estate_costs_more(monkeypatch: pytest.MonkeyPatc
     _, without = _recommended_usd(sc)
     assert usd < without
     assert repacking.repacked is not nothing
+
+
+def test_a_pod_bigger_than_a_host_is_left_out_saying_so() -> None:
+    sc = scenario(
+        [replace(pod("wide", instances=2, gpus=0.25, memory_gib=4), vcpus=48.0)],
+        [node("k1", L40S, 4, cpu_cores=32, ram_gib=256)],
+    )
+    packing = _within(sc, sc.inventory.hosts[0])
+    assert packing.requests == ()
+    assert len(packing.not_placed) == 2
+    assert "48 cores" in packing.not_placed[0].reason
+    assert "32 cores" in packing.not_placed[0].reason

@@ -517,6 +517,11 @@ def _pack_within_limits(
     for instance in sorted(instances, key=lambda i: i.workload.priority):
         workload = instance.workload
         reason = _ineligible_reason(workload, model)
+        if reason is None and (workload.vcpus > host.cpu_cores or workload.ram_gib > host.ram_gib):
+            reason = (
+                f"needs {workload.vcpus:g} cores and {workload.ram_gib:g} GiB RAM, and a host "
+                f"has {host.cpu_cores:g} cores and {host.ram_gib:g} GiB"
+            )
         if reason is not None:
             not_placed.append(NotPlaced(instance.id, workload.name, reason))
             continue
