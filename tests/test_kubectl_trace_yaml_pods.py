@@ -79,3 +79,66 @@ def test_a_pod_allowed_the_v100_family_may_use_the_traces_v100s_as_the_csv() -> 
     (said,) = [n.text for n in imported.notes if "'V100'" in n.text]
     assert "read as V100M16|V100M32" in said
     assert "paib-gpu/openb-pod-0000" in said
+
+
+def _node(name: str, model: str, gpus: int) -> str:
+    """One node as the trace's node YAML writes it."""
+    resources = (
+        f"    alibabacloud.com/gpu-count: '{gpus}'\n"
+        f"    alibabacloud.com/gpu-milli: '{gpus * 1000}'\n"
+        "    cpu: 96000m\n    memory: 393216Mi\n    pods: '1001'\n"
+    )
+    return (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n"
+        f"    alibabacloud.com/gpu-card-model: {model}\n"
+        f"    kubernetes.io/hostname: {name}\n"
+        f"  name: {name}\nstatus:\n  allocatable:\n{resources}  capacity:\n{resources}"
+    )
+
+
+def test_with_the_trace_nodes_given_a_class_memory_is_of_the_smallest_gpu_it_may_use() -> None:
+    """If the trace's node YAML is given with its pod YAML, a class's GPU memory is its GPUs ×
+    the memory of the smallest of the nodes' models it may use (the 16 GiB P100 of any model,
+    the 32 GiB V100M32 for a pod pinned to it), as the CSV pod list takes it on its node list,
+    and the note says so; not an assumed 40 GiB GPU."""
+    catalog = _trace_catalog()
+    nodes = _yaml(_node("n0", "P100", 2), _node("n1", "V100M32", 8), _node("n2", "G2", 8))
+    pods = _yaml(
+        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 2)),
+        _pod("openb-pod-0001", 6000, 12288, _ask(460, 1)),
+        _pod("openb-pod-0002", 6000, 12288, _ask(1000, 1, "V100M32|G2")),
+    )
+    imported = import_workloads(
+        [("pods.yaml", pods)], catalog, nodes=[("openb_node_list_gpu_node.yaml", nodes)]
+    )
+    classes = {w.name: w for w in imported.workloads(catalog).value}
+    csv = alibaba_trace.load_pod_list(
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        b"openb-pod-0000,12000,16384,2,1000,\nopenb-pod-0001,6000,12288,1,460,\n"
+        b"openb-pod-0002,6000,12288,1,1000,V100M32|G2\n",
+        catalog,
+        gpu_models=("P100", "V100M32", "G2"),
+    ).value
+    assert {w.name: w.memory_gib for w in classes.values()} == {
+        w.name: w.memory_gib for w in csv.workloads
+    }
+    assert classes["gpu2x1000-cpu12000-mem16384"].memory_gib == 32.0
+    assert classes["gpu1x460-cpu6000-mem12288"].memory_gib == 0.46 * 16
+    assert classes["gpu1x1000-cpu6000-mem12288-G2+V100M32"].memory_gib == 32.0
+    (said,) = [
+        n.text
+        for n in imported.notes
+        if n.subject == "gpu2x1000-cpu12000-mem16384" and n.field == "memory_gib"
+    ]
+    assert "the P100, the smallest GPU the pods may use among the nodes'" in said
+
+
+def test_without_the_trace_nodes_a_class_memory_is_of_an_assumed_gpu_and_says_so() -> None:
+    """If the trace's pods are given without nodes, a class's memory is of an assumed GPU, said
+    as assumed."""
+    catalog = _trace_catalog()
+    imported = import_workloads(
+        [("pods.yaml", _yaml(_pod("p", 12000, 16384, _ask(1000, 1))))], catalog
+    )
+    (said,) = [n for n in imported.notes if n.field == "memory_gib"]
+    assert said.source == "assumed"

@@ -67,7 +67,9 @@ GPU requests and what one pod gets [GPUs]:
   none the catalog has leaves the pod out, with a problem, as it could never be placed. Bare
   pods asking so are grouped by shape (GPUs, share, cores, memory, models), named and assumed as
   the trace's CSV pod list names and assumes its classes: training busy all day, a share taking
-  that share of the GPU's memory too.
+  that share of the GPU's memory too. With the trace's nodes given (``on_their_nodes``), a
+  class's memory is of the smallest GPU of the nodes' models it may use, as the CSV pod list
+  takes it on its node list; without them, of an assumed GPU.
 - KAI Scheduler and Run:ai, which ask by pod annotation, not by resource: ``gpu-fraction: f``
   (the share of one GPU's memory, 0 < f ≤ 1) or ``gpu-memory: m`` [MiB], on
   ``gpu-fraction-num-devices: n`` GPUs (1 when absent): ``n`` × f GPUs, or ``n`` × m MiB of
@@ -371,6 +373,10 @@ class PodRequest:
     terminating: bool = False
     """``metadata.deletionTimestamp`` is set (kubectl's ``Terminating``): the pod is being
     deleted, and a rollout's new pod or a replacement takes its place."""
+    nodes_models: tuple[str, ...] = ()
+    """For a pod of Alibaba's trace, which names no node: the catalog models of the nodes given
+    with the pods (their label ``alibabacloud.com/gpu-card-model``, ``on_their_nodes``), the
+    GPU its memory is of, as the trace's CSV pod list takes it on its node list."""
 
     @property
     def counted(self) -> bool:
@@ -1583,12 +1589,17 @@ def on_their_nodes(
     under the MIG single strategy ``n`` MIG instances of the node's profile (the rules of a pod
     pinned to those labels, module docstring). Pods asking otherwise, pinned by their own
     selector, or on a node not given are as read. Returns the pods and the problems of a MIG
-    profile no catalog GPU has (such a pod is left out)."""
+    profile no catalog GPU has (such a pod is left out). A pod of Alibaba's trace, which names
+    no node, is given the models of the nodes Alibaba's label names (``nodes_models``)."""
     defaults = defaults or WorkloadDefaults()
     problems: list[InputProblem] = []
     placed: list[PodRequest] = []
+    trace_models = _trace_nodes_models(nodes, catalog)
     for each in pods:
         labels = nodes.get(each.node)
+        if trace_models and each.gpu is not None and each.gpu.resource == _TRACE_RESOURCE:
+            placed.append(replace(each, nodes_models=trace_models))
+            continue
         if labels is None or each.gpu is None:
             placed.append(each)
             continue
@@ -1613,6 +1624,20 @@ def on_their_nodes(
             continue
         placed.append(pod if gpu == asked else replace(pod, gpu=gpu))
     return tuple(placed), tuple(problems)
+
+
+def _trace_nodes_models(
+    nodes: Mapping[str, Mapping[str, str]], catalog: Catalog
+) -> tuple[str, ...]:
+    """Catalog models the nodes' label ``alibabacloud.com/gpu-card-model`` (Alibaba's trace)
+    names, first seen first; what a trace pod may land on."""
+    named = (labels.get(_TRACE_MODELS, "") for labels in nodes.values())
+    models = (
+        catalog.resolve(alibaba_trace.trace_model(written) or written)
+        for written in named
+        if written
+    )
+    return tuple(dict.fromkeys(m for m in models if m is not None))
 
 
 def _node_models(pinned: dict[str, tuple[str, str]], catalog: Catalog) -> tuple[str, ...]:
@@ -2264,8 +2289,11 @@ def _class_row(
     )
     models = tuple(dict.fromkeys(m for p in pods for m in p.gpu_models))
     node_models = tuple(dict.fromkeys(m for p in pods for m in p.node_models))
-    memory, memory_source, memory_text = _class_memory(
-        requests, gpus, models, node_models, catalog, defaults
+    nodes_models = tuple(dict.fromkeys(m for p in pods for m in p.nodes_models))
+    memory, memory_source, memory_text = (
+        _trace_class_memory(gpus, models, nodes_models, catalog)
+        if trace and nodes_models
+        else _class_memory(requests, gpus, models, node_models, catalog, defaults)
     )
     note("memory_gib", memory, memory_source, memory_text)
     busy = 1.0 if trace else defaults.busy_fraction.get(kind, 0.5)
@@ -2392,6 +2420,23 @@ def _on_its_node(pod: PodRequest, catalog: Catalog, defaults: WorkloadDefaults) 
             memory_text=gpu.memory_text.replace(was, now),
         )
     return gpu
+
+
+def _trace_class_memory(
+    gpus: float, models: Sequence[str], nodes_models: Sequence[str], catalog: Catalog
+) -> tuple[float, NoteSource, str]:
+    """GPU memory per instance [GiB] of a class of Alibaba's trace planned on nodes of
+    ``nodes_models``: ``gpus`` × the memory of the smallest of them the pods may use (``models``,
+    all when none), as the trace's CSV pod list takes it, so every GPU it may land on holds it."""
+    allowed = [m for m in nodes_models if not models or m in models] or list(nodes_models)
+    smallest = min(allowed, key=lambda m: catalog.gpus[m].memory_gib)
+    gpu_memory = catalog.gpus[smallest].memory_gib
+    return (
+        round(gpus * gpu_memory, 3),
+        "derived",
+        f"{gpus:g} GPU × {gpu_memory:g} GiB of the {smallest}, the smallest GPU the pods may use "
+        f"among the nodes' ({', '.join(nodes_models)}), as the trace's CSV pod list takes it",
+    )
 
 
 def _class_memory(
