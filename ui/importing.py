@@ -19,7 +19,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from planner.inputs.catalog import Catalog
+from planner.inputs.catalog import Catalog, GpuModel
 from planner.inputs.importers import (
     PLAN_INPUTS_SHEET,
     Format,
@@ -35,7 +35,7 @@ from planner.inputs.importers.change import InputChange, inventory_change, workl
 from planner.inputs.importers.detect import detect_file
 from planner.inputs.importers.estate import parse_cluster_gpus
 from planner.inputs.importers.provenance import traced_problems
-from planner.inputs.importers.workbook import plan_inputs_of
+from planner.inputs.importers.workbook import own_gpus_csv, plan_inputs_of
 from planner.inputs.inventory import INVENTORY_COLUMNS, inventory_from_frame
 from planner.inputs.limits import MAX_UPLOAD_MB
 from planner.inputs.problems import InputError, InputProblem, rows_skipped
@@ -94,6 +94,10 @@ class ImportPreview:
     cluster: GivenCluster | None = None
     """The cluster the node list ``as_given`` is planned in, as the plan workbook keeping it
     says; None: the trace's own cluster."""
+    added_models: tuple[GpuModel, ...] = ()
+    """GPU models the files name that the catalog lacked and the import added (those of
+    Alibaba's GPU-sharing trace its node YAML labels, each noted with its figures), which
+    ``frame``'s hosts are planned with, as the command line plans them."""
 
     @property
     def assumed(self) -> int:
@@ -185,6 +189,7 @@ def _import_preview(
     pairs = [(f.name, f.content) for f in files]
     name = files[0].name if len(files) == 1 else " + ".join(f.name for f in files)
     labels: tuple[str, ...] = ()
+    added: tuple[GpuModel, ...] = ()
     if role == "inventory":
         imported = import_inventory(
             pairs,
@@ -200,6 +205,7 @@ def _import_preview(
             imported.files,
             imported.plan_workbooks,
         )
+        added = imported.added_models
     else:
         mix = import_workloads(
             pairs, cat, group_by=options.group_by, nodes=[(f.name, f.content) for f in nodes]
@@ -217,6 +223,7 @@ def _import_preview(
         workbooks=workbooks,
         labels=labels,
         given=tuple(notes),
+        added_models=added,
     )
 
 
@@ -366,7 +373,8 @@ def _change(role: Role, edited: pd.DataFrame, cat: Catalog, shown: ImportPreview
     table = edited.dropna(how="all")
     try:
         if role == "inventory":
-            inventory = inventory_from_frame(table, cat, file_name=_REVIEW_TABLE)
+            planned_with = cat.with_models(shown.added_models)
+            inventory = inventory_from_frame(table, planned_with, file_name=_REVIEW_TABLE)
             found = _in_review_terms(role, inventory.problems, edited, shown)
             return inventory_change(built.inventory, inventory.value, (*shown.problems, *found))
         workloads = workloads_from_frame(table, cat, file_name=_REVIEW_TABLE)
@@ -388,12 +396,32 @@ def _apply(
     content: bytes,
     sources: tuple[session.InputFile, ...],
     cluster: GivenCluster | None = None,
+    added: Sequence[GpuModel] = (),
 ) -> None:
+    """``content`` in use as the inventory or the mix; the GPU models the import ``added``
+    join the user's own, which the applied hosts name."""
     if role == "inventory":
         st.session_state[_INVENTORY_SOURCES] = (content, sources)
+    inputs = session.scenario_inputs()
     file = session.InputFile(name=name, content=content)
-    changed = _replaced(session.scenario_inputs(), role, file, cluster)
+    changed = _replaced(inputs, role, file, cluster)
+    if added:
+        changed = replace(changed, own_gpus=_own_gpus_adding(inputs.own_gpus, added, name))
     session.commit_replacing(changed, f"the import of {name}")
+
+
+def _own_gpus_adding(
+    own_gpus: session.InputFile | None, added: Sequence[GpuModel], name: str
+) -> session.InputFile:
+    """The user's ``own_gpus`` (None: none) with the models the import of ``name`` added. An
+    applied table is a planner CSV, which has no column for a model's figures, so they are kept
+    as own GPU models, as the command line's plan workbook keeps them (its my_gpus.csv)."""
+    extended = planning.catalog(own_gpus).with_models(added)
+    text = own_gpus_csv(extended, planning.catalog()) or ""
+    named = f"{name} GPU models"
+    return session.InputFile(
+        named if own_gpus is None else f"{own_gpus.name} + {named}", text.encode()
+    )
 
 
 @dataclass(frozen=True)
@@ -664,6 +692,7 @@ def _review(
         )
     if shown.context is not None:
         st.warning(shown.context, icon=":material/link:")
+    _models_added(shown)
     if shown.as_given is None:
         st.markdown("**Fix the table, then apply it**")
         rows = pd.DataFrame(
@@ -710,13 +739,26 @@ def _review(
             content = original
         if shown.as_given is not None:
             content = shown.as_given.content
-        _apply(role, shown.name, content, sources, shown.cluster)
+        _apply(role, shown.name, content, sources, shown.cluster, shown.added_models)
     if keep_col.button(
         "Keep the inputs in use", key=f"{key}_keep", icon=":material/close:", width="stretch"
     ):
         st.session_state[f"_{key}_done"] = ids
         st.rerun()
     return edited
+
+
+def _models_added(shown: ImportPreview) -> None:
+    """What applying adds to the user's own GPU models: the models the import added."""
+    if not shown.added_models:
+        return
+    models = ", ".join(fmt.markdown_literal(m.name) for m in shown.added_models)
+    st.info(
+        f"Applying it also adds {models} to your own GPU models (Add your own GPU models, "
+        "below), with the figures noted above: the table's hosts are planned with them, as the "
+        "command line plans them. Undo takes them away again.",
+        icon=":material/memory:",
+    )
 
 
 def _measurements(shown: ImportPreview) -> tuple[str, ...]:
@@ -942,7 +984,8 @@ def import_panel(role: Role, *, key: str) -> None:
     original = files[0].content if single else None
     if _applies_at_once(role, shown, cat):
         st.session_state[f"_{key}_done"] = ids
-        _apply(role, shown.name, original or shown.frame.to_csv(index=False).encode(), files)
+        content = original or shown.frame.to_csv(index=False).encode()
+        _apply(role, shown.name, content, files, added=shown.added_models)
     with st.container(border=True, key=f"{key}_review"):
         start = shown.frame if pending.start is None else pending.start
         pending.edited = _review(role, shown, cat, key, ids, original, start, files)
