@@ -7,6 +7,7 @@ from importer_samples import CATALOG
 
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog
+from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
 from planner.inputs.importers.mix import import_workloads
 from planner.inputs.workloads import WorkloadClass
 
@@ -142,3 +143,37 @@ def test_without_the_trace_nodes_a_class_memory_is_of_an_assumed_gpu_and_says_so
     )
     (said,) = [n for n in imported.notes if n.field == "memory_gib"]
     assert said.source == "assumed"
+
+
+def test_trace_pods_without_gpu_are_the_cpu_only_classes_of_the_csv() -> None:
+    """If the trace's pod YAML holds pods without GPU (no annotation, as pod_csv_to_yaml.py
+    writes a pod of num_gpu 0), they form the CSV pod list's CPU-only classes, one per shape
+    with its pods counted, cores and RAM; pods without GPU of another file (a cluster's own
+    kubectl output) are not made classes."""
+    catalog = _trace_catalog()
+    trace = _yaml(
+        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1)),
+        _pod("openb-pod-0001", 12500, 57344, {}),
+        _pod("openb-pod-0002", 12500, 57344, {}),
+        _pod("openb-pod-0003", 8000, 30517, {}),
+    )
+    own = (
+        b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  namespace: app\nspec:\n"
+        b"  containers:\n  - name: main\n    resources:\n      requests:\n        cpu: 2\n"
+    )
+    read = [
+        *read_kubectl_pods(trace, "pods.yaml", catalog).pods,
+        *read_kubectl_pods(own, "own.yaml", catalog).pods,
+    ]
+    grouped = group_pods(read, catalog)
+    csv = alibaba_trace.load_pod_list(
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli\n"
+        b"openb-pod-0000,12000,16384,1,1000\nopenb-pod-0001,12500,57344,0,0\n"
+        b"openb-pod-0002,12500,57344,0,0\nopenb-pod-0003,8000,30517,0,0\n",
+        catalog,
+    ).value
+    assert grouped.cpu_only == csv.cpu_only
+    assert [(w.name, w.instances, w.gpus) for w in grouped.cpu_only] == [
+        ("cpu12500-mem57344", 2, 0.0),
+        ("cpu8000-mem30517", 1, 0.0),
+    ]

@@ -105,6 +105,7 @@ __all__ = [
     "TraceCluster",
     "TracePods",
     "class_name",
+    "cpu_only_class",
     "is_node_list",
     "is_pod_list",
     "load_node_list",
@@ -1152,6 +1153,12 @@ def _pod_class(shape: _Shape, count: int, memory_gib: float) -> WorkloadClass:
         gpu_models=spec,
         memory_share=milli / MILLI if share else None,
     )
+
+
+def cpu_only_class(cpu_milli: int, memory_mib: int, count: int) -> WorkloadClass:
+    """The class of ``count`` pods of the trace that use no GPU, of ``cpu_milli`` milli-cores
+    and ``memory_mib`` MiB each, as a pod list's ``cpu_only`` classes are made."""
+    return _pod_class((0, 0, cpu_milli, memory_mib, ()), count, 0.0)
 
 
 def load_pod_list(

@@ -146,7 +146,7 @@ from planner.inputs.importers.kubectl_nodes import (
 from planner.inputs.importers.provenance import ImportNote, NoteSource
 from planner.inputs.problems import InputError, InputProblem, first_problems
 from planner.inputs.tabular import quoted, shown
-from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadKind
+from planner.inputs.workloads import WORKLOAD_COLUMNS, WorkloadClass, WorkloadKind
 from planner.words import counted
 
 __all__ = [
@@ -2039,6 +2039,9 @@ class GroupedPods:
     """Class name of each counted GPU pod, by (namespace, pod)."""
     owners: Mapping[str, str]
     """Class name by owner name (``chat-llm``), for matching measurements that name no pod."""
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    """Classes of the pods of Alibaba's trace that use no GPU (``_trace_cpu_only``): they take
+    node cores and RAM, as the trace's CSV pod list's ``cpu_only`` classes do."""
 
 
 @dataclass
@@ -2137,7 +2140,23 @@ def group_pods(
             owners.setdefault(pod.owner_name, name)
         rows.append(_class_row(entry, name, file, catalog, defaults, notes))
     frame = pd.DataFrame(rows, columns=[*WORKLOAD_COLUMNS, "notes"])
-    return GroupedPods(frame, tuple(notes), tuple(problems), class_of, owners)
+    return GroupedPods(
+        frame, tuple(notes), tuple(problems), class_of, owners, _trace_cpu_only(pods)
+    )
+
+
+def _trace_cpu_only(pods: Sequence[PodRequest]) -> tuple[WorkloadClass, ...]:
+    """Classes of the pods of Alibaba's trace that ask no GPU, one per shape (cores, memory),
+    named and made as the trace's CSV pod list makes its ``cpu_only`` classes: the bare pods
+    without GPU of a file whose GPU pods ask by the trace's annotations (``pod_csv_to_yaml.py``
+    writes none on a pod of ``num_gpu`` 0)."""
+    trace_files = {p.file for p in pods if p.gpu is not None and p.gpu.resource == _TRACE_RESOURCE}
+    counts: dict[tuple[int, int], int] = {}
+    for pod in pods:
+        if pod.gpu is None and pod.counted and pod.owner_kind == "Pod" and pod.file in trace_files:
+            shape = (round(pod.cpu_cores * _MILLI), round(pod.ram_gib * alibaba_trace.MIB_PER_GIB))
+            counts[shape] = counts.get(shape, 0) + 1
+    return tuple(alibaba_trace.cpu_only_class(cpu, mib, n) for (cpu, mib), n in counts.items())
 
 
 def _trace_class(pod: PodRequest) -> str | None:
