@@ -897,6 +897,14 @@ def _purchase(
     )
 
 
+def _methods(args: argparse.Namespace, restored: PlanInputs | None) -> tuple[Method, ...]:
+    """The sharing methods to plan: ``--methods``, else those the plan workbook ``restored`` was
+    made with, else every method."""
+    if args.methods:
+        return tuple(Method(m) for m in args.methods)
+    return tuple(Method) if restored is None else restored.methods
+
+
 def workbook_path(text: str) -> Path:
     """A path to write an Excel workbook to (``--out``, ``--workbook``): another kind of file's
     name (``plan.csv``) is refused before planning, as a spreadsheet would warn that the content
@@ -937,7 +945,7 @@ def _run_plan(args: argparse.Namespace) -> int:
     )
     if stop is not None:
         return stop
-    methods = tuple(Method(m) for m in args.methods) if args.methods else tuple(Method)
+    methods = _methods(args, read.restored)
     if (add or headroom) and not servers:
         print(f"plan: {PURCHASE_NEEDS_SIZE}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -358,7 +358,8 @@ def write_workbook(
     constant: value in use, default, whether overridden, whether a guess, unit, meaning,
     source), then ``extra_sheets`` in order, and last ``Planner inputs``, which the planner
     reads back to restore the scenario and the question asked (a sizing's server types, whether
-    they are added to the inventory, its headroom, and the inventory it was asked with;
+    they are added to the inventory, its headroom, and the inventory it was asked with; the
+    sharing methods planned, when not every one;
     ``planner.inputs.importers.workbook``; ``given``: the input files as the user gave them, by
     ``inventory.csv`` and ``workloads.csv``, which it keeps when they are lists of Alibaba's
     GPU-sharing trace).
@@ -410,6 +411,7 @@ def write_workbook(
         servers=plan.servers,
         add_to_inventory=plan.question == "add",
         headroom=plan.headroom,
+        methods=plan.methods,
     )
     _save(book, target)
 

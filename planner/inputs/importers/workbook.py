@@ -31,6 +31,9 @@ order (a type of the server catalog by its name, another as ``--size`` takes it,
 and ``headroom`` (host failures each cluster tolerates); a fit has none. A sizing keeps the
 inventory it was asked with, which its plans do not use: possibly none, which is then restored
 as none. A planner that predates the rows lists them as an unknown row kind and ignores them.
+A ``methods`` row (name ``planned``) holds the sharing methods the plan was made with, in order
+and as ``--methods`` takes them (``mig vgpu``), when they were not every method; a sheet without
+it restores every method.
 """
 
 from __future__ import annotations
@@ -111,6 +114,8 @@ _CHECK = re.compile(r"(\d+) parts?, sha256:((?: [0-9a-f]{16})+)")
 """A stored file's check (``_file_check``)."""
 _CHECKED = "parts of "
 """What a check row's name puts before the file's name (a row named as the file is its text)."""
+_PLANNED = "planned"
+"""The name of the ``methods`` row."""
 _SHEET_CHECK = re.compile(r"(\d+) rows?, sha256: ([0-9a-f]{16})")
 """A shown sheet's check (``_sheet_check``)."""
 _CELL_LIMIT = 30_000
@@ -230,13 +235,15 @@ def inputs_sheet_rows(
     servers: Sequence[ServerType] = (),
     add_to_inventory: bool = False,
     headroom: int = 0,
+    methods: Sequence[Method] = (),
 ) -> list[tuple[str, str, str]]:
     """(kind, name, value) rows restoring ``scenario``: the format version, the inventory,
     workload and own-GPU CSV text (``file`` rows, split over rows when long, then the file's
     ``check`` row), the cluster a kept trace node list's nodes are in when it is not the trace's
     own (a ``cluster`` row: the list has no column for one), the sizing's question when
     ``servers`` names types to buy (``purchase`` rows: each server type, ``add_to_inventory``,
-    ``headroom`` [host failures per cluster]), and every assumption (``assumption`` rows).
+    ``headroom`` [host failures per cluster]), the sharing ``methods`` planned when they are not
+    every method (a ``methods`` row), and every assumption (``assumption`` rows).
 
     ``given``: the input files as the user gave them, by the sheet's name for them
     (``inventory.csv``, ``workloads.csv``). One that is a list of Alibaba's GPU-sharing trace is
@@ -288,6 +295,8 @@ def inputs_sheet_rows(
         rows.extend(("purchase", "server", _server_text(s, named)) for s in servers)
         rows.append(("purchase", "add_to_inventory", yes_no(add_to_inventory)))
         rows.append(("purchase", "headroom", str(headroom)))
+    if methods and set(methods) != set(Method):
+        rows.append(("methods", _PLANNED, " ".join(m.value for m in dict.fromkeys(methods))))
     rows.extend(
         ("assumption", name, value) for name, value in assumption_rows(scenario.assumptions)
     )
@@ -346,12 +355,13 @@ def write_inputs_sheet(
     servers: Sequence[ServerType] = (),
     add_to_inventory: bool = False,
     headroom: int = 0,
+    methods: Sequence[Method] = (),
 ) -> None:
     """Add the ``Planner inputs`` sheet, last, to an openpyxl workbook: the note, a header, and
-    ``inputs_sheet_rows`` (``given`` and the sizing's question as there), then a ``sheet`` row
-    checking each of ``shown_sheets`` (titles of the book's sheets that show the inputs to the
-    reader), so an edit made there is named on restore. Every cell is a plain string (never a
-    formula)."""
+    ``inputs_sheet_rows`` (``given``, the sizing's question and the methods as there), then a
+    ``sheet`` row checking each of ``shown_sheets`` (titles of the book's sheets that show the
+    inputs to the reader), so an edit made there is named on restore. Every cell is a plain
+    string (never a formula)."""
     checks = [
         ("sheet", title, _sheet_check(book[title].iter_rows(values_only=True)))
         for title in shown_sheets
@@ -367,6 +377,7 @@ def write_inputs_sheet(
             servers=servers,
             add_to_inventory=add_to_inventory,
             headroom=headroom,
+            methods=methods,
         ),
         *checks,
     ]
@@ -402,6 +413,9 @@ class PlanInputs:
     """The sizing buys its servers on top of the inventory rather than as a new cluster."""
     headroom: int = 0
     """Host failures each cluster of the sizing tolerates [hosts]."""
+    methods: tuple[Method, ...] = tuple(Method)
+    """The sharing methods the plan was made with, in order: every method when the sheet names
+    none."""
     notes: tuple[ImportNote, ...] = ()
     """Fields missing from the sheet (their defaults kept)."""
     problems: tuple[InputProblem, ...] = ()
@@ -579,8 +593,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     tab = f"{file_name} [{PLAN_INPUTS_SHEET}]"
     stored: dict[str, dict[str, list[tuple[int, str]]]] = {"file": {}, "check": {}, "sheet": {}}
     assumptions: list[tuple[int, str, str | UnreadableCell]] = []
-    clusters: list[tuple[int, str, str]] = []
-    purchase: list[tuple[int, str, str]] = []
+    # The rows of the cluster, the sizing's question and the methods, by kind: (row, name, value).
+    asked: dict[str, list[tuple[int, str, str]]] = {"cluster": [], "purchase": [], "methods": []}
     problems: list[InputProblem] = []
     rows = _inputs_rows(book[titles[PLAN_INPUTS_SHEET.lower()]], tab)
     for number, values in enumerate(rows, start=1):
@@ -633,10 +647,8 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
             saved = raw[2]
             error = isinstance(saved, UnreadableCell) and saved.error
             assumptions.append((number, item, saved if error else value))
-        elif kind == "cluster":
-            clusters.append((number, item, value))
-        elif kind == "purchase":
-            purchase.append((number, item, value))
+        elif kind in asked:
+            asked[kind].append((number, item, value))
         elif kind != "format":
             problems.append(
                 InputProblem(
@@ -657,22 +669,25 @@ def plan_inputs_of(book: Any, *, file_name: str) -> PlanInputs:
     inventory_csv = texts["inventory.csv"].encode("utf-8")
     restored, price_problems = _priced_models(restored, assumptions, own, inventory_csv, tab)
     edited = _edited_sheets(book, stored["sheet"], file_name, tab)
-    cluster, cluster_problems = _trace_cluster(clusters, inventory_csv, tab)
-    asked = _purchase(purchase, tab)
+    cluster, cluster_problems = _trace_cluster(asked["cluster"], inventory_csv, tab)
+    purchase = _purchase(asked["purchase"], tab)
+    methods, method_problems = _planned_methods(asked["methods"], tab)
     return PlanInputs(
         inventory_csv=inventory_csv,
         workloads_csv=texts["workloads.csv"].encode("utf-8"),
         own_gpus_csv=own,
         assumptions=restored,
         cluster=cluster,
-        server_rows=asked.server_rows,
-        add_to_inventory=asked.add_to_inventory,
-        headroom=asked.headroom,
+        server_rows=purchase.server_rows,
+        add_to_inventory=purchase.add_to_inventory,
+        headroom=purchase.headroom,
+        methods=methods,
         notes=(*file_notes, *notes),
         problems=(
             *problems,
             *cluster_problems,
-            *asked.problems,
+            *purchase.problems,
+            *method_problems,
             *assumption_problems,
             *price_problems,
             *edited,
@@ -730,6 +745,70 @@ def _purchase(rows: Sequence[tuple[int, str, str]], tab: str) -> _Purchase:
     add = values.get("add_to_inventory", (0, False))[1]
     headroom = values.get("headroom", (0, 0))[1]
     return _Purchase(tuple(servers), bool(add), int(headroom), tuple(problems))
+
+
+def _planned_methods(
+    rows: Sequence[tuple[int, str, str]], tab: str
+) -> tuple[tuple[Method, ...], list[InputProblem]]:
+    """The sharing methods of the ``methods`` row (number, name, value), in order, each once;
+    every method when there is none. A problem for each row that cannot be used (its row
+    ignored): one of another name, one after the first, one naming no method; and for each word
+    of its value that is no method (left out)."""
+    methods: list[Method] = []
+    kept: int | None = None
+    problems: list[InputProblem] = []
+    known = ", ".join(m.value for m in Method)
+    fix = "do not edit this sheet by hand, or give the methods with --methods when restoring"
+    for number, name, value in rows:
+        if name != _PLANNED:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    "name",
+                    f"unknown methods row {quoted(name)} (from a newer planner?): ignored",
+                    "plan with the planner version that wrote the workbook, or delete the row",
+                )
+            )
+            continue
+        if kept is not None:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    "value",
+                    f"the methods planned are given twice (rows {kept} and {number}): row "
+                    f"{number} ignored",
+                    fix,
+                )
+            )
+            continue
+        kept = number
+        for word in value.replace(",", " ").split():
+            if word in {m.value for m in Method}:
+                methods.append(Method(word))
+                continue
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    "value",
+                    f"{quoted(word)} is no sharing method ({known}): left out, not planned",
+                    fix,
+                )
+            )
+        if not methods:
+            problems.append(
+                InputProblem(
+                    tab,
+                    number,
+                    "value",
+                    f"no sharing method is named ({_shown(value)}): row ignored, every method "
+                    "is planned",
+                    fix,
+                )
+            )
+    return tuple(dict.fromkeys(methods)) or tuple(Method), problems
 
 
 def _trace_cluster(
