@@ -177,3 +177,12 @@ def test_trace_pods_without_gpu_are_the_cpu_only_classes_of_the_csv() -> None:
         ("cpu12500-mem57344", 2, 0.0),
         ("cpu8000-mem30517", 1, 0.0),
     ]
+
+
+def test_a_trace_class_ram_is_the_pods_mib_unrounded_as_the_csv() -> None:
+    """If a trace pod asks memory that is no whole thousandth of a GiB (30517 MiB), its class's
+    RAM is exactly that, 30.517578125 GiB, as the CSV pod list reads it, not rounded to
+    30.518 GiB."""
+    catalog = _trace_catalog()
+    classes = _classes(_yaml(_pod("p", 4000, 30517, _ask(1000, 1))), catalog)
+    assert classes["gpu1x1000-cpu4000-mem30517"].ram_gib == 30517 / 1024

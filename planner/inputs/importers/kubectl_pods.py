@@ -2346,7 +2346,8 @@ def _class_row(
     )
     note("days_per_week", 7, "assumed", "every day of the week")
     cpu = max(p.cpu_cores for p in pods)
-    ram = max(p.ram_gib for p in pods)
+    # The trace's MiB kept whole, as its CSV pod list keeps them (30517 MiB: 30.517578125 GiB).
+    ram = max(p.ram_gib for p in pods) if trace else round(max(p.ram_gib for p in pods), 3)
     note(
         "vcpus",
         cpu,
@@ -2356,7 +2357,7 @@ def _class_row(
     )
     note(
         "ram_gib",
-        round(ram, 3),
+        ram,
         "derived",
         "memory request of a pod in GiB (the largest)",
         "spec.containers[].resources.requests.memory",
@@ -2399,7 +2400,7 @@ def _class_row(
         "active_hours": hours,
         "days_per_week": 7,
         "vcpus": cpu,
-        "ram_gib": round(ram, 3),
+        "ram_gib": ram,
         "live_migration": "no",
         "isolation": "no",
         "latency_tolerant": "no",
