@@ -186,3 +186,35 @@ def test_a_trace_class_ram_is_the_pods_mib_unrounded_as_the_csv() -> None:
     catalog = _trace_catalog()
     classes = _classes(_yaml(_pod("p", 4000, 30517, _ask(1000, 1))), catalog)
     assert classes["gpu1x1000-cpu4000-mem30517"].ram_gib == 30517 / 1024
+
+
+def test_with_the_trace_nodes_given_a_pod_allowed_none_of_their_models_is_left_out() -> None:
+    """If a trace pod's gpu-card-model allows only models none of the nodes given has (V100M16,
+    on nodes of P100 and G2), it is left out with a problem naming the pod, the models and the
+    nodes' models, as the CSV pod list leaves it out on its node list; the other pods are
+    read."""
+    catalog = _trace_catalog()
+    nodes = _yaml(_node("n0", "P100", 2), _node("n1", "G2", 8))
+    pods = _yaml(
+        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1)),
+        _pod("openb-pod-0001", 12000, 16384, _ask(1000, 1, "V100M16")),
+    )
+    imported = import_workloads(
+        [("pods.yaml", pods)], catalog, nodes=[("openb_node_list_gpu_node.yaml", nodes)]
+    )
+    (problem,) = imported.problems
+    assert problem.column == (
+        "pod paib-gpu/openb-pod-0001: metadata.annotations.alibabacloud.com/gpu-card-model"
+    )
+    assert "may only use 'V100M16', which no node has (the nodes have P100, G2)" in (
+        problem.message
+    )
+    assert "pod left out" in problem.message
+    assert [w.instances for w in imported.workloads(catalog).value] == [1]
+    csv = alibaba_trace.load_pod_list(
+        b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        b"openb-pod-0000,12000,16384,1,1000,\nopenb-pod-0001,12000,16384,1,1000,V100M16\n",
+        catalog,
+        gpu_models=("P100", "G2"),
+    )
+    assert [w.instances for w in csv.value.workloads] == [1]

@@ -1590,7 +1590,9 @@ def on_their_nodes(
     pinned to those labels, module docstring). Pods asking otherwise, pinned by their own
     selector, or on a node not given are as read. Returns the pods and the problems of a MIG
     profile no catalog GPU has (such a pod is left out). A pod of Alibaba's trace, which names
-    no node, is given the models of the nodes Alibaba's label names (``nodes_models``)."""
+    no node, is given the models of the nodes Alibaba's label names (``nodes_models``); one
+    whose ``alibabacloud.com/gpu-card-model`` allows none of them is left out, with a problem,
+    as the trace's CSV pod list leaves it out: it could never be placed."""
     defaults = defaults or WorkloadDefaults()
     problems: list[InputProblem] = []
     placed: list[PodRequest] = []
@@ -1598,7 +1600,10 @@ def on_their_nodes(
     for each in pods:
         labels = nodes.get(each.node)
         if trace_models and each.gpu is not None and each.gpu.resource == _TRACE_RESOURCE:
-            placed.append(replace(each, nodes_models=trace_models))
+            if each.gpu_models and set(each.gpu_models).isdisjoint(trace_models):
+                problems.append(_on_no_node(each, trace_models))
+            else:
+                placed.append(replace(each, nodes_models=trace_models))
             continue
         if labels is None or each.gpu is None:
             placed.append(each)
@@ -1624,6 +1629,19 @@ def on_their_nodes(
             continue
         placed.append(pod if gpu == asked else replace(pod, gpu=gpu))
     return tuple(placed), tuple(problems)
+
+
+def _on_no_node(pod: PodRequest, nodes_models: Sequence[str]) -> InputProblem:
+    """The problem of a trace pod allowed only GPU models no node given has."""
+    return InputProblem(
+        pod.file,
+        None,
+        f"pod {shown(pod.namespace)}/{shown(pod.name)}: metadata.annotations.{_TRACE_MODELS}",
+        f"the pod may only use {' or '.join(map(quoted, pod.gpu_models))}, which no node has "
+        f"(the nodes have {', '.join(nodes_models)}): pod left out, as it could never be placed",
+        f"give the nodes that hold these models, or name one of the nodes' models in "
+        f"{_TRACE_MODELS}",
+    )
 
 
 def _trace_nodes_models(
