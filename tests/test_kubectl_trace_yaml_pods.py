@@ -9,6 +9,7 @@ from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
 from planner.inputs.importers.mix import import_workloads
+from planner.inputs.importers.provenance import summarise_notes
 from planner.inputs.workloads import WorkloadClass
 
 NODE_LIST = b"""sn,cpu_milli,memory_mib,gpu,model
@@ -132,6 +133,11 @@ def test_with_the_trace_nodes_given_a_class_memory_is_of_the_smallest_gpu_it_may
         if n.subject == "gpu2x1000-cpu12000-mem16384" and n.field == "memory_gib"
     ]
     assert "the P100, the smallest GPU the pods may use among the nodes'" in said
+    summary = summarise_notes(imported.notes)
+    assert any(
+        "the smallest GPU it may use among the nodes' (P100, V100M32, G2)" in line
+        for line in summary
+    )
 
 
 def test_without_the_trace_nodes_a_class_memory_is_of_an_assumed_gpu_and_says_so() -> None:

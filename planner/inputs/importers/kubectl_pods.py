@@ -2157,10 +2157,37 @@ def group_pods(
             class_of[(pod.namespace, pod.name)] = name
             owners.setdefault(pod.owner_name, name)
         rows.append(_class_row(entry, name, file, catalog, defaults, notes))
+    notes.extend(_trace_memory_note(classes.values(), file))
     frame = pd.DataFrame(rows, columns=[*WORKLOAD_COLUMNS, "notes"])
     return GroupedPods(
         frame, tuple(notes), tuple(problems), class_of, owners, _trace_cpu_only(pods)
     )
+
+
+def _trace_memory_note(classes: Iterable[_Class], file: str) -> list[ImportNote]:
+    """One note on the GPU memory of the trace's classes planned on the trace's nodes
+    (``_trace_class_memory``), as the trace's CSV pod list says it; none without them."""
+    models = tuple(
+        dict.fromkeys(
+            m for c in classes if c.key[0] == "trace" for p in c.pods for m in p.nodes_models
+        )
+    )
+    if not models:
+        return []
+    return [
+        ImportNote(
+            file,
+            None,
+            "",
+            "",
+            "",
+            "",
+            "derived",
+            "memory_gib: a class of Alibaba's trace holds its GPUs × the memory of the smallest "
+            f"GPU it may use among the nodes' ({', '.join(models)}), a share that share of it, "
+            "as the trace's CSV pod list takes it",
+        )
+    ]
 
 
 def _trace_cpu_only(pods: Sequence[PodRequest]) -> tuple[WorkloadClass, ...]:
