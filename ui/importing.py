@@ -41,6 +41,7 @@ from planner.inputs.limits import MAX_UPLOAD_MB
 from planner.inputs.problems import InputError, InputProblem, rows_skipped
 from planner.inputs.tabular import is_workbook
 from planner.inputs.workloads import workloads_from_frame
+from planner.methods.registry import Method
 from planner.scenario import GivenCluster
 from ui import components, planning, session, trace
 from ui import format as fmt
@@ -436,6 +437,9 @@ class _Restoring:
     assumption keeps its default, each such server type is not sized with)."""
     asked: session.Question = field(default_factory=session.Question)
     """The question the plan answered: the sizing the workbook keeps, else the fit."""
+    keeps_no_host: bool = False
+    """The workbook is a new cluster's sizing asked with no host: the inventory in use is kept
+    (a new cluster's sizing plans on none of it)."""
 
 
 def _inventory_sources(inputs: session.ScenarioInputs) -> tuple[session.InputFile, ...]:
@@ -449,20 +453,24 @@ def _inventory_sources(inputs: session.ScenarioInputs) -> tuple[session.InputFil
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _restoring(workbook: session.InputFile) -> _Restoring:
+def _restoring(workbook: session.InputFile, in_use: session.ScenarioInputs) -> _Restoring:
     """The plan of ``workbook`` and its question, checked as every page reads them (cached on
-    the bytes)."""
+    the bytes); a new cluster's sizing kept with no host keeps the inventory of ``in_use``."""
     try:
         restored = read_plan_inputs(workbook.content, file_name=workbook.name)
-        if _keeps_no_host(restored):
+        keeps_no_host = _keeps_no_host(restored)
+        if keeps_no_host and not restored.sizes_new_cluster:
             raise InputError([_no_host(restored, workbook.name)])
         own = restored.own_gpus_csv
         inputs = session.ScenarioInputs(
-            inventory=session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
+            inventory=in_use.inventory
+            if keeps_no_host
+            else session.InputFile(f"{workbook.name} inventory", restored.inventory_csv),
             workloads=session.InputFile(f"{workbook.name} workloads", restored.workloads_csv),
             assumptions=restored.assumptions,
             own_gpus=None if own is None else session.InputFile(f"{workbook.name} GPU models", own),
-            cluster=restored.given_cluster(workbook.name),
+            cluster=in_use.cluster if keeps_no_host else restored.given_cluster(workbook.name),
+            mig_clusters=in_use.mig_clusters if keeps_no_host else None,
         )
         # A part no page could read would leave every page on an error: refused here instead.
         planning.build_scenario(inputs)
@@ -472,7 +480,31 @@ def _restoring(workbook: session.InputFile) -> _Restoring:
     asked = session.sizing_question(
         servers.value, add_to_inventory=restored.add_to_inventory, headroom=restored.headroom
     )
-    return _Restoring(inputs, (*restored.problems, *servers.problems), asked)
+    problems = (
+        *restored.problems,
+        *servers.problems,
+        *_methods_not_chosen(restored, workbook.name),
+    )
+    return _Restoring(inputs, problems, asked, keeps_no_host)
+
+
+def _methods_not_chosen(restored: PlanInputs, file_name: str) -> tuple[InputProblem, ...]:
+    """Why the dashboard plans every method for a workbook planned with some only (``plan
+    --methods``): it has no choice of methods."""
+    if set(restored.methods) == set(Method):
+        return ()
+    chosen = ", ".join(m.label for m in restored.methods)
+    return (
+        InputProblem(
+            f"{file_name} [{PLAN_INPUTS_SHEET}]",
+            None,
+            "value",
+            f"the plan was made with {chosen} only; the dashboard plans every sharing method, "
+            "so it shows them all",
+            f"to plan those alone: python -m planner plan --from-workbook {file_name}",
+            row_kept=True,
+        ),
+    )
 
 
 def _kept_no_host(role: Role, files: tuple[session.InputFile, ...]) -> tuple[InputProblem, ...]:
@@ -491,7 +523,17 @@ def _no_host_kept(workbook: session.InputFile) -> tuple[InputProblem, ...]:
         restored = read_plan_inputs(workbook.content, file_name=workbook.name)
     except InputError:
         return ()
-    return (_no_host(restored, workbook.name),) if _keeps_no_host(restored) else ()
+    if not _keeps_no_host(restored) or restored.sizes_new_cluster:
+        return ()  # a new cluster's sizing is offered to restore (``_restore_offer``)
+    return (_no_host(restored, workbook.name),)
+
+
+def _sizes_no_host(role: Role, files: tuple[session.InputFile, ...]) -> bool:
+    """A lone plan workbook uploaded as the inventory that is a new cluster's sizing asked with
+    no host: its hosts cannot be read, and its plan can be restored."""
+    if role != "inventory" or len(files) != 1 or not is_workbook(files[0].content):
+        return False
+    return _restoring(files[0], session.scenario_inputs()).keeps_no_host
 
 
 def _keeps_no_host(restored: PlanInputs) -> bool:
@@ -532,7 +574,7 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
     """The button restoring the whole plan of ``workbook`` (inventory, workloads, own GPU
     models, assumptions), with the values of it that would not be used listed first; or why
     its plan cannot be restored."""
-    restoring = _restoring(workbook)
+    restoring = _restoring(workbook, session.scenario_inputs())
     name = fmt.markdown_literal(workbook.name)
     if restoring.inputs is None:
         st.warning(
@@ -554,7 +596,14 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
         f"Restore the whole plan of {name}",
         key=f"{key}_restore",
         icon=":material/settings_backup_restore:",
-        help="Inventory, workloads, your GPU models, every assumption and the question ("
+        help=(
+            "Workloads, your GPU models, every assumption and the question ("
+            + _question_said(restoring.asked)
+            + "), as planned then; the workbook keeps no host, so the inventory in use stays "
+            "(a new cluster's sizing plans on none of it)."
+        )
+        if restoring.keeps_no_host
+        else "Inventory, workloads, your GPU models, every assumption and the question ("
         + _question_said(restoring.asked)
         + "), as planned then"
         + _in_cluster(restoring.inputs.cluster),
@@ -972,6 +1021,16 @@ def import_panel(role: Role, *, key: str) -> None:
         # Nothing of it can be used, so nothing waits for Apply.
         _forget_pending(key)
         in_use = inputs.inventory.name if role == "inventory" else inputs.workloads.name
+        if _sizes_no_host(role, files):
+            st.info(
+                f"{fmt.markdown_literal(files[0].name)} keeps no host: it sizes a new cluster, "
+                "which plans on none of an inventory. Its whole plan can be restored (its "
+                f"workloads, GPU models, assumptions and question); {fmt.markdown_literal(in_use)} "
+                "stays in use as the inventory.",
+                icon=":material/info:",
+            )
+            _restore_offer(files[0], key, ids)
+            return
         problems = (*error.problems, *_kept_no_host(role, files))
         st.error(components.unusable_upload(files, problems, in_use), icon=":material/error:")
         planning.show_problems(problems)
