@@ -685,7 +685,7 @@ def _mix_of(
     imported = import_workloads(files, hosts.catalog, group_by=args.group_by, nodes=inventory_files)
     return _MixGiven(
         imported.workloads(hosts.catalog),
-        (),
+        imported.cpu_only,
         tuple(summarise_notes(imported.notes)),
         imported.files,
         pods_read=bool(imported.pods),

@@ -3,8 +3,11 @@ as its CSV pod list reads them on the trace's nodes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from importer_samples import CATALOG
 
+from planner.cli import build_parser, scenario_from_args
 from planner.inputs import alibaba_trace
 from planner.inputs.catalog import Catalog
 from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
@@ -224,3 +227,27 @@ def test_with_the_trace_nodes_given_a_pod_allowed_none_of_their_models_is_left_o
         gpu_models=("P100", "G2"),
     )
     assert [w.instances for w in csv.value.workloads] == [1]
+
+
+def test_the_command_line_plans_the_trace_yamls_pods_without_gpu_as_the_csvs(
+    tmp_path: Path,
+) -> None:
+    """``plan`` on the trace's node and pod YAML gives the scenario the pods without GPU as
+    CPU-only classes, as on its CSV lists (the methods that place pods on nodes give them
+    cores and RAM)."""
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text(
+        _node("openb-node-0001", "G2", 8) + "\n---\n" + _node("openb-node-0002", "G2", 8)
+    )
+    pods = tmp_path / "pods.yaml"
+    pods.write_bytes(
+        _yaml(
+            _pod("openb-pod-0000", 12000, 16384, _ask(500, 1)),
+            _pod("openb-pod-0001", 12500, 57344, {}),
+            _pod("openb-pod-0002", 12500, 57344, {}),
+        )
+    )
+    args = ["plan", "--inventory", str(nodes), "--workloads", str(pods)]
+    scenario, _ = scenario_from_args(build_parser().parse_args(args))
+    assert [(w.name, w.instances) for w in scenario.cpu_only] == [("cpu12500-mem57344", 2)]
+    assert sum(w.instances for w in scenario.workloads) == 1

@@ -80,6 +80,9 @@ class ImportedWorkloads:
     """(file, the tool it was read as) for each file, in order."""
     plan_workbooks: tuple[str, ...] = ()
     """The files that are plan workbooks, which can restore the whole plan."""
+    cpu_only: tuple[WorkloadClass, ...] = ()
+    """Classes of pods that use no GPU and take node cores and RAM (those of Alibaba's trace,
+    as its CSV pod list's ``cpu_only``)."""
 
     def workloads(
         self, catalog: Catalog, *, file_name: str = "imported workloads"
@@ -216,6 +219,7 @@ def import_workloads(
         measurements,
         tuple((name, found.label) for name, found in used),
         tuple(name for name, found in used if found is Format.PLAN_WORKBOOK),
+        () if grouped is None else grouped.cpu_only,
     )
 
 
