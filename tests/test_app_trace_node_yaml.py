@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.trace_yaml import trace_node, yaml_stream
+
 TIMEOUT_S = 60
 WHOLE_TRACE_TIMEOUT_S = 300
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -33,24 +35,8 @@ UNKNOWN: Node = ("ali-0", "G9", 2, 64000, 262144)
 """A node labelled with a model neither the catalog's nor the trace's."""
 
 
-def _node(name: str, model: str, gpus: int, cpu_milli: int, memory_mib: int) -> str:
-    """One node as the trace's node YAML writes it."""
-    resources = (
-        f"    alibabacloud.com/gpu-count: '{gpus}'\n"
-        f"    alibabacloud.com/gpu-milli: '{gpus * 1000}'\n"
-        f"    cpu: {cpu_milli}m\n    memory: {memory_mib}Mi\n    pods: '1001'\n"
-    )
-    return (
-        "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n"
-        f"    alibabacloud.com/gpu-card-model: {model}\n"
-        "    beta.kubernetes.io/os: linux\n"
-        f"    kubernetes.io/hostname: {name}\n    kubernetes.io/os: linux\n"
-        f"  name: {name}\nstatus:\n  allocatable:\n{resources}  capacity:\n{resources}"
-    )
-
-
 def _yaml(nodes: tuple[Node, ...]) -> bytes:
-    return "\n---\n\n".join(_node(*n) for n in nodes).encode()
+    return yaml_stream(*(trace_node(*n) for n in nodes))
 
 
 def _csv(nodes: tuple[Node, ...]) -> bytes:

@@ -7,34 +7,18 @@ from importer_samples import CATALOG
 
 from planner.inputs import alibaba_trace
 from planner.inputs.importers.kubectl_nodes import read_kubectl_nodes
-
-
-def _node(name: str, model: str, gpus: int, cpu_milli: int = 64000) -> str:
-    """One node as the trace's node YAML writes it."""
-    resources = (
-        f"    alibabacloud.com/gpu-count: '{gpus}'\n"
-        f"    alibabacloud.com/gpu-milli: '{gpus * 1000}'\n"
-        f"    cpu: {cpu_milli}m\n    memory: 262144Mi\n    pods: '1001'\n"
-    )
-    return (
-        "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n"
-        f"    alibabacloud.com/gpu-card-model: {model}\n"
-        "    beta.kubernetes.io/os: linux\n"
-        f"    kubernetes.io/hostname: {name}\n    kubernetes.io/os: linux\n"
-        f"  name: {name}\nstatus:\n  allocatable:\n{resources}  capacity:\n{resources}"
-    )
-
+from tests.trace_yaml import trace_node
 
 NODE_YAML = "\n---\n\n".join(
     [
-        _node("openb-node-0000", "P100", 2),
-        _node("openb-node-0001", "P100", 2),
-        _node("openb-node-0002", "P100", 2),
-        _node("openb-node-0003", "P100", 2),
-        _node("openb-node-0004", "P100", 2),
-        _node("openb-node-0005", "P100", 2),
-        _node("openb-node-0026", "G2", 8, 96000),
-        _node("openb-node-0035", "T4", 4, 96000),
+        trace_node("openb-node-0000", "P100", 2),
+        trace_node("openb-node-0001", "P100", 2),
+        trace_node("openb-node-0002", "P100", 2),
+        trace_node("openb-node-0003", "P100", 2),
+        trace_node("openb-node-0004", "P100", 2),
+        trace_node("openb-node-0005", "P100", 2),
+        trace_node("openb-node-0026", "G2", 8, 96000),
+        trace_node("openb-node-0035", "T4", 4, 96000),
     ]
 ).encode()
 

@@ -16,24 +16,9 @@ from planner.inputs import alibaba_trace
 from planner.inputs.importers import import_inventory
 from planner.inputs.importers.kubectl_nodes import read_kubectl_nodes
 from planner.inputs.inventory import Host
+from tests.trace_yaml import trace_node, yaml_stream
 
 YAML_NAME = "openb_node_list_gpu_node.yaml"
-
-
-def _node(name: str, model: str, gpus: int, cpu_milli: int, memory_mib: int) -> str:
-    """One node as the trace's node YAML writes it."""
-    resources = (
-        f"    alibabacloud.com/gpu-count: '{gpus}'\n"
-        f"    alibabacloud.com/gpu-milli: '{gpus * 1000}'\n"
-        f"    cpu: {cpu_milli}m\n    memory: {memory_mib}Mi\n    pods: '1001'\n"
-    )
-    return (
-        "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n"
-        f"    alibabacloud.com/gpu-card-model: {model}\n"
-        "    beta.kubernetes.io/os: linux\n"
-        f"    kubernetes.io/hostname: {name}\n    kubernetes.io/os: linux\n"
-        f"  name: {name}\nstatus:\n  allocatable:\n{resources}  capacity:\n{resources}"
-    )
 
 
 NODES = (
@@ -45,7 +30,7 @@ NODES = (
 
 
 def _yaml(nodes: tuple[tuple[str, str, int, int, int], ...]) -> bytes:
-    return "\n---\n\n".join(_node(*n) for n in nodes).encode()
+    return yaml_stream(*(trace_node(*n) for n in nodes))
 
 
 def _csv(nodes: tuple[tuple[str, str, int, int, int], ...]) -> bytes:

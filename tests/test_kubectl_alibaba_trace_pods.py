@@ -12,6 +12,7 @@ from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
 from planner.inputs.importers.mix import import_workloads
 from planner.inputs.problems import InputError
 from planner.inputs.workloads import WorkloadClass, WorkloadKind
+from tests.trace_yaml import gpu_ask, trace_pod
 
 NODE_LIST = b"""sn,cpu_milli,memory_mib,gpu,model
 openb-node-0000,64000,262144,2,P100
@@ -31,37 +32,14 @@ openb-pod-0005,8000,30517,0,0,
 """The same pods as the trace's CSV pod list."""
 
 
-def _pod(name: str, cpu_milli: int, memory_mib: int, annotations: dict[str, str]) -> str:
-    """One pod as ``pod_csv_to_yaml.py`` writes it (``yaml.dump``: keys sorted)."""
-    shown = "".join(f"    {key}: {value}\n" for key, value in sorted(annotations.items()))
-    return (
-        "apiVersion: v1\nkind: Pod\nmetadata:\n"
-        + (f"  annotations:\n{shown}" if annotations else "")
-        + f"  name: {name}\n  namespace: paib-gpu\nspec:\n  containers:\n"
-        "  - image: tensorflow:latest\n    imagePullPolicy: Always\n    name: main\n"
-        "    resources:\n"
-        f"      limits:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
-        f"      requests:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
-        "  dnsPolicy: Default\n  restartPolicy: OnFailure\n"
-    )
-
-
-def _ask(milli: str, count: str, models: str = "") -> dict[str, str]:
-    """The GPU annotations of one pod, as the trace writes them (quoted numbers)."""
-    asked = {"alibabacloud.com/gpu-milli": f"'{milli}'", "alibabacloud.com/gpu-count": f"'{count}'"}
-    if models:
-        asked["alibabacloud.com/gpu-card-model"] = models
-    return asked
-
-
 POD_YAML = "\n---\n\n".join(
     [
-        _pod("openb-pod-0000", 12000, 16384, _ask("1000", "1")),
-        _pod("openb-pod-0001", 6000, 12288, _ask("460", "1")),
-        _pod("openb-pod-0002", 6000, 12288, _ask("460", "1")),
-        _pod("openb-pod-0003", 12000, 16384, _ask("1000", "1", "V100M16|V100M32")),
-        _pod("openb-pod-0004", 88000, 327680, _ask("1000", "8")),
-        _pod("openb-pod-0005", 8000, 30517, {}),
+        trace_pod("openb-pod-0000", 12000, 16384, gpu_ask("1000", "1")),
+        trace_pod("openb-pod-0001", 6000, 12288, gpu_ask("460", "1")),
+        trace_pod("openb-pod-0002", 6000, 12288, gpu_ask("460", "1")),
+        trace_pod("openb-pod-0003", 12000, 16384, gpu_ask("1000", "1", "V100M16|V100M32")),
+        trace_pod("openb-pod-0004", 88000, 327680, gpu_ask("1000", "8")),
+        trace_pod("openb-pod-0005", 8000, 30517, {}),
     ]
 ).encode()
 """The pods of ``POD_LIST`` as the trace's simulator input."""
@@ -143,11 +121,11 @@ def test_trace_pods_alone_are_read_not_refused_as_asking_no_gpu() -> None:
 @pytest.mark.parametrize(
     ("annotations", "said"),
     [
-        (_ask("500", "2"), "2 GPUs of 500 thousandths each"),
-        (_ask("300", "0"), "gpu-count 0 beside 300 thousandths"),
-        (_ask("0", "1"), "1 GPU of 0 thousandths each"),
-        (_ask("1500", "1"), "not a whole number of thousandths of a GPU from 0 to 1000"),
-        (_ask("0.46", "1"), "not a whole number of thousandths of a GPU"),
+        (gpu_ask("500", "2"), "2 GPUs of 500 thousandths each"),
+        (gpu_ask("300", "0"), "gpu-count 0 beside 300 thousandths"),
+        (gpu_ask("0", "1"), "1 GPU of 0 thousandths each"),
+        (gpu_ask("1500", "1"), "not a whole number of thousandths of a GPU from 0 to 1000"),
+        (gpu_ask("0.46", "1"), "not a whole number of thousandths of a GPU"),
     ],
 )
 def test_a_trace_gpu_ask_the_trace_never_writes_leaves_the_pod_out_saying_why(
@@ -157,7 +135,10 @@ def test_a_trace_gpu_ask_the_trace_never_writes_leaves_the_pod_out_saying_why(
     GPUs, a share of no GPU) or no whole number in range, the pod is left out with a problem
     naming the annotation, as the trace's CSV pod list refuses such a row."""
     data = "\n---\n".join(
-        [_pod("good", 4000, 8192, _ask("1000", "1")), _pod("bad", 4000, 8192, annotations)]
+        [
+            trace_pod("good", 4000, 8192, gpu_ask("1000", "1")),
+            trace_pod("bad", 4000, 8192, annotations),
+        ]
     ).encode()
     read = read_kubectl_pods(data, "pods.yaml", _trace_catalog())
     assert [p.name for p in read.pods] == ["good"]
@@ -173,8 +154,8 @@ def test_a_trace_pod_pinned_to_models_the_catalog_lacks_is_left_out_naming_the_n
     naming the models and the trace's node list that adds them; its other pods are read."""
     data = "\n---\n".join(
         [
-            _pod("free", 4000, 8192, _ask("1000", "1")),
-            _pod("pinned", 4000, 8192, _ask("1000", "1", "V100M16|V100M32")),
+            trace_pod("free", 4000, 8192, gpu_ask("1000", "1")),
+            trace_pod("pinned", 4000, 8192, gpu_ask("1000", "1", "V100M16|V100M32")),
         ]
     ).encode()
     read = read_kubectl_pods(data, "pods.yaml", CATALOG)
@@ -187,7 +168,7 @@ def test_a_trace_pod_pinned_to_models_the_catalog_lacks_is_left_out_naming_the_n
 def test_a_file_of_trace_pods_all_without_gpu_is_refused_naming_the_trace_annotations() -> None:
     """If no pod of a file asks for a GPU, the refusal names the trace's annotations among the
     GPU requests read."""
-    data = _pod("cpu", 4000, 8192, {}).encode()
+    data = trace_pod("cpu", 4000, 8192, {}).encode()
     imported = import_workloads([("pods.yaml", data)], CATALOG)
     with pytest.raises(InputError) as refused:
         imported.workloads(CATALOG)

@@ -14,6 +14,7 @@ from planner.inputs.importers.kubectl_pods import group_pods, read_kubectl_pods
 from planner.inputs.importers.mix import import_workloads
 from planner.inputs.importers.provenance import summarise_notes
 from planner.inputs.workloads import WorkloadClass
+from tests.trace_yaml import gpu_ask, trace_node, trace_pod, yaml_stream
 
 NODE_LIST = b"""sn,cpu_milli,memory_mib,gpu,model
 openb-node-0000,64000,262144,2,P100
@@ -22,33 +23,6 @@ openb-node-0023,96000,786432,8,V100M32
 openb-node-0026,96000,393216,8,G2
 """
 """Nodes of the trace's node list: its models, as the CSV loader adds them to the catalog."""
-
-
-def _pod(name: str, cpu_milli: int, memory_mib: int, annotations: dict[str, str]) -> str:
-    """One pod as ``pod_csv_to_yaml.py`` writes it (``yaml.dump``: keys sorted)."""
-    shown = "".join(f"    {key}: {value}\n" for key, value in sorted(annotations.items()))
-    return (
-        "apiVersion: v1\nkind: Pod\nmetadata:\n"
-        + (f"  annotations:\n{shown}" if annotations else "")
-        + f"  name: {name}\n  namespace: paib-gpu\nspec:\n  containers:\n"
-        "  - image: tensorflow:latest\n    imagePullPolicy: Always\n    name: main\n"
-        "    resources:\n"
-        f"      limits:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
-        f"      requests:\n        cpu: {cpu_milli}m\n        memory: {memory_mib}Mi\n"
-        "  dnsPolicy: Default\n  restartPolicy: OnFailure\n"
-    )
-
-
-def _ask(milli: int, count: int, models: str = "") -> dict[str, str]:
-    """The GPU annotations of one pod, as the trace writes them (quoted numbers)."""
-    asked = {"alibabacloud.com/gpu-milli": f"'{milli}'", "alibabacloud.com/gpu-count": f"'{count}'"}
-    if models:
-        asked["alibabacloud.com/gpu-card-model"] = models
-    return asked
-
-
-def _yaml(*pods: str) -> bytes:
-    return "\n---\n\n".join(pods).encode()
 
 
 def _trace_catalog() -> Catalog:
@@ -66,9 +40,9 @@ def test_a_pod_allowed_the_v100_family_may_use_the_traces_v100s_as_the_csv() -> 
     trace's V100M16 and V100M32, as the CSV pod list reads gpu_spec V100, with a note naming
     the reading and the pod; not left out as a model the catalog lacks."""
     catalog = _trace_catalog()
-    data = _yaml(
-        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1, "V100")),
-        _pod("openb-pod-0001", 12000, 16384, _ask(1000, 1)),
+    data = yaml_stream(
+        trace_pod("openb-pod-0000", 12000, 16384, gpu_ask(1000, 1, "V100")),
+        trace_pod("openb-pod-0001", 12000, 16384, gpu_ask(1000, 1)),
     )
     imported = import_workloads([("pods.yaml", data)], catalog)
     assert imported.problems == ()
@@ -86,32 +60,21 @@ def test_a_pod_allowed_the_v100_family_may_use_the_traces_v100s_as_the_csv() -> 
     assert "paib-gpu/openb-pod-0000" in said
 
 
-def _node(name: str, model: str, gpus: int) -> str:
-    """One node as the trace's node YAML writes it."""
-    resources = (
-        f"    alibabacloud.com/gpu-count: '{gpus}'\n"
-        f"    alibabacloud.com/gpu-milli: '{gpus * 1000}'\n"
-        "    cpu: 96000m\n    memory: 393216Mi\n    pods: '1001'\n"
-    )
-    return (
-        "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n"
-        f"    alibabacloud.com/gpu-card-model: {model}\n"
-        f"    kubernetes.io/hostname: {name}\n"
-        f"  name: {name}\nstatus:\n  allocatable:\n{resources}  capacity:\n{resources}"
-    )
-
-
 def test_with_the_trace_nodes_given_a_class_memory_is_of_the_smallest_gpu_it_may_use() -> None:
     """If the trace's node YAML is given with its pod YAML, a class's GPU memory is its GPUs ×
     the memory of the smallest of the nodes' models it may use (the 16 GiB P100 of any model,
     the 32 GiB V100M32 for a pod pinned to it), as the CSV pod list takes it on its node list,
     and the note says so; not an assumed 40 GiB GPU."""
     catalog = _trace_catalog()
-    nodes = _yaml(_node("n0", "P100", 2), _node("n1", "V100M32", 8), _node("n2", "G2", 8))
-    pods = _yaml(
-        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 2)),
-        _pod("openb-pod-0001", 6000, 12288, _ask(460, 1)),
-        _pod("openb-pod-0002", 6000, 12288, _ask(1000, 1, "V100M32|G2")),
+    nodes = yaml_stream(
+        trace_node("n0", "P100", 2, 96000, 393216),
+        trace_node("n1", "V100M32", 8, 96000, 393216),
+        trace_node("n2", "G2", 8, 96000, 393216),
+    )
+    pods = yaml_stream(
+        trace_pod("openb-pod-0000", 12000, 16384, gpu_ask(1000, 2)),
+        trace_pod("openb-pod-0001", 6000, 12288, gpu_ask(460, 1)),
+        trace_pod("openb-pod-0002", 6000, 12288, gpu_ask(1000, 1, "V100M32|G2")),
     )
     imported = import_workloads(
         [("pods.yaml", pods)], catalog, nodes=[("openb_node_list_gpu_node.yaml", nodes)]
@@ -148,7 +111,7 @@ def test_without_the_trace_nodes_a_class_memory_is_of_an_assumed_gpu_and_says_so
     as assumed."""
     catalog = _trace_catalog()
     imported = import_workloads(
-        [("pods.yaml", _yaml(_pod("p", 12000, 16384, _ask(1000, 1))))], catalog
+        [("pods.yaml", yaml_stream(trace_pod("p", 12000, 16384, gpu_ask(1000, 1))))], catalog
     )
     (said,) = [n for n in imported.notes if n.field == "memory_gib"]
     assert said.source == "assumed"
@@ -160,11 +123,11 @@ def test_trace_pods_without_gpu_are_the_cpu_only_classes_of_the_csv() -> None:
     with its pods counted, cores and RAM; pods without GPU of another file (a cluster's own
     kubectl output) are not made classes."""
     catalog = _trace_catalog()
-    trace = _yaml(
-        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1)),
-        _pod("openb-pod-0001", 12500, 57344, {}),
-        _pod("openb-pod-0002", 12500, 57344, {}),
-        _pod("openb-pod-0003", 8000, 30517, {}),
+    trace = yaml_stream(
+        trace_pod("openb-pod-0000", 12000, 16384, gpu_ask(1000, 1)),
+        trace_pod("openb-pod-0001", 12500, 57344, {}),
+        trace_pod("openb-pod-0002", 12500, 57344, {}),
+        trace_pod("openb-pod-0003", 8000, 30517, {}),
     )
     own = (
         b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  namespace: app\nspec:\n"
@@ -193,7 +156,7 @@ def test_a_trace_class_ram_is_the_pods_mib_unrounded_as_the_csv() -> None:
     RAM is exactly that, 30.517578125 GiB, as the CSV pod list reads it, not rounded to
     30.518 GiB."""
     catalog = _trace_catalog()
-    classes = _classes(_yaml(_pod("p", 4000, 30517, _ask(1000, 1))), catalog)
+    classes = _classes(yaml_stream(trace_pod("p", 4000, 30517, gpu_ask(1000, 1))), catalog)
     assert classes["gpu1x1000-cpu4000-mem30517"].ram_gib == 30517 / 1024
 
 
@@ -203,10 +166,12 @@ def test_with_the_trace_nodes_given_a_pod_allowed_none_of_their_models_is_left_o
     nodes' models, as the CSV pod list leaves it out on its node list; the other pods are
     read."""
     catalog = _trace_catalog()
-    nodes = _yaml(_node("n0", "P100", 2), _node("n1", "G2", 8))
-    pods = _yaml(
-        _pod("openb-pod-0000", 12000, 16384, _ask(1000, 1)),
-        _pod("openb-pod-0001", 12000, 16384, _ask(1000, 1, "V100M16")),
+    nodes = yaml_stream(
+        trace_node("n0", "P100", 2, 96000, 393216), trace_node("n1", "G2", 8, 96000, 393216)
+    )
+    pods = yaml_stream(
+        trace_pod("openb-pod-0000", 12000, 16384, gpu_ask(1000, 1)),
+        trace_pod("openb-pod-0001", 12000, 16384, gpu_ask(1000, 1, "V100M16")),
     )
     imported = import_workloads(
         [("pods.yaml", pods)], catalog, nodes=[("openb_node_list_gpu_node.yaml", nodes)]
@@ -237,14 +202,16 @@ def test_the_command_line_plans_the_trace_yamls_pods_without_gpu_as_the_csvs(
     cores and RAM)."""
     nodes = tmp_path / "nodes.yaml"
     nodes.write_text(
-        _node("openb-node-0001", "G2", 8) + "\n---\n" + _node("openb-node-0002", "G2", 8)
+        trace_node("openb-node-0001", "G2", 8, 96000, 393216)
+        + "\n---\n"
+        + trace_node("openb-node-0002", "G2", 8, 96000, 393216)
     )
     pods = tmp_path / "pods.yaml"
     pods.write_bytes(
-        _yaml(
-            _pod("openb-pod-0000", 12000, 16384, _ask(500, 1)),
-            _pod("openb-pod-0001", 12500, 57344, {}),
-            _pod("openb-pod-0002", 12500, 57344, {}),
+        yaml_stream(
+            trace_pod("openb-pod-0000", 12000, 16384, gpu_ask(500, 1)),
+            trace_pod("openb-pod-0001", 12500, 57344, {}),
+            trace_pod("openb-pod-0002", 12500, 57344, {}),
         )
     )
     args = ["plan", "--inventory", str(nodes), "--workloads", str(pods)]
