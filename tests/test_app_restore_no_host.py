@@ -116,3 +116,7 @@ def test_a_workbook_planned_with_some_methods_says_the_dashboard_plans_every_one
             "to plan those alone: python -m planner plan --from-workbook plan.xlsx",
         )
     ]
+    # The warning above the list speaks of every kind of value left unused, not of assumptions.
+    warned = [w.value for w in at.warning if "would not use" in w.value]
+    assert warned
+    assert all("what is used instead" in w and "assumption" not in w for w in warned)

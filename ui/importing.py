@@ -434,7 +434,8 @@ class _Restoring:
     be used (``problems`` say why), so nothing is restored."""
     problems: tuple[InputProblem, ...] = ()
     """Why it cannot be restored, or the values of the workbook it would not use (each such
-    assumption keeps its default, each such server type is not sized with)."""
+    assumption keeps its default, each such server type is not sized with, methods chosen with
+    ``--methods`` leave every method planned)."""
     asked: session.Question = field(default_factory=session.Question)
     """The question the plan answered: the sizing the workbook keeps, else the fit."""
     keeps_no_host: bool = False
@@ -587,8 +588,8 @@ def _restore_offer(workbook: session.InputFile, key: str, ids: tuple[str, ...]) 
     if restoring.problems:
         st.warning(
             f"Restoring the whole plan of {name} would not use "
-            f"{fmt.counted(len(restoring.problems), 'value')} of it, listed below: each such "
-            "assumption keeps its default.",
+            f"{fmt.counted(len(restoring.problems), 'value')} of it, listed below, each with "
+            "what is used instead.",
             icon=":material/warning:",
         )
         planning.show_problems(restoring.problems, key=f"{key}_restore_problems")
