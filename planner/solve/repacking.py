@@ -42,6 +42,8 @@ def repacked(
         placed_on.setdefault(p.host, []).append(p)
     challengers: list[Placing] = []
     for method in dict.fromkeys(o.method for o in found):
+        if not _packs_within_limits(method, types, scenario):
+            continue
         for t, host_type in enumerate(types):
             may = {o.workload for o in found if o.method == method and o.host_type == t}
             if not may:
@@ -54,9 +56,10 @@ def repacked(
             if others:
                 variants.append(variants[0] | set(others))
             for freed in variants:
-                challenger = _repacked_onto(
-                    scenario, method, host_type, own, (movable, freed), placing
-                )
+                moving = [
+                    Instance(p.instance, by_name[p.workload]) for h in freed for p in movable[h]
+                ]
+                challenger = _repacked_onto(scenario, method, host_type, own, moving, placing)
                 if challenger is not None:
                     challengers.append(challenger)
     return challengers
@@ -72,34 +75,46 @@ def _all_movable(
     )
 
 
+def _packs_within_limits(method: Method, types: Sequence[HostType], scenario: Scenario) -> bool:
+    """The method has a packing within the limits (``SharingMethod.pack_within_limits`` gives
+    one, even of no instance)."""
+    return bool(types) and (
+        METHODS[method].pack_within_limits(
+            (), types[0].shape, types[0].model, scenario.assumptions, lambda w: 1.0
+        )
+        is not None
+    )
+
+
 def _repacked_onto(
     scenario: Scenario,
     method: Method,
     host_type: HostType,
     hosts: Sequence[Host],
-    moving: tuple[Mapping[str, Sequence[Placement]], set[str]],
+    moving: Sequence[Instance],
     placing: Placing,
 ) -> Placing | None:
-    """The instances on the ``freed`` hosts and those left out that the method may serve on the
-    type, packed within the limits and placed on ``hosts``; None when the method has no such
-    packing, nothing moves, or some instance would be left out."""
-    movable, freed = moving
-    if not freed:
+    """The instances ``moving`` off their hosts and those left out of classes among them,
+    packed within the limits by the method on the type and placed on ``hosts``; None when
+    nothing moves or one that moves would be left out."""
+    if not moving:
         return None
-    by_name = {w.name: w for w in scenario.workloads}
-    instances = [Instance(p.instance, by_name[p.workload]) for h in freed for p in movable[h]]
     # Cores and RAM summed over the hosts must hold what moves, whatever the packing.
-    if sum(x.workload.vcpus for x in instances) > sum(h.cpu_cores for h in hosts) or sum(
-        x.workload.ram_gib for x in instances
+    if sum(x.workload.vcpus for x in moving) > sum(h.cpu_cores for h in hosts) or sum(
+        x.workload.ram_gib for x in moving
     ) > sum(h.ram_gib for h in hosts):
         return None
-    classes = {x.workload.name for x in instances}
+    must = {x.id for x in moving}
+    by_name = {x.workload.name: x.workload for x in moving}
     placed = {p.instance for p in placing.placements}
-    instances.extend(
-        Instance(miss.instance, by_name[miss.workload])
-        for miss in placing.missed.values()
-        if miss.instance not in placed and miss.workload in classes
-    )
+    instances = [
+        *moving,
+        *(
+            Instance(miss.instance, by_name[miss.workload])
+            for miss in placing.missed.values()
+            if miss.instance not in placed and miss.workload in by_name
+        ),
+    ]
     packing = METHODS[method].pack_within_limits(
         sorted(instances, key=lambda x: x.id),
         host_type.shape,
@@ -107,15 +122,14 @@ def _repacked_onto(
         scenario.assumptions,
         lambda w: slowdown_limit(w, scenario),
     )
-    if packing is None or _leaves_out(packing, freed, movable):
+    if packing is None or any(miss.instance in must for miss in packing.not_placed):
         return None
     assigned = _on_fewest_hosts(packing, hosts)
-    moved = {x.id for x in instances}
-    if any(miss.instance in placed for miss in assigned.not_placed):
+    if any(miss.instance in must for miss in assigned.not_placed):
         return None
-    kept = [p for p in placing.placements if p.host not in freed]
+    freed = {p.host for p in placing.placements if p.instance in must}
     challenger = Placing(
-        placements=kept,
+        placements=[p for p in placing.placements if p.host not in freed],
         configs={k: v for k, v in placing.configs.items() if k[0] not in freed},
         roles={k: v for k, v in placing.roles.items() if k[0] not in freed},
         missed=dict(placing.missed),
@@ -126,7 +140,7 @@ def _repacked_onto(
         assigned.placements,
         assigned.gpu_configs,
         assigned.not_placed,
-        dict.fromkeys(moved, method),
+        dict.fromkeys((x.id for x in instances), method),
         challenger,
     )
     return challenger
@@ -136,18 +150,9 @@ def _on_fewest_hosts(packing: GpuPacking, hosts: Sequence[Host]) -> HostAssignme
     """The packing's GPUs placed on ``hosts`` largest first and balanced (``balanced_hosts``):
     the assignment that leaves out fewer instances, then uses fewer hosts."""
     largest = assign_hosts(packing.requests, HostPool(hosts))
-    balanced = assign_hosts(
-        packing.requests, HostPool(hosts), fixed=balanced_hosts(packing.requests, HostPool(hosts))
-    )
+    pool = HostPool(hosts)
+    balanced = assign_hosts(packing.requests, pool, fixed=balanced_hosts(packing.requests, pool))
     return min(
         (largest, balanced),
         key=lambda a: (len(a.not_placed), len({p.host for p in a.placements})),
     )
-
-
-def _leaves_out(
-    packing: GpuPacking, freed: set[str], movable: Mapping[str, Sequence[Placement]]
-) -> bool:
-    """The packing leaves out an instance the plan placed."""
-    was_placed = {p.instance for h in freed for p in movable[h]}
-    return any(miss.instance in was_placed for miss in packing.not_placed)
